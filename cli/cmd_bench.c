@@ -1,0 +1,185 @@
+/* warplab bench: ladders through the harness, printed as the course's tables. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void bench_help(FILE *out)
+{
+    fprintf(out,
+            "usage: warplab bench [LADDER] [OPTIONS]\n"
+            "\n"
+            "Verifies every rung of a ladder against the CPU reference (fresh random inputs,\n"
+            "poisoned outputs), then times it: warm-up, then the median of many runs with\n"
+            "caches flushed between them. Without LADDER, runs every ladder.\n"
+            "\n"
+            "ladders:\n");
+    for (size_t i = 0; i < warplab_ladder_count(); i++)
+        fprintf(out, "  %-10s %s\n", warplab_ladder_name(i), warplab_ladder_title(i));
+    fprintf(out,
+            "\noptions:\n"
+            "  -b, --backend NAME   cuda, opencl, cpu or auto (default: the best present)\n"
+            "  -d, --device N       device index within the backend (default 0)\n"
+            "  -s, --size LIST      sizes, comma-separated: 2^28, 268435456, 256M, 4096x4096\n"
+            "                       (default: full sizes on a GPU, small ones on a CPU)\n"
+            "  -r, --rung LIST      only these rungs (ids from 'warplab ladders')\n"
+            "  -t, --type NAME      element type where the ladder has several (int32, float,\n"
+            "                       double)\n"
+            "      --op NAME        operation where the ladder has several (sum, min, max)\n"
+            "  -n, --repeat N       timed runs per rung (default 50, fewer past the budget)\n"
+            "      --warmup N       untimed runs first (default 3)\n"
+            "      --max-seconds S  time budget per rung (default 2)\n"
+            "      --no-flush       keep caches warm between timed runs (default: flush L2)\n"
+            "      --seed N         seed of the random inputs (default: from the clock)\n"
+            "      --csv            print CSV instead of the table\n"
+            "      --markdown       print Markdown instead of the table\n"
+            "      --json FILE      also write the full report as JSON\n"
+            "      --plot FILE      also write a bar chart (SVG) of each table\n"
+            "  -q, --quiet          no progress line\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit status: 0 when every rung that ran was verified, 1 when one failed or the\n"
+            "run broke, 2 on bad usage.\n");
+}
+
+static void progress_line(void *user, const char *ladder, const char *rung, const char *problem,
+                          size_t done, size_t total)
+{
+    (void)user;
+    if (isatty(STDERR_FILENO)) {
+        if (ladder)
+            fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done + 1, total, ladder, rung, problem);
+        else
+            fprintf(stderr, "\r\033[K");
+    } else if (ladder) {
+        fprintf(stderr, "[%zu/%zu] %s %s %s\n", done + 1, total, ladder, rung, problem);
+    }
+    fflush(stderr);
+}
+
+enum { OPT_OP = 256, OPT_WARMUP, OPT_MAX_SECONDS, OPT_NO_FLUSH, OPT_SEED, OPT_CSV, OPT_MARKDOWN,
+       OPT_JSON, OPT_PLOT };
+
+int cmd_bench(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'},
+        {"size", required_argument, NULL, 's'},
+        {"rung", required_argument, NULL, 'r'},
+        {"type", required_argument, NULL, 't'},
+        {"op", required_argument, NULL, OPT_OP},
+        {"repeat", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+        {"no-flush", no_argument, NULL, OPT_NO_FLUSH},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    warplab_bench_options bench;
+    memset(&bench, 0, sizeof bench);
+    const char *backend = NULL, *json = NULL, *plot = NULL;
+    int device = -1;
+    bool quiet = false;
+    warplab_format format = WARPLAB_FORMAT_TABLE;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "b:d:s:r:t:n:qh", options, NULL)) != -1) {
+        switch (c) {
+        case 'b': backend = optarg; break;
+        case 'd':
+            if (!cli_parse_int(optarg, &device) || device < 0)
+                return cli_usage_error("bench", "--device needs an index >= 0, not '%s'", optarg);
+            break;
+        case 's': bench.sizes = optarg; break;
+        case 'r': bench.rungs = optarg; break;
+        case 't': bench.dtype = optarg; break;
+        case OPT_OP: bench.op = optarg; break;
+        case 'n':
+            if (!cli_parse_int(optarg, &bench.repeat) || bench.repeat < 1)
+                return cli_usage_error("bench", "--repeat needs a count >= 1, not '%s'", optarg);
+            break;
+        case OPT_WARMUP:
+            if (!cli_parse_int(optarg, &bench.warmup) || bench.warmup < 1)
+                return cli_usage_error("bench", "--warmup needs a count >= 1, not '%s'", optarg);
+            break;
+        case OPT_MAX_SECONDS:
+            if (!cli_parse_double(optarg, &bench.max_seconds) || bench.max_seconds <= 0)
+                return cli_usage_error("bench", "--max-seconds needs seconds > 0, not '%s'",
+                                       optarg);
+            break;
+        case OPT_NO_FLUSH: bench.no_flush = 1; break;
+        case OPT_SEED:
+            if (!cli_parse_u64(optarg, &bench.seed))
+                return cli_usage_error("bench", "--seed needs a number, not '%s'", optarg);
+            break;
+        case OPT_CSV: format = WARPLAB_FORMAT_CSV; break;
+        case OPT_MARKDOWN: format = WARPLAB_FORMAT_MARKDOWN; break;
+        case OPT_JSON: json = optarg; break;
+        case OPT_PLOT: plot = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': bench_help(stdout); return CLI_OK;
+        default: return cli_usage_error("bench", "unknown option");
+        }
+    }
+    if (optind < argc)
+        bench.ladder = argv[optind++];
+    if (optind < argc)
+        return cli_usage_error("bench", "one ladder at a time (got '%s' too); without one, "
+                                        "every ladder runs",
+                               argv[optind]);
+    if (!quiet)
+        bench.progress = progress_line;
+
+    warplab_context *context = NULL;
+    int code = cli_open_context(backend, device, &context);
+    if (code != CLI_OK)
+        return code;
+    const warplab_device_info *info = warplab_context_device(context);
+    if (warplab_context_backend(context) == WARPLAB_BACKEND_CPU && !backend)
+        fprintf(stderr, "warplab: no GPU and no OpenCL device found: running on the cpu "
+                        "backend\n");
+    if (format == WARPLAB_FORMAT_TABLE)
+        printf("warplab %s on %s (%s backend)\n", warplab_version(), info->name,
+               warplab_backend_name(warplab_context_backend(context)));
+
+    warplab_report *report = NULL;
+    warplab_status status = warplab_bench(context, &bench, &report);
+    if (status != WARPLAB_OK) {
+        code = cli_fail(status, warplab_last_error(context), "bench");
+        warplab_context_destroy(context);
+        return code;
+    }
+    warplab_report_write(report, format, stdout);
+    fflush(stdout);
+    if (json && code == CLI_OK)
+        code = cli_write_file(report, json, WARPLAB_FORMAT_JSON, false);
+    if (plot && code == CLI_OK)
+        code = cli_write_file(report, plot, WARPLAB_FORMAT_TABLE, true);
+
+    size_t failed = 0;
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        if ((row->flags & WARPLAB_ROW_FAILED) && !(row->flags & WARPLAB_ROW_EXPECTED_WRONG)) {
+            if (!failed)
+                fprintf(stderr, "\n");
+            fprintf(stderr, "warplab: %s/%s (%s) failed: %s\n", row->ladder, row->rung,
+                    row->problem, row->note);
+            failed++;
+        }
+    }
+    warplab_report_destroy(report);
+    warplab_context_destroy(context);
+    if (failed && code == CLI_OK)
+        code = CLI_FAILED;
+    return code;
+}

@@ -1,0 +1,168 @@
+/* warplab: the command-line entry point. Parses the command and hands over;
+ * the work is in the library. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"bench", cmd_bench, "run ladders: verify every rung, time it, print the table"},
+    {"ladders", cmd_ladders, "list the ladders, their rungs and what each rung teaches"},
+    {"probe", cmd_probe, "run an experiment (coalescing, banks, divergence, ...)"},
+    {"devices", cmd_devices, "the course's device query, for every device of every backend"},
+    {"occupancy", cmd_occupancy, "blocks and warps per SM for a block size, and what limits it"},
+};
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+            "usage: warplab COMMAND [OPTIONS]\n"
+            "\n"
+            "warplab %s: GPU optimisation ladders (vector add, reduction, transpose, matrix\n"
+            "multiply), each rung verified against a CPU reference and timed beside the\n"
+            "vendor libraries.\n\n"
+            "commands:\n",
+            warplab_version());
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n"
+                 "  warplab COMMAND --help   options of one command\n"
+                 "  warplab --version        the version\n"
+                 "\n"
+                 "backends compiled in: cpu%s%s\n",
+            warplab_backend_compiled(WARPLAB_BACKEND_CUDA) ? ", cuda" : "",
+            warplab_backend_compiled(WARPLAB_BACKEND_OPENCL) ? ", opencl" : "");
+}
+
+int cli_fail(warplab_status status, const char *detail, const char *context)
+{
+    fprintf(stderr, "warplab: %s%s%s (%s)\n", context ? context : "", context ? ": " : "",
+            detail && *detail ? detail : warplab_status_string(status),
+            warplab_status_string(status));
+    return (status == WARPLAB_ERROR_INVALID_ARGUMENT || status == WARPLAB_ERROR_UNKNOWN_NAME)
+               ? CLI_USAGE
+               : CLI_FAILED;
+}
+
+int cli_usage_error(const char *command, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "warplab %s: ", command);
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n(see: warplab %s --help)\n", command);
+    va_end(args);
+    return CLI_USAGE;
+}
+
+bool cli_parse_int(const char *text, int *value)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < -2147483647L || v > 2147483647L)
+        return false;
+    *value = (int)v;
+    return true;
+}
+
+bool cli_parse_double(const char *text, double *value)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end)
+        return false;
+    *value = v;
+    return true;
+}
+
+bool cli_parse_u64(const char *text, unsigned long long *value)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*text == '-')
+        return false;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || end == text || *end)
+        return false;
+    *value = v;
+    return true;
+}
+
+int cli_open_context(const char *backend, int device, warplab_context **context)
+{
+    warplab_backend_kind kind = WARPLAB_BACKEND_AUTO;
+    if (backend && warplab_backend_parse(backend, &kind) != WARPLAB_OK) {
+        fprintf(stderr, "warplab: unknown backend '%s' (choose cuda, opencl, cpu or auto)\n",
+                backend);
+        return CLI_USAGE;
+    }
+    warplab_status status = warplab_context_create(kind, device, context);
+    if (status != WARPLAB_OK)
+        return cli_fail(status, warplab_last_error(NULL), "cannot open a backend");
+    return CLI_OK;
+}
+
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
+                   bool svg)
+{
+    FILE *file = fopen(path, "w");
+    if (!file) {
+        fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
+        return CLI_FAILED;
+    }
+    warplab_status status = svg ? warplab_report_write_svg(report, file)
+                                : warplab_report_write(report, format, file);
+    if (fclose(file) != 0 && status == WARPLAB_OK)
+        status = WARPLAB_ERROR_IO;
+    if (status != WARPLAB_OK) {
+        fprintf(stderr, "warplab: writing %s failed (%s)\n", path, warplab_status_string(status));
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
+/* PoCL compiles kernels into a cache directory that must be writable; give it
+ * one under /tmp unless the user chose. */
+static void default_pocl_cache(void)
+{
+    if (getenv("POCL_CACHE_DIR"))
+        return;
+    char path[256];
+    snprintf(path, sizeof path, "%s/warplab-pocl-%d",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getuid());
+    setenv("POCL_CACHE_DIR", path, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        print_help(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version")) {
+        printf("warplab %s\n", warplab_version());
+        return CLI_OK;
+    }
+    default_pocl_cache();
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "warplab: unknown command '%s'\n\n", argv[1]);
+    print_help(stderr);
+    return CLI_USAGE;
+}

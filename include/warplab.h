@@ -1,0 +1,272 @@
+/*
+ * warplab: GPU optimisation ladders (vector add, reduction, transpose, matrix
+ * multiply) behind a plain C API.
+ *
+ * Conventions
+ * - Every function that can fail returns a warplab_status; WARPLAB_OK is 0.
+ *   warplab_status_string() names each code; warplab_last_error() gives the
+ *   detail of the last failure in a context (sizes, limits, driver messages).
+ * - The library never prints and never exits. Functions that write text take
+ *   the FILE * they write to.
+ * - Sizes are element counts unless a name says bytes. GB means 1e9 bytes.
+ * - On failure, outputs are left untouched: arguments are validated before
+ *   any device work starts.
+ */
+#ifndef WARPLAB_H
+#define WARPLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WARPLAB_VERSION_MAJOR 0
+#define WARPLAB_VERSION_MINOR 1
+#define WARPLAB_VERSION_PATCH 0
+#define WARPLAB_VERSION_STRING "0.1.0"
+
+/* The version of the library actually linked (the macros give the header's). */
+const char *warplab_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                             */
+
+typedef enum warplab_status {
+    WARPLAB_OK = 0,
+    WARPLAB_ERROR_INVALID_ARGUMENT,   /* a size, pointer or option is out of range */
+    WARPLAB_ERROR_UNKNOWN_NAME,       /* no such ladder, rung, probe, type or backend */
+    WARPLAB_ERROR_HOST_OUT_OF_MEMORY, /* malloc failed */
+    WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY, /* the device has too little free memory */
+    WARPLAB_ERROR_NO_DEVICE,          /* the backend found no usable device */
+    WARPLAB_ERROR_BACKEND_UNAVAILABLE, /* the backend was not compiled in */
+    WARPLAB_ERROR_UNSUPPORTED,        /* outside a rung's limits (e.g. the one-block kernel) */
+    WARPLAB_ERROR_VERIFICATION_FAILED, /* a result disagreed with the CPU reference */
+    WARPLAB_ERROR_BACKEND,            /* the driver or runtime reported an error */
+    WARPLAB_ERROR_IO,                 /* a file could not be written */
+    WARPLAB_STATUS_COUNT
+} warplab_status;
+
+/* A fixed English description of a status code; never NULL. */
+const char *warplab_status_string(warplab_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Backends, contexts and devices                                           */
+
+typedef enum warplab_backend_kind {
+    WARPLAB_BACKEND_AUTO = 0, /* the best present: cuda, then opencl, then cpu */
+    WARPLAB_BACKEND_CUDA,
+    WARPLAB_BACKEND_OPENCL,
+    WARPLAB_BACKEND_CPU,
+    WARPLAB_BACKEND_COUNT
+} warplab_backend_kind;
+
+/* "cuda", "opencl", "cpu" ("auto" for AUTO). */
+const char *warplab_backend_name(warplab_backend_kind kind);
+/* Parses a backend name; WARPLAB_ERROR_UNKNOWN_NAME if it is none of them. */
+warplab_status warplab_backend_parse(const char *name, warplab_backend_kind *kind);
+/* 1 when the backend was compiled into this build, else 0. */
+int warplab_backend_compiled(warplab_backend_kind kind);
+
+typedef struct warplab_device_info {
+    warplab_backend_kind backend;
+    int index;                  /* device index within the backend */
+    int gpu;                    /* 1 for a GPU, 0 for a CPU (PoCL, the cpu backend) */
+    char name[256];
+    char vendor[128];
+    char driver_version[64];
+    /* CUDA compute capability; 0.0 elsewhere. */
+    int cc_major, cc_minor;
+    int multiprocessors;        /* SMs (CUDA) or compute units (OpenCL) or cores (cpu) */
+    int warp_size;              /* 32 on NVIDIA; 1 where the notion does not apply */
+    int max_threads_per_block;
+    int max_threads_per_multiprocessor; /* 0 = unknown */
+    int max_blocks_per_multiprocessor;  /* 0 = unknown */
+    int registers_per_block;            /* 0 = unknown */
+    int registers_per_multiprocessor;   /* 0 = unknown */
+    size_t shared_memory_per_block;     /* default limit, bytes */
+    size_t shared_memory_per_block_optin; /* with cudaFuncSetAttribute, bytes */
+    size_t shared_memory_per_multiprocessor;
+    size_t l2_cache_bytes;
+    size_t global_memory_bytes;
+    int memory_bus_width_bits;          /* 0 = unknown */
+    int memory_clock_khz;               /* 0 = unknown */
+    int core_clock_khz;                 /* 0 = unknown */
+    /* The course's formula: bus width (bits) x data rate (2 x memory clock) / 8. 0 = unknown. */
+    double theoretical_bandwidth_gbs;
+    /* Multiprocessors x FP32 lanes per multiprocessor x 2 x core clock. 0 = unknown. */
+    double fp32_peak_gflops;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    int concurrent_kernels;
+    int async_engines;
+    int managed_memory;
+} warplab_device_info;
+
+/* Devices of one backend (not AUTO). *count receives the number present even
+ * when it exceeds capacity; a backend not compiled in reports 0 devices. */
+warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *devices,
+                               size_t capacity, size_t *count);
+
+typedef struct warplab_context warplab_context;
+
+/* Opens a backend on a device. AUTO picks the best backend with a device.
+ * device_index < 0 means the first device. */
+warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
+                                      warplab_context **context);
+void warplab_context_destroy(warplab_context *context);
+warplab_backend_kind warplab_context_backend(const warplab_context *context);
+const warplab_device_info *warplab_context_device(const warplab_context *context);
+/* The detail of the last failure in this context ("" if none). Valid until the
+ * next call on the context. */
+const char *warplab_last_error(const warplab_context *context);
+
+/* ------------------------------------------------------------------------ */
+/* Device buffers                                                           */
+
+typedef struct warplab_buffer warplab_buffer;
+
+warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
+                                     warplab_buffer **buffer);
+void warplab_buffer_destroy(warplab_buffer *buffer);
+size_t warplab_buffer_size(const warplab_buffer *buffer);
+warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
+                                    const void *source, size_t bytes);
+warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
+                                   void *destination, size_t bytes);
+
+/* ------------------------------------------------------------------------ */
+/* Operations (each runs the fastest rung of its ladder on the context)     */
+
+typedef enum warplab_dtype {
+    WARPLAB_INT32 = 0,
+    WARPLAB_FLOAT32,
+    WARPLAB_FLOAT64,
+    WARPLAB_DTYPE_COUNT
+} warplab_dtype;
+
+const char *warplab_dtype_name(warplab_dtype dtype); /* "int32", "float", "double" */
+warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype);
+size_t warplab_dtype_size(warplab_dtype dtype);
+
+/* c[i] = a[i] + b[i] for i < n, float32. */
+warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
+                              const warplab_buffer *b, warplab_buffer *c, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Ladders and benchmarks                                                   */
+
+/* Row flags in a benchmark report. */
+enum {
+    WARPLAB_ROW_HOST = 1u << 0,      /* ran on the CPU (the "GPU vs CPU" rows) */
+    WARPLAB_ROW_VENDOR = 1u << 1,    /* vendor library (CUB, cuBLAS) */
+    WARPLAB_ROW_REFERENCE = 1u << 2, /* speed-of-light reference (a copy) */
+    WARPLAB_ROW_UNSAFE = 1u << 3,    /* known unsafe on today's GPUs; never picked */
+    WARPLAB_ROW_SKIPPED = 1u << 4,   /* not run: outside its limits, or no form on this backend */
+    WARPLAB_ROW_FAILED = 1u << 5,    /* ran, but failed verification or errored */
+    WARPLAB_ROW_TRANSFER = 1u << 6,  /* host-device transfer, counted apart from kernels */
+    WARPLAB_ROW_EXPECTED_WRONG = 1u << 7 /* failed, and the wrong result is the lesson */
+};
+
+typedef struct warplab_row {
+    char ladder[32];
+    char rung[48];
+    char title[96];
+    char backend[16];
+    char problem[64];      /* "n=268435456 float", "4096x4096 float" */
+    double size;           /* the problem's leading size, for sweeps and charts */
+    unsigned flags;        /* WARPLAB_ROW_* */
+    warplab_status status; /* WARPLAB_OK when it ran and verified */
+    char note[256];        /* why skipped or failed; a warning for unsafe rungs */
+    int runs;              /* timed runs */
+    double median_ms, min_ms, max_ms, mean_ms;
+    double noise_pct;      /* relative standard deviation of the runs, % */
+    double bytes;          /* bytes the rung must move (its own formula) */
+    double flops;          /* floating-point operations (its own formula) */
+    double gbs;            /* bytes / median time, 1e9 B/s */
+    double gflops;         /* flops / median time */
+    double pct_of_ceiling; /* gbs / report ceiling (bandwidth), % ; 0 = n/a */
+    double step_speedup;   /* median of the previous ladder rung / this one; 0 = n/a */
+    double cumulative_speedup; /* first ladder rung / this one; 0 = n/a */
+    double max_rel_error;  /* largest |got - expected| / bound seen in verification */
+    double course_value;   /* the course's measured figure, 0 = none */
+    char course_unit[16];  /* "GB/s", "GFLOP/s" */
+    char course_device[32];/* "K40", "GTX 280", "G80" */
+    char lesson[320];      /* what changed over the rung below, and why it is faster */
+} warplab_row;
+
+typedef struct warplab_report {
+    warplab_row *rows;
+    size_t row_count;
+    char device[256];
+    char backend[16];
+    char date[32];          /* ISO 8601, UTC */
+    double ceiling_gbs;     /* bandwidth ceiling used for pct_of_ceiling */
+    char ceiling_source[64];/* "theoretical (bus x rate)", "measured copy" */
+    int l2_flushed;         /* caches flushed before each timed run */
+    unsigned long long seed;
+} warplab_report;
+
+void warplab_report_destroy(warplab_report *report);
+
+typedef void (*warplab_progress_fn)(void *user, const char *ladder, const char *rung,
+                                    const char *problem, size_t done, size_t total);
+
+typedef struct warplab_bench_options {
+    const char *ladder;    /* NULL or "" = every ladder */
+    const char *rungs;     /* comma-separated rung ids; NULL = all */
+    const char *sizes;     /* comma-separated sizes ("2^28", "4096x4096", "1M"); NULL = defaults */
+    const char *dtype;     /* ladder-specific element type ("float", "int32", ...); NULL = default */
+    const char *op;        /* ladder-specific operation ("sum", "min", "max"); NULL = default */
+    int repeat;            /* timed runs per rung; 0 = default (50, fewer past max_seconds) */
+    int warmup;            /* untimed runs first; 0 = default (3) */
+    double max_seconds;    /* time budget per rung; 0 = default (2 s) */
+    int no_flush;          /* 1: do not flush caches between timed runs */
+    unsigned long long seed; /* 0 = from the clock */
+    warplab_progress_fn progress;
+    void *progress_user;
+} warplab_bench_options;
+
+/* Runs ladders on the context's backend (host rows on the CPU) and returns a
+ * report the caller frees with warplab_report_destroy. Rungs that fail their
+ * check are reported as failed rows, and the call still returns WARPLAB_OK;
+ * bad options return an error and no report. */
+warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
+                             warplab_report **report);
+
+/* Ladders compiled into the library. */
+size_t warplab_ladder_count(void);
+const char *warplab_ladder_name(size_t index);
+const char *warplab_ladder_title(size_t index);
+/* Rungs of a ladder, in ladder order; NULL when index is past the end. */
+const char *warplab_ladder_rung(const char *ladder, size_t index, const char **title);
+
+/* ------------------------------------------------------------------------ */
+/* Report output (to a stream the caller owns)                              */
+
+typedef enum warplab_format {
+    WARPLAB_FORMAT_TABLE = 0, /* aligned terminal table */
+    WARPLAB_FORMAT_MARKDOWN,
+    WARPLAB_FORMAT_CSV,
+    WARPLAB_FORMAT_JSON
+} warplab_format;
+
+warplab_status warplab_report_write(const warplab_report *report, warplab_format format,
+                                    FILE *stream);
+/* A bar chart per ladder and problem: GB/s per rung against the ceiling, as SVG. */
+warplab_status warplab_report_write_svg(const warplab_report *report, FILE *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Sizes                                                                    */
+
+/* Parses "268435456", "2^28", "256M" (2^20 units: K, M, G), "4096x4096",
+ * "64x64x64" into up to 3 dimensions. *dims receives how many were given. */
+warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPLAB_H */

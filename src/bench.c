@@ -1,0 +1,280 @@
+/* warplab_bench: ladders x sizes x rungs through the harness, into a report. */
+#include "context.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* The ladder registry                                                      */
+
+extern const wl_ladder wl_vecadd_ladder;
+
+static const wl_ladder *const ladders[] = {
+    &wl_vecadd_ladder,
+};
+
+size_t wl_ladder_count(void) { return sizeof ladders / sizeof ladders[0]; }
+
+const wl_ladder *wl_ladder_at(size_t index)
+{
+    return index < wl_ladder_count() ? ladders[index] : NULL;
+}
+
+const wl_ladder *wl_ladder_find(const char *name)
+{
+    for (size_t i = 0; name && i < wl_ladder_count(); i++)
+        if (strcmp(ladders[i]->name, name) == 0)
+            return ladders[i];
+    return NULL;
+}
+
+const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id)
+{
+    for (size_t i = 0; id && i < ladder->rung_count; i++)
+        if (strcmp(ladder->rungs[i].id, id) == 0)
+            return &ladder->rungs[i];
+    return NULL;
+}
+
+size_t warplab_ladder_count(void) { return wl_ladder_count(); }
+
+const char *warplab_ladder_name(size_t index)
+{
+    const wl_ladder *ladder = wl_ladder_at(index);
+    return ladder ? ladder->name : NULL;
+}
+
+const char *warplab_ladder_title(size_t index)
+{
+    const wl_ladder *ladder = wl_ladder_at(index);
+    return ladder ? ladder->title : NULL;
+}
+
+const char *warplab_ladder_rung(const char *ladder_name, size_t index, const char **title)
+{
+    const wl_ladder *ladder = wl_ladder_find(ladder_name);
+    if (!ladder || index >= ladder->rung_count)
+        return NULL;
+    if (title)
+        *title = ladder->rungs[index].title;
+    return ladder->rungs[index].id;
+}
+
+void warplab_report_destroy(warplab_report *report)
+{
+    if (!report)
+        return;
+    free(report->rows);
+    free(report);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+
+/* Splits a comma-separated list into at most max items of at most 63 chars. */
+static int split_list(const char *text, char items[][64], int max)
+{
+    int count = 0;
+    while (text && *text && count < max) {
+        const char *comma = strchr(text, ',');
+        size_t length = comma ? (size_t)(comma - text) : strlen(text);
+        if (length > 0 && length < 64) {
+            memcpy(items[count], text, length);
+            items[count][length] = '\0';
+            count++;
+        } else if (length >= 64) {
+            return -1;
+        }
+        text = comma ? comma + 1 : NULL;
+    }
+    return text && *text ? -1 : count;
+}
+
+#define MAX_LIST 64
+
+typedef struct plan {
+    const wl_ladder *ladder;
+    wl_problem problems[MAX_LIST];
+    int problem_count;
+    const wl_rung *rungs[MAX_LIST];
+    int rung_count;
+} plan;
+
+static bool device_is_gpu_class(const warplab_device_info *info)
+{
+    return info->gpu != 0;
+}
+
+static warplab_status make_plan(warplab_context *context, const wl_ladder *ladder,
+                                const warplab_bench_options *options, plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ladder = ladder;
+    const char *sizes = options->sizes;
+    if (!sizes || !*sizes)
+        sizes = device_is_gpu_class(&context->device->info) ? ladder->default_sizes_gpu
+                                                             : ladder->default_sizes_cpu;
+    char items[MAX_LIST][64];
+    int count = split_list(sizes, items, MAX_LIST);
+    if (count <= 0)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "no sizes in '%s' (or more than %d)", sizes, MAX_LIST);
+    for (int i = 0; i < count; i++) {
+        size_t dims[3];
+        int given = 0;
+        if (warplab_parse_size(items[i], dims, &given) != WARPLAB_OK)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "cannot read the size '%s' (examples: 1048576, 2^20, 1M, "
+                                   "4096x4096, 512x512x512)",
+                                   items[i]);
+        char error[256] = "";
+        warplab_status status = ladder->make_problem(dims, given, options->dtype, options->op,
+                                                     &p->problems[p->problem_count], error,
+                                                     sizeof error);
+        if (status != WARPLAB_OK)
+            return wl_context_fail(context, status, "%s: %s", ladder->name, error);
+        p->problem_count++;
+    }
+    if (options->rungs && *options->rungs) {
+        count = split_list(options->rungs, items, MAX_LIST);
+        if (count < 0)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "cannot read the rung list '%s'", options->rungs);
+        for (int i = 0; i < count; i++) {
+            const wl_rung *rung = wl_rung_find(ladder, items[i]);
+            if (!rung) {
+                char known[512] = "";
+                for (size_t r = 0; r < ladder->rung_count; r++) {
+                    size_t used = strlen(known);
+                    wl_format(known + used, sizeof known - used, "%s%s", r ? ", " : "",
+                              ladder->rungs[r].id);
+                }
+                return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
+                                       "the %s ladder has no rung '%s' (rungs: %s)",
+                                       ladder->name, items[i], known);
+            }
+            p->rungs[p->rung_count++] = rung;
+        }
+    } else {
+        for (size_t r = 0; r < ladder->rung_count && r < MAX_LIST; r++)
+            p->rungs[p->rung_count++] = &ladder->rungs[r];
+    }
+    return WARPLAB_OK;
+}
+
+static uint64_t clock_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec;
+}
+
+warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
+                             warplab_report **report_out)
+{
+    if (!context || !options || !report_out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *report_out = NULL;
+    if (options->repeat < 0 || options->warmup < 0 || options->max_seconds < 0)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "repeat, warm-up and time budget must not be negative");
+
+    plan *plans = calloc(wl_ladder_count(), sizeof *plans);
+    if (!plans)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    size_t plan_count = 0, total = 0;
+    warplab_status status = WARPLAB_OK;
+    if (options->ladder && *options->ladder) {
+        const wl_ladder *ladder = wl_ladder_find(options->ladder);
+        if (!ladder) {
+            char known[256] = "";
+            for (size_t i = 0; i < wl_ladder_count(); i++) {
+                size_t used = strlen(known);
+                wl_format(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                          wl_ladder_at(i)->name);
+            }
+            free(plans);
+            return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
+                                   "no ladder named '%s' (ladders: %s)", options->ladder, known);
+        }
+        status = make_plan(context, ladder, options, &plans[plan_count++]);
+    } else {
+        for (size_t i = 0; i < wl_ladder_count() && status == WARPLAB_OK; i++)
+            status = make_plan(context, wl_ladder_at(i), options, &plans[plan_count++]);
+    }
+    for (size_t i = 0; i < plan_count; i++)
+        total += (size_t)plans[i].problem_count * (size_t)plans[i].rung_count;
+
+    warplab_report *report = NULL;
+    if (status == WARPLAB_OK) {
+        report = calloc(1, sizeof *report);
+        if (report)
+            report->rows = calloc(total ? total : 1, sizeof *report->rows);
+        if (!report || !report->rows) {
+            warplab_report_destroy(report);
+            report = NULL;
+            status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+        }
+    }
+    if (status != WARPLAB_OK) {
+        free(plans);
+        return status;
+    }
+
+    const warplab_device_info *info = &context->device->info;
+    wl_copy_string(report->device, sizeof report->device, info->name);
+    wl_copy_string(report->backend, sizeof report->backend, context->device->ops->name);
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(report->date, sizeof report->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    report->seed = options->seed ? options->seed : clock_seed();
+    report->l2_flushed = !options->no_flush && context->device->ops->flush_caches != NULL;
+    report->ceiling_gbs = info->theoretical_bandwidth_gbs;
+    wl_copy_string(report->ceiling_source, sizeof report->ceiling_source,
+                   report->ceiling_gbs > 0 ? "theoretical: bus width x data rate / 8"
+                                           : "measured copy in the same run");
+
+    wl_run_config config = {
+        .repeat = options->repeat,
+        .warmup = options->warmup,
+        .max_seconds = options->max_seconds,
+        .flush = !options->no_flush,
+        .verify = true,
+        .time = true,
+    };
+    size_t done = 0;
+    for (size_t l = 0; l < plan_count; l++) {
+        const plan *p = &plans[l];
+        for (int s = 0; s < p->problem_count; s++) {
+            size_t group = report->row_count;
+            for (int r = 0; r < p->rung_count; r++) {
+                warplab_row *row = &report->rows[report->row_count++];
+                char problem_text[64];
+                p->ladder->describe(&p->problems[s], problem_text, sizeof problem_text);
+                if (options->progress)
+                    options->progress(options->progress_user, p->ladder->name, p->rungs[r]->id,
+                                      problem_text, done, total);
+                config.seed = report->seed + 0x632BE59BD9B4E019ull * (uint64_t)(done + 1);
+                wl_run_rung(context->device, context->host, p->ladder, p->rungs[r],
+                            &p->problems[s], &config, row);
+                done++;
+            }
+            double ceiling = report->ceiling_gbs;
+            if (ceiling <= 0)
+                for (size_t i = group; i < report->row_count; i++)
+                    if ((report->rows[i].flags & WARPLAB_ROW_REFERENCE) &&
+                        !(report->rows[i].flags & (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED |
+                                                   WARPLAB_ROW_FAILED)) &&
+                        report->rows[i].gbs > ceiling)
+                        ceiling = report->rows[i].gbs;
+            wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);
+        }
+    }
+    if (options->progress)
+        options->progress(options->progress_user, NULL, NULL, NULL, done, total);
+    free(plans);
+    *report_out = report;
+    return WARPLAB_OK;
+}

@@ -1,0 +1,71 @@
+/* The cpu backend's vector-add rungs: the course's host loop, the same loop
+ * on every core, and a multithreaded memcpy as the host's copy reference. */
+#include "cpu.h"
+
+#include <string.h>
+
+/* Work split for the multithreaded rows: contiguous chunks of 1 MiB-ish. */
+#define CHUNK_ELEMENTS ((size_t)1 << 18)
+
+static warplab_status vecadd_loop(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)backend;
+    (void)state;
+    const float *a = wl_view_ptr(launch->buf[0]);
+    const float *b = wl_view_ptr(launch->buf[1]);
+    float *c = wl_view_ptr(launch->buf[2]);
+    const size_t n = launch->problem->dim[0];
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+    return WARPLAB_OK;
+}
+
+typedef struct chunked {
+    const float *a, *b;
+    float *c;
+    size_t n;
+} chunked;
+
+static void add_chunk(size_t task, void *user)
+{
+    const chunked *job = user;
+    size_t begin = task * CHUNK_ELEMENTS;
+    size_t end = begin + CHUNK_ELEMENTS < job->n ? begin + CHUNK_ELEMENTS : job->n;
+    for (size_t i = begin; i < end; i++)
+        job->c[i] = job->a[i] + job->b[i];
+}
+
+static warplab_status vecadd_threads(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    chunked job = {wl_view_ptr(launch->buf[0]), wl_view_ptr(launch->buf[1]),
+                   wl_view_ptr(launch->buf[2]), launch->problem->dim[0]};
+    wl_parallel_for(backend->info.multiprocessors, (job.n + CHUNK_ELEMENTS - 1) / CHUNK_ELEMENTS,
+                    add_chunk, &job);
+    return WARPLAB_OK;
+}
+
+static void copy_chunk(size_t task, void *user)
+{
+    const chunked *job = user;
+    size_t begin = task * CHUNK_ELEMENTS;
+    size_t end = begin + CHUNK_ELEMENTS < job->n ? begin + CHUNK_ELEMENTS : job->n;
+    memcpy(job->c + begin, job->a + begin, (end - begin) * sizeof(float));
+}
+
+static warplab_status vecadd_copy(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    chunked job = {wl_view_ptr(launch->buf[0]), NULL, wl_view_ptr(launch->buf[2]),
+                   launch->problem->dim[0]};
+    wl_parallel_for(backend->info.multiprocessors, (job.n + CHUNK_ELEMENTS - 1) / CHUNK_ELEMENTS,
+                    copy_chunk, &job);
+    return WARPLAB_OK;
+}
+
+static const wl_impl loop_impl = {.ladder = "vecadd", .rung = "cpu_loop", .launch = vecadd_loop};
+static const wl_impl threads_impl = {
+    .ladder = "vecadd", .rung = "cpu_threads", .launch = vecadd_threads};
+static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = vecadd_copy};
+
+const wl_impl *const wl_cpu_vecadd_impls[] = {&loop_impl, &threads_impl, &copy_impl, NULL};

@@ -1,0 +1,457 @@
+/* The harness: the one place that fills inputs, poisons outputs, verifies
+ * against the CPU reference and times. Every ladder and backend goes through
+ * wl_run_rung. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes after each view that are poisoned and must still hold the poison
+ * after the run: a write one past the end (the n = 1 bug) is caught. */
+#define GUARD_BYTES 256
+
+typedef struct harness_buffer {
+    void *handle;        /* backend allocation */
+    size_t head;         /* bytes before the view (misalignment) */
+    size_t bytes;        /* bytes of the view */
+    void *host;          /* the view's contents on the host */
+} harness_buffer;
+
+typedef struct harness_run {
+    wl_backend *backend;
+    const wl_ladder *ladder;
+    const wl_rung *rung;
+    const wl_impl *impl;
+    const wl_problem *problem;
+    wl_buffer_spec spec[WL_MAX_BUFFERS];
+    harness_buffer buf[WL_MAX_BUFFERS];
+    int buffers;
+    void *scratch;
+    wl_launch launch;
+    void *state;
+    bool state_ready;
+} harness_run;
+
+static void row_init(warplab_row *row, wl_backend *backend, const wl_ladder *ladder,
+                     const wl_rung *rung, const wl_problem *problem)
+{
+    memset(row, 0, sizeof *row);
+    wl_copy_string(row->ladder, sizeof row->ladder, ladder->name);
+    wl_copy_string(row->rung, sizeof row->rung, rung->id);
+    wl_copy_string(row->title, sizeof row->title, rung->title);
+    wl_copy_string(row->backend, sizeof row->backend, backend->ops->name);
+    wl_copy_string(row->lesson, sizeof row->lesson, rung->lesson);
+    ladder->describe(problem, row->problem, sizeof row->problem);
+    row->size = ladder->leading_size(problem);
+    row->flags = rung->flags & (WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
+                                WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER);
+    double (*bytes)(const wl_problem *) = rung->bytes ? rung->bytes : ladder->bytes;
+    double (*flops)(const wl_problem *) = rung->flops ? rung->flops : ladder->flops;
+    row->bytes = bytes ? bytes(problem) : 0.0;
+    row->flops = flops ? flops(problem) : 0.0;
+    row->course_value = rung->course_value;
+    wl_copy_string(row->course_unit, sizeof row->course_unit, rung->course_unit);
+    wl_copy_string(row->course_device, sizeof row->course_device, rung->course_device);
+    row->status = WARPLAB_OK;
+}
+
+static warplab_status row_fail(warplab_row *row, warplab_status status, unsigned flag,
+                               const char *note)
+{
+    row->status = status;
+    row->flags |= flag;
+    wl_copy_string(row->note, sizeof row->note, note);
+    return status;
+}
+
+/* Names the backends that do implement a rung, for "cuda only" notes. */
+static void describe_missing_impl(const wl_backend *backend, const wl_ladder *ladder,
+                                  const wl_rung *rung, char *note, size_t len)
+{
+    char where[64] = "";
+    for (int k = WARPLAB_BACKEND_CUDA; k < WARPLAB_BACKEND_COUNT; k++) {
+        const wl_backend_ops *ops = wl_backend_ops_for((warplab_backend_kind)k);
+        if (!ops || !wl_ops_find_impl(ops, ladder->name, rung->id))
+            continue;
+        size_t used = strlen(where);
+        wl_format(where + used, sizeof where - used, "%s%s", used ? ", " : "", ops->name);
+    }
+    if (where[0] && !strchr(where, ','))
+        wl_format(note, len, "%s only: no %s form", where, backend->ops->name);
+    else if (where[0])
+        wl_format(note, len, "no %s form (has: %s)", backend->ops->name, where);
+    else
+        wl_format(note, len, "no implementation in this build");
+}
+
+static void release_run(harness_run *run)
+{
+    wl_backend *backend = run->backend;
+    if (run->state_ready && run->impl->teardown)
+        run->impl->teardown(backend, run->state);
+    run->state_ready = false;
+    for (int i = 0; i < run->buffers; i++) {
+        if (run->buf[i].handle)
+            backend->ops->release(backend, run->buf[i].handle);
+        free(run->buf[i].host);
+        run->buf[i].handle = NULL;
+        run->buf[i].host = NULL;
+    }
+    if (run->scratch)
+        backend->ops->release(backend, run->scratch);
+    run->scratch = NULL;
+}
+
+static warplab_status check_memory(harness_run *run, size_t scratch_bytes, warplab_row *row)
+{
+    wl_backend *backend = run->backend;
+    double need = (double)scratch_bytes;
+    for (int i = 0; i < run->buffers; i++)
+        need += (double)(run->buf[i].head + run->buf[i].bytes + GUARD_BYTES);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (backend->ops->mem_info(backend, &free_bytes, &total_bytes) != WARPLAB_OK)
+        return WARPLAB_OK; /* unknown: let the allocation decide */
+    /* Keep 5% and 64 MB spare: the runtime and the vendor libraries need room too. */
+    double usable = 0.95 * (double)free_bytes - 64e6;
+    if (need > usable) {
+        char note[256];
+        wl_format(note, sizeof note,
+                  "needs %.2f GB of %s memory, %.2f GB free: choose a smaller size", need / 1e9,
+                  backend->ops->name, (double)free_bytes / 1e9);
+        return row_fail(row, WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY, WARPLAB_ROW_SKIPPED, note);
+    }
+    return WARPLAB_OK;
+}
+
+/* Allocates every buffer (view plus head and guard), and the host copies. */
+static warplab_status allocate(harness_run *run, warplab_row *row)
+{
+    wl_backend *backend = run->backend;
+    const wl_problem *problem = run->problem;
+    size_t scratch_bytes =
+        run->impl->scratch_bytes ? run->impl->scratch_bytes(backend, problem) : 0;
+    for (int i = 0; i < run->buffers; i++) {
+        size_t element = warplab_dtype_size(run->spec[i].dtype);
+        run->buf[i].head = problem->misalign * element;
+        run->buf[i].bytes = run->spec[i].count * element;
+    }
+    warplab_status status = check_memory(run, scratch_bytes, row);
+    if (status != WARPLAB_OK)
+        return status;
+    memset(&run->launch, 0, sizeof run->launch);
+    run->launch.problem = problem;
+    run->launch.buffers = run->buffers;
+    for (int i = 0; i < run->buffers; i++) {
+        harness_buffer *b = &run->buf[i];
+        size_t total = b->head + b->bytes + GUARD_BYTES;
+        status = backend->ops->alloc(backend, total, &b->handle);
+        if (status != WARPLAB_OK)
+            return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+        b->host = malloc(b->bytes ? b->bytes : 1);
+        if (!b->host)
+            return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
+                            "out of host memory for the harness's copies");
+        run->launch.buf[i].handle = b->handle;
+        run->launch.buf[i].offset = b->head;
+        run->launch.buf[i].bytes = b->bytes;
+    }
+    if (scratch_bytes) {
+        status = backend->ops->alloc(backend, scratch_bytes, &run->scratch);
+        if (status != WARPLAB_OK)
+            return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+        run->launch.scratch.handle = run->scratch;
+        run->launch.scratch.bytes = scratch_bytes;
+    }
+    return WARPLAB_OK;
+}
+
+/* Fresh random inputs, poisoned outputs, poisoned guards and scratch. */
+static warplab_status fill_buffers(harness_run *run, uint64_t seed, warplab_row *row)
+{
+    wl_backend *backend = run->backend;
+    const wl_backend_ops *ops = backend->ops;
+    warplab_status status = WARPLAB_OK;
+    for (int i = 0; i < run->buffers && status == WARPLAB_OK; i++) {
+        harness_buffer *b = &run->buf[i];
+        const wl_buffer_spec *spec = &run->spec[i];
+        /* Poison everything first: head, view and guard. */
+        size_t total = b->head + b->bytes + GUARD_BYTES;
+        status = ops->fill32(backend, b->handle, 0, WL_POISON_PATTERN, total - total % 4);
+        if (status != WARPLAB_OK)
+            break;
+        if (spec->role == WL_OUT || b->bytes == 0)
+            continue;
+        wl_fill_random(b->host, spec->dtype, spec->count, spec->lo, spec->hi,
+                       seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1));
+        if (run->problem->nan_input && i == 0 && spec->count > 0 &&
+            spec->dtype != WARPLAB_INT32) {
+            wl_rng rng;
+            wl_rng_seed(&rng, seed);
+            size_t at = (size_t)(wl_rng_next(&rng) % spec->count);
+            if (spec->dtype == WARPLAB_FLOAT32)
+                ((float *)b->host)[at] = NAN;
+            else
+                ((double *)b->host)[at] = NAN;
+        }
+        status = ops->upload(backend, b->handle, b->head, b->host, b->bytes);
+    }
+    if (status == WARPLAB_OK && run->scratch && run->launch.scratch.bytes >= 4)
+        status = ops->fill32(backend, run->scratch, 0, WL_POISON_PATTERN,
+                             run->launch.scratch.bytes - run->launch.scratch.bytes % 4);
+    if (status != WARPLAB_OK)
+        return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+    return WARPLAB_OK;
+}
+
+static bool all_poison(const unsigned char *bytes, size_t count)
+{
+    const uint32_t pattern = WL_POISON_PATTERN;
+    const unsigned char *p = (const unsigned char *)&pattern;
+    for (size_t i = 0; i < count; i++)
+        if (bytes[i] != p[i % 4])
+            return false;
+    return true;
+}
+
+/* Reads every buffer back: outputs into the host copies; inputs are compared
+ * with what was uploaded (a rung must not write its inputs); heads and guards
+ * must still hold the poison. */
+static warplab_status read_back(harness_run *run, warplab_row *row)
+{
+    wl_backend *backend = run->backend;
+    const wl_backend_ops *ops = backend->ops;
+    for (int i = 0; i < run->buffers; i++) {
+        harness_buffer *b = &run->buf[i];
+        const wl_buffer_spec *spec = &run->spec[i];
+        size_t total = b->head + b->bytes + GUARD_BYTES;
+        unsigned char *all = malloc(total);
+        if (!all)
+            return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
+                            "out of host memory reading results back");
+        warplab_status status = ops->download(backend, b->handle, 0, all, total);
+        if (status != WARPLAB_OK) {
+            free(all);
+            return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+        }
+        char note[256] = "";
+        size_t guard_at = b->head + b->bytes;
+        if (!all_poison(all, b->head))
+            wl_format(note, sizeof note, "wrote before the start of buffer %d", i);
+        else if (!all_poison(all + guard_at, (total - guard_at) & ~(size_t)3))
+            wl_format(note, sizeof note, "wrote past the end of buffer %d (%zu elements)", i,
+                      spec->count);
+        else if (spec->role == WL_IN && memcmp(all + b->head, b->host, b->bytes) != 0)
+            wl_format(note, sizeof note, "modified its input buffer %d", i);
+        if (note[0]) {
+            free(all);
+            return row_fail(row, WARPLAB_ERROR_VERIFICATION_FAILED, WARPLAB_ROW_FAILED, note);
+        }
+        if (spec->role != WL_IN)
+            memcpy(b->host, all + b->head, b->bytes);
+        free(all);
+    }
+    return WARPLAB_OK;
+}
+
+static warplab_status verify(harness_run *run, warplab_row *row)
+{
+    const void *host[WL_MAX_BUFFERS];
+    for (int i = 0; i < run->buffers; i++)
+        host[i] = run->buf[i].host;
+    wl_check check;
+    wl_check_init(&check);
+    warplab_status status = run->rung->verify ? run->rung->verify(run->problem, host, &check)
+                                              : run->ladder->verify(run->problem, host, &check);
+    row->max_rel_error = check.worst_ratio;
+    if (status == WARPLAB_OK && check.bad == 0)
+        return WARPLAB_OK;
+    char note[256];
+    if (check.bad)
+        wl_format(note, sizeof note,
+                  "%zu of %zu elements wrong; first at %zu: got %.9g, expected %.9g", check.bad,
+                  check.checked, check.first_bad, check.got, check.expected);
+    else
+        wl_format(note, sizeof note, "verification failed (%s)", warplab_status_string(status));
+    if (run->rung->flags & WL_RUNG_MAY_BE_WRONG) {
+        char lesson[256];
+        wl_format(lesson, sizeof lesson, "wrong result, as the lesson predicts: %s", note);
+        wl_copy_string(note, sizeof note, lesson);
+        row->flags |= WARPLAB_ROW_EXPECTED_WRONG;
+    }
+    return row_fail(row, WARPLAB_ERROR_VERIFICATION_FAILED, WARPLAB_ROW_FAILED, note);
+}
+
+static warplab_status run_once(harness_run *run)
+{
+    wl_backend *backend = run->backend;
+    warplab_status status = WARPLAB_OK;
+    if (run->impl->prepare)
+        status = run->impl->prepare(backend, &run->launch, run->state);
+    if (status == WARPLAB_OK)
+        status = run->impl->launch(backend, &run->launch, run->state);
+    return status;
+}
+
+static warplab_status time_runs(harness_run *run, const wl_run_config *config, warplab_row *row)
+{
+    wl_backend *backend = run->backend;
+    const wl_backend_ops *ops = backend->ops;
+    int repeat = config->repeat > 0 ? config->repeat : 50;
+    double budget = config->max_seconds > 0 ? config->max_seconds : 2.0;
+    warplab_status status = WARPLAB_OK;
+
+    /* Warm-up: the checked run already loaded modules and handles; the first
+     * warm-up run is timed on the host clock to size the rest. */
+    double begin = wl_now_seconds();
+    status = run_once(run);
+    if (status == WARPLAB_OK)
+        status = ops->synchronize(backend);
+    double one_run = wl_now_seconds() - begin;
+    int warmup = config->warmup > 0 ? config->warmup : 3;
+    for (int i = 1; i < warmup && status == WARPLAB_OK && one_run * (i + 1) < 0.1 * budget; i++)
+        status = run_once(run);
+    if (status == WARPLAB_OK)
+        status = ops->synchronize(backend);
+    if (status != WARPLAB_OK)
+        return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+
+    if (one_run > 0 && one_run * repeat > budget) {
+        int fit = (int)(budget / one_run);
+        repeat = fit < 3 ? 3 : fit;
+    }
+    status = ops->timers_reserve(backend, repeat);
+    double *ms = calloc((size_t)repeat, sizeof *ms);
+    if (!ms)
+        return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
+                        "out of host memory for timings");
+    for (int i = 0; i < repeat && status == WARPLAB_OK; i++) {
+        if (config->flush && ops->flush_caches)
+            status = ops->flush_caches(backend);
+        if (status == WARPLAB_OK && run->impl->prepare)
+            status = run->impl->prepare(backend, &run->launch, run->state);
+        if (status == WARPLAB_OK)
+            status = ops->timer_start(backend, i);
+        if (status == WARPLAB_OK)
+            status = run->impl->launch(backend, &run->launch, run->state);
+        if (status == WARPLAB_OK)
+            status = ops->timer_stop(backend, i);
+    }
+    if (status == WARPLAB_OK)
+        status = ops->timers_read(backend, repeat, ms);
+    if (status != WARPLAB_OK) {
+        free(ms);
+        return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+    }
+    wl_stats stats;
+    wl_stats_compute(ms, (size_t)repeat, &stats);
+    free(ms);
+    row->runs = repeat;
+    row->median_ms = stats.median;
+    row->min_ms = stats.min;
+    row->max_ms = stats.max;
+    row->mean_ms = stats.mean;
+    row->noise_pct = stats.rel_stddev_pct;
+    if (stats.median > 0) {
+        row->gbs = row->bytes / (stats.median * 1e-3) / 1e9;
+        row->gflops = row->flops / (stats.median * 1e-3) / 1e9;
+    }
+    return WARPLAB_OK;
+}
+
+warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
+                           const wl_rung *rung, const wl_problem *problem,
+                           const wl_run_config *config, warplab_row *row)
+{
+    harness_run run;
+    memset(&run, 0, sizeof run);
+    run.backend = (rung->flags & WL_RUNG_HOST) ? host : device;
+    run.ladder = ladder;
+    run.rung = rung;
+    run.problem = problem;
+    row_init(row, run.backend, ladder, rung, problem);
+    if (rung->flags & WL_RUNG_UNSAFE)
+        wl_copy_string(row->note, sizeof row->note,
+                       "unsafe on today's GPUs (a data race); shown for the lesson, never picked");
+
+    run.impl = wl_backend_find_impl(run.backend, ladder->name, rung->id);
+    if (!run.impl) {
+        char note[256];
+        describe_missing_impl(run.backend, ladder, rung, note, sizeof note);
+        return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
+    }
+    char reason[256] = "";
+    warplab_status status = WARPLAB_OK;
+    if (rung->supports)
+        status = rung->supports(problem, &run.backend->info, reason, sizeof reason);
+    if (status == WARPLAB_OK && run.impl->supports)
+        status = run.impl->supports(run.backend, problem, reason, sizeof reason);
+    if (status != WARPLAB_OK)
+        return row_fail(row, status, WARPLAB_ROW_SKIPPED, reason);
+
+    run.buffers = ladder->buffers(problem, run.spec);
+    status = allocate(&run, row);
+    if (status == WARPLAB_OK)
+        status = fill_buffers(&run, config->seed, row);
+    if (status == WARPLAB_OK && run.impl->setup) {
+        status = run.impl->setup(run.backend, &run.launch, &run.state);
+        if (status != WARPLAB_OK)
+            row_fail(row, status, WARPLAB_ROW_FAILED, run.backend->error);
+    }
+    if (status == WARPLAB_OK)
+        run.state_ready = true;
+
+    if (status == WARPLAB_OK && config->verify) {
+        status = run_once(&run);
+        if (status == WARPLAB_OK && run.impl->finish)
+            status = run.impl->finish(run.backend, &run.launch, run.state);
+        if (status == WARPLAB_OK)
+            status = run.backend->ops->synchronize(run.backend);
+        if (status != WARPLAB_OK)
+            row_fail(row, status, WARPLAB_ROW_FAILED, run.backend->error);
+        if (status == WARPLAB_OK)
+            status = read_back(&run, row);
+        if (status == WARPLAB_OK)
+            status = verify(&run, row);
+    }
+    /* A rung whose wrongness is the lesson is still timed. */
+    bool timeable = status == WARPLAB_OK ||
+                    (status == WARPLAB_ERROR_VERIFICATION_FAILED &&
+                     (rung->flags & WL_RUNG_MAY_BE_WRONG));
+    if (timeable && config->time) {
+        warplab_status verified = status;
+        status = time_runs(&run, config, row);
+        if (status == WARPLAB_OK)
+            status = verified;
+    }
+    release_run(&run);
+    return status == WARPLAB_OK ? WARPLAB_OK : row->status;
+}
+
+static bool on_ladder(const warplab_row *row)
+{
+    const unsigned off = WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE | WARPLAB_ROW_TRANSFER |
+                         WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED;
+    return !(row->flags & off) && row->median_ms > 0;
+}
+
+void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
+{
+    const warplab_row *first = NULL, *previous = NULL;
+    for (size_t i = 0; i < count; i++) {
+        warplab_row *row = &rows[i];
+        const wl_ladder *ladder = wl_ladder_find(row->ladder);
+        const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
+        if (ceiling_gbs > 0 && row->gbs > 0)
+            row->pct_of_ceiling = 100.0 * row->gbs / ceiling_gbs;
+        if (!on_ladder(row) || (rung && (rung->flags & WL_RUNG_OFF_LADDER)))
+            continue;
+        if (!first)
+            first = row;
+        if (previous)
+            row->step_speedup = previous->median_ms / row->median_ms;
+        if (first != row)
+            row->cumulative_speedup = first->median_ms / row->median_ms;
+        previous = row;
+    }
+}

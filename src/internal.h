@@ -1,0 +1,326 @@
+/*
+ * warplab internals: the shapes shared by the harness, the ladders and the
+ * backends. C11, and includable from CUDA (.cu) files.
+ *
+ *   ladder (data)  -- rungs: id, title, lesson, limits, bytes/flops formulas
+ *   backend (code) -- buffers, copies, timers, and a table of rung launchers
+ *   harness        -- inputs, poisoning, verification, timing, reporting
+ *
+ * A rung never times, verifies or prints: it launches.
+ */
+#ifndef WARPLAB_INTERNAL_H
+#define WARPLAB_INTERNAL_H
+
+#include "warplab.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WL_MAX_BUFFERS 6
+#define WL_ERROR_LEN 512
+
+/* ------------------------------------------------------------------------ */
+/* Problems                                                                 */
+
+/* Element types the harness can fill, poison and read back. BF16 is stored as
+ * 16-bit words; the harness never needs it as a buffer type. */
+typedef enum wl_op { WL_OP_SUM = 0, WL_OP_MIN, WL_OP_MAX, WL_OP_COUNT } wl_op;
+
+/* One problem instance of a ladder. Each ladder says what dim[] means:
+ * vecadd/reduce: dim[0] = n; transpose: rows, cols; gemm: m, n, k. */
+typedef struct wl_problem {
+    size_t dim[3];
+    int dims;             /* how many of dim[] are set */
+    size_t ld[3];         /* leading dimensions in elements, 0 = tight; ladder-defined */
+    warplab_dtype dtype;
+    wl_op op;
+    double alpha, beta;
+    size_t misalign;      /* every buffer view starts this many elements past an aligned base */
+    int nan_input;        /* 1: the harness plants a NaN in the first input */
+} wl_problem;
+
+/* ------------------------------------------------------------------------ */
+/* Buffers as the ladders declare them                                      */
+
+typedef enum wl_role {
+    WL_IN = 0,   /* filled with fresh random values for every check */
+    WL_OUT,      /* poisoned before every check; every element must be written */
+    WL_INOUT     /* random values in, verified out */
+} wl_role;
+
+typedef struct wl_buffer_spec {
+    wl_role role;
+    warplab_dtype dtype;
+    size_t count;       /* elements the view holds (after misalign) */
+    double lo, hi;      /* range of the random values; ints are drawn in [lo, hi] */
+} wl_buffer_spec;
+
+/* A view of a backend buffer as a launcher sees it. For cuda and cpu,
+ * handle is the base address; for opencl it is a cl_mem. */
+typedef struct wl_view {
+    void *handle;
+    size_t offset;      /* bytes from the base to element 0 */
+    size_t bytes;       /* bytes of the view */
+} wl_view;
+
+static inline void *wl_view_ptr(wl_view v) { return (char *)v.handle + v.offset; }
+
+typedef struct wl_launch {
+    const wl_problem *problem;
+    wl_view buf[WL_MAX_BUFFERS]; /* in the order the ladder declared them */
+    int buffers;
+    wl_view scratch;             /* the rung's workspace, poisoned; bytes may be 0 */
+} wl_launch;
+
+/* ------------------------------------------------------------------------ */
+/* Verification results                                                     */
+
+typedef struct wl_check {
+    size_t checked;          /* elements compared */
+    size_t bad;              /* elements outside their bound (or NaN, or unwritten) */
+    size_t first_bad;        /* index of the first bad element */
+    double got, expected;    /* at first_bad */
+    double worst_ratio;      /* max |got - expected| / bound (bound 0: exact compares) */
+} wl_check;
+
+void wl_check_init(wl_check *check);
+/* Compares one element: NaN passes only when expected is NaN; otherwise
+ * |got - expected| <= bound. Returns true when it passes. */
+bool wl_check_value(wl_check *check, size_t index, double got, double expected, double bound);
+
+/* ------------------------------------------------------------------------ */
+/* Backends                                                                 */
+
+typedef struct wl_backend wl_backend;
+typedef struct wl_impl wl_impl;
+
+typedef struct wl_backend_ops {
+    warplab_backend_kind kind;
+    const char *name;
+    /* Devices. */
+    warplab_status (*device_count)(int *count);
+    warplab_status (*device_info)(int index, warplab_device_info *info);
+    /* Lifetime. */
+    warplab_status (*open)(int index, wl_backend **backend, char *error, size_t error_len);
+    void (*close)(wl_backend *backend);
+    /* Memory. */
+    warplab_status (*alloc)(wl_backend *backend, size_t bytes, void **handle);
+    void (*release)(wl_backend *backend, void *handle);
+    warplab_status (*upload)(wl_backend *backend, void *handle, size_t offset,
+                             const void *source, size_t bytes);
+    warplab_status (*download)(wl_backend *backend, const void *handle, size_t offset,
+                               void *destination, size_t bytes);
+    /* Fills bytes (a multiple of 4) at offset with a 32-bit pattern. */
+    warplab_status (*fill32)(wl_backend *backend, void *handle, size_t offset, uint32_t pattern,
+                             size_t bytes);
+    warplab_status (*mem_info)(wl_backend *backend, size_t *free_bytes, size_t *total_bytes);
+    warplab_status (*synchronize)(wl_backend *backend);
+    /* Evicts the device's caches (L2) so the next run starts cold; may be NULL. */
+    warplab_status (*flush_caches)(wl_backend *backend);
+    /* Timers: slots 0..count-1, each a start/stop pair; read synchronizes. */
+    warplab_status (*timers_reserve)(wl_backend *backend, int count);
+    warplab_status (*timer_start)(wl_backend *backend, int slot);
+    warplab_status (*timer_stop)(wl_backend *backend, int slot);
+    warplab_status (*timers_read)(wl_backend *backend, int count, double *milliseconds);
+    /* Rung implementations this backend has: a NULL-terminated list of
+     * NULL-terminated tables, one table per ladder (each ladder's own file). */
+    const wl_impl *const *const *impls;
+} wl_backend_ops;
+
+struct wl_backend {
+    const wl_backend_ops *ops;
+    warplab_device_info info;
+    char error[WL_ERROR_LEN]; /* detail of the last failure */
+};
+
+/* Records a failure's detail in the backend and returns status. */
+warplab_status wl_fail(wl_backend *backend, warplab_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A rung's implementation on one backend. Only launch is required. setup,
+ * prepare, finish and teardown are never timed. */
+struct wl_impl {
+    const char *ladder;
+    const char *rung;
+    /* Extra limits of this implementation (beyond the rung's), or NULL. On
+     * failure writes why to reason and returns WARPLAB_ERROR_UNSUPPORTED etc. */
+    warplab_status (*supports)(wl_backend *backend, const wl_problem *problem, char *reason,
+                               size_t reason_len);
+    /* Workspace in bytes the harness allocates (and poisons) for the rung. */
+    size_t (*scratch_bytes)(wl_backend *backend, const wl_problem *problem);
+    warplab_status (*setup)(wl_backend *backend, const wl_launch *launch, void **state);
+    /* Before each run, untimed (e.g. put managed pages back on the host). */
+    warplab_status (*prepare)(wl_backend *backend, const wl_launch *launch, void *state);
+    /* The work being measured. Asynchronous launches are fine: the harness
+     * synchronizes through the backend timers. */
+    warplab_status (*launch)(wl_backend *backend, const wl_launch *launch, void *state);
+    /* After the checked run, before the outputs are read (e.g. copy results out
+     * of a rung-private buffer into the harness's output view). */
+    warplab_status (*finish)(wl_backend *backend, const wl_launch *launch, void *state);
+    void (*teardown)(wl_backend *backend, void *state);
+};
+
+/* The backends compiled into this build; NULL where absent. */
+const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind);
+extern const wl_backend_ops wl_cpu_backend_ops;
+#ifdef WARPLAB_HAVE_CUDA
+extern const wl_backend_ops wl_cuda_backend_ops;
+#endif
+#ifdef WARPLAB_HAVE_OPENCL
+extern const wl_backend_ops wl_opencl_backend_ops;
+#endif
+
+const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder,
+                                    const char *rung);
+const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, const char *rung);
+
+/* ------------------------------------------------------------------------ */
+/* Ladders                                                                  */
+
+enum {
+    WL_RUNG_HOST = WARPLAB_ROW_HOST,           /* runs on the cpu backend whatever is chosen */
+    WL_RUNG_VENDOR = WARPLAB_ROW_VENDOR,
+    WL_RUNG_REFERENCE = WARPLAB_ROW_REFERENCE,
+    WL_RUNG_UNSAFE = WARPLAB_ROW_UNSAFE,
+    WL_RUNG_TRANSFER = WARPLAB_ROW_TRANSFER,
+    /* Its result is allowed to be wrong on some backends (the lesson is that it
+     * is wrong, e.g. the warp-synchronous rung without barriers). A wrong
+     * result is reported, not counted as a test failure. */
+    WL_RUNG_MAY_BE_WRONG = 1u << 16,
+    /* Not a step of the ladder: no step/cumulative speedup. */
+    WL_RUNG_OFF_LADDER = 1u << 17
+};
+
+typedef struct wl_rung {
+    const char *id;        /* short, stable: "grid_stride" */
+    const char *title;     /* "grid-stride loop" */
+    const char *lesson;    /* what changed over the rung below, and why it helps */
+    const char *seed;      /* where the course teaches it: "seed 001, 'Vector Add'" */
+    double course_value;   /* the course's figure (0 = none) */
+    const char *course_unit;   /* "GB/s" */
+    const char *course_device; /* "K40" */
+    unsigned flags;        /* WL_RUNG_* */
+    /* Bytes it must move and flops it must do; NULL = the ladder's. */
+    double (*bytes)(const wl_problem *problem);
+    double (*flops)(const wl_problem *problem);
+    /* The rung's own limits (all backends), or NULL. */
+    warplab_status (*supports)(const wl_problem *problem, const warplab_device_info *device,
+                               char *reason, size_t reason_len);
+    /* Its own verification when it computes something else than the ladder
+     * (a copy reference row); NULL = the ladder's. */
+    warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
+} wl_rung;
+
+typedef struct wl_ladder {
+    const char *name;
+    const char *title;
+    const wl_rung *rungs;
+    size_t rung_count;
+    /* Builds a problem from a parsed size and the options; validates it. */
+    warplab_status (*make_problem)(const size_t size[3], int dims, const char *dtype,
+                                   const char *op, wl_problem *problem, char *error,
+                                   size_t error_len);
+    /* Default benchmark sizes, for a GPU and for a CPU-class device. */
+    const char *default_sizes_gpu;
+    const char *default_sizes_cpu;
+    /* Short description of a problem ("n=1048576 float"). */
+    void (*describe)(const wl_problem *problem, char *text, size_t len);
+    double (*leading_size)(const wl_problem *problem);
+    /* The buffers of a problem; returns how many (<= WL_MAX_BUFFERS). */
+    int (*buffers)(const wl_problem *problem, wl_buffer_spec *specs);
+    /* Compares outputs with the double-precision CPU reference. host[] holds
+     * every buffer as read back after the run (inputs included, inputs as
+     * they were uploaded). Fills check; returns OK when all elements pass. */
+    warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
+    /* Default bytes/flops formulas. */
+    double (*bytes)(const wl_problem *problem);
+    double (*flops)(const wl_problem *problem);
+    /* Which rung warplab's own operation uses. */
+    const char *best_rung;
+    /* The problems the test suite checks every rung on (odd sizes, every
+     * type and operation, misaligned views). Returns how many it wrote. */
+    int (*test_problems)(wl_problem *problems, int capacity);
+} wl_ladder;
+
+size_t wl_ladder_count(void);
+const wl_ladder *wl_ladder_at(size_t index);
+const wl_ladder *wl_ladder_find(const char *name);
+const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
+
+/* ------------------------------------------------------------------------ */
+/* Harness                                                                  */
+
+typedef struct wl_run_config {
+    int repeat;           /* timed runs */
+    int warmup;
+    double max_seconds;   /* stop timing early past this budget (at least 3 runs) */
+    bool flush;           /* flush caches before each timed run */
+    bool verify;          /* run the check first */
+    bool time;            /* time it (false: check only, as the tests do) */
+    uint64_t seed;
+} wl_run_config;
+
+/* Checks (and optionally times) one rung of a ladder on one problem. The row
+ * is filled whatever happens; the return value is the row's status. host is
+ * the cpu backend used for WL_RUNG_HOST rungs (may equal device). */
+warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
+                           const wl_rung *rung, const wl_problem *problem,
+                           const wl_run_config *config, warplab_row *row);
+
+/* Fills step and cumulative speedups and % of ceiling across a ladder's rows
+ * for one problem. */
+void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
+
+/* ------------------------------------------------------------------------ */
+/* Utilities                                                                */
+
+/* xoshiro256** seeded by splitmix64. */
+typedef struct wl_rng {
+    uint64_t s[4];
+} wl_rng;
+void wl_rng_seed(wl_rng *rng, uint64_t seed);
+uint64_t wl_rng_next(wl_rng *rng);
+double wl_rng_uniform(wl_rng *rng); /* [0, 1) */
+
+/* Fills count elements of dtype with random values in [lo, hi] (never all zero). */
+void wl_fill_random(void *data, warplab_dtype dtype, size_t count, double lo, double hi,
+                    uint64_t seed);
+
+/* Statistics over n samples (sorted in place). */
+typedef struct wl_stats {
+    double median, min, max, mean, rel_stddev_pct;
+} wl_stats;
+void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
+
+double wl_now_seconds(void); /* monotonic clock */
+int wl_cpu_threads(void);    /* online processors, at least 1 */
+
+/* Runs body(i, user) for i in [0, tasks) on up to threads workers. */
+void wl_parallel_for(int threads, size_t tasks, void (*body)(size_t task, void *user), void *user);
+
+/* snprintf into a fixed buffer, never overflowing, always terminated. */
+void wl_copy_string(char *destination, size_t capacity, const char *source);
+void wl_format(char *destination, size_t capacity, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The poison written into outputs: a NaN as float, a huge value as double,
+ * 2143999917 as int32. */
+#define WL_POISON_PATTERN 0x7FBADBADu
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPLAB_INTERNAL_H */

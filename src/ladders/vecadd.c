@@ -1,0 +1,224 @@
+/* The vector-add ladder (seed 001): c[i] = a[i] + b[i], float32.
+ *
+ * The simplest ladder, and the one that proves the harness end to end: the
+ * course's host loop, its one-block kernel and its grid of blocks, then a
+ * grid-stride loop and 16-byte vector accesses, with the host-device
+ * transfers and managed memory measured apart from the kernels, and a plain
+ * device-to-device copy as the speed of light. */
+#include "../context.h"
+#include "ladder_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+enum { VECADD_A = 0, VECADD_B, VECADD_C };
+
+static double vecadd_bytes(const wl_problem *p) { return 12.0 * (double)p->dim[0]; }
+static double vecadd_flops(const wl_problem *p) { return (double)p->dim[0]; }
+static double one_array_bytes(const wl_problem *p) { return 4.0 * (double)p->dim[0]; }
+static double copy_bytes(const wl_problem *p) { return 8.0 * (double)p->dim[0]; }
+static double no_flops(const wl_problem *p)
+{
+    (void)p;
+    return 0.0;
+}
+
+static int vecadd_buffers(const wl_problem *p, wl_buffer_spec *spec)
+{
+    const size_t n = p->dim[0];
+    spec[VECADD_A] = (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, n, -1.0, 1.0};
+    spec[VECADD_B] = (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, n, -1.0, 1.0};
+    spec[VECADD_C] = (wl_buffer_spec){WL_OUT, WARPLAB_FLOAT32, n, 0.0, 0.0};
+    return 3;
+}
+
+/* c = a + b: the double sum rounded to float is what a float add gives; half
+ * an ulp of slack covers the double rounding. */
+static warplab_status vecadd_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const float *a = host[VECADD_A], *b = host[VECADD_B], *c = host[VECADD_C];
+    for (size_t i = 0; i < p->dim[0]; i++) {
+        double expected = (double)a[i] + (double)b[i];
+        wl_check_value(check, i, (double)c[i], expected, fabs(expected) * FLT_EPSILON);
+    }
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+/* The copy and transfer rows move a into c. */
+static warplab_status copy_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const float *a = host[VECADD_A], *c = host[VECADD_C];
+    for (size_t i = 0; i < p->dim[0]; i++)
+        wl_check_value(check, i, (double)c[i], (double)a[i], 0.0);
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
+                                         char *reason, size_t len)
+{
+    if (device->max_threads_per_block > 0 && p->dim[0] > (size_t)device->max_threads_per_block) {
+        wl_format(reason, len,
+                  "one block holds at most %d threads on %s; n=%zu needs a grid of blocks",
+                  device->max_threads_per_block, device->name, p->dim[0]);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+static const wl_rung vecadd_rungs[] = {
+    {.id = "cpu_loop",
+     .title = "CPU loop, one core",
+     .lesson = "The course's host loop: one core, one element per iteration. The baseline of "
+               "'GPU vs CPU'.",
+     .seed = "seed 001, 'CPU - Vector Add'",
+     .flags = WL_RUNG_HOST},
+    {.id = "cpu_threads",
+     .title = "CPU loop, all cores",
+     .lesson = "The same loop split across every core: a fair CPU row, bound by the host's "
+               "memory bandwidth rather than by one core.",
+     .seed = "seed 003, 'GPU vs. CPU'",
+     .flags = WL_RUNG_HOST},
+    {.id = "one_block",
+     .title = "one block of n threads",
+     .lesson = "vectoradd<<<1, N>>>: one thread per element, all in one block. One block runs "
+               "on one SM, so most of the GPU idles, and n cannot pass the block-size limit.",
+     .seed = "seed 001, 'GPU / CUDA - Vector Add'",
+     .supports = one_block_supports},
+    {.id = "grid",
+     .title = "grid of 1024-thread blocks",
+     .lesson = "ceil(n/1024) blocks of 1024 threads: every SM gets blocks and n is limited only "
+               "by memory. A bounds check (missing in the course's code) guards the last "
+               "block.",
+     .seed = "seed 001, 'Defining block size and number of blocks'"},
+    {.id = "grid_stride",
+     .title = "grid-stride loop",
+     .lesson = "A grid sized to the device (SMs x resident blocks) whose threads loop with "
+               "stride gridDim x blockDim: no block scheduling per element, one launch shape "
+               "for any n.",
+     .seed = "seed 003, 'Implementace 7' (cascading)"},
+    {.id = "vectorized",
+     .title = "16-byte vector loads and stores",
+     .lesson = "Each thread moves a float4 per access: a quarter of the memory instructions "
+               "for the same bytes, so more bytes in flight per thread. A misaligned head and "
+               "the tail are done one float at a time.",
+     .seed = "past the course (Hopper: 16-byte accesses)"},
+    {.id = "h2d",
+     .title = "explicit copy in (1 array)",
+     .lesson = "A copy from host memory (page-locked on CUDA) into the device: what an "
+               "explicit-copy program pays per input array before its kernel starts.",
+     .seed = "seed 001, 'Copy data from the host to the Device'; seed 003, 'Komunikace "
+             "CPU-GPU'",
+     .flags = WL_RUNG_TRANSFER,
+     .bytes = one_array_bytes,
+     .flops = no_flops,
+     .verify = copy_verify},
+    {.id = "d2h",
+     .title = "explicit copy out (1 array)",
+     .lesson = "A copy of a result back into host memory (page-locked on CUDA).",
+     .seed = "seed 001, 'Copy data from the device to the host'",
+     .flags = WL_RUNG_TRANSFER,
+     .bytes = one_array_bytes,
+     .flops = no_flops,
+     .verify = copy_verify},
+    {.id = "managed",
+     .title = "managed memory, pages on demand",
+     .lesson = "seed 001's cudaMallocManaged version: no copies in the code, but a, b and c "
+               "were last touched on the host, so their pages migrate on demand inside the "
+               "kernel, and the time is the transfer's.",
+     .seed = "seed 001, 'GPU / CUDA - Vector Add'",
+     .flags = WL_RUNG_TRANSFER},
+    {.id = "managed_prefetch",
+     .title = "managed memory, prefetched",
+     .lesson = "cudaMemPrefetchAsync moves the pages in bulk before the kernel instead of "
+               "fault by fault.",
+     .seed = "past the course",
+     .flags = WL_RUNG_TRANSFER},
+    {.id = "copy",
+     .title = "device-to-device copy (reference)",
+     .lesson = "A plain copy of one array: the speed of light for streaming kernels. Vector "
+               "add moves 1.5 times its bytes.",
+     .seed = "seed 003, 'Transpozice matic' (copy)",
+     .flags = WL_RUNG_REFERENCE,
+     .bytes = copy_bytes,
+     .flops = no_flops,
+     .verify = copy_verify},
+};
+
+static warplab_status vecadd_make_problem(const size_t size[3], int dims, const char *dtype,
+                                          const char *op, wl_problem *problem, char *error,
+                                          size_t error_len)
+{
+    if (dtype && *dtype && strcmp(dtype, "float") != 0 && strcmp(dtype, "float32") != 0) {
+        wl_format(error, error_len, "vector add is float32 only (asked for '%s')", dtype);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    if (op && *op) {
+        wl_format(error, error_len, "vector add has no --op (asked for '%s')", op);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    return wl_make_problem_1d(size, dims, "vecadd", problem, error, error_len);
+}
+
+static int vecadd_test_problems(wl_problem *problems, int capacity)
+{
+    int count = 0;
+    for (int misalign = 0; misalign <= 1; misalign++)
+        for (int i = 0; i < wl_test_sizes_1d_count && count < capacity; i++) {
+            wl_problem *p = &problems[count++];
+            memset(p, 0, sizeof *p);
+            p->dim[0] = wl_test_sizes_1d[i];
+            p->dims = 1;
+            p->dtype = WARPLAB_FLOAT32;
+            p->misalign = (size_t)misalign;
+        }
+    return count;
+}
+
+const wl_ladder wl_vecadd_ladder = {
+    .name = "vecadd",
+    .title = "vector add (seed 001)",
+    .rungs = vecadd_rungs,
+    .rung_count = sizeof vecadd_rungs / sizeof vecadd_rungs[0],
+    .make_problem = vecadd_make_problem,
+    .default_sizes_gpu = "2^28",
+    .default_sizes_cpu = "2^22",
+    .describe = wl_describe_1d,
+    .leading_size = wl_leading_size_1d,
+    .buffers = vecadd_buffers,
+    .verify = vecadd_verify,
+    .bytes = vecadd_bytes,
+    .flops = vecadd_flops,
+    .best_rung = "vectorized",
+    .test_problems = vecadd_test_problems,
+};
+
+warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
+                              const warplab_buffer *b, warplab_buffer *c, size_t n)
+{
+    if (!context || !a || !b || !c)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (n > SIZE_MAX / 4)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "n=%zu is too large", n);
+    const size_t bytes = n * 4;
+    const warplab_buffer *all[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        if (all[i]->context != context)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "buffer %c belongs to another context", 'a' + i);
+        if (warplab_buffer_size(all[i]) < bytes)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "buffer %c holds %zu bytes; n=%zu floats need %zu", 'a' + i,
+                                   warplab_buffer_size(all[i]), n, bytes);
+    }
+    if (n == 0)
+        return WARPLAB_OK;
+    wl_problem problem;
+    memset(&problem, 0, sizeof problem);
+    problem.dim[0] = n;
+    problem.dims = 1;
+    problem.dtype = WARPLAB_FLOAT32;
+    wl_view views[3] = {wl_buffer_view(a, 0, bytes), wl_buffer_view(b, 0, bytes),
+                        wl_buffer_view(c, 0, bytes)};
+    return wl_context_run_best(context, "vecadd", &problem, views, 3);
+}

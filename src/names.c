@@ -1,0 +1,164 @@
+/* Names, status strings and size parsing: the small vocabulary of the API. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *warplab_version(void) { return WARPLAB_VERSION_STRING; }
+
+const char *warplab_status_string(warplab_status status)
+{
+    switch (status) {
+    case WARPLAB_OK: return "success";
+    case WARPLAB_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case WARPLAB_ERROR_UNKNOWN_NAME: return "unknown name";
+    case WARPLAB_ERROR_HOST_OUT_OF_MEMORY: return "out of host memory";
+    case WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY: return "not enough device memory";
+    case WARPLAB_ERROR_NO_DEVICE: return "no device found";
+    case WARPLAB_ERROR_BACKEND_UNAVAILABLE: return "backend not compiled into this build";
+    case WARPLAB_ERROR_UNSUPPORTED: return "outside the rung's limits";
+    case WARPLAB_ERROR_VERIFICATION_FAILED: return "result disagrees with the CPU reference";
+    case WARPLAB_ERROR_BACKEND: return "device runtime error";
+    case WARPLAB_ERROR_IO: return "input/output error";
+    case WARPLAB_STATUS_COUNT: break;
+    }
+    return "unknown status code";
+}
+
+static const char *const backend_names[WARPLAB_BACKEND_COUNT] = {"auto", "cuda", "opencl", "cpu"};
+
+const char *warplab_backend_name(warplab_backend_kind kind)
+{
+    return (unsigned)kind < WARPLAB_BACKEND_COUNT ? backend_names[kind] : "unknown";
+}
+
+warplab_status warplab_backend_parse(const char *name, warplab_backend_kind *kind)
+{
+    if (!name || !kind)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < WARPLAB_BACKEND_COUNT; i++)
+        if (strcasecmp(name, backend_names[i]) == 0) {
+            *kind = (warplab_backend_kind)i;
+            return WARPLAB_OK;
+        }
+    return WARPLAB_ERROR_UNKNOWN_NAME;
+}
+
+int warplab_backend_compiled(warplab_backend_kind kind)
+{
+    return kind == WARPLAB_BACKEND_AUTO || wl_backend_ops_for(kind) != NULL;
+}
+
+static const char *const dtype_names[WARPLAB_DTYPE_COUNT] = {"int32", "float", "double"};
+
+const char *warplab_dtype_name(warplab_dtype dtype)
+{
+    return (unsigned)dtype < WARPLAB_DTYPE_COUNT ? dtype_names[dtype] : "unknown";
+}
+
+warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype)
+{
+    static const struct {
+        const char *name;
+        warplab_dtype dtype;
+    } aliases[] = {{"int32", WARPLAB_INT32},   {"int", WARPLAB_INT32},
+                   {"i32", WARPLAB_INT32},     {"float", WARPLAB_FLOAT32},
+                   {"float32", WARPLAB_FLOAT32}, {"f32", WARPLAB_FLOAT32},
+                   {"fp32", WARPLAB_FLOAT32},  {"double", WARPLAB_FLOAT64},
+                   {"float64", WARPLAB_FLOAT64}, {"f64", WARPLAB_FLOAT64},
+                   {"fp64", WARPLAB_FLOAT64}};
+    if (!name || !dtype)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcasecmp(name, aliases[i].name) == 0) {
+            *dtype = aliases[i].dtype;
+            return WARPLAB_OK;
+        }
+    return WARPLAB_ERROR_UNKNOWN_NAME;
+}
+
+size_t warplab_dtype_size(warplab_dtype dtype)
+{
+    switch (dtype) {
+    case WARPLAB_INT32: return 4;
+    case WARPLAB_FLOAT32: return 4;
+    case WARPLAB_FLOAT64: return 8;
+    default: return 0;
+    }
+}
+
+/* One dimension: digits, optional "^exponent" (base^exp), optional K/M/G
+ * suffix in units of 2^10. Overflow past SIZE_MAX is an error. */
+static warplab_status parse_dimension(const char *text, size_t length, size_t *value)
+{
+    char buffer[64];
+    if (length == 0 || length >= sizeof buffer)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    memcpy(buffer, text, length);
+    buffer[length] = '\0';
+    if (!isdigit((unsigned char)buffer[0]))
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long base = strtoull(buffer, &end, 10);
+    if (errno)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    unsigned long long result = base;
+    if (*end == '^') {
+        const char *exponent_text = end + 1;
+        if (!isdigit((unsigned char)*exponent_text))
+            return WARPLAB_ERROR_INVALID_ARGUMENT;
+        unsigned long long exponent = strtoull(exponent_text, &end, 10);
+        if (errno || exponent > 64)
+            return WARPLAB_ERROR_INVALID_ARGUMENT;
+        result = 1;
+        for (unsigned long long i = 0; i < exponent; i++) {
+            if (base != 0 && result > SIZE_MAX / base)
+                return WARPLAB_ERROR_INVALID_ARGUMENT;
+            result *= base;
+        }
+    }
+    unsigned long long multiplier = 1;
+    switch (*end) {
+    case 'k': case 'K': multiplier = 1ull << 10; end++; break;
+    case 'm': case 'M': multiplier = 1ull << 20; end++; break;
+    case 'g': case 'G': multiplier = 1ull << 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0')
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (result != 0 && multiplier > SIZE_MAX / result)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *value = (size_t)(result * multiplier);
+    return WARPLAB_OK;
+}
+
+warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
+{
+    if (!text || !sizes || !dims)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    size_t parsed[3] = {0, 0, 0};
+    int count = 0;
+    const char *start = text;
+    for (;;) {
+        const char *sep = start;
+        while (*sep && *sep != 'x' && *sep != 'X' && *sep != '*')
+            sep++;
+        if (count == 3)
+            return WARPLAB_ERROR_INVALID_ARGUMENT;
+        warplab_status status = parse_dimension(start, (size_t)(sep - start), &parsed[count]);
+        if (status != WARPLAB_OK)
+            return status;
+        count++;
+        if (*sep == '\0')
+            break;
+        start = sep + 1;
+    }
+    for (int i = 0; i < 3; i++)
+        sizes[i] = parsed[i];
+    *dims = count;
+    return WARPLAB_OK;
+}

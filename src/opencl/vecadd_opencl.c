@@ -1,0 +1,170 @@
+/* The opencl backend's vector-add rungs: the CUDA ladder's kernels in
+ * OpenCL C, and the copies through the OpenCL queue. */
+#include "opencl_backend.h"
+
+#include <stdlib.h>
+
+#define N (launch->problem->dim[0])
+
+/* Arguments shared by every vecadd kernel: (a, off, b, off, c, off, n). */
+typedef struct vecadd_args {
+    cl_mem mem[3];
+    cl_ulong off[3];
+    cl_ulong n;
+    wl_cl_arg list[7];
+} vecadd_args;
+
+static void make_args(const wl_launch *launch, vecadd_args *args)
+{
+    for (int i = 0; i < 3; i++) {
+        args->mem[i] = wl_cl_mem(launch->buf[i]);
+        args->off[i] = wl_cl_offset(launch->buf[i], sizeof(float));
+        args->list[2 * i] = WL_CL_VALUE(args->mem[i]);
+        args->list[2 * i + 1] = WL_CL_VALUE(args->off[i]);
+    }
+    args->n = N;
+    args->list[6] = WL_CL_VALUE(args->n);
+}
+
+static size_t group_size(const wl_backend *backend, size_t wanted)
+{
+    size_t most = (size_t)backend->info.max_threads_per_block;
+    return most && wanted > most ? most : wanted;
+}
+
+/* A device-sized range for the grid-stride kernels: 8 work-groups per
+ * compute unit, never more work-items than the work. */
+static size_t device_range(const wl_backend *backend, size_t work, size_t group)
+{
+    size_t full = (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1) *
+                  8 * group;
+    return work < full ? work : full;
+}
+
+static warplab_status launch_one_block(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    vecadd_args args;
+    make_args(launch, &args);
+    size_t size = N;
+    return wl_opencl_launch(backend, "vecadd", "vecadd_one_block", 1, &size, &size, 7, args.list);
+}
+
+static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    vecadd_args args;
+    make_args(launch, &args);
+    size_t global = N, local = group_size(backend, 1024);
+    return wl_opencl_launch(backend, "vecadd", "vecadd_grid", 1, &global, &local, 7, args.list);
+}
+
+static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch,
+                                         void *state)
+{
+    (void)state;
+    vecadd_args args;
+    make_args(launch, &args);
+    size_t local = group_size(backend, 256), global = device_range(backend, N, local);
+    return wl_opencl_launch(backend, "vecadd", "vecadd_grid_stride", 1, &global, &local, 7,
+                            args.list);
+}
+
+static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch,
+                                        void *state)
+{
+    (void)state;
+    vecadd_args args;
+    make_args(launch, &args);
+    /* At least 3 work-items so the tail (n % 4 elements) is covered. */
+    size_t quads = N / 4, local = group_size(backend, 256);
+    size_t global = device_range(backend, quads > 3 ? quads : (N ? 3 : 0), local);
+    return wl_opencl_launch(backend, "vecadd", "vecadd_vectorized", 1, &global, &local, 7,
+                            args.list);
+}
+
+static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    if (N == 0)
+        return WARPLAB_OK;
+    return wl_opencl_check(backend,
+                           clEnqueueCopyBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[0]),
+                                               wl_cl_mem(launch->buf[2]), launch->buf[0].offset,
+                                               launch->buf[2].offset, N * sizeof(float), 0, NULL,
+                                               NULL),
+                           "clEnqueueCopyBuffer");
+}
+
+/* Transfers: a host array holding a's values, copied in (h2d, into c) or
+ * out (d2h, from a; finish puts it into c for the check). */
+static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    float *host = malloc(N * sizeof(float) + 16);
+    if (!host)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate staging");
+    *state = host;
+    return backend->ops->download(backend, launch->buf[0].handle, launch->buf[0].offset, host,
+                                  N * sizeof(float));
+}
+
+static void staging_teardown(wl_backend *backend, void *state)
+{
+    (void)backend;
+    free(state);
+}
+
+static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    if (N == 0)
+        return WARPLAB_OK;
+    return wl_opencl_check(backend,
+                           clEnqueueWriteBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[2]),
+                                                CL_FALSE, launch->buf[2].offset, N * sizeof(float),
+                                                state, 0, NULL, NULL),
+                           "clEnqueueWriteBuffer");
+}
+
+static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    if (N == 0)
+        return WARPLAB_OK;
+    return wl_opencl_check(backend,
+                           clEnqueueReadBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[0]),
+                                               CL_FALSE, launch->buf[0].offset, N * sizeof(float),
+                                               state, 0, NULL, NULL),
+                           "clEnqueueReadBuffer");
+}
+
+static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    warplab_status status = backend->ops->synchronize(backend);
+    if (status != WARPLAB_OK || N == 0)
+        return status;
+    return backend->ops->upload(backend, launch->buf[2].handle, launch->buf[2].offset, state,
+                                N * sizeof(float));
+}
+
+static const wl_impl one_block_impl = {
+    .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
+static const wl_impl grid_impl = {.ladder = "vecadd", .rung = "grid", .launch = launch_grid};
+static const wl_impl grid_stride_impl = {
+    .ladder = "vecadd", .rung = "grid_stride", .launch = launch_grid_stride};
+static const wl_impl vectorized_impl = {
+    .ladder = "vecadd", .rung = "vectorized", .launch = launch_vectorized};
+static const wl_impl h2d_impl = {.ladder = "vecadd",
+                                 .rung = "h2d",
+                                 .setup = staging_setup,
+                                 .launch = launch_h2d,
+                                 .teardown = staging_teardown};
+static const wl_impl d2h_impl = {.ladder = "vecadd",
+                                 .rung = "d2h",
+                                 .setup = staging_setup,
+                                 .launch = launch_d2h,
+                                 .finish = finish_d2h,
+                                 .teardown = staging_teardown};
+static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = launch_copy};
+
+const wl_impl *const wl_opencl_vecadd_impls[] = {
+    &one_block_impl, &grid_impl, &grid_stride_impl, &vectorized_impl,
+    &h2d_impl,       &d2h_impl,  &copy_impl,        NULL};

@@ -1,0 +1,268 @@
+/* Utilities shared by every layer: random numbers, statistics, clocks,
+ * threads, strings and the element check. */
+
+#include "internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers: xoshiro256** seeded through splitmix64.                  */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void wl_rng_seed(wl_rng *rng, uint64_t seed)
+{
+    uint64_t state = seed;
+    for (int i = 0; i < 4; i++)
+        rng->s[i] = splitmix64(&state);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t wl_rng_next(wl_rng *rng)
+{
+    uint64_t *s = rng->s;
+    const uint64_t result = rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double wl_rng_uniform(wl_rng *rng) { return (double)(wl_rng_next(rng) >> 11) * 0x1.0p-53; }
+
+typedef struct fill_job {
+    void *data;
+    warplab_dtype dtype;
+    size_t count, chunk;
+    double lo, hi;
+    uint64_t seed;
+} fill_job;
+
+static void fill_chunk(size_t task, void *user)
+{
+    const fill_job *job = user;
+    size_t begin = task * job->chunk;
+    size_t end = begin + job->chunk < job->count ? begin + job->chunk : job->count;
+    wl_rng rng;
+    wl_rng_seed(&rng, job->seed ^ (0xD1B54A32D192ED03ull * (task + 1)));
+    const double span = job->hi - job->lo;
+    switch (job->dtype) {
+    case WARPLAB_INT32: {
+        int32_t *out = job->data;
+        const int64_t lo = (int64_t)job->lo, width = (int64_t)job->hi - lo + 1;
+        for (size_t i = begin; i < end; i++)
+            out[i] = (int32_t)(lo + (int64_t)(wl_rng_next(&rng) % (uint64_t)width));
+        break;
+    }
+    case WARPLAB_FLOAT32: {
+        float *out = job->data;
+        for (size_t i = begin; i < end; i++)
+            out[i] = (float)(job->lo + span * wl_rng_uniform(&rng));
+        break;
+    }
+    case WARPLAB_FLOAT64: {
+        double *out = job->data;
+        for (size_t i = begin; i < end; i++)
+            out[i] = job->lo + span * wl_rng_uniform(&rng);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void wl_fill_random(void *data, warplab_dtype dtype, size_t count, double lo, double hi,
+                    uint64_t seed)
+{
+    fill_job job = {data, dtype, count, (size_t)1 << 20, lo, hi, seed};
+    if (count == 0)
+        return;
+    size_t tasks = (count + job.chunk - 1) / job.chunk;
+    wl_parallel_for(wl_cpu_threads(), tasks, fill_chunk, &job);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                               */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void wl_stats_compute(double *samples, size_t n, wl_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    if (n == 0)
+        return;
+    qsort(samples, n, sizeof *samples, compare_doubles);
+    stats->min = samples[0];
+    stats->max = samples[n - 1];
+    stats->median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += samples[i];
+    stats->mean = sum / (double)n;
+    if (n > 1 && stats->mean > 0.0) {
+        double squares = 0.0;
+        for (size_t i = 0; i < n; i++)
+            squares += (samples[i] - stats->mean) * (samples[i] - stats->mean);
+        stats->rel_stddev_pct = 100.0 * sqrt(squares / (double)(n - 1)) / stats->mean;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Clocks and threads                                                       */
+
+double wl_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int wl_cpu_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+typedef struct pool_job {
+    void (*body)(size_t, void *);
+    void *user;
+    size_t tasks;
+    size_t next;
+    pthread_mutex_t lock;
+} pool_job;
+
+static void *pool_worker(void *arg)
+{
+    pool_job *job = arg;
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        size_t task = job->next++;
+        pthread_mutex_unlock(&job->lock);
+        if (task >= job->tasks)
+            return NULL;
+        job->body(task, job->user);
+    }
+}
+
+void wl_parallel_for(int threads, size_t tasks, void (*body)(size_t task, void *user), void *user)
+{
+    if (tasks == 0)
+        return;
+    if (threads > 256)
+        threads = 256;
+    if ((size_t)threads > tasks)
+        threads = (int)tasks;
+    if (threads <= 1) {
+        for (size_t t = 0; t < tasks; t++)
+            body(t, user);
+        return;
+    }
+    pool_job job = {body, user, tasks, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t workers[256];
+    int started = 0;
+    for (int i = 0; i < threads - 1; i++)
+        if (pthread_create(&workers[started], NULL, pool_worker, &job) == 0)
+            started++;
+    pool_worker(&job); /* the caller works too; a failed create only loses a helper */
+    for (int i = 0; i < started; i++)
+        pthread_join(workers[i], NULL);
+    pthread_mutex_destroy(&job.lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings and errors                                                       */
+
+void wl_copy_string(char *destination, size_t capacity, const char *source)
+{
+    if (capacity == 0)
+        return;
+    if (!source)
+        source = "";
+    size_t n = strlen(source);
+    if (n >= capacity)
+        n = capacity - 1;
+    memcpy(destination, source, n);
+    destination[n] = '\0';
+}
+
+void wl_format(char *destination, size_t capacity, const char *format, ...)
+{
+    if (capacity == 0)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(destination, capacity, format, args);
+    va_end(args);
+}
+
+warplab_status wl_fail(wl_backend *backend, warplab_status status, const char *format, ...)
+{
+    if (backend) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(backend->error, sizeof backend->error, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Element checks                                                           */
+
+void wl_check_init(wl_check *check)
+{
+    memset(check, 0, sizeof *check);
+    check->first_bad = (size_t)-1;
+}
+
+bool wl_check_value(wl_check *check, size_t index, double got, double expected, double bound)
+{
+    bool ok;
+    double ratio = 0.0;
+    check->checked++;
+    if (isnan(expected)) {
+        ok = isnan(got);
+    } else if (isnan(got) || isinf(got) != isinf(expected)) {
+        ok = false;
+        ratio = INFINITY;
+    } else if (isinf(expected)) {
+        ok = got == expected;
+        ratio = ok ? 0.0 : INFINITY;
+    } else {
+        double diff = fabs(got - expected);
+        ok = diff <= bound;
+        ratio = bound > 0.0 ? diff / bound : (diff == 0.0 ? 0.0 : INFINITY);
+    }
+    if (ratio > check->worst_ratio)
+        check->worst_ratio = ratio;
+    if (!ok) {
+        if (check->bad == 0) {
+            check->first_bad = index;
+            check->got = got;
+            check->expected = expected;
+        }
+        check->bad++;
+    }
+    return ok;
+}

@@ -1,0 +1,131 @@
+/* Every rung of a ladder, on one backend, on every test problem the ladder
+ * declares (odd sizes, each type and operation, misaligned views): checked
+ * against the CPU reference with fresh random inputs and poisoned outputs,
+ * then timed once on a small problem so the timers run too.
+ *
+ *   test_ladders --backend cuda|opencl|cpu [--ladder NAME]
+ *
+ * Exits 77 (CTest's skip) when the backend is not compiled in or has no
+ * device, and says so. A rung may be skipped only for its own limits or for
+ * having no form on the backend; a wrong result fails, unless the rung's
+ * wrongness is its lesson. */
+#include "../src/context.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_PROBLEMS 512
+
+static int run_ladder(warplab_context *context, const wl_ladder *ladder, uint64_t seed,
+                      int *rungs_run)
+{
+    wl_problem *problems = calloc(MAX_PROBLEMS, sizeof *problems);
+    if (!problems)
+        return 1;
+    int count = ladder->test_problems ? ladder->test_problems(problems, MAX_PROBLEMS) : 0;
+    CHECK_MSG(count > 0, "ladder %s declares no test problems", ladder->name);
+    wl_run_config check_only = {.verify = true, .time = false};
+    for (size_t r = 0; r < ladder->rung_count; r++) {
+        const wl_rung *rung = &ladder->rungs[r];
+        int ran = 0, skipped = 0, lesson_wrong = 0;
+        char last_skip[256] = "";
+        for (int p = 0; p < count; p++) {
+            warplab_row row;
+            check_only.seed = seed + 7919u * (uint64_t)(r * MAX_PROBLEMS + (size_t)p);
+            warplab_status status = wl_run_rung(context->device, context->host, ladder, rung,
+                                                &problems[p], &check_only, &row);
+            if (status == WARPLAB_OK) {
+                ran++;
+                continue;
+            }
+            if ((row.flags & WARPLAB_ROW_SKIPPED) && status == WARPLAB_ERROR_UNSUPPORTED) {
+                skipped++;
+                wl_copy_string(last_skip, sizeof last_skip, row.note);
+                continue;
+            }
+            if (row.flags & WARPLAB_ROW_EXPECTED_WRONG) {
+                lesson_wrong++;
+                continue;
+            }
+            CHECK_MSG(status == WARPLAB_OK, "%s/%s on %s, %s: %s (%s)", ladder->name, rung->id,
+                      row.backend, row.problem, row.note, warplab_status_string(status));
+        }
+        printf("  %-10s %-20s %3d checked, %3d skipped%s%s", ladder->name, rung->id, ran,
+               skipped, skipped ? ": " : "", skipped ? last_skip : "");
+        if (lesson_wrong)
+            printf(" (%d wrong, as its lesson predicts)", lesson_wrong);
+        printf("\n");
+        *rungs_run += ran > 0;
+    }
+
+    /* The timing path once per rung, on the smallest non-empty problem. */
+    wl_run_config timed = {.repeat = 3, .warmup = 1, .max_seconds = 0.5, .flush = true,
+                           .verify = true, .time = true, .seed = seed};
+    for (int p = 0; p < count; p++) {
+        if (problems[p].dim[0] == 0 || problems[p].misalign)
+            continue;
+        for (size_t r = 0; r < ladder->rung_count; r++) {
+            warplab_row row;
+            warplab_status status = wl_run_rung(context->device, context->host, ladder,
+                                                &ladder->rungs[r], &problems[p], &timed, &row);
+            if (status == WARPLAB_OK)
+                CHECK_MSG(row.runs >= 3 && row.median_ms >= 0.0 && row.median_ms <= row.max_ms,
+                          "%s/%s timing: runs %d median %g", ladder->name, row.rung, row.runs,
+                          row.median_ms);
+        }
+        break;
+    }
+    free(problems);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend = NULL, *only = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--backend"))
+            backend = argv[i + 1];
+        else if (!strcmp(argv[i], "--ladder"))
+            only = argv[i + 1];
+    }
+    warplab_backend_kind kind;
+    if (!backend || warplab_backend_parse(backend, &kind) != WARPLAB_OK ||
+        kind == WARPLAB_BACKEND_AUTO) {
+        fprintf(stderr, "usage: test_ladders --backend cuda|opencl|cpu [--ladder NAME]\n");
+        return 2;
+    }
+    if (!warplab_backend_compiled(kind)) {
+        printf("SKIP: the %s backend is not compiled into this build\n", backend);
+        return TEST_SKIP;
+    }
+    warplab_context *context = NULL;
+    warplab_status status = warplab_context_create(kind, 0, &context);
+    if (status == WARPLAB_ERROR_NO_DEVICE) {
+        printf("SKIP: the %s backend found no device (%s)\n", backend, warplab_last_error(NULL));
+        return TEST_SKIP;
+    }
+    if (status != WARPLAB_OK) {
+        fprintf(stderr, "cannot open %s: %s\n", backend, warplab_last_error(NULL));
+        return 1;
+    }
+    if (only && !wl_ladder_find(only)) {
+        printf("SKIP: no ladder named %s in this build\n", only);
+        warplab_context_destroy(context);
+        return TEST_SKIP;
+    }
+    printf("%s backend: %s\n", backend, warplab_context_device(context)->name);
+    uint64_t seed = (uint64_t)time(NULL);
+    printf("seed %llu\n", (unsigned long long)seed);
+    int rungs_run = 0;
+    for (size_t l = 0; l < wl_ladder_count(); l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        if (only && strcmp(only, ladder->name) != 0)
+            continue;
+        run_ladder(context, ladder, seed, &rungs_run);
+    }
+    CHECK_MSG(rungs_run > 0, "no rung ran at all on %s", backend);
+    warplab_context_destroy(context);
+    return check_report("test_ladders");
+}
