@@ -155,6 +155,12 @@ size_t warplab_dtype_size(warplab_dtype dtype);
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
                               const warplab_buffer *b, warplab_buffer *c, size_t n);
 
+/* --- reduction (the reduction ladder adds its API here) --- */
+
+/* --- transpose (the transpose ladder adds its API here) --- */
+
+/* --- matrix multiply (the gemm ladder adds its API here) --- */
+
 /* ------------------------------------------------------------------------ */
 /* Ladders and benchmarks                                                   */
 
@@ -257,6 +263,12 @@ warplab_status warplab_report_write(const warplab_report *report, warplab_format
                                     FILE *stream);
 /* A bar chart per ladder and problem: GB/s per rung against the ceiling, as SVG. */
 warplab_status warplab_report_write_svg(const warplab_report *report, FILE *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Occupancy (the course's block-granularity arithmetic; added here)        */
+
+/* ------------------------------------------------------------------------ */
+/* Probes (the course's experiments; added here)                            */
 
 /* ------------------------------------------------------------------------ */
 /* Sizes                                                                    */

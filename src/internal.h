@@ -43,6 +43,8 @@ typedef struct wl_problem {
     double alpha, beta;
     size_t misalign;      /* every buffer view starts this many elements past an aligned base */
     int nan_input;        /* 1: the harness plants a NaN in the first input */
+    long param;           /* a ladder's or probe's own parameter (offset, stride, ...) */
+    int variant;          /* a ladder's own variant selector (precision, layout, ...) */
 } wl_problem;
 
 /* ------------------------------------------------------------------------ */

@@ -40,7 +40,10 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, uint64_
                 ran++;
                 continue;
             }
-            if ((row.flags & WARPLAB_ROW_SKIPPED) && status == WARPLAB_ERROR_UNSUPPORTED) {
+            /* Skips are allowed for a rung's own limits and for a device too
+             * small for the problem (PoCL caps its memory), never for errors. */
+            if ((row.flags & WARPLAB_ROW_SKIPPED) && (status == WARPLAB_ERROR_UNSUPPORTED ||
+                                                      status == WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY)) {
                 skipped++;
                 wl_copy_string(last_skip, sizeof last_skip, row.note);
                 continue;
