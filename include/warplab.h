@@ -265,7 +265,58 @@ warplab_status warplab_report_write(const warplab_report *report, warplab_format
 warplab_status warplab_report_write_svg(const warplab_report *report, FILE *stream);
 
 /* ------------------------------------------------------------------------ */
-/* Occupancy (the course's block-granularity arithmetic; added here)        */
+/* Occupancy: the course's block-granularity arithmetic (seed 000)          */
+
+/* What bounds the resident blocks per SM. */
+typedef enum warplab_occupancy_limit {
+    WARPLAB_LIMIT_THREADS = 0,   /* threads (warps) per SM */
+    WARPLAB_LIMIT_BLOCKS,        /* resident blocks per SM */
+    WARPLAB_LIMIT_REGISTERS,     /* the register file */
+    WARPLAB_LIMIT_SHARED_MEMORY, /* shared memory per SM */
+    WARPLAB_LIMIT_COUNT
+} warplab_occupancy_limit;
+
+/* "threads", "blocks", "registers", "shared memory". */
+const char *warplab_occupancy_limit_name(warplab_occupancy_limit limit);
+
+/* The per-SM resources of an architecture. */
+typedef struct warplab_arch {
+    char name[48];                  /* "Fermi (sm_20)" */
+    int cc_major, cc_minor;
+    int warp_size;
+    int max_threads_per_block;
+    int max_threads_per_sm;
+    int max_blocks_per_sm;
+    int registers_per_sm;
+    int max_registers_per_thread;
+    int register_allocation_unit;   /* registers, allocated per warp in these units */
+    size_t shared_memory_per_sm;    /* bytes available to blocks */
+    size_t max_shared_memory_per_block;
+    size_t shared_allocation_unit;  /* bytes */
+    size_t reserved_shared_per_block; /* bytes the runtime keeps per block (1 KiB on sm_80+) */
+} warplab_arch;
+
+typedef struct warplab_occupancy {
+    int blocks_per_sm;      /* resident blocks per SM */
+    int warps_per_sm;
+    int threads_per_sm;
+    double occupancy;       /* resident warps / the SM's maximum, 0..1 */
+    warplab_occupancy_limit limit; /* the binding limit */
+    /* Blocks per SM each resource alone would allow (INT32_MAX-like when unbounded). */
+    int blocks_by_threads, blocks_by_blocks, blocks_by_registers, blocks_by_shared;
+} warplab_occupancy;
+
+/* An architecture by name: "fermi", "kepler", "maxwell", "pascal", "volta",
+ * "turing", "ampere", "ada", "hopper", or "sm_XY" / "X.Y". */
+warplab_status warplab_arch_by_name(const char *name, warplab_arch *arch);
+/* The architecture of a CUDA device (its compute capability and limits). */
+warplab_status warplab_arch_from_device(const warplab_device_info *device, warplab_arch *arch);
+/* Blocks, warps and threads per SM for a block size, registers per thread and
+ * shared memory per block; WARPLAB_ERROR_INVALID_ARGUMENT (with no result)
+ * when the block cannot run at all (too many threads, registers or bytes). */
+warplab_status warplab_occupancy_compute(const warplab_arch *arch, int threads_per_block,
+                                         int registers_per_thread, size_t shared_per_block,
+                                         warplab_occupancy *result);
 
 /* ------------------------------------------------------------------------ */
 /* Probes (the course's experiments; added here)                            */

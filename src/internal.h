@@ -249,8 +249,9 @@ typedef struct wl_ladder {
     /* Which rung warplab's own operation uses. */
     const char *best_rung;
     /* The problems the test suite checks every rung on (odd sizes, every
-     * type and operation, misaligned views). Returns how many it wrote. */
-    int (*test_problems)(wl_problem *problems, int capacity);
+     * type and operation, misaligned views), for a device (full sizes on a
+     * GPU, what a CPU can do in seconds elsewhere). Returns how many. */
+    int (*test_problems)(const warplab_device_info *device, wl_problem *problems, int capacity);
 } wl_ladder;
 
 size_t wl_ladder_count(void);

@@ -3,7 +3,12 @@
  * against the CPU reference with fresh random inputs and poisoned outputs,
  * then timed once on a small problem so the timers run too.
  *
- *   test_ladders --backend cuda|opencl|cpu [--ladder NAME]
+ *   test_ladders --backend cuda|opencl|cpu [--ladder NAME] [--rung ID]
+ *                [--skip-unsafe] [--max-size N] [--no-timing]
+ *
+ * --skip-unsafe leaves out rungs known to race (for compute-sanitizer runs),
+ * --max-size leaves out problems whose leading size is above N (sanitizers
+ * are slow), --no-timing checks only.
  *
  * Exits 77 (CTest's skip) when the backend is not compiled in or has no
  * device, and says so. A rung may be skipped only for its own limits or for
@@ -18,17 +23,39 @@
 
 #define MAX_PROBLEMS 512
 
-static int run_ladder(warplab_context *context, const wl_ladder *ladder, uint64_t seed,
-                      int *rungs_run)
+typedef struct filters {
+    const char *rung;
+    bool skip_unsafe;
+    double max_size;
+    bool timing;
+} filters;
+
+static bool rung_selected(const filters *f, const wl_rung *rung)
+{
+    if (f->rung && strcmp(f->rung, rung->id) != 0)
+        return false;
+    return !(f->skip_unsafe && (rung->flags & WL_RUNG_UNSAFE));
+}
+
+static int run_ladder(warplab_context *context, const wl_ladder *ladder, const filters *f,
+                      uint64_t seed, int *rungs_run)
 {
     wl_problem *problems = calloc(MAX_PROBLEMS, sizeof *problems);
     if (!problems)
         return 1;
-    int count = ladder->test_problems ? ladder->test_problems(problems, MAX_PROBLEMS) : 0;
-    CHECK_MSG(count > 0, "ladder %s declares no test problems", ladder->name);
+    int all = ladder->test_problems
+                  ? ladder->test_problems(warplab_context_device(context), problems, MAX_PROBLEMS)
+                  : 0;
+    CHECK_MSG(all > 0, "ladder %s declares no test problems", ladder->name);
+    int count = 0;
+    for (int p = 0; p < all; p++)
+        if (f->max_size <= 0 || ladder->leading_size(&problems[p]) <= f->max_size)
+            problems[count++] = problems[p];
     wl_run_config check_only = {.verify = true, .time = false};
     for (size_t r = 0; r < ladder->rung_count; r++) {
         const wl_rung *rung = &ladder->rungs[r];
+        if (!rung_selected(f, rung))
+            continue;
         int ran = 0, skipped = 0, lesson_wrong = 0;
         char last_skip[256] = "";
         for (int p = 0; p < count; p++) {
@@ -66,10 +93,12 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, uint64_
     /* The timing path once per rung, on the smallest non-empty problem. */
     wl_run_config timed = {.repeat = 3, .warmup = 1, .max_seconds = 0.5, .flush = true,
                            .verify = true, .time = true, .seed = seed};
-    for (int p = 0; p < count; p++) {
+    for (int p = 0; p < count && f->timing; p++) {
         if (problems[p].dim[0] == 0 || problems[p].misalign)
             continue;
         for (size_t r = 0; r < ladder->rung_count; r++) {
+            if (!rung_selected(f, &ladder->rungs[r]))
+                continue;
             warplab_row row;
             warplab_status status = wl_run_rung(context->device, context->host, ladder,
                                                 &ladder->rungs[r], &problems[p], &timed, &row);
@@ -87,16 +116,30 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, uint64_
 int main(int argc, char **argv)
 {
     const char *backend = NULL, *only = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--backend"))
-            backend = argv[i + 1];
-        else if (!strcmp(argv[i], "--ladder"))
-            only = argv[i + 1];
+    filters f = {.timing = true};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--skip-unsafe"))
+            f.skip_unsafe = true;
+        else if (!strcmp(argv[i], "--no-timing"))
+            f.timing = false;
+        else if (i + 1 < argc && !strcmp(argv[i], "--backend"))
+            backend = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--ladder"))
+            only = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--rung"))
+            f.rung = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--max-size"))
+            f.max_size = atof(argv[++i]);
+        else {
+            fprintf(stderr, "test_ladders: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
     }
     warplab_backend_kind kind;
     if (!backend || warplab_backend_parse(backend, &kind) != WARPLAB_OK ||
         kind == WARPLAB_BACKEND_AUTO) {
-        fprintf(stderr, "usage: test_ladders --backend cuda|opencl|cpu [--ladder NAME]\n");
+        fprintf(stderr, "usage: test_ladders --backend cuda|opencl|cpu [--ladder NAME] [--rung ID] "
+                        "[--skip-unsafe] [--max-size N] [--no-timing]\n");
         return 2;
     }
     if (!warplab_backend_compiled(kind)) {
@@ -126,9 +169,9 @@ int main(int argc, char **argv)
         const wl_ladder *ladder = wl_ladder_at(l);
         if (only && strcmp(only, ladder->name) != 0)
             continue;
-        run_ladder(context, ladder, seed, &rungs_run);
+        run_ladder(context, ladder, &f, seed, &rungs_run);
     }
-    CHECK_MSG(rungs_run > 0, "no rung ran at all on %s", backend);
+    CHECK_MSG(rungs_run > 0 || f.rung, "no rung ran at all on %s", backend);
     warplab_context_destroy(context);
     return check_report("test_ladders");
 }

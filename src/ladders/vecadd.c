@@ -160,8 +160,10 @@ static warplab_status vecadd_make_problem(const size_t size[3], int dims, const 
     return wl_make_problem_1d(size, dims, "vecadd", problem, error, error_len);
 }
 
-static int vecadd_test_problems(wl_problem *problems, int capacity)
+static int vecadd_test_problems(const warplab_device_info *device, wl_problem *problems,
+                                int capacity)
 {
+    (void)device;
     int count = 0;
     for (int misalign = 0; misalign <= 1; misalign++)
         for (int i = 0; i < wl_test_sizes_1d_count && count < capacity; i++) {
