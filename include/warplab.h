@@ -200,6 +200,8 @@ typedef struct warplab_row {
     double course_value;   /* the course's measured figure, 0 = none */
     char course_unit[16];  /* "GB/s", "GFLOP/s" */
     char course_device[32];/* "K40", "GTX 280", "G80" */
+    double course_value2;  /* a second device's figure, same unit; 0 = none */
+    char course_device2[32];
     char lesson[320];      /* what changed over the rung below, and why it is faster */
 } warplab_row;
 

@@ -210,6 +210,10 @@ typedef struct wl_rung {
     double course_value;   /* the course's figure (0 = none) */
     const char *course_unit;   /* "GB/s" */
     const char *course_device; /* "K40" */
+    /* A second device's figure for the same rung, in the same unit (the
+     * reduction ladder quotes K40 and seed 004's older GPU); 0 = none. */
+    double course_value2;
+    const char *course_device2;
     unsigned flags;        /* WL_RUNG_* */
     /* Bytes it must move and flops it must do; NULL = the ladder's. */
     double (*bytes)(const wl_problem *problem);

@@ -69,11 +69,15 @@ static void format_speedup(char *out, size_t len, double x)
 
 static void format_course(char *out, size_t len, const warplab_row *row)
 {
+    wl_copy_string(out, len, "");
     if (row->course_value > 0)
         wl_format(out, len, "%.4g %s %s", row->course_value, row->course_unit,
                   row->course_device);
-    else
-        wl_copy_string(out, len, "");
+    if (row->course_value2 > 0) {
+        size_t used = strlen(out);
+        wl_format(out + used, len - used, "%s%.4g %s %s", used ? "; " : "", row->course_value2,
+                  row->course_unit, row->course_device2);
+    }
 }
 
 static void group_heading(const warplab_report *report, const warplab_row *first, char *out,
@@ -104,7 +108,7 @@ static void write_table(const warplab_report *report, FILE *out)
                 fprintf(out, "%-18s %-36s %s: %s\n", row->rung, title, row_state(row), row->note);
                 continue;
             }
-            char time[24], step[16], total[16], course[64], noise[16], rate[16], peak[16];
+            char time[24], step[16], total[16], course[96], noise[16], rate[16], peak[16];
             format_time(time, sizeof time, row->median_ms);
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
@@ -171,7 +175,7 @@ static void write_markdown(const warplab_report *report, FILE *out)
                 fputs(" | | | | | | |\n", out);
                 continue;
             }
-            char time[24], step[16], total[16], course[64];
+            char time[24], step[16], total[16], course[96];
             format_time(time, sizeof time, row->median_ms);
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
@@ -217,7 +221,8 @@ static void write_csv(const warplab_report *report, FILE *out)
 {
     fputs("ladder,problem,size,rung,title,backend,kind,state,runs,median_ms,min_ms,max_ms,"
           "mean_ms,noise_pct,bytes,flops,gbs,gflops,pct_of_ceiling,step_speedup,"
-          "cumulative_speedup,max_rel_error,course_value,course_unit,course_device,note\n",
+          "cumulative_speedup,max_rel_error,course_value,course_unit,course_device,note,"
+          "course_value2,course_device2\n",
           out);
     for (size_t i = 0; i < report->row_count; i++) {
         const warplab_row *row = &report->rows[i];
@@ -242,6 +247,8 @@ static void write_csv(const warplab_report *report, FILE *out)
         csv_text(out, row->course_device);
         fputc(',', out);
         csv_text(out, row->note);
+        fprintf(out, ",%.6g,", row->course_value2);
+        csv_text(out, row->course_device2);
         fputc('\n', out);
     }
 }
@@ -338,6 +345,8 @@ static void write_json(const warplab_report *report, FILE *out)
         json_number(out, "course_value", row->course_value, true);
         json_field(out, "course_unit", row->course_unit, true);
         json_field(out, "course_device", row->course_device, true);
+        json_number(out, "course_value2", row->course_value2, true);
+        json_field(out, "course_device2", row->course_device2, true);
         fputs("\n     ", out);
         json_field(out, "note", row->note, true);
         json_field(out, "lesson", row->lesson, false);
