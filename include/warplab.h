@@ -157,6 +157,32 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
 
 /* --- reduction (the reduction ladder adds its API here) --- */
 
+typedef enum warplab_reduce_op {
+    WARPLAB_REDUCE_SUM = 0,
+    WARPLAB_REDUCE_MIN,
+    WARPLAB_REDUCE_MAX,
+    WARPLAB_REDUCE_OP_COUNT
+} warplab_reduce_op;
+
+const char *warplab_reduce_op_name(warplab_reduce_op op); /* "sum", "min", "max" */
+warplab_status warplab_reduce_op_parse(const char *name, warplab_reduce_op *op);
+
+/* Reduces the first n elements of dtype in input to one value and writes it,
+ * one element of dtype, to *result (host memory). What it computes:
+ * - int32 sum wraps modulo 2^32 (two's complement), and is exact;
+ * - float and double sums accumulate in the element type, in the order the
+ *   rung chooses: |result - exact| <= n * epsilon(dtype) * sum |x[i]|;
+ * - a NaN anywhere in the input gives NaN, for sum, min and max alike;
+ * - n = 0 gives the identity: 0 for sum; +infinity (INT32_MAX for int32) for
+ *   min; -infinity (INT32_MIN) for max.
+ * Runs the reduction ladder's fastest safe rung on the context's backend (the
+ * one-pass kernel on cuda; the best rung the backend has elsewhere). Every
+ * argument is checked before any device work; on failure *result is left
+ * untouched. */
+warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype,
+                              warplab_reduce_op op, const warplab_buffer *input, size_t n,
+                              void *result);
+
 /* --- transpose (the transpose ladder adds its API here) --- */
 
 /* --- matrix multiply (the gemm ladder adds its API here) --- */

@@ -1,4 +1,178 @@
-/* The cpu backend's reduce rungs. (To be written.) */
+/* The cpu backend's reduction rungs: the course's host loop, and the same
+ * loop on every core. Both accumulate in the element type, as the course's C
+ * does, and compute what every rung computes: int32 sums wrap modulo 2^32,
+ * min and max propagate a NaN, n = 0 gives the identity. */
 #include "cpu.h"
 
-const wl_impl *const wl_cpu_reduce_impls[] = {NULL};
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Work split for the multithreaded rung: chunks of 256 Ki elements. */
+#define CHUNK_ELEMENTS ((size_t)1 << 18)
+
+/* The int32 sum is done in uint32_t, where wrapping is defined; converting
+ * back is modulo 2^32 with GCC and Clang (C11 leaves it to the compiler). */
+static inline int32_t sum_int32(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+static inline int32_t min_int32(int32_t a, int32_t b)
+{
+    return b < a ? b : a;
+}
+static inline int32_t max_int32(int32_t a, int32_t b)
+{
+    return b > a ? b : a;
+}
+/* A NaN in b wins, a NaN already in a stays (b < a is false against it). */
+static inline float sum_float(float a, float b)
+{
+    return a + b;
+}
+static inline float min_float(float a, float b)
+{
+    return (b < a || isnan(b)) ? b : a;
+}
+static inline float max_float(float a, float b)
+{
+    return (b > a || isnan(b)) ? b : a;
+}
+static inline double sum_double(double a, double b)
+{
+    return a + b;
+}
+static inline double min_double(double a, double b)
+{
+    return (b < a || isnan(b)) ? b : a;
+}
+static inline double max_double(double a, double b)
+{
+    return (b > a || isnan(b)) ? b : a;
+}
+
+/* reduce_range_T(x, n, op, acc): acc combined with x[0..n), in order. */
+#define DEFINE_REDUCE_RANGE(T, NAME)                                                               \
+    static T reduce_range_##NAME(const T *x, size_t n, wl_op op, T acc)                            \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case WL_OP_SUM:                                                                            \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc = sum_##NAME(acc, x[i]);                                                       \
+            break;                                                                                 \
+        case WL_OP_MIN:                                                                            \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc = min_##NAME(acc, x[i]);                                                       \
+            break;                                                                                 \
+        default:                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc = max_##NAME(acc, x[i]);                                                       \
+            break;                                                                                 \
+        }                                                                                          \
+        return acc;                                                                                \
+    }
+
+DEFINE_REDUCE_RANGE(int32_t, int32)
+DEFINE_REDUCE_RANGE(float, float)
+DEFINE_REDUCE_RANGE(double, double)
+
+/* *result = the reduction of x[0..n) (the identity when n = 0). */
+static void reduce_host(warplab_dtype dtype, wl_op op, const void *x, size_t n, void *result)
+{
+    switch (dtype) {
+    case WARPLAB_INT32: {
+        int32_t acc = op == WL_OP_MIN ? INT32_MAX : op == WL_OP_MAX ? INT32_MIN : 0;
+        acc = reduce_range_int32(x, n, op, acc);
+        memcpy(result, &acc, sizeof acc);
+        break;
+    }
+    case WARPLAB_FLOAT32: {
+        float acc = op == WL_OP_MIN ? INFINITY : op == WL_OP_MAX ? -INFINITY : 0.0f;
+        acc = reduce_range_float(x, n, op, acc);
+        memcpy(result, &acc, sizeof acc);
+        break;
+    }
+    default: {
+        double acc = op == WL_OP_MIN ? INFINITY : op == WL_OP_MAX ? -INFINITY : 0.0;
+        acc = reduce_range_double(x, n, op, acc);
+        memcpy(result, &acc, sizeof acc);
+        break;
+    }
+    }
+}
+
+/* Rung cpu_loop: one core, one element per iteration. */
+static warplab_status reduce_loop(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)backend;
+    (void)state;
+    const wl_problem *p = launch->problem;
+    reduce_host(p->dtype, p->op, wl_view_ptr(launch->buf[0]), p->dim[0],
+                wl_view_ptr(launch->buf[1]));
+    return WARPLAB_OK;
+}
+
+/* Rung cpu_threads: one partial per chunk on every core, then the partials
+ * reduced by the same loop. The partials live in the rung's state (setup,
+ * untimed). */
+typedef struct chunked_reduce {
+    const unsigned char *x;
+    size_t n, element;
+    warplab_dtype dtype;
+    wl_op op;
+    unsigned char *partials; /* one element per chunk */
+} chunked_reduce;
+
+static size_t chunk_count(size_t n)
+{
+    return (n + CHUNK_ELEMENTS - 1) / CHUNK_ELEMENTS;
+}
+
+static void reduce_chunk(size_t task, void *user)
+{
+    const chunked_reduce *job = user;
+    size_t begin = task * CHUNK_ELEMENTS;
+    size_t end = begin + CHUNK_ELEMENTS < job->n ? begin + CHUNK_ELEMENTS : job->n;
+    reduce_host(job->dtype, job->op, job->x + begin * job->element, end - begin,
+                job->partials + task * job->element);
+}
+
+static warplab_status threads_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    size_t chunks = chunk_count(launch->problem->dim[0]);
+    *state = malloc((chunks ? chunks : 1) * sizeof(double));
+    if (!*state)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY,
+                       "cannot allocate %zu partial results", chunks);
+    return WARPLAB_OK;
+}
+
+static void threads_teardown(wl_backend *backend, void *state)
+{
+    (void)backend;
+    free(state);
+}
+
+static warplab_status reduce_threads(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    const wl_problem *p = launch->problem;
+    chunked_reduce job = {wl_view_ptr(launch->buf[0]),
+                          p->dim[0],
+                          warplab_dtype_size(p->dtype),
+                          p->dtype,
+                          p->op,
+                          state};
+    size_t chunks = chunk_count(job.n);
+    wl_parallel_for(backend->info.multiprocessors, chunks, reduce_chunk, &job);
+    reduce_host(p->dtype, p->op, job.partials, chunks, wl_view_ptr(launch->buf[1]));
+    return WARPLAB_OK;
+}
+
+static const wl_impl loop_impl = {.ladder = "reduce", .rung = "cpu_loop", .launch = reduce_loop};
+static const wl_impl threads_impl = {.ladder = "reduce",
+                                     .rung = "cpu_threads",
+                                     .setup = threads_setup,
+                                     .launch = reduce_threads,
+                                     .teardown = threads_teardown};
+
+const wl_impl *const wl_cpu_reduce_impls[] = {&loop_impl, &threads_impl, NULL};
