@@ -126,6 +126,17 @@ static warplab_status check_memory(harness_run *run, size_t scratch_bytes, warpl
     return WARPLAB_OK;
 }
 
+/* A device allocation that failed for want of room (or past the device's
+ * largest buffer) is a size that does not fit: the row is skipped, like the
+ * memory check's, not failed. */
+static warplab_status allocation_failed(harness_run *run, warplab_status status, warplab_row *row)
+{
+    return row_fail(row, status,
+                    status == WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY ? WARPLAB_ROW_SKIPPED
+                                                                 : WARPLAB_ROW_FAILED,
+                    run->backend->error);
+}
+
 /* Allocates every buffer (view plus head and guard), and the host copies. */
 static warplab_status allocate(harness_run *run, warplab_row *row)
 {
@@ -149,7 +160,7 @@ static warplab_status allocate(harness_run *run, warplab_row *row)
         size_t total = b->head + b->bytes + GUARD_BYTES;
         status = backend->ops->alloc(backend, total, &b->handle);
         if (status != WARPLAB_OK)
-            return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+            return allocation_failed(run, status, row);
         b->host = malloc(b->bytes ? b->bytes : 1);
         if (!b->host)
             return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
@@ -161,7 +172,7 @@ static warplab_status allocate(harness_run *run, warplab_row *row)
     if (scratch_bytes) {
         status = backend->ops->alloc(backend, scratch_bytes, &run->scratch);
         if (status != WARPLAB_OK)
-            return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+            return allocation_failed(run, status, row);
         run->launch.scratch.handle = run->scratch;
         run->launch.scratch.bytes = scratch_bytes;
     }
