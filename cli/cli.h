@@ -31,6 +31,8 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
 /* Writes a report to a file in a format (or SVG when svg is true). */
 int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
                    bool svg);
+/* Writes a sweep's line chart (GB/s against n) as SVG. */
+int cli_write_sweep_svg(const warplab_report *report, const char *path);
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

@@ -38,6 +38,11 @@ static void bench_help(FILE *out)
             "      --markdown       print Markdown instead of the table\n"
             "      --json FILE      also write the full report as JSON\n"
             "      --plot FILE      also write a bar chart (SVG) of each table\n"
+            "      --sweep          GB/s against n, n = 2^10, 2^12, ..., 2^30 (sizes that do\n"
+            "                       not fit are skipped), for the --rung list plus the vendor\n"
+            "                       rows: the tables, a GB/s-by-n table, and with --plot a\n"
+            "                       line chart. Needs a ladder with a 1-D size; --no-flush\n"
+            "                       keeps L2 warm, as a caller's small inputs often are\n"
             "  -q, --quiet          no progress line\n"
             "  -h, --help           this help\n"
             "\n"
@@ -61,7 +66,35 @@ static void progress_line(void *user, const char *ladder, const char *rung, cons
 }
 
 enum { OPT_OP = 256, OPT_WARMUP, OPT_MAX_SECONDS, OPT_NO_FLUSH, OPT_SEED, OPT_CSV, OPT_MARKDOWN,
-       OPT_JSON, OPT_PLOT };
+       OPT_JSON, OPT_PLOT, OPT_SWEEP };
+
+/* The sweep's sizes: launch latency at the small end, bandwidth at the top. */
+#define SWEEP_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30"
+
+/* The --rung list plus the ladder's vendor rows not already in it; false
+ * when it does not fit. */
+static bool sweep_rungs(const char *ladder, const char *rungs, char *out, size_t len)
+{
+    int used = snprintf(out, len, "%s", rungs);
+    if (used < 0 || (size_t)used >= len)
+        return false;
+    for (size_t i = 0; warplab_ladder_rung(ladder, i, NULL); i++) {
+        const char *id = warplab_ladder_rung(ladder, i, NULL);
+        if (!(warplab_ladder_rung_flags(ladder, i) & WARPLAB_ROW_VENDOR))
+            continue;
+        bool listed = false;
+        for (const char *p = rungs; (p = strstr(p, id)) != NULL; p += strlen(id))
+            if ((p == rungs || p[-1] == ',') && (p[strlen(id)] == ',' || p[strlen(id)] == '\0'))
+                listed = true;
+        if (listed)
+            continue;
+        int more = snprintf(out + used, len - (size_t)used, ",%s", id);
+        if (more < 0 || (size_t)more >= len - (size_t)used)
+            return false;
+        used += more;
+    }
+    return true;
+}
 
 int cmd_bench(int argc, char **argv)
 {
@@ -81,6 +114,7 @@ int cmd_bench(int argc, char **argv)
         {"markdown", no_argument, NULL, OPT_MARKDOWN},
         {"json", required_argument, NULL, OPT_JSON},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"sweep", no_argument, NULL, OPT_SWEEP},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -89,7 +123,8 @@ int cmd_bench(int argc, char **argv)
     memset(&bench, 0, sizeof bench);
     const char *backend = NULL, *json = NULL, *plot = NULL;
     int device = -1;
-    bool quiet = false;
+    bool quiet = false, sweep = false;
+    char rung_list[1024];
     warplab_format format = WARPLAB_FORMAT_TABLE;
     optind = 1;
     int c;
@@ -126,6 +161,7 @@ int cmd_bench(int argc, char **argv)
         case OPT_MARKDOWN: format = WARPLAB_FORMAT_MARKDOWN; break;
         case OPT_JSON: json = optarg; break;
         case OPT_PLOT: plot = optarg; break;
+        case OPT_SWEEP: sweep = true; break;
         case 'q': quiet = true; break;
         case 'h': bench_help(stdout); return CLI_OK;
         default: return cli_usage_error("bench", "unknown option");
@@ -137,6 +173,20 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error("bench", "one ladder at a time (got '%s' too); without one, "
                                         "every ladder runs",
                                argv[optind]);
+    if (sweep) {
+        if (!bench.ladder)
+            return cli_usage_error("bench", "--sweep needs a ladder (e.g. warplab bench reduce "
+                                            "--sweep --rung single_pass)");
+        if (bench.sizes)
+            return cli_usage_error("bench", "--sweep chooses the sizes (2^10 to 2^30); leave "
+                                            "out --size");
+        bench.sizes = SWEEP_SIZES;
+        if (bench.rungs) {
+            if (!sweep_rungs(bench.ladder, bench.rungs, rung_list, sizeof rung_list))
+                return cli_usage_error("bench", "the --rung list is too long");
+            bench.rungs = rung_list;
+        }
+    }
     if (!quiet)
         bench.progress = progress_line;
 
@@ -160,11 +210,14 @@ int cmd_bench(int argc, char **argv)
         return code;
     }
     warplab_report_write(report, format, stdout);
+    if (sweep && format == WARPLAB_FORMAT_TABLE)
+        warplab_report_write_sweep(report, stdout);
     fflush(stdout);
     if (json && code == CLI_OK)
         code = cli_write_file(report, json, WARPLAB_FORMAT_JSON, false);
     if (plot && code == CLI_OK)
-        code = cli_write_file(report, plot, WARPLAB_FORMAT_TABLE, true);
+        code = sweep ? cli_write_sweep_svg(report, plot)
+                     : cli_write_file(report, plot, WARPLAB_FORMAT_TABLE, true);
 
     size_t failed = 0;
     for (size_t i = 0; i < report->row_count; i++) {

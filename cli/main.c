@@ -113,16 +113,20 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
     return CLI_OK;
 }
 
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
-                   bool svg)
+/* How a report goes into a file. */
+typedef enum report_writer { WRITE_FORMAT, WRITE_SVG, WRITE_SWEEP_SVG } report_writer;
+
+static int write_report_file(const warplab_report *report, const char *path, report_writer writer,
+                             warplab_format format)
 {
     FILE *file = fopen(path, "w");
     if (!file) {
         fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
         return CLI_FAILED;
     }
-    warplab_status status = svg ? warplab_report_write_svg(report, file)
-                                : warplab_report_write(report, format, file);
+    warplab_status status = writer == WRITE_SVG         ? warplab_report_write_svg(report, file)
+                            : writer == WRITE_SWEEP_SVG ? warplab_report_write_sweep_svg(report, file)
+                                                        : warplab_report_write(report, format, file);
     if (fclose(file) != 0 && status == WARPLAB_OK)
         status = WARPLAB_ERROR_IO;
     if (status != WARPLAB_OK) {
@@ -130,6 +134,17 @@ int cli_write_file(const warplab_report *report, const char *path, warplab_forma
         return CLI_FAILED;
     }
     return CLI_OK;
+}
+
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
+                   bool svg)
+{
+    return write_report_file(report, path, svg ? WRITE_SVG : WRITE_FORMAT, format);
+}
+
+int cli_write_sweep_svg(const warplab_report *report, const char *path)
+{
+    return write_report_file(report, path, WRITE_SWEEP_SVG, WARPLAB_FORMAT_TABLE);
 }
 
 /* PoCL compiles kernels into a cache directory that must be writable; give it

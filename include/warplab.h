@@ -276,6 +276,9 @@ const char *warplab_ladder_name(size_t index);
 const char *warplab_ladder_title(size_t index);
 /* Rungs of a ladder, in ladder order; NULL when index is past the end. */
 const char *warplab_ladder_rung(const char *ladder, size_t index, const char **title);
+/* The WARPLAB_ROW_* flags the rows of a ladder's rung carry (host, vendor,
+ * reference, unsafe, transfer); 0 when index is past the end. */
+unsigned warplab_ladder_rung_flags(const char *ladder, size_t index);
 
 /* ------------------------------------------------------------------------ */
 /* Report output (to a stream the caller owns)                              */
@@ -291,6 +294,11 @@ warplab_status warplab_report_write(const warplab_report *report, warplab_format
                                     FILE *stream);
 /* A bar chart per ladder and problem: GB/s per rung against the ceiling, as SVG. */
 warplab_status warplab_report_write_svg(const warplab_report *report, FILE *stream);
+/* For a sweep (one ladder, one rung list, many sizes): GB/s against n, as a
+ * table (a row per n, a column per rung) and as an SVG line chart (log2 n on
+ * x, a line per rung, the ceiling dashed). */
+warplab_status warplab_report_write_sweep(const warplab_report *report, FILE *stream);
+warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE *stream);
 
 /* ------------------------------------------------------------------------ */
 /* Occupancy: the course's block-granularity arithmetic (seed 000)          */

@@ -466,3 +466,211 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
     fputs("</svg>\n", out);
     return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Sweeps: GB/s against n, one series per rung (warplab bench --sweep)      */
+
+#define SWEEP_MAX_SERIES 32
+#define SWEEP_MAX_SIZES 64
+
+typedef struct sweep {
+    const warplab_row *series[SWEEP_MAX_SERIES]; /* each rung's first row */
+    int series_count;
+    double sizes[SWEEP_MAX_SIZES]; /* ascending */
+    int size_count;
+} sweep;
+
+static bool same_rung(const warplab_row *a, const warplab_row *b)
+{
+    return strcmp(a->ladder, b->ladder) == 0 && strcmp(a->rung, b->rung) == 0;
+}
+
+static void sweep_collect(const warplab_report *report, sweep *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        int k = 0;
+        while (k < s->series_count && !same_rung(s->series[k], row))
+            k++;
+        if (k == s->series_count && k < SWEEP_MAX_SERIES)
+            s->series[s->series_count++] = row;
+        int j = 0;
+        while (j < s->size_count && s->sizes[j] < row->size)
+            j++;
+        if ((j == s->size_count || s->sizes[j] != row->size) && s->size_count < SWEEP_MAX_SIZES) {
+            memmove(&s->sizes[j + 1], &s->sizes[j], (size_t)(s->size_count - j) * sizeof(double));
+            s->sizes[j] = row->size;
+            s->size_count++;
+        }
+    }
+}
+
+/* The GB/s of a rung at a size; 0 where it was not timed or failed. */
+static double sweep_point(const warplab_report *report, const warplab_row *series, double size)
+{
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        if (row->size == size && same_rung(row, series))
+            return row_timed(row) && !(row->flags & WARPLAB_ROW_FAILED) ? row->gbs : 0.0;
+    }
+    return 0.0;
+}
+
+/* "2^20" for powers of two, the number otherwise. */
+static void format_size(char *out, size_t len, double size)
+{
+    int exponent = 0;
+    double mantissa = frexp(size, &exponent);
+    if (size >= 1 && mantissa == 0.5)
+        wl_format(out, len, "2^%d", exponent - 1);
+    else
+        wl_format(out, len, "%.0f", size);
+}
+
+warplab_status warplab_report_write_sweep(const warplab_report *report, FILE *out)
+{
+    if (!report || !out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    sweep s;
+    sweep_collect(report, &s);
+    if (s.series_count == 0)
+        return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
+    fprintf(out, "\n%s sweep on %s (%s): GB/s against n (input bytes / median time)\n",
+            s.series[0]->ladder, report->device, report->backend);
+    fprintf(out, "%-10s", "n");
+    for (int k = 0; k < s.series_count; k++)
+        fprintf(out, " %14s", s.series[k]->rung);
+    fputc('\n', out);
+    for (int j = 0; j < s.size_count; j++) {
+        char label[32];
+        format_size(label, sizeof label, s.sizes[j]);
+        fprintf(out, "%-10s", label);
+        for (int k = 0; k < s.series_count; k++) {
+            double gbs = sweep_point(report, s.series[k], s.sizes[j]);
+            if (gbs > 0)
+                fprintf(out, " %14.1f", gbs);
+            else
+                fprintf(out, " %14s", "-");
+        }
+        fputc('\n', out);
+    }
+    if (report->ceiling_gbs > 0)
+        fprintf(out, "ceiling: %.0f GB/s, %s; '-': not run (too large, or failed)\n",
+                report->ceiling_gbs, report->ceiling_source);
+    return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
+}
+
+warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE *out)
+{
+    if (!report || !out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    static const char *const palette[] = {"#2e86c1", "#e67e22", "#27ae60", "#8e44ad", "#c0392b",
+                                          "#16a085", "#d35400", "#2c3e50", "#f1c40f", "#7f8c8d"};
+    const double width = 900, height = 520, left = 70, right = 180, top = 50, bottom = 60;
+    const double plot_w = width - left - right, plot_h = height - top - bottom;
+    sweep s;
+    sweep_collect(report, &s);
+    double x_lo = 0, x_hi = 1, y_hi = report->ceiling_gbs;
+    if (s.size_count > 0) {
+        x_lo = log2(s.sizes[0] > 1 ? s.sizes[0] : 1);
+        x_hi = log2(s.sizes[s.size_count - 1] > 1 ? s.sizes[s.size_count - 1] : 1);
+    }
+    if (x_hi <= x_lo)
+        x_hi = x_lo + 1;
+    for (int k = 0; k < s.series_count; k++)
+        for (int j = 0; j < s.size_count; j++) {
+            double gbs = sweep_point(report, s.series[k], s.sizes[j]);
+            if (gbs > y_hi)
+                y_hi = gbs;
+        }
+    if (y_hi <= 0)
+        y_hi = 1;
+    y_hi *= 1.05;
+#define SWEEP_X(size) (left + plot_w * (log2(size) - x_lo) / (x_hi - x_lo))
+#define SWEEP_Y(gbs) (top + plot_h * (1.0 - (gbs) / y_hi))
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            width, height, width, height);
+    fprintf(out, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+    svg_text(out, s.series_count ? s.series[0]->ladder : "");
+    fputs(" sweep on ", out);
+    svg_text(out, report->device);
+    fprintf(out, " (%s)</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">GB/s (input bytes / median "
+                 "time) against n; caches %s between runs</text>\n",
+            report->backend, report->l2_flushed ? "flushed" : "warm");
+    /* Axes, with a tick per power of two on x and five steps on y. */
+    fprintf(out,
+            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>\n"
+            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>\n",
+            left, top, left, top + plot_h, left, top + plot_h, left + plot_w, top + plot_h);
+    const int first = (int)ceil(x_lo), label_every = (int)ceil((x_hi - x_lo) / 12.0);
+    for (int e = first; e <= (int)floor(x_hi); e++) {
+        double x = SWEEP_X(ldexp(1.0, e));
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>\n",
+                x, top, x, top + plot_h);
+        if ((e - first) % (label_every > 0 ? label_every : 1) == 0)
+            fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">2^%d</text>\n", x,
+                    top + plot_h + 18, e);
+    }
+    /* y ticks at a round step (1, 2 or 5 times a power of ten), about five. */
+    const double raw = y_hi / 5, magnitude = pow(10.0, floor(log10(raw)));
+    const double step = raw / magnitude <= 1   ? magnitude
+                        : raw / magnitude <= 2 ? 2 * magnitude
+                        : raw / magnitude <= 5 ? 5 * magnitude
+                                               : 10 * magnitude;
+    for (double gbs = step; gbs <= y_hi; gbs += step) {
+        double y = SWEEP_Y(gbs);
+        fprintf(out,
+                "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>\n"
+                "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
+                left, y, left + plot_w, y, left - 6, y + 4, gbs);
+    }
+    fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">n (elements)</text>\n",
+            left + plot_w / 2, height - 15);
+    if (report->ceiling_gbs > 0) {
+        double y = SWEEP_Y(report->ceiling_gbs);
+        fprintf(out,
+                "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                "stroke-dasharray=\"5,4\"/>\n<text x=\"%.0f\" y=\"%.1f\" fill=\"#c0392b\">%.0f "
+                "GB/s</text>\n",
+                left, y, left + plot_w, y, left + 4, y - 4, report->ceiling_gbs);
+    }
+    /* One line per rung; a gap where a size did not run. */
+    for (int k = 0; k < s.series_count; k++) {
+        const char *color = palette[k % (int)(sizeof palette / sizeof palette[0])];
+        const char *dash =
+            (s.series[k]->flags & WARPLAB_ROW_VENDOR) ? " stroke-dasharray=\"6,3\"" : "";
+        bool drawing = false;
+        for (int j = 0; j < s.size_count; j++) {
+            double gbs = sweep_point(report, s.series[k], s.sizes[j]);
+            if (gbs <= 0 || s.sizes[j] < 1) {
+                if (drawing)
+                    fputs("\"/>\n", out);
+                drawing = false;
+                continue;
+            }
+            if (!drawing)
+                fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                        color, dash);
+            fprintf(out, "%.1f,%.1f ", SWEEP_X(s.sizes[j]), SWEEP_Y(gbs));
+            drawing = true;
+        }
+        if (drawing)
+            fputs("\"/>\n", out);
+        double ly = top + 16.0 * k;
+        fprintf(out,
+                "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+                "stroke-width=\"2\"%s/>\n<text x=\"%.0f\" y=\"%.0f\">",
+                left + plot_w + 12, ly, left + plot_w + 36, ly, color, dash, left + plot_w + 42,
+                ly + 4);
+        svg_text(out, s.series[k]->rung);
+        fputs("</text>\n", out);
+    }
+#undef SWEEP_X
+#undef SWEEP_Y
+    fputs("</svg>\n", out);
+    return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
+}
