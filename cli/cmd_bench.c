@@ -65,8 +65,18 @@ static void progress_line(void *user, const char *ladder, const char *rung, cons
     fflush(stderr);
 }
 
-enum { OPT_OP = 256, OPT_WARMUP, OPT_MAX_SECONDS, OPT_NO_FLUSH, OPT_SEED, OPT_CSV, OPT_MARKDOWN,
-       OPT_JSON, OPT_PLOT, OPT_SWEEP };
+enum {
+    OPT_OP = 256,
+    OPT_WARMUP,
+    OPT_MAX_SECONDS,
+    OPT_NO_FLUSH,
+    OPT_SEED,
+    OPT_CSV,
+    OPT_MARKDOWN,
+    OPT_JSON,
+    OPT_PLOT,
+    OPT_SWEEP
+};
 
 /* The sweep's sizes: launch latency at the small end, bandwidth at the top. */
 #define SWEEP_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30"

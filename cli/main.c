@@ -124,9 +124,10 @@ static int write_report_file(const warplab_report *report, const char *path, rep
         fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
         return CLI_FAILED;
     }
-    warplab_status status = writer == WRITE_SVG         ? warplab_report_write_svg(report, file)
-                            : writer == WRITE_SWEEP_SVG ? warplab_report_write_sweep_svg(report, file)
-                                                        : warplab_report_write(report, format, file);
+    warplab_status status = writer == WRITE_SVG ? warplab_report_write_svg(report, file)
+                            : writer == WRITE_SWEEP_SVG
+                                ? warplab_report_write_sweep_svg(report, file)
+                                : warplab_report_write(report, format, file);
     if (fclose(file) != 0 && status == WARPLAB_OK)
         status = WARPLAB_ERROR_IO;
     if (status != WARPLAB_OK) {
@@ -136,8 +137,7 @@ static int write_report_file(const warplab_report *report, const char *path, rep
     return CLI_OK;
 }
 
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
-                   bool svg)
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format, bool svg)
 {
     return write_report_file(report, path, svg ? WRITE_SVG : WRITE_FORMAT, format);
 }

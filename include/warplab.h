@@ -179,9 +179,8 @@ warplab_status warplab_reduce_op_parse(const char *name, warplab_reduce_op *op);
  * one-pass kernel on cuda; the best rung the backend has elsewhere). Every
  * argument is checked before any device work; on failure *result is left
  * untouched. */
-warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype,
-                              warplab_reduce_op op, const warplab_buffer *input, size_t n,
-                              void *result);
+warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
+                              const warplab_buffer *input, size_t n, void *result);
 
 /* --- transpose (the transpose ladder adds its API here) --- */
 

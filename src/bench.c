@@ -68,9 +68,9 @@ unsigned warplab_ladder_rung_flags(const char *ladder_name, size_t index)
     const wl_ladder *ladder = wl_ladder_find(ladder_name);
     if (!ladder || index >= ladder->rung_count)
         return 0;
-    return ladder->rungs[index].flags & (WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR |
-                                         WARPLAB_ROW_REFERENCE | WARPLAB_ROW_UNSAFE |
-                                         WARPLAB_ROW_TRANSFER);
+    return ladder->rungs[index].flags &
+           (WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE | WARPLAB_ROW_UNSAFE |
+            WARPLAB_ROW_TRANSFER);
 }
 
 void warplab_report_destroy(warplab_report *report)

@@ -598,8 +598,9 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
     svg_text(out, s.series_count ? s.series[0]->ladder : "");
     fputs(" sweep on ", out);
     svg_text(out, report->device);
-    fprintf(out, " (%s)</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">GB/s (input bytes / median "
-                 "time) against n; caches %s between runs</text>\n",
+    fprintf(out,
+            " (%s)</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">GB/s (input bytes / median "
+            "time) against n; caches %s between runs</text>\n",
             report->backend, report->l2_flushed ? "flushed" : "warm");
     /* Axes, with a tick per power of two on x and five steps on y. */
     fprintf(out,
@@ -609,8 +610,8 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
     const int first = (int)ceil(x_lo), label_every = (int)ceil((x_hi - x_lo) / 12.0);
     for (int e = first; e <= (int)floor(x_hi); e++) {
         double x = SWEEP_X(ldexp(1.0, e));
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>\n",
-                x, top, x, top + plot_h);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>\n", x,
+                top, x, top + plot_h);
         if ((e - first) % (label_every > 0 ? label_every : 1) == 0)
             fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">2^%d</text>\n", x,
                     top + plot_h + 18, e);
