@@ -159,13 +159,13 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "The course's host loop (int x = 0; for (...) x += v[i]): one core, each "
                "iteration waiting for the one before. The baseline of 'GPU vs CPU'.",
      .seed = "seed 003, 'Součet prvků vektoru' and 'GPU vs. CPU'",
-     .flags = WL_RUNG_HOST | WL_RUNG_OFF_LADDER},
+     .flags = WL_RUNG_HOST},
     {.id = "cpu_threads",
      .title = "CPU loop, all cores",
      .lesson = "The same loop on every core, one partial per chunk, the partials combined at "
                "the end: bound by the host's memory bandwidth rather than by one core's adds.",
      .seed = "seed 003, 'GPU vs. CPU'",
-     .flags = WL_RUNG_HOST | WL_RUNG_OFF_LADDER},
+     .flags = WL_RUNG_HOST},
     {.id = "naive",
      .title = "naive: one launch per level",
      .lesson = "v[i] += v[i+stride] for i a multiple of 2*stride, stride 1, 2, 4...: one "
