@@ -248,6 +248,9 @@ const char *warplab_ladder_name(size_t index);
 const char *warplab_ladder_title(size_t index);
 /* Rungs of a ladder, in ladder order; NULL when index is past the end. */
 const char *warplab_ladder_rung(const char *ladder, size_t index, const char **title);
+/* The WARPLAB_ROW_* kind flags of a rung (HOST, VENDOR, REFERENCE, UNSAFE,
+ * TRANSFER); 0 for an unknown rung. */
+unsigned warplab_rung_flags(const char *ladder, const char *rung);
 
 /* ------------------------------------------------------------------------ */
 /* Report output (to a stream the caller owns)                              */

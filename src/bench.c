@@ -61,6 +61,15 @@ const char *warplab_ladder_rung(const char *ladder_name, size_t index, const cha
     return ladder->rungs[index].id;
 }
 
+unsigned warplab_rung_flags(const char *ladder_name, const char *rung_id)
+{
+    const wl_ladder *ladder = wl_ladder_find(ladder_name);
+    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
+    const unsigned public_flags = WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
+                                  WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER;
+    return rung ? rung->flags & public_flags : 0;
+}
+
 void warplab_report_destroy(warplab_report *report)
 {
     if (!report)
