@@ -194,6 +194,9 @@ typedef struct warplab_row {
     double gbs;            /* bytes / median time, 1e9 B/s */
     double gflops;         /* flops / median time */
     double pct_of_ceiling; /* gbs / report ceiling (bandwidth), % ; 0 = n/a */
+    /* gbs / the GB/s of the fastest copy reference row (WARPLAB_ROW_REFERENCE)
+     * for the same problem in the same run, %; 0 = n/a (no such row). */
+    double pct_of_reference;
     double step_speedup;   /* median of the previous ladder rung / this one; 0 = n/a */
     double cumulative_speedup; /* first ladder rung / this one; 0 = n/a */
     double max_rel_error;  /* largest |got - expected| / bound seen in verification */

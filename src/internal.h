@@ -279,8 +279,9 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
                            const wl_rung *rung, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row);
 
-/* Fills step and cumulative speedups and % of ceiling across a ladder's rows
- * for one problem. */
+/* Fills step and cumulative speedups, % of ceiling and % of the copy
+ * reference (the fastest WL_RUNG_REFERENCE row among them) across a ladder's
+ * rows for one problem. */
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
 
 /* ------------------------------------------------------------------------ */
