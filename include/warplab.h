@@ -159,6 +159,18 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
 
 /* --- transpose (the transpose ladder adds its API here) --- */
 
+/* out = in^T, out of place: in is a row-major rows x cols matrix of dtype
+ * (WARPLAB_FLOAT32 or WARPLAB_FLOAT64) whose rows start ld_in elements apart;
+ * out receives the row-major cols x rows transpose, its rows ld_out elements
+ * apart. ld_in = 0 means cols and ld_out = 0 means rows (tight); otherwise
+ * ld_in >= cols and ld_out >= rows, and the elements between rows (the
+ * padding) are left untouched. in needs (rows-1)*ld_in + cols elements, out
+ * (cols-1)*ld_out + rows; in and out must be different buffers. rows or cols
+ * of 0 is a valid empty transpose. */
+warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,
+                                 size_t cols, const warplab_buffer *in, size_t ld_in,
+                                 warplab_buffer *out, size_t ld_out);
+
 /* --- matrix multiply (the gemm ladder adds its API here) --- */
 
 /* ------------------------------------------------------------------------ */
