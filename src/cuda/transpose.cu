@@ -109,18 +109,21 @@ template <> struct vector16<double> {
 };
 
 /* Four consecutive elements at a 16-byte-aligned address, moved with 16-byte
- * loads and stores (one float4, or two double2). The stores are written in
- * PTX: a plain float4 assignment of values gathered from four different
- * loads was split into four 4-byte stores by the compiler (seen in the PTX),
- * and __stwb/__stcg add cache and ordering qualifiers (STG.E.128.STRONG.SM /
- * .GPU in SASS) that an ordinary store does not have. */
+ * loads and stores (one float4, or two double2), written in PTX:
+ * - a plain float4 store of values gathered from four different loads was
+ *   split into four 4-byte stores by the compiler (seen in the PTX);
+ * - loads through the read-only path (ld.global.nc, what const __restrict__
+ *   gives) may be scheduled after later stores, and ptxas did so, issuing
+ *   the strip rung's loads in fours between its stores; ordinary loads and
+ *   stores to pointers that may alias keep their order, so every load of a
+ *   thread is in flight before its first store.
+ * The "memory" clobbers keep the compiler from reordering them either. */
 __device__ __forceinline__ void load4(const float *p, float (&v)[4])
 {
-    const float4 x = *reinterpret_cast<const float4 *>(p);
-    v[0] = x.x;
-    v[1] = x.y;
-    v[2] = x.z;
-    v[3] = x.w;
+    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                 : "l"(p)
+                 : "memory");
 }
 __device__ __forceinline__ void store4(float *p, const float (&v)[4])
 {
@@ -130,12 +133,11 @@ __device__ __forceinline__ void store4(float *p, const float (&v)[4])
 }
 __device__ __forceinline__ void load4(const double *p, double (&v)[4])
 {
-    const double2 x = reinterpret_cast<const double2 *>(p)[0];
-    const double2 y = reinterpret_cast<const double2 *>(p)[1];
-    v[0] = x.x;
-    v[1] = x.y;
-    v[2] = y.x;
-    v[3] = y.y;
+    asm volatile("ld.global.v2.f64 {%0, %1}, [%2];" : "=d"(v[0]), "=d"(v[1]) : "l"(p) : "memory");
+    asm volatile("ld.global.v2.f64 {%0, %1}, [%2];"
+                 : "=d"(v[2]), "=d"(v[3])
+                 : "l"(p + 2)
+                 : "memory");
 }
 __device__ __forceinline__ void store4(double *p, const double (&v)[4])
 {
@@ -143,11 +145,41 @@ __device__ __forceinline__ void store4(double *p, const double (&v)[4])
     asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(p + 2), "d"(v[2]), "d"(v[3]) : "memory");
 }
 
-/* The vectorized rung's shape: a block of 256 threads takes a 64x64 tile,
- * each thread a 4x4 sub-block of it. */
+/* The vectorized rungs' shape: a block of 256 threads takes a 64x64 tile,
+ * each thread a 4x4 sub-block of it; the strip rung's block takes STRIP
+ * such tiles down a column of tiles. */
 constexpr int SUB = 4;
 constexpr int VEC_TILE = 64;
 constexpr int VEC_THREADS = 256;
+
+/* One 4x4 sub-block at (r0, c0): 16-byte loads and stores when it lies
+ * wholly inside the matrix (the caller's grid shift makes it aligned), else
+ * element by element with bounds checks. */
+template <typename T>
+__device__ __forceinline__ void transpose_sub_block(const T *__restrict__ in, T *__restrict__ out,
+                                                    const wl_transpose_layout &m, long long r0,
+                                                    long long c0)
+{
+    const long long rows = (long long)m.rows, cols = (long long)m.cols;
+    if (r0 >= 0 && c0 >= 0 && r0 + SUB <= rows && c0 + SUB <= cols) {
+        T v[SUB][SUB];
+#pragma unroll
+        for (int k = 0; k < SUB; k++)
+            load4(in + (size_t)(r0 + k) * m.ld_in + c0, v[k]);
+#pragma unroll
+        for (int j = 0; j < SUB; j++) {
+            const T column[SUB] = {v[0][j], v[1][j], v[2][j], v[3][j]};
+            store4(out + (size_t)(c0 + j) * m.ld_out + r0, column);
+        }
+        return;
+    }
+    for (int k = 0; k < SUB; k++)
+        for (int j = 0; j < SUB; j++) {
+            const long long r = r0 + k, c = c0 + j;
+            if (r >= 0 && r < rows && c >= 0 && c < cols)
+                out[(size_t)c * m.ld_out + r] = in[(size_t)r * m.ld_in + c];
+        }
+}
 
 /* Each thread loads its 4x4 sub-block as four 16-byte row pieces, and stores
  * the sub-block's columns as four 16-byte pieces of output rows: the
@@ -158,41 +190,46 @@ constexpr int VEC_THREADS = 256;
  * instruction writes 4 rows x 128 contiguous bytes: whole 32-byte sectors on
  * both sides. The 8 warps tile the 64x64 block as 2 x 4.
  *
+ * STRIP > 1 (rung vectorized_strip): the block takes STRIP tiles down a
+ * column of tiles, and a thread whose STRIP sub-blocks are all inside the
+ * matrix issues all their loads before the first store.
+ *
  * Alignment: the host guarantees ld_in and ld_out are multiples of the
  * elements per 16 bytes, and shifts the sub-block grid by shift_c columns
  * and shift_r rows so that every full sub-block starts 16-byte aligned on
  * both sides (misaligned views included). Sub-blocks that stick out of the
  * matrix (edges, the shifted first row and column) go element by element. */
-template <typename T>
+template <typename T, int STRIP>
 __global__ void __launch_bounds__(VEC_THREADS)
     transpose_vectorized(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m,
-                         unsigned shift_r, unsigned shift_c, size_t tiles_y)
+                         unsigned shift_r, unsigned shift_c, size_t strips_y)
 {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const long long sub_row = (warp / 4) * 8 + lane / 4; /* 0..15 */
     const long long sub_col = (warp % 4) * 4 + lane % 4; /* 0..15 */
     const long long rows = (long long)m.rows, cols = (long long)m.cols;
     const long long c0 = (long long)blockIdx.x * VEC_TILE + SUB * sub_col - shift_c;
-    for (size_t tile_row = blockIdx.y; tile_row < tiles_y; tile_row += gridDim.y) {
-        const long long r0 = (long long)tile_row * VEC_TILE + SUB * sub_row - shift_r;
-        if (r0 >= 0 && c0 >= 0 && r0 + SUB <= rows && c0 + SUB <= cols) {
-            T v[SUB][SUB];
+    for (size_t strip = blockIdx.y; strip < strips_y; strip += gridDim.y) {
+        const long long r0 = (long long)(strip * STRIP) * VEC_TILE + SUB * sub_row - shift_r;
+        const long long last_r0 = r0 + (STRIP - 1) * VEC_TILE;
+        if (STRIP > 1 && r0 >= 0 && c0 >= 0 && last_r0 + SUB <= rows && c0 + SUB <= cols) {
+            T v[STRIP][SUB][SUB];
 #pragma unroll
-            for (int k = 0; k < SUB; k++)
-                load4(in + (size_t)(r0 + k) * m.ld_in + c0, v[k]);
+            for (int s = 0; s < STRIP; s++)
 #pragma unroll
-            for (int j = 0; j < SUB; j++) {
-                const T column[SUB] = {v[0][j], v[1][j], v[2][j], v[3][j]};
-                store4(out + (size_t)(c0 + j) * m.ld_out + r0, column);
-            }
-        } else {
-            for (int k = 0; k < SUB; k++)
+                for (int k = 0; k < SUB; k++)
+                    load4(in + (size_t)(r0 + s * VEC_TILE + k) * m.ld_in + c0, v[s][k]);
+#pragma unroll
+            for (int s = 0; s < STRIP; s++)
+#pragma unroll
                 for (int j = 0; j < SUB; j++) {
-                    const long long r = r0 + k, c = c0 + j;
-                    if (r >= 0 && r < rows && c >= 0 && c < cols)
-                        out[(size_t)c * m.ld_out + r] = in[(size_t)r * m.ld_in + c];
+                    const T column[SUB] = {v[s][0][j], v[s][1][j], v[s][2][j], v[s][3][j]};
+                    store4(out + (size_t)(c0 + j) * m.ld_out + r0 + s * VEC_TILE, column);
                 }
+            continue;
         }
+        for (int s = 0; s < STRIP; s++)
+            transpose_sub_block(in, out, m, r0 + s * VEC_TILE, c0);
     }
 }
 
@@ -283,6 +320,24 @@ bool matrix_of(const wl_launch *launch, wl_transpose_layout *m, const void **in,
     return m->rows > 0 && m->cols > 0;
 }
 
+/* A kernel launcher for one element type: (backend, layout, in, out). */
+using typed_launcher = warplab_status (*)(wl_backend *, const wl_transpose_layout &, const void *,
+                                          void *);
+
+/* A rung's launch: nothing to do for an empty matrix, else the float or the
+ * double form. */
+template <typed_launcher FLOAT_FORM, typed_launcher DOUBLE_FORM>
+warplab_status launch_typed(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    wl_transpose_layout m;
+    const void *in;
+    void *out;
+    if (!matrix_of(launch, &m, &in, &out))
+        return WARPLAB_OK;
+    return m.element_size == 8 ? DOUBLE_FORM(backend, m, in, out) : FLOAT_FORM(backend, m, in, out);
+}
+
 template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
 warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                               void *out)
@@ -297,19 +352,6 @@ warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m,
         <<<grid, dim3(TILE, BLOCK_ROWS), 0, wl_cuda_stream(backend)>>>(
             static_cast<const T *>(in), static_cast<T *>(out), m, tiles_slow);
     return WL_CUDA_LAUNCHED(backend, "transpose element kernel");
-}
-
-template <bool ALONG_ROWS, bool TRANSPOSE>
-warplab_status launch_elementwise(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    (void)state;
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    return m.element_size == 8 ? elementwise_on<double, ALONG_ROWS, TRANSPOSE>(backend, m, in, out)
-                               : elementwise_on<float, ALONG_ROWS, TRANSPOSE>(backend, m, in, out);
 }
 
 template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
@@ -327,23 +369,11 @@ warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const
     return WL_CUDA_LAUNCHED(backend, "transpose tile kernel");
 }
 
-template <int PAD, bool DIAGONAL, bool TRANSPOSE>
-warplab_status launch_tiles(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    (void)state;
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    return m.element_size == 8 ? tiles_on<double, PAD, DIAGONAL, TRANSPOSE>(backend, m, in, out)
-                               : tiles_on<float, PAD, DIAGONAL, TRANSPOSE>(backend, m, in, out);
-}
-
-/* Rung vectorized: the 16-byte kernel when both pitches are whole 16-byte
- * units and the views are element-aligned; otherwise the padded-tile kernel,
- * the fastest rung with no alignment needs. */
-template <typename T>
+/* Rungs vectorized and vectorized_strip: the 16-byte kernel when both
+ * pitches are whole 16-byte units and the views are element-aligned;
+ * otherwise the padded-tile kernel, the fastest rung with no alignment
+ * needs. STRIP: tiles per block down a column of tiles. */
+template <typename T, int STRIP>
 warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                              void *out)
 {
@@ -358,26 +388,14 @@ warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, 
     const unsigned shift_c = (unsigned)(in_address / sizeof(T) % per_vector);
     const unsigned shift_r = (unsigned)(out_address / sizeof(T) % per_vector);
     const size_t tiles_x = tiles_of(m.cols + shift_c, VEC_TILE);
-    const size_t tiles_y = tiles_of(m.rows + shift_r, VEC_TILE);
+    const size_t strips_y = tiles_of(tiles_of(m.rows + shift_r, VEC_TILE), STRIP);
     dim3 grid;
-    warplab_status status = tile_grid(backend, tiles_x, tiles_y, &grid);
+    warplab_status status = tile_grid(backend, tiles_x, strips_y, &grid);
     if (status != WARPLAB_OK)
         return status;
-    transpose_vectorized<T><<<grid, VEC_THREADS, 0, wl_cuda_stream(backend)>>>(
-        static_cast<const T *>(in), static_cast<T *>(out), m, shift_r, shift_c, tiles_y);
+    transpose_vectorized<T, STRIP><<<grid, VEC_THREADS, 0, wl_cuda_stream(backend)>>>(
+        static_cast<const T *>(in), static_cast<T *>(out), m, shift_r, shift_c, strips_y);
     return WL_CUDA_LAUNCHED(backend, "transpose vectorized");
-}
-
-warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    (void)state;
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    return m.element_size == 8 ? vectorized_on<double>(backend, m, in, out)
-                               : vectorized_on<float>(backend, m, in, out);
 }
 
 /* Rung copy (reference): rows of the input to tight rows of the output. A
@@ -398,18 +416,6 @@ warplab_status copy_on(wl_backend *backend, const wl_transpose_layout &m, const 
     copy_rows<T><<<grid, COPY_THREADS, 0, wl_cuda_stream(backend)>>>(
         static_cast<const T *>(in), static_cast<T *>(out), rows, cols, m.ld_in, cols);
     return WL_CUDA_LAUNCHED(backend, "transpose copy");
-}
-
-warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    (void)state;
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    return m.element_size == 8 ? copy_on<double>(backend, m, in, out)
-                               : copy_on<float>(backend, m, in, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -497,30 +503,58 @@ warplab_status launch_cublas(wl_backend *backend, const wl_launch *launch, void 
 
 /* Rung copy_shared: the copy through a 32x32 shared tile and a barrier. */
 const wl_impl copy_shared_impl = {
-    .ladder = "transpose", .rung = "copy_shared", .launch = launch_tiles<0, false, false>};
+    .ladder = "transpose",
+    .rung = "copy_shared",
+    .launch = launch_typed<tiles_on<float, 0, false, false>, tiles_on<double, 0, false, false>>};
 /* Rung copy_strided: threads down columns, copied: both sides strided. */
 const wl_impl copy_strided_impl = {
-    .ladder = "transpose", .rung = "copy_strided", .launch = launch_elementwise<true, false>};
+    .ladder = "transpose",
+    .rung = "copy_strided",
+    .launch =
+        launch_typed<elementwise_on<float, true, false>, elementwise_on<double, true, false>>};
 /* Rung naive: the course's mtran, threads along input rows: writes stride. */
 const wl_impl naive_impl = {
-    .ladder = "transpose", .rung = "naive", .launch = launch_elementwise<false, true>};
+    .ladder = "transpose",
+    .rung = "naive",
+    .launch =
+        launch_typed<elementwise_on<float, false, true>, elementwise_on<double, false, true>>};
 /* Rung naive_mirror: threads down input columns: reads stride instead. */
 const wl_impl naive_mirror_impl = {
-    .ladder = "transpose", .rung = "naive_mirror", .launch = launch_elementwise<true, true>};
+    .ladder = "transpose",
+    .rung = "naive_mirror",
+    .launch = launch_typed<elementwise_on<float, true, true>, elementwise_on<double, true, true>>};
 /* Rung tiled: over naive, a shared 32x32 tile makes both global sides
  * coalesced; reading its columns is a 32-way bank conflict. */
 const wl_impl tiled_impl = {
-    .ladder = "transpose", .rung = "tiled", .launch = launch_tiles<0, false, true>};
+    .ladder = "transpose",
+    .rung = "tiled",
+    .launch = launch_typed<tiles_on<float, 0, false, true>, tiles_on<double, 0, false, true>>};
 /* Rung padded: over tiled, [32][33] removes the bank conflicts. */
 const wl_impl padded_impl = {
-    .ladder = "transpose", .rung = "padded", .launch = launch_tiles<1, false, true>};
+    .ladder = "transpose",
+    .rung = "padded",
+    .launch = launch_typed<tiles_on<float, 1, false, true>, tiles_on<double, 1, false, true>>};
 /* Rung diagonal: over padded, blocks take tiles in diagonal order against
  * partition camping. */
 const wl_impl diagonal_impl = {
-    .ladder = "transpose", .rung = "diagonal", .launch = launch_tiles<1, true, true>};
+    .ladder = "transpose",
+    .rung = "diagonal",
+    .launch = launch_typed<tiles_on<float, 1, true, true>, tiles_on<double, 1, true, true>>};
+/* Rung vectorized: past the course, 16-byte accesses and a 4x4 transpose in
+ * registers, one 64x64 tile per block. */
 const wl_impl vectorized_impl = {
-    .ladder = "transpose", .rung = "vectorized", .launch = launch_vectorized};
-const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
+    .ladder = "transpose",
+    .rung = "vectorized",
+    .launch = launch_typed<vectorized_on<float, 1>, vectorized_on<double, 1>>};
+/* Rung vectorized_strip: over vectorized, a block takes 4 tiles of floats
+ * (2 of doubles: 1 KB of each output row it touches, 64 elements of data per
+ * thread either way) with all its loads in flight before the first store. */
+const wl_impl vectorized_strip_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized_strip",
+    .launch = launch_typed<vectorized_on<float, 4>, vectorized_on<double, 2>>};
+const wl_impl copy_impl = {
+    .ladder = "transpose", .rung = "copy", .launch = launch_typed<copy_on<float>, copy_on<double>>};
 const wl_impl cublas_impl = {.ladder = "transpose",
                              .rung = "cublas",
                              .supports = cublas_supports,
@@ -531,6 +565,9 @@ const wl_impl cublas_impl = {.ladder = "transpose",
 } // namespace
 
 extern "C" const wl_impl *const wl_cuda_transpose_impls[] = {
-    &copy_impl,  &copy_shared_impl, &copy_strided_impl, &naive_impl,      &naive_mirror_impl,
-    &tiled_impl, &padded_impl,      &diagonal_impl,     &vectorized_impl, &cublas_impl,
-    NULL};
+    &copy_impl,         &copy_shared_impl,
+    &copy_strided_impl, &naive_impl,
+    &naive_mirror_impl, &tiled_impl,
+    &padded_impl,       &diagonal_impl,
+    &vectorized_impl,   &vectorized_strip_impl,
+    &cublas_impl,       NULL};

@@ -158,7 +158,7 @@ static const wl_rung transpose_rungs[] = {
      .flops = no_flops,
      .verify = copy_verify},
     {.id = "naive",
-     .title = "naive: coalesced reads, strided writes",
+     .title = "naive, writes strided",
      .lesson = "The course's mtran: a thread per element, threads along input rows. Reads of a "
                "warp are one contiguous row; its writes go to 32 different output rows, one "
                "transaction each.",
@@ -167,7 +167,7 @@ static const wl_rung transpose_rungs[] = {
      .course_unit = "GB/s",
      .course_device = "GTX 280"},
     {.id = "naive_mirror",
-     .title = "naive mirrored: strided reads, coalesced",
+     .title = "naive mirrored, reads strided",
      .lesson = "Threads along input columns instead: writes coalesce, reads stride. The "
                "bytes are the same; which side a GPU forgives more (caches can reuse the lines "
                "a strided read fetched, partial writes must be merged) is what this row shows.",
@@ -182,7 +182,7 @@ static const wl_rung transpose_rungs[] = {
      .course_unit = "GB/s",
      .course_device = "GTX 280"},
     {.id = "padded",
-     .title = "padded tiles [32][33], no bank conflicts",
+     .title = "padded tiles [32][33]: no conflicts",
      .lesson = "One unused column per tile row shifts each row by one bank, so a tile column "
                "spans all 32 banks: the conflicts are gone at the cost of 32 floats.",
      .seed = SEED_TRANSPOSE,
@@ -196,12 +196,19 @@ static const wl_rung transpose_rungs[] = {
                "4096x4096 but not 4000x4000. Compare both sizes to see if HBM still cares.",
      .seed = "seed 003, 'Význam optimalizací' (partition camping)"},
     {.id = "vectorized",
-     .title = "16-byte accesses, 4x4 register blocks",
+     .title = "16-byte accesses, 4x4 in registers",
      .lesson = "Each thread reads a 4x4 block as four 16-byte rows, transposes it in registers "
                "and writes four 16-byte rows; a warp's accesses fill whole 32-byte sectors. No "
                "shared memory, no barrier. Pitches not a multiple of 16 bytes take the padded "
                "kernel.",
      .seed = "past the course (Hopper: 16-byte accesses, bytes in flight)"},
+    {.id = "vectorized_strip",
+     .title = "16-byte, a strip of tiles per block",
+     .lesson = "Over vectorized: a block takes 4 tiles (2 of doubles) down a column, and a "
+               "thread issues all 16 of its 16-byte loads before its first store: 4x the bytes "
+               "in flight per thread, a quarter of the blocks, 1 KB of each output row from "
+               "one block.",
+     .seed = "past the course (Hopper: bytes in flight)"},
     {.id = "cublas",
      .title = "cuBLAS geam (vendor)",
      .lesson = "cublasSgeam/cublasDgeam computing C = op(A) with op = transpose, alpha 1, beta "

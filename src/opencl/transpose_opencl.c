@@ -148,15 +148,16 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
     return launch_with(backend, launch, "copy", &args, 8, global, local);
 }
 
-/* Rung vectorized, as CUDA's: the 16-byte kernel when both pitches are whole
- * 16-byte units, the sub-block grid shifted so that full sub-blocks are
- * aligned (buffers start 16-byte aligned, so the element offsets tell);
- * otherwise the padded kernel. */
+/* Rungs vectorized and vectorized_strip, as CUDA's: the 16-byte kernel when
+ * both pitches are whole 16-byte units, the sub-block grid shifted so that
+ * full sub-blocks are aligned (buffers start 16-byte aligned, so the element
+ * offsets tell); otherwise the padded kernel. A work-group takes strip tiles
+ * down a column of tiles (the kernel's STRIP). */
 #define VEC_TILE 64
 #define VEC_THREADS 256
-static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
+static warplab_status vectorized_tiles(wl_backend *backend, const wl_launch *launch,
+                                       const char *rung, size_t strip)
 {
-    (void)state;
     transpose_args args;
     make_args(launch, &args);
     const cl_ulong per_vector = 16 / warplab_dtype_size(launch->problem->dtype);
@@ -166,9 +167,25 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
     args.shift_r = (cl_uint)(args.out_off % per_vector);
     const size_t tiles_x = ((size_t)args.cols + args.shift_c + VEC_TILE - 1) / VEC_TILE;
     const size_t tiles_y = ((size_t)args.rows + args.shift_r + VEC_TILE - 1) / VEC_TILE;
-    const size_t global[2] = {args.rows && args.cols ? tiles_x * VEC_THREADS : 0, tiles_y};
+    const size_t strips_y = (tiles_y + strip - 1) / strip;
+    const size_t global[2] = {args.rows && args.cols ? tiles_x * VEC_THREADS : 0, strips_y};
     const size_t local[2] = {VEC_THREADS, 1};
-    return launch_with(backend, launch, "vectorized", &args, 10, global, local);
+    return launch_with(backend, launch, rung, &args, 10, global, local);
+}
+
+static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return vectorized_tiles(backend, launch, "vectorized", 1);
+}
+
+/* 4 tiles of floats, 2 of doubles per work-group, as in the kernel. */
+static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_launch *launch,
+                                              void *state)
+{
+    (void)state;
+    return vectorized_tiles(backend, launch, "vectorized_strip",
+                            warplab_dtype_size(launch->problem->dtype) == 8 ? 2 : 4);
 }
 
 static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
@@ -186,7 +203,10 @@ static const wl_impl diagonal_impl = {
     .ladder = "transpose", .rung = "diagonal", .launch = launch_diagonal};
 static const wl_impl vectorized_impl = {
     .ladder = "transpose", .rung = "vectorized", .launch = launch_vectorized};
+static const wl_impl vectorized_strip_impl = {
+    .ladder = "transpose", .rung = "vectorized_strip", .launch = launch_vectorized_strip};
 
 const wl_impl *const wl_opencl_transpose_impls[] = {
     &copy_impl,  &copy_shared_impl, &copy_strided_impl, &naive_impl,      &naive_mirror_impl,
-    &tiled_impl, &padded_impl,      &diagonal_impl,     &vectorized_impl, NULL};
+    &tiled_impl, &padded_impl,      &diagonal_impl,     &vectorized_impl, &vectorized_strip_impl,
+    NULL};

@@ -183,28 +183,16 @@ void store4_u64(__global ulong *p, const ulong *v)
 COPY_ROWS(uint, u32)
 COPY_ROWS(ulong, u64)
 
-/* Rung vectorized, as CUDA's transpose_vectorized: a work-group of 256 takes
- * a 64x64 tile, each work-item a 4x4 sub-block, loaded as four 16-byte row
- * pieces and stored as four 16-byte pieces of output rows (the transpose
- * happens in registers). A warp-sized run of 32 work-items covers 8 x 4
- * sub-blocks: loads read 8 rows x 64 bytes, stores write 4 rows x 128 bytes.
- * The host passes ld_in and ld_out as multiples of the elements per 16 bytes
- * and shifts the sub-block grid by shift_r rows and shift_c columns so that
- * full sub-blocks start 16-byte aligned; sub-blocks sticking out of the
- * matrix go element by element. */
+/* One 4x4 sub-block at (r0, c0) of the vectorized kernels: 16-byte pieces
+ * when it lies wholly inside the matrix (the host's grid shift makes it
+ * aligned), else element by element with bounds checks. */
 #define SUB 4
 #define VEC_TILE 64
-#define VECTORIZED(T, S)                                                                           \
-    __kernel void transpose_vectorized_##S(MATRIX_ARGS(T), uint shift_r, uint shift_c)             \
+#define SUB_BLOCK(T, S)                                                                            \
+    void transpose_sub_block_##S(__global const T *src, __global T *dst, long rows, long cols,     \
+                                 ulong ld_in, ulong ld_out, long r0, long c0)                      \
     {                                                                                              \
-        const uint lane = get_local_id(0) % 32, warp = get_local_id(0) / 32;                       \
-        const long sub_row = (warp / 4) * 8 + lane / 4, sub_col = (warp % 4) * 4 + lane % 4;       \
-        const long rows_ = (long)rows, cols_ = (long)cols;                                         \
-        const long r0 = (long)get_group_id(1) * VEC_TILE + SUB * sub_row - (long)shift_r;          \
-        const long c0 = (long)get_group_id(0) * VEC_TILE + SUB * sub_col - (long)shift_c;          \
-        __global const T *src = in + in_off;                                                       \
-        __global T *dst = out + out_off;                                                           \
-        if (r0 >= 0 && c0 >= 0 && r0 + SUB <= rows_ && c0 + SUB <= cols_) {                        \
+        if (r0 >= 0 && c0 >= 0 && r0 + SUB <= rows && c0 + SUB <= cols) {                          \
             T v[SUB][SUB];                                                                         \
             for (int k = 0; k < SUB; k++)                                                          \
                 load4_##S(src + (ulong)(r0 + k) * ld_in + c0, v[k]);                               \
@@ -212,15 +200,58 @@ COPY_ROWS(ulong, u64)
                 const T column[SUB] = {v[0][j], v[1][j], v[2][j], v[3][j]};                        \
                 store4_##S(dst + (ulong)(c0 + j) * ld_out + r0, column);                           \
             }                                                                                      \
-        } else {                                                                                   \
-            for (int k = 0; k < SUB; k++)                                                          \
-                for (int j = 0; j < SUB; j++) {                                                    \
-                    const long r = r0 + k, c = c0 + j;                                             \
-                    if (r >= 0 && r < rows_ && c >= 0 && c < cols_)                                \
-                        dst[(ulong)c * ld_out + r] = src[(ulong)r * ld_in + c];                    \
-                }                                                                                  \
+            return;                                                                                \
         }                                                                                          \
+        for (int k = 0; k < SUB; k++)                                                              \
+            for (int j = 0; j < SUB; j++) {                                                        \
+                const long r = r0 + k, c = c0 + j;                                                 \
+                if (r >= 0 && r < rows && c >= 0 && c < cols)                                      \
+                    dst[(ulong)c * ld_out + r] = src[(ulong)r * ld_in + c];                        \
+            }                                                                                      \
     }
 
-VECTORIZED(uint, u32)
-VECTORIZED(ulong, u64)
+SUB_BLOCK(uint, u32)
+SUB_BLOCK(ulong, u64)
+
+/* Rungs vectorized and vectorized_strip, as CUDA's transpose_vectorized: a
+ * work-group of 256 takes STRIP 64x64 tiles down a column of tiles, each
+ * work-item a 4x4 sub-block of each, loaded as four 16-byte row pieces and
+ * stored as four 16-byte pieces of output rows (the transpose happens in
+ * registers). A warp-sized run of 32 work-items covers 8 x 4 sub-blocks:
+ * loads read 8 rows x 64 bytes, stores write 4 rows x 128 bytes. With
+ * STRIP > 1, a work-item whose sub-blocks are all inside issues every load
+ * before the first store. The host passes ld_in and ld_out as multiples of
+ * the elements per 16 bytes and shifts the sub-block grid by shift_r rows
+ * and shift_c columns so that full sub-blocks start 16-byte aligned. */
+#define VECTORIZED(NAME, T, S, STRIP)                                                              \
+    __kernel void transpose_##NAME##_##S(MATRIX_ARGS(T), uint shift_r, uint shift_c)               \
+    {                                                                                              \
+        const uint lane = get_local_id(0) % 32, warp = get_local_id(0) / 32;                       \
+        const long sub_row = (warp / 4) * 8 + lane / 4, sub_col = (warp % 4) * 4 + lane % 4;       \
+        const long rows_ = (long)rows, cols_ = (long)cols;                                         \
+        const long r0 =                                                                            \
+            (long)(get_group_id(1) * STRIP) * VEC_TILE + SUB * sub_row - (long)shift_r;            \
+        const long c0 = (long)get_group_id(0) * VEC_TILE + SUB * sub_col - (long)shift_c;          \
+        const long last_r0 = r0 + (STRIP - 1) * VEC_TILE;                                          \
+        __global const T *src = in + in_off;                                                       \
+        __global T *dst = out + out_off;                                                           \
+        if (STRIP > 1 && r0 >= 0 && c0 >= 0 && last_r0 + SUB <= rows_ && c0 + SUB <= cols_) {      \
+            T v[STRIP][SUB][SUB];                                                                  \
+            for (int s = 0; s < STRIP; s++)                                                        \
+                for (int k = 0; k < SUB; k++)                                                      \
+                    load4_##S(src + (ulong)(r0 + s * VEC_TILE + k) * ld_in + c0, v[s][k]);         \
+            for (int s = 0; s < STRIP; s++)                                                        \
+                for (int j = 0; j < SUB; j++) {                                                    \
+                    const T column[SUB] = {v[s][0][j], v[s][1][j], v[s][2][j], v[s][3][j]};        \
+                    store4_##S(dst + (ulong)(c0 + j) * ld_out + r0 + s * VEC_TILE, column);        \
+                }                                                                                  \
+            return;                                                                                \
+        }                                                                                          \
+        for (int s = 0; s < STRIP; s++)                                                            \
+            transpose_sub_block_##S(src, dst, rows_, cols_, ld_in, ld_out, r0 + s * VEC_TILE, c0); \
+    }
+
+VECTORIZED(vectorized, uint, u32, 1)
+VECTORIZED(vectorized, ulong, u64, 1)
+VECTORIZED(vectorized_strip, uint, u32, 4)
+VECTORIZED(vectorized_strip, ulong, u64, 2)
