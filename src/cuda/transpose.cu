@@ -456,9 +456,14 @@ warplab_status cublas_setup(wl_backend *backend, const wl_launch *launch, void *
     warplab_status status = cublas_check(backend, cublasCreate(&handle), "cublasCreate");
     if (status != WARPLAB_OK)
         return status;
+    status =
+        cublas_check(backend, cublasSetStream(handle, wl_cuda_stream(backend)), "cublasSetStream");
+    if (status != WARPLAB_OK) {
+        cublasDestroy(handle); /* teardown is not called after a failed setup */
+        return status;
+    }
     *state = handle;
-    return cublas_check(backend, cublasSetStream(handle, wl_cuda_stream(backend)),
-                        "cublasSetStream");
+    return WARPLAB_OK;
 }
 
 void cublas_teardown(wl_backend *backend, void *state)
