@@ -22,6 +22,9 @@ warplab_status wl_cuda_check(wl_backend *backend, cudaError_t error, const char 
 {
     if (error == cudaSuccess)
         return WARPLAB_OK;
+    /* Clear a non-sticky error so that it does not surface again in the next
+     * call's cudaGetLastError (a sticky one stays, and every call will say so). */
+    cudaGetLastError();
     warplab_status status = error == cudaErrorMemoryAllocation
                                 ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
                                 : WARPLAB_ERROR_BACKEND;
