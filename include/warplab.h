@@ -110,6 +110,16 @@ typedef struct warplab_device_info {
 warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *devices,
                                size_t capacity, size_t *count);
 
+/* The course's theoretical memory bandwidth (seed 004, 'Calculate bandwidth
+ * on your GPU'): bus width in bytes x data rate, in GB/s (1e9 bytes). The
+ * memory clock is the one CUDA reports (cudaDevAttrMemoryClockRate, kHz) and
+ * the data rate is twice it (double data rate): the course's "384-bit memory
+ * interface, 900 MHz DDR: 384 * 1800 / 8 = 86.4 GB/s" is (384, 900000), its
+ * 1800 MHz being the data rate. CUDA reports half the data rate for GDDR5/6
+ * and HBM alike (H200: 6016 bit, 3201000 kHz -> 4814 GB/s), so one formula
+ * serves. 0 when either is unknown (<= 0). */
+double warplab_theoretical_bandwidth_gbs(int memory_bus_width_bits, int memory_clock_khz);
+
 typedef struct warplab_context warplab_context;
 
 /* Opens a backend on a device. AUTO picks the best backend with a device.
