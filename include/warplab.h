@@ -263,6 +263,22 @@ const char *warplab_ladder_rung(const char *ladder, size_t index, const char **t
  * TRANSFER); 0 for an unknown rung. */
 unsigned warplab_rung_flags(const char *ladder, const char *rung);
 
+/* What a rung teaches, as its ladder declares it. The strings are static and
+ * never NULL ("" where the ladder gives none). */
+typedef struct warplab_rung_info {
+    const char *id;            /* "grid_stride" */
+    const char *title;         /* "grid-stride loop" */
+    const char *lesson;        /* what changed over the rung below, and why it is faster */
+    const char *seed;          /* where the course teaches it: "seed 001, 'Vector Add'" */
+    double course_value;       /* the course's figure; 0 = none */
+    const char *course_unit;   /* "GB/s" */
+    const char *course_device; /* "K40" */
+    unsigned flags;            /* as warplab_rung_flags */
+} warplab_rung_info;
+
+/* WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
+warplab_status warplab_rung_describe(const char *ladder, const char *rung, warplab_rung_info *info);
+
 /* ------------------------------------------------------------------------ */
 /* Report output (to a stream the caller owns)                              */
 
