@@ -288,8 +288,41 @@ static void test_bench_options(warplab_context *context)
     warplab_report_destroy(report);
 }
 
+/* Every rung says what it teaches and where; warplab_rung_describe hands it out. */
+static void test_rung_lessons(void)
+{
+    CHECK(warplab_ladder_count() >= 1);
+    for (size_t l = 0; l < warplab_ladder_count(); l++) {
+        const char *ladder = warplab_ladder_name(l), *title = NULL, *rung;
+        for (size_t r = 0; (rung = warplab_ladder_rung(ladder, r, &title)) != NULL; r++) {
+            warplab_rung_info info;
+            memset(&info, 0, sizeof info);
+            CHECK(warplab_rung_describe(ladder, rung, &info) == WARPLAB_OK);
+            CHECK_STR(info.id, rung);
+            CHECK_STR(info.title, title);
+            CHECK_MSG(info.lesson && strlen(info.lesson) > 20, "%s/%s has no lesson", ladder, rung);
+            CHECK_MSG(info.seed && info.seed[0], "%s/%s does not say where it is taught", ladder,
+                      rung);
+            CHECK(info.course_unit && info.course_device);
+            CHECK(info.flags == warplab_rung_flags(ladder, rung));
+            if (info.course_value > 0)
+                CHECK_MSG(info.course_unit[0] && info.course_device[0],
+                          "%s/%s: a course figure without unit or device", ladder, rung);
+        }
+    }
+    warplab_rung_info info;
+    CHECK(warplab_rung_describe("vecadd", "cpu_loop", &info) == WARPLAB_OK);
+    CHECK(info.flags & WARPLAB_ROW_HOST);
+    CHECK(strstr(info.seed, "seed 001") != NULL);
+    CHECK(warplab_rung_describe("vecadd", "nosuchrung", &info) == WARPLAB_ERROR_UNKNOWN_NAME);
+    CHECK(warplab_rung_describe("nosuchladder", "grid", &info) == WARPLAB_ERROR_UNKNOWN_NAME);
+    CHECK(warplab_rung_describe(NULL, "grid", &info) == WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(warplab_rung_describe("vecadd", "grid", NULL) == WARPLAB_ERROR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
+    test_rung_lessons();
     test_contexts();
     static const size_t sizes[] = {0, 1, 1000, ((size_t)1 << 20) + 3};
     for (int k = WARPLAB_BACKEND_OPENCL; k < WARPLAB_BACKEND_COUNT; k++) {
