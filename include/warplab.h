@@ -325,7 +325,7 @@ typedef struct warplab_arch {
     size_t shared_allocation_unit;  /* bytes */
     size_t reserved_shared_per_block; /* bytes the runtime keeps per block (1 KiB on sm_80+) */
     /* Added after the first declaration (appended, so the fields above keep their places). */
-    int registers_per_block;        /* the most registers one block may hold */
+    int registers_per_block; /* the most registers one block may hold */
     /* Warps take registers in groups of this many: the register file is split
      * between the SM's sub-partitions (4; 2 on Fermi, sm_1x and sm_60), so the
      * warps the registers allow are rounded down to a multiple of it. */
@@ -346,11 +346,11 @@ typedef struct warplab_occupancy {
      * resource does not bound them (no registers or no shared memory given). */
     int blocks_by_threads, blocks_by_blocks, blocks_by_registers, blocks_by_shared;
     /* Added after the first declaration. */
-    int warps_per_block;       /* threads rounded up to whole warps */
+    int warps_per_block; /* threads rounded up to whole warps */
     int max_warps_per_sm;
-    int registers_per_block;   /* registers the block is allocated (after rounding) */
-    size_t shared_per_block;   /* shared bytes the block is allocated (reserved part and
-                                  rounding included) */
+    int registers_per_block; /* registers the block is allocated (after rounding) */
+    size_t shared_per_block; /* shared bytes the block is allocated (reserved part and
+                                rounding included) */
 } warplab_occupancy;
 
 /* An architecture by name: "fermi", "kepler", "maxwell", "pascal", "volta",
