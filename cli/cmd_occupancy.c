@@ -334,8 +334,7 @@ static int print_table(const warplab_arch *a, int registers, size_t shared)
         warplab_status status =
             warplab_occupancy_compute(a, rows[i].threads, registers, shared, &r);
         if (status != WARPLAB_OK) {
-            printf("  %-7s %7d  cannot run: %s\n", rows[i].label, rows[i].threads,
-                   warplab_last_error(NULL));
+            printf("  %-7s %7d  -- %s\n", rows[i].label, rows[i].threads, warplab_last_error(NULL));
             continue;
         }
         char binding[64];
