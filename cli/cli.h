@@ -5,6 +5,7 @@
 #include "warplab.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit codes: 0 success; 1 a run failed (an error or a wrong result); 2 bad
  * usage or bad input. */
@@ -31,6 +32,10 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
 /* Writes a report to a file in a format (or SVG when svg is true). */
 int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
                    bool svg);
+
+/* Prints text word-wrapped to width columns, each line led by indent;
+ * newlines in text start new lines. */
+void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

@@ -96,6 +96,15 @@ void wl_check_init(wl_check *check);
  * |got - expected| <= bound. Returns true when it passes. */
 bool wl_check_value(wl_check *check, size_t index, double got, double expected, double bound);
 
+/* The detail warplab_last_error(NULL) returns, for calls without a context
+ * (occupancy, architectures): recorded per thread. */
+void wl_detached_error_clear(void);
+warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ------------------------------------------------------------------------ */
 /* Backends                                                                 */
 

@@ -150,11 +150,14 @@ static void write_table(const warplab_report *report, FILE *out)
 /* ------------------------------------------------------------------------ */
 /* Markdown                                                                 */
 
+/* A table cell: pipes escaped, line breaks (which would end the row) as spaces. */
 static void markdown_text(FILE *out, const char *text)
 {
     for (; *text; text++) {
         if (*text == '|')
             fputs("\\|", out);
+        else if (*text == '\n' || *text == '\r')
+            fputc(' ', out);
         else
             fputc(*text, out);
     }
@@ -214,7 +217,7 @@ static void write_markdown(const warplab_report *report, FILE *out)
 
 static void csv_text(FILE *out, const char *text)
 {
-    if (!strpbrk(text, ",\"\n")) {
+    if (!strpbrk(text, ",\"\n\r")) {
         fputs(text, out);
         return;
     }
