@@ -192,8 +192,8 @@ static const wl_rung transpose_rungs[] = {
     {.id = "diagonal",
      .title = "padded tiles, diagonal block order",
      .lesson = "Blocks take tiles along diagonals, so blocks running together read and write "
-               "different memory partitions: the course's cure for partition camping at "
-               "4096x4096 but not 4000x4000. Compare both sizes to see if HBM still cares.",
+               "different memory partitions: the usual cure for the partition camping the "
+               "course warns of at 4096x4096 (not 4000x4000). Both sizes show if HBM cares.",
      .seed = "seed 003, 'Význam optimalizací' (partition camping)"},
     {.id = "vectorized",
      .title = "16-byte accesses, 4x4 in registers",
