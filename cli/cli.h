@@ -5,6 +5,7 @@
 #include "warplab.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit codes: 0 success; 1 a run failed (an error or a wrong result); 2 bad
  * usage or bad input. */
@@ -33,6 +34,10 @@ int cli_write_file(const warplab_report *report, const char *path, warplab_forma
                    bool svg);
 /* Writes a sweep's line chart (GB/s against n) as SVG. */
 int cli_write_sweep_svg(const warplab_report *report, const char *path);
+
+/* Prints text word-wrapped to width columns, each line led by indent;
+ * newlines in text start new lines. */
+void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

@@ -90,7 +90,7 @@ static bool sweep_rungs(const char *ladder, const char *rungs, char *out, size_t
         return false;
     for (size_t i = 0; warplab_ladder_rung(ladder, i, NULL); i++) {
         const char *id = warplab_ladder_rung(ladder, i, NULL);
-        if (!(warplab_ladder_rung_flags(ladder, i) & WARPLAB_ROW_VENDOR))
+        if (!(warplab_rung_flags(ladder, id) & WARPLAB_ROW_VENDOR))
             continue;
         bool listed = false;
         for (const char *p = rungs; (p = strstr(p, id)) != NULL; p += strlen(id))

@@ -242,6 +242,8 @@ static warplab_status managed_setup(wl_backend *backend, const wl_launch *launch
 static warplab_status managed_prepare(wl_backend *backend, const wl_launch *launch, void *state)
 {
     staging *s = (staging *)state;
+    if (N == 0)
+        return WARPLAB_OK; /* a zero-byte prefetch is an invalid argument */
     cudaMemLocation host;
     host.type = cudaMemLocationTypeHost;
     host.id = 0;

@@ -1,0 +1,39 @@
+# Thin wrappers over CMake/CTest so that the README's two commands do all the
+# set-up on a fresh machine.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+export PATH := $(PATH):/usr/local/cuda/bin
+
+.PHONY: all setup configure build bench test gpu-check install clean format
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+configure: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: every ladder on the best backend present, at sizes that suit it.
+bench: build
+	@./$(BUILD)/warplab bench
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# On a machine with an NVIDIA GPU: build for sm_90, tests, sanitizers, benchmarks.
+gpu-check:
+	@bash scripts/gpu-check.sh
+
+install: build
+	@cmake --install $(BUILD)
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cl')
+
+clean:
+	@rm -rf $(BUILD)

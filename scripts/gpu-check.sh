@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The whole GPU check, on a machine with an NVIDIA GPU:
+#   1. build for sm_90 (Release, warnings on);
+#   2. every test, the cuda backend's included (ctest);
+#   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
+#      cuda backend's rung tests (unsafe rungs left out; racecheck then runs on
+#      them alone, to show the race they teach);
+#   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
+#      and SVG output.
+# Writes logs and results under $RESULTS (default out/gpu-check) and prints a
+# summary last; when $OUT is set (the device tool's folder), packs them there
+# as gpu-check.tgz beside summary.txt and tables.txt. Never changes the GPU's
+# clocks or settings.
+#
+#   STEPS="build test sanitize bench probe"  which steps to run (default: all)
+#   LADDERS="vecadd reduce transpose gemm"   which ladders to sanitize / bench
+#   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
+#   BENCH_ARGS="..."                         extra arguments for warplab bench
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/cuda/bin"
+
+RESULTS=${RESULTS:-out/gpu-check}
+BUILD=${BUILD:-build-gpu}
+STEPS=${STEPS:-build test sanitize bench probe}
+LADDERS=${LADDERS:-vecadd reduce transpose gemm}
+SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
+BENCH_ARGS=${BENCH_ARGS:-}
+JOBS=$(nproc 2>/dev/null || echo 4)
+mkdir -p "$RESULTS"
+summary=()
+failed=0
+
+note() { summary+=("$1"); echo "== $1"; }
+has_step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm \
+    --format=csv >"$RESULTS/gpu.txt" 2>&1 || true
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+note "device: ${device:-unknown} ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+
+if has_step build; then
+    start=$SECONDS
+    if cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DWARPLAB_WERROR=ON >"$RESULTS/build.log" 2>&1 &&
+        cmake --build "$BUILD" -j "$JOBS" >>"$RESULTS/build.log" 2>&1; then
+        note "build: ok ($((SECONDS - start)) s, sm_90, warnings as errors)"
+    else
+        note "build: FAILED (see build.log)"
+        tail -n 40 "$RESULTS/build.log"
+        printf '%s\n' "${summary[@]}" >"$RESULTS/summary.txt"
+        exit 1
+    fi
+fi
+BIN="$BUILD/warplab"
+TESTS="$BUILD/tests"
+
+if has_step test; then
+    start=$SECONDS
+    if (cd "$BUILD" && ctest --output-on-failure -j 4 --timeout 1500) >"$RESULTS/ctest.log" 2>&1; then
+        result="ok"
+    else
+        result="FAILED"
+        failed=1
+    fi
+    line=$(grep -E "tests passed|tests failed" "$RESULTS/ctest.log" | tail -n 1)
+    skipped=$(grep -c "(Skipped)" "$RESULTS/ctest.log" || true)
+    note "ctest: $result: $line; $skipped skipped ($((SECONDS - start)) s)"
+    grep -E "^\s*[0-9]+/[0-9]+ Test" "$RESULTS/ctest.log" | grep -v "Passed" | head -n 20
+fi
+
+if has_step sanitize; then
+    if ! command -v compute-sanitizer >/dev/null 2>&1; then
+        note "compute-sanitizer: NOT FOUND"
+        failed=1
+    else
+        for tool in memcheck racecheck synccheck initcheck; do
+            start=$SECONDS
+            bad=""
+            for ladder in $LADDERS; do
+                log="$RESULTS/sanitize-$tool-$ladder.log"
+                compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                    "$TESTS/test_ladders" --backend cuda --ladder "$ladder" --skip-unsafe \
+                    --no-timing --max-size "$SANITIZE_MAX_SIZE" >"$log" 2>&1
+                rc=$?
+                # 77: ladder not in this build.
+                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $ladder(rc=$rc)"; fi
+            done
+            if [ -z "$bad" ]; then
+                note "compute-sanitizer $tool: clean ($LADDERS; $((SECONDS - start)) s)"
+            else
+                note "compute-sanitizer $tool: ERRORS in$bad"
+                failed=1
+            fi
+        done
+        # The rungs whose race is the lesson: racecheck is expected to speak.
+        unsafe=$("$BIN" ladders --unsafe 2>/dev/null || true)
+        for entry in $unsafe; do
+            ladder=${entry%%/*}
+            rung=${entry##*/}
+            log="$RESULTS/sanitize-racecheck-unsafe-$ladder-$rung.log"
+            compute-sanitizer --tool racecheck --racecheck-report hazard \
+                "$TESTS/test_ladders" --backend cuda --ladder "$ladder" --rung "$rung" \
+                --no-timing --max-size 70000 >"$log" 2>&1
+            hazards=$(grep -cE "Race reported|hazard" "$log" || true)
+            note "racecheck on unsafe $ladder/$rung: $hazards hazard lines (expected > 0)"
+        done
+    fi
+fi
+
+if has_step bench; then
+    start=$SECONDS
+    for ladder in $LADDERS; do
+        if "$BIN" bench "$ladder" --backend cuda --quiet --json "$RESULTS/bench-$ladder.json" \
+            --plot "$RESULTS/bench-$ladder.svg" $BENCH_ARGS >"$RESULTS/bench-$ladder.txt" 2>&1; then
+            note "bench $ladder: ok"
+        else
+            note "bench $ladder: FAILED rows or error (see bench-$ladder.txt)"
+            failed=1
+        fi
+    done
+    note "bench: $((SECONDS - start)) s"
+fi
+
+if has_step probe; then
+    start=$SECONDS
+    if "$BIN" probe all --backend cuda --quiet --json "$RESULTS/probes.json" --plot "$RESULTS" \
+        >"$RESULTS/probes.txt" 2>&1; then
+        note "probes: ok ($((SECONDS - start)) s)"
+    else
+        note "probes: FAILED (see probes.txt)"
+        failed=1
+    fi
+fi
+
+printf '%s\n' "${summary[@]}" >"$RESULTS/summary.txt"
+cat "$RESULTS"/bench-*.txt "$RESULTS"/probes.txt >"$RESULTS/tables.txt" 2>/dev/null
+if [ -n "${OUT:-}" ] && [ "$OUT" != "$RESULTS" ]; then
+    tar czf "$OUT/gpu-check.tgz" -C "$RESULTS" . 2>/dev/null
+    cp "$RESULTS/summary.txt" "$RESULTS/tables.txt" "$OUT/" 2>/dev/null
+fi
+echo
+echo "==================== gpu-check summary ===================="
+printf '%s\n' "${summary[@]}"
+exit $failed
