@@ -59,6 +59,9 @@ static void print_lesson(const char *ladder, const char *rung)
     if (info.course_value > 0)
         printf("      measured there: %.4g %s on %s\n", info.course_value, info.course_unit,
                info.course_device[0] ? info.course_device : "the course's GPU");
+    if (info.course_value2 > 0)
+        printf("      and: %.4g %s on %s\n", info.course_value2, info.course_unit,
+               info.course_device2[0] ? info.course_device2 : "another GPU");
     printf("\n");
 }
 

@@ -315,6 +315,8 @@ typedef struct warplab_rung_info {
     double course_value;       /* the course's figure; 0 = none */
     const char *course_unit;   /* "GB/s" */
     const char *course_device; /* "K40" */
+    double course_value2;      /* a second device's figure, same unit; 0 = none */
+    const char *course_device2;
     unsigned flags;            /* as warplab_rung_flags */
 } warplab_rung_info;
 

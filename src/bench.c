@@ -95,6 +95,8 @@ warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_i
     info->course_value = rung->course_value;
     info->course_unit = or_empty(rung->course_unit);
     info->course_device = or_empty(rung->course_device);
+    info->course_value2 = rung->course_value2;
+    info->course_device2 = or_empty(rung->course_device2);
     info->flags = warplab_rung_flags(ladder_name, rung_id);
     return WARPLAB_OK;
 }
