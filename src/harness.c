@@ -16,6 +16,7 @@ typedef struct harness_buffer {
     size_t head;         /* bytes before the view (misalignment) */
     size_t bytes;        /* bytes of the view */
     void *host;          /* the view's contents on the host */
+    void *initial;       /* WL_INOUT only: the values uploaded before the run */
 } harness_buffer;
 
 typedef struct harness_run {
@@ -95,8 +96,10 @@ static void release_run(harness_run *run)
         if (run->buf[i].handle)
             backend->ops->release(backend, run->buf[i].handle);
         free(run->buf[i].host);
+        free(run->buf[i].initial);
         run->buf[i].handle = NULL;
         run->buf[i].host = NULL;
+        run->buf[i].initial = NULL;
     }
     if (run->scratch)
         backend->ops->release(backend, run->scratch);
@@ -247,6 +250,16 @@ static warplab_status read_back(harness_run *run, warplab_row *row)
             free(all);
             return row_fail(row, WARPLAB_ERROR_VERIFICATION_FAILED, WARPLAB_ROW_FAILED, note);
         }
+        if (spec->role == WL_INOUT && !b->initial) {
+            /* Keep what went in: verify needs it (C = alpha*A*B + beta*C). */
+            b->initial = malloc(b->bytes ? b->bytes : 1);
+            if (!b->initial) {
+                free(all);
+                return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
+                                "out of host memory reading results back");
+            }
+            memcpy(b->initial, b->host, b->bytes);
+        }
         if (spec->role != WL_IN)
             memcpy(b->host, all + b->head, b->bytes);
         free(all);
@@ -256,9 +269,11 @@ static warplab_status read_back(harness_run *run, warplab_row *row)
 
 static warplab_status verify(harness_run *run, warplab_row *row)
 {
-    const void *host[WL_MAX_BUFFERS];
-    for (int i = 0; i < run->buffers; i++)
+    const void *host[2 * WL_MAX_BUFFERS] = {NULL};
+    for (int i = 0; i < run->buffers; i++) {
         host[i] = run->buf[i].host;
+        host[run->buffers + i] = run->buf[i].initial;
+    }
     wl_check check;
     wl_check_init(&check);
     warplab_status status = run->rung->verify ? run->rung->verify(run->problem, host, &check)

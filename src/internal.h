@@ -241,7 +241,9 @@ typedef struct wl_ladder {
     int (*buffers)(const wl_problem *problem, wl_buffer_spec *specs);
     /* Compares outputs with the double-precision CPU reference. host[] holds
      * every buffer as read back after the run (inputs included, inputs as
-     * they were uploaded). Fills check; returns OK when all elements pass. */
+     * they were uploaded); for a WL_INOUT buffer i of B declared buffers,
+     * host[B + i] holds the values uploaded before the run (NULL for the
+     * other roles). Fills check; returns OK when all elements pass. */
     warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
     /* Default bytes/flops formulas. */
     double (*bytes)(const wl_problem *problem);
