@@ -173,7 +173,8 @@ enum {
     WARPLAB_ROW_SKIPPED = 1u << 4,   /* not run: outside its limits, or no form on this backend */
     WARPLAB_ROW_FAILED = 1u << 5,    /* ran, but failed verification or errored */
     WARPLAB_ROW_TRANSFER = 1u << 6,  /* host-device transfer, counted apart from kernels */
-    WARPLAB_ROW_EXPECTED_WRONG = 1u << 7 /* failed, and the wrong result is the lesson */
+    WARPLAB_ROW_EXPECTED_WRONG = 1u << 7, /* failed, and the wrong result is the lesson */
+    WARPLAB_ROW_BASELINE = 1u << 8        /* the vendor row that pct_of_vendor compares with */
 };
 
 typedef struct warplab_row {
@@ -201,6 +202,11 @@ typedef struct warplab_row {
     char course_unit[16];  /* "GB/s", "GFLOP/s" */
     char course_device[32];/* "K40", "GTX 280", "G80" */
     char lesson[320];      /* what changed over the rung below, and why it is faster */
+    /* Compute-bound ladders (matrix multiply): this row's speed as % of the
+     * group's WARPLAB_ROW_BASELINE row (its time / this row's time), and
+     * gflops as % of the device's FP32 peak. 0 = n/a. */
+    double pct_of_vendor;
+    double pct_of_fp32_peak;
 } warplab_row;
 
 typedef struct warplab_report {
@@ -213,6 +219,7 @@ typedef struct warplab_report {
     char ceiling_source[64];/* "theoretical (bus x rate)", "measured copy" */
     int l2_flushed;         /* caches flushed before each timed run */
     unsigned long long seed;
+    double fp32_peak_gflops; /* the device's FP32 peak, for pct_of_fp32_peak; 0 = unknown */
 } warplab_report;
 
 void warplab_report_destroy(warplab_report *report);

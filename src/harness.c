@@ -46,7 +46,7 @@ static void row_init(warplab_row *row, wl_backend *backend, const wl_ladder *lad
     ladder->describe(problem, row->problem, sizeof row->problem);
     row->size = ladder->leading_size(problem);
     row->flags = rung->flags & (WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
-                                WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER);
+                                WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER | WARPLAB_ROW_BASELINE);
     double (*bytes)(const wl_problem *) = rung->bytes ? rung->bytes : ladder->bytes;
     double (*flops)(const wl_problem *) = rung->flops ? rung->flops : ladder->flops;
     row->bytes = bytes ? bytes(problem) : 0.0;
@@ -452,9 +452,15 @@ static bool on_ladder(const warplab_row *row)
 
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
 {
-    const warplab_row *first = NULL, *previous = NULL;
+    const warplab_row *first = NULL, *previous = NULL, *baseline = NULL;
+    for (size_t i = 0; i < count && !baseline; i++)
+        if ((rows[i].flags & WARPLAB_ROW_BASELINE) && rows[i].median_ms > 0 &&
+            !(rows[i].flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)))
+            baseline = &rows[i];
     for (size_t i = 0; i < count; i++) {
         warplab_row *row = &rows[i];
+        if (baseline && row->median_ms > 0)
+            row->pct_of_vendor = 100.0 * baseline->median_ms / row->median_ms;
         const wl_ladder *ladder = wl_ladder_find(row->ladder);
         const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
         if (ceiling_gbs > 0 && row->gbs > 0)

@@ -199,7 +199,9 @@ enum {
      * result is reported, not counted as a test failure. */
     WL_RUNG_MAY_BE_WRONG = 1u << 16,
     /* Not a step of the ladder: no step/cumulative speedup. */
-    WL_RUNG_OFF_LADDER = 1u << 17
+    WL_RUNG_OFF_LADDER = 1u << 17,
+    /* The vendor row every row's "% of vendor" compares with (cuBLAS FP32). */
+    WL_RUNG_BASELINE = WARPLAB_ROW_BASELINE
 };
 
 typedef struct wl_rung {
@@ -281,8 +283,8 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
                            const wl_rung *rung, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row);
 
-/* Fills step and cumulative speedups and % of ceiling across a ladder's rows
- * for one problem. */
+/* Fills step and cumulative speedups, % of ceiling and % of the baseline
+ * vendor row (WL_RUNG_BASELINE) across a ladder's rows for one problem. */
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
 
 /* ------------------------------------------------------------------------ */
