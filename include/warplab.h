@@ -161,6 +161,19 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
 
 /* --- matrix multiply (the gemm ladder adds its API here) --- */
 
+/* C = alpha * A * B + beta * C in float32 on the context's device, with the
+ * fastest FP32 rung of the gemm ladder (cuda: the tuned sm_90 kernel).
+ * Row-major: A is m x k with rows lda >= k elements apart, B is k x n with
+ * ldb >= n, C is m x n with ldc >= n (0 means tight: k, n, n). Each buffer
+ * must hold its view, (rows - 1) * ld + cols floats; C must be a buffer of
+ * its own. With beta = 0, C is only written (what it held, NaN included,
+ * does not matter); k = 0 gives C = beta * C; m = 0 or n = 0 does nothing.
+ * A and B are read even when alpha = 0. Arguments are checked before any
+ * work starts. */
+warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
+                            const warplab_buffer *a, size_t lda, const warplab_buffer *b,
+                            size_t ldb, float beta, warplab_buffer *c, size_t ldc);
+
 /* ------------------------------------------------------------------------ */
 /* Ladders and benchmarks                                                   */
 

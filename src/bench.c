@@ -9,9 +9,11 @@
 /* The ladder registry                                                      */
 
 extern const wl_ladder wl_vecadd_ladder;
+extern const wl_ladder wl_gemm_ladder;
 
 static const wl_ladder *const ladders[] = {
     &wl_vecadd_ladder,
+    &wl_gemm_ladder,
 };
 
 size_t wl_ladder_count(void) { return sizeof ladders / sizeof ladders[0]; }
