@@ -111,6 +111,18 @@ static bool any_compute_group(const warplab_report *report)
     return false;
 }
 
+/* Every group is compute-bound: no bandwidth %peak column to explain. */
+static bool all_compute_groups(const warplab_report *report)
+{
+    for (size_t begin = 0; begin < report->row_count;) {
+        size_t end = group_end(report, begin);
+        if (!group_is_compute(report, begin, end))
+            return false;
+        begin = end;
+    }
+    return true;
+}
+
 /* What the compute tables' extra columns mean. */
 static void compute_footer(const warplab_report *report, FILE *out)
 {
@@ -223,10 +235,10 @@ static void write_table(const warplab_report *report, FILE *out)
         fprintf(out,
                 "\ntime: median of the timed runs; noise: their relative standard deviation; "
                 "GB = 1e9 bytes.\n");
-        if (report->ceiling_gbs > 0)
+        if (!all_compute_groups(report) && report->ceiling_gbs > 0)
             fprintf(out, "%%peak: of %.0f GB/s, %s.\n", report->ceiling_gbs,
                     report->ceiling_source);
-        else
+        else if (!all_compute_groups(report))
             fprintf(out, "%%peak: of the copy reference measured in the same run.\n");
         if (any_compute_group(report))
             compute_footer(report, out);
