@@ -234,9 +234,21 @@ PIPELINED_IMPL(tuned_impl, "tuned", tuned_shape);
 PIPELINED_IMPL(tuned_128x128_impl, "tuned_128x128", tuned_128x128_shape);
 PIPELINED_IMPL(tuned_256x128_impl, "tuned_256x128", tuned_256x128_shape);
 
-extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
-    &one_block_impl,       &many_blocks_impl,   &tiled16_impl,
-    &tiled32_impl,         &tiled_bounds_impl,  &regblock_1d_impl,
-    &regblock_2d_impl,     &vectorized_impl,    &conflict_free_impl,
-    &double_buffered_impl, &warptile_impl,      &tuned_impl,
-    &tuned_128x128_impl,   &tuned_256x128_impl, NULL};
+extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {&one_block_impl,
+                                                        &many_blocks_impl,
+                                                        &tiled16_impl,
+                                                        &tiled32_impl,
+                                                        &tiled_bounds_impl,
+                                                        &regblock_1d_impl,
+                                                        &regblock_2d_impl,
+                                                        &vectorized_impl,
+                                                        &conflict_free_impl,
+                                                        &double_buffered_impl,
+                                                        &warptile_impl,
+                                                        &tuned_impl,
+                                                        &tuned_128x128_impl,
+                                                        &tuned_256x128_impl,
+                                                        &wl_gemm_cublas_fp32_impl,
+                                                        &wl_gemm_cublas_tf32_impl,
+                                                        &wl_gemm_cublas_bf16_impl,
+                                                        NULL};

@@ -45,9 +45,20 @@ static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reaso
     return WARPLAB_OK;
 }
 
+/* BF16 copies of A and B (nearest even), rows padded to multiples of 8
+ * elements (16 bytes) and the padding zeroed: what the BF16 rows multiply,
+ * made once in setup (untimed) for the rung and cuBLAS alike. */
+typedef struct wl_gemm_bf16 {
+    void *a, *b; /* __nv_bfloat16, device memory */
+    int lda, ldb;
+} wl_gemm_bf16;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+warplab_status wl_gemm_bf16_make(wl_backend *backend, const wl_launch *launch, wl_gemm_bf16 *out);
+void wl_gemm_bf16_free(wl_gemm_bf16 *operands);
+
 /* cuBLAS rows (cublas.cu). */
 extern const wl_impl wl_gemm_cublas_fp32_impl;
 extern const wl_impl wl_gemm_cublas_tf32_impl;
