@@ -9,9 +9,12 @@
  * still reads shows up as a wrong result. Dynamic shared memory starts as
  * NaN, so reading what no copy wrote shows up too.
  *
- * What this does not model: timing, warps as a unit (no shuffles or warp
- * instructions are emulated), memory ordering beyond the barrier, and the
- * hardware's own checks (that is compute-sanitizer's job on the GPU). */
+ * mma.sync (TF32 m16n8k8, BF16 m16n8k16) is emulated warp-wide from the
+ * PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit.
+ *
+ * What this does not model: timing, other warp instructions (shuffles,
+ * ldmatrix, wgmma), memory ordering beyond the barrier, and the hardware's
+ * own checks (that is compute-sanitizer's job on the GPU). */
 #ifndef WARPLAB_CUDA_EMULATE_H
 #define WARPLAB_CUDA_EMULATE_H
 
@@ -77,6 +80,97 @@ inline void cp_async_16(float *dst, const float *src, int src_bytes)
 inline void cp_async_commit() {}
 template <int PENDING> inline void cp_async_wait() {}
 
+/* ------------------------------------------------------------------------ */
+/* Warp-wide tensor-core instructions: each lane posts its fragments, the
+ * warp meets, each lane computes its own outputs from everyone's fragments
+ * (layouts as the PTX ISA gives them), the warp meets again. */
+
+inline std::vector<std::barrier<> *> emu_warp_barriers;
+
+struct emu_mma_post {
+    unsigned a[4], b[2];
+};
+inline std::vector<emu_mma_post> emu_mma_posts; /* one per thread of the block */
+
+inline unsigned emu_thread()
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+inline float emu_bits_float(unsigned bits)
+{
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* cvt.rna.tf32.f32 */
+inline unsigned to_tf32(float x)
+{
+    unsigned bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    if (std::isnan(x))
+        return bits;
+    return (bits + 0x1000u) & ~0x1FFFu;
+}
+
+/* get(lane, register, half) -> the element; layout(row, k) and (k, col)
+ * give the owning lane, register and half. */
+template <int K, class ElementA, class ElementB>
+inline void emu_mma(float d[4], const unsigned a[4], const unsigned b[2], ElementA element_a,
+                    ElementB element_b)
+{
+    const unsigned me = emu_thread(), warp = me / 32, lane = me % 32;
+    emu_mma_post &post = emu_mma_posts[me];
+    std::memcpy(post.a, a, sizeof post.a);
+    std::memcpy(post.b, b, sizeof post.b);
+    emu_warp_barriers[warp]->arrive_and_wait();
+    const emu_mma_post *warp_posts = &emu_mma_posts[warp * 32];
+    const unsigned g = lane / 4, t = lane % 4;
+    for (int r = 0; r < 4; r++) {
+        const unsigned row = g + (r / 2) * 8, col = 2 * t + r % 2;
+        float sum = d[r];
+        for (unsigned k = 0; k < (unsigned)K; k++)
+            sum += element_a(warp_posts, row, k) * element_b(warp_posts, k, col);
+        d[r] = sum;
+    }
+    emu_warp_barriers[warp]->arrive_and_wait();
+}
+
+inline void mma_tf32_m16n8k8(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    /* A: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); B: b0 (t, g), b1 (t+4, g). */
+    emu_mma<8>(
+        d, a, b,
+        [](const emu_mma_post *posts, unsigned row, unsigned k) {
+            const unsigned lane = (row % 8) * 4 + k % 4, reg = (row / 8) + 2 * (k / 4);
+            return emu_bits_float(posts[lane].a[reg]);
+        },
+        [](const emu_mma_post *posts, unsigned k, unsigned col) {
+            return emu_bits_float(posts[col * 4 + k % 4].b[k / 4]);
+        });
+}
+
+inline float emu_bf16(unsigned word, unsigned half)
+{
+    return emu_bits_float(((word >> (16 * half)) & 0xFFFFu) << 16);
+}
+
+inline void mma_bf16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    /* A: a0 (g, 2t..), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..);
+     * B: b0 (2t.., g), b1 (2t+8.., g); the low half holds the lower k. */
+    emu_mma<16>(
+        d, a, b,
+        [](const emu_mma_post *posts, unsigned row, unsigned k) {
+            const unsigned lane = (row % 8) * 4 + (k % 8) / 2, reg = (row / 8) + 2 * (k / 8);
+            return emu_bf16(posts[lane].a[reg], k % 2);
+        },
+        [](const emu_mma_post *posts, unsigned k, unsigned col) {
+            return emu_bf16(posts[col * 4 + (k % 8) / 2].b[k / 8], k % 2);
+        });
+}
+
 /* Runs kernel() as a grid of blocks of threads. */
 template <class Kernel>
 void emu_launch(dim3 grid, dim3 block, size_t dynamic_smem_bytes, Kernel kernel)
@@ -95,6 +189,12 @@ void emu_launch(dim3 grid, dim3 block, size_t dynamic_smem_bytes, Kernel kernel)
                 emu_dynamic_smem = reinterpret_cast<float *>((base + 15) / 16 * 16);
                 std::barrier<> barrier((std::ptrdiff_t)threads);
                 emu_barrier = &barrier;
+                std::vector<std::barrier<> *> warp_barriers;
+                for (unsigned w = 0; w < (threads + 31) / 32; w++)
+                    warp_barriers.push_back(new std::barrier<>(
+                        (std::ptrdiff_t)(threads - 32 * w < 32 ? threads - 32 * w : 32)));
+                emu_warp_barriers = warp_barriers;
+                emu_mma_posts.assign(threads, emu_mma_post{});
                 std::vector<std::thread> pool;
                 pool.reserve(threads);
                 for (unsigned t = 0; t < threads; t++)
@@ -107,6 +207,8 @@ void emu_launch(dim3 grid, dim3 block, size_t dynamic_smem_bytes, Kernel kernel)
                     });
                 for (std::thread &thread : pool)
                     thread.join();
+                for (std::barrier<> *b : warp_barriers)
+                    delete b;
             }
 }
 

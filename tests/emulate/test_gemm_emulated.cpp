@@ -10,6 +10,7 @@
 
 #include "../../src/cuda/gemm/blocked_kernels.cuh"
 #include "../../src/cuda/gemm/course_kernels.cuh"
+#include "../../src/cuda/gemm/mma_kernel.cuh"
 #include "../../src/cuda/gemm/pipelined_kernel.cuh"
 #include "../../src/ladders/gemm.h"
 
@@ -47,11 +48,54 @@ template <class T> static void run_pipelined(const gemm_params &g)
                    [&] { gemm_pipelined<T, false>(g); });
 }
 
+static dim3 mma_grid(const gemm_params &g)
+{
+    return tiles(g, MMA_BM, MMA_BN);
+}
+
+static void run_tf32_mma(const gemm_params &g)
+{
+    const mma_params p = {g.a, g.b, g.c, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.alpha, g.beta};
+    if (aligned_rows(g.a, g.lda) && aligned_rows(g.b, g.ldb))
+        emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<false>::SMEM_BYTES,
+                   [&] { gemm_mma<false, true>(p); });
+    else
+        emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<false>::SMEM_BYTES,
+                   [&] { gemm_mma<false, false>(p); });
+}
+
+/* As wl_gemm_bf16_make does on the device: BF16 copies (nearest even), rows
+ * padded to multiples of 8 with zeros. */
+static std::vector<uint16_t> bf16_copy(const float *x, int ld, int rows, int cols, int *copy_ld)
+{
+    *copy_ld = cols < 8 ? 8 : (cols + 7) / 8 * 8;
+    std::vector<uint16_t> copy((size_t)(rows > 0 ? rows : 1) * *copy_ld + 8, 0);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            float v = wl_gemm_round_bf16(x[(size_t)r * ld + c]);
+            uint32_t bits;
+            std::memcpy(&bits, &v, sizeof bits);
+            copy[(size_t)r * *copy_ld + c] = (uint16_t)(bits >> 16);
+        }
+    return copy;
+}
+
+static void run_bf16_mma(const gemm_params &g)
+{
+    int lda = 0, ldb = 0;
+    std::vector<uint16_t> a = bf16_copy(g.a, g.lda, g.m, g.k, &lda);
+    std::vector<uint16_t> b = bf16_copy(g.b, g.ldb, g.k, g.n, &ldb);
+    const mma_params p = {a.data(), b.data(), g.c, g.m, g.n, g.k, lda, ldb, g.ldc, g.alpha, g.beta};
+    emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<true>::SMEM_BYTES,
+               [&] { gemm_mma<true, true>(p); });
+}
+
 struct rung {
     const char *id;
     int multiple_of;  /* the course's tiled kernels: m, n, k multiples only */
     int max_elements; /* one_block: m*n */
     std::function<void(const gemm_params &)> run;
+    wl_gemm_precision precision = WL_GEMM_FP32;
 };
 
 static const rung rungs[] = {
@@ -108,6 +152,8 @@ static const rung rungs[] = {
     {"tuned", 0, 0, run_pipelined<tuned_shape>},
     {"tuned_128x128", 0, 0, run_pipelined<tuned_128x128_shape>},
     {"tuned_256x128", 0, 0, run_pipelined<tuned_256x128_shape>},
+    {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
+    {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
 };
 
 struct problem_case {
@@ -196,7 +242,7 @@ static void check_case(const rung &r, const problem_case &c, uint64_t seed)
     const void *host[6] = {view[0], view[1], view[2], nullptr, nullptr, initial_c.data()};
     wl_check check;
     wl_check_init(&check);
-    warplab_status status = wl_gemm_verify(&p, host, &check, WL_GEMM_FP32);
+    warplab_status status = wl_gemm_verify(&p, host, &check, r.precision);
     if (status != WARPLAB_OK) {
         std::fprintf(
             stderr, "FAIL %s %s: %zu of %zu wrong; first at %zu: got %.9g, expected %.9g\n", r.id,
