@@ -97,9 +97,8 @@ static const kernel_shape regblock_1d_shape = {"gemm_regblock_1d", 512, 1, 64, 6
 static const kernel_shape regblock_2d_shape = {"gemm_regblock_2d", 256, 1, 128, 128,
                                                2 * 128 * 8 * 4};
 static const kernel_shape vectorized_shape = {"gemm_vectorized", 256, 1, 128, 128, 2 * 128 * 8 * 4};
-static const kernel_shape conflict_free_shape = {
-    "gemm_conflict_free",         GENERIC_THREADS(128, 128, 128, 128, 8, 8), 1, 128, 128,
-    GENERIC_LOCAL(1, 128, 128, 8)};
+static const kernel_shape conflict_free_shape = {"gemm_conflict_free",           256, 1, 128, 128,
+                                                 (size_t)8 * (128 + 4 + 128) * 4};
 static const kernel_shape double_buffered_shape = {
     "gemm_double_buffered",       GENERIC_THREADS(128, 128, 128, 128, 8, 8), 1, 128, 128,
     GENERIC_LOCAL(2, 128, 128, 8)};

@@ -244,6 +244,52 @@ __kernel __attribute__((reqd_work_group_size(R2_THREADS, 1, 1))) void gemm_vecto
         }
 }
 
+/* Rung conflict_free: as vectorized, with A's rows padded by 4 floats (the
+ * transposing stores hit 32 distinct banks) and a work-item's 8 x 8 outputs
+ * as 2 x 2 blocks of 4 x 4, 64 rows and columns apart (neighbours read
+ * neighbouring float4s). The CUDA kernel gemm_conflict_free, line for line. */
+#define CF_PAD 4
+__kernel __attribute__((reqd_work_group_size(R2_THREADS, 1, 1))) void gemm_conflict_free(GEMM_ARGS)
+{
+    GEMM_VIEWS;
+    __local float as[R2_BK][R2_BM + CF_PAD], bs[R2_BK][R2_BN];
+    const int tid = get_local_id(0);
+    const int row0 = get_group_id(1) * R2_BM, col0 = get_group_id(0) * R2_BN;
+    const int tr = tid / (R2_BN / R2_T), tc = tid % (R2_BN / R2_T);
+    const int ar = tid / (R2_BK / 4), ac = (tid % (R2_BK / 4)) * 4;
+    const int br = tid / (R2_BN / 4), bc = (tid % (R2_BN / 4)) * 4;
+    float acc[R2_T][R2_T], am[R2_T], bn[R2_T];
+    for (int i = 0; i < R2_T; i++)
+        for (int j = 0; j < R2_T; j++)
+            acc[i][j] = 0.0f;
+    for (int k0 = 0; k0 < k; k0 += R2_BK) {
+        float4 a = load4(A, lda, m, k, row0 + ar, k0 + ac);
+        as[ac + 0][ar] = a.x;
+        as[ac + 1][ar] = a.y;
+        as[ac + 2][ar] = a.z;
+        as[ac + 3][ar] = a.w;
+        vstore4(load4(B, ldb, k, n, k0 + br, col0 + bc), 0, &bs[br][bc]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int d = 0; d < R2_BK; d++) {
+            for (int u = 0; u < 2; u++) {
+                vstore4(vload4(0, &as[d][u * (R2_BM / 2) + tr * 4]), 0, &am[u * 4]);
+                vstore4(vload4(0, &bs[d][u * (R2_BN / 2) + tc * 4]), 0, &bn[u * 4]);
+            }
+            for (int i = 0; i < R2_T; i++)
+                for (int j = 0; j < R2_T; j++)
+                    acc[i][j] += am[i] * bn[j];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int i = 0; i < R2_T; i++)
+        for (int j = 0; j < R2_T; j++) {
+            int row = row0 + (i / 4) * (R2_BM / 2) + tr * 4 + i % 4;
+            int col = col0 + (j / 4) * (R2_BN / 2) + tc * 4 + j % 4;
+            if (row < m && col < n)
+                store_c(C, ldc, row, col, acc[i][j], alpha, beta);
+        }
+}
+
 /* ------------------------------------------------------------------------ */
 /* The generic tiled kernel behind conflict_free, double_buffered, warptile  */
 /* and the tuned shapes, mirroring the CUDA template sgemm_pipelined:        */
@@ -347,9 +393,9 @@ inline void compute_tile(const shape *s, __local const float *a_tile, __local co
     }
 }
 
-inline void generic_tiled(GEMM_ARGS, __local float *as, __local float *bs, const int stages,
-                          const int BM, const int BN, const int BK, const int WM, const int WN,
-                          const int TM, const int TN)
+inline void generic_tiled(GEMM_ARGS, __local float *as, __local float *bs, const int BM,
+                          const int BN, const int BK, const int WM, const int WN, const int TM,
+                          const int TN)
 {
     GEMM_VIEWS;
     const shape s = make_shape(BM, BN, BK, WM, WN, TM, TN);
@@ -361,30 +407,19 @@ inline void generic_tiled(GEMM_ARGS, __local float *as, __local float *bs, const
     float a_stage[MAX_A_PER_ITEM];
     float4 b_stage[MAX_B_PER_ITEM];
     const int tiles = (k + BK - 1) / BK;
-    if (stages == 1) {
-        /* One buffer: load, barrier, compute, barrier. */
-        for (int t = 0; t < tiles; t++) {
+    /* Two buffers: tile t is fetched into registers while tile t-1 is
+     * computed, then stored into the buffer tile t-2 used (read before the
+     * previous barrier): one barrier a tile. */
+    for (int t = 0; t <= tiles; t++) {
+        if (t < tiles)
             stage_tile(&s, A, lda, B, ldb, m, n, k, t, a_stage, b_stage);
-            store_tile(&s, a_stage, b_stage, as, bs);
-            barrier(CLK_LOCAL_MEM_FENCE);
-            compute_tile(&s, as, bs, acc);
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    } else {
-        /* Two buffers: tile t is fetched into registers while tile t-1 is
-         * computed, then stored into the buffer tile t-2 used (read before
-         * the previous barrier): one barrier a tile. */
-        for (int t = 0; t <= tiles; t++) {
-            if (t < tiles)
-                stage_tile(&s, A, lda, B, ldb, m, n, k, t, a_stage, b_stage);
-            if (t > 0)
-                compute_tile(&s, as + ((t - 1) % 2) * a_stage_size,
-                             bs + ((t - 1) % 2) * b_stage_size, acc);
-            if (t < tiles)
-                store_tile(&s, a_stage, b_stage, as + (t % 2) * a_stage_size,
-                           bs + (t % 2) * b_stage_size);
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        if (t > 0)
+            compute_tile(&s, as + ((t - 1) % 2) * a_stage_size, bs + ((t - 1) % 2) * b_stage_size,
+                         acc);
+        if (t < tiles)
+            store_tile(&s, a_stage, b_stage, as + (t % 2) * a_stage_size,
+                       bs + (t % 2) * b_stage_size);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
     for (int u = 0; u < TM / 4; u++)
         for (int i = 0; i < 4; i++) {
@@ -406,13 +441,12 @@ inline void generic_tiled(GEMM_ARGS, __local float *as, __local float *bs, const
         __local float as[STAGES * BK * (BM + 4)];                                                  \
         __local float bs[STAGES * BK * BN];                                                        \
         generic_tiled(A, a_off, lda, B, b_off, ldb, C, c_off, ldc, m, n, k, alpha, beta, as, bs,   \
-                      STAGES, BM, BN, BK, WM, WN, TM, TN);                                         \
+                      BM, BN, BK, WM, WN, TM, TN);                                                 \
     }
 
-/* conflict_free (one buffer) and double_buffered (two): one group of 16 x 16
- * work-items over the whole 128 x 128 tile, 8 x 8 outputs each as 2 x 2
- * blocks of 4 x 4. */
-GENERIC_TILED(gemm_conflict_free, 1, 128, 128, 8, 128, 128, 8, 8)
+/* double_buffered: one group of 16 x 16 work-items over the whole 128 x 128
+ * tile, 8 x 8 outputs each as 2 x 2 blocks of 4 x 4 (conflict_free's
+ * mapping), with the pipelined kernel's copy mapping. */
 GENERIC_TILED(gemm_double_buffered, 2, 128, 128, 8, 128, 128, 8, 8)
 /* warptile: 8 groups of 32 (warps on CUDA) own 64 x 32 pieces. */
 GENERIC_TILED(gemm_warptile, 2, 128, 128, 8, 64, 32, 8, 8)
