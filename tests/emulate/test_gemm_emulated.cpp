@@ -64,28 +64,32 @@ static void run_tf32_mma(const gemm_params &g)
                    [&] { gemm_mma<false, false>(p); });
 }
 
-/* As wl_gemm_bf16_make does on the device: BF16 copies (nearest even), rows
- * padded to multiples of 8 with zeros. */
-static std::vector<uint16_t> bf16_copy(const float *x, int ld, int rows, int cols, int *copy_ld)
+/* As wl_gemm_bf16_make does on the device: BF16 copies (nearest even) of
+ * A and of B transposed, rows padded to multiples of 8 with zeros. */
+static std::vector<uint16_t> bf16_copy(const float *x, int ld, int rows, int cols, bool transpose,
+                                       int *copy_ld)
 {
-    *copy_ld = cols < 8 ? 8 : (cols + 7) / 8 * 8;
-    std::vector<uint16_t> copy((size_t)(rows > 0 ? rows : 1) * *copy_ld + 8, 0);
+    const int out_rows = transpose ? cols : rows, out_cols = transpose ? rows : cols;
+    *copy_ld = out_cols < 8 ? 8 : (out_cols + 7) / 8 * 8;
+    std::vector<uint16_t> copy((size_t)(out_rows > 0 ? out_rows : 1) * *copy_ld + 8, 0);
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) {
             float v = wl_gemm_round_bf16(x[(size_t)r * ld + c]);
             uint32_t bits;
             std::memcpy(&bits, &v, sizeof bits);
-            copy[(size_t)r * *copy_ld + c] = (uint16_t)(bits >> 16);
+            size_t at = transpose ? (size_t)c * *copy_ld + r : (size_t)r * *copy_ld + c;
+            copy[at] = (uint16_t)(bits >> 16);
         }
     return copy;
 }
 
 static void run_bf16_mma(const gemm_params &g)
 {
-    int lda = 0, ldb = 0;
-    std::vector<uint16_t> a = bf16_copy(g.a, g.lda, g.m, g.k, &lda);
-    std::vector<uint16_t> b = bf16_copy(g.b, g.ldb, g.k, g.n, &ldb);
-    const mma_params p = {a.data(), b.data(), g.c, g.m, g.n, g.k, lda, ldb, g.ldc, g.alpha, g.beta};
+    int lda = 0, ldbt = 0;
+    std::vector<uint16_t> a = bf16_copy(g.a, g.lda, g.m, g.k, false, &lda);
+    std::vector<uint16_t> bt = bf16_copy(g.b, g.ldb, g.k, g.n, true, &ldbt);
+    const mma_params p = {a.data(), bt.data(), g.c,   g.m,     g.n,   g.k,
+                          lda,      ldbt,      g.ldc, g.alpha, g.beta};
     emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<true>::SMEM_BYTES,
                [&] { gemm_mma<true, true>(p); });
 }

@@ -111,6 +111,8 @@ static warplab_status launch_tf32(wl_backend *backend, const wl_launch *launch, 
                         "cublasGemmEx (TF32)");
 }
 
+/* C^T (n x m) = B^T as stored (n x k rows: CUBLAS_OP_T of the column-major
+ * k x n it is) times A^T: the "TN" product, K-major on both sides. */
 static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, void *state)
 {
     cublas_state *s = (cublas_state *)state;
@@ -118,8 +120,8 @@ static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, 
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
     return cublas_check(backend,
-                        cublasGemmEx(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                     s->bf16.b, CUDA_R_16BF, s->bf16.ldb, s->bf16.a, CUDA_R_16BF,
+                        cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
+                                     s->bf16.bt, CUDA_R_16BF, s->bf16.ldbt, s->bf16.a, CUDA_R_16BF,
                                      s->bf16.lda, &g.beta, g.c, CUDA_R_32F, ld_at_least_1(g.ldc),
                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                         "cublasGemmEx (BF16)");

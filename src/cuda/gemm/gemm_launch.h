@@ -45,12 +45,14 @@ static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reaso
     return WARPLAB_OK;
 }
 
-/* BF16 copies of A and B (nearest even), rows padded to multiples of 8
- * elements (16 bytes) and the padding zeroed: what the BF16 rows multiply,
- * made once in setup (untimed) for the rung and cuBLAS alike. */
+/* BF16 copies of A (m x k) and of B transposed (n x k: both K-major, the
+ * layout the tensor cores read without transposing), nearest even, rows
+ * padded to multiples of 8 elements (16 bytes) and the padding zeroed: what
+ * the BF16 rows multiply, made once in setup (untimed) for the rungs and
+ * cuBLAS alike. */
 typedef struct wl_gemm_bf16 {
-    void *a, *b; /* __nv_bfloat16, device memory */
-    int lda, ldb;
+    void *a, *bt; /* __nv_bfloat16, device memory */
+    int lda, ldbt;
 } wl_gemm_bf16;
 
 #ifdef __cplusplus

@@ -104,8 +104,8 @@ static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, 
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
-    const mma_params p = {operands->a,   operands->b,   g.c,   g.m,     g.n,   g.k,
-                          operands->lda, operands->ldb, g.ldc, g.alpha, g.beta};
+    const mma_params p = {operands->a,   operands->bt,   g.c,   g.m,     g.n,   g.k,
+                          operands->lda, operands->ldbt, g.ldc, g.alpha, g.beta};
     const dim3 grid = mma_grid(p);
     warplab_status status = check_mma_grid(backend, grid);
     if (status != WARPLAB_OK)

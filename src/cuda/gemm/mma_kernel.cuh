@@ -8,7 +8,9 @@
  * cp.async ring (16-byte copies, zero-filled outside the matrices), one
  * barrier a tile, as in the FP32 pipeline. Shared tiles are row-major with
  * padding chosen so that a warp's fragment loads hit 32 distinct banks: A
- * as[m][k] (+4 floats / +8 bf16 a row), B bs[k][n] (+8 a row).
+ * as[m][k] (+4 floats / +8 bf16 a row); B bs[k][n] (TF32, +8 a row), or for
+ * BF16 the K-major B^T copy as bs[n][k] (+8), whose fragment pairs are
+ * contiguous.
  *
  * Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k8 / k16"),
  * g = lane / 4, t = lane % 4:
@@ -81,18 +83,22 @@ template <> struct mma_precision<true> {
 #define MMA_MI (MMA_WM / 16)
 #define MMA_NI (MMA_WN / 8)
 
+/* Shared tiles: A as[m][k]; B as bs[k][n] (TF32: B itself) or bs[n][k]
+ * (BF16: the K-major copy of B transposed, same shape as A's tile). */
 template <bool BF16> struct mma_tiles {
     typedef mma_precision<BF16> P;
-    static constexpr int AS_STRIDE = MMA_BK + P::A_PAD, BS_STRIDE = MMA_BN + P::B_PAD;
-    static constexpr int AS_STAGE = MMA_BM * AS_STRIDE, BS_STAGE = MMA_BK * BS_STRIDE;
+    static constexpr int AS_STRIDE = MMA_BK + P::A_PAD;
+    static constexpr int BS_STRIDE = BF16 ? MMA_BK + P::A_PAD : MMA_BN + P::B_PAD;
+    static constexpr int AS_STAGE = MMA_BM * AS_STRIDE;
+    static constexpr int BS_STAGE = (BF16 ? MMA_BN : MMA_BK) * BS_STRIDE;
     static constexpr size_t SMEM_BYTES =
         (size_t)MMA_STAGES * (AS_STAGE + BS_STAGE) * sizeof(typename P::element);
     static constexpr int A_CHUNKS = MMA_BM * MMA_BK / P::PER_CHUNK / MMA_THREADS;
     static constexpr int B_CHUNKS = MMA_BK * MMA_BN / P::PER_CHUNK / MMA_THREADS;
 };
 
-/* The operands as this kernel reads them: A (m x k, lda) and B (k x n, ldb)
- * of float (TF32) or BF16; C float. VEC: A's and B's rows are 16-byte
+/* The operands as this kernel reads them: A (m x k, lda) and B (TF32: k x n
+ * floats, ldb) or B^T (BF16: n x k, ldb its row stride); C float. VEC: A's and B's rows are 16-byte
  * aligned (always so for the BF16 copies), else 4-byte copies (TF32). */
 struct mma_params {
     const void *a;
@@ -143,14 +149,26 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
 #pragma unroll
             for (int l = 0; l < T::B_CHUNKS; l++) {
                 const int chunk = tid + l * MMA_THREADS;
-                const int r = chunk / (MMA_BN / P::PER_CHUNK);
-                const int c = (chunk % (MMA_BN / P::PER_CHUNK)) * P::PER_CHUNK;
-                const int left = p.n - (col0 + c);
-                const int valid =
-                    k0 + r < p.k && left > 0 ? (left < P::PER_CHUNK ? left : P::PER_CHUNK) : 0;
-                const element *src = valid ? b + (size_t)(k0 + r) * p.ldb + col0 + c : b;
-                cp_async_16(reinterpret_cast<float *>(b_tile + r * T::BS_STRIDE + c),
-                            reinterpret_cast<const float *>(src), valid * (int)sizeof(element));
+                if (BF16) { /* rows of B^T: n, k along the row */
+                    const int r = chunk / (MMA_BK / P::PER_CHUNK);
+                    const int c = (chunk % (MMA_BK / P::PER_CHUNK)) * P::PER_CHUNK;
+                    const int left = p.k - (k0 + c);
+                    const int valid = col0 + r < p.n && left > 0
+                                          ? (left < P::PER_CHUNK ? left : P::PER_CHUNK)
+                                          : 0;
+                    const element *src = valid ? b + (size_t)(col0 + r) * p.ldb + k0 + c : b;
+                    cp_async_16(reinterpret_cast<float *>(b_tile + r * T::BS_STRIDE + c),
+                                reinterpret_cast<const float *>(src), valid * (int)sizeof(element));
+                } else { /* rows of B: k, n along the row */
+                    const int r = chunk / (MMA_BN / P::PER_CHUNK);
+                    const int c = (chunk % (MMA_BN / P::PER_CHUNK)) * P::PER_CHUNK;
+                    const int left = p.n - (col0 + c);
+                    const int valid =
+                        k0 + r < p.k && left > 0 ? (left < P::PER_CHUNK ? left : P::PER_CHUNK) : 0;
+                    const element *src = valid ? b + (size_t)(k0 + r) * p.ldb + col0 + c : b;
+                    cp_async_16(reinterpret_cast<float *>(b_tile + r * T::BS_STRIDE + c),
+                                reinterpret_cast<const float *>(src), valid * (int)sizeof(element));
+                }
             }
         } else {
 #pragma unroll 4
@@ -200,14 +218,14 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
             load_tile(next, next % MMA_STAGES);
         cp_async_commit();
         const element *a_tile = as + stage * T::AS_STAGE + (wm + g) * T::AS_STRIDE;
-        const element *b_tile = bs + stage * T::BS_STAGE + wn + g;
+        const element *b_tile = BF16 ? bs + stage * T::BS_STAGE + (wn + g) * T::BS_STRIDE
+                                     : bs + stage * T::BS_STAGE + wn + g;
 #pragma unroll
         for (int ks = 0; ks < MMA_BK; ks += P::K_STEP) {
             unsigned af[MMA_MI][4], bf[MMA_NI][2];
             if (BF16) {
                 const uint16_t *a16 = reinterpret_cast<const uint16_t *>(a_tile) + ks + 2 * t;
-                const uint16_t *b16 =
-                    reinterpret_cast<const uint16_t *>(b_tile) + (ks + 2 * t) * T::BS_STRIDE;
+                const uint16_t *b16 = reinterpret_cast<const uint16_t *>(b_tile) + ks + 2 * t;
 #pragma unroll
                 for (int i = 0; i < MMA_MI; i++) {
                     const uint16_t *rowp = a16 + i * 16 * T::AS_STRIDE;
@@ -218,10 +236,9 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
                 }
 #pragma unroll
                 for (int j = 0; j < MMA_NI; j++) {
-                    const uint16_t *colp = b16 + j * 8;
-                    bf[j][0] = (unsigned)colp[0] | (unsigned)colp[T::BS_STRIDE] << 16;
-                    bf[j][1] = (unsigned)colp[8 * T::BS_STRIDE] | (unsigned)colp[9 * T::BS_STRIDE]
-                                                                      << 16;
+                    const uint16_t *colp = b16 + j * 8 * T::BS_STRIDE; /* row n of B^T */
+                    bf[j][0] = *reinterpret_cast<const unsigned *>(colp);
+                    bf[j][1] = *reinterpret_cast<const unsigned *>(colp + 8);
                 }
 #pragma unroll
                 for (int i = 0; i < MMA_MI; i++)
