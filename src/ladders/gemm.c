@@ -325,15 +325,6 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bytes,
      .verify = verify_tf32},
-    {.id = "tf32_wgmma",
-     .title = "tensor cores, TF32 (wgmma, sm_90a)",
-     .lesson = "Hopper's warpgroup MMA: 4 warps issue one asynchronous wgmma on tiles that TMA "
-               "copied into swizzled shared memory, while the next tiles stream in. Not FP32: "
-               "compare with cublas_tf32.",
-     .seed = "seed 001, 'Volta GV100' (tensor cores); Hopper",
-     .flags = WL_RUNG_OFF_LADDER,
-     .bytes = tile128x256_bytes,
-     .verify = verify_tf32},
     {.id = "bf16_mma",
      .title = "tensor cores, BF16 (mma.sync)",
      .lesson = "mma.sync.m16n8k16 on BF16 operands (converted once, untimed, for this row and "
@@ -345,8 +336,9 @@ static const wl_rung gemm_rungs[] = {
      .verify = verify_bf16},
     {.id = "bf16_wgmma",
      .title = "tensor cores, BF16 (wgmma, sm_90a)",
-     .lesson = "Warpgroup MMA on BF16 tiles that TMA streams into 128-byte-swizzled shared "
-               "memory through a multi-stage mbarrier pipeline. Compare with cublas_bf16.",
+     .lesson = "Hopper's warpgroup MMA: 4 warps issue one asynchronous m64n128k16 that reads "
+               "both BF16 tiles from shared memory by descriptor; 2 warpgroups, 128x256 tiles, a "
+               "4-stage cp.async ring. Compare with cublas_bf16.",
      .seed = "seed 001, 'Volta GV100' (mixed precision); Hopper",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
