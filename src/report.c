@@ -158,6 +158,25 @@ static void group_heading(const warplab_report *report, const warplab_row *first
 /* ------------------------------------------------------------------------ */
 /* Terminal table                                                           */
 
+/* The cells of a timed row in a compute-bound table. */
+typedef struct compute_cells {
+    char time[24], noise[16], rate[16], vendor[16], peak[16], step[16], total[16], moved[16],
+        course[64];
+} compute_cells;
+
+static void make_compute_cells(const warplab_row *row, compute_cells *cells)
+{
+    format_time(cells->time, sizeof cells->time, row->median_ms);
+    wl_format(cells->noise, sizeof cells->noise, "%.1f%%", row->noise_pct);
+    wl_format(cells->rate, sizeof cells->rate, "%.1f", row->gflops);
+    format_percent(cells->vendor, sizeof cells->vendor, row->pct_of_vendor);
+    format_percent(cells->peak, sizeof cells->peak, row->pct_of_fp32_peak);
+    format_speedup(cells->step, sizeof cells->step, row->step_speedup);
+    format_speedup(cells->total, sizeof cells->total, row->cumulative_speedup);
+    format_bytes(cells->moved, sizeof cells->moved, row->bytes);
+    format_course(cells->course, sizeof cells->course, row);
+}
+
 /* A compute-bound group (matrix multiply): GFLOP/s, % of the vendor baseline
  * and of the FP32 peak, and the bytes each rung moves by its own count. */
 static void write_compute_table(const warplab_report *report, size_t begin, size_t end, FILE *out)
@@ -172,19 +191,10 @@ static void write_compute_table(const warplab_report *report, size_t begin, size
             fprintf(out, "%-18s %-36s %s: %s\n", row->rung, title, row_state(row), row->note);
             continue;
         }
-        char time[24], noise[16], rate[16], vendor[16], peak[16], step[16], total[16], moved[16],
-            course[64];
-        format_time(time, sizeof time, row->median_ms);
-        wl_format(noise, sizeof noise, "%.1f%%", row->noise_pct);
-        wl_format(rate, sizeof rate, "%.1f", row->gflops);
-        format_percent(vendor, sizeof vendor, row->pct_of_vendor);
-        format_percent(peak, sizeof peak, row->pct_of_fp32_peak);
-        format_speedup(step, sizeof step, row->step_speedup);
-        format_speedup(total, sizeof total, row->cumulative_speedup);
-        format_bytes(moved, sizeof moved, row->bytes);
-        format_course(course, sizeof course, row);
-        fprintf(out, "%-18s %-36s %10s %6s %9s %8s %6s %7s %8s %8s  %s\n", row->rung, title, time,
-                noise, rate, vendor, peak, step, total, moved, course);
+        compute_cells c;
+        make_compute_cells(row, &c);
+        fprintf(out, "%-18s %-36s %10s %6s %9s %8s %6s %7s %8s %8s  %s\n", row->rung, title, c.time,
+                c.noise, c.rate, c.vendor, c.peak, c.step, c.total, c.moved, c.course);
         if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
             fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
     }
@@ -277,17 +287,11 @@ static void write_compute_markdown(const warplab_report *report, size_t begin, s
             fputs(" | | | | | | | | |\n", out);
             continue;
         }
-        char time[24], vendor[16], peak[16], step[16], total[16], moved[16], course[64];
-        format_time(time, sizeof time, row->median_ms);
-        format_percent(vendor, sizeof vendor, row->pct_of_vendor);
-        format_percent(peak, sizeof peak, row->pct_of_fp32_peak);
-        format_speedup(step, sizeof step, row->step_speedup);
-        format_speedup(total, sizeof total, row->cumulative_speedup);
-        format_bytes(moved, sizeof moved, row->bytes);
-        format_course(course, sizeof course, row);
-        fprintf(out, "%s | %s | %.1f%% | %.1f | %s | %s | %s | %s | %s | %s |\n",
-                strcmp(row_state(row), "ok") ? " (wrong)" : "", time, row->noise_pct, row->gflops,
-                vendor, peak, step, total, moved, course);
+        compute_cells c;
+        make_compute_cells(row, &c);
+        fprintf(out, "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                strcmp(row_state(row), "ok") ? " (wrong)" : "", c.time, c.noise, c.rate, c.vendor,
+                c.peak, c.step, c.total, c.moved, c.course);
     }
 }
 
