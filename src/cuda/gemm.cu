@@ -26,6 +26,24 @@ static dim3 tile_grid(const gemm_params &g, int tile_m, int tile_n)
     return dim3((unsigned)((g.n + tile_n - 1) / tile_n), (unsigned)((g.m + tile_m - 1) / tile_m));
 }
 
+/* One block a tile_m x tile_n tile of C: the launch every 2-D rung shares
+ * (nothing for an empty C, the grid checked against the device). */
+typedef void (*gemm_kernel)(gemm_params);
+
+static warplab_status launch_tiles(wl_backend *backend, const wl_launch *launch, int tile_m,
+                                   int tile_n, dim3 block, gemm_kernel kernel, const char *what)
+{
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    const dim3 grid = tile_grid(g, tile_m, tile_n);
+    warplab_status status = check_grid(backend, grid, what);
+    if (status != WARPLAB_OK)
+        return status;
+    kernel<<<grid, block, 0, wl_cuda_stream(backend)>>>(g);
+    return WL_CUDA_LAUNCHED(backend, what);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The course                                                               */
 
@@ -43,46 +61,25 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
 static warplab_status launch_many_blocks(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    const dim3 grid = tile_grid(g, MANY_BLOCKS_TILE, MANY_BLOCKS_TILE);
-    warplab_status status = check_grid(backend, grid, "gemm many_blocks");
-    if (status != WARPLAB_OK)
-        return status;
-    gemm_many_blocks<<<grid, dim3(MANY_BLOCKS_TILE, MANY_BLOCKS_TILE), 0,
-                       wl_cuda_stream(backend)>>>(g);
-    return WL_CUDA_LAUNCHED(backend, "gemm many_blocks");
+    return launch_tiles(backend, launch, MANY_BLOCKS_TILE, MANY_BLOCKS_TILE,
+                        dim3(MANY_BLOCKS_TILE, MANY_BLOCKS_TILE), gemm_many_blocks,
+                        "gemm many_blocks");
 }
 
+/* The rung's supports() has checked that TILE divides m, n and k. */
 template <int TILE>
 static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    /* The rung's supports() has checked that TILE divides m, n and k. */
-    const dim3 grid = tile_grid(g, TILE, TILE);
-    warplab_status status = check_grid(backend, grid, "gemm tiled");
-    if (status != WARPLAB_OK)
-        return status;
-    gemm_tiled<TILE><<<grid, dim3(TILE, TILE), 0, wl_cuda_stream(backend)>>>(g);
-    return WL_CUDA_LAUNCHED(backend, "gemm tiled");
+    return launch_tiles(backend, launch, TILE, TILE, dim3(TILE, TILE), gemm_tiled<TILE>,
+                        "gemm tiled");
 }
 
 static warplab_status launch_tiled_bounds(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    const dim3 grid = tile_grid(g, BOUNDS_TILE, BOUNDS_TILE);
-    warplab_status status = check_grid(backend, grid, "gemm tiled_bounds");
-    if (status != WARPLAB_OK)
-        return status;
-    gemm_tiled_bounds<<<grid, dim3(BOUNDS_TILE, BOUNDS_TILE), 0, wl_cuda_stream(backend)>>>(g);
-    return WL_CUDA_LAUNCHED(backend, "gemm tiled_bounds");
+    return launch_tiles(backend, launch, BOUNDS_TILE, BOUNDS_TILE, dim3(BOUNDS_TILE, BOUNDS_TILE),
+                        gemm_tiled_bounds, "gemm tiled_bounds");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -91,29 +88,15 @@ static warplab_status launch_tiled_bounds(wl_backend *backend, const wl_launch *
 static warplab_status launch_regblock_1d(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    const dim3 grid = tile_grid(g, RB1_BM, RB1_BN);
-    warplab_status status = check_grid(backend, grid, "gemm regblock_1d");
-    if (status != WARPLAB_OK)
-        return status;
-    gemm_regblock_1d<<<grid, RB1_THREADS, 0, wl_cuda_stream(backend)>>>(g);
-    return WL_CUDA_LAUNCHED(backend, "gemm regblock_1d");
+    return launch_tiles(backend, launch, RB1_BM, RB1_BN, dim3(RB1_THREADS), gemm_regblock_1d,
+                        "gemm regblock_1d");
 }
 
 static warplab_status launch_regblock_2d(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    const dim3 grid = tile_grid(g, RB2_BM, RB2_BN);
-    warplab_status status = check_grid(backend, grid, "gemm regblock_2d");
-    if (status != WARPLAB_OK)
-        return status;
-    gemm_regblock_2d<<<grid, RB2_THREADS, 0, wl_cuda_stream(backend)>>>(g);
-    return WL_CUDA_LAUNCHED(backend, "gemm regblock_2d");
+    return launch_tiles(backend, launch, RB2_BM, RB2_BN, dim3(RB2_THREADS), gemm_regblock_2d,
+                        "gemm regblock_2d");
 }
 
 /* vectorized and conflict_free: the 16-byte path when A's and B's rows are
@@ -123,24 +106,12 @@ static warplab_status launch_vector_loads(wl_backend *backend, const wl_launch *
 {
     (void)state;
     const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    const dim3 grid = tile_grid(g, RB2_BM, RB2_BN);
-    const char *what = CONFLICT_FREE ? "gemm conflict_free" : "gemm vectorized";
-    warplab_status status = check_grid(backend, grid, what);
-    if (status != WARPLAB_OK)
-        return status;
     const bool aligned = wl_gemm_rows_aligned(g.a, g.lda) && wl_gemm_rows_aligned(g.b, g.ldb);
-    cudaStream_t stream = wl_cuda_stream(backend);
-    if (CONFLICT_FREE && aligned)
-        gemm_conflict_free<true><<<grid, RB2_THREADS, 0, stream>>>(g);
-    else if (CONFLICT_FREE)
-        gemm_conflict_free<false><<<grid, RB2_THREADS, 0, stream>>>(g);
-    else if (aligned)
-        gemm_vectorized<true><<<grid, RB2_THREADS, 0, stream>>>(g);
-    else
-        gemm_vectorized<false><<<grid, RB2_THREADS, 0, stream>>>(g);
-    return WL_CUDA_LAUNCHED(backend, what);
+    gemm_kernel kernel = CONFLICT_FREE
+                             ? (aligned ? gemm_conflict_free<true> : gemm_conflict_free<false>)
+                             : (aligned ? gemm_vectorized<true> : gemm_vectorized<false>);
+    return launch_tiles(backend, launch, RB2_BM, RB2_BN, dim3(RB2_THREADS), kernel,
+                        CONFLICT_FREE ? "gemm conflict_free" : "gemm vectorized");
 }
 
 /* ------------------------------------------------------------------------ */
