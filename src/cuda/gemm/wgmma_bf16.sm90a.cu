@@ -17,9 +17,8 @@
  * which their stage is refilled.
  *
  * Not yet here: TMA with 128-byte swizzle, producer/consumer warp
- * specialisation, and overlapping consecutive wgmma groups (what cuBLAS
- * does). Compiled for sm_90a alone (its own CMake target); devices other
- * than compute capability 9.0 are refused before launch. */
+ * specialisation, deeper wgmma overlap (what cuBLAS does). Compiled for sm_90a alone (its own CMake
+ * target); devices other than compute capability 9.0 are refused before launch. */
 #include "gemm_launch.h"
 
 #include <stdlib.h>
@@ -140,18 +139,22 @@ __global__ void __launch_bounds__(WG_THREADS, 1) gemm_wgmma_bf16(wgmma_params p)
         for (int i = 0; i < 64; i++)
             acc[h][i] = 0.0f;
 
+            /* The ring runs WG_STAGES - 2 tiles ahead: the stage refilled at tile t
+             * held tile t-2, whose wgmma group every warpgroup has waited for (one
+             * group stays in flight, so the tensor cores do not drain between
+             * tiles). */
 #pragma unroll
-    for (int s = 0; s < WG_STAGES - 1; s++) {
+    for (int s = 0; s < WG_STAGES - 2; s++) {
         if (s < tiles)
             load_tile(s, s);
         asm volatile("cp.async.commit_group;\n" ::);
     }
     int stage = 0;
     for (int t = 0; t < tiles; t++) {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(WG_STAGES - 2));
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(WG_STAGES - 3)); /* tile t landed */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        __syncthreads();
-        const int next = t + WG_STAGES - 1;
+        __syncthreads(); /* all of tile t landed; every group <= t-2 is done */
+        const int next = t + WG_STAGES - 2;
         if (next < tiles)
             load_tile(next, next % WG_STAGES);
         asm volatile("cp.async.commit_group;\n" ::);
@@ -172,11 +175,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1) gemm_wgmma_bf16(wgmma_params p)
                     wgmma_descriptor(b_tile + h * 16 * WG_GROUP_BYTES + s * 2 * WG_CORE_BYTES));
         }
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); /* group t-1 done */
         pin(acc[0]);
         pin(acc[1]);
         stage = stage + 1 == WG_STAGES ? 0 : stage + 1;
     }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    pin(acc[0]);
+    pin(acc[1]);
     asm volatile("cp.async.wait_group 0;\n" ::);
 
     /* The accumulator layout of m64nNk16 (per warp 16 rows, as mma.sync's
