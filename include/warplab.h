@@ -209,6 +209,19 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
 
 /* --- matrix multiply (the gemm ladder adds its API here) --- */
 
+/* C = alpha * A * B + beta * C in float32 on the context's device, with the
+ * fastest FP32 rung of the gemm ladder (cuda: the tuned sm_90 kernel).
+ * Row-major: A is m x k with rows lda >= k elements apart, B is k x n with
+ * ldb >= n, C is m x n with ldc >= n (0 means tight: k, n, n). Each buffer
+ * must hold its view, (rows - 1) * ld + cols floats; C must be a buffer of
+ * its own. With beta = 0, C is only written (what it held, NaN included,
+ * does not matter); k = 0 gives C = beta * C; m = 0 or n = 0 does nothing.
+ * A and B are read even when alpha = 0. Arguments are checked before any
+ * work starts. */
+warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
+                            const warplab_buffer *a, size_t lda, const warplab_buffer *b,
+                            size_t ldb, float beta, warplab_buffer *c, size_t ldc);
+
 /* ------------------------------------------------------------------------ */
 /* Ladders and benchmarks                                                   */
 
@@ -221,7 +234,8 @@ enum {
     WARPLAB_ROW_SKIPPED = 1u << 4,   /* not run: outside its limits, or no form on this backend */
     WARPLAB_ROW_FAILED = 1u << 5,    /* ran, but failed verification or errored */
     WARPLAB_ROW_TRANSFER = 1u << 6,  /* host-device transfer, counted apart from kernels */
-    WARPLAB_ROW_EXPECTED_WRONG = 1u << 7 /* failed, and the wrong result is the lesson */
+    WARPLAB_ROW_EXPECTED_WRONG = 1u << 7, /* failed, and the wrong result is the lesson */
+    WARPLAB_ROW_BASELINE = 1u << 8        /* the vendor row that pct_of_vendor compares with */
 };
 
 typedef struct warplab_row {
@@ -254,6 +268,11 @@ typedef struct warplab_row {
     double course_value2;  /* a second device's figure, same unit; 0 = none */
     char course_device2[32];
     char lesson[320];      /* what changed over the rung below, and why it is faster */
+    /* Compute-bound ladders (matrix multiply): this row's speed as % of the
+     * group's WARPLAB_ROW_BASELINE row (its time / this row's time), and
+     * gflops as % of the device's FP32 peak. 0 = n/a. */
+    double pct_of_vendor;
+    double pct_of_fp32_peak;
 } warplab_row;
 
 typedef struct warplab_report {
@@ -266,6 +285,7 @@ typedef struct warplab_report {
     char ceiling_source[64];/* "theoretical (bus x rate)", "measured copy" */
     int l2_flushed;         /* caches flushed before each timed run */
     unsigned long long seed;
+    double fp32_peak_gflops; /* the device's FP32 peak, for pct_of_fp32_peak; 0 = unknown */
 } warplab_report;
 
 void warplab_report_destroy(warplab_report *report);

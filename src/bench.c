@@ -11,11 +11,13 @@
 extern const wl_ladder wl_vecadd_ladder;
 extern const wl_ladder wl_reduce_ladder;
 extern const wl_ladder wl_transpose_ladder;
+extern const wl_ladder wl_gemm_ladder;
 
 static const wl_ladder *const ladders[] = {
     &wl_vecadd_ladder,
     &wl_reduce_ladder,
     &wl_transpose_ladder,
+    &wl_gemm_ladder,
 };
 
 size_t wl_ladder_count(void) { return sizeof ladders / sizeof ladders[0]; }
@@ -272,6 +274,7 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     report->seed = options->seed ? options->seed : clock_seed();
     report->l2_flushed = !options->no_flush && context->device->ops->flush_caches != NULL;
     report->ceiling_gbs = info->theoretical_bandwidth_gbs;
+    report->fp32_peak_gflops = info->fp32_peak_gflops;
     wl_copy_string(report->ceiling_source, sizeof report->ceiling_source,
                    report->ceiling_gbs > 0 ? "theoretical: bus width x data rate / 8"
                                            : "measured copy in the same run");
@@ -310,6 +313,9 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
                         report->rows[i].gbs > ceiling)
                         ceiling = report->rows[i].gbs;
             wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);
+            for (size_t i = group; i < report->row_count && report->fp32_peak_gflops > 0; i++)
+                report->rows[i].pct_of_fp32_peak =
+                    100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
         }
     }
     if (options->progress)

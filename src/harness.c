@@ -16,6 +16,7 @@ typedef struct harness_buffer {
     size_t head;         /* bytes before the view (misalignment) */
     size_t bytes;        /* bytes of the view */
     void *host;          /* the view's contents on the host */
+    void *initial;       /* WL_INOUT only: the values uploaded before the run */
 } harness_buffer;
 
 typedef struct harness_run {
@@ -45,7 +46,7 @@ static void row_init(warplab_row *row, wl_backend *backend, const wl_ladder *lad
     ladder->describe(problem, row->problem, sizeof row->problem);
     row->size = ladder->leading_size(problem);
     row->flags = rung->flags & (WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
-                                WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER);
+                                WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER | WARPLAB_ROW_BASELINE);
     double (*bytes)(const wl_problem *) = rung->bytes ? rung->bytes : ladder->bytes;
     double (*flops)(const wl_problem *) = rung->flops ? rung->flops : ladder->flops;
     row->bytes = bytes ? bytes(problem) : 0.0;
@@ -97,8 +98,10 @@ static void release_run(harness_run *run)
         if (run->buf[i].handle)
             backend->ops->release(backend, run->buf[i].handle);
         free(run->buf[i].host);
+        free(run->buf[i].initial);
         run->buf[i].handle = NULL;
         run->buf[i].host = NULL;
+        run->buf[i].initial = NULL;
     }
     if (run->scratch)
         backend->ops->release(backend, run->scratch);
@@ -260,6 +263,16 @@ static warplab_status read_back(harness_run *run, warplab_row *row)
             free(all);
             return row_fail(row, WARPLAB_ERROR_VERIFICATION_FAILED, WARPLAB_ROW_FAILED, note);
         }
+        if (spec->role == WL_INOUT && !b->initial) {
+            /* Keep what went in: verify needs it (C = alpha*A*B + beta*C). */
+            b->initial = malloc(b->bytes ? b->bytes : 1);
+            if (!b->initial) {
+                free(all);
+                return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
+                                "out of host memory reading results back");
+            }
+            memcpy(b->initial, b->host, b->bytes);
+        }
         if (spec->role != WL_IN)
             memcpy(b->host, all + b->head, b->bytes);
         free(all);
@@ -269,9 +282,11 @@ static warplab_status read_back(harness_run *run, warplab_row *row)
 
 static warplab_status verify(harness_run *run, warplab_row *row)
 {
-    const void *host[WL_MAX_BUFFERS];
-    for (int i = 0; i < run->buffers; i++)
+    const void *host[2 * WL_MAX_BUFFERS] = {NULL};
+    for (int i = 0; i < run->buffers; i++) {
         host[i] = run->buf[i].host;
+        host[run->buffers + i] = run->buf[i].initial;
+    }
     wl_check check;
     wl_check_init(&check);
     warplab_status status = run->rung->verify ? run->rung->verify(run->problem, host, &check)
@@ -462,10 +477,16 @@ static double reference_gbs(const warplab_row *rows, size_t count)
 
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
 {
-    const warplab_row *first = NULL, *previous = NULL;
+    const warplab_row *first = NULL, *previous = NULL, *baseline = NULL;
+    for (size_t i = 0; i < count && !baseline; i++)
+        if ((rows[i].flags & WARPLAB_ROW_BASELINE) && rows[i].median_ms > 0 &&
+            !(rows[i].flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)))
+            baseline = &rows[i];
     const double reference = reference_gbs(rows, count);
     for (size_t i = 0; i < count; i++) {
         warplab_row *row = &rows[i];
+        if (baseline && row->median_ms > 0)
+            row->pct_of_vendor = 100.0 * baseline->median_ms / row->median_ms;
         const wl_ladder *ladder = wl_ladder_find(row->ladder);
         const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
         if (ceiling_gbs > 0 && row->gbs > 0)

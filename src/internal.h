@@ -208,7 +208,9 @@ enum {
      * result is reported, not counted as a test failure. */
     WL_RUNG_MAY_BE_WRONG = 1u << 16,
     /* Not a step of the ladder: no step/cumulative speedup. */
-    WL_RUNG_OFF_LADDER = 1u << 17
+    WL_RUNG_OFF_LADDER = 1u << 17,
+    /* The vendor row every row's "% of vendor" compares with (cuBLAS FP32). */
+    WL_RUNG_BASELINE = WARPLAB_ROW_BASELINE
 };
 
 typedef struct wl_rung {
@@ -254,7 +256,9 @@ typedef struct wl_ladder {
     int (*buffers)(const wl_problem *problem, wl_buffer_spec *specs);
     /* Compares outputs with the double-precision CPU reference. host[] holds
      * every buffer as read back after the run (inputs included, inputs as
-     * they were uploaded). Fills check; returns OK when all elements pass. */
+     * they were uploaded); for a WL_INOUT buffer i of B declared buffers,
+     * host[B + i] holds the values uploaded before the run (NULL for the
+     * other roles). Fills check; returns OK when all elements pass. */
     warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
     /* Default bytes/flops formulas. */
     double (*bytes)(const wl_problem *problem);
@@ -292,9 +296,9 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
                            const wl_rung *rung, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row);
 
-/* Fills step and cumulative speedups, % of ceiling and % of the copy
- * reference (the fastest WL_RUNG_REFERENCE row among them) across a ladder's
- * rows for one problem. */
+/* Fills step and cumulative speedups, % of ceiling, % of the copy reference
+ * (the fastest WL_RUNG_REFERENCE row among them) and % of the baseline vendor
+ * row (WL_RUNG_BASELINE) across a ladder's rows for one problem. */
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
 
 /* ------------------------------------------------------------------------ */

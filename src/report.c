@@ -67,12 +67,76 @@ static void format_speedup(char *out, size_t len, double x)
         wl_copy_string(out, len, "-");
 }
 
+/* Bytes in decimal units: "17.2 GB", "550 GB", "1.10 TB". */
+static void format_bytes(char *out, size_t len, double bytes)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int unit = 0;
+    while (bytes >= 1000.0 && unit < 5) {
+        bytes /= 1000.0;
+        unit++;
+    }
+    int decimals = bytes >= 100.0 || unit == 0 ? 0 : (bytes >= 10.0 ? 1 : 2);
+    if (bytes <= 0)
+        wl_copy_string(out, len, "-");
+    else
+        wl_format(out, len, "%.*f %s", decimals, bytes, units[unit]);
+}
+
 static void format_percent(char *out, size_t len, double pct)
 {
     if (pct > 0)
         wl_format(out, len, "%.1f%%", pct);
     else
         wl_copy_string(out, len, "-");
+}
+
+/* The first baseline row that was timed, for the footers. */
+static const warplab_row *any_baseline(const warplab_report *report)
+{
+    for (size_t i = 0; i < report->row_count; i++)
+        if ((report->rows[i].flags & WARPLAB_ROW_BASELINE) && report->rows[i].pct_of_vendor > 0)
+            return &report->rows[i];
+    return NULL;
+}
+
+static bool any_compute_group(const warplab_report *report)
+{
+    for (size_t begin = 0; begin < report->row_count;) {
+        size_t end = group_end(report, begin);
+        if (group_is_compute(report, begin, end))
+            return true;
+        begin = end;
+    }
+    return false;
+}
+
+/* Every group is compute-bound: no bandwidth %peak column to explain. */
+static bool all_compute_groups(const warplab_report *report)
+{
+    for (size_t begin = 0; begin < report->row_count;) {
+        size_t end = group_end(report, begin);
+        if (!group_is_compute(report, begin, end))
+            return false;
+        begin = end;
+    }
+    return true;
+}
+
+/* What the compute tables' extra columns mean. */
+static void compute_footer(const warplab_report *report, FILE *out)
+{
+    const warplab_row *baseline = any_baseline(report);
+    if (baseline)
+        fprintf(out, "%%vendor: speed as %% of %s (%s) in the same table.\n", baseline->rung,
+                baseline->title);
+    if (report->fp32_peak_gflops > 0)
+        fprintf(out,
+                "%%FP32: of the device's FP32 peak, %.0f GFLOP/s (SMs x FP32 lanes x 2 x "
+                "clock).\n",
+                report->fp32_peak_gflops);
+    fprintf(out, "moved: global-memory bytes the rung moves by its own count (its tiles), GB = "
+                 "1e9 bytes.\n");
 }
 
 static void format_course(char *out, size_t len, const warplab_row *row)
@@ -98,6 +162,48 @@ static void group_heading(const warplab_report *report, const warplab_row *first
 /* ------------------------------------------------------------------------ */
 /* Terminal table                                                           */
 
+/* The cells of a timed row in a compute-bound table. */
+typedef struct compute_cells {
+    char time[24], noise[16], rate[16], vendor[16], peak[16], step[16], total[16], moved[16],
+        course[64];
+} compute_cells;
+
+static void make_compute_cells(const warplab_row *row, compute_cells *cells)
+{
+    format_time(cells->time, sizeof cells->time, row->median_ms);
+    wl_format(cells->noise, sizeof cells->noise, "%.1f%%", row->noise_pct);
+    wl_format(cells->rate, sizeof cells->rate, "%.1f", row->gflops);
+    format_percent(cells->vendor, sizeof cells->vendor, row->pct_of_vendor);
+    format_percent(cells->peak, sizeof cells->peak, row->pct_of_fp32_peak);
+    format_speedup(cells->step, sizeof cells->step, row->step_speedup);
+    format_speedup(cells->total, sizeof cells->total, row->cumulative_speedup);
+    format_bytes(cells->moved, sizeof cells->moved, row->bytes);
+    format_course(cells->course, sizeof cells->course, row);
+}
+
+/* A compute-bound group (matrix multiply): GFLOP/s, % of the vendor baseline
+ * and of the FP32 peak, and the bytes each rung moves by its own count. */
+static void write_compute_table(const warplab_report *report, size_t begin, size_t end, FILE *out)
+{
+    fprintf(out, "%-18s %-36s %10s %6s %9s %8s %6s %7s %8s %8s  %s\n", "rung", "what", "time",
+            "noise", "GFLOP/s", "%vendor", "%FP32", "step", "total", "moved", "course");
+    for (size_t i = begin; i < end; i++) {
+        const warplab_row *row = &report->rows[i];
+        char title[37];
+        wl_copy_string(title, sizeof title, row->title);
+        if (!row_timed(row)) {
+            fprintf(out, "%-18s %-36s %s: %s\n", row->rung, title, row_state(row), row->note);
+            continue;
+        }
+        compute_cells c;
+        make_compute_cells(row, &c);
+        fprintf(out, "%-18s %-36s %10s %6s %9s %8s %6s %7s %8s %8s  %s\n", row->rung, title, c.time,
+                c.noise, c.rate, c.vendor, c.peak, c.step, c.total, c.moved, c.course);
+        if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
+            fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
+    }
+}
+
 static void write_table(const warplab_report *report, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
@@ -106,8 +212,13 @@ static void write_table(const warplab_report *report, FILE *out)
         char heading[512];
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fprintf(out, "\n%s\n", heading);
+        if (compute) {
+            write_compute_table(report, begin, end, out);
+            begin = end;
+            continue;
+        }
         fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %7s %8s  %s\n", "rung", "what", "time",
-                "noise", compute ? "GFLOP/s" : "GB/s", "%peak", "%copy", "step", "total", "course");
+                "noise", "GB/s", "%peak", "%copy", "step", "total", "course");
         for (size_t i = begin; i < end; i++) {
             const warplab_row *row = &report->rows[i];
             char title[37];
@@ -139,13 +250,16 @@ static void write_table(const warplab_report *report, FILE *out)
         fprintf(out,
                 "\ntime: median of the timed runs; noise: their relative standard deviation; "
                 "GB = 1e9 bytes.\n");
-        if (report->ceiling_gbs > 0)
+        if (!all_compute_groups(report) && report->ceiling_gbs > 0)
             fprintf(out, "%%peak: of %.0f GB/s, %s.\n", report->ceiling_gbs,
                     report->ceiling_source);
-        else
+        else if (!all_compute_groups(report))
             fprintf(out, "%%peak: of the copy reference measured in the same run.\n");
-        fprintf(out, "%%copy: of the ladder's copy reference (same bytes, no reordering) for "
-                     "the same problem, in the same run.\n");
+        if (!all_compute_groups(report))
+            fprintf(out, "%%copy: of the ladder's copy reference (same bytes, no reordering) for "
+                         "the same problem, in the same run.\n");
+        if (any_compute_group(report))
+            compute_footer(report, out);
         fprintf(out, "caches %s between timed runs; seed %llu; %s.\n",
                 report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
     }
@@ -167,6 +281,31 @@ static void markdown_text(FILE *out, const char *text)
     }
 }
 
+static void write_compute_markdown(const warplab_report *report, size_t begin, size_t end,
+                                   FILE *out)
+{
+    fputs("\n\n| rung | what | time | noise | GFLOP/s | % of vendor | % of FP32 peak | step | "
+          "total | moved | course |\n",
+          out);
+    fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
+    for (size_t i = begin; i < end; i++) {
+        const warplab_row *row = &report->rows[i];
+        fprintf(out, "| `%s` | ", row->rung);
+        markdown_text(out, row->title);
+        if (!row_timed(row)) {
+            fprintf(out, " | %s: ", row_state(row));
+            markdown_text(out, row->note);
+            fputs(" | | | | | | | | |\n", out);
+            continue;
+        }
+        compute_cells c;
+        make_compute_cells(row, &c);
+        fprintf(out, "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                strcmp(row_state(row), "ok") ? " (wrong)" : "", c.time, c.noise, c.rate, c.vendor,
+                c.peak, c.step, c.total, c.moved, c.course);
+    }
+}
+
 static void write_markdown(const warplab_report *report, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
@@ -176,6 +315,11 @@ static void write_markdown(const warplab_report *report, FILE *out)
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fputs("\n#### ", out);
         markdown_text(out, heading);
+        if (compute) {
+            write_compute_markdown(report, begin, end, out);
+            begin = end;
+            continue;
+        }
         fprintf(out,
                 "\n\n| rung | what | time | noise | %s | %% of peak | %% of copy | step | total "
                 "| course |\n",
@@ -214,6 +358,10 @@ static void write_markdown(const warplab_report *report, FILE *out)
                 report->ceiling_gbs > 0 ? "" : "the copy reference in the same run",
                 report->ceiling_gbs > 0 ? report->ceiling_source : "",
                 report->l2_flushed ? "flushed" : "not flushed", report->date);
+    if (any_compute_group(report)) {
+        fputc('\n', out);
+        compute_footer(report, out);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -239,7 +387,7 @@ static void write_csv(const warplab_report *report, FILE *out)
     fputs("ladder,problem,size,rung,title,backend,kind,state,runs,median_ms,min_ms,max_ms,"
           "mean_ms,noise_pct,bytes,flops,gbs,gflops,pct_of_ceiling,step_speedup,"
           "cumulative_speedup,max_rel_error,course_value,course_unit,course_device,note,"
-          "pct_of_reference,course_value2,course_device2\n",
+          "pct_of_reference,course_value2,course_device2,pct_of_vendor,pct_of_fp32_peak\n",
           out);
     for (size_t i = 0; i < report->row_count; i++) {
         const warplab_row *row = &report->rows[i];
@@ -266,7 +414,7 @@ static void write_csv(const warplab_report *report, FILE *out)
         csv_text(out, row->note);
         fprintf(out, ",%.4g,%.6g,", row->pct_of_reference, row->course_value2);
         csv_text(out, row->course_device2);
-        fputc('\n', out);
+        fprintf(out, ",%.4g,%.4g\n", row->pct_of_vendor, row->pct_of_fp32_peak);
     }
 }
 
@@ -324,6 +472,7 @@ static void write_json(const warplab_report *report, FILE *out)
     json_field(out, "date", report->date, true);
     json_number(out, "ceiling_gbs", report->ceiling_gbs, true);
     json_field(out, "ceiling_source", report->ceiling_source, true);
+    json_number(out, "fp32_peak_gflops", report->fp32_peak_gflops, true);
     fputs("\n  ", out);
     fprintf(out, "\"caches_flushed\": %s, \"seed\": %llu, \"gb\": \"1e9 bytes\",\n  \"rows\": [",
             report->l2_flushed ? "true" : "false", report->seed);
@@ -355,6 +504,8 @@ static void write_json(const warplab_report *report, FILE *out)
         json_number(out, "gflops", row->gflops, true);
         json_number(out, "pct_of_ceiling", row->pct_of_ceiling, true);
         json_number(out, "pct_of_reference", row->pct_of_reference, true);
+        json_number(out, "pct_of_vendor", row->pct_of_vendor, true);
+        json_number(out, "pct_of_fp32_peak", row->pct_of_fp32_peak, true);
         fputs("\n     ", out);
         json_number(out, "step_speedup", row->step_speedup, true);
         json_number(out, "cumulative_speedup", row->cumulative_speedup, true);

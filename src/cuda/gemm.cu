@@ -1,4 +1,228 @@
-/* The cuda backend's gemm rungs. (To be written.) */
-#include "cuda_backend.h"
+/* The cuda backend's matrix-multiply rungs (seeds 000 and 002), in ladder
+ * order: the course's kernels, then register blocking, 16-byte loads,
+ * conflict-free layouts and the cp.async pipeline at several shapes. The
+ * kernels live in the .cuh files of src/cuda/gemm; cuBLAS and the tensor-core
+ * rungs in its .cu files. Every launcher checks its grid against the device and
+ * every launch with WL_CUDA_LAUNCHED. */
+#include "gemm/blocked_kernels.cuh"
+#include "gemm/course_kernels.cuh"
+#include "gemm/gemm_launch.h"
+#include "gemm/pipelined_kernel.cuh"
 
-extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {NULL};
+/* Grid dimensions past the device's limits get a clear error. */
+static warplab_status check_grid(wl_backend *backend, dim3 grid, const char *what)
+{
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && grid.x > (unsigned)most[0]) || (most[1] > 0 && grid.y > (unsigned)most[1]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "%s: a grid of %u x %u blocks is past this device's %d x %d", what, grid.x,
+                       grid.y, most[0], most[1]);
+    return WARPLAB_OK;
+}
+
+/* A 2-D grid of tile_m x tile_n tiles over C. */
+static dim3 tile_grid(const gemm_params &g, int tile_m, int tile_n)
+{
+    return dim3((unsigned)((g.n + tile_n - 1) / tile_n), (unsigned)((g.m + tile_m - 1) / tile_m));
+}
+
+/* One block a tile_m x tile_n tile of C: the launch every 2-D rung shares
+ * (nothing for an empty C, the grid checked against the device). */
+typedef void (*gemm_kernel)(gemm_params);
+
+static warplab_status launch_tiles(wl_backend *backend, const wl_launch *launch, int tile_m,
+                                   int tile_n, dim3 block, gemm_kernel kernel, const char *what)
+{
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    const dim3 grid = tile_grid(g, tile_m, tile_n);
+    warplab_status status = check_grid(backend, grid, what);
+    if (status != WARPLAB_OK)
+        return status;
+    kernel<<<grid, block, 0, wl_cuda_stream(backend)>>>(g);
+    return WL_CUDA_LAUNCHED(backend, what);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The course                                                               */
+
+static warplab_status launch_one_block(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    /* The rung's supports() has checked m*n against the block size. */
+    gemm_one_block<<<1, dim3((unsigned)g.n, (unsigned)g.m), 0, wl_cuda_stream(backend)>>>(g);
+    return WL_CUDA_LAUNCHED(backend, "gemm one_block");
+}
+
+static warplab_status launch_many_blocks(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, MANY_BLOCKS_TILE, MANY_BLOCKS_TILE,
+                        dim3(MANY_BLOCKS_TILE, MANY_BLOCKS_TILE), gemm_many_blocks,
+                        "gemm many_blocks");
+}
+
+/* The rung's supports() has checked that TILE divides m, n and k. */
+template <int TILE>
+static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, TILE, TILE, dim3(TILE, TILE), gemm_tiled<TILE>,
+                        "gemm tiled");
+}
+
+static warplab_status launch_tiled_bounds(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, BOUNDS_TILE, BOUNDS_TILE, dim3(BOUNDS_TILE, BOUNDS_TILE),
+                        gemm_tiled_bounds, "gemm tiled_bounds");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Register blocking, 16-byte loads, conflict-free layouts                  */
+
+static warplab_status launch_regblock_1d(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, RB1_BM, RB1_BN, dim3(RB1_THREADS), gemm_regblock_1d,
+                        "gemm regblock_1d");
+}
+
+static warplab_status launch_regblock_2d(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, RB2_BM, RB2_BN, dim3(RB2_THREADS), gemm_regblock_2d,
+                        "gemm regblock_2d");
+}
+
+/* vectorized and conflict_free: the 16-byte path when A's and B's rows are
+ * 16-byte aligned, else the same kernel loading element by element. */
+template <bool CONFLICT_FREE>
+static warplab_status launch_vector_loads(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const gemm_params g = wl_gemm_params(launch);
+    const bool aligned = wl_gemm_rows_aligned(g.a, g.lda) && wl_gemm_rows_aligned(g.b, g.ldb);
+    gemm_kernel kernel = CONFLICT_FREE
+                             ? (aligned ? gemm_conflict_free<true> : gemm_conflict_free<false>)
+                             : (aligned ? gemm_vectorized<true> : gemm_vectorized<false>);
+    return launch_tiles(backend, launch, RB2_BM, RB2_BN, dim3(RB2_THREADS), kernel,
+                        CONFLICT_FREE ? "gemm conflict_free" : "gemm vectorized");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The cp.async pipeline at its shapes                                      */
+
+/* double_buffered: the conflict-free block-wide mapping (16 x 16 threads,
+ * 2 x 2 blocks of 4 x 4), now fed by a 3-stage cp.async ring. */
+typedef tile_shape<128, 128, 8, 128, 128, 8, 8, 3, 2, 0> double_buffered_shape;
+/* warptile: 8 warps, each a 64 x 32 piece (8 x 4 lanes of 2 x 2 blocks of
+ * 4 x 4). */
+typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 3, 2, 0> warptile_shape;
+/* tuned: 128 x 256 x 16, warps of 64 x 64 (8 x 16 outputs a thread), 4
+ * stages, one block an SM, tiles visited in bands of 8 rows for L2. */
+typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8> tuned_shape;
+typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8> tuned_128x128_shape;
+typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8> tuned_256x128_shape;
+
+template <class T>
+static warplab_status pipelined_supports(wl_backend *backend, const wl_problem *problem,
+                                         char *reason, size_t len)
+{
+    (void)problem;
+    warplab_status status = wl_gemm_needs_sm80(backend, reason, len, "cp.async");
+    if (status != WARPLAB_OK)
+        return status;
+    const size_t most = backend->info.shared_memory_per_block_optin;
+    if (most > 0 && T::SMEM_BYTES > most) {
+        wl_format(reason, len, "this shape needs %zu bytes of shared memory a block; %s has %zu",
+                  T::SMEM_BYTES, backend->info.name, most);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+template <class T, bool B_VEC>
+static cudaError_t run_pipelined(const gemm_params &g, unsigned blocks, cudaStream_t stream)
+{
+    if (T::SMEM_BYTES > 48 * 1024) {
+        cudaError_t e =
+            cudaFuncSetAttribute(gemm_pipelined<T, B_VEC>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+    }
+    gemm_pipelined<T, B_VEC><<<blocks, T::THREADS, T::SMEM_BYTES, stream>>>(g);
+    return cudaGetLastError();
+}
+
+template <class T>
+static warplab_status launch_pipelined(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    const size_t blocks = (size_t)((g.m + T::BM - 1) / T::BM) * (size_t)((g.n + T::BN - 1) / T::BN);
+    const int most = backend->info.max_grid_dim[0];
+    if (most > 0 && blocks > (size_t)most)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm: %zu blocks is past this device's grid limit of %d", blocks, most);
+    cudaStream_t stream = wl_cuda_stream(backend);
+    cudaError_t e = wl_gemm_rows_aligned(g.b, g.ldb)
+                        ? run_pipelined<T, true>(g, (unsigned)blocks, stream)
+                        : run_pipelined<T, false>(g, (unsigned)blocks, stream);
+    return wl_cuda_check(backend, e, "gemm pipelined kernel launch");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table                                                                */
+
+#define GEMM_IMPL(var, id, fn)                                                                     \
+    static const wl_impl var = {.ladder = "gemm", .rung = id, .launch = fn}
+#define PIPELINED_IMPL(var, id, shape)                                                             \
+    static const wl_impl var = {.ladder = "gemm",                                                  \
+                                .rung = id,                                                        \
+                                .supports = pipelined_supports<shape>,                             \
+                                .launch = launch_pipelined<shape>}
+
+GEMM_IMPL(one_block_impl, "one_block", launch_one_block);
+GEMM_IMPL(many_blocks_impl, "many_blocks", launch_many_blocks);
+GEMM_IMPL(tiled16_impl, "tiled16", launch_tiled<16>);
+GEMM_IMPL(tiled32_impl, "tiled32", launch_tiled<32>);
+GEMM_IMPL(tiled_bounds_impl, "tiled_bounds", launch_tiled_bounds);
+GEMM_IMPL(regblock_1d_impl, "regblock_1d", launch_regblock_1d);
+GEMM_IMPL(regblock_2d_impl, "regblock_2d", launch_regblock_2d);
+GEMM_IMPL(vectorized_impl, "vectorized", launch_vector_loads<false>);
+GEMM_IMPL(conflict_free_impl, "conflict_free", launch_vector_loads<true>);
+PIPELINED_IMPL(double_buffered_impl, "double_buffered", double_buffered_shape);
+PIPELINED_IMPL(warptile_impl, "warptile", warptile_shape);
+PIPELINED_IMPL(tuned_impl, "tuned", tuned_shape);
+PIPELINED_IMPL(tuned_128x128_impl, "tuned_128x128", tuned_128x128_shape);
+PIPELINED_IMPL(tuned_256x128_impl, "tuned_256x128", tuned_256x128_shape);
+
+extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {&one_block_impl,
+                                                        &many_blocks_impl,
+                                                        &tiled16_impl,
+                                                        &tiled32_impl,
+                                                        &tiled_bounds_impl,
+                                                        &regblock_1d_impl,
+                                                        &regblock_2d_impl,
+                                                        &vectorized_impl,
+                                                        &conflict_free_impl,
+                                                        &double_buffered_impl,
+                                                        &warptile_impl,
+                                                        &tuned_impl,
+                                                        &tuned_128x128_impl,
+                                                        &tuned_256x128_impl,
+                                                        &wl_gemm_tf32_mma_impl,
+                                                        &wl_gemm_bf16_mma_impl,
+                                                        &wl_gemm_bf16_wgmma_impl,
+                                                        &wl_gemm_cublas_fp32_impl,
+                                                        &wl_gemm_cublas_tf32_impl,
+                                                        &wl_gemm_cublas_bf16_impl,
+                                                        NULL};

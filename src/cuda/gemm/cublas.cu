@@ -1,0 +1,144 @@
+/* The vendor rows: cuBLAS in pedantic FP32 (the baseline of the %vendor
+ * column), TF32 tensor cores on the float inputs, and BF16 tensor cores on
+ * the BF16 copies the BF16 rungs use. Row-major C = A*B is column-major
+ * C^T = B^T * A^T: cuBLAS gets (n, m, k) with B first. The handle and the
+ * BF16 copies are made in setup, never timed; the handle runs on the
+ * backend's stream. */
+#include "gemm_launch.h"
+
+#include <cublas_v2.h>
+#include <stdlib.h>
+
+typedef enum cublas_mode { CUBLAS_ROW_FP32 = 0, CUBLAS_ROW_TF32, CUBLAS_ROW_BF16 } cublas_mode;
+
+typedef struct cublas_state {
+    cublasHandle_t handle;
+    wl_gemm_bf16 bf16;
+} cublas_state;
+
+static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
+{
+    if (status == CUBLAS_STATUS_SUCCESS)
+        return WARPLAB_OK;
+    warplab_status code =
+        status == CUBLAS_STATUS_ALLOC_FAILED ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
+        : status == CUBLAS_STATUS_ARCH_MISMATCH || status == CUBLAS_STATUS_NOT_SUPPORTED
+            ? WARPLAB_ERROR_UNSUPPORTED
+            : WARPLAB_ERROR_BACKEND;
+    return wl_fail(backend, code, "%s: %s", what, cublasGetStatusString(status));
+}
+
+static void cublas_teardown(wl_backend *backend, void *state)
+{
+    (void)backend;
+    cublas_state *s = (cublas_state *)state;
+    if (!s)
+        return;
+    if (s->handle)
+        cublasDestroy(s->handle);
+    wl_gemm_bf16_free(&s->bf16);
+    free(s);
+}
+
+static warplab_status cublas_setup_mode(wl_backend *backend, const wl_launch *launch, void **state,
+                                        cublas_mode mode)
+{
+    cublas_state *s = (cublas_state *)calloc(1, sizeof *s);
+    if (!s)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cuBLAS state");
+    *state = s;
+    warplab_status status = cublas_check(backend, cublasCreate(&s->handle), "cublasCreate");
+    if (status == WARPLAB_OK)
+        status = cublas_check(backend, cublasSetStream(s->handle, wl_cuda_stream(backend)),
+                              "cublasSetStream");
+    if (status == WARPLAB_OK)
+        status = cublas_check(backend,
+                              cublasSetMathMode(s->handle, mode == CUBLAS_ROW_FP32
+                                                               ? CUBLAS_PEDANTIC_MATH
+                                                               : CUBLAS_DEFAULT_MATH),
+                              "cublasSetMathMode");
+    if (status == WARPLAB_OK && mode == CUBLAS_ROW_BF16)
+        status = wl_gemm_bf16_make(backend, launch, &s->bf16);
+    return status;
+}
+
+static warplab_status setup_fp32(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_FP32);
+}
+
+static warplab_status setup_tf32(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_TF32);
+}
+
+static warplab_status setup_bf16(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_BF16);
+}
+
+/* cuBLAS wants every leading dimension >= 1, even for an empty matrix. */
+static int ld_at_least_1(int ld)
+{
+    return ld > 0 ? ld : 1;
+}
+
+static warplab_status launch_fp32(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    cublas_state *s = (cublas_state *)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    return cublas_check(backend,
+                        cublasSgemm(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
+                                    g.b, ld_at_least_1(g.ldb), g.a, ld_at_least_1(g.lda), &g.beta,
+                                    g.c, ld_at_least_1(g.ldc)),
+                        "cublasSgemm");
+}
+
+static warplab_status launch_tf32(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    cublas_state *s = (cublas_state *)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    return cublas_check(backend,
+                        cublasGemmEx(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
+                                     g.b, CUDA_R_32F, ld_at_least_1(g.ldb), g.a, CUDA_R_32F,
+                                     ld_at_least_1(g.lda), &g.beta, g.c, CUDA_R_32F,
+                                     ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F_FAST_TF32,
+                                     CUBLAS_GEMM_DEFAULT),
+                        "cublasGemmEx (TF32)");
+}
+
+/* C^T (n x m) = B^T as stored (n x k rows: CUBLAS_OP_T of the column-major
+ * k x n it is) times A^T: the "TN" product, K-major on both sides. */
+static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    cublas_state *s = (cublas_state *)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    return cublas_check(backend,
+                        cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
+                                     s->bf16.bt, CUDA_R_16BF, s->bf16.ldbt, s->bf16.a, CUDA_R_16BF,
+                                     s->bf16.lda, &g.beta, g.c, CUDA_R_32F, ld_at_least_1(g.ldc),
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                        "cublasGemmEx (BF16)");
+}
+
+extern "C" const wl_impl wl_gemm_cublas_fp32_impl = {.ladder = "gemm",
+                                                     .rung = "cublas_fp32",
+                                                     .setup = setup_fp32,
+                                                     .launch = launch_fp32,
+                                                     .teardown = cublas_teardown};
+extern "C" const wl_impl wl_gemm_cublas_tf32_impl = {.ladder = "gemm",
+                                                     .rung = "cublas_tf32",
+                                                     .setup = setup_tf32,
+                                                     .launch = launch_tf32,
+                                                     .teardown = cublas_teardown};
+extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
+                                                     .rung = "cublas_bf16",
+                                                     .setup = setup_bf16,
+                                                     .launch = launch_bf16,
+                                                     .teardown = cublas_teardown};

@@ -1,0 +1,127 @@
+/* Device-side pieces every CUDA gemm kernel shares: the parameters, the
+ * epilogue, bounds-checked loads, and thin wrappers over the PTX the
+ * pipelined kernels use (cp.async).
+ *
+ * The kernel headers (*.cuh) compile with nvcc, and with a host C++ compiler
+ * under tests/emulate/cuda_emulate.h (WL_EMULATE), which runs a block's
+ * threads as host threads: the wrappers below then copy synchronously. That
+ * lets the test suite run the CUDA kernels' index logic without a GPU. */
+#ifndef WARPLAB_GEMM_DEVICE_CUH
+#define WARPLAB_GEMM_DEVICE_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef WL_EMULATE
+#include <cuda_runtime.h>
+#endif
+
+/* Dynamic shared memory, 16-byte aligned, as an array of T. */
+#ifndef WL_EMULATE
+#define WL_DYNAMIC_SMEM(T, name) extern __shared__ __align__(16) T name[]
+#endif
+
+/* cp.async and the tensor-core instructions exist from sm_80. The library
+ * also carries compute_75 PTX; there these kernels are empty and their
+ * launchers refuse devices below 8.0 before launching. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define WL_SM80_BODY 0
+#else
+#define WL_SM80_BODY 1
+#endif
+
+/* What every gemm kernel takes: C = alpha*A*B + beta*C, row-major, with
+ * row strides; pointers are the views' first elements. */
+struct gemm_params {
+    const float *a;
+    const float *b;
+    float *c;
+    int m, n, k;
+    int lda, ldb, ldc;
+    float alpha, beta;
+};
+
+/* C = alpha*sum + beta*C; with beta = 0, C is never read (BLAS semantics:
+ * it may hold NaN). */
+__device__ __forceinline__ float gemm_epilogue(float sum, const float *c, float alpha, float beta)
+{
+    return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
+}
+
+__device__ __forceinline__ float load_or_zero(const float *x, int ld, int rows, int cols, int row,
+                                              int col)
+{
+    return row < rows && col < cols ? x[(size_t)row * ld + col] : 0.0f;
+}
+
+/* Four consecutive elements of a row (col a multiple of 4), 0 outside the
+ * matrix: one 16-byte load when the rows are 16-byte aligned (ALIGNED: base
+ * and stride) and all four are inside, else element by element. */
+template <bool ALIGNED>
+__device__ __forceinline__ float4 load4_or_zero(const float *x, int ld, int rows, int cols, int row,
+                                                int col)
+{
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (row >= rows)
+        return v;
+    const float *p = x + (size_t)row * ld + col;
+    if (ALIGNED && col + 3 < cols)
+        return *reinterpret_cast<const float4 *>(p);
+    if (col < cols)
+        v.x = p[0];
+    if (col + 1 < cols)
+        v.y = p[1];
+    if (col + 2 < cols)
+        v.z = p[2];
+    if (col + 3 < cols)
+        v.w = p[3];
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* cp.async (sm_80+): global -> shared copies that bypass registers.        */
+
+#ifndef WL_EMULATE
+/* 4 bytes, or 4 zero bytes when !valid (src is then not read). */
+__device__ __forceinline__ void cp_async_4(float *dst, const float *src, bool valid)
+{
+#if WL_SM80_BODY
+    const unsigned address = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(src),
+                 "r"(valid ? 4 : 0));
+#else
+    *dst = valid ? *src : 0.0f;
+#endif
+}
+
+/* 16 bytes (dst and src 16-byte aligned), of which the first src_bytes are
+ * read and the rest zero-filled. */
+__device__ __forceinline__ void cp_async_16(float *dst, const float *src, int src_bytes)
+{
+#if WL_SM80_BODY
+    const unsigned address = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src),
+                 "r"(src_bytes));
+#else
+    for (int i = 0; i < 4; i++)
+        dst[i] = 4 * i < src_bytes ? src[i] : 0.0f;
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+#if WL_SM80_BODY
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+/* Waits until at most PENDING of this thread's groups are in flight. */
+template <int PENDING> __device__ __forceinline__ void cp_async_wait()
+{
+#if WL_SM80_BODY
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+#endif
+}
+#endif /* !WL_EMULATE */
+
+#endif

@@ -1,0 +1,77 @@
+/* Host-side helpers shared by the CUDA gemm files, and the impls each file
+ * contributes to the rung table in src/cuda/gemm.cu. */
+#ifndef WARPLAB_GEMM_LAUNCH_H
+#define WARPLAB_GEMM_LAUNCH_H
+
+#include "../../ladders/gemm.h"
+#include "../cuda_backend.h"
+#include "gemm_device.cuh"
+
+/* The problem and views of a launch as kernel parameters. The ladder keeps
+ * every matrix under 2^31 elements, so int sizes and strides suffice. */
+static inline gemm_params wl_gemm_params(const wl_launch *launch)
+{
+    const wl_problem *p = launch->problem;
+    gemm_params g;
+    g.a = (const float *)wl_view_ptr(launch->buf[GEMM_A]);
+    g.b = (const float *)wl_view_ptr(launch->buf[GEMM_B]);
+    g.c = (float *)wl_view_ptr(launch->buf[GEMM_C]);
+    g.m = (int)wl_gemm_m(p);
+    g.n = (int)wl_gemm_n(p);
+    g.k = (int)wl_gemm_k(p);
+    g.lda = (int)wl_gemm_lda(p);
+    g.ldb = (int)wl_gemm_ldb(p);
+    g.ldc = (int)wl_gemm_ldc(p);
+    g.alpha = (float)p->alpha;
+    g.beta = (float)p->beta;
+    return g;
+}
+
+/* Rows start on 16-byte boundaries: the base is and the stride keeps it. */
+static inline bool wl_gemm_rows_aligned(const float *base, int ld)
+{
+    return (uintptr_t)base % 16 == 0 && ld % 4 == 0;
+}
+
+/* The device runs sm_80 instructions (cp.async, mma.sync). */
+static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reason, size_t len,
+                                                const char *what)
+{
+    if (backend->info.cc_major < 8) {
+        wl_format(reason, len, "%s needs compute capability 8.0 or newer; %s is %d.%d", what,
+                  backend->info.name, backend->info.cc_major, backend->info.cc_minor);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+/* BF16 copies of A (m x k) and of B transposed (n x k: both K-major, the
+ * layout the tensor cores read without transposing), nearest even, rows
+ * padded to multiples of 8 elements (16 bytes) and the padding zeroed: what
+ * the BF16 rows multiply, made once in setup (untimed) for the rungs and
+ * cuBLAS alike. */
+typedef struct wl_gemm_bf16 {
+    void *a, *bt; /* __nv_bfloat16, device memory */
+    int lda, ldbt;
+} wl_gemm_bf16;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+warplab_status wl_gemm_bf16_make(wl_backend *backend, const wl_launch *launch, wl_gemm_bf16 *out);
+void wl_gemm_bf16_free(wl_gemm_bf16 *operands);
+
+/* cuBLAS rows (cublas.cu). */
+extern const wl_impl wl_gemm_cublas_fp32_impl;
+extern const wl_impl wl_gemm_cublas_tf32_impl;
+extern const wl_impl wl_gemm_cublas_bf16_impl;
+/* Tensor-core rungs (mma.cu; wgmma.sm90a.cu). */
+extern const wl_impl wl_gemm_tf32_mma_impl;
+extern const wl_impl wl_gemm_bf16_mma_impl;
+extern const wl_impl wl_gemm_tf32_wgmma_impl;
+extern const wl_impl wl_gemm_bf16_wgmma_impl;
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,238 @@
+/* The pipelined FP32 kernel behind double_buffered, warptile and the tuned
+ * sm_90 shapes: one template, configured by a tile shape.
+ *
+ * A block computes a BM x BN tile of C with THREADS threads, in groups of
+ * LANES threads (a warp, or the whole block) that each own a WM x WN piece.
+ * A thread owns TM x TN outputs as (TM/4) x (TN/4) blocks of 4 x 4, LM*4 rows
+ * and LN*4 columns apart across its group's piece: a group's 16-byte shared
+ * reads are then LM (A) and LN (B) consecutive float4s, broadcast across the
+ * lanes that share them, with no bank hit twice.
+ *
+ * k advances in tiles of BK through a ring of STAGES shared buffers filled
+ * by cp.async (global -> shared, no registers in between): while the block
+ * computes tile t, tiles t+1 .. t+STAGES-1 are in flight. One barrier per
+ * tile: at the top of iteration t every copy of tile t has landed and every
+ * thread has finished tile t-1, whose buffer the copy issued next reuses.
+ *
+ * A (rows of k) is stored transposed, as[k][m], padded by 4 floats a row,
+ * and copied 4 bytes at a time (cp.async cannot transpose 16 bytes): 32
+ * consecutive threads copy 8 k by 4 rows, 32-byte pieces of global rows
+ * into 32 distinct banks. B is copied 16 bytes at a time when its rows are
+ * 16-byte aligned (B_VEC), with a partial copy (the rest zero-filled) at
+ * the right edge; else 4 bytes at a time. Out of bounds, cp.async writes
+ * zeros without reading. The mapping mirrors generic_tiled in gemm.cl. */
+#ifndef WARPLAB_GEMM_PIPELINED_KERNEL_CUH
+#define WARPLAB_GEMM_PIPELINED_KERNEL_CUH
+
+#include "gemm_device.cuh"
+
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_,
+          int MIN_BLOCKS_, int GROUP_M_>
+struct tile_shape {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
+    static constexpr int STAGES = STAGES_;
+    /* Resident blocks per SM the register budget must allow. */
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
+    /* Tiles of C are visited in bands of GROUP_M tile rows, column by column
+     * inside a band (0: row by row): consecutive blocks then share B's
+     * columns and A's rows in L2. */
+    static constexpr int GROUP_M = GROUP_M_;
+    static constexpr int LM = WM / TM, LN = WN / TN, LANES = LM * LN;
+    static constexpr int THREADS = (BM / WM) * (BN / WN) * LANES;
+    static constexpr int AS_STRIDE = BM + 4;
+    static constexpr int AS_STAGE = BK * AS_STRIDE, BS_STAGE = BK * BN;
+    static constexpr int A_PER_THREAD = BM * BK / THREADS;
+    static constexpr int A_ROW_STEP = THREADS / BK;
+    static constexpr int B_VEC_PER_THREAD = BK * BN / 4 / THREADS;
+    static constexpr int B_VEC_ROW_STEP = 4 * THREADS / BN;
+    static constexpr int B_PER_THREAD = BK * BN / THREADS;
+    static constexpr int B_ROW_STEP = THREADS / BN;
+    static constexpr size_t SMEM_BYTES = (size_t)STAGES * (AS_STAGE + BS_STAGE) * sizeof(float);
+
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "4 x 4 blocks");
+    static_assert(WM % TM == 0 && WN % TN == 0 && BM % WM == 0 && BN % WN == 0, "tiling");
+    static_assert(LANES == 32 || (WM == BM && WN == BN), "a group is a warp or the block");
+    static_assert(BK % 8 == 0 && THREADS % 32 == 0, "A copies: 8 k x 4 rows per warp");
+    static_assert((THREADS / 32) % (BK / 8) == 0 && BM % A_ROW_STEP == 0, "A copy rows");
+    static_assert((4 * THREADS) % BN == 0 && BK % B_VEC_ROW_STEP == 0, "B copies (16 B)");
+    static_assert(THREADS % BN == 0 && BK % B_ROW_STEP == 0, "B copies (4 B)");
+    static_assert(STAGES >= 2, "a pipeline");
+};
+
+/* Block b of a 1-D grid -> the tile (tile_m, tile_n) it computes. */
+template <class T>
+__device__ __forceinline__ void tile_of_block(int block, int tiles_m, int tiles_n, int *tile_m,
+                                              int *tile_n)
+{
+    if (T::GROUP_M == 0) {
+        *tile_m = block / tiles_n;
+        *tile_n = block % tiles_n;
+        return;
+    }
+    const int band = block / (T::GROUP_M * tiles_n);
+    const int first = band * T::GROUP_M;
+    const int rows = tiles_m - first < T::GROUP_M ? tiles_m - first : T::GROUP_M;
+    const int within = block - band * T::GROUP_M * tiles_n;
+    *tile_m = first + within % rows;
+    *tile_n = within / rows;
+}
+
+template <class T, bool B_VEC>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
+{
+#if WL_SM80_BODY
+    WL_DYNAMIC_SMEM(float4, smem4);
+    float *const as = reinterpret_cast<float *>(smem4); /* [STAGES][BK][BM + 4] */
+    float *const bs = as + T::STAGES * T::AS_STAGE;     /* [STAGES][BK][BN] */
+
+    const int tiles_m = (p.m + T::BM - 1) / T::BM, tiles_n = (p.n + T::BN - 1) / T::BN;
+    int tile_m, tile_n;
+    tile_of_block<T>(blockIdx.x, tiles_m, tiles_n, &tile_m, &tile_n);
+    const int row0 = tile_m * T::BM, col0 = tile_n * T::BN;
+    const int tid = threadIdx.x;
+    const int group = tid / T::LANES, lane = tid % T::LANES;
+    const int gm = group / (T::BN / T::WN), gn = group % (T::BN / T::WN);
+    const int lm = lane / T::LN, ln = lane % T::LN;
+
+    /* This thread's copies of A: column a_kk of the tile, rows a_row +
+     * l * A_ROW_STEP; rows past m are clamped to the last (their copies read
+     * nothing, but the address stays inside A). */
+    const int a_kk = ((tid / 32) % (T::BK / 8)) * 8 + tid % 8;
+    const int a_row = ((tid / 32) / (T::BK / 8)) * 4 + (tid / 8) % 4;
+    int a_offset[T::A_PER_THREAD];
+    unsigned a_rows_ok = 0;
+#pragma unroll
+    for (int l = 0; l < T::A_PER_THREAD; l++) {
+        const int row = row0 + a_row + l * T::A_ROW_STEP;
+        a_rows_ok |= (row < p.m ? 1u : 0u) << l;
+        a_offset[l] = (row < p.m ? row : p.m - 1) * p.lda;
+    }
+    /* Its copies of B: rows b_row + l * step of the tile, columns b_col
+     * (.. + 3 with B_VEC); offsets in unsigned arithmetic (a row past k wraps
+     * harmlessly: its copy reads nothing). */
+    const int b_col = B_VEC ? (tid % (T::BN / 4)) * 4 : tid % T::BN;
+    const int b_row = B_VEC ? tid / (T::BN / 4) : tid / T::BN;
+    constexpr int B_COPIES = B_VEC ? T::B_VEC_PER_THREAD : T::B_PER_THREAD;
+    constexpr int B_STEP = B_VEC ? T::B_VEC_ROW_STEP : T::B_ROW_STEP;
+    const int b_cols_valid = p.n - (col0 + b_col) < 4 ? p.n - (col0 + b_col) : 4;
+    const unsigned b_offset0 = (unsigned)b_row * (unsigned)p.ldb + (unsigned)(col0 + b_col);
+    const unsigned b_step = (unsigned)B_STEP * (unsigned)p.ldb;
+
+    const int tiles = (p.k + T::BK - 1) / T::BK;
+    auto load_tile = [&](int t, int stage) {
+        const int k0 = t * T::BK;
+        float *a_dst = as + stage * T::AS_STAGE + a_kk * T::AS_STRIDE + a_row;
+        /* Past k the column is clamped too: every address stays inside A. */
+        const bool a_k_ok = k0 + a_kk < p.k;
+        const int a_col = a_k_ok ? k0 + a_kk : p.k - 1;
+#pragma unroll
+        for (int l = 0; l < T::A_PER_THREAD; l++) {
+            const bool ok = a_k_ok && ((a_rows_ok >> l) & 1u);
+            cp_async_4(a_dst + l * T::A_ROW_STEP, p.a + (a_offset[l] + a_col), ok);
+        }
+        float *b_dst = bs + stage * T::BS_STAGE + b_row * T::BN + b_col;
+        const unsigned b_offset = b_offset0 + (unsigned)k0 * (unsigned)p.ldb;
+#pragma unroll
+        for (int l = 0; l < B_COPIES; l++) {
+            const bool ok = k0 + b_row + l * B_STEP < p.k && b_cols_valid > 0;
+            const float *src = ok ? p.b + (b_offset + (unsigned)l * b_step) : p.b;
+            if (B_VEC)
+                cp_async_16(b_dst + l * B_STEP * T::BN, src, ok ? 4 * b_cols_valid : 0);
+            else
+                cp_async_4(b_dst + l * B_STEP * T::BN, src, ok);
+        }
+    };
+
+    float acc[T::TM][T::TN];
+#pragma unroll
+    for (int i = 0; i < T::TM; i++)
+#pragma unroll
+        for (int j = 0; j < T::TN; j++)
+            acc[i][j] = 0.0f;
+
+            /* Prologue: the first STAGES-1 tiles in flight, one commit group each
+             * (empty past the last tile, so the group count stays uniform). */
+#pragma unroll
+    for (int s = 0; s < T::STAGES - 1; s++) {
+        if (s < tiles)
+            load_tile(s, s);
+        cp_async_commit();
+    }
+    const float *a_read = as + gm * T::WM + lm * 4;
+    const float *b_read = bs + gn * T::WN + ln * 4;
+    int stage = 0;
+    for (int t = 0; t < tiles; t++) {
+        cp_async_wait<T::STAGES - 2>(); /* this thread's copies of tile t have landed */
+        __syncthreads();                /* everyone's have; everyone is done with t-1 */
+        const int next = t + T::STAGES - 1;
+        if (next < tiles)
+            load_tile(next, next % T::STAGES);
+        cp_async_commit();
+        const float *a_tile = a_read + stage * T::AS_STAGE;
+        const float *b_tile = b_read + stage * T::BS_STAGE;
+#pragma unroll
+        for (int d = 0; d < T::BK; d++) {
+            float am[T::TM], bn[T::TN];
+#pragma unroll
+            for (int u = 0; u < T::TM / 4; u++) {
+                const float4 x =
+                    *reinterpret_cast<const float4 *>(a_tile + d * T::AS_STRIDE + u * T::LM * 4);
+                am[u * 4 + 0] = x.x, am[u * 4 + 1] = x.y, am[u * 4 + 2] = x.z, am[u * 4 + 3] = x.w;
+            }
+#pragma unroll
+            for (int u = 0; u < T::TN / 4; u++) {
+                const float4 y =
+                    *reinterpret_cast<const float4 *>(b_tile + d * T::BN + u * T::LN * 4);
+                bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z, bn[u * 4 + 3] = y.w;
+            }
+#pragma unroll
+            for (int i = 0; i < T::TM; i++)
+#pragma unroll
+                for (int j = 0; j < T::TN; j++)
+                    acc[i][j] = fmaf(am[i], bn[j], acc[i][j]);
+        }
+        stage = stage + 1 == T::STAGES ? 0 : stage + 1;
+    }
+    cp_async_wait<0>(); /* nothing may be left in flight at exit */
+
+    /* Epilogue: 4 consecutive columns at a time, one 16-byte access when C's
+     * rows are 16-byte aligned and all four are inside. */
+    const bool c_vec = ((uintptr_t)p.c % 16 == 0) && (p.ldc % 4 == 0);
+#pragma unroll
+    for (int u = 0; u < T::TM / 4; u++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int row = row0 + gm * T::WM + u * T::LM * 4 + lm * 4 + i;
+            if (row >= p.m)
+                continue;
+            float *c_row = p.c + (size_t)row * p.ldc;
+#pragma unroll
+            for (int v = 0; v < T::TN / 4; v++) {
+                const int col = col0 + gn * T::WN + v * T::LN * 4 + ln * 4;
+                const float sum[4] = {acc[u * 4 + i][v * 4 + 0], acc[u * 4 + i][v * 4 + 1],
+                                      acc[u * 4 + i][v * 4 + 2], acc[u * 4 + i][v * 4 + 3]};
+                if (c_vec && col + 3 < p.n) {
+                    float4 *c4 = reinterpret_cast<float4 *>(c_row + col);
+                    float4 out = make_float4(p.alpha * sum[0], p.alpha * sum[1], p.alpha * sum[2],
+                                             p.alpha * sum[3]);
+                    if (p.beta != 0.0f) {
+                        const float4 old = *c4;
+                        out.x += p.beta * old.x;
+                        out.y += p.beta * old.y;
+                        out.z += p.beta * old.z;
+                        out.w += p.beta * old.w;
+                    }
+                    *c4 = out;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; j++)
+                        if (col + j < p.n)
+                            c_row[col + j] =
+                                gemm_epilogue(sum[j], c_row + col + j, p.alpha, p.beta);
+                }
+            }
+        }
+#endif
+}
+
+#endif

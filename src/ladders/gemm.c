@@ -1,0 +1,623 @@
+/* The matrix-multiply ladder (seeds 000 and 002): C = alpha*A*B + beta*C,
+ * float32, row-major, any m, n, k.
+ *
+ * The course climbs from the host triple loop to a one-block kernel (limited
+ * by the block size), a grid of blocks reading global memory for every
+ * multiply-add (bandwidth-bound: on the G80, 21.6 of 346.5 GFLOPS
+ * reachable), the tiled shared-memory kernel (global traffic cut by
+ * TILE_WIDTH) and the tiled kernel with boundary checks for any size. warplab
+ * keeps climbing past the course, one lesson per rung (register blocking,
+ * 16-byte loads, conflict-free shared layouts, cp.async pipelines, warp
+ * tiling, a tuned sm_90 configuration), then to the tensor cores (TF32 and
+ * BF16), with cuBLAS measured in the same run.
+ *
+ * Each rung's `bytes` is its own count of global-memory traffic: a rung
+ * that computes BM x BN tiles of C reads A ceil(n/BN) times and B
+ * ceil(m/BM) times (the course's argument: tiling divides the traffic by the
+ * tile width); the naive rungs read 2k floats per output.
+ *
+ * The leading size (for charts and --max-size) is m*n*k, the number of
+ * multiply-adds. */
+#include "gemm.h"
+
+#include "../context.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Traffic and work                                                         */
+
+static double dims_m(const wl_problem *p)
+{
+    return (double)wl_gemm_m(p);
+}
+static double dims_n(const wl_problem *p)
+{
+    return (double)wl_gemm_n(p);
+}
+static double dims_k(const wl_problem *p)
+{
+    return (double)wl_gemm_k(p);
+}
+
+/* C is written once, and read once more when beta != 0. */
+static double c_bytes(const wl_problem *p)
+{
+    return 4.0 * dims_m(p) * dims_n(p) * (p->beta != 0.0 ? 2.0 : 1.0);
+}
+
+static double gemm_flops(const wl_problem *p)
+{
+    return 2.0 * dims_m(p) * dims_n(p) * dims_k(p);
+}
+
+/* What any implementation must move: A and B once, C. */
+static double compulsory_bytes(const wl_problem *p)
+{
+    return 4.0 * (dims_m(p) * dims_k(p) + dims_k(p) * dims_n(p)) + c_bytes(p);
+}
+
+/* BF16 operands: 2 bytes an element in, float C. */
+static double compulsory_bytes_bf16(const wl_problem *p)
+{
+    return 2.0 * (dims_m(p) * dims_k(p) + dims_k(p) * dims_n(p)) + c_bytes(p);
+}
+
+/* One output per thread from global memory: a row of A and a column of B per
+ * element of C, 2k floats for 2k flops. */
+static double naive_bytes(const wl_problem *p)
+{
+    return 4.0 * 2.0 * dims_m(p) * dims_n(p) * dims_k(p) + c_bytes(p);
+}
+
+/* BM x BN tiles of C: A is read once per column of tiles, B once per row. */
+static double tile_bytes(const wl_problem *p, double bm, double bn, double element)
+{
+    return element * (dims_m(p) * dims_k(p) * ceil(dims_n(p) / bn) +
+                      dims_k(p) * dims_n(p) * ceil(dims_m(p) / bm)) +
+           c_bytes(p);
+}
+
+#define TILE_BYTES(name, bm, bn, element)                                                          \
+    static double name(const wl_problem *p)                                                        \
+    {                                                                                              \
+        return tile_bytes(p, bm, bn, element);                                                     \
+    }
+TILE_BYTES(tile16_bytes, 16, 16, 4)
+TILE_BYTES(tile32_bytes, 32, 32, 4)
+TILE_BYTES(tile64_bytes, 64, 64, 4)
+TILE_BYTES(tile128_bytes, 128, 128, 4)
+TILE_BYTES(tile128x256_bytes, 128, 256, 4)
+TILE_BYTES(tile256x128_bytes, 256, 128, 4)
+TILE_BYTES(cpu_block_bytes, 64, 256, 4)
+TILE_BYTES(tile128_bf16_bytes, 128, 128, 2)
+TILE_BYTES(tile128x256_bf16_bytes, 128, 256, 2)
+
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                   */
+
+/* The one-block kernel: one thread per element of C, all in one block. */
+static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
+                                         char *reason, size_t len)
+{
+    const double elements = dims_m(p) * dims_n(p);
+    if (device->max_threads_per_block > 0 && elements > (double)device->max_threads_per_block) {
+        wl_format(reason, len,
+                  "one block holds at most %d threads on %s; C has %zu x %zu = %.0f elements: "
+                  "the course's size limit (seed 002), lifted by a grid of blocks",
+                  device->max_threads_per_block, device->name, wl_gemm_m(p), wl_gemm_n(p),
+                  elements);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+static warplab_status multiple_of(const wl_problem *p, size_t tile, char *reason, size_t len)
+{
+    if (wl_gemm_m(p) % tile || wl_gemm_n(p) % tile || wl_gemm_k(p) % tile) {
+        wl_format(reason, len,
+                  "the course's tiled kernel has no boundary checks: m, n and k must be "
+                  "multiples of TILE_WIDTH %zu (got %zu x %zu x %zu); the next rung handles any "
+                  "size",
+                  tile, wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p));
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+static warplab_status tiled16_supports(const wl_problem *p, const warplab_device_info *device,
+                                       char *reason, size_t len)
+{
+    (void)device;
+    return multiple_of(p, 16, reason, len);
+}
+
+static warplab_status tiled32_supports(const wl_problem *p, const warplab_device_info *device,
+                                       char *reason, size_t len)
+{
+    (void)device;
+    return multiple_of(p, 32, reason, len);
+}
+
+/* The host loop is O(mnk) on one core: past 2^30 multiply-adds (1024^3) a
+ * run takes seconds to minutes, and the harness needs five. */
+static warplab_status cpu_loop_supports(const wl_problem *p, const warplab_device_info *device,
+                                        char *reason, size_t len)
+{
+    (void)device;
+    const double macs = dims_m(p) * dims_n(p) * dims_k(p);
+    if (macs > (double)(1u << 30)) {
+        wl_format(reason, len,
+                  "the one-core host loop would take minutes at %.3g multiply-adds; it runs up "
+                  "to 2^30 (1024^3)",
+                  macs);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+/* The blocked host version: up to 2^36 multiply-adds (4096^3). */
+static warplab_status cpu_blocked_supports(const wl_problem *p, const warplab_device_info *device,
+                                           char *reason, size_t len)
+{
+    (void)device;
+    const double macs = dims_m(p) * dims_n(p) * dims_k(p);
+    if (macs > (double)(1ull << 36)) {
+        wl_format(reason, len,
+                  "the CPU would take minutes at %.3g multiply-adds; it runs up to 2^36 "
+                  "(4096^3)",
+                  macs);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Verification                                                             */
+
+static warplab_status verify_fp32(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    return wl_gemm_verify(p, host, check, WL_GEMM_FP32);
+}
+
+static warplab_status verify_tf32(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    return wl_gemm_verify(p, host, check, WL_GEMM_TF32);
+}
+
+static warplab_status verify_bf16(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    return wl_gemm_verify(p, host, check, WL_GEMM_BF16);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rungs                                                                    */
+
+static const wl_rung gemm_rungs[] = {
+    {.id = "cpu_loop",
+     .title = "CPU triple loop, one core",
+     .lesson = "The course's MatrixMulOnHost: for each element of C, a dot product of a row of A "
+               "and a column of B. One core, and the column walk misses the cache.",
+     .seed = "seed 002, 'matrix multiply' (MatrixMulOnHost)",
+     .flags = WL_RUNG_HOST,
+     .bytes = naive_bytes,
+     .supports = cpu_loop_supports},
+    {.id = "cpu_blocked",
+     .title = "CPU blocked, all cores",
+     .lesson = "Panels of B that stay in cache, a 4x16 block of C in registers that the compiler "
+               "vectorizes, and rows of C spread over every core: the fair 'GPU vs CPU' row.",
+     .seed = "seed 003, 'GPU vs. CPU'",
+     .flags = WL_RUNG_HOST,
+     .bytes = cpu_block_bytes,
+     .supports = cpu_blocked_supports},
+    {.id = "one_block",
+     .title = "one block, one thread per element",
+     .lesson = "The course's first kernel: the CPU's two outer loops become a 2-D block of "
+               "threads, each doing one dot product from global memory. One block runs on one "
+               "SM, and C cannot outgrow the block-size limit.",
+     .seed = "seed 002, 'Matrix multiplication kernel - thread specification'",
+     .bytes = naive_bytes,
+     .supports = one_block_supports},
+    {.id = "many_blocks",
+     .title = "grid of 16x16 blocks, global memory",
+     .lesson = "Rows and columns from blockIdx too: any size, every SM busy. Each multiply-add "
+               "still reads two floats from global memory, so bandwidth bounds it (G80: 86.4 "
+               "GB/s / 4 B = 21.6 of 346.5 GFLOPS).",
+     .seed = "seed 002, 'Pd tile per block' (G80: 15 GFLOPS measured, 21.6 bound)",
+     .course_value = 15.0,
+     .course_unit = "GFLOP/s",
+     .course_device = "G80",
+     .bytes = naive_bytes},
+    {.id = "tiled16",
+     .title = "shared-memory tiles, TILE_WIDTH 16",
+     .lesson = "Each block loads a 16x16 tile of A and of B into shared memory per phase, then "
+               "every thread reuses them 16 times: global traffic / 16 (G80 bound: 21.6 x 16 = "
+               "345.6 GFLOPS). Multiples of 16 only.",
+     .seed = "seed 000, lectures 2.5-2.6; seed 002, 'TILE_WIDTH'",
+     .course_value = 345.6,
+     .course_unit = "GFLOP/s bound",
+     .course_device = "G80",
+     .bytes = tile16_bytes,
+     .supports = tiled16_supports},
+    {.id = "tiled32",
+     .title = "shared-memory tiles, TILE_WIDTH 32",
+     .lesson = "The course's other size: 32x32 = 1024 threads a block and 8 KB of tiles, global "
+               "traffic / 32, but fewer blocks per SM and longer barriers. Multiples of 32 only.",
+     .seed = "seed 000, lecture 2.6 'First-order size considerations'",
+     .bytes = tile32_bytes,
+     .supports = tiled32_supports},
+    {.id = "tiled_bounds",
+     .title = "tiles with boundary checks, any size",
+     .lesson = "Lecture 2.8: threads load 0 for tile elements outside A or B and write only "
+               "elements inside C, so any m, n, k works; every thread still helps load.",
+     .seed = "seed 000, lectures 2.7-2.8",
+     .bytes = tile32_bytes},
+    {.id = "regblock_1d",
+     .title = "1-D register blocking (8 outputs/thread)",
+     .lesson = "Each thread computes a column of 8 outputs: one B value from shared memory feeds "
+               "8 multiply-adds held in registers, so shared-memory loads per FMA drop 8-fold and "
+               "the block tile grows to 64x64.",
+     .seed = "past the course (register blocking)",
+     .bytes = tile64_bytes},
+    {.id = "regblock_2d",
+     .title = "2-D register blocking (8x8 outputs/thread)",
+     .lesson = "An 8x8 block of C per thread: 8 values of A and 8 of B from shared memory feed 64 "
+               "multiply-adds (4 FMAs per load instead of 1), and the 128x128 block tile halves "
+               "global traffic again.",
+     .seed = "past the course (register blocking)",
+     .bytes = tile128_bytes},
+    {.id = "vectorized",
+     .title = "float4 loads, transposed A tile",
+     .lesson = "Global loads of 16 bytes (LDG.128), and A stored transposed in shared memory so "
+               "that a thread's 8 values of A are contiguous too: the inner loop reads shared "
+               "memory with LDS.128 only.",
+     .seed = "past the course (Hopper: 16-byte accesses)",
+     .bytes = tile128_bytes},
+    {.id = "conflict_free",
+     .title = "bank-conflict-free shared layouts",
+     .lesson = "The transposing stores of A hit one bank 4 times over, and a thread's 8 outputs "
+               "as 2x2 groups of 4 make a warp's LDS.128 reads broadcast cleanly: a padded A "
+               "tile and split per-thread tiles, so no access waits on a bank.",
+     .seed = "seed 003, 'Banky sdilene pameti' (bank conflicts, padding)",
+     .bytes = tile128_bytes},
+    {.id = "double_buffered",
+     .title = "double-buffered tiles (cp.async)",
+     .lesson = "cp.async copies the next tiles from global to shared memory while the SM "
+               "computes on the current one (3 buffers, no registers in between; OpenCL stages "
+               "one tile in registers): latency hides behind math, one barrier a tile.",
+     .seed = "past the course (Ampere+: cp.async)",
+     .bytes = tile128_bytes},
+    {.id = "warptile",
+     .title = "warp tiling",
+     .lesson = "Block -> warp -> thread tiles: each warp owns a 64x32 piece of C, so a warp's "
+               "shared-memory reads are 8 distinct 16-byte vectors broadcast across lanes and "
+               "the warp's working set stays in registers.",
+     .seed = "past the course (CUTLASS's hierarchy)",
+     .bytes = tile128_bytes},
+    {.id = "tuned",
+     .title = "tuned for sm_90: 128x256x16, 4 stages",
+     .lesson = "The warp-tiled cp.async kernel at its best sm_90 shape: 128x256 block tiles, 16x8 "
+               "outputs per thread (FMA : LDS.128 = 21:1), 4 stages, one 256-thread block per "
+               "SM. What warplab_gemm() uses.",
+     .seed = "past the course (tuning)",
+     .bytes = tile128x256_bytes},
+    {.id = "tuned_128x128",
+     .title = "sm_90 alternative: 128x128x16, 4 stages",
+     .lesson = "The tuned kernel with 128x128 block tiles and 8x8 outputs per thread: two "
+               "blocks per SM instead of one; shown so one run compares the shapes.",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bytes},
+    {.id = "tuned_256x128",
+     .title = "sm_90 alternative: 256x128x16, 4 stages",
+     .lesson = "The tuned kernel with 256x128 block tiles (A reused over 128 columns, B over 256 "
+               "rows); shown so one run compares the shapes.",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile256x128_bytes},
+    {.id = "tf32_mma",
+     .title = "tensor cores, TF32 (mma.sync)",
+     .lesson = "The Volta slide's D = A*B + C on small tiles: mma.sync.m16n8k8 multiplies TF32 "
+               "(10-bit mantissa) operands into FP32 sums, 8x the work per instruction of FFMA "
+               "rate. Not FP32: compare with cublas_tf32.",
+     .seed = "seed 001, 'Volta GV100' (tensor cores)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bytes,
+     .verify = verify_tf32},
+    {.id = "bf16_mma",
+     .title = "tensor cores, BF16 (mma.sync)",
+     .lesson = "mma.sync.m16n8k16 on BF16 operands (converted once, untimed, for this row and "
+               "cuBLAS's alike) with FP32 sums: half the bytes and twice the tensor rate of TF32. "
+               "Compare with cublas_bf16.",
+     .seed = "seed 001, 'Volta GV100' (mixed precision)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bf16_bytes,
+     .verify = verify_bf16},
+    {.id = "bf16_wgmma",
+     .title = "tensor cores, BF16 (wgmma, sm_90a)",
+     .lesson = "Hopper's warpgroup MMA: 4 warps issue one asynchronous m64n128k16 that reads "
+               "both BF16 tiles from shared memory by descriptor; 2 warpgroups, 128x256 tiles, a "
+               "4-stage cp.async ring. Compare with cublas_bf16.",
+     .seed = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_bf16},
+    {.id = "cublas_fp32",
+     .title = "cuBLAS sgemm, pedantic FP32",
+     .lesson = "cublasSgemm with CUBLAS_PEDANTIC_MATH (true FP32, no TF32): the vendor's FP32 "
+               "kernel, measured in the same run; the %vendor column compares with it.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR | WL_RUNG_BASELINE},
+    {.id = "cublas_tf32",
+     .title = "cuBLAS, TF32 tensor cores",
+     .lesson = "cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 on the float inputs: the row the "
+               "TF32 rungs compare with.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR,
+     .verify = verify_tf32},
+    {.id = "cublas_bf16",
+     .title = "cuBLAS, BF16 tensor cores",
+     .lesson = "cublasGemmEx on the same BF16 copies of A and B, FP32 C and sums: the row the "
+               "BF16 rungs compare with.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR,
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_bf16},
+};
+
+/* ------------------------------------------------------------------------ */
+/* Problems                                                                 */
+
+static int gemm_buffers(const wl_problem *p, wl_buffer_spec *spec)
+{
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
+    spec[GEMM_A] =
+        (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, wl_gemm_span(m, k, wl_gemm_lda(p)), -1.0, 1.0};
+    spec[GEMM_B] =
+        (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, wl_gemm_span(k, n, wl_gemm_ldb(p)), -1.0, 1.0};
+    spec[GEMM_C] = (wl_buffer_spec){p->beta != 0.0 ? WL_INOUT : WL_OUT, WARPLAB_FLOAT32,
+                                    wl_gemm_span(m, n, wl_gemm_ldc(p)), -1.0, 1.0};
+    return GEMM_BUFFERS;
+}
+
+static void gemm_describe(const wl_problem *p, char *text, size_t len)
+{
+    char extra[48] = "";
+    size_t used = 0;
+    if (p->ld[0] || p->ld[1] || p->ld[2])
+        used += (size_t)snprintf(extra + used, sizeof extra - used, " ld=%zu,%zu,%zu",
+                                 wl_gemm_lda(p), wl_gemm_ldb(p), wl_gemm_ldc(p));
+    if (used < sizeof extra && (p->alpha != 1.0 || p->beta != 0.0))
+        used +=
+            (size_t)snprintf(extra + used, sizeof extra - used, " a=%g b=%g", p->alpha, p->beta);
+    if (used < sizeof extra && p->nan_input)
+        used += (size_t)snprintf(extra + used, sizeof extra - used, " NaN in A");
+    wl_format(text, len, "%zux%zux%zu float%s%s", wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p), extra,
+              p->misalign ? " misaligned" : "");
+}
+
+static double gemm_leading_size(const wl_problem *p)
+{
+    return dims_m(p) * dims_n(p) * dims_k(p);
+}
+
+/* Each matrix must index with fewer than 2^31 elements (kernels use 32-bit
+ * offsets within a row block, 64-bit between rows). */
+static bool fits_int32(size_t rows, size_t cols)
+{
+    return rows == 0 || cols == 0 || ((double)rows * (double)cols < 2147483648.0);
+}
+
+static warplab_status gemm_make_problem(const size_t size[3], int dims, const char *dtype,
+                                        const char *op, wl_problem *problem, char *error,
+                                        size_t error_len)
+{
+    if (dtype && *dtype && strcmp(dtype, "float") != 0 && strcmp(dtype, "float32") != 0) {
+        wl_format(error, error_len,
+                  "matrix multiply takes float32 inputs (asked for '%s'); the TF32 and BF16 rows "
+                  "round them on the way to the tensor cores",
+                  dtype);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    if (op && *op) {
+        wl_format(error, error_len, "matrix multiply has no --op (asked for '%s')", op);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    if (dims != 1 && dims != 3) {
+        wl_format(error, error_len,
+                  "matrix multiply takes m x n x k (e.g. 4000x3001x1999) or one number for a "
+                  "square problem, not %d sizes",
+                  dims);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    memset(problem, 0, sizeof *problem);
+    for (int i = 0; i < 3; i++)
+        problem->dim[i] = dims == 1 ? size[0] : size[i];
+    problem->dims = 3;
+    problem->dtype = WARPLAB_FLOAT32;
+    problem->alpha = 1.0;
+    problem->beta = 0.0;
+    const size_t m = problem->dim[0], n = problem->dim[1], k = problem->dim[2];
+    if (!fits_int32(m, k) || !fits_int32(k, n) || !fits_int32(m, n)) {
+        wl_format(error, error_len,
+                  "%zu x %zu x %zu: A, B and C must each hold fewer than 2^31 elements", m, n, k);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    return WARPLAB_OK;
+}
+
+typedef struct gemm_case {
+    size_t m, n, k;
+    size_t lda, ldb, ldc; /* 0 = tight */
+    double alpha, beta;
+    int misalign, nan_input;
+} gemm_case;
+
+/* Shapes every device checks: 1x1x1, odd and prime sizes, 1xNxK, Mx1xK,
+ * k = 1, k = 0 (C = beta*C), empty C, padded rows, misaligned views, beta != 0
+ * (C read and written), a NaN in A, multiples of the course's tiles, and
+ * shapes just past the 128-wide tiles. All stay under 2.1e6 multiply-adds
+ * (what the sanitizer runs take) except the squares. */
+static const gemm_case common_cases[] = {
+    {1, 1, 1, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {17, 33, 65, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {1, 300, 257, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {301, 1, 129, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {64, 48, 1, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {5, 7, 0, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {5, 7, 0, 0, 0, 0, 2.0, 0.5, 0, 0},
+    {0, 5, 5, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {4, 0, 3, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {33, 17, 9, 0, 0, 0, 1.0, 0.0, 0, 1},
+    {67, 45, 33, 40, 50, 47, 1.5, -0.75, 0, 0},
+    {31, 37, 41, 0, 0, 0, -1.0, 0.5, 1, 0},
+    {130, 127, 120, 133, 129, 131, 1.0, 0.0, 1, 0},
+    {32, 32, 32, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {96, 32, 64, 0, 0, 0, 0.5, 0.0, 0, 0},
+    {48, 80, 16, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {64, 64, 64, 0, 0, 0, 1.0, 2.0, 0, 0},
+    {200, 150, 67, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {129, 257, 17, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {128, 128, 128, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {256, 256, 256, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {512, 512, 512, 0, 0, 0, 1.0, 0.0, 0, 0},
+};
+
+/* A CPU (PoCL, the cpu backend) adds one large shape that is a multiple of
+ * no tile, within the test suite's time budget. */
+static const gemm_case cpu_cases[] = {
+    {1000, 751, 499, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {1531, 1283, 1031, 0, 0, 0, 1.0, 0.0, 0, 0},
+};
+
+/* A GPU takes the issue's full shapes. */
+static const gemm_case gpu_cases[] = {
+    {1024, 1024, 1024, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {2048, 2048, 2048, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {4096, 4096, 4096, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {8192, 8192, 8192, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {4000, 3001, 1999, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {4000, 4000, 4000, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {1, 4096, 4096, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {4096, 1, 4096, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {4096, 4096, 1, 0, 0, 0, 1.0, 0.0, 0, 0},
+    {1023, 1025, 1027, 1029, 1031, 1033, 1.5, -0.5, 1, 0},
+};
+
+static int add_cases(const gemm_case *cases, size_t count, wl_problem *problems, int used,
+                     int capacity)
+{
+    for (size_t i = 0; i < count && used < capacity; i++) {
+        const gemm_case *c = &cases[i];
+        wl_problem *p = &problems[used++];
+        memset(p, 0, sizeof *p);
+        p->dim[0] = c->m;
+        p->dim[1] = c->n;
+        p->dim[2] = c->k;
+        p->dims = 3;
+        p->ld[0] = c->lda;
+        p->ld[1] = c->ldb;
+        p->ld[2] = c->ldc;
+        p->alpha = c->alpha;
+        p->beta = c->beta;
+        p->dtype = WARPLAB_FLOAT32;
+        p->misalign = (size_t)c->misalign;
+        p->nan_input = c->nan_input;
+    }
+    return used;
+}
+
+static int gemm_test_problems(const warplab_device_info *device, wl_problem *problems, int capacity)
+{
+    int count = add_cases(common_cases, sizeof common_cases / sizeof common_cases[0], problems, 0,
+                          capacity);
+    if (device && device->gpu)
+        return add_cases(gpu_cases, sizeof gpu_cases / sizeof gpu_cases[0], problems, count,
+                         capacity);
+    return add_cases(cpu_cases, sizeof cpu_cases / sizeof cpu_cases[0], problems, count, capacity);
+}
+
+const wl_ladder wl_gemm_ladder = {
+    .name = "gemm",
+    .title = "matrix multiply (seeds 000, 002)",
+    .rungs = gemm_rungs,
+    .rung_count = sizeof gemm_rungs / sizeof gemm_rungs[0],
+    .make_problem = gemm_make_problem,
+    .default_sizes_gpu = "4000x4000x4000,4096x4096x4096,8192x8192x8192",
+    .default_sizes_cpu = "384",
+    .describe = gemm_describe,
+    .leading_size = gemm_leading_size,
+    .buffers = gemm_buffers,
+    .verify = verify_fp32,
+    .bytes = compulsory_bytes,
+    .flops = gemm_flops,
+    .best_rung = "tuned",
+    .test_problems = gemm_test_problems,
+};
+
+/* ------------------------------------------------------------------------ */
+/* The library operation                                                    */
+
+warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
+                            const warplab_buffer *a, size_t lda, const warplab_buffer *b,
+                            size_t ldb, float beta, warplab_buffer *c, size_t ldc)
+{
+    if (!context || !a || !b || !c)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (lda == 0)
+        lda = k;
+    if (ldb == 0)
+        ldb = n;
+    if (ldc == 0)
+        ldc = n;
+    if (lda < k || ldb < n || ldc < n)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "row strides too small: lda=%zu needs >= k=%zu, ldb=%zu and "
+                               "ldc=%zu need >= n=%zu",
+                               lda, k, ldb, ldc, n);
+    if (!isfinite(alpha) || !isfinite(beta))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "alpha and beta must be finite (got %g, %g)", (double)alpha,
+                               (double)beta);
+    if (!fits_int32(m, lda) || !fits_int32(k, ldb) || !fits_int32(m, ldc))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "%zu x %zu x %zu: A, B and C must each span fewer than 2^31 "
+                               "elements",
+                               m, n, k);
+    const warplab_buffer *all[3] = {a, b, c};
+    const size_t spans[3] = {wl_gemm_span(m, k, lda), wl_gemm_span(k, n, ldb),
+                             wl_gemm_span(m, n, ldc)};
+    for (int i = 0; i < 3; i++) {
+        if (all[i]->context != context)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "buffer %c belongs to another context", 'A' + i);
+        if (warplab_buffer_size(all[i]) < spans[i] * sizeof(float))
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "buffer %c holds %zu bytes; its %zu-element view needs %zu",
+                                   'A' + i, warplab_buffer_size(all[i]), spans[i],
+                                   spans[i] * sizeof(float));
+    }
+    if (spans[2] > 0 && (c == a || c == b))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "C must not be the buffer of A or B (it is written while they "
+                               "are read)");
+    if (m == 0 || n == 0)
+        return WARPLAB_OK;
+    wl_problem problem;
+    memset(&problem, 0, sizeof problem);
+    problem.dim[0] = m;
+    problem.dim[1] = n;
+    problem.dim[2] = k;
+    problem.dims = 3;
+    problem.ld[0] = lda;
+    problem.ld[1] = ldb;
+    problem.ld[2] = ldc;
+    problem.alpha = (double)alpha;
+    problem.beta = (double)beta;
+    problem.dtype = WARPLAB_FLOAT32;
+    wl_view views[3] = {wl_buffer_view(a, 0, spans[0] * sizeof(float)),
+                        wl_buffer_view(b, 0, spans[1] * sizeof(float)),
+                        wl_buffer_view(c, 0, spans[2] * sizeof(float))};
+    return wl_context_run_best(context, "gemm", &problem, views, 3);
+}

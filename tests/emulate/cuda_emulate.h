@@ -1,0 +1,215 @@
+/* Just enough of CUDA to run warplab's kernel headers (*.cuh) on the CPU,
+ * for the test suite on machines without a GPU.
+ *
+ * A launch runs its blocks one after another; a block's threads are host
+ * threads, so shared memory (a kernel's `__shared__` arrays become function
+ * statics, dynamic shared memory one buffer) is really shared, registers are
+ * really private, and __syncthreads() is a barrier of the block's threads.
+ * cp.async copies at once: a pipeline that overwrote a buffer another thread
+ * still reads shows up as a wrong result. Dynamic shared memory starts as
+ * NaN, so reading what no copy wrote shows up too.
+ *
+ * mma.sync (TF32 m16n8k8, BF16 m16n8k16) is emulated warp-wide from the
+ * PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit.
+ *
+ * What this does not model: timing, other warp instructions (shuffles,
+ * ldmatrix, wgmma), memory ordering beyond the barrier, and the hardware's
+ * own checks (that is compute-sanitizer's job on the GPU). */
+#ifndef WARPLAB_CUDA_EMULATE_H
+#define WARPLAB_CUDA_EMULATE_H
+
+#define WL_EMULATE 1
+
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define __shared__ static
+
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+struct emu_index {
+    unsigned x, y, z;
+};
+
+inline thread_local emu_index threadIdx;
+inline emu_index blockIdx;
+inline dim3 blockDim, gridDim;
+inline std::barrier<> *emu_barrier;
+inline float *emu_dynamic_smem;
+
+inline void __syncthreads()
+{
+    emu_barrier->arrive_and_wait();
+}
+
+struct float4 {
+    float x, y, z, w;
+};
+
+inline float4 make_float4(float x, float y, float z, float w)
+{
+    return float4{x, y, z, w};
+}
+
+#define WL_DYNAMIC_SMEM(T, name) T *name = reinterpret_cast<T *>(emu_dynamic_smem)
+
+/* cp.async, done at once. */
+inline void cp_async_4(float *dst, const float *src, bool valid)
+{
+    *dst = valid ? *src : 0.0f;
+}
+inline void cp_async_16(float *dst, const float *src, int src_bytes)
+{
+    for (int i = 0; i < 4; i++)
+        dst[i] = 4 * i < src_bytes ? src[i] : 0.0f;
+}
+inline void cp_async_commit() {}
+template <int PENDING> inline void cp_async_wait() {}
+
+/* ------------------------------------------------------------------------ */
+/* Warp-wide tensor-core instructions: each lane posts its fragments, the
+ * warp meets, each lane computes its own outputs from everyone's fragments
+ * (layouts as the PTX ISA gives them), the warp meets again. */
+
+inline std::vector<std::barrier<> *> emu_warp_barriers;
+
+struct emu_mma_post {
+    unsigned a[4], b[2];
+};
+inline std::vector<emu_mma_post> emu_mma_posts; /* one per thread of the block */
+
+inline unsigned emu_thread()
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+inline float emu_bits_float(unsigned bits)
+{
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* cvt.rna.tf32.f32 */
+inline unsigned to_tf32(float x)
+{
+    unsigned bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    if (std::isnan(x))
+        return bits;
+    return (bits + 0x1000u) & ~0x1FFFu;
+}
+
+/* get(lane, register, half) -> the element; layout(row, k) and (k, col)
+ * give the owning lane, register and half. */
+template <int K, class ElementA, class ElementB>
+inline void emu_mma(float d[4], const unsigned a[4], const unsigned b[2], ElementA element_a,
+                    ElementB element_b)
+{
+    const unsigned me = emu_thread(), warp = me / 32, lane = me % 32;
+    emu_mma_post &post = emu_mma_posts[me];
+    std::memcpy(post.a, a, sizeof post.a);
+    std::memcpy(post.b, b, sizeof post.b);
+    emu_warp_barriers[warp]->arrive_and_wait();
+    const emu_mma_post *warp_posts = &emu_mma_posts[warp * 32];
+    const unsigned g = lane / 4, t = lane % 4;
+    for (int r = 0; r < 4; r++) {
+        const unsigned row = g + (r / 2) * 8, col = 2 * t + r % 2;
+        float sum = d[r];
+        for (unsigned k = 0; k < (unsigned)K; k++)
+            sum += element_a(warp_posts, row, k) * element_b(warp_posts, k, col);
+        d[r] = sum;
+    }
+    emu_warp_barriers[warp]->arrive_and_wait();
+}
+
+inline void mma_tf32_m16n8k8(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    /* A: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); B: b0 (t, g), b1 (t+4, g). */
+    emu_mma<8>(
+        d, a, b,
+        [](const emu_mma_post *posts, unsigned row, unsigned k) {
+            const unsigned lane = (row % 8) * 4 + k % 4, reg = (row / 8) + 2 * (k / 4);
+            return emu_bits_float(posts[lane].a[reg]);
+        },
+        [](const emu_mma_post *posts, unsigned k, unsigned col) {
+            return emu_bits_float(posts[col * 4 + k % 4].b[k / 4]);
+        });
+}
+
+inline float emu_bf16(unsigned word, unsigned half)
+{
+    return emu_bits_float(((word >> (16 * half)) & 0xFFFFu) << 16);
+}
+
+inline void mma_bf16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    /* A: a0 (g, 2t..), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..);
+     * B: b0 (2t.., g), b1 (2t+8.., g); the low half holds the lower k. */
+    emu_mma<16>(
+        d, a, b,
+        [](const emu_mma_post *posts, unsigned row, unsigned k) {
+            const unsigned lane = (row % 8) * 4 + (k % 8) / 2, reg = (row / 8) + 2 * (k / 8);
+            return emu_bf16(posts[lane].a[reg], k % 2);
+        },
+        [](const emu_mma_post *posts, unsigned k, unsigned col) {
+            return emu_bf16(posts[col * 4 + (k % 8) / 2].b[k / 8], k % 2);
+        });
+}
+
+/* Runs kernel() as a grid of blocks of threads. */
+template <class Kernel>
+void emu_launch(dim3 grid, dim3 block, size_t dynamic_smem_bytes, Kernel kernel)
+{
+    std::vector<float> smem(dynamic_smem_bytes / sizeof(float) + 4);
+    gridDim = grid;
+    blockDim = block;
+    const unsigned threads = block.x * block.y * block.z;
+    for (unsigned bz = 0; bz < grid.z; bz++)
+        for (unsigned by = 0; by < grid.y; by++)
+            for (unsigned bx = 0; bx < grid.x; bx++) {
+                blockIdx = emu_index{bx, by, bz};
+                for (float &x : smem)
+                    x = std::numeric_limits<float>::quiet_NaN();
+                uintptr_t base = reinterpret_cast<uintptr_t>(smem.data());
+                emu_dynamic_smem = reinterpret_cast<float *>((base + 15) / 16 * 16);
+                std::barrier<> barrier((std::ptrdiff_t)threads);
+                emu_barrier = &barrier;
+                std::vector<std::barrier<> *> warp_barriers;
+                for (unsigned w = 0; w < (threads + 31) / 32; w++)
+                    warp_barriers.push_back(new std::barrier<>(
+                        (std::ptrdiff_t)(threads - 32 * w < 32 ? threads - 32 * w : 32)));
+                emu_warp_barriers = warp_barriers;
+                emu_mma_posts.assign(threads, emu_mma_post{});
+                std::vector<std::thread> pool;
+                pool.reserve(threads);
+                for (unsigned t = 0; t < threads; t++)
+                    pool.emplace_back([&, t] {
+                        threadIdx = emu_index{t % block.x, (t / block.x) % block.y,
+                                              t / (block.x * block.y)};
+                        kernel();
+                        /* An exited thread no longer counts at barriers, as on the GPU. */
+                        emu_barrier->arrive_and_drop();
+                    });
+                for (std::thread &thread : pool)
+                    thread.join();
+                for (std::barrier<> *b : warp_barriers)
+                    delete b;
+            }
+}
+
+#endif

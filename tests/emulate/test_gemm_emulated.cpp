@@ -1,0 +1,272 @@
+/* The CUDA gemm kernels, run on the CPU by tests/emulate/cuda_emulate.h and
+ * checked by the ladder's own verification (wl_gemm_verify): the kernels'
+ * index logic, boundary handling, 16-byte paths and pipeline stages, without
+ * a GPU. Launch shapes mirror src/cuda/gemm.cu's launchers.
+ *
+ * Each problem gets fresh random A, B (and C when beta != 0), C poisoned
+ * with NaN, guard zones after every matrix, and optionally views one float
+ * past a 16-byte boundary (the element-by-element paths). */
+#include "cuda_emulate.h"
+
+#include "../../src/cuda/gemm/blocked_kernels.cuh"
+#include "../../src/cuda/gemm/course_kernels.cuh"
+#include "../../src/cuda/gemm/mma_kernel.cuh"
+#include "../../src/cuda/gemm/pipelined_kernel.cuh"
+#include "../../src/ladders/gemm.h"
+
+#include <cstdio>
+#include <functional>
+#include <string>
+
+/* The shapes of src/cuda/gemm.cu. */
+typedef tile_shape<128, 128, 8, 128, 128, 8, 8, 3, 2, 0> double_buffered_shape;
+typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 3, 2, 0> warptile_shape;
+typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8> tuned_shape;
+typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8> tuned_128x128_shape;
+typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8> tuned_256x128_shape;
+
+static int failures = 0, checks = 0;
+
+static bool aligned_rows(const float *base, int ld)
+{
+    return (uintptr_t)base % 16 == 0 && ld % 4 == 0;
+}
+
+static dim3 tiles(const gemm_params &g, int tm, int tn)
+{
+    return dim3((unsigned)((g.n + tn - 1) / tn), (unsigned)((g.m + tm - 1) / tm));
+}
+
+template <class T> static void run_pipelined(const gemm_params &g)
+{
+    const unsigned blocks = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
+    if (aligned_rows(g.b, g.ldb))
+        emu_launch(dim3(blocks), dim3(T::THREADS), T::SMEM_BYTES,
+                   [&] { gemm_pipelined<T, true>(g); });
+    else
+        emu_launch(dim3(blocks), dim3(T::THREADS), T::SMEM_BYTES,
+                   [&] { gemm_pipelined<T, false>(g); });
+}
+
+static dim3 mma_grid(const gemm_params &g)
+{
+    return tiles(g, MMA_BM, MMA_BN);
+}
+
+static void run_tf32_mma(const gemm_params &g)
+{
+    const mma_params p = {g.a, g.b, g.c, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.alpha, g.beta};
+    if (aligned_rows(g.a, g.lda) && aligned_rows(g.b, g.ldb))
+        emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<false>::SMEM_BYTES,
+                   [&] { gemm_mma<false, true>(p); });
+    else
+        emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<false>::SMEM_BYTES,
+                   [&] { gemm_mma<false, false>(p); });
+}
+
+/* As wl_gemm_bf16_make does on the device: BF16 copies (nearest even) of
+ * A and of B transposed, rows padded to multiples of 8 with zeros. */
+static std::vector<uint16_t> bf16_copy(const float *x, int ld, int rows, int cols, bool transpose,
+                                       int *copy_ld)
+{
+    const int out_rows = transpose ? cols : rows, out_cols = transpose ? rows : cols;
+    *copy_ld = out_cols < 8 ? 8 : (out_cols + 7) / 8 * 8;
+    std::vector<uint16_t> copy((size_t)(out_rows > 0 ? out_rows : 1) * *copy_ld + 8, 0);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            float v = wl_gemm_round_bf16(x[(size_t)r * ld + c]);
+            uint32_t bits;
+            std::memcpy(&bits, &v, sizeof bits);
+            size_t at = transpose ? (size_t)c * *copy_ld + r : (size_t)r * *copy_ld + c;
+            copy[at] = (uint16_t)(bits >> 16);
+        }
+    return copy;
+}
+
+static void run_bf16_mma(const gemm_params &g)
+{
+    int lda = 0, ldbt = 0;
+    std::vector<uint16_t> a = bf16_copy(g.a, g.lda, g.m, g.k, false, &lda);
+    std::vector<uint16_t> bt = bf16_copy(g.b, g.ldb, g.k, g.n, true, &ldbt);
+    const mma_params p = {a.data(), bt.data(), g.c,   g.m,     g.n,   g.k,
+                          lda,      ldbt,      g.ldc, g.alpha, g.beta};
+    emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<true>::SMEM_BYTES,
+               [&] { gemm_mma<true, true>(p); });
+}
+
+struct rung {
+    const char *id;
+    int multiple_of;  /* the course's tiled kernels: m, n, k multiples only */
+    int max_elements; /* one_block: m*n */
+    std::function<void(const gemm_params &)> run;
+    wl_gemm_precision precision = WL_GEMM_FP32;
+};
+
+static const rung rungs[] = {
+    {"one_block", 0, 1024,
+     [](const gemm_params &g) {
+         emu_launch(dim3(1), dim3((unsigned)g.n, (unsigned)g.m), 0, [&] { gemm_one_block(g); });
+     }},
+    {"many_blocks", 0, 0,
+     [](const gemm_params &g) {
+         emu_launch(tiles(g, MANY_BLOCKS_TILE, MANY_BLOCKS_TILE),
+                    dim3(MANY_BLOCKS_TILE, MANY_BLOCKS_TILE), 0, [&] { gemm_many_blocks(g); });
+     }},
+    {"tiled16", 16, 0,
+     [](const gemm_params &g) {
+         emu_launch(tiles(g, 16, 16), dim3(16, 16), 0, [&] { gemm_tiled<16>(g); });
+     }},
+    {"tiled32", 32, 0,
+     [](const gemm_params &g) {
+         emu_launch(tiles(g, 32, 32), dim3(32, 32), 0, [&] { gemm_tiled<32>(g); });
+     }},
+    {"tiled_bounds", 0, 0,
+     [](const gemm_params &g) {
+         emu_launch(tiles(g, BOUNDS_TILE, BOUNDS_TILE), dim3(BOUNDS_TILE, BOUNDS_TILE), 0,
+                    [&] { gemm_tiled_bounds(g); });
+     }},
+    {"regblock_1d", 0, 0,
+     [](const gemm_params &g) {
+         emu_launch(tiles(g, RB1_BM, RB1_BN), dim3(RB1_THREADS), 0, [&] { gemm_regblock_1d(g); });
+     }},
+    {"regblock_2d", 0, 0,
+     [](const gemm_params &g) {
+         emu_launch(tiles(g, RB2_BM, RB2_BN), dim3(RB2_THREADS), 0, [&] { gemm_regblock_2d(g); });
+     }},
+    {"vectorized", 0, 0,
+     [](const gemm_params &g) {
+         if (aligned_rows(g.a, g.lda) && aligned_rows(g.b, g.ldb))
+             emu_launch(tiles(g, RB2_BM, RB2_BN), dim3(RB2_THREADS), 0,
+                        [&] { gemm_vectorized<true>(g); });
+         else
+             emu_launch(tiles(g, RB2_BM, RB2_BN), dim3(RB2_THREADS), 0,
+                        [&] { gemm_vectorized<false>(g); });
+     }},
+    {"conflict_free", 0, 0,
+     [](const gemm_params &g) {
+         if (aligned_rows(g.a, g.lda) && aligned_rows(g.b, g.ldb))
+             emu_launch(tiles(g, RB2_BM, RB2_BN), dim3(RB2_THREADS), 0,
+                        [&] { gemm_conflict_free<true>(g); });
+         else
+             emu_launch(tiles(g, RB2_BM, RB2_BN), dim3(RB2_THREADS), 0,
+                        [&] { gemm_conflict_free<false>(g); });
+     }},
+    {"double_buffered", 0, 0, run_pipelined<double_buffered_shape>},
+    {"warptile", 0, 0, run_pipelined<warptile_shape>},
+    {"tuned", 0, 0, run_pipelined<tuned_shape>},
+    {"tuned_128x128", 0, 0, run_pipelined<tuned_128x128_shape>},
+    {"tuned_256x128", 0, 0, run_pipelined<tuned_256x128_shape>},
+    {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
+    {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
+};
+
+struct problem_case {
+    int m, n, k, lda, ldb, ldc; /* 0 = tight */
+    float alpha, beta;
+    int misalign;
+};
+
+/* Small enough for host threads, large enough to cross every tile edge:
+ * several blocks of the 128 x 256 shape, partial tiles everywhere, k not a
+ * multiple of BK, padded rows, misaligned views, beta != 0. */
+static const problem_case cases[] = {
+    {1, 1, 1, 0, 0, 0, 1.0f, 0.0f, 0},      {17, 33, 65, 0, 0, 0, 1.0f, 0.0f, 0},
+    {5, 7, 0, 0, 0, 0, 2.0f, 0.5f, 0},      {32, 32, 32, 0, 0, 0, 1.0f, 0.0f, 0},
+    {64, 48, 16, 0, 0, 0, 1.0f, 0.0f, 0},   {67, 45, 33, 40, 52, 47, 1.5f, -0.75f, 0},
+    {130, 127, 37, 0, 0, 0, 1.0f, 0.0f, 1}, {129, 261, 40, 44, 264, 268, -1.0f, 0.5f, 0},
+    {261, 257, 19, 0, 0, 0, 1.0f, 0.0f, 0},
+};
+
+static float poison()
+{
+    return std::numeric_limits<float>::quiet_NaN();
+}
+
+static void check_case(const rung &r, const problem_case &c, uint64_t seed)
+{
+    if (r.multiple_of && (c.m % r.multiple_of || c.n % r.multiple_of || c.k % r.multiple_of))
+        return;
+    if (r.max_elements && c.m * c.n > r.max_elements)
+        return;
+    wl_problem p;
+    std::memset(&p, 0, sizeof p);
+    p.dim[0] = (size_t)c.m;
+    p.dim[1] = (size_t)c.n;
+    p.dim[2] = (size_t)c.k;
+    p.dims = 3;
+    p.ld[0] = (size_t)c.lda;
+    p.ld[1] = (size_t)c.ldb;
+    p.ld[2] = (size_t)c.ldc;
+    p.alpha = c.alpha;
+    p.beta = c.beta;
+    p.dtype = WARPLAB_FLOAT32;
+    const size_t spans[3] = {wl_gemm_span(wl_gemm_m(&p), wl_gemm_k(&p), wl_gemm_lda(&p)),
+                             wl_gemm_span(wl_gemm_k(&p), wl_gemm_n(&p), wl_gemm_ldb(&p)),
+                             wl_gemm_span(wl_gemm_m(&p), wl_gemm_n(&p), wl_gemm_ldc(&p))};
+    /* Views 16-byte aligned (plus one float when misaligned), NaN before
+     * and after. */
+    const size_t guard = 64;
+    std::vector<float> storage[3], initial_c;
+    float *view[3];
+    for (int i = 0; i < 3; i++) {
+        storage[i].assign(spans[i] + guard + 16, poison());
+        const uintptr_t at = reinterpret_cast<uintptr_t>(storage[i].data());
+        const size_t first_aligned = (16 - at % 16) % 16 / sizeof(float);
+        view[i] = storage[i].data() + first_aligned + 4 + (size_t)c.misalign;
+        if (i < 2 || c.beta != 0.0f)
+            wl_fill_random(view[i], WARPLAB_FLOAT32, spans[i], -1.0, 1.0, seed + (uint64_t)i);
+    }
+    initial_c.assign(view[2], view[2] + spans[2]);
+    gemm_params g;
+    g.a = view[0];
+    g.b = view[1];
+    g.c = view[2];
+    g.m = c.m;
+    g.n = c.n;
+    g.k = c.k;
+    g.lda = (int)wl_gemm_lda(&p);
+    g.ldb = (int)wl_gemm_ldb(&p);
+    g.ldc = (int)wl_gemm_ldc(&p);
+    g.alpha = c.alpha;
+    g.beta = c.beta;
+    if (c.m > 0 && c.n > 0)
+        r.run(g);
+    checks++;
+    std::string problem = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                          std::to_string(c.k) + (c.misalign ? " misaligned" : "") +
+                          (c.beta != 0.0f ? " beta" : "");
+    for (int i = 0; i < 3; i++)
+        for (size_t e = 0; e < guard; e++)
+            if (!std::isnan(view[i][spans[i] + e])) {
+                std::fprintf(stderr, "FAIL %s %s: wrote past matrix %d\n", r.id, problem.c_str(),
+                             i);
+                failures++;
+                return;
+            }
+    const void *host[6] = {view[0], view[1], view[2], nullptr, nullptr, initial_c.data()};
+    wl_check check;
+    wl_check_init(&check);
+    warplab_status status = wl_gemm_verify(&p, host, &check, r.precision);
+    if (status != WARPLAB_OK) {
+        std::fprintf(
+            stderr, "FAIL %s %s: %zu of %zu wrong; first at %zu: got %.9g, expected %.9g\n", r.id,
+            problem.c_str(), check.bad, check.checked, check.first_bad, check.got, check.expected);
+        failures++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : nullptr;
+    uint64_t seed = 20261121;
+    for (const rung &r : rungs) {
+        if (only && std::string(only) != r.id)
+            continue;
+        int before = failures;
+        for (const problem_case &c : cases)
+            check_case(r, c, seed++);
+        std::printf("  %-16s %s\n", r.id, failures == before ? "ok" : "FAILED");
+    }
+    std::printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}
