@@ -16,6 +16,7 @@
 #   LADDERS="vecadd reduce transpose gemm"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
 #   BENCH_ARGS="..."                         extra arguments for warplab bench
+#   CTEST_ARGS="..."                         extra arguments for ctest (e.g. -E transpose)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -26,6 +27,7 @@ STEPS=${STEPS:-build test sanitize bench probe}
 LADDERS=${LADDERS:-vecadd reduce transpose gemm}
 SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
 BENCH_ARGS=${BENCH_ARGS:-}
+CTEST_ARGS=${CTEST_ARGS:-}
 JOBS=$(nproc 2>/dev/null || echo 4)
 mkdir -p "$RESULTS"
 summary=()
@@ -57,7 +59,7 @@ TESTS="$BUILD/tests"
 
 if has_step test; then
     start=$SECONDS
-    if (cd "$BUILD" && ctest --output-on-failure -j 4 --timeout 1500) >"$RESULTS/ctest.log" 2>&1; then
+    if (cd "$BUILD" && ctest --output-on-failure -j 4 --timeout 1500 $CTEST_ARGS) >"$RESULTS/ctest.log" 2>&1; then
         result="ok"
     else
         result="FAILED"
