@@ -186,6 +186,12 @@ static warplab_status verify_tf32(const wl_problem *p, const void *const *host, 
     return wl_gemm_verify(p, host, check, WL_GEMM_TF32);
 }
 
+static warplab_status verify_tf32_any(const wl_problem *p, const void *const *host,
+                                      wl_check *check)
+{
+    return wl_gemm_verify(p, host, check, WL_GEMM_TF32_ANY);
+}
+
 static warplab_status verify_bf16(const wl_problem *p, const void *const *host, wl_check *check)
 {
     return wl_gemm_verify(p, host, check, WL_GEMM_BF16);
@@ -355,7 +361,7 @@ static const wl_rung gemm_rungs[] = {
                "TF32 rungs compare with.",
      .seed = "vendor library",
      .flags = WL_RUNG_VENDOR,
-     .verify = verify_tf32},
+     .verify = verify_tf32_any},
     {.id = "cublas_bf16",
      .title = "cuBLAS, BF16 tensor cores",
      .lesson = "cublasGemmEx on the same BF16 copies of A and B, FP32 C and sums: the row the "

@@ -53,7 +53,12 @@ static inline size_t wl_gemm_span(size_t rows, size_t cols, size_t ld)
 typedef enum wl_gemm_precision {
     WL_GEMM_FP32 = 0, /* float inputs, float accumulation */
     WL_GEMM_TF32,     /* inputs rounded to TF32 (10-bit mantissa), float accumulation */
-    WL_GEMM_BF16      /* inputs rounded to BF16 (7-bit mantissa, nearest even) */
+    WL_GEMM_BF16,     /* inputs rounded to BF16 (7-bit mantissa, nearest even) */
+    /* cuBLAS's TF32 mode: the library chooses per shape whether and how the
+     * inputs are rounded (seen on an H200: plain FP32 at k = 1, and elements
+     * matching none of nearest-away, nearest-even or truncation at k = 257).
+     * Checked against a bound that covers any rounding to a 10-bit mantissa. */
+    WL_GEMM_TF32_ANY
 } wl_gemm_precision;
 
 /* Checks C against the double-precision reference (gemm_check.c). */

@@ -17,8 +17,11 @@
  * BF16 operands are rounded to nearest even (by the rung's setup, for the
  * rung and for cuBLAS alike). TF32 rounding is up to the hardware or the
  * library (cvt.rna, truncation, or nearest even): an element passes when it
- * is within the bound of any of the three. The double-precision reference's
- * own error (u = 2^-53) is added to u.
+ * is within the bound of any of the three. cuBLAS's TF32 mode is not tied to
+ * one of them (WL_GEMM_TF32_ANY): there the unrounded operands are the
+ * reference and each product may be off by its operands' rounding, at most
+ * 2^-10 each (truncation), so gamma gains 2 * 2^-10 + 2^-20 = 2^-9 + 2^-20.
+ * The double-precision reference's own error (u = 2^-53) is added to u.
  *
  * NaN never passes unless the reference is NaN (a NaN planted in A).
  * Small problems (m*n*k <= 2^27) are checked in full. Larger ones: every
@@ -317,11 +320,15 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
     const size_t a_count = wl_gemm_span(r.m, r.k, r.lda), b_count = wl_gemm_span(r.k, r.n, r.ldb);
     float *owned[2 * MAX_MODELS] = {NULL};
     int owned_count = 0;
-    double u = 0x1p-24;
-    if (precision == WL_GEMM_FP32) {
+    double u = 0x1p-24, operand_rounding = 0.0;
+    if (precision == WL_GEMM_FP32 || precision == WL_GEMM_TF32_ANY) {
         r.models = 1;
         r.a[0] = a;
         r.b[0] = b;
+        if (precision == WL_GEMM_TF32_ANY) {
+            u = 0x1p-23;
+            operand_rounding = 0x1p-9 + 0x1p-20;
+        }
     } else {
         u = 0x1p-23;
         static const rounding tf32_modes[] = {ROUND_NEAREST_AWAY, ROUND_TOWARD_ZERO,
@@ -345,7 +352,7 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
     }
     u += 0x1p-53;
     double steps = (double)r.k + 2.0;
-    r.gamma = steps * u / (1.0 - steps * u);
+    r.gamma = steps * u / (1.0 - steps * u) + operand_rounding;
     r.tiny = steps * FLT_MIN * (fabs(r.alpha) + 1.0);
 
     check_gaps(&r, check);
