@@ -28,6 +28,11 @@ bool cli_parse_u64(const char *text, unsigned long long *value);
  * printing the reason when it cannot. */
 int cli_open_context(const char *backend, int device, warplab_context **context);
 
+/* A warplab_progress_fn: "[3/12] ladder rung problem" on stderr, in place
+ * on a terminal, a line each otherwise; a NULL ladder clears it. */
+void cli_progress_line(void *user, const char *ladder, const char *rung, const char *problem,
+                       size_t done, size_t total);
+
 /* Writes a report to a file in a format (or SVG when svg is true). */
 int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
                    bool svg);

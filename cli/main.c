@@ -113,6 +113,21 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
     return CLI_OK;
 }
 
+void cli_progress_line(void *user, const char *ladder, const char *rung, const char *problem,
+                       size_t done, size_t total)
+{
+    (void)user;
+    if (isatty(STDERR_FILENO)) {
+        if (ladder)
+            fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done + 1, total, ladder, rung, problem);
+        else
+            fprintf(stderr, "\r\033[K");
+    } else if (ladder) {
+        fprintf(stderr, "[%zu/%zu] %s %s %s\n", done + 1, total, ladder, rung, problem);
+    }
+    fflush(stderr);
+}
+
 int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
                    bool svg)
 {
