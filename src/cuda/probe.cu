@@ -1,4 +1,6 @@
-/* The cuda backend's probe rungs. (To be written.) */
-#include "cuda_backend.h"
+/* The cuda backend's probe series: every experiment has a CUDA form. The
+ * kernels live by topic in probe_*.cu; this is their table. */
+#include "probe_cuda.h"
 
-extern "C" const wl_impl *const wl_cuda_probe_impls[] = {NULL};
+extern "C" const wl_impl *const wl_cuda_probe_impls[] = {&wl_cuda_probe_offset,
+                                                         &wl_cuda_probe_stride, NULL};

@@ -1,4 +1,80 @@
-/* The opencl backend's probe rungs. (To be written.) */
+/* The opencl backend's probe series: the experiments with an OpenCL form
+ * (kernels in kernels/probe.cl). Transfers, block size and the fast float
+ * intrinsics are CUDA-only: the harness reports them as "cuda only". */
+#include "../probe.h"
+#include "../probe_kernels.h"
 #include "opencl_backend.h"
 
-const wl_impl *const wl_opencl_probe_impls[] = {NULL};
+/* Every probe buffer holds 4-byte elements: a view is a cl_mem and an
+ * element offset, two kernel arguments. */
+typedef struct probe_args {
+    cl_mem mem[WL_MAX_BUFFERS];
+    cl_ulong off[WL_MAX_BUFFERS];
+    cl_ulong u64[4];
+    cl_uint u32[5];
+    wl_cl_arg list[20];
+    int count;
+} probe_args;
+
+/* The views of buffers [0, views), in order. */
+static void args_views(probe_args *a, const wl_launch *launch, int views)
+{
+    a->count = 0;
+    for (int i = 0; i < views; i++) {
+        a->mem[i] = wl_cl_mem(launch->buf[i]);
+        a->off[i] = wl_cl_offset(launch->buf[i], 4);
+        a->list[a->count++] = WL_CL_VALUE(a->mem[i]);
+        a->list[a->count++] = WL_CL_VALUE(a->off[i]);
+    }
+}
+
+static void arg_u64(probe_args *a, int slot, cl_ulong value)
+{
+    a->u64[slot] = value;
+    a->list[a->count++] = WL_CL_VALUE(a->u64[slot]);
+}
+
+static warplab_status launch_1d(wl_backend *backend, const char *kernel, size_t work,
+                                const probe_args *a)
+{
+    const size_t local = WL_PROBE_BLOCK;
+    return wl_opencl_launch(backend, "probe", kernel, 1, &work, &local, a->count, a->list);
+}
+
+#define P (launch->problem)
+
+/* ------------------------------------------------------------------------ */
+/* coalescing */
+
+static warplab_status launch_offset(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    probe_args a;
+    args_views(&a, launch, 2);
+    const size_t n = P->dim[0] - 32;
+    arg_u64(&a, 0, n);
+    arg_u64(&a, 1, (cl_ulong)P->param);
+    return launch_1d(backend, "probe_offset_copy", n, &a);
+}
+
+static warplab_status launch_stride(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    probe_args a;
+    args_views(&a, launch, 2);
+    const size_t n = P->dim[0] / (size_t)P->param;
+    arg_u64(&a, 0, n);
+    arg_u64(&a, 1, (cl_ulong)P->param);
+    return launch_1d(backend, "probe_stride_copy", n, &a);
+}
+
+/* ------------------------------------------------------------------------ */
+
+#define SERIES(ladder_, rung_, launch_)                                                            \
+    {                                                                                              \
+        .ladder = ladder_, .rung = rung_, .launch = launch_                                        \
+    }
+static const wl_impl offset_impl = SERIES("coalescing", "offset", launch_offset);
+static const wl_impl stride_impl = SERIES("coalescing", "stride", launch_stride);
+
+const wl_impl *const wl_opencl_probe_impls[] = {&offset_impl, &stride_impl, NULL};

@@ -1,0 +1,34 @@
+/* What the cuda backend's probe files share: the series they define (listed
+ * in probe.cu's table), the FMA chain, and launch helpers. */
+#ifndef WARPLAB_PROBE_CUDA_H
+#define WARPLAB_PROBE_CUDA_H
+
+#include "../probe.h"
+#include "../probe_kernels.h"
+#include "cuda_backend.h"
+
+#define P (launch->problem)
+#define VIEW(type, i) ((type *)wl_view_ptr(launch->buf[i]))
+
+/* Blocks of WL_PROBE_BLOCK threads covering `work` threads (at least 1). */
+static inline unsigned wl_probe_blocks(size_t work)
+{
+    size_t blocks = (work + WL_PROBE_BLOCK - 1) / WL_PROBE_BLOCK;
+    return blocks ? (unsigned)blocks : 1u;
+}
+
+/* The FMA chain of the divergence and overlap probes: y <- fma(y, a, b),
+ * steps times, each step depending on the last. */
+static __device__ __forceinline__ float wl_probe_chain(float y, float b, unsigned steps)
+{
+    for (unsigned k = 0; k < steps; k++)
+        y = __fmaf_rn(y, WL_CHAIN_A, b);
+    return y;
+}
+
+extern "C" {
+/* probe_memory.cu */
+extern const wl_impl wl_cuda_probe_offset, wl_cuda_probe_stride;
+}
+
+#endif
