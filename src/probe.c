@@ -13,9 +13,11 @@
 /* The registry                                                             */
 
 extern const wl_probe wl_probe_coalescing;
+extern const wl_probe wl_probe_banks;
 
 static const wl_probe *const probes[] = {
     &wl_probe_coalescing,
+    &wl_probe_banks,
 };
 
 size_t wl_probe_count(void)

@@ -2,5 +2,5 @@
  * kernels live by topic in probe_*.cu; this is their table. */
 #include "probe_cuda.h"
 
-extern "C" const wl_impl *const wl_cuda_probe_impls[] = {&wl_cuda_probe_offset,
-                                                         &wl_cuda_probe_stride, NULL};
+extern "C" const wl_impl *const wl_cuda_probe_impls[] = {
+    &wl_cuda_probe_offset, &wl_cuda_probe_stride, &wl_cuda_probe_word4, &wl_cuda_probe_word8, NULL};

@@ -29,6 +29,8 @@ static __device__ __forceinline__ float wl_probe_chain(float y, float b, unsigne
 extern "C" {
 /* probe_memory.cu */
 extern const wl_impl wl_cuda_probe_offset, wl_cuda_probe_stride;
+/* probe_banks.cu */
+extern const wl_impl wl_cuda_probe_word4, wl_cuda_probe_word8;
 }
 
 #endif

@@ -34,6 +34,12 @@ static void arg_u64(probe_args *a, int slot, cl_ulong value)
     a->list[a->count++] = WL_CL_VALUE(a->u64[slot]);
 }
 
+static void arg_u32(probe_args *a, int slot, cl_uint value)
+{
+    a->u32[slot] = value;
+    a->list[a->count++] = WL_CL_VALUE(a->u32[slot]);
+}
+
 static warplab_status launch_1d(wl_backend *backend, const char *kernel, size_t work,
                                 const probe_args *a)
 {
@@ -69,6 +75,34 @@ static warplab_status launch_stride(wl_backend *backend, const wl_launch *launch
 }
 
 /* ------------------------------------------------------------------------ */
+/* banks */
+
+static warplab_status launch_banks(wl_backend *backend, const wl_launch *launch, const char *kernel,
+                                   size_t word)
+{
+    probe_args a;
+    args_views(&a, launch, 2);
+    arg_u64(&a, 0, P->dim[0]);
+    arg_u32(&a, 0, (cl_uint)P->param);
+    arg_u32(&a, 1, (cl_uint)P->dim[1]);
+    arg_u32(&a, 2, WL_BANKS_WORDS);
+    a.list[a.count++] = WL_CL_LOCAL(WL_BANKS_WORDS * word);
+    return launch_1d(backend, kernel, P->dim[0], &a);
+}
+
+static warplab_status launch_word4(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_banks(backend, launch, "probe_banks_word4", 4);
+}
+
+static warplab_status launch_word8(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_banks(backend, launch, "probe_banks_word8", 8);
+}
+
+/* ------------------------------------------------------------------------ */
 
 #define SERIES(ladder_, rung_, launch_)                                                            \
     {                                                                                              \
@@ -76,5 +110,8 @@ static warplab_status launch_stride(wl_backend *backend, const wl_launch *launch
     }
 static const wl_impl offset_impl = SERIES("coalescing", "offset", launch_offset);
 static const wl_impl stride_impl = SERIES("coalescing", "stride", launch_stride);
+static const wl_impl word4_impl = SERIES("banks", "word4", launch_word4);
+static const wl_impl word8_impl = SERIES("banks", "word8", launch_word8);
 
-const wl_impl *const wl_opencl_probe_impls[] = {&offset_impl, &stride_impl, NULL};
+const wl_impl *const wl_opencl_probe_impls[] = {&offset_impl, &stride_impl, &word4_impl,
+                                                &word8_impl, NULL};
