@@ -14,10 +14,12 @@
 
 extern const wl_probe wl_probe_coalescing;
 extern const wl_probe wl_probe_banks;
+extern const wl_probe wl_probe_divergence;
 
 static const wl_probe *const probes[] = {
     &wl_probe_coalescing,
     &wl_probe_banks,
+    &wl_probe_divergence,
 };
 
 size_t wl_probe_count(void)

@@ -3,4 +3,5 @@
 #include "probe_cuda.h"
 
 extern "C" const wl_impl *const wl_cuda_probe_impls[] = {
-    &wl_cuda_probe_offset, &wl_cuda_probe_stride, &wl_cuda_probe_word4, &wl_cuda_probe_word8, NULL};
+    &wl_cuda_probe_offset, &wl_cuda_probe_stride, &wl_cuda_probe_word4, &wl_cuda_probe_word8,
+    &wl_cuda_probe_lane,   &wl_cuda_probe_warp,   &wl_cuda_probe_block, NULL};

@@ -31,6 +31,8 @@ extern "C" {
 extern const wl_impl wl_cuda_probe_offset, wl_cuda_probe_stride;
 /* probe_banks.cu */
 extern const wl_impl wl_cuda_probe_word4, wl_cuda_probe_word8;
+/* probe_divergence.cu */
+extern const wl_impl wl_cuda_probe_lane, wl_cuda_probe_warp, wl_cuda_probe_block;
 }
 
 #endif

@@ -103,6 +103,37 @@ static warplab_status launch_word8(wl_backend *backend, const wl_launch *launch,
 }
 
 /* ------------------------------------------------------------------------ */
+/* divergence */
+
+static warplab_status launch_divergence(wl_backend *backend, const wl_launch *launch,
+                                        cl_uint selector)
+{
+    probe_args a;
+    args_views(&a, launch, 2);
+    arg_u64(&a, 0, P->dim[0]);
+    arg_u32(&a, 0, (cl_uint)P->param);
+    arg_u32(&a, 1, (cl_uint)P->dim[1]);
+    arg_u32(&a, 2, selector);
+    return launch_1d(backend, "probe_divergence", P->dim[0], &a);
+}
+
+static warplab_status launch_lane(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_divergence(backend, launch, 0);
+}
+static warplab_status launch_warp(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_divergence(backend, launch, 1);
+}
+static warplab_status launch_block(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_divergence(backend, launch, 2);
+}
+
+/* ------------------------------------------------------------------------ */
 
 #define SERIES(ladder_, rung_, launch_)                                                            \
     {                                                                                              \
@@ -112,6 +143,10 @@ static const wl_impl offset_impl = SERIES("coalescing", "offset", launch_offset)
 static const wl_impl stride_impl = SERIES("coalescing", "stride", launch_stride);
 static const wl_impl word4_impl = SERIES("banks", "word4", launch_word4);
 static const wl_impl word8_impl = SERIES("banks", "word8", launch_word8);
+static const wl_impl lane_impl = SERIES("divergence", "lane", launch_lane);
+static const wl_impl warp_impl = SERIES("divergence", "warp", launch_warp);
+static const wl_impl block_impl = SERIES("divergence", "block", launch_block);
 
 const wl_impl *const wl_opencl_probe_impls[] = {&offset_impl, &stride_impl, &word4_impl,
-                                                &word8_impl, NULL};
+                                                &word8_impl,  &lane_impl,   &warp_impl,
+                                                &block_impl,  NULL};
