@@ -15,11 +15,13 @@
 extern const wl_probe wl_probe_coalescing;
 extern const wl_probe wl_probe_banks;
 extern const wl_probe wl_probe_divergence;
+extern const wl_probe wl_probe_atomics;
 
 static const wl_probe *const probes[] = {
     &wl_probe_coalescing,
     &wl_probe_banks,
     &wl_probe_divergence,
+    &wl_probe_atomics,
 };
 
 size_t wl_probe_count(void)

@@ -33,6 +33,9 @@ extern const wl_impl wl_cuda_probe_offset, wl_cuda_probe_stride;
 extern const wl_impl wl_cuda_probe_word4, wl_cuda_probe_word8;
 /* probe_divergence.cu */
 extern const wl_impl wl_cuda_probe_lane, wl_cuda_probe_warp, wl_cuda_probe_block;
+/* probe_atomics.cu */
+extern const wl_impl wl_cuda_probe_global_int, wl_cuda_probe_global_float, wl_cuda_probe_shared_int,
+    wl_cuda_probe_shared_float, wl_cuda_probe_cas_float;
 }
 
 #endif

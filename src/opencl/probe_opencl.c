@@ -134,11 +134,50 @@ static warplab_status launch_block(wl_backend *backend, const wl_launch *launch,
 }
 
 /* ------------------------------------------------------------------------ */
+/* atomics: counters zeroed before every run, untimed */
+
+static warplab_status launch_atomics(wl_backend *backend, const wl_launch *launch,
+                                     const char *kernel, bool local_slots)
+{
+    probe_args a;
+    args_views(&a, launch, 2);
+    const size_t addresses = P->dim[0] / (size_t)P->param;
+    arg_u64(&a, 0, P->dim[0]);
+    arg_u64(&a, 1, addresses);
+    arg_u32(&a, 0, (cl_uint)P->dim[1]);
+    if (local_slots)
+        a.list[a.count++] = WL_CL_LOCAL(WL_PROBE_BLOCK * sizeof(cl_int));
+    return launch_1d(backend, kernel, P->dim[0], &a);
+}
+
+static warplab_status launch_global_int(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_atomics(backend, launch, "probe_atomic_global_int", false);
+}
+static warplab_status launch_shared_int(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_atomics(backend, launch, "probe_atomic_local_int", true);
+}
+static warplab_status launch_cas_float(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_atomics(backend, launch, "probe_atomic_cas_float", false);
+}
+
+/* ------------------------------------------------------------------------ */
 
 #define SERIES(ladder_, rung_, launch_)                                                            \
     {                                                                                              \
         .ladder = ladder_, .rung = rung_, .launch = launch_                                        \
     }
+#define ATOMIC(rung_, launch_)                                                                     \
+    {                                                                                              \
+        .ladder = "atomics", .rung = rung_, .prepare = wl_probe_zero_last_buffer,                  \
+        .launch = launch_                                                                          \
+    }
+
 static const wl_impl offset_impl = SERIES("coalescing", "offset", launch_offset);
 static const wl_impl stride_impl = SERIES("coalescing", "stride", launch_stride);
 static const wl_impl word4_impl = SERIES("banks", "word4", launch_word4);
@@ -146,7 +185,10 @@ static const wl_impl word8_impl = SERIES("banks", "word8", launch_word8);
 static const wl_impl lane_impl = SERIES("divergence", "lane", launch_lane);
 static const wl_impl warp_impl = SERIES("divergence", "warp", launch_warp);
 static const wl_impl block_impl = SERIES("divergence", "block", launch_block);
+static const wl_impl global_int_impl = ATOMIC("global_int", launch_global_int);
+static const wl_impl shared_int_impl = ATOMIC("shared_int", launch_shared_int);
+static const wl_impl cas_float_impl = ATOMIC("cas_float", launch_cas_float);
 
-const wl_impl *const wl_opencl_probe_impls[] = {&offset_impl, &stride_impl, &word4_impl,
-                                                &word8_impl,  &lane_impl,   &warp_impl,
-                                                &block_impl,  NULL};
+const wl_impl *const wl_opencl_probe_impls[] = {
+    &offset_impl, &stride_impl,     &word4_impl,      &word8_impl,     &lane_impl, &warp_impl,
+    &block_impl,  &global_int_impl, &shared_int_impl, &cas_float_impl, NULL};
