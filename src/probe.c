@@ -16,12 +16,12 @@ extern const wl_probe wl_probe_coalescing;
 extern const wl_probe wl_probe_banks;
 extern const wl_probe wl_probe_divergence;
 extern const wl_probe wl_probe_atomics;
+extern const wl_probe wl_probe_intrinsics;
+extern const wl_probe wl_probe_unroll;
 
 static const wl_probe *const probes[] = {
-    &wl_probe_coalescing,
-    &wl_probe_banks,
-    &wl_probe_divergence,
-    &wl_probe_atomics,
+    &wl_probe_coalescing, &wl_probe_banks,      &wl_probe_divergence,
+    &wl_probe_atomics,    &wl_probe_intrinsics, &wl_probe_unroll,
 };
 
 size_t wl_probe_count(void)

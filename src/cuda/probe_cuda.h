@@ -36,6 +36,12 @@ extern const wl_impl wl_cuda_probe_lane, wl_cuda_probe_warp, wl_cuda_probe_block
 /* probe_atomics.cu */
 extern const wl_impl wl_cuda_probe_global_int, wl_cuda_probe_global_float, wl_cuda_probe_shared_int,
     wl_cuda_probe_shared_float, wl_cuda_probe_cas_float;
+/* probe_scalar.cu */
+extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_expf,
+    wl_cuda_probe_fast_exp, wl_cuda_probe_div, wl_cuda_probe_fast_div, wl_cuda_probe_div_mod,
+    wl_cuda_probe_shift_mask;
+extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe_pragma,
+    wl_cuda_probe_by_hand;
 }
 
 #endif

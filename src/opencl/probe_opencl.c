@@ -167,6 +167,73 @@ static warplab_status launch_cas_float(wl_backend *backend, const wl_launch *lau
 }
 
 /* ------------------------------------------------------------------------ */
+/* intrinsics: the integer pair (buffers: cells, w, first, sum) */
+
+static warplab_status launch_integers(wl_backend *backend, const wl_launch *launch,
+                                      const char *kernel, cl_uint divisor_or_shift)
+{
+    probe_args a;
+    args_views(&a, launch, 1);    /* cells */
+    for (int i = 2; i < 4; i++) { /* first, sum */
+        a.mem[i] = wl_cl_mem(launch->buf[i]);
+        a.off[i] = wl_cl_offset(launch->buf[i], 4);
+        a.list[a.count++] = WL_CL_VALUE(a.mem[i]);
+        a.list[a.count++] = WL_CL_VALUE(a.off[i]);
+    }
+    arg_u64(&a, 0, P->dim[0]);
+    arg_u32(&a, 0, (cl_uint)P->dim[1]);
+    arg_u32(&a, 1, divisor_or_shift);
+    arg_u32(&a, 2, WL_INT_STEP);
+    return launch_1d(backend, kernel, P->dim[0], &a);
+}
+
+static warplab_status launch_div_mod(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_integers(backend, launch, "probe_div_mod", WL_INT_DIVISOR);
+}
+static warplab_status launch_shift_mask(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_integers(backend, launch, "probe_shift_mask", WL_INT_SHIFT);
+}
+
+/* ------------------------------------------------------------------------ */
+/* unroll */
+
+static warplab_status launch_poly(wl_backend *backend, const wl_launch *launch, const char *kernel)
+{
+    probe_args a;
+    args_views(&a, launch, 3);
+    arg_u64(&a, 0, P->dim[0]);
+    arg_u32(&a, 0, (cl_uint)P->dim[1]);
+    arg_u32(&a, 1, WL_UNROLL_DEGREE);
+    a.list[a.count++] = WL_CL_LOCAL(WL_UNROLL_DEGREE * sizeof(cl_float));
+    return launch_1d(backend, kernel, P->dim[0], &a);
+}
+
+static warplab_status launch_rolled(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_poly(backend, launch, "probe_poly_rolled");
+}
+static warplab_status launch_compiler(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_poly(backend, launch, "probe_poly_compiler");
+}
+static warplab_status launch_pragma(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_poly(backend, launch, "probe_poly_pragma");
+}
+static warplab_status launch_by_hand(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_poly(backend, launch, "probe_poly_by_hand");
+}
+
+/* ------------------------------------------------------------------------ */
 
 #define SERIES(ladder_, rung_, launch_)                                                            \
     {                                                                                              \
@@ -188,7 +255,27 @@ static const wl_impl block_impl = SERIES("divergence", "block", launch_block);
 static const wl_impl global_int_impl = ATOMIC("global_int", launch_global_int);
 static const wl_impl shared_int_impl = ATOMIC("shared_int", launch_shared_int);
 static const wl_impl cas_float_impl = ATOMIC("cas_float", launch_cas_float);
+static const wl_impl div_mod_impl = SERIES("intrinsics", "div_mod", launch_div_mod);
+static const wl_impl shift_mask_impl = SERIES("intrinsics", "shift_mask", launch_shift_mask);
+static const wl_impl rolled_impl = SERIES("unroll", "rolled", launch_rolled);
+static const wl_impl compiler_impl = SERIES("unroll", "compiler", launch_compiler);
+static const wl_impl pragma_impl = SERIES("unroll", "pragma", launch_pragma);
+static const wl_impl by_hand_impl = SERIES("unroll", "by_hand", launch_by_hand);
 
-const wl_impl *const wl_opencl_probe_impls[] = {
-    &offset_impl, &stride_impl,     &word4_impl,      &word8_impl,     &lane_impl, &warp_impl,
-    &block_impl,  &global_int_impl, &shared_int_impl, &cas_float_impl, NULL};
+const wl_impl *const wl_opencl_probe_impls[] = {&offset_impl,
+                                                &stride_impl,
+                                                &word4_impl,
+                                                &word8_impl,
+                                                &lane_impl,
+                                                &warp_impl,
+                                                &block_impl,
+                                                &global_int_impl,
+                                                &shared_int_impl,
+                                                &cas_float_impl,
+                                                &div_mod_impl,
+                                                &shift_mask_impl,
+                                                &rolled_impl,
+                                                &compiler_impl,
+                                                &pragma_impl,
+                                                &by_hand_impl,
+                                                NULL};
