@@ -26,4 +26,8 @@ extern "C" const wl_impl *const wl_cuda_probe_impls[] = {&wl_cuda_probe_offset,
                                                          &wl_cuda_probe_compiler,
                                                          &wl_cuda_probe_pragma,
                                                          &wl_cuda_probe_by_hand,
+                                                         &wl_cuda_probe_per_element,
+                                                         &wl_cuda_probe_sm_x1,
+                                                         &wl_cuda_probe_sm_x4,
+                                                         &wl_cuda_probe_resident,
                                                          NULL};

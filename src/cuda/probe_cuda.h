@@ -42,6 +42,9 @@ extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_e
     wl_cuda_probe_shift_mask;
 extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe_pragma,
     wl_cuda_probe_by_hand;
+/* probe_memory.cu */
+extern const wl_impl wl_cuda_probe_per_element, wl_cuda_probe_sm_x1, wl_cuda_probe_sm_x4,
+    wl_cuda_probe_resident;
 }
 
 #endif
