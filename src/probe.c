@@ -19,10 +19,11 @@ extern const wl_probe wl_probe_atomics;
 extern const wl_probe wl_probe_intrinsics;
 extern const wl_probe wl_probe_unroll;
 extern const wl_probe wl_probe_blocksize;
+extern const wl_probe wl_probe_transfers;
 
 static const wl_probe *const probes[] = {
     &wl_probe_coalescing, &wl_probe_banks,  &wl_probe_divergence, &wl_probe_atomics,
-    &wl_probe_intrinsics, &wl_probe_unroll, &wl_probe_blocksize,
+    &wl_probe_intrinsics, &wl_probe_unroll, &wl_probe_blocksize,  &wl_probe_transfers,
 };
 
 size_t wl_probe_count(void)

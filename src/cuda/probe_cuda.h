@@ -29,6 +29,8 @@ static __device__ __forceinline__ float wl_probe_chain(float y, float b, unsigne
 extern "C" {
 /* probe_memory.cu */
 extern const wl_impl wl_cuda_probe_offset, wl_cuda_probe_stride;
+extern const wl_impl wl_cuda_probe_per_element, wl_cuda_probe_sm_x1, wl_cuda_probe_sm_x4,
+    wl_cuda_probe_resident;
 /* probe_banks.cu */
 extern const wl_impl wl_cuda_probe_word4, wl_cuda_probe_word8;
 /* probe_divergence.cu */
@@ -42,9 +44,10 @@ extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_e
     wl_cuda_probe_shift_mask;
 extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe_pragma,
     wl_cuda_probe_by_hand;
-/* probe_memory.cu */
-extern const wl_impl wl_cuda_probe_per_element, wl_cuda_probe_sm_x1, wl_cuda_probe_sm_x4,
-    wl_cuda_probe_resident;
+/* probe_transfers.cu */
+extern const wl_impl wl_cuda_probe_pageable_h2d, wl_cuda_probe_pinned_h2d,
+    wl_cuda_probe_pageable_d2h, wl_cuda_probe_pinned_d2h, wl_cuda_probe_serial,
+    wl_cuda_probe_chunked;
 }
 
 #endif
