@@ -5,6 +5,7 @@
 #include "warplab.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit codes: 0 success; 1 a run failed (an error or a wrong result); 2 bad
  * usage or bad input. */
@@ -36,6 +37,10 @@ void cli_progress_line(void *user, const char *ladder, const char *rung, const c
 /* Writes a report to a file in a format (or SVG when svg is true). */
 int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
                    bool svg);
+
+/* Prints text word-wrapped to width columns, each line led by indent;
+ * newlines in text start new lines. */
+void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

@@ -43,6 +43,8 @@ static void print_device(const warplab_device_info *d)
         printf("  %-34s %d x %d x %d\n", "max grid dimensions", d->max_grid_dim[0],
                d->max_grid_dim[1], d->max_grid_dim[2]);
     print_int("max threads per SM", d->max_threads_per_multiprocessor);
+    if (d->warp_size > 1 && d->max_threads_per_multiprocessor > 0)
+        print_int("max warps per SM", d->max_threads_per_multiprocessor / d->warp_size);
     print_int("max blocks per SM", d->max_blocks_per_multiprocessor);
     print_int("registers per block", d->registers_per_block);
     print_int("registers per SM", d->registers_per_multiprocessor);
@@ -53,15 +55,19 @@ static void print_device(const warplab_device_info *d)
                d->l2_cache_bytes);
     print_size("global memory", d->global_memory_bytes);
     print_int("memory bus width (bits)", d->memory_bus_width_bits);
+    /* The memory clock as CUDA reports it; the data rate is twice it (seed
+     * 004: "900MHz DDR" is 1800 MT/s). */
     if (d->memory_clock_khz > 0)
-        printf("  %-34s %.0f MHz\n", "memory clock", d->memory_clock_khz / 1e3);
+        printf("  %-34s %.0f MHz (double data rate: %.0f MT/s)\n", "memory clock",
+               d->memory_clock_khz / 1e3, 2.0 * d->memory_clock_khz / 1e3);
     else
         print_int("memory clock", 0);
     if (d->core_clock_khz > 0)
         printf("  %-34s %.0f MHz\n", "core clock", d->core_clock_khz / 1e3);
     if (d->theoretical_bandwidth_gbs > 0)
-        printf("  %-34s %.1f GB/s = %d bit x 2 x %.0f MHz / 8\n", "theoretical bandwidth",
-               d->theoretical_bandwidth_gbs, d->memory_bus_width_bits, d->memory_clock_khz / 1e3);
+        printf("  %-34s %.1f GB/s = %d bit x %.0f MT/s / 8 (seed 004's formula)\n",
+               "theoretical bandwidth", d->theoretical_bandwidth_gbs, d->memory_bus_width_bits,
+               2.0 * d->memory_clock_khz / 1e3);
     else
         printf("  %-34s n/a (bus width and memory clock unknown)\n", "theoretical bandwidth");
     if (d->fp32_peak_gflops > 0)
@@ -70,6 +76,9 @@ static void print_device(const warplab_device_info *d)
         printf("  %-34s concurrent kernels %s, %d copy engines, managed memory %s\n",
                "features", d->concurrent_kernels ? "yes" : "no", d->async_engines,
                d->managed_memory ? "yes" : "no");
+    if (d->backend == WARPLAB_BACKEND_CUDA)
+        printf("  %-34s warplab occupancy --device %d --table\n", "blocks and warps per SM",
+               d->index);
     printf("\n");
 }
 
@@ -108,8 +117,11 @@ int cmd_devices(int argc, char **argv)
             cli_fail(status, NULL, warplab_backend_name(k));
             continue;
         }
+        /* The course's first question: how many devices are there? */
         if (count == 0)
             printf("%s: no device found\n\n", warplab_backend_name(k));
+        else
+            printf("%s: %zu device%s\n\n", warplab_backend_name(k), count, count == 1 ? "" : "s");
         for (size_t i = 0; i < count && i < 16; i++, shown++)
             print_device(&devices[i]);
     }

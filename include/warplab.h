@@ -110,6 +110,16 @@ typedef struct warplab_device_info {
 warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *devices,
                                size_t capacity, size_t *count);
 
+/* The course's theoretical memory bandwidth (seed 004, 'Calculate bandwidth
+ * on your GPU'): bus width in bytes x data rate, in GB/s (1e9 bytes). The
+ * memory clock is the one CUDA reports (cudaDevAttrMemoryClockRate, kHz) and
+ * the data rate is twice it (double data rate): the course's "384-bit memory
+ * interface, 900 MHz DDR: 384 * 1800 / 8 = 86.4 GB/s" is (384, 900000), its
+ * 1800 MHz being the data rate. CUDA reports half the data rate for GDDR5/6
+ * and HBM alike (H200: 6016 bit, 3201000 kHz -> 4814 GB/s), so one formula
+ * serves. 0 when either is unknown (<= 0). */
+double warplab_theoretical_bandwidth_gbs(int memory_bus_width_bits, int memory_clock_khz);
+
 typedef struct warplab_context warplab_context;
 
 /* Opens a backend on a device. AUTO picks the best backend with a device.
@@ -120,7 +130,8 @@ void warplab_context_destroy(warplab_context *context);
 warplab_backend_kind warplab_context_backend(const warplab_context *context);
 const warplab_device_info *warplab_context_device(const warplab_context *context);
 /* The detail of the last failure in this context ("" if none). Valid until the
- * next call on the context. */
+ * next call on the context. With NULL: the detail of the last failed context
+ * creation or context-free call (occupancy, architectures) on this thread. */
 const char *warplab_last_error(const warplab_context *context);
 
 /* ------------------------------------------------------------------------ */
@@ -159,6 +170,18 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
 
 /* --- transpose (the transpose ladder adds its API here) --- */
 
+/* out = in^T, out of place: in is a row-major rows x cols matrix of dtype
+ * (WARPLAB_FLOAT32 or WARPLAB_FLOAT64) whose rows start ld_in elements apart;
+ * out receives the row-major cols x rows transpose, its rows ld_out elements
+ * apart. ld_in = 0 means cols and ld_out = 0 means rows (tight); otherwise
+ * ld_in >= cols and ld_out >= rows, and the elements between rows (the
+ * padding) are left untouched. in needs (rows-1)*ld_in + cols elements, out
+ * (cols-1)*ld_out + rows; in and out must be different buffers. rows or cols
+ * of 0 is a valid empty transpose. */
+warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,
+                                 size_t cols, const warplab_buffer *in, size_t ld_in,
+                                 warplab_buffer *out, size_t ld_out);
+
 /* --- matrix multiply (the gemm ladder adds its API here) --- */
 
 /* ------------------------------------------------------------------------ */
@@ -194,6 +217,9 @@ typedef struct warplab_row {
     double gbs;            /* bytes / median time, 1e9 B/s */
     double gflops;         /* flops / median time */
     double pct_of_ceiling; /* gbs / report ceiling (bandwidth), % ; 0 = n/a */
+    /* gbs / the GB/s of the fastest copy reference row (WARPLAB_ROW_REFERENCE)
+     * for the same problem in the same run, %; 0 = n/a (no such row). */
+    double pct_of_reference;
     double step_speedup;   /* median of the previous ladder rung / this one; 0 = n/a */
     double cumulative_speedup; /* first ladder rung / this one; 0 = n/a */
     double max_rel_error;  /* largest |got - expected| / bound seen in verification */
@@ -252,6 +278,22 @@ const char *warplab_ladder_rung(const char *ladder, size_t index, const char **t
  * TRANSFER); 0 for an unknown rung. */
 unsigned warplab_rung_flags(const char *ladder, const char *rung);
 
+/* What a rung teaches, as its ladder declares it. The strings are static and
+ * never NULL ("" where the ladder gives none). */
+typedef struct warplab_rung_info {
+    const char *id;            /* "grid_stride" */
+    const char *title;         /* "grid-stride loop" */
+    const char *lesson;        /* what changed over the rung below, and why it is faster */
+    const char *seed;          /* where the course teaches it: "seed 001, 'Vector Add'" */
+    double course_value;       /* the course's figure; 0 = none */
+    const char *course_unit;   /* "GB/s" */
+    const char *course_device; /* "K40" */
+    unsigned flags;            /* as warplab_rung_flags */
+} warplab_rung_info;
+
+/* WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
+warplab_status warplab_rung_describe(const char *ladder, const char *rung, warplab_rung_info *info);
+
 /* ------------------------------------------------------------------------ */
 /* Report output (to a stream the caller owns)                              */
 
@@ -294,9 +336,19 @@ typedef struct warplab_arch {
     int max_registers_per_thread;
     int register_allocation_unit;   /* registers, allocated per warp in these units */
     size_t shared_memory_per_sm;    /* bytes available to blocks */
-    size_t max_shared_memory_per_block;
+    size_t max_shared_memory_per_block; /* with the opt-in, where there is one */
     size_t shared_allocation_unit;  /* bytes */
     size_t reserved_shared_per_block; /* bytes the runtime keeps per block (1 KiB on sm_80+) */
+    /* Added after the first declaration (appended, so the fields above keep their places). */
+    int registers_per_block; /* the most registers one block may hold */
+    /* Warps take registers in groups of this many: the register file is split
+     * between the SM's sub-partitions (4; 2 on Fermi, sm_1x and sm_60), so the
+     * warps the registers allow are rounded down to a multiple of it. */
+    int warp_allocation_granularity;
+    /* 1 on sm_1x: registers are allocated per block (in register_allocation_unit
+     * steps), not per warp. */
+    int register_allocation_per_block;
+    size_t default_shared_memory_per_block; /* without the opt-in (48 KiB since Fermi) */
 } warplab_arch;
 
 typedef struct warplab_occupancy {
@@ -304,19 +356,43 @@ typedef struct warplab_occupancy {
     int warps_per_sm;
     int threads_per_sm;
     double occupancy;       /* resident warps / the SM's maximum, 0..1 */
-    warplab_occupancy_limit limit; /* the binding limit */
-    /* Blocks per SM each resource alone would allow (INT32_MAX-like when unbounded). */
+    warplab_occupancy_limit limit; /* the binding limit (the first, in enum order, on a tie) */
+    /* Blocks per SM each resource alone would allow; INT_MAX where the
+     * resource does not bound them (no registers or no shared memory given). */
     int blocks_by_threads, blocks_by_blocks, blocks_by_registers, blocks_by_shared;
+    /* Added after the first declaration. */
+    int warps_per_block; /* threads rounded up to whole warps */
+    int max_warps_per_sm;
+    int registers_per_block; /* registers the block is allocated (after rounding) */
+    size_t shared_per_block; /* shared bytes the block is allocated (reserved part and
+                                rounding included) */
 } warplab_occupancy;
 
 /* An architecture by name: "fermi", "kepler", "maxwell", "pascal", "volta",
- * "turing", "ampere", "ada", "hopper", or "sm_XY" / "X.Y". */
+ * "turing", "ampere", "ada", "hopper", "blackwell", the course's "g80" and
+ * "gt200", a few boards ("k40", "a100", "h100", ...), or "sm_XY" / "X.Y" for a
+ * compute capability in the table. WARPLAB_ERROR_UNKNOWN_NAME for others
+ * (warplab_last_error(NULL) lists the known ones). */
 warplab_status warplab_arch_by_name(const char *name, warplab_arch *arch);
-/* The architecture of a CUDA device (its compute capability and limits). */
+/* The architectures in the table, oldest first: index 0, 1, ... until
+ * WARPLAB_ERROR_INVALID_ARGUMENT. *names (may be NULL) receives the names
+ * warplab_arch_by_name accepts for it ("fermi, sm_20, 2.0"). */
+warplab_status warplab_arch_at(size_t index, warplab_arch *arch, const char **names);
+/* The architecture of a CUDA device: the limits it reports (threads, blocks,
+ * registers and shared memory per SM, shared memory per block with and
+ * without the opt-in) over the table's entry for its compute capability (or
+ * the nearest older one), which gives the allocation granularities.
+ * WARPLAB_ERROR_UNSUPPORTED for a device without a compute capability. */
 warplab_status warplab_arch_from_device(const warplab_device_info *device, warplab_arch *arch);
-/* Blocks, warps and threads per SM for a block size, registers per thread and
- * shared memory per block; WARPLAB_ERROR_INVALID_ARGUMENT (with no result)
- * when the block cannot run at all (too many threads, registers or bytes). */
+/* Blocks, warps and threads per SM for a block size, registers per thread
+ * (0 = not counted) and shared memory per block (static + dynamic, bytes),
+ * computed the way the CUDA occupancy calculator does: warps per block rounded
+ * up, registers allocated per warp in register_allocation_unit steps and
+ * warps per sub-partition, shared memory plus the reserved part rounded up to
+ * shared_allocation_unit, the largest shared-memory carveout.
+ * WARPLAB_ERROR_INVALID_ARGUMENT (with no result, and the reason in
+ * warplab_last_error(NULL)) when the block cannot run at all (too many
+ * threads, registers or bytes). */
 warplab_status warplab_occupancy_compute(const warplab_arch *arch, int threads_per_block,
                                          int registers_per_thread, size_t shared_per_block,
                                          warplab_occupancy *result);

@@ -8,9 +8,11 @@
 /* The ladder registry                                                      */
 
 extern const wl_ladder wl_vecadd_ladder;
+extern const wl_ladder wl_transpose_ladder;
 
 static const wl_ladder *const ladders[] = {
     &wl_vecadd_ladder,
+    &wl_transpose_ladder,
 };
 
 size_t wl_ladder_count(void) { return sizeof ladders / sizeof ladders[0]; }
@@ -67,6 +69,31 @@ unsigned warplab_rung_flags(const char *ladder_name, const char *rung_id)
     const unsigned public_flags = WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
                                   WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER;
     return rung ? rung->flags & public_flags : 0;
+}
+
+static const char *or_empty(const char *text)
+{
+    return text ? text : "";
+}
+
+warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_id,
+                                     warplab_rung_info *info)
+{
+    if (!ladder_name || !rung_id || !info)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    const wl_ladder *ladder = wl_ladder_find(ladder_name);
+    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
+    if (!rung)
+        return WARPLAB_ERROR_UNKNOWN_NAME;
+    info->id = rung->id;
+    info->title = or_empty(rung->title);
+    info->lesson = or_empty(rung->lesson);
+    info->seed = or_empty(rung->seed);
+    info->course_value = rung->course_value;
+    info->course_unit = or_empty(rung->course_unit);
+    info->course_device = or_empty(rung->course_device);
+    info->flags = warplab_rung_flags(ladder_name, rung_id);
+    return WARPLAB_OK;
 }
 
 void warplab_report_destroy(warplab_report *report)

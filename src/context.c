@@ -84,8 +84,8 @@ static warplab_status open_backend(warplab_backend_kind kind, int index, wl_back
     return ops->open(index, backend, error, error_len);
 }
 
-/* The context of the last failed create, so that warplab_last_error(NULL)
- * can still explain it. */
+/* The detail of the last failed create (or context-free call, such as the
+ * occupancy arithmetic), so that warplab_last_error(NULL) can explain it. */
 static _Thread_local char create_error[WL_ERROR_LEN];
 
 warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
@@ -153,6 +153,20 @@ const warplab_device_info *warplab_context_device(const warplab_context *context
 const char *warplab_last_error(const warplab_context *context)
 {
     return context ? context->error : create_error;
+}
+
+void wl_detached_error_clear(void)
+{
+    create_error[0] = '\0';
+}
+
+warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(create_error, sizeof create_error, format, args);
+    va_end(args);
+    return status;
 }
 
 warplab_status wl_context_fail(warplab_context *context, warplab_status status,

@@ -435,15 +435,30 @@ static bool on_ladder(const warplab_row *row)
     return !(row->flags & off) && row->median_ms > 0;
 }
 
+/* The GB/s of the fastest copy reference that ran on the device, 0 if none. */
+static double reference_gbs(const warplab_row *rows, size_t count)
+{
+    const unsigned unusable = WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED;
+    double best = 0.0;
+    for (size_t i = 0; i < count; i++)
+        if ((rows[i].flags & WARPLAB_ROW_REFERENCE) && !(rows[i].flags & unusable) &&
+            rows[i].gbs > best)
+            best = rows[i].gbs;
+    return best;
+}
+
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
 {
     const warplab_row *first = NULL, *previous = NULL;
+    const double reference = reference_gbs(rows, count);
     for (size_t i = 0; i < count; i++) {
         warplab_row *row = &rows[i];
         const wl_ladder *ladder = wl_ladder_find(row->ladder);
         const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
         if (ceiling_gbs > 0 && row->gbs > 0)
             row->pct_of_ceiling = 100.0 * row->gbs / ceiling_gbs;
+        if (reference > 0 && row->gbs > 0)
+            row->pct_of_reference = 100.0 * row->gbs / reference;
         if (!on_ladder(row) || (rung && (rung->flags & WL_RUNG_OFF_LADDER)))
             continue;
         if (!first)

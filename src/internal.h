@@ -96,6 +96,15 @@ void wl_check_init(wl_check *check);
  * |got - expected| <= bound. Returns true when it passes. */
 bool wl_check_value(wl_check *check, size_t index, double got, double expected, double bound);
 
+/* The detail warplab_last_error(NULL) returns, for calls without a context
+ * (occupancy, architectures): recorded per thread. */
+void wl_detached_error_clear(void);
+warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ------------------------------------------------------------------------ */
 /* Backends                                                                 */
 
@@ -279,8 +288,9 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
                            const wl_rung *rung, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row);
 
-/* Fills step and cumulative speedups and % of ceiling across a ladder's rows
- * for one problem. */
+/* Fills step and cumulative speedups, % of ceiling and % of the copy
+ * reference (the fastest WL_RUNG_REFERENCE row among them) across a ladder's
+ * rows for one problem. */
 void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
 
 /* ------------------------------------------------------------------------ */

@@ -67,6 +67,14 @@ static void format_speedup(char *out, size_t len, double x)
         wl_copy_string(out, len, "-");
 }
 
+static void format_percent(char *out, size_t len, double pct)
+{
+    if (pct > 0)
+        wl_format(out, len, "%.1f%%", pct);
+    else
+        wl_copy_string(out, len, "-");
+}
+
 static void format_course(char *out, size_t len, const warplab_row *row)
 {
     if (row->course_value > 0)
@@ -94,8 +102,8 @@ static void write_table(const warplab_report *report, FILE *out)
         char heading[512];
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fprintf(out, "\n%s\n", heading);
-        fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %8s  %s\n", "rung", "what", "time",
-                "noise", compute ? "GFLOP/s" : "GB/s", "%peak", "step", "total", "course");
+        fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %7s %8s  %s\n", "rung", "what", "time",
+                "noise", compute ? "GFLOP/s" : "GB/s", "%peak", "%copy", "step", "total", "course");
         for (size_t i = begin; i < end; i++) {
             const warplab_row *row = &report->rows[i];
             char title[37];
@@ -104,7 +112,7 @@ static void write_table(const warplab_report *report, FILE *out)
                 fprintf(out, "%-18s %-36s %s: %s\n", row->rung, title, row_state(row), row->note);
                 continue;
             }
-            char time[24], step[16], total[16], course[64], noise[16], rate[16], peak[16];
+            char time[24], step[16], total[16], course[64], noise[16], rate[16], peak[16], copy[16];
             format_time(time, sizeof time, row->median_ms);
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
@@ -115,8 +123,9 @@ static void write_table(const warplab_report *report, FILE *out)
                 wl_format(peak, sizeof peak, "%.1f%%", row->pct_of_ceiling);
             else
                 wl_copy_string(peak, sizeof peak, "-");
-            fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %8s  %s\n", row->rung, title, time,
-                    noise, rate, peak, step, total, course);
+            format_percent(copy, sizeof copy, compute ? 0.0 : row->pct_of_reference);
+            fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %7s %8s  %s\n", row->rung, title, time,
+                    noise, rate, peak, copy, step, total, course);
             if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
                 fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
         }
@@ -131,6 +140,8 @@ static void write_table(const warplab_report *report, FILE *out)
                     report->ceiling_source);
         else
             fprintf(out, "%%peak: of the copy reference measured in the same run.\n");
+        fprintf(out, "%%copy: of the ladder's copy reference (same bytes, no reordering) for "
+                     "the same problem, in the same run.\n");
         fprintf(out, "caches %s between timed runs; seed %llu; %s.\n",
                 report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
     }
@@ -139,11 +150,14 @@ static void write_table(const warplab_report *report, FILE *out)
 /* ------------------------------------------------------------------------ */
 /* Markdown                                                                 */
 
+/* A table cell: pipes escaped, line breaks (which would end the row) as spaces. */
 static void markdown_text(FILE *out, const char *text)
 {
     for (; *text; text++) {
         if (*text == '|')
             fputs("\\|", out);
+        else if (*text == '\n' || *text == '\r')
+            fputc(' ', out);
         else
             fputc(*text, out);
     }
@@ -158,9 +172,11 @@ static void write_markdown(const warplab_report *report, FILE *out)
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fputs("\n#### ", out);
         markdown_text(out, heading);
-        fprintf(out, "\n\n| rung | what | time | noise | %s | %% of peak | step | total | course |\n",
+        fprintf(out,
+                "\n\n| rung | what | time | noise | %s | %% of peak | %% of copy | step | total "
+                "| course |\n",
                 compute ? "GFLOP/s" : "GB/s");
-        fputs("|---|---|---:|---:|---:|---:|---:|---:|---|\n", out);
+        fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
         for (size_t i = begin; i < end; i++) {
             const warplab_row *row = &report->rows[i];
             fprintf(out, "| `%s` | ", row->rung);
@@ -168,11 +184,12 @@ static void write_markdown(const warplab_report *report, FILE *out)
             if (!row_timed(row)) {
                 fprintf(out, " | %s: ", row_state(row));
                 markdown_text(out, row->note);
-                fputs(" | | | | | | |\n", out);
+                fputs(" | | | | | | | |\n", out);
                 continue;
             }
-            char time[24], step[16], total[16], course[64];
+            char time[24], step[16], total[16], course[64], copy[16];
             format_time(time, sizeof time, row->median_ms);
+            format_percent(copy, sizeof copy, compute ? 0.0 : row->pct_of_reference);
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
             format_course(course, sizeof course, row);
@@ -182,7 +199,7 @@ static void write_markdown(const warplab_report *report, FILE *out)
                 fprintf(out, "%.1f%%", row->pct_of_ceiling);
             else
                 fputs("-", out);
-            fprintf(out, " | %s | %s | %s |\n", step, total, course);
+            fprintf(out, " | %s | %s | %s | %s |\n", copy, step, total, course);
         }
         begin = end;
     }
@@ -200,7 +217,7 @@ static void write_markdown(const warplab_report *report, FILE *out)
 
 static void csv_text(FILE *out, const char *text)
 {
-    if (!strpbrk(text, ",\"\n")) {
+    if (!strpbrk(text, ",\"\n\r")) {
         fputs(text, out);
         return;
     }
@@ -217,7 +234,8 @@ static void write_csv(const warplab_report *report, FILE *out)
 {
     fputs("ladder,problem,size,rung,title,backend,kind,state,runs,median_ms,min_ms,max_ms,"
           "mean_ms,noise_pct,bytes,flops,gbs,gflops,pct_of_ceiling,step_speedup,"
-          "cumulative_speedup,max_rel_error,course_value,course_unit,course_device,note\n",
+          "cumulative_speedup,max_rel_error,course_value,course_unit,course_device,note,"
+          "pct_of_reference\n",
           out);
     for (size_t i = 0; i < report->row_count; i++) {
         const warplab_row *row = &report->rows[i];
@@ -242,7 +260,7 @@ static void write_csv(const warplab_report *report, FILE *out)
         csv_text(out, row->course_device);
         fputc(',', out);
         csv_text(out, row->note);
-        fputc('\n', out);
+        fprintf(out, ",%.4g\n", row->pct_of_reference);
     }
 }
 
@@ -330,6 +348,7 @@ static void write_json(const warplab_report *report, FILE *out)
         json_number(out, "gbs", row->gbs, true);
         json_number(out, "gflops", row->gflops, true);
         json_number(out, "pct_of_ceiling", row->pct_of_ceiling, true);
+        json_number(out, "pct_of_reference", row->pct_of_reference, true);
         fputs("\n     ", out);
         json_number(out, "step_speedup", row->step_speedup, true);
         json_number(out, "cumulative_speedup", row->cumulative_speedup, true);

@@ -117,8 +117,7 @@ static warplab_status cuda_device_info(int index, warplab_device_info *info)
     /* The course: bus width x data rate / 8, data rate = 2 x memory clock
      * (384 bit, 1800 MHz effective -> 86.4 GB/s). */
     info->theoretical_bandwidth_gbs =
-        (double)info->memory_bus_width_bits * 2.0 * (double)info->memory_clock_khz * 1e3 / 8.0 /
-        1e9;
+        warplab_theoretical_bandwidth_gbs(info->memory_bus_width_bits, info->memory_clock_khz);
     info->fp32_peak_gflops = (double)info->multiprocessors *
                              fp32_lanes_per_sm(prop.major, prop.minor) * 2.0 *
                              (double)info->core_clock_khz * 1e3 / 1e9;

@@ -198,12 +198,16 @@ const wl_ladder wl_vecadd_ladder = {
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
                               const warplab_buffer *b, warplab_buffer *c, size_t n)
 {
-    if (!context || !a || !b || !c)
+    if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
+    const warplab_buffer *all[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (!all[i])
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "buffer %c is NULL",
+                                   'a' + i);
     if (n > SIZE_MAX / 4)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "n=%zu is too large", n);
     const size_t bytes = n * 4;
-    const warplab_buffer *all[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         if (all[i]->context != context)
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,

@@ -1,4 +1,212 @@
-/* The opencl backend's transpose rungs. (To be written.) */
+/* The opencl backend's transpose rungs: the CUDA ladder's kernels in OpenCL
+ * C (src/opencl/kernels/transpose.cl), every rung but the cuBLAS row. The
+ * 16-byte rungs (copy, vectorized) mirror the CUDA kernels index for index,
+ * so that PoCL checks their edge, pitch and alignment logic on any machine. */
+#include "../ladders/transpose_layout.h"
 #include "opencl_backend.h"
 
-const wl_impl *const wl_opencl_transpose_impls[] = {NULL};
+/* Work-group shape of the tile kernels: a 32x32 tile, 32x8 work-items. */
+#define TILE 32
+#define BLOCK_ROWS 8
+
+/* Arguments shared by every transpose kernel:
+ * (in, in_off, out, out_off, rows, cols, ld_in, ld_out), and the vectorized
+ * kernel's (shift_r, shift_c). */
+typedef struct transpose_args {
+    cl_mem in, out;
+    cl_ulong in_off, out_off, rows, cols, ld_in, ld_out;
+    cl_uint shift_r, shift_c;
+    wl_cl_arg list[10];
+} transpose_args;
+
+/* The problem's arguments; a launcher may change the sizes before launching. */
+static void make_args(const wl_launch *launch, transpose_args *args)
+{
+    const wl_transpose_layout m = wl_transpose_layout_of(launch->problem);
+    args->in = wl_cl_mem(launch->buf[0]);
+    args->out = wl_cl_mem(launch->buf[1]);
+    args->in_off = wl_cl_offset(launch->buf[0], m.element_size);
+    args->out_off = wl_cl_offset(launch->buf[1], m.element_size);
+    args->rows = m.rows;
+    args->cols = m.cols;
+    args->ld_in = m.ld_in;
+    args->ld_out = m.ld_out;
+    args->shift_r = args->shift_c = 0;
+    const wl_cl_arg list[10] = {WL_CL_VALUE(args->in),      WL_CL_VALUE(args->in_off),
+                                WL_CL_VALUE(args->out),     WL_CL_VALUE(args->out_off),
+                                WL_CL_VALUE(args->rows),    WL_CL_VALUE(args->cols),
+                                WL_CL_VALUE(args->ld_in),   WL_CL_VALUE(args->ld_out),
+                                WL_CL_VALUE(args->shift_r), WL_CL_VALUE(args->shift_c)};
+    for (int i = 0; i < 10; i++)
+        args->list[i] = list[i];
+}
+
+/* "transpose_<rung>_u32" or "_u64": the kernel for the problem's element
+ * size, with the first arg_count arguments. */
+static warplab_status launch_with(wl_backend *backend, const wl_launch *launch, const char *rung,
+                                  const transpose_args *args, int arg_count, const size_t global[2],
+                                  const size_t local[2])
+{
+    char kernel[64];
+    wl_format(kernel, sizeof kernel, "transpose_%s_%s", rung,
+              warplab_dtype_size(launch->problem->dtype) == 8 ? "u64" : "u32");
+    return wl_opencl_launch(backend, "transpose", kernel, 2, global, local, arg_count, args->list);
+}
+
+static warplab_status launch_named(wl_backend *backend, const wl_launch *launch, const char *rung,
+                                   const size_t global[2], const size_t local[2])
+{
+    transpose_args args;
+    make_args(launch, &args);
+    return launch_with(backend, launch, rung, &args, 8, global, local);
+}
+
+/* A work-group per 32x32 tile; dimension 0 runs along the rows when the
+ * kernel's work-items walk down columns (along_rows), else along the
+ * columns. */
+static warplab_status launch_tiles(wl_backend *backend, const wl_launch *launch, const char *rung,
+                                   int along_rows)
+{
+    const wl_transpose_layout m = wl_transpose_layout_of(launch->problem);
+    const size_t fast = along_rows ? m.rows : m.cols, slow = along_rows ? m.cols : m.rows;
+    const size_t global[2] = {(fast + TILE - 1) / TILE * TILE,
+                              (slow + TILE - 1) / TILE * BLOCK_ROWS};
+    const size_t local[2] = {TILE, BLOCK_ROWS};
+    return launch_named(backend, launch, rung, global, local);
+}
+
+/* Rung naive: work-items along input rows; writes stride by ld_out. */
+static warplab_status launch_naive(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "naive", 0);
+}
+
+/* Rung naive_mirror: work-items down input columns; reads stride by ld_in. */
+static warplab_status launch_naive_mirror(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "naive_mirror", 1);
+}
+
+/* Rung copy_strided: the copy with work-items down columns: both sides stride. */
+static warplab_status launch_copy_strided(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "copy_strided", 1);
+}
+
+/* Rung copy_shared: the copy through a 32x32 local-memory tile. */
+static warplab_status launch_copy_shared(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "copy_shared", 0);
+}
+
+/* Rung tiled: 32x32 local-memory tiles; both global sides coalesce. */
+static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "tiled", 0);
+}
+
+/* Rung padded: tiles of 32x33, no bank conflicts on the column reads. */
+static warplab_status launch_padded(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "padded", 0);
+}
+
+/* Rung diagonal: padded tiles taken in diagonal order. */
+static warplab_status launch_diagonal(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return launch_tiles(backend, launch, "diagonal", 0);
+}
+
+/* Rung copy (reference), as CUDA's: a tight input is one long row; each
+ * work-group moves COPY_UNROLL x 256 16-byte vectors of a row. */
+#define COPY_THREADS 256
+#define COPY_UNROLL 4
+static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    transpose_args args;
+    make_args(launch, &args);
+    if (args.rows == 0 || args.cols == 0)
+        return WARPLAB_OK;
+    if (args.ld_in == args.cols) {
+        args.cols *= args.rows;
+        args.rows = 1;
+    }
+    args.ld_out = args.cols;
+    const size_t per_group =
+        (size_t)COPY_THREADS * COPY_UNROLL * (16 / warplab_dtype_size(launch->problem->dtype));
+    const size_t groups = ((size_t)args.cols + per_group - 1) / per_group;
+    const size_t global[2] = {groups * COPY_THREADS, (size_t)args.rows};
+    const size_t local[2] = {COPY_THREADS, 1};
+    return launch_with(backend, launch, "copy", &args, 8, global, local);
+}
+
+/* Rungs vectorized and vectorized_strip, as CUDA's: the 16-byte kernel when
+ * both pitches are whole 16-byte units, the sub-block grid shifted so that
+ * full sub-blocks are aligned (buffers start 16-byte aligned, so the element
+ * offsets tell); otherwise the padded kernel. A work-group takes strip tiles
+ * down a column of tiles (the kernel's STRIP). */
+#define VEC_TILE 64
+#define VEC_THREADS 256
+static warplab_status vectorized_tiles(wl_backend *backend, const wl_launch *launch,
+                                       const char *rung, size_t strip)
+{
+    transpose_args args;
+    make_args(launch, &args);
+    const cl_ulong per_vector = 16 / warplab_dtype_size(launch->problem->dtype);
+    if (args.ld_in % per_vector || args.ld_out % per_vector)
+        return launch_tiles(backend, launch, "padded", 0);
+    args.shift_c = (cl_uint)(args.in_off % per_vector);
+    args.shift_r = (cl_uint)(args.out_off % per_vector);
+    const size_t tiles_x = ((size_t)args.cols + args.shift_c + VEC_TILE - 1) / VEC_TILE;
+    const size_t tiles_y = ((size_t)args.rows + args.shift_r + VEC_TILE - 1) / VEC_TILE;
+    const size_t strips_y = (tiles_y + strip - 1) / strip;
+    const size_t global[2] = {args.rows && args.cols ? tiles_x * VEC_THREADS : 0, strips_y};
+    const size_t local[2] = {VEC_THREADS, 1};
+    return launch_with(backend, launch, rung, &args, 10, global, local);
+}
+
+static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return vectorized_tiles(backend, launch, "vectorized", 1);
+}
+
+/* 4 tiles of floats, 2 of doubles per work-group, as in the kernel. */
+static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_launch *launch,
+                                              void *state)
+{
+    (void)state;
+    return vectorized_tiles(backend, launch, "vectorized_strip",
+                            warplab_dtype_size(launch->problem->dtype) == 8 ? 2 : 4);
+}
+
+static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
+static const wl_impl copy_shared_impl = {
+    .ladder = "transpose", .rung = "copy_shared", .launch = launch_copy_shared};
+static const wl_impl copy_strided_impl = {
+    .ladder = "transpose", .rung = "copy_strided", .launch = launch_copy_strided};
+static const wl_impl naive_impl = {.ladder = "transpose", .rung = "naive", .launch = launch_naive};
+static const wl_impl naive_mirror_impl = {
+    .ladder = "transpose", .rung = "naive_mirror", .launch = launch_naive_mirror};
+static const wl_impl tiled_impl = {.ladder = "transpose", .rung = "tiled", .launch = launch_tiled};
+static const wl_impl padded_impl = {
+    .ladder = "transpose", .rung = "padded", .launch = launch_padded};
+static const wl_impl diagonal_impl = {
+    .ladder = "transpose", .rung = "diagonal", .launch = launch_diagonal};
+static const wl_impl vectorized_impl = {
+    .ladder = "transpose", .rung = "vectorized", .launch = launch_vectorized};
+static const wl_impl vectorized_strip_impl = {
+    .ladder = "transpose", .rung = "vectorized_strip", .launch = launch_vectorized_strip};
+
+const wl_impl *const wl_opencl_transpose_impls[] = {
+    &copy_impl,  &copy_shared_impl, &copy_strided_impl, &naive_impl,      &naive_mirror_impl,
+    &tiled_impl, &padded_impl,      &diagonal_impl,     &vectorized_impl, &vectorized_strip_impl,
+    NULL};

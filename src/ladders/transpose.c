@@ -1,0 +1,432 @@
+/* The matrix-transpose ladder (seed 003, 'Transpozice matic'): out = in^T
+ * for a row-major rows x cols matrix of floats or doubles, out of place, with
+ * optional pitches (see transpose_layout.h).
+ *
+ * A transpose does no arithmetic: its speed of light is a copy of the same
+ * bytes. The course climbs from a naive kernel whose writes are strided
+ * (5.3 GB/s on a GTX 280) through shared-memory tiles (75.1) and padded tiles
+ * without bank conflicts (93.4) to the speed of its copy, and warns that the
+ * matrix size decides which optimisation shows (4000 vs 4096: partition
+ * camping). warplab climbs the same ladder, adds diagonal block ordering and
+ * a 16-byte-access kernel past the course, and measures cuBLAS beside it. */
+#include "../context.h"
+#include "ladder_util.h"
+#include "transpose_layout.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { TRANSPOSE_IN = 0, TRANSPOSE_OUT };
+
+/* Columns of the input checked together: the output rows they land in stay
+ * in the host's cache while the input is read row by row. */
+#define VERIFY_BLOCK 32
+
+/* Every rung reads and writes each element once. */
+static double transpose_bytes(const wl_problem *p)
+{
+    return 2.0 * (double)p->dim[0] * (double)p->dim[1] * (double)warplab_dtype_size(p->dtype);
+}
+
+static double no_flops(const wl_problem *p)
+{
+    (void)p;
+    return 0.0;
+}
+
+static int transpose_buffers(const wl_problem *p, wl_buffer_spec *spec)
+{
+    const wl_transpose_layout m = wl_transpose_layout_of(p);
+    spec[TRANSPOSE_IN] = (wl_buffer_spec){WL_IN, p->dtype, m.rows * m.ld_in, -1.0, 1.0};
+    spec[TRANSPOSE_OUT] = (wl_buffer_spec){WL_OUT, p->dtype, m.cols * m.ld_out, 0.0, 0.0};
+    return 2;
+}
+
+/* Output element i still holds the harness's poison, bit for bit. */
+static bool still_poison(const void *out, size_t element_size, size_t i)
+{
+    if (element_size == 4)
+        return ((const uint32_t *)out)[i] == WL_POISON_PATTERN;
+    const uint64_t poison = (uint64_t)WL_POISON_PATTERN << 32 | WL_POISON_PATTERN;
+    return ((const uint64_t *)out)[i] == poison;
+}
+
+/* Pitch padding belongs to the caller: a rung that wrote it fails, whatever
+ * it wrote (a NaN included, which a value compare against the poison NaN
+ * would let pass). */
+static void check_padding(wl_check *check, const wl_problem *p, const void *out, size_t i)
+{
+    check->checked++;
+    if (still_poison(out, warplab_dtype_size(p->dtype), i))
+        return;
+    if (check->bad++ == 0) {
+        check->first_bad = i;
+        check->got = wl_element(out, p->dtype, i);
+        check->expected = NAN; /* "untouched" */
+    }
+    check->worst_ratio = INFINITY;
+}
+
+/* out[c][r] == in[r][c] exactly (a transpose moves bits), and the padding
+ * after each output row is untouched. */
+static warplab_status transpose_verify(const wl_problem *p, const void *const *host,
+                                       wl_check *check)
+{
+    const wl_transpose_layout m = wl_transpose_layout_of(p);
+    const void *in = host[TRANSPOSE_IN], *out = host[TRANSPOSE_OUT];
+    for (size_t c0 = 0; c0 < m.cols; c0 += VERIFY_BLOCK) {
+        const size_t c1 = c0 + VERIFY_BLOCK < m.cols ? c0 + VERIFY_BLOCK : m.cols;
+        for (size_t r = 0; r < m.ld_out; r++)
+            for (size_t c = c0; c < c1; c++) {
+                const size_t at = c * m.ld_out + r;
+                if (r < m.rows)
+                    wl_check_value(check, at, wl_element(out, p->dtype, at),
+                                   wl_element(in, p->dtype, r * m.ld_in + c), 0.0);
+                else
+                    check_padding(check, p, out, at);
+            }
+    }
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+/* The copy rungs write the input's rows x cols, tight, at the start of the
+ * output buffer; the rest of it must stay untouched. */
+static warplab_status copy_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const wl_transpose_layout m = wl_transpose_layout_of(p);
+    const void *in = host[TRANSPOSE_IN], *out = host[TRANSPOSE_OUT];
+    for (size_t r = 0; r < m.rows; r++)
+        for (size_t c = 0; c < m.cols; c++)
+            wl_check_value(check, r * m.cols + c, wl_element(out, p->dtype, r * m.cols + c),
+                           wl_element(in, p->dtype, r * m.ld_in + c), 0.0);
+    for (size_t i = m.rows * m.cols; i < m.cols * m.ld_out; i++)
+        check_padding(check, p, out, i);
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+#define SEED_TRANSPOSE "seed 003, 'Transpozice matic'"
+
+static const wl_rung transpose_rungs[] = {
+    {.id = "cpu_loop",
+     .title = "CPU double loop, one core",
+     .lesson = "The host loop out[c][r] = in[r][c]: reads walk a row, writes jump a whole output "
+               "row each step, so nearly every write misses the cache. The baseline of 'GPU vs "
+               "CPU'.",
+     .seed = SEED_TRANSPOSE,
+     .flags = WL_RUNG_HOST},
+    {.id = "cpu_blocked",
+     .title = "CPU 64x64 blocks, all cores",
+     .lesson = "The CPU's own tiling: 64x64 blocks whose output rows stay in cache while the "
+               "block is written, spread over every core. The same idea as the GPU's shared-"
+               "memory tiles, with the cache as the tile.",
+     .seed = "seed 003, 'GPU vs. CPU'",
+     .flags = WL_RUNG_HOST},
+    {.id = "copy",
+     .title = "copy, 16-byte accesses (reference)",
+     .lesson = "The same bytes moved without reordering: the speed of light of a transpose. "
+               "The course's copy moved one float per thread; this one moves 16-byte vectors, "
+               "several in flight per thread, so it is the ceiling on today's GPUs.",
+     .seed = SEED_TRANSPOSE,
+     .course_value = 112.4,
+     .course_unit = "GB/s",
+     .course_device = "GTX 280",
+     .flags = WL_RUNG_REFERENCE,
+     .flops = no_flops,
+     .verify = copy_verify},
+    {.id = "copy_shared",
+     .title = "copy through a shared-memory tile",
+     .lesson = "The copy with the tiled kernel's shape: a 32x32 tile through shared memory, "
+               "32x8 threads, a barrier. What a tiled transpose can hope for; the course found "
+               "it 16% below the plain copy.",
+     .seed = SEED_TRANSPOSE,
+     .course_value = 94.9,
+     .course_unit = "GB/s",
+     .course_device = "GTX 280",
+     .flags = WL_RUNG_OFF_LADDER,
+     .flops = no_flops,
+     .verify = copy_verify},
+    {.id = "copy_strided",
+     .title = "copy, reads and writes strided",
+     .lesson = "The copy with threads walking down columns: every access of a warp lands in a "
+               "different row, so neither side coalesces. The course's 'strided idata too' "
+               "figure: half the naive transpose, which is strided on one side only.",
+     .seed = SEED_TRANSPOSE,
+     .course_value = 2.7,
+     .course_unit = "GB/s",
+     .course_device = "GTX 280",
+     .flags = WL_RUNG_OFF_LADDER,
+     .flops = no_flops,
+     .verify = copy_verify},
+    {.id = "naive",
+     .title = "naive, writes strided",
+     .lesson = "The course's mtran: a thread per element, threads along input rows. Reads of a "
+               "warp are one contiguous row; its writes go to 32 different output rows, one "
+               "transaction each.",
+     .seed = SEED_TRANSPOSE,
+     .course_value = 5.3,
+     .course_unit = "GB/s",
+     .course_device = "GTX 280"},
+    {.id = "naive_mirror",
+     .title = "naive mirrored, reads strided",
+     .lesson = "Threads along input columns instead: writes coalesce, reads stride. The "
+               "bytes are the same; which side a GPU forgives more (caches can reuse the lines "
+               "a strided read fetched, partial writes must be merged) is what this row shows.",
+     .seed = SEED_TRANSPOSE},
+    {.id = "tiled",
+     .title = "32x32 shared-memory tiles",
+     .lesson = "A 32x32 tile is read row by row into shared memory and written out row by row "
+               "from its columns: both global sides coalesce. Reading a tile column hits one "
+               "bank 32 times: bank conflicts.",
+     .seed = SEED_TRANSPOSE,
+     .course_value = 75.1,
+     .course_unit = "GB/s",
+     .course_device = "GTX 280"},
+    {.id = "padded",
+     .title = "padded tiles [32][33]: no conflicts",
+     .lesson = "One unused column per tile row shifts each row by one bank, so a tile column "
+               "spans all 32 banks: the conflicts are gone at the cost of 32 floats.",
+     .seed = SEED_TRANSPOSE,
+     .course_value = 93.4,
+     .course_unit = "GB/s",
+     .course_device = "GTX 280"},
+    {.id = "diagonal",
+     .title = "padded tiles, diagonal block order",
+     .lesson = "Blocks take tiles along diagonals, so blocks running together read and write "
+               "different memory partitions: the usual cure for the partition camping the "
+               "course warns of at 4096x4096 (not 4000x4000). Both sizes show if HBM cares.",
+     .seed = "seed 003, 'Význam optimalizací' (partition camping)"},
+    {.id = "vectorized",
+     .title = "16-byte accesses, 4x4 in registers",
+     .lesson = "Each thread reads a 4x4 block as four 16-byte rows, transposes it in registers "
+               "and writes four 16-byte rows; a warp's accesses fill whole 32-byte sectors. No "
+               "shared memory, no barrier. Pitches not a multiple of 16 bytes take the padded "
+               "kernel.",
+     .seed = "past the course (Hopper: 16-byte accesses, bytes in flight)"},
+    {.id = "vectorized_strip",
+     .title = "16-byte, a strip of tiles per block",
+     .lesson = "Over vectorized: a block takes 4 tiles (2 of doubles) down a column, and a "
+               "thread issues all 16 of its 16-byte loads before its first store: 4x the bytes "
+               "in flight per thread, a quarter of the blocks, 1 KB of each output row from "
+               "one block.",
+     .seed = "past the course (Hopper: bytes in flight)"},
+    {.id = "cublas",
+     .title = "cuBLAS geam (vendor)",
+     .lesson = "cublasSgeam/cublasDgeam computing C = op(A) with op = transpose, alpha 1, beta "
+               "0: NVIDIA's own transpose, timed in the same run.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR},
+};
+
+/* rows x cols x element and each buffer's bytes fit in a size_t with room
+ * for the harness's guards. */
+static bool transpose_fits(size_t rows, size_t ld_in, size_t cols, size_t ld_out,
+                           size_t element_size)
+{
+    const size_t limit = SIZE_MAX / 4 / element_size;
+    return (rows == 0 || ld_in <= limit / rows) && (cols == 0 || ld_out <= limit / cols);
+}
+
+static warplab_status transpose_make_problem(const size_t size[3], int dims, const char *dtype,
+                                             const char *op, wl_problem *problem, char *error,
+                                             size_t error_len)
+{
+    if (op && *op) {
+        wl_format(error, error_len, "transpose has no --op (asked for '%s')", op);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    warplab_dtype type = WARPLAB_FLOAT32;
+    if (dtype && *dtype &&
+        (warplab_dtype_parse(dtype, &type) != WARPLAB_OK || type == WARPLAB_INT32)) {
+        wl_format(error, error_len, "transpose moves float or double elements (asked for '%s')",
+                  dtype);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    if (dims < 1 || dims > 2) {
+        wl_format(error, error_len,
+                  "the transpose ladder takes ROWSxCOLS (or one number for a square), not %d "
+                  "sizes",
+                  dims);
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    memset(problem, 0, sizeof *problem);
+    problem->dim[0] = size[0];
+    problem->dim[1] = dims == 2 ? size[1] : size[0];
+    problem->dims = 2;
+    problem->dtype = type;
+    if (!transpose_fits(problem->dim[0], problem->dim[1], problem->dim[1], problem->dim[0],
+                        warplab_dtype_size(type))) {
+        wl_format(error, error_len, "%zux%zu %s is too large to address", problem->dim[0],
+                  problem->dim[1], warplab_dtype_name(type));
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
+    return WARPLAB_OK;
+}
+
+/* "4000x4000 float", "33x31 double ld 36/40 misaligned" */
+static void transpose_describe(const wl_problem *p, char *text, size_t len)
+{
+    const wl_transpose_layout m = wl_transpose_layout_of(p);
+    char pitch[64] = "";
+    if (m.ld_in != m.cols || m.ld_out != m.rows)
+        wl_format(pitch, sizeof pitch, " ld %zu/%zu", m.ld_in, m.ld_out);
+    wl_format(text, len, "%zux%zu %s%s%s", m.rows, m.cols, warplab_dtype_name(p->dtype), pitch,
+              p->misalign ? " misaligned" : "");
+}
+
+static double transpose_leading_size(const wl_problem *p)
+{
+    return (double)p->dim[0] * (double)p->dim[1];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Test problems                                                            */
+
+typedef struct problem_list {
+    wl_problem *problems;
+    int count, capacity;
+} problem_list;
+
+static void add_problem(problem_list *list, size_t rows, size_t cols, warplab_dtype dtype,
+                        size_t ld_in, size_t ld_out, size_t misalign)
+{
+    if (list->count >= list->capacity)
+        return;
+    wl_problem *p = &list->problems[list->count++];
+    memset(p, 0, sizeof *p);
+    p->dim[0] = rows;
+    p->dim[1] = cols;
+    p->dims = 2;
+    p->ld[0] = ld_in;
+    p->ld[1] = ld_out;
+    p->dtype = dtype;
+    p->misalign = misalign;
+}
+
+static size_t round_up4(size_t x)
+{
+    return (x + 3) / 4 * 4;
+}
+
+/* Every shape of the issue, each in float and double:
+ * - small and odd shapes (empty, 1x1, 1xN, Nx1, primes, non-multiples of the
+ *   32- and 64-element tiles and of the 4-element vectors) in five layouts:
+ *   tight, tight misaligned, odd pitches, 16-byte pitches, 16-byte pitches
+ *   misaligned (the vector kernel's phase shift);
+ * - the large shapes tight, plus pitched and misaligned ones;
+ * - on a GPU also 8192x8192 and 16384x16384 (a CPU device would take
+ *   minutes, and PoCL cannot allocate 1 GiB buffers). */
+static int transpose_test_problems(const warplab_device_info *device, wl_problem *problems,
+                                   int capacity)
+{
+    static const size_t small[][2] = {
+        {0, 5},   {1, 1},   {1, 7},    {7, 1},    {2, 3},      {5, 0},      {31, 37},    {33, 31},
+        {32, 32}, {64, 64}, {65, 129}, {127, 66}, {1, 100003}, {100003, 1}, {257, 1000},
+    };
+    static const warplab_dtype types[] = {WARPLAB_FLOAT32, WARPLAB_FLOAT64};
+    problem_list list = {problems, 0, capacity};
+    for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)
+        for (int t = 0; t < 2; t++) {
+            const size_t rows = small[s][0], cols = small[s][1];
+            const size_t wide_in = round_up4(cols + 1) + 4, wide_out = round_up4(rows + 1) + 8;
+            add_problem(&list, rows, cols, types[t], 0, 0, 0);
+            add_problem(&list, rows, cols, types[t], 0, 0, 1);
+            add_problem(&list, rows, cols, types[t], cols + 3, rows + 1, 0);
+            add_problem(&list, rows, cols, types[t], wide_in, wide_out, 0);
+            add_problem(&list, rows, cols, types[t], wide_in, wide_out, 1);
+        }
+    static const size_t large[][2] = {{3001, 4000}, {4000, 4000}, {4096, 4096}};
+    for (size_t s = 0; s < sizeof large / sizeof large[0]; s++)
+        for (int t = 0; t < 2; t++)
+            add_problem(&list, large[s][0], large[s][1], types[t], 0, 0, 0);
+    /* 16-byte pitches (the vector kernel), odd pitches (its fallback), misaligned. */
+    add_problem(&list, 4000, 4000, WARPLAB_FLOAT32, 4100, 4096, 1);
+    add_problem(&list, 4000, 4000, WARPLAB_FLOAT64, 4001, 4010, 0);
+    add_problem(&list, 3001, 4000, WARPLAB_FLOAT32, 0, 0, 1);
+    if (device && device->gpu) {
+        static const size_t huge[] = {8192, 16384};
+        for (int s = 0; s < 2; s++)
+            for (int t = 0; t < 2; t++)
+                add_problem(&list, huge[s], huge[s], types[t], 0, 0, 0);
+        add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 8200, 8196, 1);
+    }
+    return list.count;
+}
+
+const wl_ladder wl_transpose_ladder = {
+    .name = "transpose",
+    .title = "matrix transpose (seed 003)",
+    .rungs = transpose_rungs,
+    .rung_count = sizeof transpose_rungs / sizeof transpose_rungs[0],
+    .make_problem = transpose_make_problem,
+    .default_sizes_gpu = "4000x4000,4096x4096,8192x8192,16384x16384",
+    .default_sizes_cpu = "2000x2000,2048x2048",
+    .describe = transpose_describe,
+    .leading_size = transpose_leading_size,
+    .buffers = transpose_buffers,
+    .verify = transpose_verify,
+    .bytes = transpose_bytes,
+    .flops = no_flops,
+    .best_rung = "vectorized",
+    .test_problems = transpose_test_problems,
+};
+
+/* ------------------------------------------------------------------------ */
+/* The library operation                                                    */
+
+warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,
+                                 size_t cols, const warplab_buffer *in, size_t ld_in,
+                                 warplab_buffer *out, size_t ld_out)
+{
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!in || !out)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose: the input and output buffers must not be NULL");
+    if (dtype != WARPLAB_FLOAT32 && dtype != WARPLAB_FLOAT64)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose moves float or double elements, not %s",
+                               warplab_dtype_name(dtype));
+    if (in->context != context || out->context != context)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose: a buffer belongs to another context");
+    if (in == out)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose is out of place: input and output must be different "
+                               "buffers");
+    if (ld_in == 0)
+        ld_in = cols;
+    if (ld_out == 0)
+        ld_out = rows;
+    if (ld_in < cols || ld_out < rows)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose of %zux%zu: ld_in %zu must be >= cols and ld_out %zu "
+                               ">= rows",
+                               rows, cols, ld_in, ld_out);
+    const size_t element = warplab_dtype_size(dtype);
+    if (!transpose_fits(rows, ld_in, cols, ld_out, element))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose of %zux%zu (ld %zu/%zu) is too large to address", rows,
+                               cols, ld_in, ld_out);
+    /* The last row needs no padding after it. */
+    const bool empty = rows == 0 || cols == 0;
+    const size_t in_bytes = empty ? 0 : ((rows - 1) * ld_in + cols) * element;
+    const size_t out_bytes = empty ? 0 : ((cols - 1) * ld_out + rows) * element;
+    if (warplab_buffer_size(in) < in_bytes || warplab_buffer_size(out) < out_bytes)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose of %zux%zu %s needs %zu input and %zu output bytes; "
+                               "the buffers hold %zu and %zu",
+                               rows, cols, warplab_dtype_name(dtype), in_bytes, out_bytes,
+                               warplab_buffer_size(in), warplab_buffer_size(out));
+    if (empty)
+        return WARPLAB_OK;
+    wl_problem problem;
+    memset(&problem, 0, sizeof problem);
+    problem.dim[0] = rows;
+    problem.dim[1] = cols;
+    problem.dims = 2;
+    problem.ld[0] = ld_in;
+    problem.ld[1] = ld_out;
+    problem.dtype = dtype;
+    wl_view views[2] = {wl_buffer_view(in, 0, in_bytes), wl_buffer_view(out, 0, out_bytes)};
+    return wl_context_run_best(context, "transpose", &problem, views, 2);
+}
