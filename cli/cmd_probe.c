@@ -3,10 +3,8 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -89,20 +87,12 @@ static bool is_directory(const char *path)
 static int write_file(const char *path, const warplab_probe_result *const *results, size_t count,
                       bool svg)
 {
-    FILE *file = fopen(path, "w");
-    if (!file) {
-        fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
+    FILE *file = cli_open_output(path);
+    if (!file)
         return CLI_FAILED;
-    }
     warplab_status status = svg ? warplab_probe_write_svg(results[0], file)
                                 : warplab_probe_write(results, count, WARPLAB_FORMAT_JSON, file);
-    if (fclose(file) != 0 && status == WARPLAB_OK)
-        status = WARPLAB_ERROR_IO;
-    if (status != WARPLAB_OK) {
-        fprintf(stderr, "warplab: writing %s failed (%s)\n", path, warplab_status_string(status));
-        return CLI_FAILED;
-    }
-    return CLI_OK;
+    return cli_close_output(file, path, status);
 }
 
 /* The chart of one probe: PATH, or PATH/probe-NAME.svg for a directory. */

@@ -128,16 +128,16 @@ void cli_progress_line(void *user, const char *ladder, const char *rung, const c
     fflush(stderr);
 }
 
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
-                   bool svg)
+FILE *cli_open_output(const char *path)
 {
     FILE *file = fopen(path, "w");
-    if (!file) {
+    if (!file)
         fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
-        return CLI_FAILED;
-    }
-    warplab_status status = svg ? warplab_report_write_svg(report, file)
-                                : warplab_report_write(report, format, file);
+    return file;
+}
+
+int cli_close_output(FILE *file, const char *path, warplab_status status)
+{
     if (fclose(file) != 0 && status == WARPLAB_OK)
         status = WARPLAB_ERROR_IO;
     if (status != WARPLAB_OK) {
@@ -145,6 +145,17 @@ int cli_write_file(const warplab_report *report, const char *path, warplab_forma
         return CLI_FAILED;
     }
     return CLI_OK;
+}
+
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
+                   bool svg)
+{
+    FILE *file = cli_open_output(path);
+    if (!file)
+        return CLI_FAILED;
+    warplab_status status = svg ? warplab_report_write_svg(report, file)
+                                : warplab_report_write(report, format, file);
+    return cli_close_output(file, path, status);
 }
 
 /* PoCL compiles kernels into a cache directory that must be writable; give it
