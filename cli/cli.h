@@ -29,6 +29,17 @@ bool cli_parse_u64(const char *text, unsigned long long *value);
  * printing the reason when it cannot. */
 int cli_open_context(const char *backend, int device, warplab_context **context);
 
+/* A warplab_progress_fn: "[3/12] ladder rung problem" on stderr, in place
+ * on a terminal, a line each otherwise; a NULL ladder clears it. */
+void cli_progress_line(void *user, const char *ladder, const char *rung, const char *problem,
+                       size_t done, size_t total);
+
+/* Opens path for writing, saying why on stderr when it cannot (NULL). */
+FILE *cli_open_output(const char *path);
+/* Closes a file cli_open_output gave after writing it with `status`; an exit
+ * code, with the reason on stderr when the write or the close failed. */
+int cli_close_output(FILE *file, const char *path, warplab_status status);
+
 /* Writes a report to a file in a format (or SVG when svg is true). */
 int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
                    bool svg);

@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static void bench_help(FILE *out)
 {
@@ -48,21 +47,6 @@ static void bench_help(FILE *out)
             "\n"
             "Exit status: 0 when every rung that ran was verified, 1 when one failed or the\n"
             "run broke, 2 on bad usage.\n");
-}
-
-static void progress_line(void *user, const char *ladder, const char *rung, const char *problem,
-                          size_t done, size_t total)
-{
-    (void)user;
-    if (isatty(STDERR_FILENO)) {
-        if (ladder)
-            fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done + 1, total, ladder, rung, problem);
-        else
-            fprintf(stderr, "\r\033[K");
-    } else if (ladder) {
-        fprintf(stderr, "[%zu/%zu] %s %s %s\n", done + 1, total, ladder, rung, problem);
-    }
-    fflush(stderr);
 }
 
 enum {
@@ -198,7 +182,7 @@ int cmd_bench(int argc, char **argv)
         }
     }
     if (!quiet)
-        bench.progress = progress_line;
+        bench.progress = cli_progress_line;
 
     warplab_context *context = NULL;
     int code = cli_open_context(backend, device, &context);

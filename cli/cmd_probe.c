@@ -1,12 +1,328 @@
-/* warplab probe. (To be written.) */
+/* warplab probe: the course's experiments, each verified and timed, printed
+ * as a table with the one-line conclusion its numbers support, and charted. */
+#define _GNU_SOURCE
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* "cuda, opencl": the backends compiled in where the probe has a form. */
+static void probe_backends(const char *name, char *text, size_t len)
+{
+    text[0] = '\0';
+    for (int k = WARPLAB_BACKEND_CUDA; k < WARPLAB_BACKEND_COUNT; k++) {
+        if (warplab_probe_supported(name, (warplab_backend_kind)k, NULL, 0) != WARPLAB_OK)
+            continue;
+        size_t used = strlen(text);
+        snprintf(text + used, len - used, "%s%s", used ? ", " : "",
+                 warplab_backend_name((warplab_backend_kind)k));
+    }
+    if (!text[0])
+        snprintf(text, len, "no backend in this build");
+}
+
+static void probe_help(FILE *out)
+{
+    fprintf(out,
+            "usage: warplab probe NAME|all|list [OPTIONS]\n"
+            "\n"
+            "Runs the course's experiments on the present device. Every kernel's output is\n"
+            "verified against a CPU reference (fresh random inputs, poisoned outputs) before it\n"
+            "is timed; each probe prints a table (the figure per point with its noise) and one\n"
+            "line saying what the numbers show, computed from them.\n"
+            "\n"
+            "probes:\n");
+    for (size_t i = 0; i < warplab_probe_count(); i++) {
+        char where[64];
+        probe_backends(warplab_probe_name(i), where, sizeof where);
+        fprintf(out, "  %-11s %s\n  %-11s [%s]\n", warplab_probe_name(i), warplab_probe_title(i),
+                "", where);
+    }
+    fprintf(out,
+            "\n  all         every probe with a form on the backend (says which it skipped)\n"
+            "  list        the probes, where each runs and what --size means for it\n"
+            "\noptions:\n"
+            "  -b, --backend NAME   cuda, opencl, cpu or auto (default: the best present)\n"
+            "  -d, --device N       device index within the backend (default 0)\n"
+            "  -s, --size N         the probe's size (see 'warplab probe list'; 2^25, 64M, ...)\n"
+            "                       (default: seconds on an H100, less on a CPU)\n"
+            "  -n, --repeat N       timed runs per point (default 20, fewer past the budget)\n"
+            "      --warmup N       untimed runs first (default 2)\n"
+            "      --max-seconds S  time budget per point (default 0.5)\n"
+            "      --no-flush       keep caches warm between timed runs (default: flush L2)\n"
+            "      --seed N         seed of the random inputs (default: from the clock)\n"
+            "      --csv            print CSV (one line per point) instead of the tables\n"
+            "      --markdown       print Markdown instead of the tables\n"
+            "      --json FILE      also write every result as JSON\n"
+            "      --plot PATH      also write the charts as SVG: PATH for one probe; with 'all'\n"
+            "                       or when PATH is a directory, PATH/probe-NAME.svg per probe\n"
+            "  -q, --quiet          no progress line\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit status: 0 when every kernel that ran was verified, 1 when one failed or the\n"
+            "run broke, 2 on bad usage (an unknown probe, a bad option).\n");
+}
+
+static int probe_list(void)
+{
+    for (size_t i = 0; i < warplab_probe_count(); i++) {
+        char where[64];
+        probe_backends(warplab_probe_name(i), where, sizeof where);
+        printf("%s: %s\n  runs on: %s\n  --size: %s\n\n", warplab_probe_name(i),
+               warplab_probe_title(i), where, warplab_probe_size_meaning(i));
+    }
+    return CLI_OK;
+}
+
+static bool is_directory(const char *path)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* Writes results to path: JSON, or (svg) the first result's charts. */
+static int write_file(const char *path, const warplab_probe_result *const *results, size_t count,
+                      bool svg)
+{
+    FILE *file = cli_open_output(path);
+    if (!file)
+        return CLI_FAILED;
+    warplab_status status = svg ? warplab_probe_write_svg(results[0], file)
+                                : warplab_probe_write(results, count, WARPLAB_FORMAT_JSON, file);
+    return cli_close_output(file, path, status);
+}
+
+/* The chart of one probe: PATH, or PATH/probe-NAME.svg for a directory. */
+static int write_svg(const warplab_probe_result *result, const char *plot, bool directory)
+{
+    char path[4096];
+    if (directory)
+        snprintf(path, sizeof path, "%s%sprobe-%s.svg", plot,
+                 plot[strlen(plot) - 1] == '/' ? "" : "/", result->probe);
+    else
+        snprintf(path, sizeof path, "%s", plot);
+    return write_file(path, &result, 1, true);
+}
+
+/* Failed kernels, to stderr; returns how many. */
+static size_t report_failures(const warplab_probe_result *result)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < result->report->row_count; i++) {
+        const warplab_row *row = &result->report->rows[i];
+        if (!(row->flags & WARPLAB_ROW_FAILED))
+            continue;
+        fprintf(stderr, "warplab: %s/%s (%s) failed: %s\n", result->probe, row->rung, row->problem,
+                row->note);
+        failed++;
+    }
+    return failed;
+}
+
+typedef struct probe_cli {
+    warplab_probe_options options;
+    const char *backend, *json, *plot;
+    int device;
+    bool quiet;
+    warplab_format format;
+} probe_cli;
+
+enum {
+    OPT_WARMUP = 256,
+    OPT_MAX_SECONDS,
+    OPT_NO_FLUSH,
+    OPT_SEED,
+    OPT_CSV,
+    OPT_MARKDOWN,
+    OPT_JSON,
+    OPT_PLOT
+};
+
+/* Parses the options; returns CLI_OK, or an exit code (help printed: -1). */
+static int parse_options(int argc, char **argv, probe_cli *cli)
+{
+    static const struct option options[] = {
+        {"backend", required_argument, NULL, 'b'},
+        {"device", required_argument, NULL, 'd'},
+        {"size", required_argument, NULL, 's'},
+        {"repeat", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+        {"no-flush", no_argument, NULL, OPT_NO_FLUSH},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "b:d:s:n:qh", options, NULL)) != -1) {
+        switch (c) {
+        case 'b': cli->backend = optarg; break;
+        case 'd':
+            if (!cli_parse_int(optarg, &cli->device) || cli->device < 0)
+                return cli_usage_error("probe", "--device needs an index >= 0, not '%s'", optarg);
+            break;
+        case 's': {
+            size_t dims[3];
+            int given = 0;
+            if (warplab_parse_size(optarg, dims, &given) != WARPLAB_OK || given != 1 ||
+                dims[0] == 0)
+                return cli_usage_error("probe",
+                                       "--size needs one size > 0 (2^25, 33554432, "
+                                       "32M), not '%s'",
+                                       optarg);
+            cli->options.size = dims[0];
+            break;
+        }
+        case 'n':
+            if (!cli_parse_int(optarg, &cli->options.repeat) || cli->options.repeat < 1)
+                return cli_usage_error("probe", "--repeat needs a count >= 1, not '%s'", optarg);
+            break;
+        case OPT_WARMUP:
+            if (!cli_parse_int(optarg, &cli->options.warmup) || cli->options.warmup < 1)
+                return cli_usage_error("probe", "--warmup needs a count >= 1, not '%s'", optarg);
+            break;
+        case OPT_MAX_SECONDS:
+            if (!cli_parse_double(optarg, &cli->options.max_seconds) ||
+                !(cli->options.max_seconds > 0))
+                return cli_usage_error("probe", "--max-seconds needs seconds > 0, not '%s'",
+                                       optarg);
+            break;
+        case OPT_NO_FLUSH: cli->options.no_flush = 1; break;
+        case OPT_SEED:
+            if (!cli_parse_u64(optarg, &cli->options.seed))
+                return cli_usage_error("probe", "--seed needs a number, not '%s'", optarg);
+            break;
+        case OPT_CSV: cli->format = WARPLAB_FORMAT_CSV; break;
+        case OPT_MARKDOWN: cli->format = WARPLAB_FORMAT_MARKDOWN; break;
+        case OPT_JSON: cli->json = optarg; break;
+        case OPT_PLOT: cli->plot = optarg; break;
+        case 'q': cli->quiet = true; break;
+        case 'h': probe_help(stdout); return -1;
+        default: return cli_usage_error("probe", "unknown option");
+        }
+    }
+    return CLI_OK;
+}
+
+/* Which probes to run: one by name, or every one with a form on the
+ * backend (the others named on stderr with the reason). */
+static int select_probes(const char *name, warplab_backend_kind backend, const char **chosen,
+                         size_t *count)
+{
+    *count = 0;
+    if (strcmp(name, "all") != 0) {
+        char reason[256] = "";
+        warplab_status status = warplab_probe_supported(name, backend, reason, sizeof reason);
+        if (status == WARPLAB_ERROR_UNKNOWN_NAME) {
+            char known[256] = "";
+            for (size_t i = 0; i < warplab_probe_count(); i++) {
+                size_t used = strlen(known);
+                snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                         warplab_probe_name(i));
+            }
+            return cli_usage_error("probe", "no probe named '%s' (probes: %s, or all, list)", name,
+                                   known);
+        }
+        if (status != WARPLAB_OK) {
+            fprintf(stderr, "warplab probe: %s (see: warplab probe list)\n", reason);
+            return CLI_FAILED;
+        }
+        chosen[(*count)++] = name;
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < warplab_probe_count(); i++) {
+        char reason[256] = "";
+        const char *probe = warplab_probe_name(i);
+        if (warplab_probe_supported(probe, backend, reason, sizeof reason) == WARPLAB_OK)
+            chosen[(*count)++] = probe;
+        else
+            fprintf(stderr, "warplab probe: skipping %s: %s\n", probe, reason);
+    }
+    if (*count == 0) {
+        fprintf(stderr, "warplab probe: no probe has a form on the %s backend\n",
+                warplab_backend_name(backend));
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
 
 int cmd_probe(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "warplab probe: not built yet\n");
-    return CLI_FAILED;
+    probe_cli cli;
+    memset(&cli, 0, sizeof cli);
+    cli.device = -1;
+    cli.format = WARPLAB_FORMAT_TABLE;
+    int code = parse_options(argc, argv, &cli);
+    if (code != CLI_OK)
+        return code < 0 ? CLI_OK : code;
+    if (optind >= argc)
+        return cli_usage_error("probe", "name a probe, 'all' or 'list'");
+    const char *name = argv[optind++];
+    if (optind < argc)
+        return cli_usage_error("probe",
+                               "one probe at a time (got '%s' too); 'all' runs every "
+                               "probe",
+                               argv[optind]);
+    if (strcmp(name, "list") == 0)
+        return probe_list();
+    if (!cli.quiet)
+        cli.options.progress = cli_progress_line;
+
+    warplab_context *context = NULL;
+    code = cli_open_context(cli.backend, cli.device, &context);
+    if (code != CLI_OK)
+        return code;
+    const warplab_device_info *info = warplab_context_device(context);
+    const warplab_backend_kind backend = warplab_context_backend(context);
+    const char *chosen[64];
+    size_t count = 0;
+    code = select_probes(name, backend, chosen, &count);
+    if (code != CLI_OK) {
+        warplab_context_destroy(context);
+        return code;
+    }
+    if (cli.format == WARPLAB_FORMAT_TABLE)
+        printf("warplab %s probes on %s (%s backend)\n", warplab_version(), info->name,
+               warplab_backend_name(backend));
+
+    warplab_probe_result *results[64] = {NULL};
+    size_t done = 0, failed = 0;
+    const bool directory =
+        cli.plot && (count > 1 || strcmp(name, "all") == 0 || is_directory(cli.plot));
+    for (size_t i = 0; i < count; i++) {
+        warplab_status status = warplab_probe_run(context, chosen[i], &cli.options, &results[done]);
+        if (status != WARPLAB_OK) {
+            code = cli_fail(status, warplab_last_error(context), chosen[i]);
+            break;
+        }
+        const warplab_probe_result *result = results[done++];
+        /* Tables and Markdown as each probe ends; CSV (one header) at the end. */
+        if (cli.format != WARPLAB_FORMAT_CSV) {
+            warplab_probe_write(&result, 1, cli.format, stdout);
+            fflush(stdout);
+        }
+        failed += report_failures(result);
+        if (cli.plot && code == CLI_OK)
+            code = write_svg(result, cli.plot, directory);
+    }
+    if (cli.format == WARPLAB_FORMAT_CSV && done)
+        warplab_probe_write((const warplab_probe_result *const *)results, done, WARPLAB_FORMAT_CSV,
+                            stdout);
+    if (cli.json && done && code == CLI_OK)
+        code = write_file(cli.json, (const warplab_probe_result *const *)results, done, false);
+    for (size_t i = 0; i < done; i++)
+        warplab_probe_result_destroy(results[i]);
+    warplab_context_destroy(context);
+    if (failed && code == CLI_OK)
+        code = CLI_FAILED;
+    return code;
 }

@@ -113,21 +113,31 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
     return CLI_OK;
 }
 
-/* How a report goes into a file. */
-typedef enum report_writer { WRITE_FORMAT, WRITE_SVG, WRITE_SWEEP_SVG } report_writer;
+void cli_progress_line(void *user, const char *ladder, const char *rung, const char *problem,
+                       size_t done, size_t total)
+{
+    (void)user;
+    if (isatty(STDERR_FILENO)) {
+        if (ladder)
+            fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done + 1, total, ladder, rung, problem);
+        else
+            fprintf(stderr, "\r\033[K");
+    } else if (ladder) {
+        fprintf(stderr, "[%zu/%zu] %s %s %s\n", done + 1, total, ladder, rung, problem);
+    }
+    fflush(stderr);
+}
 
-static int write_report_file(const warplab_report *report, const char *path, report_writer writer,
-                             warplab_format format)
+FILE *cli_open_output(const char *path)
 {
     FILE *file = fopen(path, "w");
-    if (!file) {
+    if (!file)
         fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
-        return CLI_FAILED;
-    }
-    warplab_status status = writer == WRITE_SVG ? warplab_report_write_svg(report, file)
-                            : writer == WRITE_SWEEP_SVG
-                                ? warplab_report_write_sweep_svg(report, file)
-                                : warplab_report_write(report, format, file);
+    return file;
+}
+
+int cli_close_output(FILE *file, const char *path, warplab_status status)
+{
     if (fclose(file) != 0 && status == WARPLAB_OK)
         status = WARPLAB_ERROR_IO;
     if (status != WARPLAB_OK) {
@@ -137,14 +147,23 @@ static int write_report_file(const warplab_report *report, const char *path, rep
     return CLI_OK;
 }
 
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format, bool svg)
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
+                   bool svg)
 {
-    return write_report_file(report, path, svg ? WRITE_SVG : WRITE_FORMAT, format);
+    FILE *file = cli_open_output(path);
+    if (!file)
+        return CLI_FAILED;
+    warplab_status status = svg ? warplab_report_write_svg(report, file)
+                                : warplab_report_write(report, format, file);
+    return cli_close_output(file, path, status);
 }
 
 int cli_write_sweep_svg(const warplab_report *report, const char *path)
 {
-    return write_report_file(report, path, WRITE_SWEEP_SVG, WARPLAB_FORMAT_TABLE);
+    FILE *file = cli_open_output(path);
+    if (!file)
+        return CLI_FAILED;
+    return cli_close_output(file, path, warplab_report_write_sweep_svg(report, file));
 }
 
 /* PoCL compiles kernels into a cache directory that must be writable; give it

@@ -454,6 +454,91 @@ warplab_status warplab_occupancy_compute(const warplab_arch *arch, int threads_p
 /* ------------------------------------------------------------------------ */
 /* Probes (the course's experiments; added here)                            */
 
+/* The measured experiments behind the course's claims (seeds 000, 002, 003,
+ * 004): coalescing, shared-memory banks, divergence, atomics, fast
+ * intrinsics, unrolling, block size, host-device transfers. A probe has one
+ * or more sections; a section sweeps a parameter x (an offset, a stride, a
+ * number of paths, ...) over a few series (kernels), or, for a comparison,
+ * measures each series once. Every kernel's output is verified through the
+ * same harness as the ladders' rungs before it is timed. */
+
+size_t warplab_probe_count(void);
+const char *warplab_probe_name(size_t index);  /* "coalescing"; NULL past the end */
+const char *warplab_probe_title(size_t index); /* one line: what it measures */
+/* What warplab_probe_options.size means for the probe ("elements per array"). */
+const char *warplab_probe_size_meaning(size_t index);
+
+/* WARPLAB_OK when the probe has at least one series on the backend (AUTO: the
+ * best compiled in); WARPLAB_ERROR_UNKNOWN_NAME for no such probe;
+ * WARPLAB_ERROR_UNSUPPORTED when it has none there, with why ("cuda only: ...")
+ * written into reason (may be NULL). */
+warplab_status warplab_probe_supported(const char *name, warplab_backend_kind backend,
+                                       char *reason, size_t reason_len);
+
+typedef struct warplab_probe_options {
+    size_t size;        /* see warplab_probe_size_meaning; 0 = default (smaller on a CPU) */
+    int repeat;         /* timed runs per point; 0 = default (20, fewer past max_seconds) */
+    int warmup;         /* untimed runs first; 0 = default (2) */
+    double max_seconds; /* time budget per point; 0 = default (0.5 s) */
+    int no_flush;       /* 1: do not flush caches between timed runs */
+    unsigned long long seed; /* 0 = from the clock */
+    warplab_progress_fn progress; /* ladder = probe, rung = series, problem = the point */
+    void *progress_user;
+} warplab_probe_options;
+
+typedef struct warplab_probe_section {
+    char name[32];     /* "coalescing"; "bandwidth" and "overlap" for transfers */
+    char title[128];
+    char x_label[64];  /* "offset or stride (elements)" */
+    char unit[16];     /* the figure: "GB/s", "Gop/s", "GFLOP/s" (higher is better) */
+    int log_x;         /* x grows geometrically: charted on a log axis */
+    int x_is_bytes;    /* x is a size in bytes (printed as 4 KiB .. 1 GiB) */
+    int comparison;    /* one point per series: a row per series, a bar chart */
+    size_t first_row;  /* its rows in the report: [first_row, first_row + row_count) */
+    size_t row_count;
+} warplab_probe_section;
+
+/* A report row seen as a point of its section. */
+typedef struct warplab_probe_point {
+    size_t section;
+    double x;
+    double value;        /* the figure in the section's unit; 0 when not measured */
+    double low, high;    /* the figure of the slowest and of the fastest timed run */
+    double error;        /* largest error verification found (intrinsics), in error_kind */
+    char error_kind[8];  /* "abs" or "rel" error, "exact" (checked equal), or "": none */
+    char baseline[48];   /* the series it is compared with (comparisons), or "" */
+    char annotation[128];/* e.g. the occupancy predicted for a block size, or "" */
+} warplab_probe_point;
+
+typedef struct warplab_probe_result {
+    char probe[32];
+    char title[128];
+    char seed[160];          /* where the course teaches it */
+    char setup[256];         /* sizes and launch shapes, one line */
+    char conclusion[512];    /* what the numbers show, computed from them */
+    char missing[256];       /* series with no form on this backend, and why; or "" */
+    warplab_report *report;  /* rows: ladder = section's series set, rung = series, size = x */
+    warplab_probe_point *points; /* one per report row, in the same order */
+    warplab_probe_section sections[4];
+    size_t section_count;
+} warplab_probe_result;
+
+/* Runs a probe on the context's device. Kernels that fail their check become
+ * failed rows and the call still returns WARPLAB_OK; an unknown probe, a probe
+ * with no form on the backend or bad options return an error and no result. */
+warplab_status warplab_probe_run(warplab_context *context, const char *name,
+                                 const warplab_probe_options *options,
+                                 warplab_probe_result **result);
+void warplab_probe_result_destroy(warplab_probe_result *result);
+
+/* Writes one or several probes' results: terminal tables with their
+ * conclusions, Markdown, CSV (one line per point) or JSON. */
+warplab_status warplab_probe_write(const warplab_probe_result *const *results, size_t count,
+                                   warplab_format format, FILE *stream);
+/* One probe's charts as SVG: a line chart per sweep (x against the figure,
+ * one line per series), a bar chart per comparison. */
+warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE *stream);
+
 /* ------------------------------------------------------------------------ */
 /* Sizes                                                                    */
 

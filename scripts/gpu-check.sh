@@ -4,7 +4,7 @@
 #   2. every test, the cuda backend's included (ctest);
 #   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #      cuda backend's rung tests (unsafe rungs left out; racecheck then runs on
-#      them alone, to show the race they teach);
+#      them alone, to show the race they teach) and over the probes' kernels;
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
 #      and SVG output.
 # Writes logs and results under $RESULTS (default out/gpu-check) and prints a
@@ -88,8 +88,14 @@ if has_step sanitize; then
                 # 77: ladder not in this build.
                 if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $ladder(rc=$rc)"; fi
             done
+            # The probes' kernels, on their small test problems (no timing, no end-to-end run).
+            log="$RESULTS/sanitize-$tool-probes.log"
+            compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                "$TESTS/test_probes" --backend cuda --no-timing --no-run >"$log" 2>&1
+            rc=$?
+            if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad probes(rc=$rc)"; fi
             if [ -z "$bad" ]; then
-                note "compute-sanitizer $tool: clean ($LADDERS; $((SECONDS - start)) s)"
+                note "compute-sanitizer $tool: clean ($LADDERS probes; $((SECONDS - start)) s)"
             else
                 note "compute-sanitizer $tool: ERRORS in$bad"
                 failed=1

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ------------------------------------------------------------------------ */
 /* The ladder registry                                                      */
@@ -205,13 +204,6 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     return WARPLAB_OK;
 }
 
-static uint64_t clock_seed(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec;
-}
-
 warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
                              warplab_report **report_out)
 {
@@ -267,11 +259,8 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     const warplab_device_info *info = &context->device->info;
     wl_copy_string(report->device, sizeof report->device, info->name);
     wl_copy_string(report->backend, sizeof report->backend, context->device->ops->name);
-    time_t now = time(NULL);
-    struct tm utc;
-    gmtime_r(&now, &utc);
-    strftime(report->date, sizeof report->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    report->seed = options->seed ? options->seed : clock_seed();
+    wl_format_utc_now(report->date, sizeof report->date);
+    report->seed = options->seed ? options->seed : wl_clock_seed();
     report->l2_flushed = !options->no_flush && context->device->ops->flush_caches != NULL;
     report->ceiling_gbs = info->theoretical_bandwidth_gbs;
     report->fp32_peak_gflops = info->fp32_peak_gflops;

@@ -323,6 +323,8 @@ typedef struct wl_stats {
 void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
 
 double wl_now_seconds(void); /* monotonic clock */
+uint64_t wl_clock_seed(void); /* a seed from the real-time clock */
+void wl_format_utc_now(char *text, size_t len); /* "2026-11-21T05:55:31Z" */
 int wl_cpu_threads(void);    /* online processors, at least 1 */
 
 /* Runs body(i, user) for i in [0, tasks) on up to threads workers. */
@@ -335,6 +337,17 @@ void wl_format(char *destination, size_t capacity, const char *format, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Report output helpers (src/report.c), shared with the probe writers:
+ * escaped text for JSON (quoted), CSV (quoted when needed), Markdown and SVG;
+ * a JSON number ("key": value, null when not finite); a duration as "1.234 ms"
+ * or "56.78 us". */
+void wl_write_json_text(FILE *out, const char *text);
+void wl_write_json_number(FILE *out, const char *key, double value, bool comma);
+void wl_write_csv_text(FILE *out, const char *text);
+void wl_write_markdown_text(FILE *out, const char *text);
+void wl_write_svg_text(FILE *out, const char *text);
+void wl_format_time(char *out, size_t len, double ms);
 
 /* The poison written into outputs: a NaN as float, a huge value as double,
  * 2143999917 as int32. */

@@ -844,3 +844,16 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
     fputs("</svg>\n", out);
     return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The escapers and the time format, for the probe writers (probe_report.c). */
+
+void wl_write_json_text(FILE *out, const char *text) { json_text(out, text); }
+void wl_write_json_number(FILE *out, const char *key, double value, bool comma)
+{
+    json_number(out, key, value, comma);
+}
+void wl_write_csv_text(FILE *out, const char *text) { csv_text(out, text); }
+void wl_write_markdown_text(FILE *out, const char *text) { markdown_text(out, text); }
+void wl_write_svg_text(FILE *out, const char *text) { svg_text(out, text); }
+void wl_format_time(char *out, size_t len, double ms) { format_time(out, len, ms); }

@@ -138,6 +138,21 @@ double wl_now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+uint64_t wl_clock_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec;
+}
+
+void wl_format_utc_now(char *text, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(text, len, "%Y-%m-%dT%H:%M:%SZ", &utc);
+}
+
 int wl_cpu_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -1,0 +1,108 @@
+/* The atomics probe: thread t adds its value to counter t mod A, again and
+ * again; A = threads / contention is a power of two. The counters are
+ * zeroed before every run (wl_probe_zero_last_buffer, untimed). */
+#include "probe_cuda.h"
+
+enum { ATOMICS_VALUES = 0, ATOMICS_COUNTERS };
+
+/* Isolates global-memory atomics: `iterations` atomicAdds per thread on the
+ * thread's counter (int or float), at the L2. */
+template <typename T>
+__global__ void probe_atomic_global(const int *values, T *counters, size_t threads, size_t mask,
+                                    unsigned iterations)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= threads)
+        return;
+    const T v = (T)values[t];
+    T *counter = counters + (t & mask);
+    for (unsigned k = 0; k < iterations; k++)
+        atomicAdd(counter, v);
+}
+
+/* Isolates staging: the same adds go to per-block counters in shared memory
+ * (min(A, block) of them); then each block adds each counter to global
+ * memory once. */
+template <typename T>
+__global__ void probe_atomic_shared(const int *values, T *counters, size_t threads, size_t mask,
+                                    unsigned iterations)
+{
+    __shared__ T slots[WL_PROBE_BLOCK];
+    const unsigned count = mask + 1 < blockDim.x ? (unsigned)(mask + 1) : blockDim.x;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+        slots[i] = 0;
+    __syncthreads();
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < threads) {
+        const T v = (T)values[t];
+        T *slot = &slots[threadIdx.x & (count - 1)];
+        for (unsigned k = 0; k < iterations; k++)
+            atomicAdd(slot, v);
+    }
+    __syncthreads();
+    const size_t first = (size_t)blockIdx.x * blockDim.x;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+        atomicAdd(&counters[(first + i) & mask], slots[i]);
+}
+
+/* Isolates the compare-and-swap loop: a float add built from atomicCAS, as
+ * one builds an atomic the hardware lacks; a failed swap retries. */
+__global__ void probe_atomic_cas_float(const int *values, int *counters, size_t threads,
+                                       size_t mask, unsigned iterations)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= threads)
+        return;
+    const float v = (float)values[t];
+    int *counter = counters + (t & mask);
+    for (unsigned k = 0; k < iterations; k++) {
+        int seen = *(volatile int *)counter, expected;
+        do {
+            expected = seen;
+            seen = atomicCAS(counter, expected, __float_as_int(__int_as_float(expected) + v));
+        } while (seen != expected);
+    }
+}
+
+template <typename T, bool Shared>
+static warplab_status launch_atomic(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const size_t threads = P->dim[0], mask = threads / (size_t)P->param - 1;
+    const unsigned blocks = wl_probe_blocks(threads);
+    cudaStream_t stream = wl_cuda_stream(backend);
+    if constexpr (Shared)
+        probe_atomic_shared<T><<<blocks, WL_PROBE_BLOCK, 0, stream>>>(
+            VIEW(const int, ATOMICS_VALUES), VIEW(T, ATOMICS_COUNTERS), threads, mask,
+            (unsigned)P->dim[1]);
+    else
+        probe_atomic_global<T><<<blocks, WL_PROBE_BLOCK, 0, stream>>>(
+            VIEW(const int, ATOMICS_VALUES), VIEW(T, ATOMICS_COUNTERS), threads, mask,
+            (unsigned)P->dim[1]);
+    return WL_CUDA_LAUNCHED(backend, "probe atomics");
+}
+
+static warplab_status launch_cas_float(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const size_t threads = P->dim[0], mask = threads / (size_t)P->param - 1;
+    probe_atomic_cas_float<<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0,
+                             wl_cuda_stream(backend)>>>(VIEW(const int, ATOMICS_VALUES),
+                                                        VIEW(int, ATOMICS_COUNTERS), threads, mask,
+                                                        (unsigned)P->dim[1]);
+    return WL_CUDA_LAUNCHED(backend, "probe atomicCAS loop");
+}
+
+#define ATOMIC(rung_, launch_)                                                                     \
+    {                                                                                              \
+        .ladder = "atomics", .rung = rung_, .prepare = wl_probe_zero_last_buffer,                  \
+        .launch = launch_                                                                          \
+    }
+
+extern "C" {
+const wl_impl wl_cuda_probe_global_int = ATOMIC("global_int", (launch_atomic<int, false>));
+const wl_impl wl_cuda_probe_global_float = ATOMIC("global_float", (launch_atomic<float, false>));
+const wl_impl wl_cuda_probe_shared_int = ATOMIC("shared_int", (launch_atomic<int, true>));
+const wl_impl wl_cuda_probe_shared_float = ATOMIC("shared_float", (launch_atomic<float, true>));
+const wl_impl wl_cuda_probe_cas_float = ATOMIC("cas_float", launch_cas_float);
+}

@@ -1,0 +1,294 @@
+/* The transfers probe (seed 003, 'Komunikace CPU-GPU': minimise transfers,
+ * page-locked memory is faster, large copies are better, overlap copies
+ * with computation; seed 001's explicit copies): host-device bandwidth over
+ * copy sizes 4 KiB to 1 GiB from pageable and from pinned (page-locked)
+ * host memory, and a large array processed in chunks on 1, 2, 4 and 8
+ * streams, copies overlapping kernels, against the serial version.
+ *
+ * bandwidth: dim[0] = floats, param = bytes. A host array holds the input's
+ *   values (h2d copies it into out) or receives in (d2h; the harness then
+ *   checks what arrived, put back into out untimed). Pinned arrays are
+ *   allocated once per point, untimed.
+ * overlap: dim[0] = floats, dim[1] = FMA steps per element, dim[2] = chunks,
+ *   param = streams. Each chunk is copied in, run through the FMA chain and
+ *   copied out; its result is what came back to the host. Timing: CUDA
+ *   events on the harness's stream, the other streams joined to it by
+ *   events, so the time covers the whole pipeline. */
+#include "../probe.h"
+#include "../probe_kernels.h"
+#include "ladder_util.h"
+
+#include <string.h>
+
+enum { TRANSFER_IN = 0, TRANSFER_OUT };
+
+static int transfer_buffers(const wl_problem *p, wl_buffer_spec *spec)
+{
+    spec[TRANSFER_IN] = (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, p->dim[0], -1.0, 1.0};
+    spec[TRANSFER_OUT] = (wl_buffer_spec){WL_OUT, WARPLAB_FLOAT32, p->dim[0], 0.0, 0.0};
+    return 2;
+}
+
+static warplab_status copy_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const float *in = host[TRANSFER_IN], *out = host[TRANSFER_OUT];
+    for (size_t i = 0; i < p->dim[0]; i++)
+        wl_check_value(check, i, (double)out[i], (double)in[i], 0.0);
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+static double one_way_bytes(const wl_problem *p)
+{
+    return 4.0 * (double)p->dim[0];
+}
+
+#define COPY(id_, title_, lesson_)                                                                 \
+    {                                                                                              \
+        .id = id_, .title = title_, .lesson = lesson_, .seed = "seed 003, 'Komunikace CPU-GPU'",   \
+        .flags = WL_RUNG_TRANSFER                                                                  \
+    }
+
+static const wl_rung bandwidth_series[] = {
+    COPY("pageable_h2d", "host to device, pageable (malloc) memory",
+         "The driver cannot DMA from pageable memory: it copies through a pinned staging "
+         "buffer, chunk by chunk."),
+    COPY("pinned_h2d", "host to device, pinned (cudaMallocHost) memory",
+         "Page-locked memory is read by the copy engine directly: the course's 'page-locked "
+         "memory speeds transfers up'."),
+    COPY("pageable_d2h", "device to host, pageable memory", "The same staging on the way back."),
+    COPY("pinned_d2h", "device to host, pinned memory",
+         "The copy engine writes the page-locked host array directly."),
+};
+
+static void bandwidth_describe(const wl_problem *p, char *text, size_t len)
+{
+    char bytes[32];
+    wl_format_bytes(bytes, sizeof bytes, (double)p->param);
+    wl_format(text, len, "%s copy", bytes);
+}
+
+static int bandwidth_test_problems(const warplab_device_info *device, wl_problem *problems,
+                                   int capacity)
+{
+    (void)device;
+    static const size_t floats[] = {1, 1024 + 1, 1 << 18};
+    int count = 0;
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0] && count < capacity; i++)
+        problems[count++] = wl_probe_point(floats[i], 0, 0, (long)(4 * floats[i]));
+    return count;
+}
+
+static const wl_ladder bandwidth_ladder = {
+    .name = "transfers",
+    .title = "transfers: host-device bandwidth against copy size",
+    .rungs = bandwidth_series,
+    .rung_count = sizeof bandwidth_series / sizeof bandwidth_series[0],
+    .describe = bandwidth_describe,
+    .leading_size = wl_probe_leading_size,
+    .buffers = transfer_buffers,
+    .verify = copy_verify,
+    .bytes = one_way_bytes,
+    .test_problems = bandwidth_test_problems,
+};
+
+/* The overlap pipeline: out = the FMA chain of in, through the host. */
+static warplab_status chain_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const float *in = host[TRANSFER_IN], *out = host[TRANSFER_OUT];
+    const long steps = (long)p->dim[1];
+    for (size_t i = 0; i < p->dim[0]; i++)
+        wl_check_value(check, i, (double)out[i], wl_chain_reference(in[i], WL_OVERLAP_B, steps),
+                       wl_chain_bound(in[i], WL_OVERLAP_B, steps));
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+/* Bytes over the bus: the array in and the result out. */
+static double both_ways_bytes(const wl_problem *p)
+{
+    return 8.0 * (double)p->dim[0];
+}
+static double chain_flops(const wl_problem *p)
+{
+    return 2.0 * (double)p->dim[0] * (double)p->dim[1];
+}
+
+static warplab_status serial_supported(const wl_problem *p, const warplab_device_info *device,
+                                       char *reason, size_t len)
+{
+    (void)device;
+    if (p->param != 1) {
+        wl_format(reason, len, "the serial pipeline uses one stream (drawn as a level)");
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+static warplab_status streams_supported(const wl_problem *p, const warplab_device_info *device,
+                                        char *reason, size_t len)
+{
+    (void)device;
+    if (p->param < 1 || p->param > 8 || p->dim[2] < 1) {
+        wl_format(reason, len, "1 to 8 streams, at least one chunk");
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+static const wl_rung overlap_series[] = {
+    {.id = "serial",
+     .title = "copy all in, run, copy all out",
+     .lesson = "One stream, whole array: the copy engines and the SMs take turns, each idle "
+               "while another works.",
+     .seed = "seed 003, 'Komunikace CPU-GPU'",
+     .flags = WL_RUNG_TRANSFER,
+     .supports = serial_supported},
+    {.id = "chunked",
+     .title = "chunks round-robin on the streams",
+     .lesson = "16 chunks, each copied in, computed and copied out on its stream: with 2 or "
+               "more streams, one chunk's copy in overlaps another's kernel and a third's copy "
+               "out (copy engines both ways, SMs).",
+     .seed = "seed 003, 'je výhodné překrýt výpočet s přenosem'",
+     .flags = WL_RUNG_TRANSFER,
+     .supports = streams_supported},
+};
+
+static void overlap_describe(const wl_problem *p, char *text, size_t len)
+{
+    wl_format(text, len, "%ld streams, n=%zu float, %zu chunks", p->param, p->dim[0], p->dim[2]);
+}
+
+static int overlap_test_problems(const warplab_device_info *device, wl_problem *problems,
+                                 int capacity)
+{
+    (void)device;
+    static const long streams[] = {1, 2, 8};
+    int count = 0;
+    for (size_t s = 0; s < sizeof streams / sizeof streams[0] && count < capacity; s++)
+        problems[count++] = wl_probe_point(100003, 64, WL_OVERLAP_CHUNKS, streams[s]);
+    if (count < capacity) /* fewer elements than chunks */
+        problems[count++] = wl_probe_point(5, 64, WL_OVERLAP_CHUNKS, 4);
+    return count;
+}
+
+static const wl_ladder overlap_ladder = {
+    .name = "overlap",
+    .title = "transfers: copies overlapping kernels on streams",
+    .rungs = overlap_series,
+    .rung_count = sizeof overlap_series / sizeof overlap_series[0],
+    .describe = overlap_describe,
+    .leading_size = wl_probe_leading_size,
+    .buffers = transfer_buffers,
+    .verify = chain_verify,
+    .bytes = both_ways_bytes,
+    .flops = chain_flops,
+    .test_problems = overlap_test_problems,
+};
+
+/* The largest copy in bytes; a multiple of 4. */
+static size_t largest_copy(const warplab_device_info *device, size_t size)
+{
+    size_t bytes = size ? size : device->gpu ? (size_t)1 << 30 : (size_t)1 << 26;
+    return bytes < 4096 ? 4096 : bytes / 4 * 4;
+}
+static size_t overlap_floats(const warplab_device_info *device, size_t size)
+{
+    return largest_copy(device, size) / 16;
+}
+#define OVERLAP_STEPS 2048
+
+static int bandwidth_points(const warplab_device_info *device, size_t size, wl_problem *problems,
+                            int capacity)
+{
+    const size_t largest = largest_copy(device, size);
+    int count = 0;
+    for (size_t bytes = 4096; bytes <= largest && count < capacity; bytes *= 4)
+        problems[count++] = wl_probe_point(bytes / 4, 0, 0, (long)bytes);
+    if (count > 0 && problems[count - 1].param != (long)largest && count < capacity)
+        problems[count++] = wl_probe_point(largest / 4, 0, 0, (long)largest);
+    return count;
+}
+
+static int overlap_points(const warplab_device_info *device, size_t size, wl_problem *problems,
+                          int capacity)
+{
+    int count = 0;
+    for (long streams = 1; streams <= 8 && count < capacity; streams *= 2)
+        problems[count++] =
+            wl_probe_point(overlap_floats(device, size), OVERLAP_STEPS, WL_OVERLAP_CHUNKS, streams);
+    return count;
+}
+
+static void transfers_setup(const warplab_device_info *device, size_t size, char *text, size_t len)
+{
+    char largest[32], array[32];
+    wl_format_bytes(largest, sizeof largest, (double)largest_copy(device, size));
+    wl_format_bytes(array, sizeof array, 4.0 * (double)overlap_floats(device, size));
+    wl_format(text, len,
+              "copies of 4 KiB to %s; overlap: %s in %d chunks, %d dependent FMAs per element",
+              largest, array, WL_OVERLAP_CHUNKS, OVERLAP_STEPS);
+}
+
+static void transfers_conclude(const warplab_probe_result *r, char *text, size_t len)
+{
+    text[0] = '\0';
+    double largest = 0, value;
+    for (size_t i = 0; r->report && i < r->report->row_count; i++)
+        if (strcmp(r->report->rows[i].ladder, "transfers") == 0 &&
+            r->report->rows[i].size > largest &&
+            wl_probe_value(r, r->report->rows[i].rung, r->report->rows[i].size, &value))
+            largest = r->report->rows[i].size;
+    char bytes[32];
+    wl_format_bytes(bytes, sizeof bytes, largest);
+    double pinned, pageable;
+    wl_append(text, len, "at %s, pinned against pageable: host to device ", bytes);
+    wl_probe_append_ratio(text, len, r, "pinned_h2d", largest, "pageable_h2d", largest);
+    if (wl_probe_value(r, "pinned_h2d", largest, &pinned) &&
+        wl_probe_value(r, "pageable_h2d", largest, &pageable))
+        wl_append(text, len, " (%.1f against %.1f GB/s)", pinned, pageable);
+    wl_append(text, len, ", device to host ");
+    wl_probe_append_ratio(text, len, r, "pinned_d2h", largest, "pageable_d2h", largest);
+    wl_append(text, len, "; a 4 KiB pinned copy reaches ");
+    wl_probe_append_ratio(text, len, r, "pinned_h2d", 4096, "pinned_h2d", largest);
+    wl_append(text, len, " of the %s rate", bytes);
+    double best_x, best;
+    if (wl_probe_extreme(r, "chunked", 1, 8, true, &best_x, &best)) {
+        wl_append(text, len, "; overlap: %.0f streams ", best_x);
+        wl_probe_append_ratio(text, len, r, "chunked", best_x, "serial", 1);
+        wl_append(text, len, " the serial pipeline's rate (1 stream of chunks: ");
+        wl_probe_append_ratio(text, len, r, "chunked", 1, "serial", 1);
+        wl_append(text, len, ")");
+    }
+}
+
+static const wl_probe_section transfers_sections[] = {
+    {.ladder = &bandwidth_ladder,
+     .name = "bandwidth",
+     .title = "host-device copy bandwidth against copy size",
+     .x_label = "bytes",
+     .unit = "GB/s",
+     .metric = WL_PROBE_BYTES,
+     .log_x = true,
+     .x_is_bytes = true,
+     .points = bandwidth_points},
+    {.ladder = &overlap_ladder,
+     .name = "overlap",
+     .title = "copy in, compute, copy out: bytes over the bus per second",
+     .x_label = "streams",
+     .unit = "GB/s",
+     .metric = WL_PROBE_BYTES,
+     .log_x = true,
+     .points = overlap_points},
+};
+
+const wl_probe wl_probe_transfers = {
+    .name = "transfers",
+    .title = "host-device bandwidth, pageable against pinned, 4 KiB..1 GiB; overlap on streams",
+    .seed = "seed 003, 'Komunikace CPU-GPU'; seed 004, 'Next time' (pinned memory, streams, "
+            "overlapping kernels with transfers)",
+    .size_meaning = "bytes of the largest copy (default 1 GiB on a GPU); the overlap array is "
+                    "a quarter of it",
+    .sections = transfers_sections,
+    .section_count = 2,
+    .setup = transfers_setup,
+    .conclude = transfers_conclude,
+};
