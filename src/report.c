@@ -111,6 +111,15 @@ static bool any_compute_group(const warplab_report *report)
     return false;
 }
 
+/* Some row has a % of the copy reference to explain. */
+static bool any_reference(const warplab_report *report)
+{
+    for (size_t i = 0; i < report->row_count; i++)
+        if (report->rows[i].pct_of_reference > 0)
+            return true;
+    return false;
+}
+
 /* Every group is compute-bound: no bandwidth %peak column to explain. */
 static bool all_compute_groups(const warplab_report *report)
 {
@@ -255,7 +264,7 @@ static void write_table(const warplab_report *report, FILE *out)
                     report->ceiling_source);
         else if (!all_compute_groups(report))
             fprintf(out, "%%peak: of the copy reference measured in the same run.\n");
-        if (!all_compute_groups(report))
+        if (any_reference(report))
             fprintf(out, "%%copy: of the ladder's copy reference (same bytes, no reordering) for "
                          "the same problem, in the same run.\n");
         if (any_compute_group(report))
