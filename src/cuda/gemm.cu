@@ -7,7 +7,7 @@
 #include "gemm/blocked_kernels.cuh"
 #include "gemm/course_kernels.cuh"
 #include "gemm/gemm_launch.h"
-#include "gemm/pipelined_kernel.cuh"
+#include "gemm/pipelined_shapes.cuh"
 
 /* Grid dimensions past the device's limits get a clear error. */
 static warplab_status check_grid(wl_backend *backend, dim3 grid, const char *what)
@@ -117,17 +117,7 @@ static warplab_status launch_vector_loads(wl_backend *backend, const wl_launch *
 /* ------------------------------------------------------------------------ */
 /* The cp.async pipeline at its shapes                                      */
 
-/* double_buffered: the conflict-free block-wide mapping (16 x 16 threads,
- * 2 x 2 blocks of 4 x 4), now fed by a 3-stage cp.async ring. */
-typedef tile_shape<128, 128, 8, 128, 128, 8, 8, 3, 2, 0> double_buffered_shape;
-/* warptile: 8 warps, each a 64 x 32 piece (8 x 4 lanes of 2 x 2 blocks of
- * 4 x 4). */
-typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 3, 2, 0> warptile_shape;
-/* tuned: 128 x 256 x 16, warps of 64 x 64 (8 x 16 outputs a thread), 4
- * stages, one block an SM, tiles visited in bands of 8 rows for L2. */
-typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8> tuned_shape;
-typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8> tuned_128x128_shape;
-typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8> tuned_256x128_shape;
+/* The shapes (double_buffered_shape .. tuned_shape): gemm/pipelined_shapes.cuh. */
 
 template <class T>
 static warplab_status pipelined_supports(wl_backend *backend, const wl_problem *problem,
@@ -204,6 +194,11 @@ PIPELINED_IMPL(warptile_impl, "warptile", warptile_shape);
 PIPELINED_IMPL(tuned_impl, "tuned", tuned_shape);
 PIPELINED_IMPL(tuned_128x128_impl, "tuned_128x128", tuned_128x128_shape);
 PIPELINED_IMPL(tuned_256x128_impl, "tuned_256x128", tuned_256x128_shape);
+PIPELINED_IMPL(frag_128x256_impl, "frag_128x256", frag_128x256_shape);
+PIPELINED_IMPL(frag_128x128_impl, "frag_128x128", frag_128x128_shape);
+PIPELINED_IMPL(frag_128x128_w64_impl, "frag_128x128_w64", frag_128x128_w64_shape);
+PIPELINED_IMPL(frag_128x128_k8_impl, "frag_128x128_k8", frag_128x128_k8_shape);
+PIPELINED_IMPL(frag_256x128_impl, "frag_256x128", frag_256x128_shape);
 
 extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {&one_block_impl,
                                                         &many_blocks_impl,
@@ -219,6 +214,11 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {&one_block_impl,
                                                         &tuned_impl,
                                                         &tuned_128x128_impl,
                                                         &tuned_256x128_impl,
+                                                        &frag_128x256_impl,
+                                                        &frag_128x128_impl,
+                                                        &frag_128x128_w64_impl,
+                                                        &frag_128x128_k8_impl,
+                                                        &frag_256x128_impl,
                                                         &wl_gemm_tf32_mma_impl,
                                                         &wl_gemm_bf16_mma_impl,
                                                         &wl_gemm_bf16_wgmma_impl,

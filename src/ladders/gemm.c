@@ -322,6 +322,44 @@ static const wl_rung gemm_rungs[] = {
      .seed = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile256x128_bytes},
+    {.id = "frag_128x256",
+     .title = "sm_90 candidate: tuned's shape, barrier a step early",
+     .lesson = "The tuned kernel with the barrier before a tile's last k step: that step's "
+               "fragments are in registers, so the tile's stage is refilled at once (4 tiles in "
+               "flight instead of 3) and the next tile's first fragments and copies issue "
+               "behind the last step's FMAs instead of stalling after the barrier.",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bytes},
+    {.id = "frag_128x128",
+     .title = "sm_90 candidate: 128x128x16, 8x8 a thread, barrier early",
+     .lesson = "The early barrier at 128x128 tiles, 8x8 outputs per thread: two 256-thread "
+               "blocks an SM (16 warps) to hide latency, at a lower FMA : LDS ratio (16:1).",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bytes},
+    {.id = "frag_128x128_w64",
+     .title = "sm_90 candidate: 128x128x16, 4 warps of 64x64, barrier early",
+     .lesson = "The early barrier at 128x128 tiles with tuned's 64x64 warp tiles (8x16 a "
+               "thread): tuned's FMA : LDS ratio and warps per SM, but two 128-thread blocks "
+               "an SM, so one block's barrier does not idle the whole SM.",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bytes},
+    {.id = "frag_128x128_k8",
+     .title = "sm_90 candidate: 128x128x8, 4 stages, barrier early",
+     .lesson = "The early barrier at 128x128x8 (double_buffered's BK, 8x8 a thread, two blocks "
+               "an SM): a loop body half as long (10 KB of instructions) for the instruction "
+               "cache, at one barrier per 8 k.",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bytes},
+    {.id = "frag_256x128",
+     .title = "sm_90 candidate: 256x128x16, barrier early",
+     .lesson = "The early barrier at tuned_256x128's shape (16x8 a thread, one block an SM).",
+     .seed = "past the course (tuning)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile256x128_bytes},
     {.id = "tf32_mma",
      .title = "tensor cores, TF32 (mma.sync)",
      .lesson = "The Volta slide's D = A*B + C on small tiles: mma.sync.m16n8k8 multiplies TF32 "

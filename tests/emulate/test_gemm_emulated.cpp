@@ -11,19 +11,14 @@
 #include "../../src/cuda/gemm/blocked_kernels.cuh"
 #include "../../src/cuda/gemm/course_kernels.cuh"
 #include "../../src/cuda/gemm/mma_kernel.cuh"
-#include "../../src/cuda/gemm/pipelined_kernel.cuh"
+#include "../../src/cuda/gemm/pipelined_shapes.cuh"
 #include "../../src/ladders/gemm.h"
 
 #include <cstdio>
 #include <functional>
 #include <string>
 
-/* The shapes of src/cuda/gemm.cu. */
-typedef tile_shape<128, 128, 8, 128, 128, 8, 8, 3, 2, 0> double_buffered_shape;
-typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 3, 2, 0> warptile_shape;
-typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8> tuned_shape;
-typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8> tuned_128x128_shape;
-typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8> tuned_256x128_shape;
+/* The shapes of src/cuda/gemm.cu: gemm/pipelined_shapes.cuh. */
 
 static int failures = 0, checks = 0;
 
@@ -156,6 +151,11 @@ static const rung rungs[] = {
     {"tuned", 0, 0, run_pipelined<tuned_shape>},
     {"tuned_128x128", 0, 0, run_pipelined<tuned_128x128_shape>},
     {"tuned_256x128", 0, 0, run_pipelined<tuned_256x128_shape>},
+    {"frag_128x256", 0, 0, run_pipelined<frag_128x256_shape>},
+    {"frag_128x128", 0, 0, run_pipelined<frag_128x128_shape>},
+    {"frag_128x128_w64", 0, 0, run_pipelined<frag_128x128_w64_shape>},
+    {"frag_128x128_k8", 0, 0, run_pipelined<frag_128x128_k8_shape>},
+    {"frag_256x128", 0, 0, run_pipelined<frag_256x128_shape>},
     {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
     {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
 };

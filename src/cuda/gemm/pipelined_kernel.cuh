@@ -27,7 +27,7 @@
 #include "gemm_device.cuh"
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_,
-          int MIN_BLOCKS_, int GROUP_M_>
+          int MIN_BLOCKS_, int GROUP_M_, bool FRAGMENTS_ = false>
 struct tile_shape {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
     static constexpr int STAGES = STAGES_;
@@ -37,6 +37,10 @@ struct tile_shape {
      * inside a band (0: row by row): consecutive blocks then share B's
      * columns and A's rows in L2. */
     static constexpr int GROUP_M = GROUP_M_;
+    /* The main loop (see gemm_pipelined): false, the plain one; true,
+     * fragments in two register sets, the barrier one k step early and the
+     * copies spread over the tile. */
+    static constexpr bool FRAGMENTS = FRAGMENTS_;
     static constexpr int LM = WM / TM, LN = WN / TN, LANES = LM * LN;
     static constexpr int THREADS = (BM / WM) * (BN / WN) * LANES;
     static constexpr int AS_STRIDE = BM + 4;
@@ -160,38 +164,113 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm
     }
     const float *a_read = as + gm * T::WM + lm * 4;
     const float *b_read = bs + gn * T::WN + ln * 4;
-    int stage = 0;
-    for (int t = 0; t < tiles; t++) {
-        cp_async_wait<T::STAGES - 2>(); /* this thread's copies of tile t have landed */
-        __syncthreads();                /* everyone's have; everyone is done with t-1 */
-        const int next = t + T::STAGES - 1;
-        if (next < tiles)
-            load_tile(next, next % T::STAGES);
+    /* This thread's A and B fragments of k step d of a tile. */
+    auto load_fragments = [&](float(&am)[T::TM], float(&bn)[T::TN], const float *a_tile,
+                              const float *b_tile, int d) {
+#pragma unroll
+        for (int u = 0; u < T::TM / 4; u++) {
+            const float4 x =
+                *reinterpret_cast<const float4 *>(a_tile + d * T::AS_STRIDE + u * T::LM * 4);
+            am[u * 4 + 0] = x.x, am[u * 4 + 1] = x.y, am[u * 4 + 2] = x.z, am[u * 4 + 3] = x.w;
+        }
+#pragma unroll
+        for (int u = 0; u < T::TN / 4; u++) {
+            const float4 y = *reinterpret_cast<const float4 *>(b_tile + d * T::BN + u * T::LN * 4);
+            bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z, bn[u * 4 + 3] = y.w;
+        }
+    };
+    auto multiply = [&](const float(&am)[T::TM], const float(&bn)[T::TN]) {
+#pragma unroll
+        for (int i = 0; i < T::TM; i++)
+#pragma unroll
+            for (int j = 0; j < T::TN; j++)
+                acc[i][j] = fmaf(am[i], bn[j], acc[i][j]);
+    };
+    if (!T::FRAGMENTS) {
+        int stage = 0;
+        for (int t = 0; t < tiles; t++) {
+            cp_async_wait<T::STAGES - 2>(); /* this thread's copies of tile t have landed */
+            __syncthreads();                /* everyone's have; everyone is done with t-1 */
+            const int next = t + T::STAGES - 1;
+            if (next < tiles)
+                load_tile(next, next % T::STAGES);
+            cp_async_commit();
+            const float *a_tile = a_read + stage * T::AS_STAGE;
+            const float *b_tile = b_read + stage * T::BS_STAGE;
+#pragma unroll
+            for (int d = 0; d < T::BK; d++) {
+                float am[T::TM], bn[T::TN];
+#pragma unroll
+                for (int u = 0; u < T::TM / 4; u++) {
+                    const float4 x = *reinterpret_cast<const float4 *>(a_tile + d * T::AS_STRIDE +
+                                                                       u * T::LM * 4);
+                    am[u * 4 + 0] = x.x, am[u * 4 + 1] = x.y, am[u * 4 + 2] = x.z,
+                               am[u * 4 + 3] = x.w;
+                }
+#pragma unroll
+                for (int u = 0; u < T::TN / 4; u++) {
+                    const float4 y =
+                        *reinterpret_cast<const float4 *>(b_tile + d * T::BN + u * T::LN * 4);
+                    bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z,
+                               bn[u * 4 + 3] = y.w;
+                }
+#pragma unroll
+                for (int i = 0; i < T::TM; i++)
+#pragma unroll
+                    for (int j = 0; j < T::TN; j++)
+                        acc[i][j] = fmaf(am[i], bn[j], acc[i][j]);
+            }
+            stage = stage + 1 == T::STAGES ? 0 : stage + 1;
+        }
+    } else {
+        /* FRAGMENTS (over the plain loop): the barrier moves before a tile's
+         * last k step. By then every thread holds that step's fragments, so
+         * the whole tile's stage is free: the copies issued after the barrier
+         * refill it (STAGES tiles in flight, one more than the plain loop
+         * with the same shared memory), and the first fragments of tile t+1
+         * load while tile t's last FMAs run. The copies' address arithmetic
+         * and the shared-memory latency at a tile boundary now hide behind
+         * those FMAs instead of stalling every warp after the barrier.
+         *
+         * The prologue fills all STAGES stages. The wait in iteration t
+         * counts STAGES + t groups: leaving STAGES-2 in flight means tile
+         * t+1 has landed. */
+        if (T::STAGES - 1 < tiles)
+            load_tile(T::STAGES - 1, T::STAGES - 1);
         cp_async_commit();
-        const float *a_tile = a_read + stage * T::AS_STAGE;
-        const float *b_tile = b_read + stage * T::BS_STAGE;
+        float am[T::TM], bn[T::TN];
+        cp_async_wait<T::STAGES - 1>(); /* tile 0 */
+        __syncthreads();
+        if (tiles > 0)
+            load_fragments(am, bn, a_read, b_read, 0);
+        int stage = 0;
+        for (int t = 0; t < tiles; t++) {
+            const float *a_tile = a_read + stage * T::AS_STAGE;
+            const float *b_tile = b_read + stage * T::BS_STAGE;
 #pragma unroll
-        for (int d = 0; d < T::BK; d++) {
-            float am[T::TM], bn[T::TN];
-#pragma unroll
-            for (int u = 0; u < T::TM / 4; u++) {
-                const float4 x =
-                    *reinterpret_cast<const float4 *>(a_tile + d * T::AS_STRIDE + u * T::LM * 4);
-                am[u * 4 + 0] = x.x, am[u * 4 + 1] = x.y, am[u * 4 + 2] = x.z, am[u * 4 + 3] = x.w;
+            for (int d = 0; d < T::BK - 1; d++) {
+                multiply(am, bn);
+                load_fragments(am, bn, a_tile, b_tile, d + 1);
             }
-#pragma unroll
-            for (int u = 0; u < T::TN / 4; u++) {
-                const float4 y =
-                    *reinterpret_cast<const float4 *>(b_tile + d * T::BN + u * T::LN * 4);
-                bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z, bn[u * 4 + 3] = y.w;
-            }
+            cp_async_wait<T::STAGES - 2>(); /* this thread's copies of tile t+1 */
+            __syncthreads();                /* everyone's; everyone has read tile t */
+            const int next = t + T::STAGES;
+            if (next < tiles)
+                load_tile(next, stage);
+            cp_async_commit();
+            float am_last[T::TM], bn_last[T::TN];
 #pragma unroll
             for (int i = 0; i < T::TM; i++)
+                am_last[i] = am[i];
 #pragma unroll
-                for (int j = 0; j < T::TN; j++)
-                    acc[i][j] = fmaf(am[i], bn[j], acc[i][j]);
+            for (int j = 0; j < T::TN; j++)
+                bn_last[j] = bn[j];
+            stage = stage + 1 == T::STAGES ? 0 : stage + 1;
+            if (t + 1 < tiles)
+                load_fragments(am, bn, a_read + stage * T::AS_STAGE, b_read + stage * T::BS_STAGE,
+                               0);
+            multiply(am_last, bn_last);
         }
-        stage = stage + 1 == T::STAGES ? 0 : stage + 1;
     }
     cp_async_wait<0>(); /* nothing may be left in flight at exit */
 

@@ -1,0 +1,45 @@
+/* The shapes the pipelined kernel runs at: the ladder's rungs, the sm_90
+ * alternatives shown beside them, and the configuration warplab_gemm() uses
+ * (tuned_shape). One list, included by src/cuda/gemm.cu and by the CPU
+ * emulation test, so a shape changes in one place. */
+#ifndef WARPLAB_GEMM_PIPELINED_SHAPES_CUH
+#define WARPLAB_GEMM_PIPELINED_SHAPES_CUH
+
+#include "pipelined_kernel.cuh"
+
+/* tile_shape<BM, BN, BK, WM, WN, TM, TN, STAGES, MIN_BLOCKS, GROUP_M, FRAGMENTS> */
+
+/* double_buffered: the conflict-free block-wide mapping (16 x 16 threads,
+ * 2 x 2 blocks of 4 x 4), now fed by a 3-stage cp.async ring. */
+typedef tile_shape<128, 128, 8, 128, 128, 8, 8, 3, 2, 0> double_buffered_shape;
+/* warptile: 8 warps, each a 64 x 32 piece (8 x 4 lanes of 2 x 2 blocks of
+ * 4 x 4). */
+typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 3, 2, 0> warptile_shape;
+
+/* The sm_90 shapes compared in one run (off the ladder but tuned itself). */
+/* 128 x 256 x 16, warps of 64 x 64 (8 x 16 outputs a thread), 4 stages, one
+ * block an SM, tiles visited in bands of 8 rows for L2. */
+typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8> sm90_128x256_shape;
+typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8> tuned_128x128_shape;
+typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8> tuned_256x128_shape;
+
+/* The same kernel with FRAGMENTS (register double-buffered fragments, the
+ * barrier a step early, copies spread over the tile; see gemm_pipelined),
+ * at the shapes worth comparing:
+ * - frag_128x256: tuned's shape, to isolate the loop change;
+ * - frag_128x128: 8 x 8 a thread, two 256-thread blocks an SM (16 warps);
+ * - frag_128x128_w64: 4 warps of 64 x 64 (8 x 16 a thread), two 128-thread
+ *   blocks an SM: tuned's FMA:LDS ratio and warp count, but two blocks
+ *   whose barriers do not wait on each other;
+ * - frag_128x128_k8: BK 8 (a 10 KB loop body, half of BK 16's), 4 stages;
+ * - frag_256x128: the best shape at 4000^3, with FRAGMENTS. */
+typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8, true> frag_128x256_shape;
+typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8, true> frag_128x128_shape;
+typedef tile_shape<128, 128, 16, 64, 64, 8, 16, 4, 2, 8, true> frag_128x128_w64_shape;
+typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 4, 2, 8, true> frag_128x128_k8_shape;
+typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8, true> frag_256x128_shape;
+
+/* What the tuned rung and warplab_gemm() run: promote a shape here. */
+typedef sm90_128x256_shape tuned_shape;
+
+#endif
