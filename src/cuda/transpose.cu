@@ -7,10 +7,12 @@
  * written. Grids larger than the device's y limit loop over the remaining
  * rows of tiles. */
 #include "../ladders/transpose_layout.h"
+#include "../ladders/transpose_order.h"
 #include "cuda_backend.h"
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cublas_v2.h>
 
 namespace
@@ -233,6 +235,153 @@ __global__ void __launch_bounds__(VEC_THREADS)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* 16-byte accesses in a chosen block order: the ordered candidates          */
+
+/* One thread's part of a strip of STRIP tiles whose first sub-block is at
+ * (r0, c0): true (and the loads issued) when all STRIP sub-blocks lie inside
+ * the matrix, so that they go as 16-byte pieces. */
+template <typename T, int STRIP>
+__device__ __forceinline__ bool load_strip(const T *__restrict__ in, const wl_transpose_layout &m,
+                                           long long r0, long long c0, T (&v)[STRIP][SUB][SUB])
+{
+    const long long last_r0 = r0 + (STRIP - 1) * VEC_TILE;
+    if (r0 < 0 || c0 < 0 || last_r0 + SUB > (long long)m.rows || c0 + SUB > (long long)m.cols)
+        return false;
+#pragma unroll
+    for (int s = 0; s < STRIP; s++)
+#pragma unroll
+        for (int k = 0; k < SUB; k++)
+            load4(in + (size_t)(r0 + s * VEC_TILE + k) * m.ld_in + c0, v[s][k]);
+    return true;
+}
+
+/* Stores what load_strip loaded (fast), or moves the strip element by
+ * element with bounds checks (it stuck out of the matrix). */
+template <typename T, int STRIP>
+__device__ __forceinline__ void store_strip(const T *__restrict__ in, T *__restrict__ out,
+                                            const wl_transpose_layout &m, long long r0,
+                                            long long c0, bool fast, const T (&v)[STRIP][SUB][SUB])
+{
+    if (!fast) {
+        for (int s = 0; s < STRIP; s++)
+            transpose_sub_block(in, out, m, r0 + s * VEC_TILE, c0);
+        return;
+    }
+#pragma unroll
+    for (int s = 0; s < STRIP; s++)
+#pragma unroll
+        for (int j = 0; j < SUB; j++) {
+            const T column[SUB] = {v[s][0][j], v[s][1][j], v[s][2][j], v[s][3][j]};
+            store4(out + (size_t)(c0 + j) * m.ld_out + r0 + s * VEC_TILE, column);
+        }
+}
+
+/* Where the item's thread works: the first row and column of its sub-block
+ * (same lane mapping as transpose_vectorized). */
+struct item_grid {
+    uint32_t items, items_x, items_y, group;
+    unsigned shift_r, shift_c;
+};
+
+__device__ __forceinline__ void item_origin(const item_grid &g, uint32_t item, int strip,
+                                            long long sub_row, long long sub_col, long long *r0,
+                                            long long *c0)
+{
+    uint32_t ix, iy;
+    wl_transpose_item(item, g.items_x, g.items_y, g.group, &ix, &iy);
+    *r0 = (long long)iy * (strip * VEC_TILE) + SUB * sub_row - g.shift_r;
+    *c0 = (long long)ix * VEC_TILE + SUB * sub_col - g.shift_c;
+}
+
+/* The vectorized kernel's tile and lane mapping (a 64x64 tile per item,
+ * STRIP tiles down a column per item), with the items dealt in the order of
+ * transpose_order.h over a 1-D grid: block b takes items b, b + gridDim.x,
+ * ... (once each when the grid covers them all).
+ *
+ * PREFETCH (the persistent rung, whose grid is only as large as the device
+ * holds at once): before storing item i, a thread issues the loads of its
+ * next item, so that 16-byte loads are in flight while the stores drain, and
+ * no block ever ends and restarts. The loads and stores are asm volatile
+ * with "memory" clobbers: they are issued in exactly this order. Two items'
+ * data live at once: keeping only the pending item's store address and
+ * moving edge items one element at a time brings floats from 79 registers
+ * (3 blocks of 256 per SM) to 56 (4 blocks; the launch bound keeps it so). */
+template <typename T, int STRIP, bool PREFETCH>
+__global__ void __launch_bounds__(VEC_THREADS, PREFETCH && sizeof(T) == 4 ? 4 : 1)
+    transpose_ordered(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m,
+                      item_grid g)
+{
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const long long sub_row = (warp / 4) * 8 + lane / 4; /* 0..15 */
+    const long long sub_col = (warp % 4) * 4 + lane % 4; /* 0..15 */
+    if (!PREFETCH) {
+        for (uint64_t item = blockIdx.x; item < g.items; item += gridDim.x) {
+            long long r0, c0;
+            item_origin(g, (uint32_t)item, STRIP, sub_row, sub_col, &r0, &c0);
+            T v[STRIP][SUB][SUB];
+            const bool fast = load_strip<T, STRIP>(in, m, r0, c0, v);
+            store_strip<T, STRIP>(in, out, m, r0, c0, fast, v);
+        }
+        return;
+    }
+    /* A pending item: its registers, where its 16-byte stores start (fast),
+     * and its index (the slow path finds its origin again). */
+    uint64_t item = blockIdx.x;
+    if (item >= g.items)
+        return;
+    long long r0, c0;
+    item_origin(g, (uint32_t)item, STRIP, sub_row, sub_col, &r0, &c0);
+    T v[STRIP][SUB][SUB];
+    bool fast = load_strip<T, STRIP>(in, m, r0, c0, v);
+    T *dst = out + (size_t)c0 * m.ld_out + r0;
+    for (;;) {
+        const uint64_t next = item + gridDim.x;
+        T w[STRIP][SUB][SUB];
+        T *next_dst = out;
+        bool next_fast = false;
+        if (next < g.items) {
+            item_origin(g, (uint32_t)next, STRIP, sub_row, sub_col, &r0, &c0);
+            next_fast = load_strip<T, STRIP>(in, m, r0, c0, w);
+            next_dst = out + (size_t)c0 * m.ld_out + r0;
+        }
+        if (fast) {
+#pragma unroll
+            for (int s = 0; s < STRIP; s++)
+#pragma unroll
+                for (int j = 0; j < SUB; j++) {
+                    const T column[SUB] = {v[s][0][j], v[s][1][j], v[s][2][j], v[s][3][j]};
+                    store4(dst + (size_t)j * m.ld_out + s * VEC_TILE, column);
+                }
+        } else {
+            /* Element by element, one at a time: the fewest registers live
+             * beside the next item's. */
+            item_origin(g, (uint32_t)item, STRIP, sub_row, sub_col, &r0, &c0);
+#pragma unroll 1
+            for (int e = 0; e < STRIP * SUB * SUB; e++) {
+                const long long r = r0 + (e / (SUB * SUB)) * VEC_TILE + e / SUB % SUB,
+                                c = c0 + e % SUB;
+                if (r >= 0 && r < (long long)m.rows && c >= 0 && c < (long long)m.cols)
+                    out[(size_t)c * m.ld_out + r] = in[(size_t)r * m.ld_in + c];
+            }
+        }
+        if (next >= g.items)
+            return;
+        item = next;
+        dst = next_dst;
+        fast = next_fast;
+        if (next_fast) {
+#pragma unroll
+            for (int s = 0; s < STRIP; s++)
+#pragma unroll
+                for (int k = 0; k < SUB; k++)
+#pragma unroll
+                    for (int j = 0; j < SUB; j++)
+                        v[s][k][j] = w[s][k][j];
+        }
+    }
+}
+
 /* The copy reference: rows of cols elements from in (pitch ld_in) to out
  * (pitch out_pitch). A block takes COPY_UNROLL x 256 16-byte vectors of a
  * row, all loads issued before the first store. The row's head (until both
@@ -398,6 +547,114 @@ warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, 
     return WL_CUDA_LAUNCHED(backend, "transpose vectorized");
 }
 
+/* The ordered candidates: the vectorized rungs' alignment rules and grid
+ * shift, items dealt in the order of transpose_order.h. GROUP: item rows
+ * per band, 0 for all of them (write-major). resident: blocks the device
+ * holds at once (the persistent grid), 0 for one block per item. Past 2^32
+ * items (no buffer that large exists today) the vectorized rung's own grid
+ * takes over. */
+template <typename T, int STRIP, unsigned GROUP, bool PREFETCH>
+warplab_status ordered_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
+                          void *out, size_t resident)
+{
+    constexpr size_t per_vector = 16 / sizeof(T);
+    const uintptr_t in_address = (uintptr_t)in, out_address = (uintptr_t)out;
+    if (m.ld_in % per_vector || m.ld_out % per_vector || in_address % sizeof(T) ||
+        out_address % sizeof(T))
+        return tiles_on<T, 1, false, true>(backend, m, in, out);
+    item_grid g;
+    g.shift_c = (unsigned)(in_address / sizeof(T) % per_vector);
+    g.shift_r = (unsigned)(out_address / sizeof(T) % per_vector);
+    const size_t items_x = tiles_of(m.cols + g.shift_c, VEC_TILE);
+    const size_t items_y = tiles_of(tiles_of(m.rows + g.shift_r, VEC_TILE), STRIP);
+    if (items_y > UINT32_MAX || items_x > UINT32_MAX / items_y)
+        return vectorized_on<T, 1>(backend, m, in, out);
+    g.items_x = (uint32_t)items_x;
+    g.items_y = (uint32_t)items_y;
+    g.items = g.items_x * g.items_y;
+    g.group = GROUP == 0 || GROUP > g.items_y ? g.items_y : GROUP;
+    size_t blocks = g.items;
+    if (resident > 0 && resident < blocks)
+        blocks = resident;
+    const size_t x_limit =
+        (size_t)(backend->info.max_grid_dim[0] > 0 ? backend->info.max_grid_dim[0] : 65535);
+    if (blocks > x_limit)
+        blocks = x_limit;
+    transpose_ordered<T, STRIP, PREFETCH>
+        <<<(unsigned)blocks, VEC_THREADS, 0, wl_cuda_stream(backend)>>>(
+            static_cast<const T *>(in), static_cast<T *>(out), m, g);
+    return WL_CUDA_LAUNCHED(backend, "transpose ordered");
+}
+
+/* Item rows per band of the grouped candidates: 32 tiles (2048 input rows)
+ * tall, so that the ~1000 blocks an H100/H200 holds at once span about 32
+ * item columns: ~2K input rows read 8 KiB at a time and ~2K output rows
+ * written 8 KiB at a time, instead of (row-major at 16384^2) 256 rows read
+ * whole and all 16384 output rows written 1 KiB at a time. */
+constexpr unsigned GROUP_TILES = 32;
+
+template <typename T, int STRIP, unsigned GROUP>
+warplab_status ordered_all(wl_backend *backend, const wl_transpose_layout &m, const void *in,
+                           void *out)
+{
+    return ordered_on<T, STRIP, GROUP, false>(backend, m, in, out, 0);
+}
+
+/* The persistent candidate: the grid is what the device holds at once,
+ * measured untimed in setup from the kernel's occupancy. */
+typedef struct persistent_state {
+    size_t resident; /* blocks resident at once on the whole GPU */
+} persistent_state;
+
+template <typename T> warplab_status persistent_blocks(wl_backend *backend, size_t *resident)
+{
+    int per_sm = 0;
+    const warplab_status status =
+        wl_cuda_check(backend,
+                      cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &per_sm, transpose_ordered<T, 1, true>, VEC_THREADS, 0),
+                      "transpose persistent occupancy");
+    const size_t sms =
+        (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1);
+    *resident = sms * (size_t)(per_sm > 0 ? per_sm : 1);
+    return status;
+}
+
+warplab_status persistent_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    size_t resident = 0;
+    const warplab_status status = wl_transpose_layout_of(launch->problem).element_size == 8
+                                      ? persistent_blocks<double>(backend, &resident)
+                                      : persistent_blocks<float>(backend, &resident);
+    if (status != WARPLAB_OK)
+        return status;
+    persistent_state *s = static_cast<persistent_state *>(malloc(sizeof *s));
+    if (!s)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "out of host memory");
+    s->resident = resident;
+    *state = s;
+    return WARPLAB_OK;
+}
+
+void persistent_teardown(wl_backend *backend, void *state)
+{
+    (void)backend;
+    free(state);
+}
+
+warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    const size_t resident = static_cast<const persistent_state *>(state)->resident;
+    wl_transpose_layout m;
+    const void *in;
+    void *out;
+    if (!matrix_of(launch, &m, &in, &out))
+        return WARPLAB_OK;
+    return m.element_size == 8
+               ? ordered_on<double, 1, GROUP_TILES, true>(backend, m, in, out, resident)
+               : ordered_on<float, 1, GROUP_TILES, true>(backend, m, in, out, resident);
+}
+
 /* Rung copy (reference): rows of the input to tight rows of the output. A
  * tight input is one long row, so the whole matrix streams as one array. */
 template <typename T>
@@ -558,6 +815,38 @@ const wl_impl vectorized_strip_impl = {
     .ladder = "transpose",
     .rung = "vectorized_strip",
     .launch = launch_typed<vectorized_on<float, 4>, vectorized_on<double, 2>>};
+/* The ordered candidates (off the ladder until a GPU run picks one): the
+ * vectorized rung's kernel, items dealt in another order. */
+/* vectorized_out: consecutive blocks go down a column of input tiles, i.e.
+ * along the output's rows: writes of running blocks are few long runs, reads
+ * many short ones (the vectorized rung's grid, mirrored). */
+const wl_impl vectorized_out_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized_out",
+    .launch = launch_typed<ordered_all<float, 1, 0>, ordered_all<double, 1, 0>>};
+/* vectorized_grouped: bands GROUP_TILES tiles tall, walked column by
+ * column: the running blocks read and write a near-square patch. */
+const wl_impl vectorized_grouped_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized_grouped",
+    .launch =
+        launch_typed<ordered_all<float, 1, GROUP_TILES>, ordered_all<double, 1, GROUP_TILES>>};
+/* grouped_strip: the grouped order with 2 tiles down a column per block
+ * (bands half as many items tall: the same patch): each block writes 512 B
+ * runs of 64 output rows (1 KiB of doubles), and a thread has 8 16-byte
+ * loads of floats (16 of doubles) in flight before its first store. */
+const wl_impl grouped_strip_impl = {.ladder = "transpose",
+                                    .rung = "grouped_strip",
+                                    .launch =
+                                        launch_typed<ordered_all<float, 2, GROUP_TILES / 2>,
+                                                     ordered_all<double, 2, GROUP_TILES / 2>>};
+/* persistent: the grouped order over a grid of the blocks the device holds
+ * at once, each loading its next tile before storing this one. */
+const wl_impl persistent_impl = {.ladder = "transpose",
+                                 .rung = "persistent",
+                                 .setup = persistent_setup,
+                                 .launch = launch_persistent,
+                                 .teardown = persistent_teardown};
 const wl_impl copy_impl = {
     .ladder = "transpose", .rung = "copy", .launch = launch_typed<copy_on<float>, copy_on<double>>};
 const wl_impl cublas_impl = {.ladder = "transpose",
@@ -570,9 +859,11 @@ const wl_impl cublas_impl = {.ladder = "transpose",
 } // namespace
 
 extern "C" const wl_impl *const wl_cuda_transpose_impls[] = {
-    &copy_impl,         &copy_shared_impl,
-    &copy_strided_impl, &naive_impl,
-    &naive_mirror_impl, &tiled_impl,
-    &padded_impl,       &diagonal_impl,
-    &vectorized_impl,   &vectorized_strip_impl,
-    &cublas_impl,       NULL};
+    &copy_impl,           &copy_shared_impl,
+    &copy_strided_impl,   &naive_impl,
+    &naive_mirror_impl,   &tiled_impl,
+    &padded_impl,         &diagonal_impl,
+    &vectorized_impl,     &vectorized_strip_impl,
+    &vectorized_out_impl, &vectorized_grouped_impl,
+    &grouped_strip_impl,  &persistent_impl,
+    &cublas_impl,         NULL};

@@ -104,6 +104,11 @@ static warplab_status copy_verify(const wl_problem *p, const void *const *host, 
     return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 
+/* The rung warplab_transpose() runs (the library operation): the fastest
+ * measured at the default sizes. Any rung with a cuda and an opencl form
+ * will do; change it here after a GPU run. */
+#define TRANSPOSE_BEST_RUNG "vectorized"
+
 #define SEED_TRANSPOSE "seed 003, 'Transpozice matic'"
 
 static const wl_rung transpose_rungs[] = {
@@ -209,6 +214,42 @@ static const wl_rung transpose_rungs[] = {
                "in flight per thread, a quarter of the blocks, 1 KB of each output row from "
                "one block.",
      .seed = "past the course (Hopper: bytes in flight)"},
+    /* Candidates past vectorized, each its kernel with another block order
+     * (see transpose_order.h), off the ladder until a GPU run has compared
+     * them: at 8192^2 and 16384^2 vectorized falls to 92-94% of the copy
+     * while cuBLAS climbs to 97%. */
+    {.id = "vectorized_out",
+     .title = "16-byte, blocks along output rows",
+     .lesson = "Over vectorized: consecutive blocks take the tiles down a column of the input, "
+               "which sit side by side along the same output rows. The blocks running at once "
+               "write a few output rows in long runs (and read many input rows in short ones) "
+               "instead of writing every output row a few hundred bytes at a time.",
+     .seed = "past the course (block order against DRAM page misses)",
+     .flags = WL_RUNG_OFF_LADDER},
+    {.id = "vectorized_grouped",
+     .title = "16-byte, grouped block order",
+     .lesson = "Over vectorized: tiles dealt in bands 32 tiles tall, walked column by column, so "
+               "the ~1000 blocks a Hopper GPU runs at once cover a near-square patch: about 2K "
+               "input rows read and 2K output rows written, 8 KiB of each at a time, whatever "
+               "the matrix size. The diagonal rung's idea (spread the running blocks well), "
+               "aimed at DRAM pages rather than partitions.",
+     .seed = "past the course (block order against DRAM page misses)",
+     .flags = WL_RUNG_OFF_LADDER},
+    {.id = "grouped_strip",
+     .title = "16-byte, grouped, 2 tiles per block",
+     .lesson = "Over vectorized_grouped: a block takes 2 tiles down a column (bands 16 items "
+               "tall: the same patch), so it writes 512 B runs of each output row it touches "
+               "and a thread has 8 16-byte loads in flight before its first store.",
+     .seed = "past the course (block order, bytes in flight)",
+     .flags = WL_RUNG_OFF_LADDER},
+    {.id = "persistent",
+     .title = "grouped, persistent grid, prefetch",
+     .lesson = "Over vectorized_grouped: only as many blocks as the GPU holds at once, each "
+               "looping over tiles in the grouped order and issuing the loads of its next tile "
+               "before the stores of this one: loads stay in flight while stores drain, and no "
+               "block ends and restarts.",
+     .seed = "past the course (persistent grid, software pipelining)",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "cublas",
      .title = "cuBLAS geam (vendor)",
      .lesson = "cublasSgeam/cublasDgeam computing C = op(A) with op = transpose, alpha 1, beta "
@@ -313,8 +354,9 @@ static size_t round_up4(size_t x)
  *   tight, tight misaligned, odd pitches, 16-byte pitches, 16-byte pitches
  *   misaligned (the vector kernel's phase shift);
  * - the large shapes tight, plus pitched and misaligned ones;
- * - on a GPU also 8192x8192 and 16384x16384 (a CPU device would take
- *   minutes, and PoCL cannot allocate 1 GiB buffers). */
+ * - on a GPU also 8192x8192 (both types) and 16384x16384 (float only: the
+ *   doubles' host-side work dominated the GPU test's time); a CPU device
+ *   would take minutes, and PoCL cannot allocate 1 GiB buffers. */
 static int transpose_test_problems(const warplab_device_info *device, wl_problem *problems,
                                    int capacity)
 {
@@ -343,11 +385,13 @@ static int transpose_test_problems(const warplab_device_info *device, wl_problem
     add_problem(&list, 4000, 4000, WARPLAB_FLOAT64, 4001, 4010, 0);
     add_problem(&list, 3001, 4000, WARPLAB_FLOAT32, 0, 0, 1);
     if (device && device->gpu) {
-        static const size_t huge[] = {8192, 16384};
-        for (int s = 0; s < 2; s++)
-            for (int t = 0; t < 2; t++)
-                add_problem(&list, huge[s], huge[s], types[t], 0, 0, 0);
+        add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 0, 0, 0);
+        add_problem(&list, 8192, 8192, WARPLAB_FLOAT64, 0, 0, 0);
         add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 8200, 8196, 1);
+        /* Float only: 16384^2 doubles (2 GiB a buffer) cost minutes of host
+         * work per rung for no index the 8192^2 doubles and 16384^2 floats
+         * do not already reach. */
+        add_problem(&list, 16384, 16384, WARPLAB_FLOAT32, 0, 0, 0);
     }
     return list.count;
 }
@@ -366,7 +410,7 @@ const wl_ladder wl_transpose_ladder = {
     .verify = transpose_verify,
     .bytes = transpose_bytes,
     .flops = no_flops,
-    .best_rung = "vectorized",
+    .best_rung = TRANSPOSE_BEST_RUNG,
     .test_problems = transpose_test_problems,
 };
 

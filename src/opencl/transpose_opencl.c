@@ -5,18 +5,22 @@
 #include "../ladders/transpose_layout.h"
 #include "opencl_backend.h"
 
+#include <stdint.h>
+
 /* Work-group shape of the tile kernels: a 32x32 tile, 32x8 work-items. */
 #define TILE 32
 #define BLOCK_ROWS 8
 
 /* Arguments shared by every transpose kernel:
- * (in, in_off, out, out_off, rows, cols, ld_in, ld_out), and the vectorized
- * kernel's (shift_r, shift_c). */
+ * (in, in_off, out, out_off, rows, cols, ld_in, ld_out), the vectorized
+ * kernels' (shift_r, shift_c) and the ordered kernels' (items_x, items_y,
+ * group). */
+#define TRANSPOSE_ARGS 13
 typedef struct transpose_args {
     cl_mem in, out;
     cl_ulong in_off, out_off, rows, cols, ld_in, ld_out;
-    cl_uint shift_r, shift_c;
-    wl_cl_arg list[10];
+    cl_uint shift_r, shift_c, items_x, items_y, group;
+    wl_cl_arg list[TRANSPOSE_ARGS];
 } transpose_args;
 
 /* The problem's arguments; a launcher may change the sizes before launching. */
@@ -31,13 +35,14 @@ static void make_args(const wl_launch *launch, transpose_args *args)
     args->cols = m.cols;
     args->ld_in = m.ld_in;
     args->ld_out = m.ld_out;
-    args->shift_r = args->shift_c = 0;
-    const wl_cl_arg list[10] = {WL_CL_VALUE(args->in),      WL_CL_VALUE(args->in_off),
-                                WL_CL_VALUE(args->out),     WL_CL_VALUE(args->out_off),
-                                WL_CL_VALUE(args->rows),    WL_CL_VALUE(args->cols),
-                                WL_CL_VALUE(args->ld_in),   WL_CL_VALUE(args->ld_out),
-                                WL_CL_VALUE(args->shift_r), WL_CL_VALUE(args->shift_c)};
-    for (int i = 0; i < 10; i++)
+    args->shift_r = args->shift_c = args->items_x = args->items_y = args->group = 0;
+    const wl_cl_arg list[TRANSPOSE_ARGS] = {
+        WL_CL_VALUE(args->in),      WL_CL_VALUE(args->in_off),  WL_CL_VALUE(args->out),
+        WL_CL_VALUE(args->out_off), WL_CL_VALUE(args->rows),    WL_CL_VALUE(args->cols),
+        WL_CL_VALUE(args->ld_in),   WL_CL_VALUE(args->ld_out),  WL_CL_VALUE(args->shift_r),
+        WL_CL_VALUE(args->shift_c), WL_CL_VALUE(args->items_x), WL_CL_VALUE(args->items_y),
+        WL_CL_VALUE(args->group)};
+    for (int i = 0; i < TRANSPOSE_ARGS; i++)
         args->list[i] = list[i];
 }
 
@@ -188,6 +193,75 @@ static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_laun
                             warplab_dtype_size(launch->problem->dtype) == 8 ? 2 : 4);
 }
 
+/* The ordered candidates, as CUDA's ordered_on: the vectorized kernels'
+ * alignment rules and shift, items (strips of `strip` tiles) dealt in the
+ * order of transpose_order.h, bands `group` item rows tall (0: all of them).
+ * persistent: a range of a few work-groups per compute unit, each looping
+ * over items with the next one's loads before this one's stores. Past 2^32
+ * items the vectorized kernel's own range takes over. */
+#define GROUP_TILES 32
+static warplab_status ordered_tiles(wl_backend *backend, const wl_launch *launch, const char *rung,
+                                    cl_uint strip, cl_uint group, int persistent)
+{
+    transpose_args args;
+    make_args(launch, &args);
+    const cl_ulong per_vector = 16 / warplab_dtype_size(launch->problem->dtype);
+    if (args.ld_in % per_vector || args.ld_out % per_vector)
+        return launch_tiles(backend, launch, "padded", 0);
+    if (args.rows == 0 || args.cols == 0)
+        return WARPLAB_OK;
+    args.shift_c = (cl_uint)(args.in_off % per_vector);
+    args.shift_r = (cl_uint)(args.out_off % per_vector);
+    const size_t items_x = ((size_t)args.cols + args.shift_c + VEC_TILE - 1) / VEC_TILE;
+    const size_t tiles_y = ((size_t)args.rows + args.shift_r + VEC_TILE - 1) / VEC_TILE;
+    const size_t items_y = (tiles_y + strip - 1) / strip;
+    if (items_y > UINT32_MAX || items_x > UINT32_MAX / items_y)
+        return vectorized_tiles(backend, launch, "vectorized", 1);
+    args.items_x = (cl_uint)items_x;
+    args.items_y = (cl_uint)items_y;
+    args.group = group == 0 || group > args.items_y ? args.items_y : group;
+    size_t groups = items_x * items_y;
+    if (persistent) {
+        const warplab_device_info *info = &backend->info;
+        const size_t units = (size_t)(info->multiprocessors > 0 ? info->multiprocessors : 1);
+        const size_t per_unit = info->max_threads_per_multiprocessor >= VEC_THREADS
+                                    ? (size_t)info->max_threads_per_multiprocessor / VEC_THREADS
+                                    : 4;
+        if (units * per_unit < groups)
+            groups = units * per_unit;
+    }
+    const size_t global[2] = {groups * VEC_THREADS, 1};
+    const size_t local[2] = {VEC_THREADS, 1};
+    return launch_with(backend, launch, rung, &args, TRANSPOSE_ARGS, global, local);
+}
+
+static warplab_status launch_vectorized_out(wl_backend *backend, const wl_launch *launch,
+                                            void *state)
+{
+    (void)state;
+    return ordered_tiles(backend, launch, "vectorized_out", 1, 0, 0);
+}
+
+static warplab_status launch_vectorized_grouped(wl_backend *backend, const wl_launch *launch,
+                                                void *state)
+{
+    (void)state;
+    return ordered_tiles(backend, launch, "vectorized_grouped", 1, GROUP_TILES, 0);
+}
+
+static warplab_status launch_grouped_strip(wl_backend *backend, const wl_launch *launch,
+                                           void *state)
+{
+    (void)state;
+    return ordered_tiles(backend, launch, "grouped_strip", 2, GROUP_TILES / 2, 0);
+}
+
+static warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return ordered_tiles(backend, launch, "persistent", 1, GROUP_TILES, 1);
+}
+
 static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
 static const wl_impl copy_shared_impl = {
     .ladder = "transpose", .rung = "copy_shared", .launch = launch_copy_shared};
@@ -206,7 +280,27 @@ static const wl_impl vectorized_impl = {
 static const wl_impl vectorized_strip_impl = {
     .ladder = "transpose", .rung = "vectorized_strip", .launch = launch_vectorized_strip};
 
-const wl_impl *const wl_opencl_transpose_impls[] = {
-    &copy_impl,  &copy_shared_impl, &copy_strided_impl, &naive_impl,      &naive_mirror_impl,
-    &tiled_impl, &padded_impl,      &diagonal_impl,     &vectorized_impl, &vectorized_strip_impl,
-    NULL};
+static const wl_impl vectorized_out_impl = {
+    .ladder = "transpose", .rung = "vectorized_out", .launch = launch_vectorized_out};
+static const wl_impl vectorized_grouped_impl = {
+    .ladder = "transpose", .rung = "vectorized_grouped", .launch = launch_vectorized_grouped};
+static const wl_impl grouped_strip_impl = {
+    .ladder = "transpose", .rung = "grouped_strip", .launch = launch_grouped_strip};
+static const wl_impl persistent_impl = {
+    .ladder = "transpose", .rung = "persistent", .launch = launch_persistent};
+
+const wl_impl *const wl_opencl_transpose_impls[] = {&copy_impl,
+                                                    &copy_shared_impl,
+                                                    &copy_strided_impl,
+                                                    &naive_impl,
+                                                    &naive_mirror_impl,
+                                                    &tiled_impl,
+                                                    &padded_impl,
+                                                    &diagonal_impl,
+                                                    &vectorized_impl,
+                                                    &vectorized_strip_impl,
+                                                    &vectorized_out_impl,
+                                                    &vectorized_grouped_impl,
+                                                    &grouped_strip_impl,
+                                                    &persistent_impl,
+                                                    NULL};

@@ -255,3 +255,108 @@ VECTORIZED(vectorized, uint, u32, 1)
 VECTORIZED(vectorized, ulong, u64, 1)
 VECTORIZED(vectorized_strip, uint, u32, 4)
 VECTORIZED(vectorized_strip, ulong, u64, 2)
+
+/* The ordered candidates, as CUDA's transpose_ordered: the vectorized
+ * kernels' tile and lane mapping, work items (strips of STRIP tiles) dealt
+ * over a 1-D range in the order of src/ladders/transpose_order.h, spelled
+ * again here: bands of `group` item rows, each walked down one item column
+ * after another. Work-group g takes items g, g + groups, ...; with PREFETCH
+ * (the persistent rung) a work-item issues the loads of its next item
+ * before the stores of this one. */
+void transpose_item(uint linear, uint items_x, uint items_y, uint group, uint *ix, uint *iy)
+{
+    const uint band_items = group * items_x;
+    const uint band = linear / band_items;
+    const uint first = band * group;
+    const uint tall = min(items_y - first, group);
+    const uint local_ = linear - band * band_items;
+    *iy = first + local_ % tall;
+    *ix = local_ / tall;
+}
+
+#define ORDERED(NAME, T, S, STRIP, PREFETCH)                                                       \
+    bool load_strip_##NAME##_##S(__global const T *src, long rows, long cols, ulong ld_in,         \
+                                 long r0, long c0, T v[STRIP][SUB][SUB])                           \
+    {                                                                                              \
+        if (r0 < 0 || c0 < 0 || r0 + (STRIP - 1) * VEC_TILE + SUB > rows || c0 + SUB > cols)       \
+            return false;                                                                          \
+        for (int s = 0; s < STRIP; s++)                                                            \
+            for (int k = 0; k < SUB; k++)                                                          \
+                load4_##S(src + (ulong)(r0 + s * VEC_TILE + k) * ld_in + c0, v[s][k]);             \
+        return true;                                                                               \
+    }                                                                                              \
+    void store_strip_##NAME##_##S(__global const T *src, __global T *dst, long rows, long cols,    \
+                                  ulong ld_in, ulong ld_out, long r0, long c0, bool fast,          \
+                                  T v[STRIP][SUB][SUB])                                            \
+    {                                                                                              \
+        if (!fast) {                                                                               \
+            for (int s = 0; s < STRIP; s++)                                                        \
+                transpose_sub_block_##S(src, dst, rows, cols, ld_in, ld_out, r0 + s * VEC_TILE,    \
+                                        c0);                                                       \
+            return;                                                                                \
+        }                                                                                          \
+        for (int s = 0; s < STRIP; s++)                                                            \
+            for (int j = 0; j < SUB; j++) {                                                        \
+                const T column[SUB] = {v[s][0][j], v[s][1][j], v[s][2][j], v[s][3][j]};            \
+                store4_##S(dst + (ulong)(c0 + j) * ld_out + r0 + s * VEC_TILE, column);            \
+            }                                                                                      \
+    }                                                                                              \
+    __kernel void transpose_##NAME##_##S(MATRIX_ARGS(T), uint shift_r, uint shift_c,               \
+                                         uint items_x, uint items_y, uint group)                   \
+    {                                                                                              \
+        const uint lane = get_local_id(0) % 32, warp = get_local_id(0) / 32;                       \
+        const long sub_row = (warp / 4) * 8 + lane / 4, sub_col = (warp % 4) * 4 + lane % 4;       \
+        const long rows_ = (long)rows, cols_ = (long)cols;                                         \
+        const ulong items = (ulong)items_x * items_y, step = get_num_groups(0);                    \
+        __global const T *src = in + in_off;                                                       \
+        __global T *dst = out + out_off;                                                           \
+        ulong item = get_group_id(0);                                                              \
+        if (item >= items)                                                                         \
+            return;                                                                                \
+        uint ix, iy;                                                                               \
+        transpose_item((uint)item, items_x, items_y, group, &ix, &iy);                             \
+        long r0 = (long)iy * (STRIP * VEC_TILE) + SUB * sub_row - (long)shift_r;                   \
+        long c0 = (long)ix * VEC_TILE + SUB * sub_col - (long)shift_c;                             \
+        T v[STRIP][SUB][SUB];                                                                      \
+        bool fast = load_strip_##NAME##_##S(src, rows_, cols_, ld_in, r0, c0, v);                  \
+        for (;;) {                                                                                 \
+            const ulong next = item + step;                                                        \
+            long next_r0 = 0, next_c0 = 0;                                                         \
+            T w[STRIP][SUB][SUB];                                                                  \
+            bool next_fast = false;                                                                \
+            if (PREFETCH && next < items) {                                                        \
+                transpose_item((uint)next, items_x, items_y, group, &ix, &iy);                     \
+                next_r0 = (long)iy * (STRIP * VEC_TILE) + SUB * sub_row - (long)shift_r;           \
+                next_c0 = (long)ix * VEC_TILE + SUB * sub_col - (long)shift_c;                     \
+                next_fast =                                                                        \
+                    load_strip_##NAME##_##S(src, rows_, cols_, ld_in, next_r0, next_c0, w);        \
+            }                                                                                      \
+            store_strip_##NAME##_##S(src, dst, rows_, cols_, ld_in, ld_out, r0, c0, fast, v);      \
+            if (next >= items)                                                                     \
+                return;                                                                            \
+            item = next;                                                                           \
+            if (!PREFETCH) {                                                                       \
+                transpose_item((uint)next, items_x, items_y, group, &ix, &iy);                     \
+                next_r0 = (long)iy * (STRIP * VEC_TILE) + SUB * sub_row - (long)shift_r;           \
+                next_c0 = (long)ix * VEC_TILE + SUB * sub_col - (long)shift_c;                     \
+                next_fast =                                                                        \
+                    load_strip_##NAME##_##S(src, rows_, cols_, ld_in, next_r0, next_c0, w);        \
+            }                                                                                      \
+            r0 = next_r0;                                                                          \
+            c0 = next_c0;                                                                          \
+            fast = next_fast;                                                                      \
+            for (int s = 0; s < STRIP; s++)                                                        \
+                for (int k = 0; k < SUB; k++)                                                      \
+                    for (int j = 0; j < SUB; j++)                                                  \
+                        v[s][k][j] = w[s][k][j];                                                   \
+        }                                                                                          \
+    }
+
+ORDERED(vectorized_out, uint, u32, 1, 0)
+ORDERED(vectorized_out, ulong, u64, 1, 0)
+ORDERED(vectorized_grouped, uint, u32, 1, 0)
+ORDERED(vectorized_grouped, ulong, u64, 1, 0)
+ORDERED(grouped_strip, uint, u32, 2, 0)
+ORDERED(grouped_strip, ulong, u64, 2, 0)
+ORDERED(persistent, uint, u32, 1, 1)
+ORDERED(persistent, ulong, u64, 1, 1)
