@@ -41,8 +41,7 @@ FILE *cli_open_output(const char *path);
 int cli_close_output(FILE *file, const char *path, warplab_status status);
 
 /* Writes a report to a file in a format (or SVG when svg is true). */
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
-                   bool svg);
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format, bool svg);
 /* Writes a sweep's line chart (GB/s against n) as SVG. */
 int cli_write_sweep_svg(const warplab_report *report, const char *path);
 

@@ -8,14 +8,13 @@
 
 static void bench_help(FILE *out)
 {
-    fprintf(out,
-            "usage: warplab bench [LADDER] [OPTIONS]\n"
-            "\n"
-            "Verifies every rung of a ladder against the CPU reference (fresh random inputs,\n"
-            "poisoned outputs), then times it: warm-up, then the median of many runs with\n"
-            "caches flushed between them. Without LADDER, runs every ladder.\n"
-            "\n"
-            "ladders:\n");
+    fprintf(out, "usage: warplab bench [LADDER] [OPTIONS]\n"
+                 "\n"
+                 "Verifies every rung of a ladder against the CPU reference (fresh random inputs,\n"
+                 "poisoned outputs), then times it: warm-up, then the median of many runs with\n"
+                 "caches flushed between them. Without LADDER, runs every ladder.\n"
+                 "\n"
+                 "ladders:\n");
     for (size_t i = 0; i < warplab_ladder_count(); i++)
         fprintf(out, "  %-10s %s\n", warplab_ladder_name(i), warplab_ladder_title(i));
     fprintf(out,
@@ -164,8 +163,9 @@ int cmd_bench(int argc, char **argv)
     if (optind < argc)
         bench.ladder = argv[optind++];
     if (optind < argc)
-        return cli_usage_error("bench", "one ladder at a time (got '%s' too); without one, "
-                                        "every ladder runs",
+        return cli_usage_error("bench",
+                               "one ladder at a time (got '%s' too); without one, "
+                               "every ladder runs",
                                argv[optind]);
     if (sweep) {
         if (!bench.ladder)

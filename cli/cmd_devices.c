@@ -73,8 +73,8 @@ static void print_device(const warplab_device_info *d)
     if (d->fp32_peak_gflops > 0)
         printf("  %-34s %.1f GFLOP/s\n", "FP32 peak (FMA = 2 flops)", d->fp32_peak_gflops);
     if (d->backend == WARPLAB_BACKEND_CUDA)
-        printf("  %-34s concurrent kernels %s, %d copy engines, managed memory %s\n",
-               "features", d->concurrent_kernels ? "yes" : "no", d->async_engines,
+        printf("  %-34s concurrent kernels %s, %d copy engines, managed memory %s\n", "features",
+               d->concurrent_kernels ? "yes" : "no", d->async_engines,
                d->managed_memory ? "yes" : "no");
     if (d->backend == WARPLAB_BACKEND_CUDA)
         printf("  %-34s warplab occupancy --device %d --table\n", "blocks and warps per SM",

@@ -34,11 +34,12 @@ static void print_help(FILE *out)
             warplab_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n"
-                 "  warplab COMMAND --help   options of one command\n"
-                 "  warplab --version        the version\n"
-                 "\n"
-                 "backends compiled in: cpu%s%s\n",
+    fprintf(out,
+            "\n"
+            "  warplab COMMAND --help   options of one command\n"
+            "  warplab --version        the version\n"
+            "\n"
+            "backends compiled in: cpu%s%s\n",
             warplab_backend_compiled(WARPLAB_BACKEND_CUDA) ? ", cuda" : "",
             warplab_backend_compiled(WARPLAB_BACKEND_OPENCL) ? ", opencl" : "");
 }
@@ -147,14 +148,13 @@ int cli_close_output(FILE *file, const char *path, warplab_status status)
     return CLI_OK;
 }
 
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format,
-                   bool svg)
+int cli_write_file(const warplab_report *report, const char *path, warplab_format format, bool svg)
 {
     FILE *file = cli_open_output(path);
     if (!file)
         return CLI_FAILED;
-    warplab_status status = svg ? warplab_report_write_svg(report, file)
-                                : warplab_report_write(report, format, file);
+    warplab_status status =
+        svg ? warplab_report_write_svg(report, file) : warplab_report_write(report, format, file);
     return cli_close_output(file, path, status);
 }
 
@@ -173,8 +173,8 @@ static void default_pocl_cache(void)
     if (getenv("POCL_CACHE_DIR"))
         return;
     char path[256];
-    snprintf(path, sizeof path, "%s/warplab-pocl-%d",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getuid());
+    snprintf(path, sizeof path, "%s/warplab-pocl-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getuid());
     setenv("POCL_CACHE_DIR", path, 0);
 }
 

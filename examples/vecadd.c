@@ -41,8 +41,7 @@ int main(void)
     if (s != WARPLAB_OK)
         fprintf(stderr, "%s: %s\n", warplab_status_string(s), warplab_last_error(ctx));
     else
-        printf("vecadd of %zu floats on %s (%s): %zu wrong\n", n,
-               warplab_context_device(ctx)->name,
+        printf("vecadd of %zu floats on %s (%s): %zu wrong\n", n, warplab_context_device(ctx)->name,
                warplab_backend_name(warplab_context_backend(ctx)), wrong);
     warplab_buffer_destroy(a);
     warplab_buffer_destroy(b);

@@ -36,16 +36,16 @@ const char *warplab_version(void);
 
 typedef enum warplab_status {
     WARPLAB_OK = 0,
-    WARPLAB_ERROR_INVALID_ARGUMENT,   /* a size, pointer or option is out of range */
-    WARPLAB_ERROR_UNKNOWN_NAME,       /* no such ladder, rung, probe, type or backend */
-    WARPLAB_ERROR_HOST_OUT_OF_MEMORY, /* malloc failed */
+    WARPLAB_ERROR_INVALID_ARGUMENT,     /* a size, pointer or option is out of range */
+    WARPLAB_ERROR_UNKNOWN_NAME,         /* no such ladder, rung, probe, type or backend */
+    WARPLAB_ERROR_HOST_OUT_OF_MEMORY,   /* malloc failed */
     WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY, /* the device has too little free memory */
-    WARPLAB_ERROR_NO_DEVICE,          /* the backend found no usable device */
-    WARPLAB_ERROR_BACKEND_UNAVAILABLE, /* the backend was not compiled in */
-    WARPLAB_ERROR_UNSUPPORTED,        /* outside a rung's limits (e.g. the one-block kernel) */
-    WARPLAB_ERROR_VERIFICATION_FAILED, /* a result disagreed with the CPU reference */
-    WARPLAB_ERROR_BACKEND,            /* the driver or runtime reported an error */
-    WARPLAB_ERROR_IO,                 /* a file could not be written */
+    WARPLAB_ERROR_NO_DEVICE,            /* the backend found no usable device */
+    WARPLAB_ERROR_BACKEND_UNAVAILABLE,  /* the backend was not compiled in */
+    WARPLAB_ERROR_UNSUPPORTED,          /* outside a rung's limits (e.g. the one-block kernel) */
+    WARPLAB_ERROR_VERIFICATION_FAILED,  /* a result disagreed with the CPU reference */
+    WARPLAB_ERROR_BACKEND,              /* the driver or runtime reported an error */
+    WARPLAB_ERROR_IO,                   /* a file could not be written */
     WARPLAB_STATUS_COUNT
 } warplab_status;
 
@@ -72,28 +72,28 @@ int warplab_backend_compiled(warplab_backend_kind kind);
 
 typedef struct warplab_device_info {
     warplab_backend_kind backend;
-    int index;                  /* device index within the backend */
-    int gpu;                    /* 1 for a GPU, 0 for a CPU (PoCL, the cpu backend) */
+    int index; /* device index within the backend */
+    int gpu;   /* 1 for a GPU, 0 for a CPU (PoCL, the cpu backend) */
     char name[256];
     char vendor[128];
     char driver_version[64];
     /* CUDA compute capability; 0.0 elsewhere. */
     int cc_major, cc_minor;
-    int multiprocessors;        /* SMs (CUDA) or compute units (OpenCL) or cores (cpu) */
-    int warp_size;              /* 32 on NVIDIA; 1 where the notion does not apply */
+    int multiprocessors; /* SMs (CUDA) or compute units (OpenCL) or cores (cpu) */
+    int warp_size;       /* 32 on NVIDIA; 1 where the notion does not apply */
     int max_threads_per_block;
-    int max_threads_per_multiprocessor; /* 0 = unknown */
-    int max_blocks_per_multiprocessor;  /* 0 = unknown */
-    int registers_per_block;            /* 0 = unknown */
-    int registers_per_multiprocessor;   /* 0 = unknown */
-    size_t shared_memory_per_block;     /* default limit, bytes */
+    int max_threads_per_multiprocessor;   /* 0 = unknown */
+    int max_blocks_per_multiprocessor;    /* 0 = unknown */
+    int registers_per_block;              /* 0 = unknown */
+    int registers_per_multiprocessor;     /* 0 = unknown */
+    size_t shared_memory_per_block;       /* default limit, bytes */
     size_t shared_memory_per_block_optin; /* with cudaFuncSetAttribute, bytes */
     size_t shared_memory_per_multiprocessor;
     size_t l2_cache_bytes;
     size_t global_memory_bytes;
-    int memory_bus_width_bits;          /* 0 = unknown */
-    int memory_clock_khz;               /* 0 = unknown */
-    int core_clock_khz;                 /* 0 = unknown */
+    int memory_bus_width_bits; /* 0 = unknown */
+    int memory_clock_khz;      /* 0 = unknown */
+    int core_clock_khz;        /* 0 = unknown */
     /* The course's formula: bus width (bits) x data rate (2 x memory clock) / 8. 0 = unknown. */
     double theoretical_bandwidth_gbs;
     /* Multiprocessors x FP32 lanes per multiprocessor x 2 x core clock. 0 = unknown. */
@@ -143,8 +143,8 @@ warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
                                      warplab_buffer **buffer);
 void warplab_buffer_destroy(warplab_buffer *buffer);
 size_t warplab_buffer_size(const warplab_buffer *buffer);
-warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
-                                    const void *source, size_t bytes);
+warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes, const void *source,
+                                    size_t bytes);
 warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
                                    void *destination, size_t bytes);
 
@@ -259,15 +259,15 @@ typedef struct warplab_row {
     /* gbs / the GB/s of the fastest copy reference row (WARPLAB_ROW_REFERENCE)
      * for the same problem in the same run, %; 0 = n/a (no such row). */
     double pct_of_reference;
-    double step_speedup;   /* median of the previous ladder rung / this one; 0 = n/a */
+    double step_speedup;       /* median of the previous ladder rung / this one; 0 = n/a */
     double cumulative_speedup; /* first ladder rung / this one; 0 = n/a */
-    double max_rel_error;  /* largest |got - expected| / bound seen in verification */
-    double course_value;   /* the course's measured figure, 0 = none */
-    char course_unit[16];  /* "GB/s", "GFLOP/s" */
-    char course_device[32];/* "K40", "GTX 280", "G80" */
-    double course_value2;  /* a second device's figure, same unit; 0 = none */
+    double max_rel_error;      /* largest |got - expected| / bound seen in verification */
+    double course_value;       /* the course's measured figure, 0 = none */
+    char course_unit[16];      /* "GB/s", "GFLOP/s" */
+    char course_device[32];    /* "K40", "GTX 280", "G80" */
+    double course_value2;      /* a second device's figure, same unit; 0 = none */
     char course_device2[32];
-    char lesson[320];      /* what changed over the rung below, and why it is faster */
+    char lesson[320]; /* what changed over the rung below, and why it is faster */
     /* Compute-bound ladders (matrix multiply): this row's speed as % of the
      * group's WARPLAB_ROW_BASELINE row (its time / this row's time), and
      * gflops as % of the device's FP32 peak. 0 = n/a. */
@@ -280,10 +280,10 @@ typedef struct warplab_report {
     size_t row_count;
     char device[256];
     char backend[16];
-    char date[32];          /* ISO 8601, UTC */
-    double ceiling_gbs;     /* bandwidth ceiling used for pct_of_ceiling */
-    char ceiling_source[64];/* "theoretical (bus x rate)", "measured copy" */
-    int l2_flushed;         /* caches flushed before each timed run */
+    char date[32];           /* ISO 8601, UTC */
+    double ceiling_gbs;      /* bandwidth ceiling used for pct_of_ceiling */
+    char ceiling_source[64]; /* "theoretical (bus x rate)", "measured copy" */
+    int l2_flushed;          /* caches flushed before each timed run */
     unsigned long long seed;
     double fp32_peak_gflops; /* the device's FP32 peak, for pct_of_fp32_peak; 0 = unknown */
 } warplab_report;
@@ -294,15 +294,15 @@ typedef void (*warplab_progress_fn)(void *user, const char *ladder, const char *
                                     const char *problem, size_t done, size_t total);
 
 typedef struct warplab_bench_options {
-    const char *ladder;    /* NULL or "" = every ladder */
-    const char *rungs;     /* comma-separated rung ids; NULL = all */
-    const char *sizes;     /* comma-separated sizes ("2^28", "4096x4096", "1M"); NULL = defaults */
-    const char *dtype;     /* ladder-specific element type ("float", "int32", ...); NULL = default */
-    const char *op;        /* ladder-specific operation ("sum", "min", "max"); NULL = default */
-    int repeat;            /* timed runs per rung; 0 = default (50, fewer past max_seconds) */
-    int warmup;            /* untimed runs first; 0 = default (3) */
-    double max_seconds;    /* time budget per rung; 0 = default (2 s) */
-    int no_flush;          /* 1: do not flush caches between timed runs */
+    const char *ladder; /* NULL or "" = every ladder */
+    const char *rungs;  /* comma-separated rung ids; NULL = all */
+    const char *sizes;  /* comma-separated sizes ("2^28", "4096x4096", "1M"); NULL = defaults */
+    const char *dtype;  /* ladder-specific element type ("float", "int32", ...); NULL = default */
+    const char *op;     /* ladder-specific operation ("sum", "min", "max"); NULL = default */
+    int repeat;         /* timed runs per rung; 0 = default (50, fewer past max_seconds) */
+    int warmup;         /* untimed runs first; 0 = default (3) */
+    double max_seconds; /* time budget per rung; 0 = default (2 s) */
+    int no_flush;       /* 1: do not flush caches between timed runs */
     unsigned long long seed; /* 0 = from the clock */
     warplab_progress_fn progress;
     void *progress_user;
@@ -337,7 +337,7 @@ typedef struct warplab_rung_info {
     const char *course_device; /* "K40" */
     double course_value2;      /* a second device's figure, same unit; 0 = none */
     const char *course_device2;
-    unsigned flags;            /* as warplab_rung_flags */
+    unsigned flags; /* as warplab_rung_flags */
 } warplab_rung_info;
 
 /* WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
@@ -380,7 +380,7 @@ const char *warplab_occupancy_limit_name(warplab_occupancy_limit limit);
 
 /* The per-SM resources of an architecture. */
 typedef struct warplab_arch {
-    char name[48];                  /* "Fermi (sm_20)" */
+    char name[48]; /* "Fermi (sm_20)" */
     int cc_major, cc_minor;
     int warp_size;
     int max_threads_per_block;
@@ -388,11 +388,11 @@ typedef struct warplab_arch {
     int max_blocks_per_sm;
     int registers_per_sm;
     int max_registers_per_thread;
-    int register_allocation_unit;   /* registers, allocated per warp in these units */
-    size_t shared_memory_per_sm;    /* bytes available to blocks */
+    int register_allocation_unit;       /* registers, allocated per warp in these units */
+    size_t shared_memory_per_sm;        /* bytes available to blocks */
     size_t max_shared_memory_per_block; /* with the opt-in, where there is one */
-    size_t shared_allocation_unit;  /* bytes */
-    size_t reserved_shared_per_block; /* bytes the runtime keeps per block (1 KiB on sm_80+) */
+    size_t shared_allocation_unit;      /* bytes */
+    size_t reserved_shared_per_block;   /* bytes the runtime keeps per block (1 KiB on sm_80+) */
     /* Added after the first declaration (appended, so the fields above keep their places). */
     int registers_per_block; /* the most registers one block may hold */
     /* Warps take registers in groups of this many: the register file is split
@@ -406,10 +406,10 @@ typedef struct warplab_arch {
 } warplab_arch;
 
 typedef struct warplab_occupancy {
-    int blocks_per_sm;      /* resident blocks per SM */
+    int blocks_per_sm; /* resident blocks per SM */
     int warps_per_sm;
     int threads_per_sm;
-    double occupancy;       /* resident warps / the SM's maximum, 0..1 */
+    double occupancy;              /* resident warps / the SM's maximum, 0..1 */
     warplab_occupancy_limit limit; /* the binding limit (the first, in enum order, on a tie) */
     /* Blocks per SM each resource alone would allow; INT_MAX where the
      * resource does not bound them (no registers or no shared memory given). */
@@ -472,29 +472,29 @@ const char *warplab_probe_size_meaning(size_t index);
  * best compiled in); WARPLAB_ERROR_UNKNOWN_NAME for no such probe;
  * WARPLAB_ERROR_UNSUPPORTED when it has none there, with why ("cuda only: ...")
  * written into reason (may be NULL). */
-warplab_status warplab_probe_supported(const char *name, warplab_backend_kind backend,
-                                       char *reason, size_t reason_len);
+warplab_status warplab_probe_supported(const char *name, warplab_backend_kind backend, char *reason,
+                                       size_t reason_len);
 
 typedef struct warplab_probe_options {
-    size_t size;        /* see warplab_probe_size_meaning; 0 = default (smaller on a CPU) */
-    int repeat;         /* timed runs per point; 0 = default (20, fewer past max_seconds) */
-    int warmup;         /* untimed runs first; 0 = default (2) */
-    double max_seconds; /* time budget per point; 0 = default (0.5 s) */
-    int no_flush;       /* 1: do not flush caches between timed runs */
+    size_t size;             /* see warplab_probe_size_meaning; 0 = default (smaller on a CPU) */
+    int repeat;              /* timed runs per point; 0 = default (20, fewer past max_seconds) */
+    int warmup;              /* untimed runs first; 0 = default (2) */
+    double max_seconds;      /* time budget per point; 0 = default (0.5 s) */
+    int no_flush;            /* 1: do not flush caches between timed runs */
     unsigned long long seed; /* 0 = from the clock */
     warplab_progress_fn progress; /* ladder = probe, rung = series, problem = the point */
     void *progress_user;
 } warplab_probe_options;
 
 typedef struct warplab_probe_section {
-    char name[32];     /* "coalescing"; "bandwidth" and "overlap" for transfers */
+    char name[32]; /* "coalescing"; "bandwidth" and "overlap" for transfers */
     char title[128];
-    char x_label[64];  /* "offset or stride (elements)" */
-    char unit[16];     /* the figure: "GB/s", "Gop/s", "GFLOP/s" (higher is better) */
-    int log_x;         /* x grows geometrically: charted on a log axis */
-    int x_is_bytes;    /* x is a size in bytes (printed as 4 KiB .. 1 GiB) */
-    int comparison;    /* one point per series: a row per series, a bar chart */
-    size_t first_row;  /* its rows in the report: [first_row, first_row + row_count) */
+    char x_label[64]; /* "offset or stride (elements)" */
+    char unit[16];    /* the figure: "GB/s", "Gop/s", "GFLOP/s" (higher is better) */
+    int log_x;        /* x grows geometrically: charted on a log axis */
+    int x_is_bytes;   /* x is a size in bytes (printed as 4 KiB .. 1 GiB) */
+    int comparison;   /* one point per series: a row per series, a bar chart */
+    size_t first_row; /* its rows in the report: [first_row, first_row + row_count) */
     size_t row_count;
 } warplab_probe_section;
 
@@ -502,22 +502,22 @@ typedef struct warplab_probe_section {
 typedef struct warplab_probe_point {
     size_t section;
     double x;
-    double value;        /* the figure in the section's unit; 0 when not measured */
-    double low, high;    /* the figure of the slowest and of the fastest timed run */
-    double error;        /* largest error verification found (intrinsics), in error_kind */
-    char error_kind[8];  /* "abs" or "rel" error, "exact" (checked equal), or "": none */
-    char baseline[48];   /* the series it is compared with (comparisons), or "" */
-    char annotation[128];/* e.g. the occupancy predicted for a block size, or "" */
+    double value;         /* the figure in the section's unit; 0 when not measured */
+    double low, high;     /* the figure of the slowest and of the fastest timed run */
+    double error;         /* largest error verification found (intrinsics), in error_kind */
+    char error_kind[8];   /* "abs" or "rel" error, "exact" (checked equal), or "": none */
+    char baseline[48];    /* the series it is compared with (comparisons), or "" */
+    char annotation[128]; /* e.g. the occupancy predicted for a block size, or "" */
 } warplab_probe_point;
 
 typedef struct warplab_probe_result {
     char probe[32];
     char title[128];
-    char seed[160];          /* where the course teaches it */
-    char setup[256];         /* sizes and launch shapes, one line */
-    char conclusion[512];    /* what the numbers show, computed from them */
-    char missing[256];       /* series with no form on this backend, and why; or "" */
-    warplab_report *report;  /* rows: ladder = section's series set, rung = series, size = x */
+    char seed[160];              /* where the course teaches it */
+    char setup[256];             /* sizes and launch shapes, one line */
+    char conclusion[512];        /* what the numbers show, computed from them */
+    char missing[256];           /* series with no form on this backend, and why; or "" */
+    warplab_report *report;      /* rows: ladder = section's series set, rung = series, size = x */
     warplab_probe_point *points; /* one per report row, in the same order */
     warplab_probe_section sections[4];
     size_t section_count;

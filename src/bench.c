@@ -19,7 +19,10 @@ static const wl_ladder *const ladders[] = {
     &wl_gemm_ladder,
 };
 
-size_t wl_ladder_count(void) { return sizeof ladders / sizeof ladders[0]; }
+size_t wl_ladder_count(void)
+{
+    return sizeof ladders / sizeof ladders[0];
+}
 
 const wl_ladder *wl_ladder_at(size_t index)
 {
@@ -42,7 +45,10 @@ const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id)
     return NULL;
 }
 
-size_t warplab_ladder_count(void) { return wl_ladder_count(); }
+size_t warplab_ladder_count(void)
+{
+    return wl_ladder_count();
+}
 
 const char *warplab_ladder_name(size_t index)
 {
@@ -155,7 +161,7 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     const char *sizes = options->sizes;
     if (!sizes || !*sizes)
         sizes = device_is_gpu_class(&context->device->info) ? ladder->default_sizes_gpu
-                                                             : ladder->default_sizes_cpu;
+                                                            : ladder->default_sizes_cpu;
     char items[MAX_LIST][64];
     int count = split_list(sizes, items, MAX_LIST);
     if (count <= 0)
@@ -170,9 +176,9 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                                    "4096x4096, 512x512x512)",
                                    items[i]);
         char error[256] = "";
-        warplab_status status = ladder->make_problem(dims, given, options->dtype, options->op,
-                                                     &p->problems[p->problem_count], error,
-                                                     sizeof error);
+        warplab_status status =
+            ladder->make_problem(dims, given, options->dtype, options->op,
+                                 &p->problems[p->problem_count], error, sizeof error);
         if (status != WARPLAB_OK)
             return wl_context_fail(context, status, "%s: %s", ladder->name, error);
         p->problem_count++;
@@ -192,8 +198,8 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                               ladder->rungs[r].id);
                 }
                 return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
-                                       "the %s ladder has no rung '%s' (rungs: %s)",
-                                       ladder->name, items[i], known);
+                                       "the %s ladder has no rung '%s' (rungs: %s)", ladder->name,
+                                       items[i], known);
             }
             p->rungs[p->rung_count++] = rung;
         }
@@ -289,16 +295,16 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
                     options->progress(options->progress_user, p->ladder->name, p->rungs[r]->id,
                                       problem_text, done, total);
                 config.seed = report->seed + 0x632BE59BD9B4E019ull * (uint64_t)(done + 1);
-                wl_run_rung(context->device, context->host, p->ladder, p->rungs[r],
-                            &p->problems[s], &config, row);
+                wl_run_rung(context->device, context->host, p->ladder, p->rungs[r], &p->problems[s],
+                            &config, row);
                 done++;
             }
             double ceiling = report->ceiling_gbs;
             if (ceiling <= 0)
                 for (size_t i = group; i < report->row_count; i++)
                     if ((report->rows[i].flags & WARPLAB_ROW_REFERENCE) &&
-                        !(report->rows[i].flags & (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED |
-                                                   WARPLAB_ROW_FAILED)) &&
+                        !(report->rows[i].flags &
+                          (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) &&
                         report->rows[i].gbs > ceiling)
                         ceiling = report->rows[i].gbs;
             wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);

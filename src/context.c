@@ -27,8 +27,7 @@ const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, c
     return NULL;
 }
 
-const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder,
-                                    const char *rung)
+const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder, const char *rung)
 {
     return wl_ops_find_impl(backend->ops, ladder, rung);
 }
@@ -107,8 +106,7 @@ warplab_status warplab_context_create(warplab_backend_kind kind, int device_inde
             status = open_backend(order[i], device_index < 0 ? 0 : device_index, &ctx->device,
                                   create_error, sizeof create_error);
     } else {
-        status = open_backend(kind, device_index, &ctx->device, create_error,
-                              sizeof create_error);
+        status = open_backend(kind, device_index, &ctx->device, create_error, sizeof create_error);
     }
     if (status != WARPLAB_OK) {
         free(ctx);
@@ -117,8 +115,8 @@ warplab_status warplab_context_create(warplab_backend_kind kind, int device_inde
     if (ctx->device->ops->kind == WARPLAB_BACKEND_CPU) {
         ctx->host = ctx->device;
     } else {
-        status = open_backend(WARPLAB_BACKEND_CPU, 0, &ctx->host, create_error,
-                              sizeof create_error);
+        status =
+            open_backend(WARPLAB_BACKEND_CPU, 0, &ctx->host, create_error, sizeof create_error);
         if (status != WARPLAB_OK) {
             ctx->device->ops->close(ctx->device);
             free(ctx);
@@ -169,8 +167,8 @@ warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
     return status;
 }
 
-warplab_status wl_context_fail(warplab_context *context, warplab_status status,
-                               const char *format, ...)
+warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
+                               ...)
 {
     va_list args;
     va_start(args, format);
@@ -221,15 +219,18 @@ void warplab_buffer_destroy(warplab_buffer *buffer)
     free(buffer);
 }
 
-size_t warplab_buffer_size(const warplab_buffer *buffer) { return buffer ? buffer->bytes : 0; }
+size_t warplab_buffer_size(const warplab_buffer *buffer)
+{
+    return buffer ? buffer->bytes : 0;
+}
 
 static bool range_ok(const warplab_buffer *buffer, size_t offset, size_t bytes)
 {
     return offset <= buffer->bytes && bytes <= buffer->bytes - offset;
 }
 
-warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
-                                    const void *source, size_t bytes)
+warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes, const void *source,
+                                    size_t bytes)
 {
     if (!buffer || (!source && bytes))
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -241,7 +242,7 @@ warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
     if (bytes == 0)
         return WARPLAB_OK;
     return from_backend(context, context->device->ops->upload(context->device, buffer->handle,
-                                                               offset_bytes, source, bytes));
+                                                              offset_bytes, source, bytes));
 }
 
 warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
@@ -257,7 +258,7 @@ warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_b
     if (bytes == 0)
         return WARPLAB_OK;
     return from_backend(context, context->device->ops->download(context->device, buffer->handle,
-                                                                 offset_bytes, destination, bytes));
+                                                                offset_bytes, destination, bytes));
 }
 
 wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes)
@@ -276,8 +277,8 @@ static const wl_rung *pick_rung(const wl_backend *device, const wl_ladder *ladde
                                 const wl_problem *problem, const wl_impl **impl, char *reason,
                                 size_t reason_len)
 {
-    const unsigned never = WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER |
-                           WL_RUNG_UNSAFE | WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER;
+    const unsigned never = WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE |
+                           WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER;
     const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
     for (size_t i = ladder->rung_count + 1; i-- > 0;) {
         const wl_rung *rung = i == ladder->rung_count ? best : &ladder->rungs[i];

@@ -18,8 +18,8 @@ struct warplab_buffer {
     size_t bytes;
 };
 
-warplab_status wl_context_fail(warplab_context *context, warplab_status status,
-                               const char *format, ...)
+warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
+                               ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

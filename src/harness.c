@@ -12,11 +12,11 @@
 #define GUARD_BYTES 256
 
 typedef struct harness_buffer {
-    void *handle;        /* backend allocation */
-    size_t head;         /* bytes before the view (misalignment) */
-    size_t bytes;        /* bytes of the view */
-    void *host;          /* the view's contents on the host */
-    void *initial;       /* WL_INOUT only: the values uploaded before the run */
+    void *handle;  /* backend allocation */
+    size_t head;   /* bytes before the view (misalignment) */
+    size_t bytes;  /* bytes of the view */
+    void *host;    /* the view's contents on the host */
+    void *initial; /* WL_INOUT only: the values uploaded before the run */
 } harness_buffer;
 
 typedef struct harness_run {
@@ -200,8 +200,7 @@ static warplab_status fill_buffers(harness_run *run, uint64_t seed, warplab_row 
             continue;
         wl_fill_random(b->host, spec->dtype, spec->count, spec->lo, spec->hi,
                        seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1));
-        if (run->problem->nan_input && i == 0 && spec->count > 0 &&
-            spec->dtype != WARPLAB_INT32) {
+        if (run->problem->nan_input && i == 0 && spec->count > 0 && spec->dtype != WARPLAB_INT32) {
             wl_rng rng;
             wl_rng_seed(&rng, seed);
             size_t at = (size_t)(wl_rng_next(&rng) % spec->count);
@@ -443,9 +442,8 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
             status = verify(&run, row);
     }
     /* A rung whose wrongness is the lesson is still timed. */
-    bool timeable = status == WARPLAB_OK ||
-                    (status == WARPLAB_ERROR_VERIFICATION_FAILED &&
-                     (rung->flags & WL_RUNG_MAY_BE_WRONG));
+    bool timeable = status == WARPLAB_OK || (status == WARPLAB_ERROR_VERIFICATION_FAILED &&
+                                             (rung->flags & WL_RUNG_MAY_BE_WRONG));
     if (timeable && config->time) {
         warplab_status verified = status;
         status = time_runs(&run, config, row);

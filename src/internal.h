@@ -36,59 +36,62 @@ typedef enum wl_op { WL_OP_SUM = 0, WL_OP_MIN, WL_OP_MAX, WL_OP_COUNT } wl_op;
  * vecadd/reduce: dim[0] = n; transpose: rows, cols; gemm: m, n, k. */
 typedef struct wl_problem {
     size_t dim[3];
-    int dims;             /* how many of dim[] are set */
-    size_t ld[3];         /* leading dimensions in elements, 0 = tight; ladder-defined */
+    int dims;     /* how many of dim[] are set */
+    size_t ld[3]; /* leading dimensions in elements, 0 = tight; ladder-defined */
     warplab_dtype dtype;
     wl_op op;
     double alpha, beta;
-    size_t misalign;      /* every buffer view starts this many elements past an aligned base */
-    int nan_input;        /* 1: the harness plants a NaN in the first input */
-    long param;           /* a ladder's or probe's own parameter (offset, stride, ...) */
-    int variant;          /* a ladder's own variant selector (precision, layout, ...) */
+    size_t misalign; /* every buffer view starts this many elements past an aligned base */
+    int nan_input;   /* 1: the harness plants a NaN in the first input */
+    long param;      /* a ladder's or probe's own parameter (offset, stride, ...) */
+    int variant;     /* a ladder's own variant selector (precision, layout, ...) */
 } wl_problem;
 
 /* ------------------------------------------------------------------------ */
 /* Buffers as the ladders declare them                                      */
 
 typedef enum wl_role {
-    WL_IN = 0,   /* filled with fresh random values for every check */
-    WL_OUT,      /* poisoned before every check; every element must be written */
-    WL_INOUT     /* random values in, verified out */
+    WL_IN = 0, /* filled with fresh random values for every check */
+    WL_OUT,    /* poisoned before every check; every element must be written */
+    WL_INOUT   /* random values in, verified out */
 } wl_role;
 
 typedef struct wl_buffer_spec {
     wl_role role;
     warplab_dtype dtype;
-    size_t count;       /* elements the view holds (after misalign) */
-    double lo, hi;      /* range of the random values; ints are drawn in [lo, hi] */
+    size_t count;  /* elements the view holds (after misalign) */
+    double lo, hi; /* range of the random values; ints are drawn in [lo, hi] */
 } wl_buffer_spec;
 
 /* A view of a backend buffer as a launcher sees it. For cuda and cpu,
  * handle is the base address; for opencl it is a cl_mem. */
 typedef struct wl_view {
     void *handle;
-    size_t offset;      /* bytes from the base to element 0 */
-    size_t bytes;       /* bytes of the view */
+    size_t offset; /* bytes from the base to element 0 */
+    size_t bytes;  /* bytes of the view */
 } wl_view;
 
-static inline void *wl_view_ptr(wl_view v) { return (char *)v.handle + v.offset; }
+static inline void *wl_view_ptr(wl_view v)
+{
+    return (char *)v.handle + v.offset;
+}
 
 typedef struct wl_launch {
     const wl_problem *problem;
     wl_view buf[WL_MAX_BUFFERS]; /* in the order the ladder declared them */
     int buffers;
-    wl_view scratch;             /* the rung's workspace, poisoned; bytes may be 0 */
+    wl_view scratch; /* the rung's workspace, poisoned; bytes may be 0 */
 } wl_launch;
 
 /* ------------------------------------------------------------------------ */
 /* Verification results                                                     */
 
 typedef struct wl_check {
-    size_t checked;          /* elements compared */
-    size_t bad;              /* elements outside their bound (or NaN, or unwritten) */
-    size_t first_bad;        /* index of the first bad element */
-    double got, expected;    /* at first_bad */
-    double worst_ratio;      /* max |got - expected| / bound (bound 0: exact compares) */
+    size_t checked;       /* elements compared */
+    size_t bad;           /* elements outside their bound (or NaN, or unwritten) */
+    size_t first_bad;     /* index of the first bad element */
+    double got, expected; /* at first_bad */
+    double worst_ratio;   /* max |got - expected| / bound (bound 0: exact compares) */
 } wl_check;
 
 void wl_check_init(wl_check *check);
@@ -123,8 +126,8 @@ typedef struct wl_backend_ops {
     /* Memory. */
     warplab_status (*alloc)(wl_backend *backend, size_t bytes, void **handle);
     void (*release)(wl_backend *backend, void *handle);
-    warplab_status (*upload)(wl_backend *backend, void *handle, size_t offset,
-                             const void *source, size_t bytes);
+    warplab_status (*upload)(wl_backend *backend, void *handle, size_t offset, const void *source,
+                             size_t bytes);
     warplab_status (*download)(wl_backend *backend, const void *handle, size_t offset,
                                void *destination, size_t bytes);
     /* Fills bytes (a multiple of 4) at offset with a 32-bit pattern. */
@@ -198,7 +201,7 @@ const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, c
 /* Ladders                                                                  */
 
 enum {
-    WL_RUNG_HOST = WARPLAB_ROW_HOST,           /* runs on the cpu backend whatever is chosen */
+    WL_RUNG_HOST = WARPLAB_ROW_HOST, /* runs on the cpu backend whatever is chosen */
     WL_RUNG_VENDOR = WARPLAB_ROW_VENDOR,
     WL_RUNG_REFERENCE = WARPLAB_ROW_REFERENCE,
     WL_RUNG_UNSAFE = WARPLAB_ROW_UNSAFE,
@@ -214,18 +217,18 @@ enum {
 };
 
 typedef struct wl_rung {
-    const char *id;        /* short, stable: "grid_stride" */
-    const char *title;     /* "grid-stride loop" */
-    const char *lesson;    /* what changed over the rung below, and why it helps */
-    const char *seed;      /* where the course teaches it: "seed 001, 'Vector Add'" */
-    double course_value;   /* the course's figure (0 = none) */
+    const char *id;            /* short, stable: "grid_stride" */
+    const char *title;         /* "grid-stride loop" */
+    const char *lesson;        /* what changed over the rung below, and why it helps */
+    const char *seed;          /* where the course teaches it: "seed 001, 'Vector Add'" */
+    double course_value;       /* the course's figure (0 = none) */
     const char *course_unit;   /* "GB/s" */
     const char *course_device; /* "K40" */
     /* A second device's figure for the same rung, in the same unit (the
      * reduction ladder quotes K40 and seed 004's older GPU); 0 = none. */
     double course_value2;
     const char *course_device2;
-    unsigned flags;        /* WL_RUNG_* */
+    unsigned flags; /* WL_RUNG_* */
     /* Bytes it must move and flops it must do; NULL = the ladder's. */
     double (*bytes)(const wl_problem *problem);
     double (*flops)(const wl_problem *problem);
@@ -280,12 +283,12 @@ const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
 /* Harness                                                                  */
 
 typedef struct wl_run_config {
-    int repeat;           /* timed runs */
+    int repeat; /* timed runs */
     int warmup;
-    double max_seconds;   /* stop timing early past this budget (at least 3 runs) */
-    bool flush;           /* flush caches before each timed run */
-    bool verify;          /* run the check first */
-    bool time;            /* time it (false: check only, as the tests do) */
+    double max_seconds; /* stop timing early past this budget (at least 3 runs) */
+    bool flush;         /* flush caches before each timed run */
+    bool verify;        /* run the check first */
+    bool time;          /* time it (false: check only, as the tests do) */
     uint64_t seed;
 } wl_run_config;
 
@@ -322,10 +325,10 @@ typedef struct wl_stats {
 } wl_stats;
 void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
 
-double wl_now_seconds(void); /* monotonic clock */
-uint64_t wl_clock_seed(void); /* a seed from the real-time clock */
+double wl_now_seconds(void);                    /* monotonic clock */
+uint64_t wl_clock_seed(void);                   /* a seed from the real-time clock */
 void wl_format_utc_now(char *text, size_t len); /* "2026-11-21T05:55:31Z" */
-int wl_cpu_threads(void);    /* online processors, at least 1 */
+int wl_cpu_threads(void);                       /* online processors, at least 1 */
 
 /* Runs body(i, user) for i in [0, tasks) on up to threads workers. */
 void wl_parallel_for(int threads, size_t tasks, void (*body)(size_t task, void *user), void *user);

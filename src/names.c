@@ -7,7 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-const char *warplab_version(void) { return WARPLAB_VERSION_STRING; }
+const char *warplab_version(void)
+{
+    return WARPLAB_VERSION_STRING;
+}
 
 const char *warplab_status_string(warplab_status status)
 {
@@ -64,12 +67,11 @@ warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype)
     static const struct {
         const char *name;
         warplab_dtype dtype;
-    } aliases[] = {{"int32", WARPLAB_INT32},   {"int", WARPLAB_INT32},
-                   {"i32", WARPLAB_INT32},     {"float", WARPLAB_FLOAT32},
-                   {"float32", WARPLAB_FLOAT32}, {"f32", WARPLAB_FLOAT32},
-                   {"fp32", WARPLAB_FLOAT32},  {"double", WARPLAB_FLOAT64},
-                   {"float64", WARPLAB_FLOAT64}, {"f64", WARPLAB_FLOAT64},
-                   {"fp64", WARPLAB_FLOAT64}};
+    } aliases[] = {
+        {"int32", WARPLAB_INT32},   {"int", WARPLAB_INT32},       {"i32", WARPLAB_INT32},
+        {"float", WARPLAB_FLOAT32}, {"float32", WARPLAB_FLOAT32}, {"f32", WARPLAB_FLOAT32},
+        {"fp32", WARPLAB_FLOAT32},  {"double", WARPLAB_FLOAT64},  {"float64", WARPLAB_FLOAT64},
+        {"f64", WARPLAB_FLOAT64},   {"fp64", WARPLAB_FLOAT64}};
     if (!name || !dtype)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -123,9 +125,21 @@ static warplab_status parse_dimension(const char *text, size_t length, size_t *v
     }
     unsigned long long multiplier = 1;
     switch (*end) {
-    case 'k': case 'K': multiplier = 1ull << 10; end++; break;
-    case 'm': case 'M': multiplier = 1ull << 20; end++; break;
-    case 'g': case 'G': multiplier = 1ull << 30; end++; break;
+    case 'k':
+    case 'K':
+        multiplier = 1ull << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        multiplier = 1ull << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        multiplier = 1ull << 30;
+        end++;
+        break;
     default: break;
     }
     if (*end != '\0')

@@ -47,7 +47,10 @@ static const char *row_kind(const warplab_row *row)
     return "rung";
 }
 
-static bool row_timed(const warplab_row *row) { return row->runs > 0 && row->median_ms > 0; }
+static bool row_timed(const warplab_row *row)
+{
+    return row->runs > 0 && row->median_ms > 0;
+}
 
 static void format_time(char *out, size_t len, double ms)
 {
@@ -152,8 +155,7 @@ static void format_course(char *out, size_t len, const warplab_row *row)
 {
     wl_copy_string(out, len, "");
     if (row->course_value > 0)
-        wl_format(out, len, "%.4g %s %s", row->course_value, row->course_unit,
-                  row->course_device);
+        wl_format(out, len, "%.4g %s %s", row->course_value, row->course_unit, row->course_device);
     if (row->course_value2 > 0) {
         size_t used = strlen(out);
         wl_format(out + used, len - used, "%s%.4g %s %s", used ? "; " : "", row->course_value2,
@@ -256,9 +258,8 @@ static void write_table(const warplab_report *report, FILE *out)
         begin = end;
     }
     if (report->row_count) {
-        fprintf(out,
-                "\ntime: median of the timed runs; noise: their relative standard deviation; "
-                "GB = 1e9 bytes.\n");
+        fprintf(out, "\ntime: median of the timed runs; noise: their relative standard deviation; "
+                     "GB = 1e9 bytes.\n");
         if (!all_compute_groups(report) && report->ceiling_gbs > 0)
             fprintf(out, "%%peak: of %.0f GB/s, %s.\n", report->ceiling_gbs,
                     report->ceiling_source);
@@ -350,8 +351,9 @@ static void write_markdown(const warplab_report *report, FILE *out)
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
             format_course(course, sizeof course, row);
-            fprintf(out, "%s | %s | %.1f%% | %.1f | ", strcmp(row_state(row), "ok") ? " (wrong)" : "",
-                    time, row->noise_pct, compute ? row->gflops : row->gbs);
+            fprintf(out, "%s | %s | %.1f%% | %.1f | ",
+                    strcmp(row_state(row), "ok") ? " (wrong)" : "", time, row->noise_pct,
+                    compute ? row->gflops : row->gbs);
             if (!compute && row->pct_of_ceiling > 0)
                 fprintf(out, "%.1f%%", row->pct_of_ceiling);
             else
@@ -409,13 +411,13 @@ static void write_csv(const warplab_report *report, FILE *out)
         csv_text(out, row->rung);
         fputc(',', out);
         csv_text(out, row->title);
-        fprintf(out, ",%s,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.4g,%.17g,%.17g,%.6g,%.6g,%.4g,%.4g,%.4g,"
-                     "%.4g,%.6g,",
-                row->backend, row_kind(row), row_state(row), row->runs, row->median_ms,
-                row->min_ms, row->max_ms, row->mean_ms, row->noise_pct, row->bytes, row->flops,
-                row->gbs, row->gflops, row->pct_of_ceiling, row->step_speedup,
-                row->cumulative_speedup, isfinite(row->max_rel_error) ? row->max_rel_error : -1.0,
-                row->course_value);
+        fprintf(out,
+                ",%s,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.4g,%.17g,%.17g,%.6g,%.6g,%.4g,%.4g,%.4g,"
+                "%.4g,%.6g,",
+                row->backend, row_kind(row), row_state(row), row->runs, row->median_ms, row->min_ms,
+                row->max_ms, row->mean_ms, row->noise_pct, row->bytes, row->flops, row->gbs,
+                row->gflops, row->pct_of_ceiling, row->step_speedup, row->cumulative_speedup,
+                isfinite(row->max_rel_error) ? row->max_rel_error : -1.0, row->course_value);
         csv_text(out, row->course_unit);
         fputc(',', out);
         csv_text(out, row->course_device);
@@ -591,8 +593,7 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
             double value = compute ? row->gflops : row->gbs;
             if (row_timed(row) && value > largest)
                 largest = value;
-            if (!compute && ceiling <= 0 && (row->flags & WARPLAB_ROW_REFERENCE) &&
-                row_timed(row))
+            if (!compute && ceiling <= 0 && (row->flags & WARPLAB_ROW_REFERENCE) && row_timed(row))
                 ceiling = row->gbs;
         }
         if (largest <= 0)
@@ -857,12 +858,27 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
 /* ------------------------------------------------------------------------ */
 /* The escapers and the time format, for the probe writers (probe_report.c). */
 
-void wl_write_json_text(FILE *out, const char *text) { json_text(out, text); }
+void wl_write_json_text(FILE *out, const char *text)
+{
+    json_text(out, text);
+}
 void wl_write_json_number(FILE *out, const char *key, double value, bool comma)
 {
     json_number(out, key, value, comma);
 }
-void wl_write_csv_text(FILE *out, const char *text) { csv_text(out, text); }
-void wl_write_markdown_text(FILE *out, const char *text) { markdown_text(out, text); }
-void wl_write_svg_text(FILE *out, const char *text) { svg_text(out, text); }
-void wl_format_time(char *out, size_t len, double ms) { format_time(out, len, ms); }
+void wl_write_csv_text(FILE *out, const char *text)
+{
+    csv_text(out, text);
+}
+void wl_write_markdown_text(FILE *out, const char *text)
+{
+    markdown_text(out, text);
+}
+void wl_write_svg_text(FILE *out, const char *text)
+{
+    svg_text(out, text);
+}
+void wl_format_time(char *out, size_t len, double ms)
+{
+    format_time(out, len, ms);
+}

@@ -29,7 +29,10 @@ void wl_rng_seed(wl_rng *rng, uint64_t seed)
         rng->s[i] = splitmix64(&state);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t wl_rng_next(wl_rng *rng)
 {
@@ -45,7 +48,10 @@ uint64_t wl_rng_next(wl_rng *rng)
     return result;
 }
 
-double wl_rng_uniform(wl_rng *rng) { return (double)(wl_rng_next(rng) >> 11) * 0x1.0p-53; }
+double wl_rng_uniform(wl_rng *rng)
+{
+    return (double)(wl_rng_next(rng) >> 11) * 0x1.0p-53;
+}
 
 typedef struct fill_job {
     void *data;
@@ -83,8 +89,7 @@ static void fill_chunk(size_t task, void *user)
             out[i] = job->lo + span * wl_rng_uniform(&rng);
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 

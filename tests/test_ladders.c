@@ -69,8 +69,9 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, const f
             }
             /* Skips are allowed for a rung's own limits and for a device too
              * small for the problem (PoCL caps its memory), never for errors. */
-            if ((row.flags & WARPLAB_ROW_SKIPPED) && (status == WARPLAB_ERROR_UNSUPPORTED ||
-                                                      status == WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY)) {
+            if ((row.flags & WARPLAB_ROW_SKIPPED) &&
+                (status == WARPLAB_ERROR_UNSUPPORTED ||
+                 status == WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY)) {
                 skipped++;
                 wl_copy_string(last_skip, sizeof last_skip, row.note);
                 continue;
@@ -82,8 +83,8 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, const f
             CHECK_MSG(status == WARPLAB_OK, "%s/%s on %s, %s: %s (%s)", ladder->name, rung->id,
                       row.backend, row.problem, row.note, warplab_status_string(status));
         }
-        printf("  %-10s %-20s %3d checked, %3d skipped%s%s", ladder->name, rung->id, ran,
-               skipped, skipped ? ": " : "", skipped ? last_skip : "");
+        printf("  %-10s %-20s %3d checked, %3d skipped%s%s", ladder->name, rung->id, ran, skipped,
+               skipped ? ": " : "", skipped ? last_skip : "");
         if (lesson_wrong)
             printf(" (%d wrong, as its lesson predicts)", lesson_wrong);
         printf("\n");
@@ -91,8 +92,13 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, const f
     }
 
     /* The timing path once per rung, on the smallest non-empty problem. */
-    wl_run_config timed = {.repeat = 3, .warmup = 1, .max_seconds = 0.5, .flush = true,
-                           .verify = true, .time = true, .seed = seed};
+    wl_run_config timed = {.repeat = 3,
+                           .warmup = 1,
+                           .max_seconds = 0.5,
+                           .flush = true,
+                           .verify = true,
+                           .time = true,
+                           .seed = seed};
     for (int p = 0; p < count && f->timing; p++) {
         if (problems[p].dim[0] == 0 || problems[p].misalign)
             continue;

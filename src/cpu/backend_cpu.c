@@ -134,8 +134,8 @@ static warplab_status cpu_download(wl_backend *backend, const void *handle, size
     return WARPLAB_OK;
 }
 
-static warplab_status cpu_fill32(wl_backend *backend, void *handle, size_t offset,
-                                 uint32_t pattern, size_t bytes)
+static warplab_status cpu_fill32(wl_backend *backend, void *handle, size_t offset, uint32_t pattern,
+                                 size_t bytes)
 {
     (void)backend;
     unsigned char *p = (unsigned char *)handle + offset;

@@ -25,14 +25,16 @@ warplab_status wl_cuda_check(wl_backend *backend, cudaError_t error, const char 
     /* Clear a non-sticky error so that it does not surface again in the next
      * call's cudaGetLastError (a sticky one stays, and every call will say so). */
     cudaGetLastError();
-    warplab_status status = error == cudaErrorMemoryAllocation
-                                ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
-                                : WARPLAB_ERROR_BACKEND;
+    warplab_status status = error == cudaErrorMemoryAllocation ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
+                                                               : WARPLAB_ERROR_BACKEND;
     return wl_fail(backend, status, "%s: %s (%s)", what, cudaGetErrorString(error),
                    cudaGetErrorName(error));
 }
 
-cudaStream_t wl_cuda_stream(wl_backend *backend) { return ((cuda_backend *)backend)->stream; }
+cudaStream_t wl_cuda_stream(wl_backend *backend)
+{
+    return ((cuda_backend *)backend)->stream;
+}
 
 unsigned wl_cuda_grid_for(const wl_backend *backend, size_t work_items, unsigned block)
 {
@@ -147,8 +149,8 @@ static warplab_status cuda_open(int index, wl_backend **out, char *error, size_t
     if (status == WARPLAB_OK && e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking);
     /* The flush buffer: twice the L2, read before each timed run. */
-    cuda->flush_bytes = 2 * (cuda->base.info.l2_cache_bytes ? cuda->base.info.l2_cache_bytes
-                                                            : ((size_t)64 << 20));
+    cuda->flush_bytes =
+        2 * (cuda->base.info.l2_cache_bytes ? cuda->base.info.l2_cache_bytes : ((size_t)64 << 20));
     if (status == WARPLAB_OK && e == cudaSuccess)
         e = cudaMalloc(&cuda->flush_buffer, cuda->flush_bytes);
     if (status == WARPLAB_OK && e == cudaSuccess)
@@ -158,8 +160,8 @@ static warplab_status cuda_open(int index, wl_backend **out, char *error, size_t
     if (status == WARPLAB_OK && e != cudaSuccess)
         status = wl_cuda_check(&cuda->base, e, "opening the CUDA device");
     if (status != WARPLAB_OK) {
-        wl_copy_string(error, error_len, cuda->base.error[0] ? cuda->base.error
-                                                             : "cannot open the CUDA device");
+        wl_copy_string(error, error_len,
+                       cuda->base.error[0] ? cuda->base.error : "cannot open the CUDA device");
         cuda_close(&cuda->base);
         return status;
     }
@@ -209,8 +211,8 @@ static warplab_status cuda_upload(wl_backend *backend, void *handle, size_t offs
                                   const void *source, size_t bytes)
 {
     cuda_backend *cuda = (cuda_backend *)backend;
-    cudaError_t e = cudaMemcpyAsync((char *)handle + offset, source, bytes,
-                                    cudaMemcpyHostToDevice, cuda->stream);
+    cudaError_t e = cudaMemcpyAsync((char *)handle + offset, source, bytes, cudaMemcpyHostToDevice,
+                                    cuda->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(cuda->stream);
     return wl_cuda_check(backend, e, "copy to the device");
@@ -254,10 +256,10 @@ static warplab_status cuda_synchronize(wl_backend *backend)
 static warplab_status cuda_flush_caches(wl_backend *backend)
 {
     cuda_backend *cuda = (cuda_backend *)backend;
-    return wl_cuda_check(backend,
-                         wl_cuda_flush_l2(cuda->stream, cuda->flush_buffer, cuda->flush_bytes,
-                                          cuda->flush_sink),
-                         "flushing L2");
+    return wl_cuda_check(
+        backend,
+        wl_cuda_flush_l2(cuda->stream, cuda->flush_buffer, cuda->flush_bytes, cuda->flush_sink),
+        "flushing L2");
 }
 
 static warplab_status cuda_timers_reserve(wl_backend *backend, int count)

@@ -36,7 +36,7 @@ extern "C" cudaError_t wl_cuda_fill32_async(cudaStream_t stream, void *destinati
     if (words == 0)
         return cudaSuccess;
     size_t blocks = (words + 255) / 256;
-    fill32_kernel<<<blocks < 4096 ? (unsigned)blocks : 4096u, 256, 0, stream>>>(
-        (uint32_t *)destination, pattern, words);
+    const unsigned grid = blocks < 4096 ? (unsigned)blocks : 4096u;
+    fill32_kernel<<<grid, 256, 0, stream>>>((uint32_t *)destination, pattern, words);
     return cudaGetLastError();
 }

@@ -22,8 +22,7 @@ warplab_status wl_cuda_check(wl_backend *backend, cudaError_t error, const char 
 
 /* Reads bytes of a buffer with a kernel so that L2 holds clean lines of it and
  * nothing of what the next timed run touches (defined in common.cu). */
-cudaError_t wl_cuda_flush_l2(cudaStream_t stream, const void *buffer, size_t bytes,
-                             unsigned *sink);
+cudaError_t wl_cuda_flush_l2(cudaStream_t stream, const void *buffer, size_t bytes, unsigned *sink);
 
 /* Writes a 32-bit pattern into words consecutive words (defined in common.cu). */
 cudaError_t wl_cuda_fill32_async(cudaStream_t stream, void *destination, uint32_t pattern,

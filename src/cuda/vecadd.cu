@@ -46,8 +46,8 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
                        "n=%zu needs %zu blocks, past the grid limit of %d", N, blocks,
                        backend->info.max_grid_dim[0]);
-    vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(VIEW(0), VIEW(1),
-                                                                         VIEW(2), N);
+    vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(VIEW(0), VIEW(1), VIEW(2),
+                                                                         N);
     return WL_CUDA_LAUNCHED(backend, "vecadd grid");
 }
 
@@ -61,19 +61,18 @@ __global__ void vecadd_grid_stride(const float *a, const float *b, float *c, siz
         c[i] = a[i] + b[i];
 }
 
-static warplab_status grid_stride_on(wl_backend *backend, const float *a, const float *b,
-                                     float *c, size_t n)
+static warplab_status grid_stride_on(wl_backend *backend, const float *a, const float *b, float *c,
+                                     size_t n)
 {
     if (n == 0)
         return WARPLAB_OK;
     const unsigned block = 256;
-    vecadd_grid_stride<<<wl_cuda_grid_for(backend, n, block), block, 0,
-                         wl_cuda_stream(backend)>>>(a, b, c, n);
+    vecadd_grid_stride<<<wl_cuda_grid_for(backend, n, block), block, 0, wl_cuda_stream(backend)>>>(
+        a, b, c, n);
     return WL_CUDA_LAUNCHED(backend, "vecadd grid_stride");
 }
 
-static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch,
-                                         void *state)
+static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return grid_stride_on(backend, VIEW(0), VIEW(1), VIEW(2), N);
@@ -84,8 +83,7 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
  * bytes, and more bytes in flight per thread, which is what HBM needs to
  * approach a copy's bandwidth. The first `head` elements (until the pointers
  * reach a 16-byte boundary) and the last n % 4 are done one at a time. */
-__global__ void vecadd_vectorized(const float *a, const float *b, float *c, size_t n,
-                                  size_t head)
+__global__ void vecadd_vectorized(const float *a, const float *b, float *c, size_t n, size_t head)
 {
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -111,8 +109,7 @@ __global__ void vecadd_vectorized(const float *a, const float *b, float *c, size
         c[tail + tid] = a[tail + tid] + b[tail + tid];
 }
 
-static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch,
-                                        void *state)
+static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     const float *a = VIEW(0), *b = VIEW(1);
@@ -230,8 +227,7 @@ static warplab_status managed_setup(wl_backend *backend, const wl_launch *launch
     for (int i = 0; i < 3 && e == cudaSuccess; i++)
         e = cudaMallocManaged((void **)&s->managed[i], bytes, cudaMemAttachGlobal);
     for (int i = 0; i < 2 && e == cudaSuccess; i++)
-        e = cudaMemcpyAsync(s->managed[i], VIEW(i), N * sizeof(float), cudaMemcpyDefault,
-                            stream);
+        e = cudaMemcpyAsync(s->managed[i], VIEW(i), N * sizeof(float), cudaMemcpyDefault, stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(stream);
     return wl_cuda_check(backend, e, "allocating managed memory");
@@ -338,5 +334,5 @@ static const wl_impl managed_prefetch_impl = {.ladder = "vecadd",
 static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = launch_copy};
 
 extern "C" const wl_impl *const wl_cuda_vecadd_impls[] = {
-    &one_block_impl, &grid_impl, &grid_stride_impl,      &vectorized_impl, &h2d_impl,
-    &d2h_impl,       &managed_impl, &managed_prefetch_impl, &copy_impl,    NULL};
+    &one_block_impl, &grid_impl,    &grid_stride_impl,      &vectorized_impl, &h2d_impl,
+    &d2h_impl,       &managed_impl, &managed_prefetch_impl, &copy_impl,       NULL};

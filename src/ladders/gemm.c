@@ -186,8 +186,7 @@ static warplab_status verify_tf32(const wl_problem *p, const void *const *host, 
     return wl_gemm_verify(p, host, check, WL_GEMM_TF32);
 }
 
-static warplab_status verify_tf32_any(const wl_problem *p, const void *const *host,
-                                      wl_check *check)
+static warplab_status verify_tf32_any(const wl_problem *p, const void *const *host, wl_check *check)
 {
     return wl_gemm_verify(p, host, check, WL_GEMM_TF32_ANY);
 }

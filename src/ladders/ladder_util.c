@@ -12,7 +12,10 @@ void wl_describe_1d(const wl_problem *problem, char *text, size_t len)
               problem->misalign ? " misaligned" : "");
 }
 
-double wl_leading_size_1d(const wl_problem *problem) { return (double)problem->dim[0]; }
+double wl_leading_size_1d(const wl_problem *problem)
+{
+    return (double)problem->dim[0];
+}
 
 warplab_status wl_make_problem_1d(const size_t size[3], int dims, const char *ladder,
                                   wl_problem *problem, char *error, size_t error_len)

@@ -14,10 +14,22 @@
 
 enum { VECADD_A = 0, VECADD_B, VECADD_C };
 
-static double vecadd_bytes(const wl_problem *p) { return 12.0 * (double)p->dim[0]; }
-static double vecadd_flops(const wl_problem *p) { return (double)p->dim[0]; }
-static double one_array_bytes(const wl_problem *p) { return 4.0 * (double)p->dim[0]; }
-static double copy_bytes(const wl_problem *p) { return 8.0 * (double)p->dim[0]; }
+static double vecadd_bytes(const wl_problem *p)
+{
+    return 12.0 * (double)p->dim[0];
+}
+static double vecadd_flops(const wl_problem *p)
+{
+    return (double)p->dim[0];
+}
+static double one_array_bytes(const wl_problem *p)
+{
+    return 4.0 * (double)p->dim[0];
+}
+static double copy_bytes(const wl_problem *p)
+{
+    return 8.0 * (double)p->dim[0];
+}
 static double no_flops(const wl_problem *p)
 {
     (void)p;

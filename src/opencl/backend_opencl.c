@@ -66,11 +66,10 @@ warplab_status wl_opencl_check(wl_backend *backend, cl_int error, const char *wh
 {
     if (error == CL_SUCCESS)
         return WARPLAB_OK;
-    warplab_status status =
-        (error == CL_MEM_OBJECT_ALLOCATION_FAILURE || error == CL_OUT_OF_RESOURCES ||
-         error == CL_INVALID_BUFFER_SIZE)
-            ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
-            : WARPLAB_ERROR_BACKEND;
+    warplab_status status = (error == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                             error == CL_OUT_OF_RESOURCES || error == CL_INVALID_BUFFER_SIZE)
+                                ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
+                                : WARPLAB_ERROR_BACKEND;
     return wl_fail(backend, status, "%s: %s (%d)", what, wl_opencl_error_name(error), (int)error);
 }
 
@@ -79,7 +78,10 @@ cl_command_queue wl_opencl_queue(wl_backend *backend)
     return ((opencl_backend *)backend)->queue;
 }
 
-cl_context wl_opencl_context(wl_backend *backend) { return ((opencl_backend *)backend)->context; }
+cl_context wl_opencl_context(wl_backend *backend)
+{
+    return ((opencl_backend *)backend)->context;
+}
 
 /* Every device of every platform, GPUs first (the best backend is the GPU). */
 static int list_devices(cl_device_id *devices, int capacity)
@@ -97,8 +99,7 @@ static int list_devices(cl_device_id *devices, int capacity)
         for (cl_uint p = 0; p < platform_count; p++) {
             cl_uint found = 0;
             cl_device_id ids[MAX_DEVICES];
-            if (clGetDeviceIDs(platforms[p], passes[pass], MAX_DEVICES, ids, &found) !=
-                CL_SUCCESS)
+            if (clGetDeviceIDs(platforms[p], passes[pass], MAX_DEVICES, ids, &found) != CL_SUCCESS)
                 continue;
             if (found > MAX_DEVICES)
                 found = MAX_DEVICES;
@@ -162,11 +163,11 @@ static void describe_device(cl_device_id device, int index, warplab_device_info 
     if (clGetDeviceInfo(device, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) == CL_SUCCESS &&
         warp > 0) {
         info->warp_size = (int)warp;
-        if (clGetDeviceInfo(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc, &cc,
-                            NULL) == CL_SUCCESS)
+        if (clGetDeviceInfo(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc, &cc, NULL) ==
+            CL_SUCCESS)
             info->cc_major = (int)cc;
-        if (clGetDeviceInfo(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof cc, &cc,
-                            NULL) == CL_SUCCESS)
+        if (clGetDeviceInfo(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof cc, &cc, NULL) ==
+            CL_SUCCESS)
             info->cc_minor = (int)cc;
     } else {
         info->warp_size = info->gpu ? 32 : 1;
@@ -202,8 +203,8 @@ static bool markers_profile(opencl_backend *cl)
               clFinish(cl->queue) == CL_SUCCESS;
     for (int i = 0; i < 2 && ok; i++) {
         cl_ulong end = 0;
-        ok = clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end,
-                                     NULL) == CL_SUCCESS &&
+        ok = clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+                 CL_SUCCESS &&
              end > 0;
     }
     for (int i = 0; i < 2; i++)
@@ -420,8 +421,8 @@ static warplab_status opencl_timers_read(wl_backend *backend, int count, double 
         e = clGetEventProfilingInfo(cl->starts[i], CL_PROFILING_COMMAND_END, sizeof start, &start,
                                     NULL);
         if (e == CL_SUCCESS)
-            e = clGetEventProfilingInfo(cl->stops[i], CL_PROFILING_COMMAND_END, sizeof stop,
-                                        &stop, NULL);
+            e = clGetEventProfilingInfo(cl->stops[i], CL_PROFILING_COMMAND_END, sizeof stop, &stop,
+                                        NULL);
         if (e != CL_SUCCESS || stop < start) {
             release_timers(cl);
             return wl_opencl_check(backend, e != CL_SUCCESS ? e : CL_PROFILING_INFO_NOT_AVAILABLE,
@@ -454,8 +455,7 @@ static warplab_status build_program(opencl_backend *cl, int index)
     e = clBuildProgram(program, 1, &cl->device, "-cl-std=CL1.2", NULL, NULL);
     if (e != CL_SUCCESS) {
         char log[WL_ERROR_LEN - 96] = "";
-        clGetProgramBuildInfo(program, cl->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log,
-                              NULL);
+        clGetProgramBuildInfo(program, cl->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
         log[sizeof log - 1] = '\0';
         clReleaseProgram(program);
         return wl_fail(backend, WARPLAB_ERROR_BACKEND, "building OpenCL program %s: %s: %s",
@@ -477,8 +477,7 @@ static warplab_status find_kernel(opencl_backend *cl, const char *program, const
         }
     int index = source_index(program);
     if (index < 0 || index >= MAX_PROGRAMS)
-        return wl_fail(backend, WARPLAB_ERROR_UNKNOWN_NAME, "no OpenCL program named %s",
-                       program);
+        return wl_fail(backend, WARPLAB_ERROR_UNKNOWN_NAME, "no OpenCL program named %s", program);
     warplab_status status = build_program(cl, index);
     if (status != WARPLAB_OK)
         return status;
@@ -520,10 +519,10 @@ warplab_status wl_opencl_launch(wl_backend *backend, const char *program, const 
         size_t group = local ? local[d] : 1;
         rounded[d] = (global[d] + group - 1) / group * group;
     }
-    return wl_opencl_check(backend,
-                           clEnqueueNDRangeKernel(cl->queue, kernel, dims, NULL, rounded, local, 0,
-                                                  NULL, NULL),
-                           kernel_name);
+    return wl_opencl_check(
+        backend,
+        clEnqueueNDRangeKernel(cl->queue, kernel, dims, NULL, rounded, local, 0, NULL, NULL),
+        kernel_name);
 }
 
 static const wl_impl *const *const opencl_impls[] = {

@@ -21,7 +21,10 @@ typedef struct wl_cl_arg {
 
 /* The cl_mem of a view, and its offset in elements of element_size bytes
  * (views may start anywhere, so kernels take a base and an offset). */
-static inline cl_mem wl_cl_mem(wl_view view) { return (cl_mem)view.handle; }
+static inline cl_mem wl_cl_mem(wl_view view)
+{
+    return (cl_mem)view.handle;
+}
 static inline cl_ulong wl_cl_offset(wl_view view, size_t element_size)
 {
     return (cl_ulong)(view.offset / element_size);

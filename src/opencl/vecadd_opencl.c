@@ -36,8 +36,8 @@ static size_t group_size(const wl_backend *backend, size_t wanted)
  * compute unit, never more work-items than the work. */
 static size_t device_range(const wl_backend *backend, size_t work, size_t group)
 {
-    size_t full = (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1) *
-                  8 * group;
+    size_t full =
+        (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1) * 8 * group;
     return work < full ? work : full;
 }
 
@@ -59,8 +59,7 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid", 1, &global, &local, 7, args.list);
 }
 
-static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch,
-                                         void *state)
+static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     vecadd_args args;
@@ -70,8 +69,7 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
                             args.list);
 }
 
-static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch,
-                                        void *state)
+static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     vecadd_args args;
@@ -165,6 +163,6 @@ static const wl_impl d2h_impl = {.ladder = "vecadd",
                                  .teardown = staging_teardown};
 static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = launch_copy};
 
-const wl_impl *const wl_opencl_vecadd_impls[] = {
-    &one_block_impl, &grid_impl, &grid_stride_impl, &vectorized_impl,
-    &h2d_impl,       &d2h_impl,  &copy_impl,        NULL};
+const wl_impl *const wl_opencl_vecadd_impls[] = {&one_block_impl,  &grid_impl, &grid_stride_impl,
+                                                 &vectorized_impl, &h2d_impl,  &d2h_impl,
+                                                 &copy_impl,       NULL};

@@ -301,8 +301,8 @@ void transpose_item(uint linear, uint items_x, uint items_y, uint group, uint *i
                 store4_##S(dst + (ulong)(c0 + j) * ld_out + r0 + s * VEC_TILE, column);            \
             }                                                                                      \
     }                                                                                              \
-    __kernel void transpose_##NAME##_##S(MATRIX_ARGS(T), uint shift_r, uint shift_c,               \
-                                         uint items_x, uint items_y, uint group)                   \
+    __kernel void transpose_##NAME##_##S(MATRIX_ARGS(T), uint shift_r, uint shift_c, uint items_x, \
+                                         uint items_y, uint group)                                 \
     {                                                                                              \
         const uint lane = get_local_id(0) % 32, warp = get_local_id(0) / 32;                       \
         const long sub_row = (warp / 4) * 8 + lane / 4, sub_col = (warp % 4) * 4 + lane % 4;       \
