@@ -27,6 +27,17 @@ const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, c
     return NULL;
 }
 
+warplab_status wl_rung_supports(wl_backend *backend, const wl_rung *rung, const wl_impl *impl,
+                                const wl_problem *problem, char *reason, size_t reason_len)
+{
+    warplab_status status = WARPLAB_OK;
+    if (rung->supports)
+        status = rung->supports(problem, &backend->info, reason, reason_len);
+    if (status == WARPLAB_OK && impl->supports)
+        status = impl->supports(backend, problem, reason, reason_len);
+    return status;
+}
+
 const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder, const char *rung)
 {
     return wl_ops_find_impl(backend->ops, ladder, rung);
@@ -289,12 +300,8 @@ static const wl_rung *pick_rung(const wl_backend *device, const wl_ladder *ladde
         const wl_impl *candidate = wl_backend_find_impl(device, ladder->name, rung->id);
         if (!candidate)
             continue;
-        warplab_status status = WARPLAB_OK;
-        if (rung->supports)
-            status = rung->supports(problem, &device->info, reason, reason_len);
-        if (status == WARPLAB_OK && candidate->supports)
-            status = candidate->supports((wl_backend *)device, problem, reason, reason_len);
-        if (status == WARPLAB_OK) {
+        if (wl_rung_supports((wl_backend *)device, rung, candidate, problem, reason, reason_len) ==
+            WARPLAB_OK) {
             *impl = candidate;
             return rung;
         }

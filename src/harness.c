@@ -408,11 +408,8 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
         return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
     }
     char reason[256] = "";
-    warplab_status status = WARPLAB_OK;
-    if (rung->supports)
-        status = rung->supports(problem, &run.backend->info, reason, sizeof reason);
-    if (status == WARPLAB_OK && run.impl->supports)
-        status = run.impl->supports(run.backend, problem, reason, sizeof reason);
+    warplab_status status =
+        wl_rung_supports(run.backend, rung, run.impl, problem, reason, sizeof reason);
     if (status != WARPLAB_OK)
         return row_fail(row, status, WARPLAB_ROW_SKIPPED, reason);
 

@@ -278,6 +278,10 @@ size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);
 const wl_ladder *wl_ladder_find(const char *name);
 const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
+/* Whether a rung's implementation can run a problem on a backend: the rung's
+ * own limits, then the implementation's. Writes why not to reason. */
+warplab_status wl_rung_supports(wl_backend *backend, const wl_rung *rung, const wl_impl *impl,
+                                const wl_problem *problem, char *reason, size_t reason_len);
 
 /* ------------------------------------------------------------------------ */
 /* Harness                                                                  */
