@@ -390,6 +390,29 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
      .verify = verify_bf16},
+    {.id = "tf32_wgmma_tma",
+     .title = "tensor cores, TF32 (TMA + wgmma, sm_90a)",
+     .lesson = "The copy engine (TMA) loads 128-byte-swizzled tiles that wgmma reads without bank "
+               "conflicts; a producer warpgroup issues copies while two consumer warpgroups only "
+               "multiply (m64n256k8), meeting at mbarriers; a persistent grid overlaps one "
+               "tile's stores with the next tile's loads. TF32 wgmma reads K-major operands: B is "
+               "transposed (and both rounded to TF32) in setup, untimed. Compare with "
+               "cublas_tf32.",
+     .seed = "seed 001, 'Volta GV100' (tensor cores); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bytes,
+     .verify = verify_tf32},
+    {.id = "bf16_wgmma_tma",
+     .title = "tensor cores, BF16 (TMA + wgmma, sm_90a)",
+     .lesson = "Over bf16_wgmma: the copy engine (TMA) moves each 128-byte-swizzled tile (no "
+               "bank conflicts, no address math in the SM), a producer warpgroup feeds two "
+               "consumer warpgroups through mbarriers instead of a block-wide barrier, and a "
+               "persistent grid overlaps one tile's stores with the next tile's loads. Compare "
+               "with cublas_bf16.",
+     .seed = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_bf16},
     {.id = "cublas_fp32",
      .title = "cuBLAS sgemm, pedantic FP32",
      .lesson = "cublasSgemm with CUBLAS_PEDANTIC_MATH (true FP32, no TF32): the vendor's FP32 "

@@ -13,7 +13,7 @@ typedef enum cublas_mode { CUBLAS_ROW_FP32 = 0, CUBLAS_ROW_TF32, CUBLAS_ROW_BF16
 
 typedef struct cublas_state {
     cublasHandle_t handle;
-    wl_gemm_bf16 bf16;
+    wl_gemm_kmajor bf16;
 } cublas_state;
 
 static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
@@ -36,7 +36,7 @@ static void cublas_teardown(wl_backend *backend, void *state)
         return;
     if (s->handle)
         cublasDestroy(s->handle);
-    wl_gemm_bf16_free(&s->bf16);
+    wl_gemm_kmajor_free(&s->bf16);
     free(s);
 }
 
@@ -58,7 +58,7 @@ static warplab_status cublas_setup_mode(wl_backend *backend, const wl_launch *la
                                                                : CUBLAS_DEFAULT_MATH),
                               "cublasSetMathMode");
     if (status == WARPLAB_OK && mode == CUBLAS_ROW_BF16)
-        status = wl_gemm_bf16_make(backend, launch, &s->bf16);
+        status = wl_gemm_kmajor_make(backend, launch, WL_GEMM_OPERANDS_BF16, &s->bf16);
     return status;
 }
 

@@ -45,31 +45,38 @@ static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reaso
     return WARPLAB_OK;
 }
 
-/* BF16 copies of A (m x k) and of B transposed (n x k: both K-major, the
- * layout the tensor cores read without transposing), nearest even, rows
- * padded to multiples of 8 elements (16 bytes) and the padding zeroed: what
- * the BF16 rows multiply, made once in setup (untimed) for the rungs and
- * cuBLAS alike. */
-typedef struct wl_gemm_bf16 {
-    void *a, *bt; /* __nv_bfloat16, device memory */
+/* K-major copies of A (m x k) and of B transposed (n x k): the layout the
+ * tensor cores read without transposing, in the precision they multiply
+ * (BF16 nearest even, or FP32 words rounded to TF32), rows padded to
+ * multiples of 16 bytes and the padding zeroed; made once in setup
+ * (untimed) for the rungs and cuBLAS alike. */
+typedef enum wl_gemm_operand_type {
+    WL_GEMM_OPERANDS_BF16,
+    WL_GEMM_OPERANDS_TF32
+} wl_gemm_operand_type;
+
+typedef struct wl_gemm_kmajor {
+    void *a, *bt; /* __nv_bfloat16 or float, device memory */
     int lda, ldbt;
-} wl_gemm_bf16;
+} wl_gemm_kmajor;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-warplab_status wl_gemm_bf16_make(wl_backend *backend, const wl_launch *launch, wl_gemm_bf16 *out);
-void wl_gemm_bf16_free(wl_gemm_bf16 *operands);
+warplab_status wl_gemm_kmajor_make(wl_backend *backend, const wl_launch *launch,
+                                   wl_gemm_operand_type type, wl_gemm_kmajor *out);
+void wl_gemm_kmajor_free(wl_gemm_kmajor *operands);
 
 /* cuBLAS rows (cublas.cu). */
 extern const wl_impl wl_gemm_cublas_fp32_impl;
 extern const wl_impl wl_gemm_cublas_tf32_impl;
 extern const wl_impl wl_gemm_cublas_bf16_impl;
-/* Tensor-core rungs (mma.cu; wgmma.sm90a.cu). */
+/* Tensor-core rungs (mma.cu; wgmma_bf16.sm90a.cu; wgmma_tma.sm90a.cu). */
 extern const wl_impl wl_gemm_tf32_mma_impl;
 extern const wl_impl wl_gemm_bf16_mma_impl;
-extern const wl_impl wl_gemm_tf32_wgmma_impl;
 extern const wl_impl wl_gemm_bf16_wgmma_impl;
+extern const wl_impl wl_gemm_bf16_wgmma_tma_impl;
+extern const wl_impl wl_gemm_tf32_wgmma_tma_impl;
 #ifdef __cplusplus
 }
 #endif

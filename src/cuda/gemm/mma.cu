@@ -82,11 +82,11 @@ static warplab_status launch_tf32(wl_backend *backend, const wl_launch *launch, 
 
 static warplab_status bf16_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
-    wl_gemm_bf16 *operands = (wl_gemm_bf16 *)calloc(1, sizeof *operands);
+    wl_gemm_kmajor *operands = (wl_gemm_kmajor *)calloc(1, sizeof *operands);
     if (!operands)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "BF16 operands");
     *state = operands;
-    return wl_gemm_bf16_make(backend, launch, operands);
+    return wl_gemm_kmajor_make(backend, launch, WL_GEMM_OPERANDS_BF16, operands);
 }
 
 static void bf16_teardown(wl_backend *backend, void *state)
@@ -94,13 +94,13 @@ static void bf16_teardown(wl_backend *backend, void *state)
     (void)backend;
     if (!state)
         return;
-    wl_gemm_bf16_free((wl_gemm_bf16 *)state);
+    wl_gemm_kmajor_free((wl_gemm_kmajor *)state);
     free(state);
 }
 
 static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, void *state)
 {
-    const wl_gemm_bf16 *operands = (const wl_gemm_bf16 *)state;
+    const wl_gemm_kmajor *operands = (const wl_gemm_kmajor *)state;
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;

@@ -1,0 +1,350 @@
+/* Tensor cores fed by the copy engine (sm_90a only): the bf16_wgmma_tma and
+ * tf32_wgmma_tma rungs.
+ *
+ * Over bf16_wgmma (threads copy tiles with cp.async, every warp both loads
+ * and multiplies, one barrier a tile for all), three changes, the shape of
+ * Hopper's fast GEMMs:
+ *   - The copy engine (TMA, cp.async.bulk.tensor) moves each tile: one
+ *     thread issues a whole 128 x 128-byte box, the hardware computes the
+ *     addresses, zero-fills what lies past the matrix (any m, n, k) and
+ *     writes it in the 128-byte swizzle wgmma reads without bank conflicts.
+ *   - Warp specialisation: warpgroup 0 is the producer (one thread issues
+ *     the copies; its registers are given back with setmaxnreg), warpgroups
+ *     1 and 2 are consumers that only multiply, each a 64 x 256 half of a
+ *     128 x 256 tile with one m64n256 wgmma per k step. Producer and
+ *     consumers meet at mbarriers, one "full" and one "empty" a stage, so
+ *     nobody waits at a block-wide barrier.
+ *   - A persistent grid: one block an SM walks the tiles (in groups of 8
+ *     tile rows, so that neighbours share A and B in L2); the producer
+ *     fills the next tile's stages while the consumers store C.
+ * The k tile is 128 bytes of a row (64 BF16 or 32 TF32 values), 4 stages
+ * of 48 KB. TF32 multiplies FP32 words rounded to TF32 in setup, K-major
+ * (wgmma reads TF32 only K-major), like the BF16 copies.
+ *
+ * Compiled for sm_90a alone (its own CMake target); devices other than
+ * compute capability 9.0 are refused before launch. */
+#include "gemm_launch.h"
+
+#include <cuda.h>
+#include <stdlib.h>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WL_SM90A_BODY 1
+#include "wgmma_ops.cuh"
+#else
+#define WL_SM90A_BODY 0
+#endif
+
+#define TMA_BM 128
+#define TMA_BN 256
+#define TMA_ROW_BYTES 128 /* a k tile: one swizzle row */
+#define TMA_STAGES 4
+#define TMA_CONSUMERS 2
+#define TMA_THREADS (128 * (1 + TMA_CONSUMERS))
+#define TMA_A_BYTES (TMA_BM * TMA_ROW_BYTES)
+#define TMA_B_BYTES (TMA_BN * TMA_ROW_BYTES)
+#define TMA_STAGE_BYTES (TMA_A_BYTES + TMA_B_BYTES)
+/* Stages, the barriers after them, and slack to align the base to 1024. */
+#define TMA_SMEM_BYTES ((size_t)TMA_STAGES * TMA_STAGE_BYTES + 2 * TMA_STAGES * 8 + 1024)
+/* Tile rows walked together, for L2 reuse. */
+#define TMA_GROUP_ROWS 8
+
+struct tma_params {
+    float *c;
+    int m, n, k, ldc;
+    float alpha, beta;
+    int tiles_m, tiles_n, k_tiles;
+};
+
+/* Tile t of the walk: groups of TMA_GROUP_ROWS tile rows, column by column
+ * within a group. */
+__host__ __device__ static inline void tile_position(const tma_params &p, int t, int *tile_m,
+                                                     int *tile_n)
+{
+    const int per_group = TMA_GROUP_ROWS * p.tiles_n;
+    const int first = t / per_group * TMA_GROUP_ROWS;
+    const int rows = p.tiles_m - first < TMA_GROUP_ROWS ? p.tiles_m - first : TMA_GROUP_ROWS;
+    *tile_m = first + t % per_group % rows;
+    *tile_n = t % per_group / rows;
+}
+
+template <bool BF16>
+__global__ void __launch_bounds__(TMA_THREADS, 1)
+    gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a,
+                   const __grid_constant__ CUtensorMap map_bt, const tma_params p)
+{
+#if WL_SM90A_BODY
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t raw = smem_address(smem_raw);
+    const uint32_t tiles_base = (raw + 1023) & ~1023u; /* the swizzle wants 1024 */
+    const uint32_t full_bar = tiles_base + TMA_STAGES * TMA_STAGE_BYTES;
+    const uint32_t empty_bar = full_bar + TMA_STAGES * 8;
+    const int tid = threadIdx.x, warpgroup = tid / 128;
+    const int tiles = p.tiles_m * p.tiles_n;
+
+    if (tid == 0) {
+        for (int s = 0; s < TMA_STAGES; s++) {
+            mbarrier_init(full_bar + 8 * s, 1);              /* the producer's arrival */
+            mbarrier_init(empty_bar + 8 * s, TMA_CONSUMERS); /* one per consumer */
+        }
+        mbarrier_init_fence();
+        tma_prefetch_descriptor(&map_a);
+        tma_prefetch_descriptor(&map_bt);
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        /* Producer: few registers, one thread issuing copies. */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+                int tile_m, tile_n;
+                tile_position(p, t, &tile_m, &tile_n);
+                for (int kt = 0; kt < p.k_tiles; kt++) {
+                    /* Wait until both consumers are done with the stage's
+                     * last tile (at the first pass: at once). */
+                    mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
+                    const uint32_t a_tile = tiles_base + stage * TMA_STAGE_BYTES;
+                    mbarrier_arrive_expect_bytes(full_bar + 8 * stage, TMA_STAGE_BYTES);
+                    const int k0 = kt * (TMA_ROW_BYTES / (BF16 ? 2 : 4));
+                    tma_load_2d(a_tile, &map_a, full_bar + 8 * stage, k0, tile_m * TMA_BM);
+                    tma_load_2d(a_tile + TMA_A_BYTES, &map_bt, full_bar + 8 * stage, k0,
+                                tile_n * TMA_BN);
+                    if (++stage == TMA_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        /* Consumers: 64 rows x 256 columns of each tile, FP32 sums. */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
+        const bool signals = tid % 128 == 0;
+        const bool pairs = p.ldc % 2 == 0 && (uintptr_t)p.c % 8 == 0;
+        int stage = 0;
+        uint32_t phase = 0;
+        float acc[128];
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            int tile_m, tile_n;
+            tile_position(p, t, &tile_m, &tile_n);
+#pragma unroll
+            for (int i = 0; i < 128; i++)
+                acc[i] = 0.0f;
+            int previous = -1;
+            for (int kt = 0; kt < p.k_tiles; kt++) {
+                mbarrier_wait(full_bar + 8 * stage, phase);
+                const uint32_t a_tile = tiles_base + stage * TMA_STAGE_BYTES + consumer * 64 * 128;
+                const uint32_t b_tile = tiles_base + stage * TMA_STAGE_BYTES + TMA_A_BYTES;
+                wgmma_pin(acc);
+                wgmma_fence();
+                /* 4 k steps of 32 bytes along the 128-byte rows. */
+#pragma unroll
+                for (int s = 0; s < 4; s++) {
+                    const uint64_t desc_a = wgmma_descriptor_sw128(a_tile + 32 * s);
+                    const uint64_t desc_b = wgmma_descriptor_sw128(b_tile + 32 * s);
+                    if (BF16)
+                        wgmma_m64n256k16_bf16(acc, desc_a, desc_b, 1);
+                    else
+                        wgmma_m64n256k8_tf32(acc, desc_a, desc_b, 1);
+                }
+                wgmma_commit();
+                /* The previous k tile's group is done: its stage is free.
+                 * This one stays in flight while the next stage is awaited. */
+                wgmma_wait<1>();
+                wgmma_pin(acc);
+                if (previous >= 0 && signals)
+                    mbarrier_arrive(empty_bar + 8 * previous);
+                previous = stage;
+                if (++stage == TMA_STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+            }
+            wgmma_wait<0>();
+            wgmma_pin(acc);
+            if (previous >= 0 && signals)
+                mbarrier_arrive(empty_bar + 8 * previous);
+
+            /* C = alpha * acc + beta * C, straight from the registers: each
+             * warp stores 8 rows x 32 bytes per instruction (whole sectors). */
+            const int g = lane / 4, q = lane % 4;
+            const int row_base = tile_m * TMA_BM + consumer * 64 + warp * 16 + g;
+            const int col_base = tile_n * TMA_BN + 2 * q;
+#pragma unroll
+            for (int i = 0; i < 128; i += 2) {
+                const int row = row_base + 8 * ((i / 2) % 2), col = col_base + 8 * (i / 4);
+                if (row >= p.m || col >= p.n)
+                    continue;
+                float *c = p.c + (size_t)row * p.ldc + col;
+                if (pairs && col + 1 < p.n) {
+                    float2 out = make_float2(p.alpha * acc[i], p.alpha * acc[i + 1]);
+                    if (p.beta != 0.0f) {
+                        const float2 old = *(const float2 *)c;
+                        out.x += p.beta * old.x;
+                        out.y += p.beta * old.y;
+                    }
+                    *(float2 *)c = out;
+                } else {
+                    c[0] = gemm_epilogue(acc[i], c, p.alpha, p.beta);
+                    if (col + 1 < p.n)
+                        c[1] = gemm_epilogue(acc[i + 1], c + 1, p.alpha, p.beta);
+                }
+            }
+        }
+    }
+#endif
+}
+
+/* cuTensorMapEncodeTiled from the driver, found through the runtime (no
+ * link against libcuda). */
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static warplab_status find_encoder(wl_backend *backend, encode_tiled_fn *encode)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                           cudaEnableDefault, &found);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "looking up cuTensorMapEncodeTiled");
+    if (found != cudaDriverEntryPointSuccess || !fn)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "the CUDA driver has no cuTensorMapEncodeTiled (needs CUDA 12 or newer)");
+    *encode = (encode_tiled_fn)fn;
+    return WARPLAB_OK;
+}
+
+/* A rows x k K-major operand (rows of ld elements) as boxes of box_rows
+ * rows x 128 bytes, 128-byte swizzle, zeros outside. */
+static warplab_status encode_operand(wl_backend *backend, encode_tiled_fn encode, CUtensorMap *map,
+                                     void *base, bool bf16, int rows, int k, int ld, int box_rows)
+{
+    const int element_bytes = bf16 ? 2 : 4;
+    const cuuint64_t dims[2] = {(cuuint64_t)(k > 0 ? k : 1), (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * element_bytes};
+    const cuuint32_t box[2] = {(cuuint32_t)(TMA_ROW_BYTES / element_bytes), (cuuint32_t)box_rows};
+    const cuuint32_t element_strides[2] = {1, 1};
+    const CUresult r =
+        encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+               base, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return wl_fail(backend, WARPLAB_ERROR_BACKEND,
+                       "cuTensorMapEncodeTiled refused a %d x %d operand (row stride %d): error %d",
+                       rows, k, ld, (int)r);
+    return WARPLAB_OK;
+}
+
+typedef struct tma_state {
+    wl_gemm_kmajor operands;
+    CUtensorMap map_a, map_bt;
+} tma_state;
+
+static warplab_status tma_supports(wl_backend *backend, const wl_problem *problem, char *reason,
+                                   size_t len)
+{
+    (void)problem;
+    const warplab_device_info *info = &backend->info;
+    if (info->cc_major != 9 || info->cc_minor != 0) {
+        wl_format(reason, len,
+                  "TMA + wgmma is compiled for sm_90a (Hopper, compute capability 9.0) alone; %s "
+                  "is %d.%d",
+                  info->name, info->cc_major, info->cc_minor);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    if (info->shared_memory_per_block_optin > 0 &&
+        TMA_SMEM_BYTES > info->shared_memory_per_block_optin) {
+        wl_format(reason, len, "needs %zu bytes of shared memory a block; %s has %zu",
+                  TMA_SMEM_BYTES, info->name, info->shared_memory_per_block_optin);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+template <bool BF16>
+static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    tma_state *s = (tma_state *)calloc(1, sizeof *s);
+    if (!s)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "TMA gemm state");
+    *state = s;
+    warplab_status status = wl_gemm_kmajor_make(
+        backend, launch, BF16 ? WL_GEMM_OPERANDS_BF16 : WL_GEMM_OPERANDS_TF32, &s->operands);
+    if (status != WARPLAB_OK)
+        return status;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK; /* nothing to launch, no maps */
+    encode_tiled_fn encode = NULL;
+    status = find_encoder(backend, &encode);
+    if (status == WARPLAB_OK)
+        status = encode_operand(backend, encode, &s->map_a, s->operands.a, BF16, g.m, g.k,
+                                s->operands.lda, TMA_BM);
+    if (status == WARPLAB_OK)
+        status = encode_operand(backend, encode, &s->map_bt, s->operands.bt, BF16, g.n, g.k,
+                                s->operands.ldbt, TMA_BN);
+    if (status == WARPLAB_OK)
+        status = wl_cuda_check(backend,
+                               cudaFuncSetAttribute(gemm_wgmma_tma<BF16>,
+                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    (int)TMA_SMEM_BYTES),
+                               "raising the shared-memory limit of the TMA wgmma kernel");
+    return status;
+}
+
+static void tma_teardown(wl_backend *backend, void *state)
+{
+    (void)backend;
+    if (!state)
+        return;
+    wl_gemm_kmajor_free(&((tma_state *)state)->operands);
+    free(state);
+}
+
+template <bool BF16>
+static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    const tma_state *s = (const tma_state *)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    tma_params p;
+    p.c = g.c;
+    p.m = g.m;
+    p.n = g.n;
+    p.k = g.k;
+    p.ldc = g.ldc;
+    p.alpha = g.alpha;
+    p.beta = g.beta;
+    p.tiles_m = (g.m + TMA_BM - 1) / TMA_BM;
+    p.tiles_n = (g.n + TMA_BN - 1) / TMA_BN;
+    const int k_per_tile = TMA_ROW_BYTES / (BF16 ? 2 : 4);
+    p.k_tiles = (g.k + k_per_tile - 1) / k_per_tile;
+    const long long tiles = (long long)p.tiles_m * p.tiles_n;
+    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
+    const unsigned blocks = (unsigned)(tiles < sms ? tiles : sms);
+    gemm_wgmma_tma<BF16>
+        <<<blocks, TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(s->map_a, s->map_bt, p);
+    return WL_CUDA_LAUNCHED(backend, BF16 ? "gemm bf16_wgmma_tma" : "gemm tf32_wgmma_tma");
+}
+
+extern "C" const wl_impl wl_gemm_bf16_wgmma_tma_impl = {.ladder = "gemm",
+                                                        .rung = "bf16_wgmma_tma",
+                                                        .supports = tma_supports,
+                                                        .setup = tma_setup<true>,
+                                                        .launch = tma_launch<true>,
+                                                        .teardown = tma_teardown};
+extern "C" const wl_impl wl_gemm_tf32_wgmma_tma_impl = {.ladder = "gemm",
+                                                        .rung = "tf32_wgmma_tma",
+                                                        .supports = tma_supports,
+                                                        .setup = tma_setup<false>,
+                                                        .launch = tma_launch<false>,
+                                                        .teardown = tma_teardown};
