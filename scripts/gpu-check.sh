@@ -88,6 +88,18 @@ if has_step sanitize; then
                 # 77: ladder not in this build.
                 if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $ladder(rc=$rc)"; fi
             done
+            # The persistent TMA rungs on problems of more tiles than SMs (each
+            # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta).
+            case " $LADDERS " in *" gemm "*)
+                for rung in bf16_wgmma_tma tf32_wgmma_tma; do
+                    log="$RESULTS/sanitize-$tool-gemm-$rung-multitile.log"
+                    compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                        "$TESTS/test_ladders" --backend cuda --ladder gemm --rung "$rung" \
+                        --no-timing --max-size 4e8 >"$log" 2>&1
+                    rc=$?
+                    if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm/$rung-multitile(rc=$rc)"; fi
+                done ;;
+            esac
             # The probes' kernels, on their small test problems (no timing, no end-to-end run).
             log="$RESULTS/sanitize-$tool-probes.log"
             compute-sanitizer --tool "$tool" --error-exitcode 99 \

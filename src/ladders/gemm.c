@@ -573,6 +573,9 @@ static const gemm_case gpu_cases[] = {
     {4096, 1, 4096, 0, 0, 0, 1.0, 0.0, 0, 0},
     {4096, 4096, 1, 0, 0, 0, 1.0, 0.0, 0, 0},
     {1023, 1025, 1027, 1029, 1031, 1033, 1.5, -0.5, 1, 0},
+    /* More 128x256 tiles than twice the SMs of an H200, k not a multiple of
+     * a k tile, C read: a persistent kernel's blocks walk several tiles. */
+    {4100, 2100, 40, 0, 0, 0, 1.0, 0.5, 0, 0},
 };
 
 static int add_cases(const gemm_case *cases, size_t count, wl_problem *problems, int used,

@@ -45,6 +45,27 @@ static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reaso
     return WARPLAB_OK;
 }
 
+/* The device runs the sm_90a build (wgmma, setmaxnreg: compute capability
+ * 9.0 exactly) and gives a block smem_bytes of shared memory. */
+static inline warplab_status wl_gemm_needs_sm90a(wl_backend *backend, size_t smem_bytes,
+                                                 const char *what, char *reason, size_t len)
+{
+    const warplab_device_info *info = &backend->info;
+    if (info->cc_major != 9 || info->cc_minor != 0) {
+        wl_format(reason, len,
+                  "%s is compiled for sm_90a (Hopper, compute capability 9.0) alone; %s is %d.%d",
+                  what, info->name, info->cc_major, info->cc_minor);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    if (info->shared_memory_per_block_optin > 0 &&
+        smem_bytes > info->shared_memory_per_block_optin) {
+        wl_format(reason, len, "%s needs %zu bytes of shared memory a block; %s has %zu", what,
+                  smem_bytes, info->name, info->shared_memory_per_block_optin);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
 /* K-major copies of A (m x k) and of B transposed (n x k): the layout the
  * tensor cores read without transposing, in the precision they multiply
  * (BF16 nearest even, or FP32 words rounded to TF32), rows padded to

@@ -206,21 +206,7 @@ static warplab_status wgmma_supports(wl_backend *backend, const wl_problem *prob
                                      size_t len)
 {
     (void)problem;
-    const warplab_device_info *info = &backend->info;
-    if (info->cc_major != 9 || info->cc_minor != 0) {
-        wl_format(reason, len,
-                  "wgmma is compiled for sm_90a (Hopper, compute capability 9.0) alone; %s is "
-                  "%d.%d",
-                  info->name, info->cc_major, info->cc_minor);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    if (info->shared_memory_per_block_optin > 0 &&
-        WG_SMEM_BYTES > info->shared_memory_per_block_optin) {
-        wl_format(reason, len, "needs %zu bytes of shared memory a block; %s has %zu",
-                  WG_SMEM_BYTES, info->name, info->shared_memory_per_block_optin);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
+    return wl_gemm_needs_sm90a(backend, WG_SMEM_BYTES, "wgmma", reason, len);
 }
 
 static warplab_status wgmma_setup(wl_backend *backend, const wl_launch *launch, void **state)
