@@ -199,6 +199,7 @@ PIPELINED_IMPL(frag_128x128_impl, "frag_128x128", frag_128x128_shape);
 PIPELINED_IMPL(frag_128x128_w64_impl, "frag_128x128_w64", frag_128x128_w64_shape);
 PIPELINED_IMPL(frag_128x128_k8_impl, "frag_128x128_k8", frag_128x128_k8_shape);
 PIPELINED_IMPL(frag_256x128_impl, "frag_256x128", frag_256x128_shape);
+PIPELINED_IMPL(frag_256x128_s6_impl, "frag_256x128_s6", frag_256x128_s6_shape);
 
 extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {&one_block_impl,
                                                         &many_blocks_impl,
@@ -219,6 +220,7 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {&one_block_impl,
                                                         &frag_128x128_w64_impl,
                                                         &frag_128x128_k8_impl,
                                                         &frag_256x128_impl,
+                                                        &frag_256x128_s6_impl,
                                                         &wl_gemm_tf32_mma_impl,
                                                         &wl_gemm_bf16_mma_impl,
                                                         &wl_gemm_bf16_wgmma_impl,

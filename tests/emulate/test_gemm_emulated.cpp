@@ -156,6 +156,7 @@ static const rung rungs[] = {
     {"frag_128x128_w64", 0, 0, run_pipelined<frag_128x128_w64_shape>},
     {"frag_128x128_k8", 0, 0, run_pipelined<frag_128x128_k8_shape>},
     {"frag_256x128", 0, 0, run_pipelined<frag_256x128_shape>},
+    {"frag_256x128_s6", 0, 0, run_pipelined<frag_256x128_s6_shape>},
     {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
     {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
 };
