@@ -16,9 +16,10 @@
  * One barrier a tile; wgmma groups are waited for before the barrier after
  * which their stage is refilled.
  *
- * Not yet here: TMA with 128-byte swizzle, producer/consumer warp
- * specialisation, deeper wgmma overlap (what cuBLAS does). Compiled for sm_90a alone (its own CMake
- * target); devices other than compute capability 9.0 are refused before launch. */
+ * The next rung, bf16_wgmma_tma (wgmma_tma.sm90a.cu), adds what this one
+ * lacks: TMA with the 128-byte swizzle, producer/consumer warpgroups and a
+ * persistent grid. Compiled for sm_90a alone (its own CMake target); devices
+ * other than compute capability 9.0 are refused before launch. */
 #include "gemm_launch.h"
 
 #include <stdlib.h>
