@@ -78,6 +78,38 @@ __device__ __forceinline__ float4 load4_or_zero(const float *x, int ld, int rows
     return v;
 }
 
+/* Block b of a 1-D grid (or step b of a persistent block's walk) -> the
+ * tile (tile_m, tile_n) of C it computes: tiles in bands of group_m tile
+ * rows, column by column inside a band, so that blocks running together
+ * share B's columns and A's rows in L2 (group_m 0: row by row). */
+__host__ __device__ __forceinline__ void gemm_tile_of_block(int block, int tiles_m, int tiles_n,
+                                                            int group_m, int *tile_m, int *tile_n)
+{
+    if (group_m == 0) {
+        *tile_m = block / tiles_n;
+        *tile_n = block % tiles_n;
+        return;
+    }
+    const int band = block / (group_m * tiles_n);
+    const int first = band * group_m;
+    const int rows = tiles_m - first < group_m ? tiles_m - first : group_m;
+    const int within = block - band * group_m * tiles_n;
+    *tile_m = first + within % rows;
+    *tile_n = within / rows;
+}
+
+#ifndef WL_EMULATE
+/* Round to TF32, nearest with ties away (the low 13 bits become 0). */
+__device__ __forceinline__ unsigned to_tf32(float x)
+{
+    unsigned out = 0;
+#if WL_SM80_BODY
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));
+#endif
+    return out;
+}
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* cp.async (sm_80+): global -> shared copies that bypass registers.        */
 

@@ -9,13 +9,6 @@
 
 #include <cuda_bf16.h>
 
-__device__ __forceinline__ float round_to_tf32(float x)
-{
-    uint32_t bits;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
-    return __uint_as_float(bits);
-}
-
 /* dst[r][c] = rounded(src[r][c]) for r < rows, c < cols, or transposed
  * (dst[c][r]); dst's padding was zeroed before. Setup only: simple, not
  * fast. */
@@ -31,7 +24,7 @@ __global__ void convert_operand(const float *src, int ld, T *dst, int dst_ld, in
         if constexpr (sizeof(T) == 2)
             value = __float2bfloat16_rn(src[r * ld + c]);
         else
-            value = round_to_tf32(src[r * ld + c]);
+            value = __uint_as_float(to_tf32(src[r * ld + c]));
         if (transpose)
             dst[c * dst_ld + r] = value;
         else

@@ -25,16 +25,6 @@
 #include "gemm_device.cuh"
 
 #ifndef WL_EMULATE
-/* Round to TF32, nearest with ties away (the low 13 bits become 0). */
-__device__ __forceinline__ unsigned to_tf32(float x)
-{
-    unsigned out = 0;
-#if WL_SM80_BODY
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));
-#endif
-    return out;
-}
-
 __device__ __forceinline__ void mma_tf32_m16n8k8(float d[4], const unsigned a[4],
                                                  const unsigned b[2])
 {

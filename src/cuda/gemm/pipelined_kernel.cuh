@@ -63,24 +63,6 @@ struct tile_shape {
     static_assert(STAGES >= 2, "a pipeline");
 };
 
-/* Block b of a 1-D grid -> the tile (tile_m, tile_n) it computes. */
-template <class T>
-__device__ __forceinline__ void tile_of_block(int block, int tiles_m, int tiles_n, int *tile_m,
-                                              int *tile_n)
-{
-    if (T::GROUP_M == 0) {
-        *tile_m = block / tiles_n;
-        *tile_n = block % tiles_n;
-        return;
-    }
-    const int band = block / (T::GROUP_M * tiles_n);
-    const int first = band * T::GROUP_M;
-    const int rows = tiles_m - first < T::GROUP_M ? tiles_m - first : T::GROUP_M;
-    const int within = block - band * T::GROUP_M * tiles_n;
-    *tile_m = first + within % rows;
-    *tile_n = within / rows;
-}
-
 template <class T, bool B_VEC>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
 {
@@ -91,7 +73,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm
 
     const int tiles_m = (p.m + T::BM - 1) / T::BM, tiles_n = (p.n + T::BN - 1) / T::BN;
     int tile_m, tile_n;
-    tile_of_block<T>(blockIdx.x, tiles_m, tiles_n, &tile_m, &tile_n);
+    gemm_tile_of_block(blockIdx.x, tiles_m, tiles_n, T::GROUP_M, &tile_m, &tile_n);
     const int row0 = tile_m * T::BM, col0 = tile_n * T::BN;
     const int tid = threadIdx.x;
     const int group = tid / T::LANES, lane = tid % T::LANES;

@@ -56,18 +56,6 @@ struct tma_params {
     int tiles_m, tiles_n, k_tiles;
 };
 
-/* Tile t of the walk: groups of TMA_GROUP_ROWS tile rows, column by column
- * within a group. */
-__host__ __device__ static inline void tile_position(const tma_params &p, int t, int *tile_m,
-                                                     int *tile_n)
-{
-    const int per_group = TMA_GROUP_ROWS * p.tiles_n;
-    const int first = t / per_group * TMA_GROUP_ROWS;
-    const int rows = p.tiles_m - first < TMA_GROUP_ROWS ? p.tiles_m - first : TMA_GROUP_ROWS;
-    *tile_m = first + t % per_group % rows;
-    *tile_n = t % per_group / rows;
-}
-
 template <bool BF16>
 __global__ void __launch_bounds__(TMA_THREADS, 1)
     gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a,
@@ -101,7 +89,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
             uint32_t phase = 0;
             for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
                 int tile_m, tile_n;
-                tile_position(p, t, &tile_m, &tile_n);
+                gemm_tile_of_block(t, p.tiles_m, p.tiles_n, TMA_GROUP_ROWS, &tile_m, &tile_n);
                 for (int kt = 0; kt < p.k_tiles; kt++) {
                     /* Wait until both consumers are done with the stage's
                      * last tile (at the first pass: at once). */
@@ -130,7 +118,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         float acc[128];
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
             int tile_m, tile_n;
-            tile_position(p, t, &tile_m, &tile_n);
+            gemm_tile_of_block(t, p.tiles_m, p.tiles_n, TMA_GROUP_ROWS, &tile_m, &tile_n);
 #pragma unroll
             for (int i = 0; i < 128; i++)
                 acc[i] = 0.0f;
