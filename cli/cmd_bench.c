@@ -17,6 +17,9 @@ static void bench_help(FILE *out)
                  "ladders:\n");
     for (size_t i = 0; i < warplab_ladder_count(); i++)
         fprintf(out, "  %-10s %s\n", warplab_ladder_name(i), warplab_ladder_title(i));
+    fprintf(out, "  %-10s %s\n", "api",
+            "the library's calls against CUB, cuBLAS and a float4 kernel (cuda; --rung picks\n"
+            "             reduce, reduce_device, transpose, gemm, vecadd)");
     fprintf(out,
             "\noptions:\n"
             "  -b, --backend NAME   cuda, opencl, cpu or auto (default: the best present)\n"
@@ -87,6 +90,69 @@ static bool sweep_rungs(const char *ladder, const char *rungs, char *out, size_t
         used += more;
     }
     return true;
+}
+
+/* warplab bench api: the pairs as op, size, warplab, vendor, ratio. */
+static void print_api_table(const warplab_report *report)
+{
+    printf("\n%-14s %-20s %12s %12s %7s %7s  %s\n", "op", "size", "warplab", "vendor", "ratio",
+           "noise", "vendor call");
+    for (size_t i = 0; i + 1 < report->row_count; i += 2) {
+        const warplab_row *ours = &report->rows[i], *vendor = &report->rows[i + 1];
+        if (ours->flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) {
+            printf("%-14s %-20s %s: %s\n", ours->rung, ours->problem,
+                   ours->flags & WARPLAB_ROW_SKIPPED ? "skipped" : "FAILED", ours->note);
+            continue;
+        }
+        const double noise =
+            ours->noise_pct > vendor->noise_pct ? ours->noise_pct : vendor->noise_pct;
+        printf("%-14s %-20s %9.2f us %9.2f us %6.3fx %6.1f%%  %s\n", ours->rung, ours->problem,
+               ours->median_ms * 1e3, vendor->median_ms * 1e3, ours->pct_of_vendor / 100.0, noise,
+               vendor->title);
+    }
+    printf("\nratio = vendor time / warplab time (> 1: warplab is faster); medians of the runs, "
+           "L2 %s\n",
+           report->l2_flushed ? "flushed before each" : "warm");
+}
+
+static int bench_api(const char *backend, int device, warplab_bench_options *bench,
+                     warplab_format format, const char *json)
+{
+    warplab_context *context = NULL;
+    int code = cli_open_context(backend, device, &context);
+    if (code != CLI_OK)
+        return code;
+    if (warplab_context_backend(context) != WARPLAB_BACKEND_CUDA) {
+        printf("warplab bench api: skipped: it compares the library with CUB and cuBLAS, which "
+               "need the cuda backend (this run has %s: %s)\n",
+               warplab_backend_name(warplab_context_backend(context)),
+               warplab_context_device(context)->name);
+        warplab_context_destroy(context);
+        return CLI_OK;
+    }
+    if (format == WARPLAB_FORMAT_TABLE)
+        printf("warplab %s bench api on %s (cuda backend)\n", warplab_version(),
+               warplab_context_device(context)->name);
+    warplab_report *report = NULL;
+    warplab_status status = warplab_bench_api(context, bench, &report);
+    if (status != WARPLAB_OK) {
+        code = cli_fail(status, warplab_last_error(context), "bench api");
+        warplab_context_destroy(context);
+        return code;
+    }
+    if (format == WARPLAB_FORMAT_TABLE)
+        print_api_table(report);
+    else
+        warplab_report_write(report, format, stdout);
+    fflush(stdout);
+    if (json)
+        code = cli_write_file(report, json, WARPLAB_FORMAT_JSON, false);
+    for (size_t i = 0; i < report->row_count; i++)
+        if ((report->rows[i].flags & WARPLAB_ROW_FAILED) && code == CLI_OK)
+            code = CLI_FAILED;
+    warplab_report_destroy(report);
+    warplab_context_destroy(context);
+    return code;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -183,6 +249,11 @@ int cmd_bench(int argc, char **argv)
     }
     if (!quiet)
         bench.progress = cli_progress_line;
+    if (bench.ladder && strcmp(bench.ladder, "api") == 0) {
+        if (sweep)
+            return cli_usage_error("bench", "bench api has its own sizes; leave out --sweep");
+        return bench_api(backend, device, &bench, format, json);
+    }
 
     warplab_context *context = NULL;
     int code = cli_open_context(backend, device, &context);

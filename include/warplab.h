@@ -149,6 +149,71 @@ warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_b
                                    void *destination, size_t bytes);
 
 /* ------------------------------------------------------------------------ */
+/* The caller's memory and streams (warplab as a drop-in library)           */
+
+/* Wraps memory the caller owns as a warplab buffer of bytes, without a copy:
+ * - cuda: a device pointer (cudaMalloc, cudaMallocAsync, managed memory, or
+ *   any address inside such an allocation, e.g. base + offset);
+ * - opencl: a cl_mem created in the context's cl_context
+ *   (warplab_context_native); for an offset into it, wrap the cl_mem and take
+ *   a warplab_buffer_view (no sub-buffer alignment rules apply);
+ * - cpu: host memory.
+ * warplab never frees wrapped memory: warplab_buffer_destroy frees only the
+ * wrapper; the memory must outlive it and every operation queued on it.
+ * Operations accept any address aligned to their element size (4 bytes for
+ * float and int32, 8 for double); where a kernel needs 16-byte alignment, a
+ * view that lacks it takes a correct (scalar-edged) path, and no kernel reads
+ * or writes a byte outside the views the operation was given. */
+warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_t bytes,
+                                   warplab_buffer **buffer);
+/* A buffer that aliases bytes of parent from offset_bytes on (any backend).
+ * It never frees anything; parent must outlive it. */
+warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, size_t bytes,
+                                   warplab_buffer **view);
+/* The native handle (device pointer, cl_mem, host pointer) under a buffer and
+ * the byte offset of the buffer's first byte in it, for the caller's own
+ * kernels and copies. */
+warplab_status warplab_buffer_native(const warplab_buffer *buffer, void **handle,
+                                     size_t *offset_bytes);
+/* opencl: the cl_context warplab runs in (wrapped cl_mems and bound queues
+ * must belong to it). NULL on other backends. */
+void *warplab_context_native(const warplab_context *context);
+
+/* Streams, ordering and threads
+ * - warplab_context_set_stream binds a stream the caller owns: a cudaStream_t
+ *   on cuda, a cl_command_queue of the context's cl_context on opencl. NULL
+ *   restores the context's own stream. Work warplab queued on the previous
+ *   stream comes before anything queued after the call (warplab makes the new
+ *   stream wait for it; not while either stream is being captured into a CUDA
+ *   graph: order those yourself). The stream must outlive its binding. The cpu
+ *   backend has no stream: binding one fails with WARPLAB_ERROR_UNSUPPORTED.
+ * - Operations that write buffers (warplab_vecadd, warplab_transpose,
+ *   warplab_gemm, warplab_reduce_to_buffer) are asynchronous on cuda and
+ *   opencl: they validate their arguments, queue their kernels on the bound
+ *   stream and return. They run in the order they were called, after whatever
+ *   the caller queued on that stream before, and before what the caller queues
+ *   after. A buffer must not be freed, nor its host-side source reused, until
+ *   that work is done (warplab_context_synchronize, or the caller's own
+ *   stream synchronisation). Errors of a kernel that fails while running
+ *   surface at the next synchronising call.
+ * - warplab_buffer_write, warplab_buffer_read and every call that returns a
+ *   value on the host (warplab_reduce) are synchronous: queued on the bound
+ *   stream in order, and complete when they return.
+ * - warplab_context_synchronize waits for all the work queued on the bound
+ *   stream (the caller's included).
+ * - A context keeps per-operation workspace that grows when a larger problem
+ *   needs it and is reused after. The first call at a new largest size
+ *   allocates (and waits for the stream); later calls allocate nothing and do
+ *   not synchronise. The kernels can be captured into a CUDA graph: run each
+ *   operation once at its size before capturing (warplab_reduce, being
+ *   synchronous, cannot be captured; warplab_reduce_to_buffer can).
+ * - Threads: a context and its buffers are used by one thread at a time (no
+ *   internal locks); different contexts may be used by different threads at
+ *   once. Two threads that share a context must serialise their calls. */
+warplab_status warplab_context_set_stream(warplab_context *context, void *stream);
+warplab_status warplab_context_synchronize(warplab_context *context);
+
+/* ------------------------------------------------------------------------ */
 /* Operations (each runs the fastest rung of its ladder on the context)     */
 
 typedef enum warplab_dtype {
@@ -192,6 +257,15 @@ warplab_status warplab_reduce_op_parse(const char *name, warplab_reduce_op *op);
  * untouched. */
 warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
                               const warplab_buffer *input, size_t n, void *result);
+
+/* Like warplab_reduce, but the result (one element of dtype) goes to output
+ * at output_offset_bytes (aligned to the element size), on the device and
+ * asynchronously on the context's stream: no wait, no copy to the host, and
+ * capturable into a CUDA graph. n = 0 writes the identity (with a synchronous
+ * copy). output may be any buffer of the context except input's memory. */
+warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype dtype,
+                                        warplab_reduce_op op, const warplab_buffer *input, size_t n,
+                                        warplab_buffer *output, size_t output_offset_bytes);
 
 /* --- transpose (the transpose ladder adds its API here) --- */
 
@@ -314,6 +388,23 @@ typedef struct warplab_bench_options {
  * bad options return an error and no report. */
 warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
                              warplab_report **report);
+
+/* Each library operation against the vendor call with the same contract,
+ * in the same run (cuda only: CUB and cuBLAS): warplab_reduce (host result)
+ * against cub::DeviceReduce + a copy to the host, warplab_reduce_to_buffer
+ * against CUB alone, warplab_transpose against cublasSgeam, warplab_gemm
+ * against cublasSgemm, warplab_vecadd against a plain float4 kernel. Sizes
+ * 2^10..2^28 elements (square matrices of as many elements) and the odd
+ * shapes 3001x4000 and 4001x3, unless options->sizes says otherwise
+ * (options->rungs, comma-separated, picks operations: "reduce",
+ * "reduce_device", "transpose", "gemm", "vecadd"; repeat, warmup,
+ * max_seconds, no_flush, seed and progress as for warplab_bench). Rows come in pairs: the warplab
+ * call (pct_of_vendor = vendor time / warplab time, %) then the vendor's (WARPLAB_ROW_VENDOR |
+ * WARPLAB_ROW_BASELINE). Device-side calls are timed with the backend's events after an L2 flush;
+ * host-result calls with the host clock from call to value in hand. WARPLAB_ERROR_UNSUPPORTED, with
+ * why, on backends without a vendor library. */
+warplab_status warplab_bench_api(warplab_context *context, const warplab_bench_options *options,
+                                 warplab_report **report);
 
 /* Ladders compiled into the library. */
 size_t warplab_ladder_count(void);

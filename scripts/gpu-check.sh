@@ -106,6 +106,18 @@ if has_step sanitize; then
                 "$TESTS/test_probes" --backend cuda --no-timing --no-run >"$log" 2>&1
             rc=$?
             if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad probes(rc=$rc)"; fi
+            # The library as a CUDA program calls it: wrapped cudaMalloc /
+            # cudaMallocAsync / managed memory, exact-size and unaligned views,
+            # the caller's streams, device results, a replayed graph.
+            for program in "tests/cuda/test_dropin_cuda" "tests/test_dropin --backend cuda" \
+                "tests/cuda/example_cuda_stream"; do
+                name=$(basename "${program%% *}")
+                log="$RESULTS/sanitize-$tool-$name.log"
+                WARPLAB_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                    $BUILD/$program >"$log" 2>&1
+                rc=$?
+                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $name(rc=$rc)"; fi
+            done
             if [ -z "$bad" ]; then
                 note "compute-sanitizer $tool: clean ($LADDERS probes; $((SECONDS - start)) s)"
             else
@@ -130,6 +142,14 @@ fi
 
 if has_step bench; then
     start=$SECONDS
+    # The library's calls against CUB, cuBLAS and a float4 kernel, same run.
+    if "$BIN" bench api --backend cuda --quiet --json "$RESULTS/bench-api.json" \
+        >"$RESULTS/bench-api.txt" 2>&1; then
+        note "bench api: ok"
+    else
+        note "bench api: FAILED rows or error (see bench-api.txt)"
+        failed=1
+    fi
     for ladder in $LADDERS; do
         if "$BIN" bench "$ladder" --backend cuda --quiet --json "$RESULTS/bench-$ladder.json" \
             --plot "$RESULTS/bench-$ladder.svg" $BENCH_ARGS >"$RESULTS/bench-$ladder.txt" 2>&1; then

@@ -138,10 +138,16 @@ warplab_status warplab_context_create(warplab_backend_kind kind, int device_inde
     return WARPLAB_OK;
 }
 
+static void release_workspaces(warplab_context *context);
+
 void warplab_context_destroy(warplab_context *context)
 {
     if (!context)
         return;
+    /* Work still queued may use the workspace: let it finish first. */
+    if (context->device)
+        context->device->ops->synchronize(context->device);
+    release_workspaces(context);
     if (context->host && context->host != context->device)
         context->host->ops->close(context->host);
     if (context->device)
@@ -217,6 +223,7 @@ warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
     }
     b->context = context;
     b->bytes = bytes;
+    b->owned = 1;
     *buffer = b;
     return WARPLAB_OK;
 }
@@ -226,7 +233,8 @@ void warplab_buffer_destroy(warplab_buffer *buffer)
     if (!buffer)
         return;
     wl_backend *device = buffer->context->device;
-    device->ops->release(device, buffer->handle);
+    if (buffer->owned)
+        device->ops->release(device, buffer->handle);
     free(buffer);
 }
 
@@ -252,8 +260,9 @@ warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
                                bytes, offset_bytes, buffer->bytes);
     if (bytes == 0)
         return WARPLAB_OK;
-    return from_backend(context, context->device->ops->upload(context->device, buffer->handle,
-                                                              offset_bytes, source, bytes));
+    return from_backend(context,
+                        context->device->ops->upload(context->device, buffer->handle,
+                                                     buffer->offset + offset_bytes, source, bytes));
 }
 
 warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
@@ -269,13 +278,115 @@ warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_b
     if (bytes == 0)
         return WARPLAB_OK;
     return from_backend(context, context->device->ops->download(context->device, buffer->handle,
-                                                                offset_bytes, destination, bytes));
+                                                                buffer->offset + offset_bytes,
+                                                                destination, bytes));
 }
 
 wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes)
 {
-    wl_view view = {buffer->handle, offset, bytes};
+    wl_view view = {buffer->handle, buffer->offset + offset, bytes};
     return view;
+}
+
+bool wl_buffer_aligned(const warplab_buffer *buffer, size_t offset_bytes, size_t align)
+{
+    const size_t at = buffer->offset + offset_bytes;
+    if (buffer->context->device->ops->kind == WARPLAB_BACKEND_OPENCL)
+        return at % align == 0;
+    return ((uintptr_t)buffer->handle + at) % align == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The caller's memory, streams and ordering                                */
+
+warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_t bytes,
+                                   warplab_buffer **buffer)
+{
+    if (!context || !buffer)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *buffer = NULL;
+    if (!handle)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_buffer_wrap needs a handle (a device pointer, a cl_mem "
+                               "or host memory)");
+    wl_backend *device = context->device;
+    if (device->ops->wrap_check) {
+        warplab_status status = device->ops->wrap_check(device, handle, bytes);
+        if (status != WARPLAB_OK)
+            return from_backend(context, status);
+    }
+    warplab_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    b->context = context;
+    b->handle = handle;
+    b->bytes = bytes;
+    b->owned = 0;
+    *buffer = b;
+    return WARPLAB_OK;
+}
+
+warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, size_t bytes,
+                                   warplab_buffer **view)
+{
+    if (!parent || !view)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *view = NULL;
+    if (!range_ok(parent, offset_bytes, bytes))
+        return wl_context_fail(parent->context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "a view of %zu bytes at offset %zu is past the end of a %zu-byte "
+                               "buffer",
+                               bytes, offset_bytes, parent->bytes);
+    warplab_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    b->context = parent->context;
+    b->handle = parent->handle;
+    b->offset = parent->offset + offset_bytes;
+    b->bytes = bytes;
+    b->owned = 0;
+    *view = b;
+    return WARPLAB_OK;
+}
+
+warplab_status warplab_buffer_native(const warplab_buffer *buffer, void **handle,
+                                     size_t *offset_bytes)
+{
+    if (!buffer || !handle || !offset_bytes)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *handle = buffer->handle;
+    *offset_bytes = buffer->offset;
+    return WARPLAB_OK;
+}
+
+void *warplab_context_native(const warplab_context *context)
+{
+    if (!context || !context->device->ops->native_context)
+        return NULL;
+    return context->device->ops->native_context(context->device);
+}
+
+warplab_status warplab_context_set_stream(warplab_context *context, void *stream)
+{
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    wl_backend *device = context->device;
+    if (!device->ops->set_stream) {
+        if (!stream)
+            return WARPLAB_OK;
+        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
+                               "the %s backend runs each operation to completion before it "
+                               "returns; it has no stream to bind",
+                               device->ops->name);
+    }
+    return from_backend(context, device->ops->set_stream(device, stream));
+}
+
+warplab_status warplab_context_synchronize(warplab_context *context)
+{
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    return from_backend(context, context->device->ops->synchronize(context->device));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -309,6 +420,90 @@ static const wl_rung *pick_rung(const wl_backend *device, const wl_ladder *ladde
     return NULL;
 }
 
+/* The context's workspace for one implementation, at least bytes long. It
+ * is reused from call to call; growing it waits for the work queued on the
+ * stream (which may still use the old one) before releasing that, so the
+ * first call at a larger size is not asynchronous (nor capturable). *kept
+ * tells the rung whether the memory is what its last launch left. */
+static warplab_status workspace_for(warplab_context *context, const wl_impl *impl, size_t bytes,
+                                    void **handle, int *kept)
+{
+    wl_backend *device = context->device;
+    wl_workspace *slot = NULL;
+    for (int i = 0; i < context->workspace_count && !slot; i++)
+        if (context->workspaces[i].impl == impl)
+            slot = &context->workspaces[i];
+    if (slot && slot->bytes >= bytes) {
+        *handle = slot->handle;
+        *kept = 1;
+        return WARPLAB_OK;
+    }
+    if (!slot) {
+        if (context->workspace_count == WL_WORKSPACES)
+            return wl_fail(device, WARPLAB_ERROR_UNSUPPORTED,
+                           "more than %d operations with a workspace in one context",
+                           WL_WORKSPACES);
+        slot = &context->workspaces[context->workspace_count++];
+        slot->impl = impl;
+    }
+    if (slot->handle) {
+        warplab_status status = device->ops->synchronize(device);
+        if (status != WARPLAB_OK)
+            return status;
+        device->ops->release(device, slot->handle);
+        slot->handle = NULL;
+        slot->bytes = 0;
+    }
+    /* Grown with headroom, so that slowly growing sizes do not reallocate
+     * every call. */
+    size_t grown = bytes <= SIZE_MAX / 2 ? bytes + bytes / 2 : bytes;
+    warplab_status status = device->ops->alloc(device, grown, &slot->handle);
+    if (status != WARPLAB_OK)
+        return status;
+    slot->bytes = grown;
+    *handle = slot->handle;
+    *kept = 0;
+    return WARPLAB_OK;
+}
+
+static void release_workspaces(warplab_context *context)
+{
+    wl_backend *device = context->device;
+    if (!device)
+        return;
+    for (int i = 0; i < context->workspace_count; i++)
+        if (context->workspaces[i].handle)
+            device->ops->release(device, context->workspaces[i].handle);
+    context->workspace_count = 0;
+    if (context->result_host && device->ops->release_mapped)
+        device->ops->release_mapped(device, context->result_host);
+    else if (context->result_handle)
+        device->ops->release(device, context->result_handle);
+    context->result_host = context->result_handle = NULL;
+}
+
+warplab_status wl_context_result_slot(warplab_context *context, void **handle, void **host)
+{
+    wl_backend *device = context->device;
+    if (!context->result_handle) {
+        warplab_status status = WARPLAB_ERROR_UNSUPPORTED;
+        if (device->ops->alloc_mapped)
+            status = device->ops->alloc_mapped(device, WL_RESULT_SLOT_BYTES,
+                                               &context->result_handle, &context->result_host);
+        if (status != WARPLAB_OK) {
+            context->result_host = NULL;
+            status = device->ops->alloc(device, WL_RESULT_SLOT_BYTES, &context->result_handle);
+            if (status != WARPLAB_OK) {
+                context->result_handle = NULL;
+                return from_backend(context, status);
+            }
+        }
+    }
+    *handle = context->result_handle;
+    *host = context->result_host;
+    return WARPLAB_OK;
+}
+
 warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
                                    const wl_problem *problem, const wl_view *views, int count)
 {
@@ -332,15 +527,16 @@ warplab_status wl_context_run_best(warplab_context *context, const char *ladder_
     launch.buffers = count;
     for (int i = 0; i < count; i++)
         launch.buf[i] = views[i];
-    void *scratch = NULL;
     size_t scratch_bytes = impl->scratch_bytes ? impl->scratch_bytes(device, problem) : 0;
     if (scratch_bytes) {
-        status = device->ops->alloc(device, scratch_bytes, &scratch);
+        status = workspace_for(context, impl, scratch_bytes, &launch.scratch.handle,
+                               &launch.scratch_kept);
         if (status != WARPLAB_OK)
             return from_backend(context, status);
-        launch.scratch.handle = scratch;
         launch.scratch.bytes = scratch_bytes;
     }
+    /* No synchronisation: the work is queued on the context's stream, in
+     * order with what came before and what comes after. */
     void *state = NULL;
     if (impl->setup)
         status = impl->setup(device, &launch, &state);
@@ -350,11 +546,7 @@ warplab_status wl_context_run_best(warplab_context *context, const char *ladder_
         status = impl->launch(device, &launch, state);
     if (status == WARPLAB_OK && impl->finish)
         status = impl->finish(device, &launch, state);
-    if (status == WARPLAB_OK)
-        status = device->ops->synchronize(device);
     if (impl->teardown)
         impl->teardown(device, state);
-    if (scratch)
-        device->ops->release(device, scratch);
     return from_backend(context, status);
 }

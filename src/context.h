@@ -6,16 +6,39 @@
 
 #include <stdio.h>
 
+/* Scratch the library keeps for one rung implementation: grown when a
+ * problem needs more, reused otherwise, never poisoned or zeroed. */
+typedef struct wl_workspace {
+    const wl_impl *impl;
+    void *handle;
+    size_t bytes;
+} wl_workspace;
+
+#define WL_WORKSPACES 16
+/* Bytes of the context's result slot (one element of any type, 16-aligned). */
+#define WL_RESULT_SLOT_BYTES 16
+
 struct warplab_context {
     wl_backend *device; /* the chosen backend */
     wl_backend *host;   /* the cpu backend (the same object when cpu was chosen) */
     char error[WL_ERROR_LEN];
+    /* Added for the drop-in library (issue 12). */
+    wl_workspace workspaces[WL_WORKSPACES];
+    int workspace_count;
+    /* Where warplab_reduce's kernel writes its result: mapped host memory
+     * (result_host, seen by kernels as result_handle) where the backend has
+     * it, else a device buffer (result_host NULL) read back with a copy. */
+    void *result_handle;
+    void *result_host;
 };
 
 struct warplab_buffer {
     warplab_context *context;
     void *handle;
     size_t bytes;
+    /* Added for the drop-in library (issue 12). */
+    size_t offset; /* bytes from handle to the buffer's first byte (views) */
+    int owned;     /* 1: warplab allocated handle and frees it */
 };
 
 warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
@@ -28,7 +51,18 @@ warplab_status wl_context_fail(warplab_context *context, warplab_status status, 
 /* A view of a whole or part of a public buffer. */
 wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes);
 
-/* Runs the ladder's best rung on the context's device and waits for it. */
+/* Whether the buffer's byte offset_bytes is aligned to align bytes (the
+ * address on cuda and cpu, the offset in the cl_mem on opencl). */
+bool wl_buffer_aligned(const warplab_buffer *buffer, size_t offset_bytes, size_t align);
+
+/* The context's result slot (WL_RESULT_SLOT_BYTES, made on first use):
+ * *handle is what kernels write; *host is where the host reads it after a
+ * synchronize, or NULL when the slot is device memory (read it back with a
+ * download). */
+warplab_status wl_context_result_slot(warplab_context *context, void **handle, void **host);
+
+/* Runs the ladder's best rung on the context's device, asynchronously on the
+ * context's stream, with scratch from the context's workspace. */
 warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
                                    const wl_problem *problem, const wl_view *views, int count);
 

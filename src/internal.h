@@ -81,6 +81,12 @@ typedef struct wl_launch {
     wl_view buf[WL_MAX_BUFFERS]; /* in the order the ladder declared them */
     int buffers;
     wl_view scratch; /* the rung's workspace, poisoned; bytes may be 0 */
+    /* 1 when scratch is the workspace this implementation had in its previous
+     * launch on this context, as that launch left it (the library's reused
+     * workspace); 0 when its contents are unknown (fresh, or poisoned by the
+     * harness). A rung may skip re-initialising what its kernels restore
+     * themselves (single_pass's ticket counter) only when it is 1. */
+    int scratch_kept;
 } wl_launch;
 
 /* ------------------------------------------------------------------------ */
@@ -145,6 +151,26 @@ typedef struct wl_backend_ops {
     /* Rung implementations this backend has: a NULL-terminated list of
      * NULL-terminated tables, one table per ladder (each ladder's own file). */
     const wl_impl *const *const *impls;
+
+    /* --- The caller's memory and streams (warplab_buffer_wrap,
+     * warplab_context_set_stream). Each may be NULL where the backend has no
+     * such notion. --- */
+    /* Binds the caller's cudaStream_t / cl_command_queue (NULL: the backend's
+     * own); later work, copies and timers go there, ordered after the work
+     * already issued on the stream it replaces. */
+    warplab_status (*set_stream)(wl_backend *backend, void *stream);
+    /* Checks that a caller's handle (device pointer, cl_mem, host pointer)
+     * can serve as a buffer of bytes on this backend. */
+    warplab_status (*wrap_check)(wl_backend *backend, void *handle, size_t bytes);
+    /* Host memory the device writes directly (CUDA mapped pinned memory):
+     * kernels write through *device_handle, the host reads *host after a
+     * synchronize. NULL where there is none. */
+    warplab_status (*alloc_mapped)(wl_backend *backend, size_t bytes, void **device_handle,
+                                   void **host);
+    void (*release_mapped)(wl_backend *backend, void *host);
+    /* The native context callers create buffers and queues in (cl_context);
+     * NULL where there is none. */
+    void *(*native_context)(wl_backend *backend);
 } wl_backend_ops;
 
 struct wl_backend {

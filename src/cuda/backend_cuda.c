@@ -10,7 +10,9 @@
 typedef struct cuda_backend {
     wl_backend base;
     int device;
-    cudaStream_t stream;
+    cudaStream_t stream;     /* the bound stream: the caller's, or own_stream */
+    cudaStream_t own_stream; /* the backend's own */
+    cudaEvent_t order_event; /* orders a newly bound stream after the old one */
     cudaEvent_t *starts, *stops;
     int timers;
     void *flush_buffer;
@@ -147,7 +149,10 @@ static warplab_status cuda_open(int index, wl_backend **out, char *error, size_t
     if (status == WARPLAB_OK)
         e = cudaSetDevice(index);
     if (status == WARPLAB_OK && e == cudaSuccess)
-        e = cudaStreamCreateWithFlags(&cuda->stream, cudaStreamNonBlocking);
+        e = cudaStreamCreateWithFlags(&cuda->own_stream, cudaStreamNonBlocking);
+    cuda->stream = cuda->own_stream;
+    if (status == WARPLAB_OK && e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&cuda->order_event, cudaEventDisableTiming);
     /* The flush buffer: twice the L2, read before each timed run. */
     cuda->flush_bytes =
         2 * (cuda->base.info.l2_cache_bytes ? cuda->base.info.l2_cache_bytes : ((size_t)64 << 20));
@@ -182,8 +187,10 @@ static void cuda_close(wl_backend *backend)
         cudaFree(cuda->flush_buffer);
     if (cuda->flush_sink)
         cudaFree(cuda->flush_sink);
-    if (cuda->stream)
-        cudaStreamDestroy(cuda->stream);
+    if (cuda->order_event)
+        cudaEventDestroy(cuda->order_event);
+    if (cuda->own_stream)
+        cudaStreamDestroy(cuda->own_stream);
     free(cuda);
 }
 
@@ -314,6 +321,83 @@ static warplab_status cuda_timers_read(wl_backend *backend, int count, double *m
     return wl_cuda_check(backend, e, "reading CUDA events");
 }
 
+/* ---- the caller's streams and memory ---- */
+
+static warplab_status cuda_set_stream(wl_backend *backend, void *stream)
+{
+    cuda_backend *cuda = (cuda_backend *)backend;
+    cudaStream_t next = stream ? (cudaStream_t)stream : cuda->own_stream;
+    if (next == cuda->stream)
+        return WARPLAB_OK;
+    enum cudaStreamCaptureStatus old_capture = cudaStreamCaptureStatusNone;
+    enum cudaStreamCaptureStatus new_capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(cuda->stream, &old_capture);
+    if (e == cudaSuccess)
+        e = cudaStreamIsCapturing(next, &new_capture);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "binding a stream");
+    /* What warplab queued before (it may use the workspace) comes first. A
+     * stream being captured cannot wait on an ordinary event: the caller
+     * orders those. */
+    if (old_capture == cudaStreamCaptureStatusNone && new_capture == cudaStreamCaptureStatusNone) {
+        e = cudaEventRecord(cuda->order_event, cuda->stream);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(next, cuda->order_event, 0);
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, "ordering the new stream after the old one");
+    }
+    cuda->stream = next;
+    return WARPLAB_OK;
+}
+
+static warplab_status cuda_wrap_check(wl_backend *backend, void *handle, size_t bytes)
+{
+    (void)bytes;
+    cuda_backend *cuda = (cuda_backend *)backend;
+    struct cudaPointerAttributes attributes;
+    memset(&attributes, 0, sizeof attributes);
+    cudaError_t e = cudaPointerGetAttributes(&attributes, handle);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "warplab_buffer_wrap: cudaPointerGetAttributes");
+    switch (attributes.type) {
+    case cudaMemoryTypeDevice:
+        if (attributes.device != cuda->device)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "warplab_buffer_wrap: the memory is on CUDA device %d, the context "
+                           "on device %d",
+                           attributes.device, cuda->device);
+        return WARPLAB_OK;
+    case cudaMemoryTypeManaged:
+    case cudaMemoryTypeHost: /* pinned host memory: kernels reach it through UVA */
+        return WARPLAB_OK;
+    default:
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "warplab_buffer_wrap: %p is not memory CUDA knows (cudaMalloc, "
+                       "cudaMallocAsync, cudaMallocManaged or pinned host memory)",
+                       handle);
+    }
+}
+
+static warplab_status cuda_alloc_mapped(wl_backend *backend, size_t bytes, void **device_handle,
+                                        void **host)
+{
+    *host = NULL;
+    cudaError_t e = cudaHostAlloc(host, bytes, cudaHostAllocMapped);
+    if (e == cudaSuccess)
+        e = cudaHostGetDevicePointer(device_handle, *host, 0);
+    if (e != cudaSuccess && *host) {
+        cudaFreeHost(*host);
+        *host = NULL;
+    }
+    return wl_cuda_check(backend, e, "mapped host memory for results");
+}
+
+static void cuda_release_mapped(wl_backend *backend, void *host)
+{
+    (void)backend;
+    cudaFreeHost(host);
+}
+
 static const wl_impl *const *const cuda_impls[] = {
     wl_cuda_vecadd_impls, wl_cuda_reduce_impls, wl_cuda_transpose_impls,
     wl_cuda_gemm_impls,   wl_cuda_probe_impls,  NULL,
@@ -339,4 +423,8 @@ const wl_backend_ops wl_cuda_backend_ops = {
     .timer_stop = cuda_timer_stop,
     .timers_read = cuda_timers_read,
     .impls = cuda_impls,
+    .set_stream = cuda_set_stream,
+    .wrap_check = cuda_wrap_check,
+    .alloc_mapped = cuda_alloc_mapped,
+    .release_mapped = cuda_release_mapped,
 };

@@ -15,6 +15,7 @@
 #include <cub/cub.cuh>
 #include <math_constants.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -924,15 +925,33 @@ typedef struct single_pass_state {
     size_t grid; /* blocks resident at once on the whole GPU */
 } single_pass_state;
 
+/* Resident blocks per SM of a kernel, asked of the runtime once per device
+ * (the library calls setup on every operation). */
+constexpr int OCCUPANCY_DEVICES = 16;
+
+template <typename T, typename Op> cudaError_t single_pass_per_sm(int device, int *per_sm)
+{
+    static std::atomic<int> cached[OCCUPANCY_DEVICES];
+    const bool cacheable = device >= 0 && device < OCCUPANCY_DEVICES;
+    if (cacheable && (*per_sm = cached[device].load(std::memory_order_relaxed)) > 0)
+        return cudaSuccess;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, single_pass_kernel<T, Op>,
+                                                                  ONE_PASS_THREADS, 0);
+    if (e == cudaSuccess && cacheable)
+        cached[device].store(*per_sm, std::memory_order_relaxed);
+    return e;
+}
+
 template <typename T, typename Op> struct SinglePass {
     /* Untimed: the grid from the kernel's occupancy, and the counter zeroed
-     * (each launch leaves it at zero again). */
+     * (each launch leaves it at zero again, so a workspace this rung had last
+     * time, scratch_kept, needs no zeroing: no memset on the library's hot
+     * path). */
     static warplab_status setup(wl_backend *backend, const wl_launch *launch, void **state)
     {
         int per_sm = 0;
-        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, single_pass_kernel<T, Op>, ONE_PASS_THREADS, 0);
-        if (e == cudaSuccess)
+        cudaError_t e = single_pass_per_sm<T, Op>(backend->info.index, &per_sm);
+        if (e == cudaSuccess && !launch->scratch_kept)
             e = cudaMemsetAsync(launch->scratch.handle, 0, sizeof(unsigned),
                                 wl_cuda_stream(backend));
         warplab_status status = wl_cuda_check(backend, e, "reduce single_pass setup");

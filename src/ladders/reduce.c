@@ -448,14 +448,11 @@ static void write_identity(warplab_dtype dtype, warplab_reduce_op op, void *resu
     }
 }
 
-warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
-                              const warplab_buffer *input, size_t n, void *result)
+/* The checks both reductions share; *bytes receives n's size in bytes. */
+static warplab_status check_reduce(warplab_context *context, warplab_dtype dtype,
+                                   warplab_reduce_op op, const warplab_buffer *input, size_t n,
+                                   size_t *bytes)
 {
-    if (!context)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    if (!input || !result)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "warplab_reduce needs an input buffer and a result pointer");
     if ((unsigned)dtype >= WARPLAB_DTYPE_COUNT)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "no element type %d (int32, float or double)", (int)dtype);
@@ -473,32 +470,103 @@ warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, war
                                "the input holds %zu bytes; n=%zu %s elements need %zu",
                                warplab_buffer_size(input), n, warplab_dtype_name(dtype),
                                n * element);
-    if (n == 0) {
-        write_identity(dtype, op, result);
-        return WARPLAB_OK;
-    }
+    if (n > 0 && !wl_buffer_aligned(input, 0, element))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "the input is not aligned to its element size (%zu bytes)", element);
+    *bytes = n * element;
+    return WARPLAB_OK;
+}
 
+static wl_problem reduce_problem(warplab_dtype dtype, warplab_reduce_op op, size_t n)
+{
     wl_problem problem;
     memset(&problem, 0, sizeof problem);
     problem.dim[0] = n;
     problem.dims = 1;
     problem.dtype = dtype;
     problem.op = (wl_op)op;
+    return problem;
+}
+
+/* The host result: the kernel writes the context's result slot (mapped host
+ * memory on cuda, so no copy is queued at all); one wait, then the value is
+ * read. Nothing is allocated after the first call. */
+warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
+                              const warplab_buffer *input, size_t n, void *result)
+{
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!input || !result)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_reduce needs an input buffer and a result pointer");
+    size_t bytes = 0;
+    warplab_status status = check_reduce(context, dtype, op, input, n, &bytes);
+    if (status != WARPLAB_OK)
+        return status;
+    if (n == 0) {
+        write_identity(dtype, op, result);
+        return WARPLAB_OK;
+    }
+    const size_t element = warplab_dtype_size(dtype);
+    void *slot = NULL, *slot_host = NULL;
+    status = wl_context_result_slot(context, &slot, &slot_host);
+    if (status != WARPLAB_OK)
+        return status;
+    const wl_problem problem = reduce_problem(dtype, op, n);
+    wl_view views[2] = {wl_buffer_view(input, 0, bytes), {slot, 0, element}};
+    status = wl_context_run_best(context, "reduce", &problem, views, 2);
+    if (status != WARPLAB_OK)
+        return status;
     wl_backend *device = context->device;
-    void *output = NULL;
-    warplab_status status = device->ops->alloc(device, element, &output);
+    unsigned char value[8];
+    if (slot_host) {
+        status = device->ops->synchronize(device);
+        if (status == WARPLAB_OK)
+            memcpy(value, slot_host, element);
+    } else {
+        status = device->ops->download(device, slot, 0, value, element);
+    }
     if (status != WARPLAB_OK)
         return wl_context_fail(context, status, "%s", device->error);
-    wl_view views[2] = {wl_buffer_view(input, 0, n * element), {output, 0, element}};
-    status = wl_context_run_best(context, "reduce", &problem, views, 2);
-    unsigned char value[8];
-    if (status == WARPLAB_OK) {
-        status = device->ops->download(device, output, 0, value, element);
-        if (status != WARPLAB_OK)
-            wl_context_fail(context, status, "%s", device->error);
+    memcpy(result, value, element);
+    return WARPLAB_OK;
+}
+
+warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype dtype,
+                                        warplab_reduce_op op, const warplab_buffer *input, size_t n,
+                                        warplab_buffer *output, size_t output_offset_bytes)
+{
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!input || !output)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_reduce_to_buffer needs an input and an output buffer");
+    size_t bytes = 0;
+    warplab_status status = check_reduce(context, dtype, op, input, n, &bytes);
+    if (status != WARPLAB_OK)
+        return status;
+    const size_t element = warplab_dtype_size(dtype);
+    if (output->context != context)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "the output buffer belongs to another context");
+    if (output_offset_bytes > warplab_buffer_size(output) ||
+        warplab_buffer_size(output) - output_offset_bytes < element)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "a %zu-byte result at offset %zu is past the end of a %zu-byte "
+                               "output buffer",
+                               element, output_offset_bytes, warplab_buffer_size(output));
+    if (!wl_buffer_aligned(output, output_offset_bytes, element))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "the result's place (offset %zu) is not aligned to its element "
+                               "size (%zu bytes)",
+                               output_offset_bytes, element);
+    if (n == 0) {
+        unsigned char identity[8];
+        write_identity(dtype, op, identity);
+        return warplab_buffer_write(output, output_offset_bytes, identity, element);
     }
-    device->ops->release(device, output);
-    if (status == WARPLAB_OK)
-        memcpy(result, value, element);
-    return status;
+    const wl_problem problem = reduce_problem(dtype, op, n);
+    wl_view views[2] = {wl_buffer_view(input, 0, bytes),
+                        wl_buffer_view(output, output_offset_bytes, element)};
+    return wl_context_run_best(context, "reduce", &problem, views, 2);
 }

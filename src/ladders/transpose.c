@@ -463,6 +463,11 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
                                warplab_buffer_size(in), warplab_buffer_size(out));
     if (empty)
         return WARPLAB_OK;
+    if (!wl_buffer_aligned(in, 0, element) || !wl_buffer_aligned(out, 0, element))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose: a buffer is not aligned to its element size (%zu "
+                               "bytes)",
+                               element);
     wl_problem problem;
     memset(&problem, 0, sizeof problem);
     problem.dim[0] = rows;

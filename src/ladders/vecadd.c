@@ -228,6 +228,9 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                    "buffer %c holds %zu bytes; n=%zu floats need %zu", 'a' + i,
                                    warplab_buffer_size(all[i]), n, bytes);
+        if (n > 0 && !wl_buffer_aligned(all[i], 0, sizeof(float)))
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "buffer %c is not aligned to 4 bytes (a float)", 'a' + i);
     }
     if (n == 0)
         return WARPLAB_OK;

@@ -21,7 +21,8 @@ typedef struct opencl_backend {
     wl_backend base;
     cl_device_id device;
     cl_context context;
-    cl_command_queue queue;
+    cl_command_queue queue;            /* the bound queue: the caller's, or own_queue */
+    cl_command_queue own_queue;        /* the backend's own */
     cl_program programs[MAX_PROGRAMS]; /* indexed like wl_opencl_sources */
     cached_kernel kernels[MAX_KERNELS];
     int kernel_count;
@@ -230,7 +231,8 @@ static warplab_status opencl_open(int index, wl_backend **out, char *error, size
     cl_int e = CL_SUCCESS;
     cl->context = clCreateContext(NULL, 1, &cl->device, NULL, NULL, &e);
     if (e == CL_SUCCESS)
-        cl->queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &e);
+        cl->own_queue = cl->queue =
+            clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &e);
     if (e != CL_SUCCESS) {
         wl_opencl_check(&cl->base, e, "creating the OpenCL context");
         wl_copy_string(error, error_len, cl->base.error);
@@ -268,8 +270,10 @@ static void opencl_close(wl_backend *backend)
     for (int i = 0; i < MAX_PROGRAMS; i++)
         if (cl->programs[i])
             clReleaseProgram(cl->programs[i]);
-    if (cl->queue)
-        clReleaseCommandQueue(cl->queue);
+    if (cl->queue && cl->queue != cl->own_queue)
+        clReleaseCommandQueue(cl->queue); /* the caller's: our retain */
+    if (cl->own_queue)
+        clReleaseCommandQueue(cl->own_queue);
     if (cl->context)
         clReleaseContext(cl->context);
     free(cl);
@@ -525,6 +529,79 @@ warplab_status wl_opencl_launch(wl_backend *backend, const char *program, const 
         kernel_name);
 }
 
+/* ---- the caller's queues and memory ---- */
+
+static warplab_status opencl_set_stream(wl_backend *backend, void *stream)
+{
+    opencl_backend *cl = (opencl_backend *)backend;
+    cl_command_queue next = stream ? (cl_command_queue)stream : cl->own_queue;
+    if (next == cl->queue)
+        return WARPLAB_OK;
+    if (stream) {
+        cl_context owner = NULL;
+        cl_device_id device = NULL;
+        cl_int e = clGetCommandQueueInfo(next, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL);
+        if (e == CL_SUCCESS)
+            e = clGetCommandQueueInfo(next, CL_QUEUE_DEVICE, sizeof device, &device, NULL);
+        if (e != CL_SUCCESS)
+            return wl_opencl_check(backend, e, "binding a command queue");
+        if (owner != cl->context || device != cl->device)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "the command queue belongs to another cl_context or device: create "
+                           "it in warplab_context_native()'s context");
+        cl_command_queue_properties properties = 0;
+        e = clGetCommandQueueInfo(next, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL);
+        if (e != CL_SUCCESS)
+            return wl_opencl_check(backend, e, "binding a command queue");
+        if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "the command queue is out of order: warplab needs an in-order queue");
+    }
+    /* What warplab queued before comes first: a marker on the old queue that
+     * the new one waits for. */
+    cl_event marker = NULL;
+    cl_int e = clEnqueueMarkerWithWaitList(cl->queue, 0, NULL, &marker);
+    if (e == CL_SUCCESS)
+        e = clEnqueueBarrierWithWaitList(next, 1, &marker, NULL);
+    if (marker)
+        clReleaseEvent(marker);
+    if (e == CL_SUCCESS)
+        e = clFlush(cl->queue);
+    if (e != CL_SUCCESS)
+        return wl_opencl_check(backend, e, "ordering the new command queue after the old one");
+    if (stream)
+        clRetainCommandQueue(next);
+    if (cl->queue != cl->own_queue)
+        clReleaseCommandQueue(cl->queue);
+    cl->queue = next;
+    return WARPLAB_OK;
+}
+
+static warplab_status opencl_wrap_check(wl_backend *backend, void *handle, size_t bytes)
+{
+    opencl_backend *cl = (opencl_backend *)backend;
+    cl_context owner = NULL;
+    size_t size = 0;
+    cl_int e = clGetMemObjectInfo((cl_mem)handle, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (e == CL_SUCCESS)
+        e = clGetMemObjectInfo((cl_mem)handle, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e != CL_SUCCESS)
+        return wl_opencl_check(backend, e, "warplab_buffer_wrap: not a cl_mem");
+    if (owner != cl->context)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "warplab_buffer_wrap: the cl_mem belongs to another cl_context: create "
+                       "it in warplab_context_native()'s context");
+    if (bytes > size)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "warplab_buffer_wrap: %zu bytes asked of a %zu-byte cl_mem", bytes, size);
+    return WARPLAB_OK;
+}
+
+static void *opencl_native_context(wl_backend *backend)
+{
+    return ((opencl_backend *)backend)->context;
+}
+
 static const wl_impl *const *const opencl_impls[] = {
     wl_opencl_vecadd_impls, wl_opencl_reduce_impls, wl_opencl_transpose_impls,
     wl_opencl_gemm_impls,   wl_opencl_probe_impls,  NULL,
@@ -550,4 +627,7 @@ const wl_backend_ops wl_opencl_backend_ops = {
     .timer_stop = opencl_timer_stop,
     .timers_read = opencl_timers_read,
     .impls = opencl_impls,
+    .set_stream = opencl_set_stream,
+    .wrap_check = opencl_wrap_check,
+    .native_context = opencl_native_context,
 };
