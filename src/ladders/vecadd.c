@@ -115,6 +115,14 @@ static const wl_rung vecadd_rungs[] = {
                "for the same bytes, so more bytes in flight per thread. A misaligned head and "
                "the tail are done one float at a time.",
      .seed = "past the course (Hopper: 16-byte accesses)"},
+    {.id = "vectorized_flat",
+     .title = "float4, one per thread, no loop",
+     .lesson = "The float4 accesses of the rung below, but a grid that covers the array (one "
+               "float4 of each array per thread) instead of resident blocks looping: each wave "
+               "of blocks streams one contiguous stretch of every array, and the block "
+               "scheduler keeps the SMs full to the last block. What a plain float4 kernel "
+               "does; on an H100 it was 4-6% faster than the loop at 2^24 and 2^28.",
+     .seed = "past the course (Hopper: 16-byte accesses)"},
     {.id = "h2d",
      .title = "explicit copy in (1 array)",
      .lesson = "A copy from host memory (page-locked on CUDA) into the device: what an "
@@ -203,7 +211,7 @@ const wl_ladder wl_vecadd_ladder = {
     .verify = vecadd_verify,
     .bytes = vecadd_bytes,
     .flops = vecadd_flops,
-    .best_rung = "vectorized",
+    .best_rung = "vectorized_flat",
     .test_problems = vecadd_test_problems,
 };
 
