@@ -228,6 +228,8 @@ static void check_reduce(warplab_context *ctx)
             warplab_buffer *a = NULL, *b = NULL;
             CHECK(warplab_buffer_create(ctx, 33 * 17 * 4, &a) == WARPLAB_OK);
             CHECK(warplab_buffer_create(ctx, 33 * 17 * 4, &b) == WARPLAB_OK);
+            float values[33 * 17];
+            upload_floats(a, 33 * 17, 8, values);
             CHECK(warplab_transpose(ctx, WARPLAB_FLOAT32, 33, 17, a, 0, b, 0) == WARPLAB_OK);
             CHECK(warplab_context_synchronize(ctx) == WARPLAB_OK);
             warplab_buffer_destroy(a);
@@ -279,6 +281,8 @@ static void check_ordering(warplab_context *ctx)
     CHECK(warplab_buffer_create(ctx, n * 4, &c) == WARPLAB_OK);
     CHECK(warplab_buffer_create(ctx, n * 4, &t) == WARPLAB_OK);
     CHECK(warplab_buffer_create(ctx, 16, &r) == WARPLAB_OK);
+    const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    CHECK(warplab_buffer_write(r, 0, zeros, sizeof zeros) == WARPLAB_OK);
     float *ha = malloc(n * 4), *hb = malloc(n * 4), *ht = malloc(n * 4);
     upload_floats(a, n, 3, ha);
     upload_floats(b, n, 4, hb);

@@ -204,6 +204,10 @@ static void check_stream_order(cudaStream_t stream)
     CHECK_OK(warplab_buffer_wrap(ctx, b, n * 4, &wb));
     CHECK_OK(warplab_buffer_wrap(ctx, c, n * 4, &wc));
     CHECK_OK(warplab_buffer_wrap(ctx, r, 16, &wr));
+    /* Defined contents before anything reads them (initcheck). */
+    CUDA(cudaMemset(a, 0, n * 4));
+    CUDA(cudaMemset(b, 0, n * 4));
+    CUDA(cudaMemset(r, 0, 16));
     /* Once at these sizes, so that the workspace exists. */
     CHECK_OK(warplab_vecadd(ctx, wa, wb, wc, n));
     CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 8));
@@ -292,6 +296,8 @@ static void check_graph(cudaStream_t stream)
     CHECK_OK(warplab_buffer_wrap(ctx, r, 16, &wr));
     const std::vector<float> hb = pattern(n, 6);
     CUDA(cudaMemcpy(b, hb.data(), n * 4, cudaMemcpyHostToDevice));
+    CUDA(cudaMemset(r, 0, 16));
+    memset(pinned, 0, n * 4);
     auto sequence = [&]() {
         CUDA(cudaMemcpyAsync(a, pinned, n * 4, cudaMemcpyHostToDevice, stream));
         CHECK_OK(warplab_vecadd(ctx, wa, wb, wc, n));
