@@ -267,10 +267,14 @@ typedef enum warplab_compute {
  *   16-bit values themselves.
  * - A 16-bit C receives the FP32 result rounded to nearest even (one more
  *   rounding: 2^-8 relative for BF16, 2^-11 for FP16; FP16 overflows to inf).
- * Every backend computes this function: cuda (sm_90a: TMA + wgmma tensor
- * cores for TF32 and 16-bit inputs; elsewhere and for GEMV-like shapes a
- * simple kernel), opencl and cpu (plain loops). FP32 compute with op N, N
- * runs warplab_gemm's path. Arguments are checked before any work starts. */
+ * Every backend computes this function: cuda (m or n <= 8: a bandwidth-
+ * bound split-k kernel; else on sm_90a the TMA + wgmma tensor-core kernel
+ * for TF32 and 16-bit inputs, which reads A (op N) and B (op T) in place and
+ * transposes the other layouts into the context's workspace first; a simple
+ * tiled kernel otherwise), opencl and cpu (plain loops). FP32 compute with
+ * op N, N runs warplab_gemm's path. Arguments are checked before any work
+ * starts. Sums are accumulated in an order that depends on the path, but a
+ * given shape, layout and device always takes the same path. */
 warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b,
                                size_t m, size_t n, size_t k, float alpha, const warplab_buffer *a,
                                warplab_dtype a_type, size_t lda, const warplab_buffer *b,

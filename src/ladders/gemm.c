@@ -461,7 +461,8 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The library's call on BF16 A and B as the user holds them (converted from the "
                "float problem in setup, untimed): exact products, FP32 sums, on sm_90a by TMA + "
                "wgmma, with operands that are not K-major transposed into the workspace in the "
-               "timed call.",
+               "timed call (B of the N, N case: one read and one write of B); m or n <= 8 by a "
+               "split-k kernel that streams the big operand once.",
      .seed = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",

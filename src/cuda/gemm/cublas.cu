@@ -142,3 +142,98 @@ extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
                                                      .setup = setup_bf16,
                                                      .launch = launch_bf16,
                                                      .teardown = cublas_teardown};
+
+/* ------------------------------------------------------------------------ */
+/* The rows warplab_gemm_ex's rungs compare with: cublasGemmEx on A and B as
+ * the user holds them (row-major, op(A) and op(B) as the problem stores
+ * them; 16-bit copies made in setup the rungs' way), FP32 C. Row-major
+ * C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and a row-major
+ * matrix is its transpose column-major: cuBLAS gets (op_b, op_a, n, m, k)
+ * with B first and the ops as the problem states them. */
+
+typedef struct cublas_ex_state {
+    cublasHandle_t handle;
+    wl_gemm_ex_inputs inputs;
+} cublas_ex_state;
+
+static void cublas_ex_teardown(wl_backend *backend, void *state)
+{
+    cublas_ex_state *s = (cublas_ex_state *)state;
+    if (!s)
+        return;
+    if (s->handle)
+        cublasDestroy(s->handle);
+    wl_gemm_ex_inputs_free(backend, &s->inputs);
+    free(s);
+}
+
+static warplab_status cublas_ex_setup(wl_backend *backend, const wl_launch *launch, void **state,
+                                      warplab_dtype type)
+{
+    cublas_ex_state *s = (cublas_ex_state *)calloc(1, sizeof *s);
+    if (!s)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cuBLAS state");
+    *state = s;
+    warplab_status status = cublas_check(backend, cublasCreate(&s->handle), "cublasCreate");
+    if (status == WARPLAB_OK)
+        status = cublas_check(backend, cublasSetStream(s->handle, wl_cuda_stream(backend)),
+                              "cublasSetStream");
+    if (status == WARPLAB_OK)
+        status = wl_gemm_ex_inputs_make(backend, launch, type, &s->inputs);
+    return status;
+}
+
+static warplab_status cublas_ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    cublas_ex_state *s = (cublas_ex_state *)state;
+    const wl_problem *p = launch->problem;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    const void *a = g.a, *b = g.b;
+    cudaDataType_t type = CUDA_R_32F;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+    if (s->inputs.a) {
+        a = (const char *)s->inputs.a + p->misalign * 2;
+        b = (const char *)s->inputs.b + p->misalign * 2;
+        type = s->inputs.type == WARPLAB_BFLOAT16 ? CUDA_R_16BF : CUDA_R_16F;
+        compute = CUBLAS_COMPUTE_32F;
+    }
+    const cublasOperation_t op_a = wl_gemm_trans_a(p) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_b = wl_gemm_trans_b(p) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    return cublas_check(backend,
+                        cublasGemmEx(s->handle, op_b, op_a, g.n, g.m, g.k, &g.alpha, b, type,
+                                     ld_at_least_1(g.ldb), a, type, ld_at_least_1(g.lda), &g.beta,
+                                     g.c, CUDA_R_32F, ld_at_least_1(g.ldc), compute,
+                                     CUBLAS_GEMM_DEFAULT),
+                        "cublasGemmEx");
+}
+
+static warplab_status setup_ex_tf32(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_ex_setup(backend, launch, state, WARPLAB_FLOAT32);
+}
+static warplab_status setup_ex_bf16(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_ex_setup(backend, launch, state, WARPLAB_BFLOAT16);
+}
+static warplab_status setup_ex_fp16(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_ex_setup(backend, launch, state, WARPLAB_FLOAT16);
+}
+
+extern "C" const wl_impl wl_gemm_cublas_ex_tf32_impl = {.ladder = "gemm",
+                                                        .rung = "cublas_ex_tf32",
+                                                        .setup = setup_ex_tf32,
+                                                        .launch = cublas_ex_launch,
+                                                        .teardown = cublas_ex_teardown};
+extern "C" const wl_impl wl_gemm_cublas_ex_bf16_impl = {.ladder = "gemm",
+                                                        .rung = "cublas_ex_bf16",
+                                                        .setup = setup_ex_bf16,
+                                                        .launch = cublas_ex_launch,
+                                                        .teardown = cublas_ex_teardown};
+extern "C" const wl_impl wl_gemm_cublas_ex_fp16_impl = {.ladder = "gemm",
+                                                        .rung = "cublas_ex_fp16",
+                                                        .setup = setup_ex_fp16,
+                                                        .launch = cublas_ex_launch,
+                                                        .teardown = cublas_ex_teardown};
