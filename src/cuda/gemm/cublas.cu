@@ -9,11 +9,20 @@
 #include <cublas_v2.h>
 #include <stdlib.h>
 
-typedef enum cublas_mode { CUBLAS_ROW_FP32 = 0, CUBLAS_ROW_TF32, CUBLAS_ROW_BF16 } cublas_mode;
+typedef enum cublas_mode {
+    CUBLAS_ROW_FP32 = 0,
+    CUBLAS_ROW_TF32,
+    CUBLAS_ROW_BF16,
+    /* warplab_gemm_ex's contract: the inputs as the user holds them. */
+    CUBLAS_ROW_EX_TF32,
+    CUBLAS_ROW_EX_BF16,
+    CUBLAS_ROW_EX_FP16
+} cublas_mode;
 
 typedef struct cublas_state {
     cublasHandle_t handle;
     wl_gemm_kmajor bf16;
+    wl_gemm_ex_inputs inputs; /* the ex rows' 16-bit copies */
 } cublas_state;
 
 static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
@@ -30,13 +39,13 @@ static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, c
 
 static void cublas_teardown(wl_backend *backend, void *state)
 {
-    (void)backend;
     cublas_state *s = (cublas_state *)state;
     if (!s)
         return;
     if (s->handle)
         cublasDestroy(s->handle);
     wl_gemm_kmajor_free(&s->bf16);
+    wl_gemm_ex_inputs_free(backend, &s->inputs);
     free(s);
 }
 
@@ -59,6 +68,12 @@ static warplab_status cublas_setup_mode(wl_backend *backend, const wl_launch *la
                               "cublasSetMathMode");
     if (status == WARPLAB_OK && mode == CUBLAS_ROW_BF16)
         status = wl_gemm_kmajor_make(backend, launch, WL_GEMM_OPERANDS_BF16, &s->bf16);
+    if (status == WARPLAB_OK && mode >= CUBLAS_ROW_EX_TF32)
+        status = wl_gemm_ex_inputs_make(backend, launch,
+                                        mode == CUBLAS_ROW_EX_BF16   ? WARPLAB_BFLOAT16
+                                        : mode == CUBLAS_ROW_EX_FP16 ? WARPLAB_FLOAT16
+                                                                     : WARPLAB_FLOAT32,
+                                        &s->inputs);
     return status;
 }
 
@@ -151,41 +166,9 @@ extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
  * matrix is its transpose column-major: cuBLAS gets (op_b, op_a, n, m, k)
  * with B first and the ops as the problem states them. */
 
-typedef struct cublas_ex_state {
-    cublasHandle_t handle;
-    wl_gemm_ex_inputs inputs;
-} cublas_ex_state;
-
-static void cublas_ex_teardown(wl_backend *backend, void *state)
-{
-    cublas_ex_state *s = (cublas_ex_state *)state;
-    if (!s)
-        return;
-    if (s->handle)
-        cublasDestroy(s->handle);
-    wl_gemm_ex_inputs_free(backend, &s->inputs);
-    free(s);
-}
-
-static warplab_status cublas_ex_setup(wl_backend *backend, const wl_launch *launch, void **state,
-                                      warplab_dtype type)
-{
-    cublas_ex_state *s = (cublas_ex_state *)calloc(1, sizeof *s);
-    if (!s)
-        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cuBLAS state");
-    *state = s;
-    warplab_status status = cublas_check(backend, cublasCreate(&s->handle), "cublasCreate");
-    if (status == WARPLAB_OK)
-        status = cublas_check(backend, cublasSetStream(s->handle, wl_cuda_stream(backend)),
-                              "cublasSetStream");
-    if (status == WARPLAB_OK)
-        status = wl_gemm_ex_inputs_make(backend, launch, type, &s->inputs);
-    return status;
-}
-
 static warplab_status cublas_ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
 {
-    cublas_ex_state *s = (cublas_ex_state *)state;
+    cublas_state *s = (cublas_state *)state;
     const wl_problem *p = launch->problem;
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
@@ -211,29 +194,29 @@ static warplab_status cublas_ex_launch(wl_backend *backend, const wl_launch *lau
 
 static warplab_status setup_ex_tf32(wl_backend *backend, const wl_launch *launch, void **state)
 {
-    return cublas_ex_setup(backend, launch, state, WARPLAB_FLOAT32);
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_EX_TF32);
 }
 static warplab_status setup_ex_bf16(wl_backend *backend, const wl_launch *launch, void **state)
 {
-    return cublas_ex_setup(backend, launch, state, WARPLAB_BFLOAT16);
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_EX_BF16);
 }
 static warplab_status setup_ex_fp16(wl_backend *backend, const wl_launch *launch, void **state)
 {
-    return cublas_ex_setup(backend, launch, state, WARPLAB_FLOAT16);
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_EX_FP16);
 }
 
 extern "C" const wl_impl wl_gemm_cublas_ex_tf32_impl = {.ladder = "gemm",
                                                         .rung = "cublas_ex_tf32",
                                                         .setup = setup_ex_tf32,
                                                         .launch = cublas_ex_launch,
-                                                        .teardown = cublas_ex_teardown};
+                                                        .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_ex_bf16_impl = {.ladder = "gemm",
                                                         .rung = "cublas_ex_bf16",
                                                         .setup = setup_ex_bf16,
                                                         .launch = cublas_ex_launch,
-                                                        .teardown = cublas_ex_teardown};
+                                                        .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_ex_fp16_impl = {.ladder = "gemm",
                                                         .rung = "cublas_ex_fp16",
                                                         .setup = setup_ex_fp16,
                                                         .launch = cublas_ex_launch,
-                                                        .teardown = cublas_ex_teardown};
+                                                        .teardown = cublas_teardown};
