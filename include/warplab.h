@@ -220,10 +220,13 @@ typedef enum warplab_dtype {
     WARPLAB_INT32 = 0,
     WARPLAB_FLOAT32,
     WARPLAB_FLOAT64,
+    WARPLAB_BFLOAT16, /* bfloat16: 8-bit exponent, 7-bit mantissa (warplab_gemm_ex only) */
+    WARPLAB_FLOAT16,  /* IEEE binary16 (warplab_gemm_ex only) */
     WARPLAB_DTYPE_COUNT
 } warplab_dtype;
 
-const char *warplab_dtype_name(warplab_dtype dtype); /* "int32", "float", "double" */
+/* "int32", "float", "double", "bf16", "fp16" */
+const char *warplab_dtype_name(warplab_dtype dtype);
 warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype);
 size_t warplab_dtype_size(warplab_dtype dtype);
 
@@ -295,6 +298,62 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
 warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
                             const warplab_buffer *a, size_t lda, const warplab_buffer *b,
                             size_t ldb, float beta, warplab_buffer *c, size_t ldc);
+
+/* --- matrix multiply in several precisions, with transposes (cublasGemmEx's shape) --- */
+
+/* How an operand is stored: op(X) = X (N) or X^T (T). Storage is row-major. */
+typedef enum warplab_op { WARPLAB_OP_N = 0, WARPLAB_OP_T, WARPLAB_OP_COUNT } warplab_op;
+
+/* How the products are formed. */
+typedef enum warplab_compute {
+    WARPLAB_COMPUTE_FP32 = 0, /* FP32 fused multiply-adds (16-bit inputs: widened exactly) */
+    WARPLAB_COMPUTE_TF32,     /* tensor cores on TF32 operands; FLOAT32 inputs only */
+    WARPLAB_COMPUTE_COUNT
+} warplab_compute;
+
+/* C = alpha * op(A) * op(B) + beta * C, row-major, op(A) m x k, op(B) k x n,
+ * C m x n.
+ * - A is stored m x k (op_a N, lda >= k) or k x m (op_a T, lda >= m); B is
+ *   stored k x n (op_b N, ldb >= n) or n x k (op_b T, ldb >= k); C m x n,
+ *   ldc >= n. A leading dimension of 0 means tight (the stored row length).
+ *   Each buffer must hold its view: (rows - 1) * ld + cols elements of its
+ *   type (spans are overflow-checked); C must be a buffer of its own.
+ * - a_type = b_type: WARPLAB_FLOAT32, WARPLAB_BFLOAT16 or WARPLAB_FLOAT16;
+ *   c_type: WARPLAB_FLOAT32 or the input type. compute: FP32, or TF32 for
+ *   FLOAT32 inputs only. Anything else is WARPLAB_ERROR_INVALID_ARGUMENT.
+ * - With beta = 0, C is only written (what it held, NaN included, does not
+ *   matter); k = 0 gives C = beta * C; m = 0 or n = 0 does nothing. alpha
+ *   and beta must be finite. A NaN in A or B makes NaN the elements of C
+ *   whose row (A) or column (B) it touches.
+ * Accuracy (u = 2^-24; k + 2 steps: the products' sum, alpha and beta):
+ * - FP32 compute, FLOAT32 inputs: as warplab_gemm, |C - C_exact| <=
+ *   gamma_{k+2} * (|alpha| sum_p |a_ip b_pj| + |beta c_ij|), gamma_j = j u / (1 - j u).
+ * - TF32 compute: each operand is truncated to TF32 (its low 13 mantissa
+ *   bits dropped, toward zero: what the tensor cores do with FP32 words; the
+ *   other paths drop them explicitly), the products of the truncated values
+ *   are exact and summed in FP32 (sums may truncate too: u = 2^-23 there).
+ *   Against the unrounded inputs: |C - C_exact| <= (gamma'_{k+2} + 2^-9 +
+ *   2^-20) * (|alpha| sum_p |a_ip b_pj|) + gamma'_{k+2} |beta c_ij|, gamma'
+ *   with u = 2^-23.
+ * - BFLOAT16 / FLOAT16 inputs (FP32 compute): the products of the 16-bit
+ *   values are exact (in FP32) and summed in FP32 (u = 2^-23 as for TF32):
+ *   |C - alpha * sum_p a_ip b_pj - beta c_ij| <= gamma'_{k+2} * (...) of the
+ *   16-bit values themselves.
+ * - A 16-bit C receives the FP32 result rounded to nearest even (one more
+ *   rounding: 2^-8 relative for BF16, 2^-11 for FP16; FP16 overflows to inf).
+ * Every backend computes this function: cuda (m or n <= 8: a bandwidth-
+ * bound split-k kernel; else on sm_90a the TMA + wgmma tensor-core kernel
+ * for TF32 and 16-bit inputs, which reads A (op N) and B (op T) in place and
+ * transposes the other layouts into the context's workspace first; a simple
+ * tiled kernel otherwise), opencl and cpu (plain loops). FP32 compute with
+ * op N, N runs warplab_gemm's path. Arguments are checked before any work
+ * starts. Sums are accumulated in an order that depends on the path, but a
+ * given shape, layout and device always takes the same path. */
+warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b,
+                               size_t m, size_t n, size_t k, float alpha, const warplab_buffer *a,
+                               warplab_dtype a_type, size_t lda, const warplab_buffer *b,
+                               warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
+                               warplab_dtype c_type, size_t ldc, warplab_compute compute);
 
 /* ------------------------------------------------------------------------ */
 /* Ladders and benchmarks                                                   */

@@ -100,6 +100,15 @@ if has_step sanitize; then
                     if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm/$rung-multitile(rc=$rc)"; fi
                 done ;;
             esac
+            # warplab_gemm_ex through the public API with exact-size buffers
+            # (every op, type, output type, padded ld, beta, NaN) on cuda.
+            case " $LADDERS " in *" gemm "*)
+                log="$RESULTS/sanitize-$tool-gemm-ex-api.log"
+                compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                    "$TESTS/test_gemm_ex_api" cuda >"$log" 2>&1
+                rc=$?
+                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm_ex_api(rc=$rc)"; fi ;;
+            esac
             # The probes' kernels, on their small test problems (no timing, no end-to-end run).
             log="$RESULTS/sanitize-$tool-probes.log"
             compute-sanitizer --tool "$tool" --error-exitcode 99 \

@@ -31,7 +31,10 @@ warplab_status wl_rung_supports(wl_backend *backend, const wl_rung *rung, const 
                                 const wl_problem *problem, char *reason, size_t reason_len)
 {
     warplab_status status = WARPLAB_OK;
-    if (rung->supports)
+    const wl_ladder *ladder = wl_ladder_find(impl->ladder);
+    if (ladder && ladder->rung_supports)
+        status = ladder->rung_supports(rung, problem, reason, reason_len);
+    if (status == WARPLAB_OK && rung->supports)
         status = rung->supports(problem, &backend->info, reason, reason_len);
     if (status == WARPLAB_OK && impl->supports)
         status = impl->supports(backend, problem, reason, reason_len);
@@ -504,21 +507,13 @@ warplab_status wl_context_result_slot(warplab_context *context, void **handle, v
     return WARPLAB_OK;
 }
 
-warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
-                                   const wl_problem *problem, const wl_view *views, int count)
+/* Runs one implementation on the context's device with scratch from the
+ * context's workspace, asynchronously on the context's stream
+ * (wl_context_run_best and wl_context_run_impl). */
+static warplab_status run_impl(warplab_context *context, const wl_impl *impl,
+                               const wl_problem *problem, const wl_view *views, int count)
 {
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    if (!ladder)
-        return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME, "no ladder named '%s'",
-                               ladder_name);
     wl_backend *device = context->device;
-    const wl_impl *impl = NULL;
-    char reason[256] = "";
-    const wl_rung *rung = pick_rung(device, ladder, problem, &impl, reason, sizeof reason);
-    if (!rung)
-        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
-                               "the %s backend has no rung of %s for this problem%s%s",
-                               device->ops->name, ladder->name, reason[0] ? ": " : "", reason);
     warplab_status status = WARPLAB_OK;
 
     wl_launch launch;
@@ -549,4 +544,38 @@ warplab_status wl_context_run_best(warplab_context *context, const char *ladder_
     if (impl->teardown)
         impl->teardown(device, state);
     return from_backend(context, status);
+}
+
+warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
+                                   const wl_problem *problem, const wl_view *views, int count)
+{
+    const wl_ladder *ladder = wl_ladder_find(ladder_name);
+    if (!ladder)
+        return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME, "no ladder named '%s'",
+                               ladder_name);
+    wl_backend *device = context->device;
+    const wl_impl *impl = NULL;
+    char reason[256] = "";
+    const wl_rung *rung = pick_rung(device, ladder, problem, &impl, reason, sizeof reason);
+    if (!rung)
+        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
+                               "the %s backend has no rung of %s for this problem%s%s",
+                               device->ops->name, ladder->name, reason[0] ? ": " : "", reason);
+    return run_impl(context, impl, problem, views, count);
+}
+
+warplab_status wl_context_run_impl(warplab_context *context, const char *ladder_name,
+                                   const char *impl_name, const wl_problem *problem,
+                                   const wl_view *views, int count)
+{
+    wl_backend *device = context->device;
+    const wl_impl *impl = wl_backend_find_impl(device, ladder_name, impl_name);
+    if (!impl)
+        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
+                               "the %s backend has no %s implementation '%s'", device->ops->name,
+                               ladder_name, impl_name);
+    char reason[256] = "";
+    if (impl->supports && impl->supports(device, problem, reason, sizeof reason) != WARPLAB_OK)
+        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
+    return run_impl(context, impl, problem, views, count);
 }

@@ -61,6 +61,13 @@ bool wl_buffer_aligned(const warplab_buffer *buffer, size_t offset_bytes, size_t
  * download). */
 warplab_status wl_context_result_slot(warplab_context *context, void **handle, void **host);
 
+/* Runs one implementation of a ladder (by the name in its wl_impl, which
+ * need not be a rung: warplab_gemm_ex's "ex") the same way, workspace
+ * included. */
+warplab_status wl_context_run_impl(warplab_context *context, const char *ladder_name,
+                                   const char *impl_name, const wl_problem *problem,
+                                   const wl_view *views, int count);
+
 /* Runs the ladder's best rung on the context's device, asynchronously on the
  * context's stream, with scratch from the context's workspace. */
 warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,

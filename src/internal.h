@@ -239,7 +239,11 @@ enum {
     /* Not a step of the ladder: no step/cumulative speedup. */
     WL_RUNG_OFF_LADDER = 1u << 17,
     /* The vendor row every row's "% of vendor" compares with (cuBLAS FP32). */
-    WL_RUNG_BASELINE = WARPLAB_ROW_BASELINE
+    WL_RUNG_BASELINE = WARPLAB_ROW_BASELINE,
+    /* Takes problems whose operands are stored transposed (gemm: op(A),
+     * op(B) = T, the WL_GEMM_TRANS_* variant bits); the others are refused
+     * such problems by the ladder's rung_supports. */
+    WL_RUNG_TRANSPOSES = 1u << 18
 };
 
 typedef struct wl_rung {
@@ -255,6 +259,7 @@ typedef struct wl_rung {
     double course_value2;
     const char *course_device2;
     unsigned flags; /* WL_RUNG_* */
+    const char *vendor; /* id of the vendor rung it is measured against; NULL = the baseline row */
     /* Bytes it must move and flops it must do; NULL = the ladder's. */
     double (*bytes)(const wl_problem *problem);
     double (*flops)(const wl_problem *problem);
@@ -298,6 +303,10 @@ typedef struct wl_ladder {
      * type and operation, misaligned views), for a device (full sizes on a
      * GPU, what a CPU can do in seconds elsewhere). Returns how many. */
     int (*test_problems)(const warplab_device_info *device, wl_problem *problems, int capacity);
+    /* Ladder-wide limits every rung meets before its own (e.g. the gemm
+     * rungs that read only row-major N, N operands), or NULL. */
+    warplab_status (*rung_supports)(const wl_rung *rung, const wl_problem *problem, char *reason,
+                                    size_t reason_len);
 } wl_ladder;
 
 size_t wl_ladder_count(void);

@@ -55,7 +55,8 @@ int warplab_backend_compiled(warplab_backend_kind kind)
     return kind == WARPLAB_BACKEND_AUTO || wl_backend_ops_for(kind) != NULL;
 }
 
-static const char *const dtype_names[WARPLAB_DTYPE_COUNT] = {"int32", "float", "double"};
+static const char *const dtype_names[WARPLAB_DTYPE_COUNT] = {"int32", "float", "double", "bf16",
+                                                             "fp16"};
 
 const char *warplab_dtype_name(warplab_dtype dtype)
 {
@@ -67,11 +68,24 @@ warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype)
     static const struct {
         const char *name;
         warplab_dtype dtype;
-    } aliases[] = {
-        {"int32", WARPLAB_INT32},   {"int", WARPLAB_INT32},       {"i32", WARPLAB_INT32},
-        {"float", WARPLAB_FLOAT32}, {"float32", WARPLAB_FLOAT32}, {"f32", WARPLAB_FLOAT32},
-        {"fp32", WARPLAB_FLOAT32},  {"double", WARPLAB_FLOAT64},  {"float64", WARPLAB_FLOAT64},
-        {"f64", WARPLAB_FLOAT64},   {"fp64", WARPLAB_FLOAT64}};
+    } aliases[] = {{"int32", WARPLAB_INT32},
+                   {"int", WARPLAB_INT32},
+                   {"i32", WARPLAB_INT32},
+                   {"float", WARPLAB_FLOAT32},
+                   {"float32", WARPLAB_FLOAT32},
+                   {"f32", WARPLAB_FLOAT32},
+                   {"fp32", WARPLAB_FLOAT32},
+                   {"double", WARPLAB_FLOAT64},
+                   {"float64", WARPLAB_FLOAT64},
+                   {"f64", WARPLAB_FLOAT64},
+                   {"fp64", WARPLAB_FLOAT64},
+                   /* The 16-bit types of warplab_gemm_ex. */
+                   {"bf16", WARPLAB_BFLOAT16},
+                   {"bfloat16", WARPLAB_BFLOAT16},
+                   {"fp16", WARPLAB_FLOAT16},
+                   {"half", WARPLAB_FLOAT16},
+                   {"float16", WARPLAB_FLOAT16},
+                   {"f16", WARPLAB_FLOAT16}};
     if (!name || !dtype)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -88,6 +102,8 @@ size_t warplab_dtype_size(warplab_dtype dtype)
     case WARPLAB_INT32: return 4;
     case WARPLAB_FLOAT32: return 4;
     case WARPLAB_FLOAT64: return 8;
+    case WARPLAB_BFLOAT16: return 2;
+    case WARPLAB_FLOAT16: return 2;
     default: return 0;
     }
 }

@@ -154,4 +154,13 @@ static const wl_impl loop_impl = {.ladder = "gemm", .rung = "cpu_loop", .launch 
 static const wl_impl blocked_impl = {
     .ladder = "gemm", .rung = "cpu_blocked", .launch = gemm_blocked};
 
-const wl_impl *const wl_cpu_gemm_impls[] = {&loop_impl, &blocked_impl, NULL};
+/* warplab_gemm_ex (gemm_ex_cpu.c) and the ladder's rungs that run it. */
+extern const wl_impl wl_cpu_gemm_ex_impl;
+
+const wl_impl *const wl_cpu_gemm_impls[] = {&loop_impl,
+                                            &blocked_impl,
+                                            &wl_cpu_gemm_ex_impl,
+                                            &wl_gemm_ex_tf32_impl,
+                                            &wl_gemm_ex_bf16_impl,
+                                            &wl_gemm_ex_fp16_impl,
+                                            NULL};

@@ -196,6 +196,26 @@ static warplab_status verify_bf16(const wl_problem *p, const void *const *host, 
     return wl_gemm_verify(p, host, check, WL_GEMM_BF16);
 }
 
+static warplab_status verify_fp16(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    return wl_gemm_verify(p, host, check, WL_GEMM_FP16);
+}
+
+/* Every rung but those flagged WL_RUNG_TRANSPOSES reads A and B as stored,
+ * row-major (op N, N). */
+static warplab_status gemm_rung_supports(const wl_rung *rung, const wl_problem *p, char *reason,
+                                         size_t len)
+{
+    if ((p->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)) && !(rung->flags & WL_RUNG_TRANSPOSES)) {
+        wl_format(reason, len,
+                  "%s multiplies A and B as stored (op N, N); transposed operands run through "
+                  "warplab_gemm_ex (the ex_* rungs)",
+                  rung->id);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Rungs                                                                    */
 
@@ -421,6 +441,42 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
      .verify = verify_bf16},
+    /* warplab_gemm_ex, exactly as a user calls it (the inputs held in the
+     * rung's type, row-major, op(A) and op(B) as the problem stores them),
+     * each against cuBLAS with the same contract. */
+    {.id = "ex_tf32",
+     .title = "warplab_gemm_ex, TF32 compute",
+     .lesson = "The library's TF32 call on the user's float A and B: on sm_90a the TMA + wgmma "
+               "kernel reads K-major operands in place (A with op N, B with op T; the tensor "
+               "cores drop the low 13 mantissa bits) and transposes the others into the "
+               "workspace first, inside the timed call; elsewhere a simple kernel truncates to "
+               "TF32 the same way.",
+     .seed = "past the course (cublasGemmEx's interface)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .vendor = "cublas_ex_tf32",
+     .bytes = compulsory_bytes,
+     .verify = verify_tf32},
+    {.id = "ex_bf16",
+     .title = "warplab_gemm_ex, BF16 inputs",
+     .lesson = "The library's call on BF16 A and B as the user holds them (converted from the "
+               "float problem in setup, untimed): exact products, FP32 sums, on sm_90a by TMA + "
+               "wgmma, with operands that are not K-major transposed into the workspace in the "
+               "timed call (B of the N, N case: one read and one write of B); m or n <= 8 by a "
+               "split-k kernel that streams the big operand once.",
+     .seed = "past the course (cublasGemmEx's interface)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .vendor = "cublas_ex_bf16",
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_bf16},
+    {.id = "ex_fp16",
+     .title = "warplab_gemm_ex, FP16 inputs",
+     .lesson = "As ex_bf16 with IEEE half operands (10-bit mantissa, 5-bit exponent): the same "
+               "kernels with wgmma's .f16 type; the products are still exact in FP32.",
+     .seed = "past the course (cublasGemmEx's interface)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .vendor = "cublas_ex_fp16",
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_fp16},
     {.id = "cublas_fp32",
      .title = "cuBLAS sgemm, pedantic FP32",
      .lesson = "cublasSgemm with CUBLAS_PEDANTIC_MATH (true FP32, no TF32): the vendor's FP32 "
@@ -442,6 +498,29 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_VENDOR,
      .bytes = compulsory_bytes_bf16,
      .verify = verify_bf16},
+    {.id = "cublas_ex_tf32",
+     .title = "cuBLAS GemmEx, TF32, op(A) op(B)",
+     .lesson = "cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 on the float inputs as stored, "
+               "with the problem's transposes: the row ex_tf32 compares with.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR | WL_RUNG_TRANSPOSES,
+     .verify = verify_tf32_any},
+    {.id = "cublas_ex_bf16",
+     .title = "cuBLAS GemmEx, BF16 inputs, op(A) op(B)",
+     .lesson = "cublasGemmEx on row-major BF16 A and B as the user holds them (the same copies "
+               "as ex_bf16), FP32 sums and C: the row ex_bf16 compares with.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR | WL_RUNG_TRANSPOSES,
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_bf16},
+    {.id = "cublas_ex_fp16",
+     .title = "cuBLAS GemmEx, FP16 inputs, op(A) op(B)",
+     .lesson = "cublasGemmEx on row-major FP16 A and B as the user holds them, FP32 sums and C: "
+               "the row ex_fp16 compares with.",
+     .seed = "vendor library",
+     .flags = WL_RUNG_VENDOR | WL_RUNG_TRANSPOSES,
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_fp16},
 };
 
 /* ------------------------------------------------------------------------ */
@@ -450,10 +529,13 @@ static const wl_rung gemm_rungs[] = {
 static int gemm_buffers(const wl_problem *p, wl_buffer_spec *spec)
 {
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
-    spec[GEMM_A] =
-        (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, wl_gemm_span(m, k, wl_gemm_lda(p)), -1.0, 1.0};
-    spec[GEMM_B] =
-        (wl_buffer_spec){WL_IN, WARPLAB_FLOAT32, wl_gemm_span(k, n, wl_gemm_ldb(p)), -1.0, 1.0};
+    (void)k;
+    spec[GEMM_A] = (wl_buffer_spec){
+        WL_IN, WARPLAB_FLOAT32, wl_gemm_span(wl_gemm_a_rows(p), wl_gemm_a_cols(p), wl_gemm_lda(p)),
+        -1.0, 1.0};
+    spec[GEMM_B] = (wl_buffer_spec){
+        WL_IN, WARPLAB_FLOAT32, wl_gemm_span(wl_gemm_b_rows(p), wl_gemm_b_cols(p), wl_gemm_ldb(p)),
+        -1.0, 1.0};
     spec[GEMM_C] = (wl_buffer_spec){p->beta != 0.0 ? WL_INOUT : WL_OUT, WARPLAB_FLOAT32,
                                     wl_gemm_span(m, n, wl_gemm_ldc(p)), -1.0, 1.0};
     return GEMM_BUFFERS;
@@ -469,6 +551,9 @@ static void gemm_describe(const wl_problem *p, char *text, size_t len)
     if (used < sizeof extra && (p->alpha != 1.0 || p->beta != 0.0))
         used +=
             (size_t)snprintf(extra + used, sizeof extra - used, " a=%g b=%g", p->alpha, p->beta);
+    if (used < sizeof extra && (p->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)))
+        used += (size_t)snprintf(extra + used, sizeof extra - used, " op=%c%c",
+                                 wl_gemm_trans_a(p) ? 'T' : 'N', wl_gemm_trans_b(p) ? 'T' : 'N');
     if (used < sizeof extra && p->nan_input)
         used += (size_t)snprintf(extra + used, sizeof extra - used, " NaN in A");
     wl_format(text, len, "%zux%zux%zu float%s%s", wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p), extra,
@@ -562,6 +647,37 @@ static const gemm_case common_cases[] = {
     {512, 512, 512, 0, 0, 0, 1.0, 0.0, 0, 0},
 };
 
+/* Transposed operands (op(A), op(B) = T), which only the WL_RUNG_TRANSPOSES
+ * rungs take: every combination at odd sizes, padded strides with beta,
+ * misaligned views, a NaN in A, GEMV-like shapes. */
+/* A problem with operands stored transposed (WL_GEMM_TRANS_* bits). */
+typedef struct transposed_case {
+    int variant;
+    gemm_case shape;
+} transposed_case;
+
+static const transposed_case transposed_cases[] = {
+    {WL_GEMM_TRANS_A, {17, 33, 65, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_B, {17, 33, 65, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_A | WL_GEMM_TRANS_B, {17, 33, 65, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_A | WL_GEMM_TRANS_B, {67, 45, 33, 70, 50, 47, 1.5, -0.75, 0, 0}},
+    {WL_GEMM_TRANS_B, {67, 45, 33, 69, 36, 46, 1.0, 0.5, 0, 0}},
+    {WL_GEMM_TRANS_A, {31, 37, 41, 0, 0, 0, -1.0, 0.5, 1, 0}},
+    {WL_GEMM_TRANS_A | WL_GEMM_TRANS_B, {33, 17, 9, 0, 0, 0, 1.0, 0.0, 0, 1}},
+    {WL_GEMM_TRANS_B, {1, 300, 257, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_A, {301, 1, 129, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_A | WL_GEMM_TRANS_B, {5, 7, 0, 0, 0, 0, 2.0, 0.5, 0, 0}},
+    {WL_GEMM_TRANS_B, {200, 150, 67, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_A, {130, 257, 120, 133, 0, 259, 1.0, 0.0, 1, 0}},
+};
+
+/* A GPU also takes large transposed shapes (several tiles, k tiles). */
+static const transposed_case gpu_transposed_cases[] = {
+    {WL_GEMM_TRANS_A | WL_GEMM_TRANS_B, {1023, 1025, 1027, 1029, 1031, 1033, 1.5, -0.5, 1, 0}},
+    {WL_GEMM_TRANS_B, {2048, 2048, 2048, 0, 0, 0, 1.0, 0.0, 0, 0}},
+    {WL_GEMM_TRANS_A, {1000, 2000, 600, 0, 0, 0, 1.0, 0.0, 0, 0}},
+};
+
 /* A CPU (PoCL, the cpu backend) adds one large shape that is a multiple of
  * no tile, within the test suite's time budget. */
 static const gemm_case cpu_cases[] = {
@@ -609,13 +725,31 @@ static int add_cases(const gemm_case *cases, size_t count, wl_problem *problems,
     return used;
 }
 
+static int add_transposed(const transposed_case *cases, size_t count, wl_problem *problems,
+                          int used, int capacity)
+{
+    for (size_t i = 0; i < count; i++) {
+        const int before = used;
+        used = add_cases(&cases[i].shape, 1, problems, used, capacity);
+        if (used > before)
+            problems[before].variant = cases[i].variant;
+    }
+    return used;
+}
+
 static int gemm_test_problems(const warplab_device_info *device, wl_problem *problems, int capacity)
 {
     int count = add_cases(common_cases, sizeof common_cases / sizeof common_cases[0], problems, 0,
                           capacity);
-    if (device && device->gpu)
+    count = add_transposed(transposed_cases, sizeof transposed_cases / sizeof transposed_cases[0],
+                           problems, count, capacity);
+    if (device && device->gpu) {
+        count = add_transposed(gpu_transposed_cases,
+                               sizeof gpu_transposed_cases / sizeof gpu_transposed_cases[0],
+                               problems, count, capacity);
         return add_cases(gpu_cases, sizeof gpu_cases / sizeof gpu_cases[0], problems, count,
                          capacity);
+    }
     return add_cases(cpu_cases, sizeof cpu_cases / sizeof cpu_cases[0], problems, count, capacity);
 }
 
@@ -635,6 +769,7 @@ const wl_ladder wl_gemm_ladder = {
     .flops = gemm_flops,
     .best_rung = "frag_256x128_s6",
     .test_problems = gemm_test_problems,
+    .rung_supports = gemm_rung_supports,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -644,40 +779,95 @@ warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t
                             const warplab_buffer *a, size_t lda, const warplab_buffer *b,
                             size_t ldb, float beta, warplab_buffer *c, size_t ldc)
 {
-    if (!context || !a || !b || !c)
+    /* The FP32, op N, N case of warplab_gemm_ex: the same checks, the ladder's
+     * best rung. */
+    return warplab_gemm_ex(context, WARPLAB_OP_N, WARPLAB_OP_N, m, n, k, alpha, a, WARPLAB_FLOAT32,
+                           lda, b, WARPLAB_FLOAT32, ldb, beta, c, WARPLAB_FLOAT32, ldc,
+                           WARPLAB_COMPUTE_FP32);
+}
+
+/* ------------------------------------------------------------------------ */
+/* warplab_gemm_ex                                                          */
+
+static bool gemm_ex_input_type(warplab_dtype type)
+{
+    return type == WARPLAB_FLOAT32 || type == WARPLAB_BFLOAT16 || type == WARPLAB_FLOAT16;
+}
+
+warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
+                               size_t n, size_t k, float alpha, const warplab_buffer *a,
+                               warplab_dtype a_type, size_t lda, const warplab_buffer *b,
+                               warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
+                               warplab_dtype c_type, size_t ldc, warplab_compute compute)
+{
+    if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!a || !b || !c)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_gemm_ex needs buffers A, B and C");
+    if ((unsigned)op_a >= WARPLAB_OP_COUNT || (unsigned)op_b >= WARPLAB_OP_COUNT)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "op_a and op_b are WARPLAB_OP_N or WARPLAB_OP_T (got %d, %d)",
+                               (int)op_a, (int)op_b);
+    if ((unsigned)compute >= WARPLAB_COMPUTE_COUNT)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "compute is WARPLAB_COMPUTE_FP32 or WARPLAB_COMPUTE_TF32 (got %d)",
+                               (int)compute);
+    if (!gemm_ex_input_type(a_type) || b_type != a_type)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "A and B must have one type, float, bf16 or fp16 (got %s and %s)",
+                               warplab_dtype_name(a_type), warplab_dtype_name(b_type));
+    if (c_type != WARPLAB_FLOAT32 && c_type != a_type)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "C is float or the input type %s (got %s)",
+                               warplab_dtype_name(a_type), warplab_dtype_name(c_type));
+    if (compute == WARPLAB_COMPUTE_TF32 && a_type != WARPLAB_FLOAT32)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "TF32 compute takes float inputs (got %s); 16-bit inputs are "
+                               "multiplied exactly with FP32 sums (WARPLAB_COMPUTE_FP32)",
+                               warplab_dtype_name(a_type));
+    const bool trans_a = op_a == WARPLAB_OP_T, trans_b = op_b == WARPLAB_OP_T;
+    const size_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
+    const size_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
     if (lda == 0)
-        lda = k;
+        lda = a_cols;
     if (ldb == 0)
-        ldb = n;
+        ldb = b_cols;
     if (ldc == 0)
         ldc = n;
-    if (lda < k || ldb < n || ldc < n)
+    if (lda < a_cols || ldb < b_cols || ldc < n)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "row strides too small: lda=%zu needs >= k=%zu, ldb=%zu and "
-                               "ldc=%zu need >= n=%zu",
-                               lda, k, ldb, ldc, n);
+                               "row strides too small: A is stored %zu x %zu (lda=%zu), B %zu x "
+                               "%zu (ldb=%zu), C %zu x %zu (ldc=%zu)",
+                               a_rows, a_cols, lda, b_rows, b_cols, ldb, m, n, ldc);
     if (!isfinite(alpha) || !isfinite(beta))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "alpha and beta must be finite (got %g, %g)", (double)alpha,
                                (double)beta);
-    if (!fits_int32(m, lda) || !fits_int32(k, ldb) || !fits_int32(m, ldc))
+    if (!fits_int32(a_rows, lda) || !fits_int32(b_rows, ldb) || !fits_int32(m, ldc))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "%zu x %zu x %zu: A, B and C must each span fewer than 2^31 "
                                "elements",
                                m, n, k);
     const warplab_buffer *all[3] = {a, b, c};
-    const size_t spans[3] = {wl_gemm_span(m, k, lda), wl_gemm_span(k, n, ldb),
+    const size_t spans[3] = {wl_gemm_span(a_rows, a_cols, lda), wl_gemm_span(b_rows, b_cols, ldb),
                              wl_gemm_span(m, n, ldc)};
+    const size_t sizes[3] = {warplab_dtype_size(a_type), warplab_dtype_size(b_type),
+                             warplab_dtype_size(c_type)};
     for (int i = 0; i < 3; i++) {
         if (all[i]->context != context)
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                    "buffer %c belongs to another context", 'A' + i);
-        if (warplab_buffer_size(all[i]) < spans[i] * sizeof(float))
+        if (spans[i] > SIZE_MAX / sizes[i] || warplab_buffer_size(all[i]) < spans[i] * sizes[i])
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c holds %zu bytes; its %zu-element view needs %zu",
+                                   "buffer %c holds %zu bytes; its %zu-element %s view needs %zu",
                                    'A' + i, warplab_buffer_size(all[i]), spans[i],
-                                   spans[i] * sizeof(float));
+                                   warplab_dtype_name(i == 2 ? c_type : a_type),
+                                   spans[i] * sizes[i]);
+        if (spans[i] > 0 && !wl_buffer_aligned(all[i], 0, sizes[i]))
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "buffer %c does not start on a %zu-byte element boundary",
+                                   'A' + i, sizes[i]);
     }
     if (spans[2] > 0 && (c == a || c == b))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -696,9 +886,16 @@ warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t
     problem.ld[2] = ldc;
     problem.alpha = (double)alpha;
     problem.beta = (double)beta;
-    problem.dtype = WARPLAB_FLOAT32;
-    wl_view views[3] = {wl_buffer_view(a, 0, spans[0] * sizeof(float)),
-                        wl_buffer_view(b, 0, spans[1] * sizeof(float)),
-                        wl_buffer_view(c, 0, spans[2] * sizeof(float))};
-    return wl_context_run_best(context, "gemm", &problem, views, 3);
+    problem.dtype = a_type;
+    problem.variant = (trans_a ? WL_GEMM_TRANS_A : 0) | (trans_b ? WL_GEMM_TRANS_B : 0) |
+                      (compute == WARPLAB_COMPUTE_TF32 ? WL_GEMM_COMPUTE_TF32 : 0) |
+                      (c_type != WARPLAB_FLOAT32 ? WL_GEMM_C_INPUT_TYPE : 0);
+    wl_view views[3];
+    for (int i = 0; i < 3; i++)
+        views[i] = wl_buffer_view(all[i], 0, spans[i] * sizes[i]);
+    /* FP32 on float row-major operands is warplab_gemm's problem: its path
+     * (the ladder's best rung, the shape-aware dispatcher on cuda). */
+    if (problem.variant == 0 && a_type == WARPLAB_FLOAT32)
+        return wl_context_run_best(context, "gemm", &problem, views, 3);
+    return wl_context_run_impl(context, "gemm", WL_GEMM_EX_IMPL, &problem, views, 3);
 }

@@ -29,13 +29,47 @@ static inline size_t wl_gemm_k(const wl_problem *p)
 {
     return p->dim[2];
 }
+/* warplab_gemm_ex's problems: bits of problem.variant (0: warplab_gemm's
+ * row-major N, N float problem). problem.dtype is the type of A and B. */
+enum {
+    WL_GEMM_TRANS_A = 1,      /* A stored k x m (lda >= m): op(A) = A^T */
+    WL_GEMM_TRANS_B = 2,      /* B stored n x k (ldb >= k): op(B) = B^T */
+    WL_GEMM_COMPUTE_TF32 = 4, /* TF32 tensor-core products (float inputs) */
+    WL_GEMM_C_INPUT_TYPE = 8  /* C has the input type (problem.dtype), not float */
+};
+
+static inline bool wl_gemm_trans_a(const wl_problem *p)
+{
+    return (p->variant & WL_GEMM_TRANS_A) != 0;
+}
+static inline bool wl_gemm_trans_b(const wl_problem *p)
+{
+    return (p->variant & WL_GEMM_TRANS_B) != 0;
+}
+/* Rows and columns of A and B as stored. */
+static inline size_t wl_gemm_a_rows(const wl_problem *p)
+{
+    return wl_gemm_trans_a(p) ? p->dim[2] : p->dim[0];
+}
+static inline size_t wl_gemm_a_cols(const wl_problem *p)
+{
+    return wl_gemm_trans_a(p) ? p->dim[0] : p->dim[2];
+}
+static inline size_t wl_gemm_b_rows(const wl_problem *p)
+{
+    return wl_gemm_trans_b(p) ? p->dim[1] : p->dim[2];
+}
+static inline size_t wl_gemm_b_cols(const wl_problem *p)
+{
+    return wl_gemm_trans_b(p) ? p->dim[2] : p->dim[1];
+}
 static inline size_t wl_gemm_lda(const wl_problem *p)
 {
-    return p->ld[0] ? p->ld[0] : p->dim[2];
+    return p->ld[0] ? p->ld[0] : wl_gemm_a_cols(p);
 }
 static inline size_t wl_gemm_ldb(const wl_problem *p)
 {
-    return p->ld[1] ? p->ld[1] : p->dim[1];
+    return p->ld[1] ? p->ld[1] : wl_gemm_b_cols(p);
 }
 static inline size_t wl_gemm_ldc(const wl_problem *p)
 {
@@ -58,7 +92,8 @@ typedef enum wl_gemm_precision {
      * inputs are rounded (seen on an H200: plain FP32 at k = 1, and elements
      * matching none of nearest-away, nearest-even or truncation at k = 257).
      * Checked against a bound that covers any rounding to a 10-bit mantissa. */
-    WL_GEMM_TF32_ANY
+    WL_GEMM_TF32_ANY,
+    WL_GEMM_FP16 /* inputs rounded to IEEE half (nearest even), float accumulation */
 } wl_gemm_precision;
 
 /* Checks C against the double-precision reference (gemm_check.c). */
@@ -68,6 +103,39 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
 /* Rounds a float to BF16 (nearest, ties to even), returned as the float it
  * represents; what the BF16 rungs' setup does on the device. */
 float wl_gemm_round_bf16(float x);
+
+/* The 16-bit storage types, on the host: conversions to and from float,
+ * rounding to nearest even (NaN stays NaN, FP16 overflows to infinity). */
+uint16_t wl_float_to_bf16(float x);
+float wl_bf16_to_float(uint16_t h);
+uint16_t wl_float_to_fp16(float x);
+float wl_fp16_to_float(uint16_t h);
+
+/* ------------------------------------------------------------------------ */
+/* warplab_gemm_ex on a backend                                             */
+
+/* The library's gemm_ex path is the impl {"gemm", WL_GEMM_EX_IMPL} of each
+ * backend: it runs a problem with the WL_GEMM_* variant bits on views of A,
+ * B and C in their own types (problem.dtype for A and B). */
+#define WL_GEMM_EX_IMPL "ex"
+
+/* The ladder's rungs that run exactly that path on a float problem (the
+ * inputs converted to the rung's 16-bit type in setup, untimed), backend
+ * independent (gemm_ex.c); and cuBLAS's rows with the same contract
+ * (cuda/gemm/cublas.cu). */
+extern const wl_impl wl_gemm_ex_tf32_impl;
+extern const wl_impl wl_gemm_ex_bf16_impl;
+extern const wl_impl wl_gemm_ex_fp16_impl;
+/* Setup for a vendor row of the same contract: 16-bit copies of A and B
+ * (as stored) in device memory, made the rungs' way; NULL pointers for TF32.
+ * The state is freed with wl_gemm_ex_inputs_free. */
+typedef struct wl_gemm_ex_inputs {
+    void *a, *b;        /* backend buffers (NULL: use the float views) */
+    warplab_dtype type; /* of a and b */
+} wl_gemm_ex_inputs;
+warplab_status wl_gemm_ex_inputs_make(wl_backend *backend, const wl_launch *launch,
+                                      warplab_dtype type, wl_gemm_ex_inputs *inputs);
+void wl_gemm_ex_inputs_free(wl_backend *backend, wl_gemm_ex_inputs *inputs);
 
 #ifdef __cplusplus
 }

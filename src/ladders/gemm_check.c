@@ -81,10 +81,70 @@ float wl_gemm_round_bf16(float x)
     return round_significand(x, 16, ROUND_NEAREST_EVEN);
 }
 
+uint16_t wl_float_to_bf16(float x)
+{
+    uint32_t bits = float_bits(x);
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
+        return (uint16_t)((bits >> 16) | 0x40u); /* NaN stays NaN (quiet) */
+    bits += 0x7FFFu + ((bits >> 16) & 1u);
+    return (uint16_t)(bits >> 16);
+}
+
+float wl_bf16_to_float(uint16_t h)
+{
+    return bits_float((uint32_t)h << 16);
+}
+
+uint16_t wl_float_to_fp16(float x)
+{
+    const uint32_t bits = float_bits(x);
+    const uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+    const uint32_t magnitude = bits & 0x7FFFFFFFu;
+    if (magnitude > 0x7F800000u)
+        return (uint16_t)(sign | 0x7E00u); /* NaN */
+    if (magnitude >= 0x477FF000u)          /* 65520 and up round to infinity */
+        return (uint16_t)(sign | 0x7C00u);
+    if (magnitude >= 0x38800000u) { /* a normal half: 2^-14 and up */
+        const uint32_t rounded = magnitude + 0xFFFu + ((magnitude >> 13) & 1u);
+        return (uint16_t)(sign | ((rounded - (112u << 23)) >> 13));
+    }
+    if (magnitude <= 0x33000000u) /* 2^-25 and below: zero (the tie goes to even) */
+        return sign;
+    /* A subnormal half: the value in units of 2^-24, rounded to nearest even. */
+    const uint32_t exponent = magnitude >> 23, significand = (magnitude & 0x7FFFFFu) | 0x800000u;
+    const uint32_t shift = 126u - exponent; /* 14 .. 24 */
+    uint32_t q = significand >> shift;
+    const uint32_t rest = significand & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rest > half || (rest == half && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+float wl_fp16_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
+    if (exponent == 0) {
+        const float value = ldexpf((float)mantissa, -24);
+        return sign ? -value : value;
+    }
+    if (exponent == 31)
+        return bits_float(sign | 0x7F800000u | (mantissa << 13));
+    return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+static float round_fp16(float x)
+{
+    return wl_fp16_to_float(wl_float_to_fp16(x));
+}
+
 /* ------------------------------------------------------------------------ */
 
 typedef struct reference {
     size_t m, n, k, lda, ldb, ldc;
+    /* Element steps of op(A) along i and p, of op(B) along p and j (the
+     * stored layout: transposes swap them). */
+    size_t a_i, a_p, b_p, b_j;
     double alpha, beta;
     const float *c;  /* the result */
     const float *c0; /* C before the run (beta != 0), else NULL */
@@ -124,10 +184,10 @@ static void check_point(const reference *r, wl_check *check, size_t i, size_t j)
 {
     double dot[MAX_MODELS], abs_sum[MAX_MODELS];
     for (int model = 0; model < r->models; model++) {
-        const float *a = r->a[model] + i * r->lda, *b = r->b[model] + j;
+        const float *a = r->a[model] + i * r->a_i, *b = r->b[model] + j * r->b_j;
         double sum = 0.0, magnitude = 0.0;
         for (size_t p = 0; p < r->k; p++) {
-            double product = (double)a[p] * (double)b[p * r->ldb];
+            double product = (double)a[p * r->a_p] * (double)b[p * r->b_p];
             sum += product;
             magnitude += fabs(product);
         }
@@ -146,12 +206,12 @@ static void check_row(const reference *r, wl_check *check, size_t i, double *wor
         double *d = dot + (size_t)model * n, *s = abs_sum + (size_t)model * n;
         memset(d, 0, n * sizeof *d);
         memset(s, 0, n * sizeof *s);
-        const float *a = r->a[model] + i * r->lda;
+        const float *a = r->a[model] + i * r->a_i;
         for (size_t p = 0; p < r->k; p++) {
-            const double ap = (double)a[p];
-            const float *b = r->b[model] + p * r->ldb;
+            const double ap = (double)a[p * r->a_p];
+            const float *b = r->b[model] + p * r->b_p;
             for (size_t j = 0; j < n; j++) {
-                double product = ap * (double)b[j];
+                double product = ap * (double)b[j * r->b_j];
                 d[j] += product;
                 s[j] += fabs(product);
             }
@@ -260,14 +320,15 @@ static void check_gaps(const reference *r, wl_check *check)
         }
 }
 
-/* Rounded copies of an operand (rows x cols, stride ld) for one model. */
+/* Rounded copies of an operand (rows x cols, stride ld) for one model;
+ * drop = 0: to IEEE half. */
 static float *rounded_copy(const float *x, size_t count, int drop, rounding mode)
 {
     float *copy = malloc((count ? count : 1) * sizeof *copy);
     if (!copy)
         return NULL;
     for (size_t i = 0; i < count; i++)
-        copy[i] = round_significand(x[i], drop, mode);
+        copy[i] = drop ? round_significand(x[i], drop, mode) : round_fp16(x[i]);
     return copy;
 }
 
@@ -307,6 +368,10 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
     r.lda = wl_gemm_lda(problem);
     r.ldb = wl_gemm_ldb(problem);
     r.ldc = wl_gemm_ldc(problem);
+    r.a_i = wl_gemm_trans_a(problem) ? 1 : r.lda;
+    r.a_p = wl_gemm_trans_a(problem) ? r.lda : 1;
+    r.b_p = wl_gemm_trans_b(problem) ? 1 : r.ldb;
+    r.b_j = wl_gemm_trans_b(problem) ? r.ldb : 1;
     r.alpha = (double)(float)problem->alpha;
     r.beta = (double)(float)problem->beta;
     r.c = host[GEMM_C];
@@ -317,7 +382,8 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
         return WARPLAB_OK;
 
     const float *a = host[GEMM_A], *b = host[GEMM_B];
-    const size_t a_count = wl_gemm_span(r.m, r.k, r.lda), b_count = wl_gemm_span(r.k, r.n, r.ldb);
+    const size_t a_count = wl_gemm_span(wl_gemm_a_rows(problem), wl_gemm_a_cols(problem), r.lda),
+                 b_count = wl_gemm_span(wl_gemm_b_rows(problem), wl_gemm_b_cols(problem), r.ldb);
     float *owned[2 * MAX_MODELS] = {NULL};
     int owned_count = 0;
     double u = 0x1p-24, operand_rounding = 0.0;
@@ -334,7 +400,7 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
         static const rounding tf32_modes[] = {ROUND_NEAREST_AWAY, ROUND_TOWARD_ZERO,
                                               ROUND_NEAREST_EVEN};
         r.models = precision == WL_GEMM_TF32 ? 3 : 1;
-        int drop = precision == WL_GEMM_TF32 ? 13 : 16;
+        int drop = precision == WL_GEMM_TF32 ? 13 : precision == WL_GEMM_FP16 ? 0 : 16;
         for (int model = 0; model < r.models; model++) {
             rounding mode = precision == WL_GEMM_TF32 ? tf32_modes[model] : ROUND_NEAREST_EVEN;
             float *ra = rounded_copy(a, a_count, drop, mode);

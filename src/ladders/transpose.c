@@ -277,7 +277,8 @@ static warplab_status transpose_make_problem(const size_t size[3], int dims, con
     }
     warplab_dtype type = WARPLAB_FLOAT32;
     if (dtype && *dtype &&
-        (warplab_dtype_parse(dtype, &type) != WARPLAB_OK || type == WARPLAB_INT32)) {
+        (warplab_dtype_parse(dtype, &type) != WARPLAB_OK ||
+         (type != WARPLAB_FLOAT32 && type != WARPLAB_FLOAT64))) {
         wl_format(error, error_len, "transpose moves float or double elements (asked for '%s')",
                   dtype);
         return WARPLAB_ERROR_INVALID_ARGUMENT;

@@ -604,7 +604,7 @@ static void *opencl_native_context(wl_backend *backend)
 
 static const wl_impl *const *const opencl_impls[] = {
     wl_opencl_vecadd_impls, wl_opencl_reduce_impls, wl_opencl_transpose_impls,
-    wl_opencl_gemm_impls,   wl_opencl_probe_impls,  NULL,
+    wl_opencl_gemm_impls,   wl_opencl_probe_impls,  wl_opencl_gemm_ex_impls, NULL,
 };
 
 const wl_backend_ops wl_opencl_backend_ops = {

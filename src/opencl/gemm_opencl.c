@@ -184,3 +184,46 @@ const wl_impl *const wl_opencl_gemm_impls[] = {
     &regblock_2d_impl,     &vectorized_impl,    &conflict_free_impl,
     &double_buffered_impl, &warptile_impl,      &tuned_impl,
     &tuned_128x128_impl,   &tuned_256x128_impl, NULL};
+
+/* ------------------------------------------------------------------------ */
+/* warplab_gemm_ex (src/opencl/kernels/gemm_ex.cl)                          */
+
+static cl_int type_code(warplab_dtype type)
+{
+    return type == WARPLAB_BFLOAT16 ? 1 : type == WARPLAB_FLOAT16 ? 2 : 0;
+}
+
+static warplab_status launch_ex(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const wl_problem *p = launch->problem;
+    const warplab_dtype c_type = (p->variant & WL_GEMM_C_INPUT_TYPE) ? p->dtype : WARPLAB_FLOAT32;
+    const size_t in_size = warplab_dtype_size(p->dtype), out_size = warplab_dtype_size(c_type);
+    cl_mem mem[3];
+    cl_ulong off[3];
+    cl_int ld[3] = {(cl_int)wl_gemm_lda(p), (cl_int)wl_gemm_ldb(p), (cl_int)wl_gemm_ldc(p)};
+    for (int i = 0; i < 3; i++) {
+        mem[i] = wl_cl_mem(launch->buf[i]);
+        off[i] = wl_cl_offset(launch->buf[i], i == GEMM_C ? out_size : in_size);
+    }
+    cl_int m = (cl_int)wl_gemm_m(p), n = (cl_int)wl_gemm_n(p), k = (cl_int)wl_gemm_k(p);
+    cl_float alpha = (cl_float)p->alpha, beta = (cl_float)p->beta;
+    cl_int type = type_code(p->dtype), out_type = type_code(c_type);
+    cl_int trans_a = wl_gemm_trans_a(p), trans_b = wl_gemm_trans_b(p);
+    cl_int tf32 = (p->variant & WL_GEMM_COMPUTE_TF32) != 0;
+    const wl_cl_arg args[19] = {
+        WL_CL_VALUE(mem[0]),  WL_CL_VALUE(off[0]),  WL_CL_VALUE(ld[0]),  WL_CL_VALUE(mem[1]),
+        WL_CL_VALUE(off[1]),  WL_CL_VALUE(ld[1]),   WL_CL_VALUE(mem[2]), WL_CL_VALUE(off[2]),
+        WL_CL_VALUE(ld[2]),   WL_CL_VALUE(m),       WL_CL_VALUE(n),      WL_CL_VALUE(k),
+        WL_CL_VALUE(alpha),   WL_CL_VALUE(beta),    WL_CL_VALUE(type),   WL_CL_VALUE(out_type),
+        WL_CL_VALUE(trans_a), WL_CL_VALUE(trans_b), WL_CL_VALUE(tf32)};
+    if (m == 0 || n == 0)
+        return WARPLAB_OK;
+    const size_t global[2] = {(size_t)n, (size_t)m}, local[2] = {16, 16};
+    return wl_opencl_launch(backend, "gemm_ex", "gemm_ex", 2, global, local, 19, args);
+}
+
+static const wl_impl ex_impl = {.ladder = "gemm", .rung = WL_GEMM_EX_IMPL, .launch = launch_ex};
+
+const wl_impl *const wl_opencl_gemm_ex_impls[] = {
+    &ex_impl, &wl_gemm_ex_tf32_impl, &wl_gemm_ex_bf16_impl, &wl_gemm_ex_fp16_impl, NULL};

@@ -58,6 +58,7 @@ extern const wl_impl *const wl_opencl_vecadd_impls[];
 extern const wl_impl *const wl_opencl_reduce_impls[];
 extern const wl_impl *const wl_opencl_transpose_impls[];
 extern const wl_impl *const wl_opencl_gemm_impls[];
+extern const wl_impl *const wl_opencl_gemm_ex_impls[]; /* warplab_gemm_ex and its rungs */
 extern const wl_impl *const wl_opencl_probe_impls[];
 
 #endif

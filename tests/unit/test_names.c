@@ -149,11 +149,12 @@ static void test_dtype_names(void)
     static const struct {
         const char *name;
         warplab_dtype dtype;
-    } names[] = {{"int32", WARPLAB_INT32},     {"int", WARPLAB_INT32},
-                 {"i32", WARPLAB_INT32},       {"float", WARPLAB_FLOAT32},
-                 {"float32", WARPLAB_FLOAT32}, {"FP32", WARPLAB_FLOAT32},
-                 {"f32", WARPLAB_FLOAT32},     {"double", WARPLAB_FLOAT64},
-                 {"float64", WARPLAB_FLOAT64}, {"f64", WARPLAB_FLOAT64}};
+    } names[] = {
+        {"int32", WARPLAB_INT32},   {"int", WARPLAB_INT32},       {"i32", WARPLAB_INT32},
+        {"float", WARPLAB_FLOAT32}, {"float32", WARPLAB_FLOAT32}, {"FP32", WARPLAB_FLOAT32},
+        {"f32", WARPLAB_FLOAT32},   {"double", WARPLAB_FLOAT64},  {"float64", WARPLAB_FLOAT64},
+        {"f64", WARPLAB_FLOAT64},   {"bf16", WARPLAB_BFLOAT16},   {"bfloat16", WARPLAB_BFLOAT16},
+        {"fp16", WARPLAB_FLOAT16},  {"half", WARPLAB_FLOAT16}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         warplab_dtype dtype = (warplab_dtype)-1;
         CHECK_MSG(warplab_dtype_parse(names[i].name, &dtype) == WARPLAB_OK &&
@@ -168,10 +169,12 @@ static void test_dtype_names(void)
     CHECK(warplab_dtype_size(WARPLAB_INT32) == 4);
     CHECK(warplab_dtype_size(WARPLAB_FLOAT32) == 4);
     CHECK(warplab_dtype_size(WARPLAB_FLOAT64) == 8);
+    CHECK(warplab_dtype_size(WARPLAB_BFLOAT16) == 2);
+    CHECK(warplab_dtype_size(WARPLAB_FLOAT16) == 2);
     CHECK(warplab_dtype_size(WARPLAB_DTYPE_COUNT) == 0);
     CHECK_STR(warplab_dtype_name(WARPLAB_DTYPE_COUNT), "unknown");
     warplab_dtype dtype = WARPLAB_FLOAT64;
-    CHECK(warplab_dtype_parse("half", &dtype) == WARPLAB_ERROR_UNKNOWN_NAME);
+    CHECK(warplab_dtype_parse("quarter", &dtype) == WARPLAB_ERROR_UNKNOWN_NAME);
     CHECK(warplab_dtype_parse("", &dtype) == WARPLAB_ERROR_UNKNOWN_NAME);
     CHECK(dtype == WARPLAB_FLOAT64);
     CHECK(warplab_dtype_parse(NULL, &dtype) == WARPLAB_ERROR_INVALID_ARGUMENT);

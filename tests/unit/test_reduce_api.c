@@ -31,6 +31,12 @@ static void check_arguments(warplab_context *context)
           WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK(warplab_reduce(context, WARPLAB_DTYPE_COUNT, WARPLAB_REDUCE_SUM, buffer, 4, &result) ==
           WARPLAB_ERROR_INVALID_ARGUMENT);
+    /* The 16-bit types are warplab_gemm_ex's alone. */
+    CHECK(warplab_reduce(context, WARPLAB_BFLOAT16, WARPLAB_REDUCE_SUM, buffer, 4, &result) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(warplab_last_error(context), "bf16") != NULL);
+    CHECK(warplab_reduce(context, WARPLAB_FLOAT16, WARPLAB_REDUCE_MAX, buffer, 4, &result) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK(warplab_reduce(context, WARPLAB_INT32, WARPLAB_REDUCE_OP_COUNT, buffer, 4, &result) ==
           WARPLAB_ERROR_INVALID_ARGUMENT);
     /* 17 ints are 68 bytes: one past the 64-byte buffer. */

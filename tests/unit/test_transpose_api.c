@@ -104,6 +104,8 @@ static void check_rejections(warplab_context *context)
     CHECK(warplab_transpose(context, WARPLAB_FLOAT32, rows, cols, in, 0, NULL, 0) == invalid);
     CHECK(warplab_transpose(context, WARPLAB_INT32, rows, cols, in, 0, out, 0) == invalid);
     CHECK(warplab_transpose(context, WARPLAB_DTYPE_COUNT, rows, cols, in, 0, out, 0) == invalid);
+    CHECK(warplab_transpose(context, WARPLAB_BFLOAT16, rows, cols, in, 0, out, 0) == invalid);
+    CHECK(warplab_transpose(context, WARPLAB_FLOAT16, rows, cols, in, 0, out, 0) == invalid);
     CHECK(warplab_transpose(context, WARPLAB_FLOAT32, rows, cols, in, 0, in, 0) == invalid);
     /* A pitch shorter than a row. */
     CHECK(warplab_transpose(context, WARPLAB_FLOAT32, rows, cols, in, cols - 1, out, 0) == invalid);

@@ -9,11 +9,20 @@
 #include <cublas_v2.h>
 #include <stdlib.h>
 
-typedef enum cublas_mode { CUBLAS_ROW_FP32 = 0, CUBLAS_ROW_TF32, CUBLAS_ROW_BF16 } cublas_mode;
+typedef enum cublas_mode {
+    CUBLAS_ROW_FP32 = 0,
+    CUBLAS_ROW_TF32,
+    CUBLAS_ROW_BF16,
+    /* warplab_gemm_ex's contract: the inputs as the user holds them. */
+    CUBLAS_ROW_EX_TF32,
+    CUBLAS_ROW_EX_BF16,
+    CUBLAS_ROW_EX_FP16
+} cublas_mode;
 
 typedef struct cublas_state {
     cublasHandle_t handle;
     wl_gemm_kmajor bf16;
+    wl_gemm_ex_inputs inputs; /* the ex rows' 16-bit copies */
 } cublas_state;
 
 static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
@@ -30,13 +39,13 @@ static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, c
 
 static void cublas_teardown(wl_backend *backend, void *state)
 {
-    (void)backend;
     cublas_state *s = (cublas_state *)state;
     if (!s)
         return;
     if (s->handle)
         cublasDestroy(s->handle);
     wl_gemm_kmajor_free(&s->bf16);
+    wl_gemm_ex_inputs_free(backend, &s->inputs);
     free(s);
 }
 
@@ -59,6 +68,12 @@ static warplab_status cublas_setup_mode(wl_backend *backend, const wl_launch *la
                               "cublasSetMathMode");
     if (status == WARPLAB_OK && mode == CUBLAS_ROW_BF16)
         status = wl_gemm_kmajor_make(backend, launch, WL_GEMM_OPERANDS_BF16, &s->bf16);
+    if (status == WARPLAB_OK && mode >= CUBLAS_ROW_EX_TF32)
+        status = wl_gemm_ex_inputs_make(backend, launch,
+                                        mode == CUBLAS_ROW_EX_BF16   ? WARPLAB_BFLOAT16
+                                        : mode == CUBLAS_ROW_EX_FP16 ? WARPLAB_FLOAT16
+                                                                     : WARPLAB_FLOAT32,
+                                        &s->inputs);
     return status;
 }
 
@@ -142,3 +157,66 @@ extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
                                                      .setup = setup_bf16,
                                                      .launch = launch_bf16,
                                                      .teardown = cublas_teardown};
+
+/* ------------------------------------------------------------------------ */
+/* The rows warplab_gemm_ex's rungs compare with: cublasGemmEx on A and B as
+ * the user holds them (row-major, op(A) and op(B) as the problem stores
+ * them; 16-bit copies made in setup the rungs' way), FP32 C. Row-major
+ * C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and a row-major
+ * matrix is its transpose column-major: cuBLAS gets (op_b, op_a, n, m, k)
+ * with B first and the ops as the problem states them. */
+
+static warplab_status cublas_ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    cublas_state *s = (cublas_state *)state;
+    const wl_problem *p = launch->problem;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    const void *a = g.a, *b = g.b;
+    cudaDataType_t type = CUDA_R_32F;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+    if (s->inputs.a) {
+        a = (const char *)s->inputs.a + p->misalign * 2;
+        b = (const char *)s->inputs.b + p->misalign * 2;
+        type = s->inputs.type == WARPLAB_BFLOAT16 ? CUDA_R_16BF : CUDA_R_16F;
+        compute = CUBLAS_COMPUTE_32F;
+    }
+    const cublasOperation_t op_a = wl_gemm_trans_a(p) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_b = wl_gemm_trans_b(p) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    return cublas_check(backend,
+                        cublasGemmEx(s->handle, op_b, op_a, g.n, g.m, g.k, &g.alpha, b, type,
+                                     ld_at_least_1(g.ldb), a, type, ld_at_least_1(g.lda), &g.beta,
+                                     g.c, CUDA_R_32F, ld_at_least_1(g.ldc), compute,
+                                     CUBLAS_GEMM_DEFAULT),
+                        "cublasGemmEx");
+}
+
+static warplab_status setup_ex_tf32(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_EX_TF32);
+}
+static warplab_status setup_ex_bf16(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_EX_BF16);
+}
+static warplab_status setup_ex_fp16(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_EX_FP16);
+}
+
+extern "C" const wl_impl wl_gemm_cublas_ex_tf32_impl = {.ladder = "gemm",
+                                                        .rung = "cublas_ex_tf32",
+                                                        .setup = setup_ex_tf32,
+                                                        .launch = cublas_ex_launch,
+                                                        .teardown = cublas_teardown};
+extern "C" const wl_impl wl_gemm_cublas_ex_bf16_impl = {.ladder = "gemm",
+                                                        .rung = "cublas_ex_bf16",
+                                                        .setup = setup_ex_bf16,
+                                                        .launch = cublas_ex_launch,
+                                                        .teardown = cublas_teardown};
+extern "C" const wl_impl wl_gemm_cublas_ex_fp16_impl = {.ladder = "gemm",
+                                                        .rung = "cublas_ex_fp16",
+                                                        .setup = setup_ex_fp16,
+                                                        .launch = cublas_ex_launch,
+                                                        .teardown = cublas_teardown};

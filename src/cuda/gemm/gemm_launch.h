@@ -88,10 +88,31 @@ warplab_status wl_gemm_kmajor_make(wl_backend *backend, const wl_launch *launch,
                                    wl_gemm_operand_type type, wl_gemm_kmajor *out);
 void wl_gemm_kmajor_free(wl_gemm_kmajor *operands);
 
+/* warplab_gemm_ex's tensor-core path (wgmma_tma.sm90a.cu): K-major A
+ * (m x k) and B^T (n x k) in device memory, 16-byte aligned rows, in the
+ * type the tensor cores read (TF32: FP32 words, truncated by the hardware). */
+typedef struct wl_gemm_ex_operands {
+    const void *a, *bt;
+    int lda, ldbt; /* elements */
+    void *c;
+    int ldc;
+    int m, n, k;
+    float alpha, beta;
+    warplab_dtype type; /* of a and bt: FLOAT32 (TF32), BFLOAT16 or FLOAT16 */
+    bool c_narrow;      /* C has the 16-bit input type, else float */
+} wl_gemm_ex_operands;
+bool wl_gemm_ex_tma_available(wl_backend *backend);
+warplab_status wl_gemm_ex_tma_run(wl_backend *backend, const wl_gemm_ex_operands *operands);
+
 /* cuBLAS rows (cublas.cu). */
 extern const wl_impl wl_gemm_cublas_fp32_impl;
 extern const wl_impl wl_gemm_cublas_tf32_impl;
 extern const wl_impl wl_gemm_cublas_bf16_impl;
+extern const wl_impl wl_gemm_cublas_ex_tf32_impl;
+extern const wl_impl wl_gemm_cublas_ex_bf16_impl;
+extern const wl_impl wl_gemm_cublas_ex_fp16_impl;
+/* warplab_gemm_ex (gemm_ex.cu). */
+extern const wl_impl wl_gemm_ex_cuda_impl;
 /* Tensor-core rungs (mma.cu; wgmma_bf16.sm90a.cu; wgmma_tma.sm90a.cu). */
 extern const wl_impl wl_gemm_tf32_mma_impl;
 extern const wl_impl wl_gemm_bf16_mma_impl;

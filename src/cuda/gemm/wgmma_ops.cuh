@@ -62,6 +62,9 @@
 /* BF16 operands, K = 16. */
 WGMMA_M64N256(wgmma_m64n256k16_bf16, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
               "1, 1, 0, 0")
+/* FP16 operands, K = 16 (warplab_gemm_ex). */
+WGMMA_M64N256(wgmma_m64n256k16_f16, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
+              "1, 1, 0, 0")
 /* TF32 operands (FP32 words whose low 13 bits the tensor cores ignore), K = 8. */
 WGMMA_M64N256(wgmma_m64n256k8_tf32, "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", "1, 1")
 

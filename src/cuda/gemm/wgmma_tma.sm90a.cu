@@ -26,7 +26,10 @@
 #include "gemm_launch.h"
 
 #include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdlib.h>
+#include <type_traits>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WL_SM90A_BODY 1
@@ -49,19 +52,41 @@
 /* Tile rows walked together, for L2 reuse. */
 #define TMA_GROUP_ROWS 8
 
+/* The operand types the kernel multiplies: TF32 (FP32 words), BF16, FP16. */
+enum { TMA_TF32 = 0, TMA_BF16 = 1, TMA_FP16 = 2 };
+
 struct tma_params {
-    float *c;
+    void *c; /* float, or the 16-bit input type (warplab_gemm_ex) */
     int m, n, k, ldc;
     float alpha, beta;
     int tiles_m, tiles_n, k_tiles;
 };
 
-template <bool BF16>
+/* C = alpha * acc + beta * C for one element of a 16-bit C (rounded to
+ * nearest even); C is read only when beta != 0. */
+template <typename OUT>
+__device__ __forceinline__ void store_narrow(OUT *c, float sum, float alpha, float beta)
+{
+    float value = alpha * sum;
+    if (beta != 0.0f) {
+        if constexpr (std::is_same<OUT, __nv_bfloat16>::value)
+            value += beta * __bfloat162float(*c);
+        else
+            value += beta * __half2float(*c);
+    }
+    if constexpr (std::is_same<OUT, __nv_bfloat16>::value)
+        *c = __float2bfloat16_rn(value);
+    else
+        *c = __float2half_rn(value);
+}
+
+template <int KIND, typename OUT>
 __global__ void __launch_bounds__(TMA_THREADS, 1)
     gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_bt, const tma_params p)
 {
 #if WL_SM90A_BODY
+    constexpr int ELEMENT_BYTES = KIND == TMA_TF32 ? 4 : 2;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t raw = smem_address(smem_raw);
     const uint32_t tiles_base = (raw + 1023) & ~1023u; /* the swizzle wants 1024 */
@@ -96,7 +121,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
                     mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
                     const uint32_t a_tile = tiles_base + stage * TMA_STAGE_BYTES;
                     mbarrier_arrive_expect_bytes(full_bar + 8 * stage, TMA_STAGE_BYTES);
-                    const int k0 = kt * (TMA_ROW_BYTES / (BF16 ? 2 : 4));
+                    const int k0 = kt * (TMA_ROW_BYTES / ELEMENT_BYTES);
                     tma_load_2d(a_tile, &map_a, full_bar + 8 * stage, k0, tile_m * TMA_BM);
                     tma_load_2d(a_tile + TMA_A_BYTES, &map_bt, full_bar + 8 * stage, k0,
                                 tile_n * TMA_BN);
@@ -112,7 +137,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
         const bool signals = tid % 128 == 0;
-        const bool pairs = p.ldc % 2 == 0 && (uintptr_t)p.c % 8 == 0;
+        const bool pairs = p.ldc % 2 == 0 && (uintptr_t)p.c % (2 * sizeof(OUT)) == 0;
         int stage = 0;
         uint32_t phase = 0;
         float acc[128];
@@ -134,8 +159,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
                 for (int s = 0; s < 4; s++) {
                     const uint64_t desc_a = wgmma_descriptor_sw128(a_tile + 32 * s);
                     const uint64_t desc_b = wgmma_descriptor_sw128(b_tile + 32 * s);
-                    if (BF16)
+                    if (KIND == TMA_BF16)
                         wgmma_m64n256k16_bf16(acc, desc_a, desc_b, 1);
+                    else if (KIND == TMA_FP16)
+                        wgmma_m64n256k16_f16(acc, desc_a, desc_b, 1);
                     else
                         wgmma_m64n256k8_tf32(acc, desc_a, desc_b, 1);
                 }
@@ -167,7 +194,14 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
                 const int row = row_base + 8 * ((i / 2) % 2), col = col_base + 8 * (i / 4);
                 if (row >= p.m || col >= p.n)
                     continue;
-                float *c = p.c + (size_t)row * p.ldc + col;
+                if constexpr (sizeof(OUT) == 2) {
+                    OUT *c = (OUT *)p.c + (size_t)row * p.ldc + col;
+                    store_narrow(c, acc[i], p.alpha, p.beta);
+                    if (col + 1 < p.n)
+                        store_narrow(c + 1, acc[i + 1], p.alpha, p.beta);
+                    continue;
+                }
+                float *c = (float *)p.c + (size_t)row * p.ldc + col;
                 if (pairs && col + 1 < p.n) {
                     float2 out = make_float2(p.alpha * acc[i], p.alpha * acc[i + 1]);
                     if (p.beta != 0.0f) {
@@ -212,18 +246,21 @@ static warplab_status find_encoder(wl_backend *backend, encode_tiled_fn *encode)
 /* A rows x k K-major operand (rows of ld elements) as boxes of box_rows
  * rows x 128 bytes, 128-byte swizzle, zeros outside. */
 static warplab_status encode_operand(wl_backend *backend, encode_tiled_fn encode, CUtensorMap *map,
-                                     void *base, bool bf16, int rows, int k, int ld, int box_rows)
+                                     const void *base, int kind, int rows, int k, int ld,
+                                     int box_rows)
 {
-    const int element_bytes = bf16 ? 2 : 4;
+    const int element_bytes = kind == TMA_TF32 ? 4 : 2;
+    const CUtensorMapDataType type = kind == TMA_BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                     : kind == TMA_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     const cuuint64_t dims[2] = {(cuuint64_t)(k > 0 ? k : 1), (cuuint64_t)rows};
     const cuuint64_t strides[1] = {(cuuint64_t)ld * element_bytes};
     const cuuint32_t box[2] = {(cuuint32_t)(TMA_ROW_BYTES / element_bytes), (cuuint32_t)box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
     const CUresult r =
-        encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
-               base, dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        encode(map, type, 2, (void *)base, dims, strides, box, element_strides,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return wl_fail(backend, WARPLAB_ERROR_BACKEND,
                        "cuTensorMapEncodeTiled refused a %d x %d operand (row stride %d): error %d",
@@ -243,7 +280,7 @@ static warplab_status tma_supports(wl_backend *backend, const wl_problem *proble
     return wl_gemm_needs_sm90a(backend, TMA_SMEM_BYTES, "TMA + wgmma", reason, len);
 }
 
-template <bool BF16>
+template <int KIND>
 static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     tma_state *s = (tma_state *)calloc(1, sizeof *s);
@@ -251,7 +288,8 @@ static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, vo
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "TMA gemm state");
     *state = s;
     warplab_status status = wl_gemm_kmajor_make(
-        backend, launch, BF16 ? WL_GEMM_OPERANDS_BF16 : WL_GEMM_OPERANDS_TF32, &s->operands);
+        backend, launch, KIND == TMA_BF16 ? WL_GEMM_OPERANDS_BF16 : WL_GEMM_OPERANDS_TF32,
+        &s->operands);
     if (status != WARPLAB_OK)
         return status;
     const gemm_params g = wl_gemm_params(launch);
@@ -260,14 +298,14 @@ static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, vo
     encode_tiled_fn encode = NULL;
     status = find_encoder(backend, &encode);
     if (status == WARPLAB_OK)
-        status = encode_operand(backend, encode, &s->map_a, s->operands.a, BF16, g.m, g.k,
+        status = encode_operand(backend, encode, &s->map_a, s->operands.a, KIND, g.m, g.k,
                                 s->operands.lda, TMA_BM);
     if (status == WARPLAB_OK)
-        status = encode_operand(backend, encode, &s->map_bt, s->operands.bt, BF16, g.n, g.k,
+        status = encode_operand(backend, encode, &s->map_bt, s->operands.bt, KIND, g.n, g.k,
                                 s->operands.ldbt, TMA_BN);
     if (status == WARPLAB_OK)
         status = wl_cuda_check(backend,
-                               cudaFuncSetAttribute(gemm_wgmma_tma<BF16>,
+                               cudaFuncSetAttribute(gemm_wgmma_tma<KIND, float>,
                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                     (int)TMA_SMEM_BYTES),
                                "raising the shared-memory limit of the TMA wgmma kernel");
@@ -283,42 +321,117 @@ static void tma_teardown(wl_backend *backend, void *state)
     free(state);
 }
 
-template <bool BF16>
+/* The persistent grid over a problem's tiles: one block an SM at most. */
+static tma_params tma_make_params(void *c, int m, int n, int k, int ldc, float alpha, float beta,
+                                  int element_bytes)
+{
+    tma_params p;
+    p.c = c;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.ldc = ldc;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.tiles_m = (m + TMA_BM - 1) / TMA_BM;
+    p.tiles_n = (n + TMA_BN - 1) / TMA_BN;
+    const int k_per_tile = TMA_ROW_BYTES / element_bytes;
+    p.k_tiles = (k + k_per_tile - 1) / k_per_tile;
+    return p;
+}
+
+static unsigned tma_blocks(const wl_backend *backend, const tma_params &p)
+{
+    const long long tiles = (long long)p.tiles_m * p.tiles_n;
+    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
+    return (unsigned)(tiles < sms ? tiles : sms);
+}
+
+template <int KIND>
 static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, void *state)
 {
     const tma_state *s = (const tma_state *)state;
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
-    tma_params p;
-    p.c = g.c;
-    p.m = g.m;
-    p.n = g.n;
-    p.k = g.k;
-    p.ldc = g.ldc;
-    p.alpha = g.alpha;
-    p.beta = g.beta;
-    p.tiles_m = (g.m + TMA_BM - 1) / TMA_BM;
-    p.tiles_n = (g.n + TMA_BN - 1) / TMA_BN;
-    const int k_per_tile = TMA_ROW_BYTES / (BF16 ? 2 : 4);
-    p.k_tiles = (g.k + k_per_tile - 1) / k_per_tile;
-    const long long tiles = (long long)p.tiles_m * p.tiles_n;
-    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
-    const unsigned blocks = (unsigned)(tiles < sms ? tiles : sms);
-    gemm_wgmma_tma<BF16>
-        <<<blocks, TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(s->map_a, s->map_bt, p);
-    return WL_CUDA_LAUNCHED(backend, BF16 ? "gemm bf16_wgmma_tma" : "gemm tf32_wgmma_tma");
+    const tma_params p =
+        tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
+    gemm_wgmma_tma<KIND, float>
+        <<<tma_blocks(backend, p), TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(
+            s->map_a, s->map_bt, p);
+    return WL_CUDA_LAUNCHED(backend,
+                            KIND == TMA_BF16 ? "gemm bf16_wgmma_tma" : "gemm tf32_wgmma_tma");
 }
 
 extern "C" const wl_impl wl_gemm_bf16_wgmma_tma_impl = {.ladder = "gemm",
                                                         .rung = "bf16_wgmma_tma",
                                                         .supports = tma_supports,
-                                                        .setup = tma_setup<true>,
-                                                        .launch = tma_launch<true>,
+                                                        .setup = tma_setup<TMA_BF16>,
+                                                        .launch = tma_launch<TMA_BF16>,
                                                         .teardown = tma_teardown};
 extern "C" const wl_impl wl_gemm_tf32_wgmma_tma_impl = {.ladder = "gemm",
                                                         .rung = "tf32_wgmma_tma",
                                                         .supports = tma_supports,
-                                                        .setup = tma_setup<false>,
-                                                        .launch = tma_launch<false>,
+                                                        .setup = tma_setup<TMA_TF32>,
+                                                        .launch = tma_launch<TMA_TF32>,
                                                         .teardown = tma_teardown};
+
+/* ------------------------------------------------------------------------ */
+/* warplab_gemm_ex's tensor-core path                                       */
+
+extern "C" bool wl_gemm_ex_tma_available(wl_backend *backend)
+{
+    char reason[8];
+    return wl_gemm_needs_sm90a(backend, TMA_SMEM_BYTES, "TMA + wgmma", reason, sizeof reason) ==
+           WARPLAB_OK;
+}
+
+/* Raises the kernel's shared-memory limit (a host-side attribute, once per
+ * instantiation and process), maps the K-major operands and launches. */
+template <int KIND, typename OUT>
+static warplab_status tma_run(wl_backend *backend, const wl_gemm_ex_operands *o)
+{
+    static bool raised = false;
+    if (!raised) {
+        warplab_status status = wl_cuda_check(
+            backend,
+            cudaFuncSetAttribute(gemm_wgmma_tma<KIND, OUT>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)TMA_SMEM_BYTES),
+            "raising the shared-memory limit of the TMA wgmma kernel");
+        if (status != WARPLAB_OK)
+            return status;
+        raised = true;
+    }
+    static encode_tiled_fn encode = NULL;
+    if (!encode) {
+        warplab_status status = find_encoder(backend, &encode);
+        if (status != WARPLAB_OK)
+            return status;
+    }
+    CUtensorMap map_a, map_bt;
+    warplab_status status =
+        encode_operand(backend, encode, &map_a, o->a, KIND, o->m, o->k, o->lda, TMA_BM);
+    if (status == WARPLAB_OK)
+        status = encode_operand(backend, encode, &map_bt, o->bt, KIND, o->n, o->k, o->ldbt, TMA_BN);
+    if (status != WARPLAB_OK)
+        return status;
+    const tma_params p = tma_make_params(o->c, o->m, o->n, o->k, o->ldc, o->alpha, o->beta,
+                                         KIND == TMA_TF32 ? 4 : 2);
+    gemm_wgmma_tma<KIND, OUT>
+        <<<tma_blocks(backend, p), TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(
+            map_a, map_bt, p);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel");
+}
+
+extern "C" warplab_status wl_gemm_ex_tma_run(wl_backend *backend, const wl_gemm_ex_operands *o)
+{
+    switch (o->type) {
+    case WARPLAB_BFLOAT16:
+        return o->c_narrow ? tma_run<TMA_BF16, __nv_bfloat16>(backend, o)
+                           : tma_run<TMA_BF16, float>(backend, o);
+    case WARPLAB_FLOAT16:
+        return o->c_narrow ? tma_run<TMA_FP16, __half>(backend, o)
+                           : tma_run<TMA_FP16, float>(backend, o);
+    default: return tma_run<TMA_TF32, float>(backend, o);
+    }
+}

@@ -1,0 +1,649 @@
+/* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
+ *
+ * - Skinny problems (m or n of at most SKINNY = 8: GEMV and its
+ *   neighbours) are bandwidth-bound: skinny_columns / skinny_warps stream
+ *   the big operand once, coalesced along whichever of its dimensions is
+ *   contiguous, with k split so that every SM has blocks, and skinny_finish
+ *   adds the splits in order (deterministic) and applies alpha and beta.
+ * - TF32 compute and 16-bit inputs on sm_90a: the TMA + wgmma kernel
+ *   (wgmma_tma.sm90a.cu). It reads A (m x k) and B^T (n x k) K-major. A with
+ *   op N and B with op T already are, and are read in place when their rows
+ *   are 16-byte aligned; the others are first copied into the workspace
+ *   (kmajor_transpose: A with op T, B with op N; kmajor_restride: rows not
+ *   16-byte aligned), on the stream, in the call. That transpose is what the
+ *   row-major B of the N, N case costs: a read and a write of B.
+ * - Everything else (FP32 compute with a transposed operand, k = 0, devices
+ *   without sm_90a): gemm_ex_tiled, 64 x 64 tiles, 4 x 4 outputs a thread,
+ *   operands widened to float in shared memory (TF32: truncated), FP32 sums.
+ * FP32 compute on op N, N float operands never comes here: warplab_gemm_ex
+ * runs warplab_gemm's path for it. No allocation or synchronisation: the
+ * copies and partial sums live in launch->scratch, sized by ex_scratch. */
+#include "gemm_launch.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+struct ex_params {
+    const void *a, *b;
+    void *c;
+    int m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+    bool trans_a, trans_b, tf32;
+};
+
+__device__ __forceinline__ float widen(float x, bool tf32)
+{
+    return tf32 && !isnan(x) ? __uint_as_float(__float_as_uint(x) & 0xFFFFE000u) : x;
+}
+__device__ __forceinline__ float widen(__nv_bfloat16 x, bool)
+{
+    return __bfloat162float(x);
+}
+__device__ __forceinline__ float widen(__half x, bool)
+{
+    return __half2float(x);
+}
+
+template <typename T> __device__ __forceinline__ T narrow(float x);
+template <> __device__ __forceinline__ float narrow<float>(float x)
+{
+    return x;
+}
+template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x)
+{
+    return __float2bfloat16_rn(x);
+}
+template <> __device__ __forceinline__ __half narrow<__half>(float x)
+{
+    return __float2half_rn(x);
+}
+
+#define EX_BM 64
+#define EX_BN 64
+#define EX_BK 16
+#define EX_THREADS 256
+
+/* C = alpha * op(A) op(B) + beta * C, one 64 x 64 tile a block. Each thread
+ * loads 4 elements of each 64 x 16 / 16 x 64 tile, consecutive threads
+ * along the stored rows (coalesced for N and T alike), and computes a 4 x 4
+ * block of C from shared memory. */
+template <typename T, typename OUT>
+__global__ void __launch_bounds__(EX_THREADS) gemm_ex_tiled(ex_params p)
+{
+    __shared__ float as[EX_BK][EX_BM + 4];
+    __shared__ float bs[EX_BK][EX_BN + 4];
+    const T *a = (const T *)p.a, *b = (const T *)p.b;
+    const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+    const int row0 = blockIdx.y * EX_BM, col0 = blockIdx.x * EX_BN;
+    float acc[4][4];
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            acc[r][c] = 0.0f;
+    for (int k0 = 0; k0 < p.k; k0 += EX_BK) {
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int e = tid + EX_THREADS * r;
+            int i = p.trans_a ? e % EX_BM : e / EX_BK, q = p.trans_a ? e / EX_BM : e % EX_BK;
+            int gi = row0 + i, gq = k0 + q;
+            float v = 0.0f;
+            if (gi < p.m && gq < p.k)
+                v = widen(a[p.trans_a ? (size_t)gq * p.lda + gi : (size_t)gi * p.lda + gq], p.tf32);
+            as[q][i] = v;
+            const int j = p.trans_b ? e / EX_BK : e % EX_BN;
+            q = p.trans_b ? e % EX_BK : e / EX_BN;
+            const int gj = col0 + j;
+            gq = k0 + q;
+            v = 0.0f;
+            if (gj < p.n && gq < p.k)
+                v = widen(b[p.trans_b ? (size_t)gj * p.ldb + gq : (size_t)gq * p.ldb + gj], p.tf32);
+            bs[q][j] = v;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < EX_BK; q++) {
+            float av[4], bv[4];
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                av[r] = as[q][ty * 4 + r];
+                bv[r] = bs[q][tx * 4 + r];
+            }
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[r][c] = fmaf(av[r], bv[c], acc[r][c]);
+        }
+        __syncthreads();
+    }
+    OUT *c = (OUT *)p.c;
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+        for (int cc = 0; cc < 4; cc++) {
+            const int gi = row0 + ty * 4 + r, gj = col0 + tx * 4 + cc;
+            if (gi >= p.m || gj >= p.n)
+                continue;
+            OUT *out = c + (size_t)gi * p.ldc + gj;
+            float value = p.alpha * acc[r][cc];
+            if (p.beta != 0.0f)
+                value += p.beta * widen(*out, false);
+            *out = narrow<OUT>(value);
+        }
+}
+
+/* dst (rows x k, rows dst_ld elements apart) = the K-major form of an
+ * operand: src[r][q] as stored (rows x k, ld), or transposed: src[q][r]
+ * (stored k x rows). W is the element's width (2 or 4 bytes, moved as
+ * bits). The transpose goes through 64 x 64 tiles in shared memory, read
+ * and written along rows; with PAIRS (src 2-element aligned, ld even) each
+ * thread moves two neighbours per access (4 or 8 bytes), so that twice the
+ * bytes are in flight: this copy is the N, N case's price, paid in the call. */
+template <typename W> struct pair_of;
+template <> struct pair_of<uint16_t> {
+    typedef uint32_t type;
+    static __device__ __forceinline__ type pack(uint16_t lo, uint16_t hi)
+    {
+        return (uint32_t)lo | (uint32_t)hi << 16;
+    }
+    static __device__ __forceinline__ void unpack(type v, uint16_t &lo, uint16_t &hi)
+    {
+        lo = (uint16_t)(v & 0xFFFFu);
+        hi = (uint16_t)(v >> 16);
+    }
+};
+template <> struct pair_of<uint32_t> {
+    typedef uint2 type;
+    static __device__ __forceinline__ type pack(uint32_t lo, uint32_t hi)
+    {
+        return make_uint2(lo, hi);
+    }
+    static __device__ __forceinline__ void unpack(type v, uint32_t &lo, uint32_t &hi)
+    {
+        lo = v.x;
+        hi = v.y;
+    }
+};
+
+#define COPY_TILE 64
+
+template <typename W, bool PAIRS>
+__global__ void __launch_bounds__(256)
+    kmajor_transpose(const W *src, int ld, W *dst, int dst_ld, int rows, int k)
+{
+    typedef pair_of<W> P;
+    __shared__ W tile[COPY_TILE][COPY_TILE + 1]; /* odd pitch: few bank conflicts */
+    const int r0 = blockIdx.x * COPY_TILE, tx = threadIdx.x, ty = threadIdx.y;
+    for (int q0 = blockIdx.y * COPY_TILE; q0 < k; q0 += gridDim.y * COPY_TILE) {
+        /* Rows q of src, elements r = r0 + 2 tx, +1. */
+        for (int y = ty; y < COPY_TILE; y += blockDim.y) {
+            const int q = q0 + y, r = r0 + 2 * tx;
+            W lo = 0, hi = 0;
+            if (q < k) {
+                const W *row = src + (size_t)q * ld;
+                if (PAIRS && r + 1 < rows) {
+                    P::unpack(*(const typename P::type *)(row + r), lo, hi);
+                } else {
+                    if (r < rows)
+                        lo = row[r];
+                    if (r + 1 < rows)
+                        hi = row[r + 1];
+                }
+            }
+            tile[y][2 * tx] = lo;
+            tile[y][2 * tx + 1] = hi;
+        }
+        __syncthreads();
+        /* Rows r of dst, elements q = q0 + 2 tx, +1 (dst_ld even, dst aligned). */
+        for (int y = ty; y < COPY_TILE; y += blockDim.y) {
+            const int r = r0 + y, q = q0 + 2 * tx;
+            if (r >= rows)
+                continue;
+            W *row = dst + (size_t)r * dst_ld;
+            if (q + 1 < k) {
+                *(typename P::type *)(row + q) = P::pack(tile[2 * tx][y], tile[2 * tx + 1][y]);
+            } else if (q < k) {
+                row[q] = tile[2 * tx][y];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* The same operand re-strided (K-major already, rows not 16-byte aligned). */
+template <typename W>
+__global__ void kmajor_restride(const W *src, int ld, W *dst, int dst_ld, int rows, int k)
+{
+    const size_t count = (size_t)rows * k;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
+        const size_t r = e / k, q = e % k;
+        dst[r * dst_ld + q] = src[r * ld + q];
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Skinny problems: m or n of at most SKINNY (GEMV-like), bandwidth-bound    */
+
+/* The big operand X (k x big, element [p][j] at p * x_p + j * x_j) times
+ * the small one Y (small x k, [i][p] at i * y_i + p * y_p): partial sums
+ * over a k range (split blockIdx.y) into part[split][i][big]. For m small,
+ * X = op(B) and Y = op(A); for n small, X = op(A)^T and Y = op(B)^T (C
+ * written transposed by skinny_finish). */
+#define SKINNY 8
+#define SKINNY_THREADS 256
+
+struct skinny_params {
+    const void *x, *y;
+    long long x_p, x_j, y_i, y_p;
+    int big, small, k, k_chunk;
+    float *part;
+    bool tf32;
+};
+
+/* X contiguous along big (x_j = 1): a thread a column, coalesced rows of X. */
+template <typename T>
+__global__ void __launch_bounds__(SKINNY_THREADS) skinny_columns(skinny_params p)
+{
+    const T *x = (const T *)p.x, *y = (const T *)p.y;
+    const int j = blockIdx.x * SKINNY_THREADS + threadIdx.x, split = blockIdx.y;
+    const int p0 = split * p.k_chunk, p1 = min(p.k, p0 + p.k_chunk);
+    float acc[SKINNY];
+#pragma unroll
+    for (int i = 0; i < SKINNY; i++)
+        acc[i] = 0.0f;
+    if (j < p.big) {
+#pragma unroll 4
+        for (int q = p0; q < p1; q++) {
+            const float xv = widen(x[(size_t)q * p.x_p + j], p.tf32);
+#pragma unroll
+            for (int i = 0; i < SKINNY; i++)
+                if (i < p.small)
+                    acc[i] =
+                        fmaf(widen(y[(size_t)i * p.y_i + (size_t)q * p.y_p], p.tf32), xv, acc[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < SKINNY; i++)
+            if (i < p.small)
+                p.part[((size_t)split * p.small + i) * p.big + j] = acc[i];
+    }
+}
+
+/* X contiguous along k (x_p = 1): a warp a column, lanes along k, then a
+ * shuffle reduction. */
+template <typename T>
+__global__ void __launch_bounds__(SKINNY_THREADS) skinny_warps(skinny_params p)
+{
+    const T *x = (const T *)p.x, *y = (const T *)p.y;
+    const int lane = threadIdx.x % 32;
+    const int j = blockIdx.x * (SKINNY_THREADS / 32) + threadIdx.x / 32, split = blockIdx.y;
+    const int p0 = split * p.k_chunk, p1 = min(p.k, p0 + p.k_chunk);
+    if (j >= p.big)
+        return; /* whole warps leave together */
+    float acc[SKINNY];
+#pragma unroll
+    for (int i = 0; i < SKINNY; i++)
+        acc[i] = 0.0f;
+#pragma unroll 4
+    for (int q = p0 + lane; q < p1; q += 32) {
+        const float xv = widen(x[(size_t)j * p.x_j + q], p.tf32);
+#pragma unroll
+        for (int i = 0; i < SKINNY; i++)
+            if (i < p.small)
+                acc[i] = fmaf(widen(y[(size_t)i * p.y_i + (size_t)q * p.y_p], p.tf32), xv, acc[i]);
+    }
+#pragma unroll
+    for (int i = 0; i < SKINNY; i++) {
+        float v = acc[i];
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+        if (lane == 0 && i < p.small)
+            p.part[((size_t)split * p.small + i) * p.big + j] = v;
+    }
+}
+
+/* C = alpha * (sum of the splits, in split order: deterministic) + beta * C;
+ * element (i, j) of the partial sums is C[i * c_i + j * c_j]. */
+template <typename OUT>
+__global__ void skinny_finish(const float *part, int splits, int small, int big, OUT *c,
+                              long long c_i, long long c_j, float alpha, float beta)
+{
+    const size_t count = (size_t)small * big;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; s++)
+            sum += part[(size_t)s * count + e];
+        const size_t i = e / big, j = e % big;
+        OUT *out = c + i * c_i + j * c_j;
+        float value = alpha * sum;
+        if (beta != 0.0f)
+            value += beta * widen(*out, false);
+        *out = narrow<OUT>(value);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host side                                                                */
+
+static size_t element_bytes(const wl_problem *p)
+{
+    return warplab_dtype_size(p->dtype);
+}
+
+/* Elements of a K-major row in the workspace: whole 16-byte units. */
+static size_t kmajor_ld(const wl_problem *p)
+{
+    const size_t per_unit = 16 / element_bytes(p);
+    const size_t k = wl_gemm_k(p);
+    return (k + per_unit - 1) / per_unit * per_unit;
+}
+
+static size_t round_up_1k(size_t bytes)
+{
+    return (bytes + 1023) / 1024 * 1024;
+}
+
+/* A skinny problem: m or n at most SKINNY, and k > 0. */
+static bool use_skinny(const wl_problem *p)
+{
+    return wl_gemm_k(p) > 0 && (wl_gemm_m(p) <= SKINNY || wl_gemm_n(p) <= SKINNY);
+}
+
+/* The skinny kernels' geometry: X (big x k) contiguous along big or along k,
+ * blocks along big, and k split so that about 4 blocks an SM run. */
+typedef struct skinny_shape {
+    bool small_m;   /* X = op(B), Y = op(A); else X = op(A)^T, Y = op(B)^T */
+    bool columns;   /* X contiguous along big: skinny_columns */
+    int big, small; /* the dimensions of C */
+    unsigned big_blocks, splits;
+    int k_chunk;
+} skinny_shape;
+
+static skinny_shape skinny_of(const wl_backend *backend, const wl_problem *p)
+{
+    skinny_shape sh;
+    const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p), k = (int)wl_gemm_k(p);
+    sh.small_m = m <= n;
+    sh.big = sh.small_m ? n : m;
+    sh.small = sh.small_m ? m : n;
+    /* op(B) is contiguous along n when B is not transposed; op(A)^T along m
+     * when A is. */
+    sh.columns = sh.small_m ? !wl_gemm_trans_b(p) : wl_gemm_trans_a(p);
+    const int per_block = sh.columns ? SKINNY_THREADS : SKINNY_THREADS / 32;
+    sh.big_blocks = (unsigned)((sh.big + per_block - 1) / per_block);
+    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
+    long long splits = (4LL * sms + sh.big_blocks - 1) / sh.big_blocks;
+    const long long most = (k + 127) / 128; /* at least 128 of k a split */
+    if (splits > most)
+        splits = most;
+    if (splits > 65535)
+        splits = 65535;
+    if (splits < 1)
+        splits = 1;
+    sh.k_chunk = (int)((k + splits - 1) / splits);
+    sh.splits = (unsigned)((k + sh.k_chunk - 1) / sh.k_chunk);
+    return sh;
+}
+
+static size_t skinny_scratch(const wl_backend *backend, const wl_problem *p)
+{
+    const skinny_shape sh = skinny_of(backend, p);
+    return (size_t)sh.splits * sh.small * sh.big * sizeof(float);
+}
+
+/* The tensor-core path: TF32 or 16-bit inputs, sm_90a, C of at least one
+ * 64-row slab in each direction, k > 0. */
+static bool use_tma(wl_backend *backend, const wl_problem *p)
+{
+    const bool tensor = p->dtype != WARPLAB_FLOAT32 || (p->variant & WL_GEMM_COMPUTE_TF32);
+    return tensor && !use_skinny(p) && wl_gemm_k(p) > 0 && wl_gemm_ex_tma_available(backend);
+}
+
+/* Room for K-major copies of both operands (whether a call needs them
+ * depends on its views' alignment, known only at launch). */
+static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
+{
+    if (use_skinny(p))
+        return skinny_scratch(backend, p);
+    if (!use_tma(backend, p))
+        return 0;
+    const size_t row = kmajor_ld(p) * element_bytes(p);
+    return round_up_1k(wl_gemm_m(p) * row) + round_up_1k(wl_gemm_n(p) * row);
+}
+
+static bool rows_16_aligned(const void *base, size_t ld, size_t element)
+{
+    return (uintptr_t)base % 16 == 0 && ld * element % 16 == 0;
+}
+
+template <typename W>
+static void kmajor_launch(wl_backend *backend, const void *src, int ld, bool transposed, void *dst,
+                          int dst_ld, int rows, int k)
+{
+    cudaStream_t stream = wl_cuda_stream(backend);
+    if (!transposed) {
+        const unsigned block = 256;
+        kmajor_restride<W>
+            <<<wl_cuda_grid_for(backend, (size_t)rows * k, block), block, 0, stream>>>(
+                (const W *)src, ld, (W *)dst, dst_ld, rows, k);
+        return;
+    }
+    const dim3 block(COPY_TILE / 2, 8);
+    const unsigned k_tiles = (unsigned)((k + COPY_TILE - 1) / COPY_TILE);
+    const dim3 grid((unsigned)((rows + COPY_TILE - 1) / COPY_TILE),
+                    k_tiles < 65535 ? k_tiles : 65535);
+    const bool pairs = (uintptr_t)src % (2 * sizeof(W)) == 0 && ld % 2 == 0;
+    if (pairs)
+        kmajor_transpose<W, true>
+            <<<grid, block, 0, stream>>>((const W *)src, ld, (W *)dst, dst_ld, rows, k);
+    else
+        kmajor_transpose<W, false>
+            <<<grid, block, 0, stream>>>((const W *)src, ld, (W *)dst, dst_ld, rows, k);
+}
+
+/* Copies an operand into the workspace in K-major form (a transpose, or a
+ * re-stride to 16-byte rows). */
+static warplab_status kmajor_into(wl_backend *backend, const void *src, int ld, bool transposed,
+                                  void *dst, int dst_ld, int rows, int k, size_t element)
+{
+    if (element == 2)
+        kmajor_launch<uint16_t>(backend, src, ld, transposed, dst, dst_ld, rows, k);
+    else
+        kmajor_launch<uint32_t>(backend, src, ld, transposed, dst, dst_ld, rows, k);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex K-major operand copy");
+}
+
+static warplab_status run_tma(wl_backend *backend, const wl_launch *launch)
+{
+    const wl_problem *p = launch->problem;
+    const size_t element = element_bytes(p);
+    const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p), k = (int)wl_gemm_k(p);
+    const int lda = (int)wl_gemm_lda(p), ldb = (int)wl_gemm_ldb(p);
+    const void *a = wl_view_ptr(launch->buf[GEMM_A]), *b = wl_view_ptr(launch->buf[GEMM_B]);
+    if (launch->scratch.bytes < ex_scratch(backend, p))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
+                       ex_scratch(backend, p));
+    char *workspace = (char *)wl_view_ptr(launch->scratch);
+    const int ld_k = (int)kmajor_ld(p);
+    wl_gemm_ex_operands o;
+    o.c = wl_view_ptr(launch->buf[GEMM_C]);
+    o.ldc = (int)wl_gemm_ldc(p);
+    o.m = m;
+    o.n = n;
+    o.k = k;
+    o.alpha = (float)p->alpha;
+    o.beta = (float)p->beta;
+    o.type = p->dtype;
+    o.c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    warplab_status status = WARPLAB_OK;
+    if (!wl_gemm_trans_a(p) && rows_16_aligned(a, (size_t)lda, element)) {
+        o.a = a;
+        o.lda = lda;
+    } else {
+        o.a = workspace;
+        o.lda = ld_k;
+        status = kmajor_into(backend, a, lda, wl_gemm_trans_a(p), workspace, ld_k, m, k, element);
+    }
+    char *bt_space = workspace + round_up_1k((size_t)m * ld_k * element);
+    if (status == WARPLAB_OK && wl_gemm_trans_b(p) && rows_16_aligned(b, (size_t)ldb, element)) {
+        o.bt = b;
+        o.ldbt = ldb;
+    } else if (status == WARPLAB_OK) {
+        o.bt = bt_space;
+        o.ldbt = ld_k;
+        status = kmajor_into(backend, b, ldb, !wl_gemm_trans_b(p), bt_space, ld_k, n, k, element);
+    }
+    if (status != WARPLAB_OK)
+        return status;
+    return wl_gemm_ex_tma_run(backend, &o);
+}
+
+template <typename T, typename OUT>
+static void launch_tiled(const ex_params &params, dim3 grid, cudaStream_t stream)
+{
+    gemm_ex_tiled<T, OUT><<<grid, EX_THREADS, 0, stream>>>(params);
+}
+
+static warplab_status run_tiled(wl_backend *backend, const wl_launch *launch)
+{
+    const wl_problem *p = launch->problem;
+    ex_params params;
+    params.a = wl_view_ptr(launch->buf[GEMM_A]);
+    params.b = wl_view_ptr(launch->buf[GEMM_B]);
+    params.c = wl_view_ptr(launch->buf[GEMM_C]);
+    params.m = (int)wl_gemm_m(p);
+    params.n = (int)wl_gemm_n(p);
+    params.k = (int)wl_gemm_k(p);
+    params.lda = (int)wl_gemm_lda(p);
+    params.ldb = (int)wl_gemm_ldb(p);
+    params.ldc = (int)wl_gemm_ldc(p);
+    params.alpha = (float)p->alpha;
+    params.beta = (float)p->beta;
+    params.trans_a = wl_gemm_trans_a(p);
+    params.trans_b = wl_gemm_trans_b(p);
+    params.tf32 = (p->variant & WL_GEMM_COMPUTE_TF32) != 0;
+    const dim3 grid((unsigned)((params.n + EX_BN - 1) / EX_BN),
+                    (unsigned)((params.m + EX_BM - 1) / EX_BM));
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && grid.x > (unsigned)most[0]) || (most[1] > 0 && grid.y > (unsigned)most[1]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm_ex: a grid of %u x %u blocks is past this device's %d x %d", grid.x,
+                       grid.y, most[0], most[1]);
+    const bool narrow_c = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    switch (p->dtype) {
+    case WARPLAB_BFLOAT16:
+        if (narrow_c)
+            launch_tiled<__nv_bfloat16, __nv_bfloat16>(params, grid, stream);
+        else
+            launch_tiled<__nv_bfloat16, float>(params, grid, stream);
+        break;
+    case WARPLAB_FLOAT16:
+        if (narrow_c)
+            launch_tiled<__half, __half>(params, grid, stream);
+        else
+            launch_tiled<__half, float>(params, grid, stream);
+        break;
+    default: launch_tiled<float, float>(params, grid, stream); break;
+    }
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex tiled kernel");
+}
+
+template <typename T>
+static void launch_skinny(const skinny_shape &sh, const skinny_params &params, cudaStream_t stream)
+{
+    const dim3 grid(sh.big_blocks, sh.splits);
+    if (sh.columns)
+        skinny_columns<T><<<grid, SKINNY_THREADS, 0, stream>>>(params);
+    else
+        skinny_warps<T><<<grid, SKINNY_THREADS, 0, stream>>>(params);
+}
+
+template <typename OUT>
+static void launch_finish(wl_backend *backend, const skinny_shape &sh, const float *part, void *c,
+                          long long c_i, long long c_j, float alpha, float beta)
+{
+    const unsigned block = 256;
+    skinny_finish<OUT><<<wl_cuda_grid_for(backend, (size_t)sh.small * sh.big, block), block, 0,
+                         wl_cuda_stream(backend)>>>(part, (int)sh.splits, sh.small, sh.big,
+                                                    (OUT *)c, c_i, c_j, alpha, beta);
+}
+
+static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch)
+{
+    const wl_problem *p = launch->problem;
+    const skinny_shape sh = skinny_of(backend, p);
+    if (launch->scratch.bytes < skinny_scratch(backend, p))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
+                       skinny_scratch(backend, p));
+    if (sh.big_blocks > (unsigned)backend->info.max_grid_dim[0] &&
+        backend->info.max_grid_dim[0] > 0)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "gemm_ex: %u blocks is past the grid",
+                       sh.big_blocks);
+    const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
+    const long long ldc = (long long)wl_gemm_ldc(p);
+    const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
+    skinny_params params;
+    const void *a = wl_view_ptr(launch->buf[GEMM_A]), *b = wl_view_ptr(launch->buf[GEMM_B]);
+    if (sh.small_m) {
+        /* X = op(B): [p][j]; Y = op(A): [i][p]. */
+        params.x = b;
+        params.x_p = tb ? 1 : ldb;
+        params.x_j = tb ? ldb : 1;
+        params.y = a;
+        params.y_i = ta ? 1 : lda;
+        params.y_p = ta ? lda : 1;
+    } else {
+        /* X = op(A)^T: [p][i]; Y = op(B)^T: [j][p]. */
+        params.x = a;
+        params.x_p = ta ? lda : 1;
+        params.x_j = ta ? 1 : lda;
+        params.y = b;
+        params.y_i = tb ? ldb : 1;
+        params.y_p = tb ? 1 : ldb;
+    }
+    params.big = sh.big;
+    params.small = sh.small;
+    params.k = (int)wl_gemm_k(p);
+    params.k_chunk = sh.k_chunk;
+    params.part = (float *)wl_view_ptr(launch->scratch);
+    params.tf32 = (p->variant & WL_GEMM_COMPUTE_TF32) != 0;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    switch (p->dtype) {
+    case WARPLAB_BFLOAT16: launch_skinny<__nv_bfloat16>(sh, params, stream); break;
+    case WARPLAB_FLOAT16: launch_skinny<__half>(sh, params, stream); break;
+    default: launch_skinny<float>(sh, params, stream); break;
+    }
+    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex skinny kernel");
+    if (status != WARPLAB_OK)
+        return status;
+    /* Partial (i, j) is C[i][j] for small m, C[j][i] for small n. */
+    const long long c_i = sh.small_m ? ldc : 1, c_j = sh.small_m ? 1 : ldc;
+    void *c = wl_view_ptr(launch->buf[GEMM_C]);
+    const float alpha = (float)p->alpha, beta = (float)p->beta;
+    if (!(p->variant & WL_GEMM_C_INPUT_TYPE))
+        launch_finish<float>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
+    else if (p->dtype == WARPLAB_BFLOAT16)
+        launch_finish<__nv_bfloat16>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
+    else
+        launch_finish<__half>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex skinny sums");
+}
+
+static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const wl_problem *p = launch->problem;
+    if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
+        return WARPLAB_OK;
+    if (use_skinny(p))
+        return run_skinny(backend, launch);
+    return use_tma(backend, p) ? run_tma(backend, launch) : run_tiled(backend, launch);
+}
+
+extern "C" const wl_impl wl_gemm_ex_cuda_impl = {
+    .ladder = "gemm", .rung = WL_GEMM_EX_IMPL, .scratch_bytes = ex_scratch, .launch = ex_launch};

@@ -1,0 +1,203 @@
+/* The gemm ladder's ex_* rungs: exactly what warplab_gemm_ex runs, on every
+ * backend. The ladder's problem holds float A and B (stored transposed when
+ * the problem says so); setup converts them, untimed, into the rung's
+ * 16-bit type as a user would hold them (row-major, the same layout, each
+ * copy starting problem.misalign elements into its buffer), and the timed
+ * launch is the backend's gemm_ex implementation (WL_GEMM_EX_IMPL) on those
+ * copies: operand conversions and transposes into the workspace included.
+ * TF32 takes the float views as they are. The vendor rows of the same
+ * contract (cuBLAS) make their copies with wl_gemm_ex_inputs_make too. */
+#include "gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A float view converted to a 16-bit copy in a new backend buffer, offset
+ * by misalign elements. */
+static warplab_status convert_view(wl_backend *backend, wl_view view, warplab_dtype type,
+                                   size_t misalign, void **copy)
+{
+    const size_t count = view.bytes / sizeof(float);
+    float *values = malloc((count ? count : 1) * sizeof *values);
+    uint16_t *halves = malloc((count + misalign + 2) * sizeof *halves);
+    warplab_status status = WARPLAB_OK;
+    if (!values || !halves)
+        status = wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "gemm_ex input copies");
+    if (status == WARPLAB_OK && count)
+        status = backend->ops->download(backend, view.handle, view.offset, values, view.bytes);
+    if (status == WARPLAB_OK) {
+        memset(halves, 0, (count + misalign + 2) * sizeof *halves);
+        for (size_t i = 0; i < count; i++)
+            halves[misalign + i] = type == WARPLAB_BFLOAT16 ? wl_float_to_bf16(values[i])
+                                                            : wl_float_to_fp16(values[i]);
+        /* Whole 4-byte words (fill32 and some copies want them). */
+        const size_t bytes = ((count + misalign + 1) / 2 * 2 + 2) * sizeof *halves;
+        status = backend->ops->alloc(backend, bytes, copy);
+        if (status == WARPLAB_OK)
+            status = backend->ops->upload(backend, *copy, 0, halves, bytes);
+    }
+    free(values);
+    free(halves);
+    return status;
+}
+
+warplab_status wl_gemm_ex_inputs_make(wl_backend *backend, const wl_launch *launch,
+                                      warplab_dtype type, wl_gemm_ex_inputs *inputs)
+{
+    inputs->a = inputs->b = NULL;
+    inputs->type = type;
+    if (type == WARPLAB_FLOAT32)
+        return WARPLAB_OK;
+    const size_t misalign = launch->problem->misalign;
+    warplab_status status = convert_view(backend, launch->buf[GEMM_A], type, misalign, &inputs->a);
+    if (status == WARPLAB_OK)
+        status = convert_view(backend, launch->buf[GEMM_B], type, misalign, &inputs->b);
+    if (status != WARPLAB_OK)
+        wl_gemm_ex_inputs_free(backend, inputs);
+    return status;
+}
+
+void wl_gemm_ex_inputs_free(wl_backend *backend, wl_gemm_ex_inputs *inputs)
+{
+    if (inputs->a)
+        backend->ops->release(backend, inputs->a);
+    if (inputs->b)
+        backend->ops->release(backend, inputs->b);
+    inputs->a = inputs->b = NULL;
+}
+
+/* The problem and launch gemm_ex sees: A and B in the rung's type. */
+static wl_problem ex_problem(const wl_problem *problem, warplab_dtype type)
+{
+    wl_problem p = *problem;
+    p.dtype = type;
+    p.variant = problem->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B);
+    if (type == WARPLAB_FLOAT32)
+        p.variant |= WL_GEMM_COMPUTE_TF32;
+    return p;
+}
+
+typedef struct ex_state {
+    wl_gemm_ex_inputs inputs;
+    const wl_impl *ex;
+    void *ex_state;
+    wl_problem problem;
+} ex_state;
+
+static const wl_impl *find_ex(wl_backend *backend)
+{
+    return wl_backend_find_impl(backend, "gemm", WL_GEMM_EX_IMPL);
+}
+
+/* The launch gemm_ex gets: the rung's views with A and B replaced by the
+ * 16-bit copies. */
+static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
+{
+    wl_launch l = *launch;
+    l.problem = &s->problem;
+    if (s->inputs.a) {
+        const size_t misalign = launch->problem->misalign * 2;
+        l.buf[GEMM_A] =
+            (wl_view){s->inputs.a, misalign, launch->buf[GEMM_A].bytes / sizeof(float) * 2};
+        l.buf[GEMM_B] =
+            (wl_view){s->inputs.b, misalign, launch->buf[GEMM_B].bytes / sizeof(float) * 2};
+    }
+    return l;
+}
+
+#define EX_RUNG(rung, type)                                                                        \
+    static warplab_status rung##_supports(wl_backend *backend, const wl_problem *problem,          \
+                                          char *reason, size_t len)                                \
+    {                                                                                              \
+        const wl_impl *ex = find_ex(backend);                                                      \
+        if (!ex) {                                                                                 \
+            wl_format(reason, len, "the %s backend has no gemm_ex", backend->ops->name);           \
+            return WARPLAB_ERROR_UNSUPPORTED;                                                      \
+        }                                                                                          \
+        const wl_problem p = ex_problem(problem, type);                                            \
+        return ex->supports ? ex->supports(backend, &p, reason, len) : WARPLAB_OK;                 \
+    }                                                                                              \
+    static size_t rung##_scratch(wl_backend *backend, const wl_problem *problem)                   \
+    {                                                                                              \
+        const wl_impl *ex = find_ex(backend);                                                      \
+        const wl_problem p = ex_problem(problem, type);                                            \
+        return ex && ex->scratch_bytes ? ex->scratch_bytes(backend, &p) : 0;                       \
+    }
+
+static warplab_status ex_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    (void)launch;
+    ex_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "gemm_ex rung state");
+    *state = s;
+    s->ex = find_ex(backend);
+    if (!s->ex)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "the %s backend has no gemm_ex",
+                       backend->ops->name);
+    return WARPLAB_OK;
+}
+
+static warplab_status ex_setup_typed(wl_backend *backend, const wl_launch *launch, void **state,
+                                     warplab_dtype type)
+{
+    warplab_status status = ex_setup(backend, launch, state);
+    if (status != WARPLAB_OK)
+        return status;
+    ex_state *s = *state;
+    s->problem = ex_problem(launch->problem, type);
+    status = wl_gemm_ex_inputs_make(backend, launch, type, &s->inputs);
+    if (status == WARPLAB_OK && s->ex->setup) {
+        const wl_launch l = ex_launch_of(launch, s);
+        status = s->ex->setup(backend, &l, &s->ex_state);
+    }
+    return status;
+}
+
+static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    const ex_state *s = state;
+    const wl_launch l = ex_launch_of(launch, s);
+    return s->ex->launch(backend, &l, s->ex_state);
+}
+
+static void ex_teardown(wl_backend *backend, void *state)
+{
+    ex_state *s = state;
+    if (!s)
+        return;
+    if (s->ex && s->ex->teardown)
+        s->ex->teardown(backend, s->ex_state);
+    wl_gemm_ex_inputs_free(backend, &s->inputs);
+    free(s);
+}
+
+EX_RUNG(ex_tf32, WARPLAB_FLOAT32)
+EX_RUNG(ex_bf16, WARPLAB_BFLOAT16)
+EX_RUNG(ex_fp16, WARPLAB_FLOAT16)
+
+static warplab_status ex_tf32_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_typed(backend, launch, state, WARPLAB_FLOAT32);
+}
+static warplab_status ex_bf16_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_typed(backend, launch, state, WARPLAB_BFLOAT16);
+}
+static warplab_status ex_fp16_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_typed(backend, launch, state, WARPLAB_FLOAT16);
+}
+
+#define EX_IMPL(id, rung_id)                                                                       \
+    const wl_impl wl_gemm_##id##_impl = {.ladder = "gemm",                                         \
+                                         .rung = rung_id,                                          \
+                                         .supports = id##_supports,                                \
+                                         .scratch_bytes = id##_scratch,                            \
+                                         .setup = id##_setup,                                      \
+                                         .launch = ex_launch,                                      \
+                                         .teardown = ex_teardown}
+
+EX_IMPL(ex_tf32, "ex_tf32");
+EX_IMPL(ex_bf16, "ex_bf16");
+EX_IMPL(ex_fp16, "ex_fp16");

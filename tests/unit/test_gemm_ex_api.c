@@ -1,0 +1,362 @@
+/* warplab_gemm_ex() as a user calls it: buffers of exactly the size each
+ * view needs (no guard zones), odd shapes (GEMV-like, several tensor-core
+ * tiles with partial edges, k = 0), every op(A) x op(B), every input type
+ * and output type, FP32 and TF32 compute, tight and padded leading
+ * dimensions, beta = 0 (C holds NaN and must not be read) and beta != 0,
+ * NaN in A and B propagating to their row and column. Each result is
+ * compared with a double-precision reference under the header's bound for
+ * its precision; the gaps between C's rows must stay untouched. Bad
+ * arguments are refused before any work, C untouched.
+ *
+ * The inputs are generated as the user holds them (float, or 16-bit words)
+ * and decoded here independently of the library. Usage: test_gemm_ex_api
+ * [backend] [--ex-only] (all compiled backends by default; the GPU check
+ * runs "cuda" under compute-sanitizer). --ex-only leaves out the FP32 op
+ * N, N float cases, which run warplab_gemm's own path (for a sanitizer run
+ * of gemm_ex's own kernels while that path has a known fault). */
+#include "../check.h"
+
+#include <warplab.h>
+
+#include <float.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint32_t rng_state = 12345u;
+
+static uint32_t next_random(void)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return rng_state >> 8;
+}
+
+static double decode_fp16(uint16_t h)
+{
+    const int exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    double value = exponent == 0    ? ldexp(mantissa, -24)
+                   : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                    : ldexp(1024 + mantissa, exponent - 25);
+    return (h & 0x8000) ? -value : value;
+}
+
+static double decode_bf16(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Element index of a stored matrix in the type's units -> value. */
+static double value_at(const void *data, warplab_dtype type, size_t index)
+{
+    switch (type) {
+    case WARPLAB_BFLOAT16: return decode_bf16(((const uint16_t *)data)[index]);
+    case WARPLAB_FLOAT16: return decode_fp16(((const uint16_t *)data)[index]);
+    default: return ((const float *)data)[index];
+    }
+}
+
+/* A random value in about [-1, 1], exactly representable in the type. */
+static void random_element(void *data, warplab_dtype type, size_t index)
+{
+    const uint32_t r = next_random();
+    if (type == WARPLAB_FLOAT32) {
+        ((float *)data)[index] = (float)((double)r / (double)(1u << 24) * 2.0 - 1.0);
+    } else if (type == WARPLAB_BFLOAT16) {
+        /* sign, exponent 2^-6 .. 2^0, 7 mantissa bits */
+        const uint16_t exponent = (uint16_t)(121 + r % 7), mantissa = (uint16_t)((r >> 4) & 0x7F);
+        ((uint16_t *)data)[index] = (uint16_t)(((r >> 12) & 1u) << 15 | exponent << 7 | mantissa);
+    } else {
+        const uint16_t exponent = (uint16_t)(9 + r % 7), mantissa = (uint16_t)((r >> 4) & 0x3FF);
+        ((uint16_t *)data)[index] = (uint16_t)(((r >> 15) & 1u) << 15 | exponent << 10 | mantissa);
+    }
+}
+
+static void put_nan(void *data, warplab_dtype type, size_t index)
+{
+    if (type == WARPLAB_FLOAT32)
+        ((float *)data)[index] = NAN;
+    else
+        ((uint16_t *)data)[index] = type == WARPLAB_BFLOAT16 ? 0x7FC0 : 0x7E00;
+}
+
+static size_t span(size_t rows, size_t cols, size_t ld)
+{
+    return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
+}
+
+typedef struct gemm_case {
+    size_t m, n, k;
+    warplab_op op_a, op_b;
+    warplab_dtype in, out;
+    warplab_compute compute;
+    int padded;
+    float alpha, beta;
+    int nan; /* plant a NaN in A and one in B */
+} gemm_case;
+
+static char describe_buffer[256];
+static bool ex_only = false;
+
+static const char *describe(const gemm_case *t)
+{
+    snprintf(describe_buffer, sizeof describe_buffer,
+             "%zux%zux%zu op=%c%c %s->%s %s ld%s alpha=%g beta=%g%s", t->m, t->n, t->k,
+             t->op_a == WARPLAB_OP_T ? 'T' : 'N', t->op_b == WARPLAB_OP_T ? 'T' : 'N',
+             warplab_dtype_name(t->in), warplab_dtype_name(t->out),
+             t->compute == WARPLAB_COMPUTE_TF32 ? "tf32" : "fp32", t->padded ? "+pad" : "",
+             (double)t->alpha, (double)t->beta, t->nan ? " NaN" : "");
+    return describe_buffer;
+}
+
+/* Runs one case with exact-size buffers and checks every element of C. */
+static void run_case(warplab_context *context, const char *backend, const gemm_case *t)
+{
+    const size_t a_rows = t->op_a == WARPLAB_OP_T ? t->k : t->m;
+    const size_t a_cols = t->op_a == WARPLAB_OP_T ? t->m : t->k;
+    const size_t b_rows = t->op_b == WARPLAB_OP_T ? t->n : t->k;
+    const size_t b_cols = t->op_b == WARPLAB_OP_T ? t->k : t->n;
+    const size_t lda = a_cols + (t->padded ? 3 : 0), ldb = b_cols + (t->padded ? 5 : 0);
+    const size_t ldc = t->n + (t->padded ? 2 : 0);
+    const size_t in_size = warplab_dtype_size(t->in), out_size = warplab_dtype_size(t->out);
+    const size_t a_count = span(a_rows, a_cols, lda), b_count = span(b_rows, b_cols, ldb);
+    const size_t c_count = span(t->m, t->n, ldc);
+    void *a = calloc(a_count + 1, in_size), *b = calloc(b_count + 1, in_size);
+    void *c0 = calloc(c_count + 1, out_size), *c = calloc(c_count + 1, out_size);
+    for (size_t i = 0; i < a_count; i++)
+        random_element(a, t->in, i);
+    for (size_t i = 0; i < b_count; i++)
+        random_element(b, t->in, i);
+    for (size_t i = 0; i < c_count; i++) {
+        if (t->beta != 0.0f)
+            random_element(c0, t->out, i);
+        else
+            put_nan(c0, t->out, i); /* beta = 0: C must not be read */
+    }
+    /* op(A)[i][p] and op(B)[p][j] as stored. */
+#define A_INDEX(i, p) (t->op_a == WARPLAB_OP_T ? (p)*lda + (i) : (i)*lda + (p))
+#define B_INDEX(p, j) (t->op_b == WARPLAB_OP_T ? (j)*ldb + (p) : (p)*ldb + (j))
+    const size_t nan_row = t->m / 2, nan_col = t->n / 3;
+    if (t->nan && t->k > 0) {
+        put_nan(a, t->in, A_INDEX(nan_row, t->k / 2));
+        put_nan(b, t->in, B_INDEX(t->k / 3, nan_col));
+    }
+    warplab_buffer *ba = NULL, *bb = NULL, *bc = NULL;
+    CHECK(warplab_buffer_create(context, a_count * in_size, &ba) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, b_count * in_size, &bb) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, c_count * out_size, &bc) == WARPLAB_OK);
+    if (!ba || !bb || !bc)
+        goto done;
+    CHECK(warplab_buffer_write(ba, 0, a, a_count * in_size) == WARPLAB_OK);
+    CHECK(warplab_buffer_write(bb, 0, b, b_count * in_size) == WARPLAB_OK);
+    CHECK(warplab_buffer_write(bc, 0, c0, c_count * out_size) == WARPLAB_OK);
+    warplab_status status = warplab_gemm_ex(
+        context, t->op_a, t->op_b, t->m, t->n, t->k, t->alpha, ba, t->in, t->padded ? lda : 0, bb,
+        t->in, t->padded ? ldb : 0, t->beta, bc, t->out, t->padded ? ldc : 0, t->compute);
+    CHECK_MSG(status == WARPLAB_OK, "%s %s: %s", backend, describe(t), warplab_last_error(context));
+    CHECK(warplab_buffer_read(bc, 0, c, c_count * out_size) == WARPLAB_OK);
+
+    /* The bound of the header: u = 2^-24 for FP32, 2^-23 (truncating sums)
+     * for tensor-core precisions; TF32 adds the operands' truncation. */
+    const bool fp32 = t->in == WARPLAB_FLOAT32 && t->compute == WARPLAB_COMPUTE_FP32;
+    const double u = (fp32 ? 0x1p-24 : 0x1p-23) + 0x1p-53, steps = (double)t->k + 2.0;
+    const double gamma = steps * u / (1.0 - steps * u);
+    const double operand = t->compute == WARPLAB_COMPUTE_TF32 ? 0x1p-9 + 0x1p-20 : 0.0;
+    const double output = t->out == WARPLAB_BFLOAT16  ? 0x1p-8
+                          : t->out == WARPLAB_FLOAT16 ? 0x1p-11
+                                                      : 0.0;
+    size_t wrong = 0, first_i = 0, first_j = 0;
+    double first_got = 0.0, first_expected = 0.0;
+    for (size_t i = 0; i < t->m; i++)
+        for (size_t j = 0; j < t->n; j++) {
+            double dot = 0.0, magnitude = 0.0;
+            for (size_t p = 0; p < t->k; p++) {
+                const double product =
+                    value_at(a, t->in, A_INDEX(i, p)) * value_at(b, t->in, B_INDEX(p, j));
+                dot += product;
+                magnitude += fabs(product);
+            }
+            const size_t index = i * ldc + j;
+            const double old = t->beta != 0.0f ? value_at(c0, t->out, index) : 0.0;
+            const double expected = (double)t->alpha * dot + (double)t->beta * old;
+            const double sums = (gamma + operand) * fabs((double)t->alpha) * magnitude +
+                                gamma * fabs((double)t->beta * old) + steps * FLT_MIN * 4.0;
+            /* A 16-bit C: one more rounding of the FP32 result. */
+            const double bound =
+                sums + output * (fabs(expected) + sums) + (output ? ldexp(1.0, -24) : 0.0);
+            const double got = value_at(c, t->out, index);
+            const bool ok = isnan(expected) ? isnan(got) : fabs(got - expected) <= bound;
+            if (!ok && wrong++ == 0) {
+                first_i = i;
+                first_j = j;
+                first_got = got;
+                first_expected = expected;
+            }
+        }
+    CHECK_MSG(wrong == 0, "%s %s: %zu wrong, first C[%zu][%zu] = %.9g, expected %.9g", backend,
+              describe(t), wrong, first_i, first_j, first_got, first_expected);
+    /* Between C's rows: untouched. */
+    size_t touched = 0;
+    for (size_t i = 0; i + 1 < t->m; i++)
+        for (size_t j = t->n; j < ldc; j++)
+            touched += memcmp((const char *)c + (i * ldc + j) * out_size,
+                              (const char *)c0 + (i * ldc + j) * out_size, out_size) != 0;
+    CHECK_MSG(touched == 0, "%s %s: %zu padding elements written", backend, describe(t), touched);
+    if (t->nan && t->k > 0) {
+        /* The NaNs reach their row and column, and only those. */
+        size_t nans = 0;
+        for (size_t i = 0; i < t->m; i++)
+            for (size_t j = 0; j < t->n; j++)
+                nans += isnan(value_at(c, t->out, i * ldc + j)) != 0;
+        CHECK_MSG(nans == t->m + t->n - 1, "%s %s: %zu NaN, want %zu", backend, describe(t), nans,
+                  t->m + t->n - 1);
+    }
+#undef A_INDEX
+#undef B_INDEX
+done:
+    warplab_buffer_destroy(ba);
+    warplab_buffer_destroy(bb);
+    warplab_buffer_destroy(bc);
+    free(a);
+    free(b);
+    free(c0);
+    free(c);
+}
+
+/* Invalid calls: refused, with a message, C untouched. */
+static void bad_arguments(warplab_context *context, const char *backend)
+{
+    enum { M = 5, N = 6, K = 7 };
+    warplab_buffer *a = NULL, *b = NULL, *c = NULL, *a16 = NULL, *b16 = NULL;
+    CHECK(warplab_buffer_create(context, M * K * 4, &a) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, K * N * 4, &b) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, M * N * 4, &c) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, M * K * 2, &a16) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, K * N * 2, &b16) == WARPLAB_OK);
+    float c_host[M * N], c_after[M * N];
+    for (int i = 0; i < M * N; i++)
+        c_host[i] = (float)i;
+    CHECK(warplab_buffer_write(c, 0, c_host, sizeof c_host) == WARPLAB_OK);
+    const warplab_status invalid = WARPLAB_ERROR_INVALID_ARGUMENT;
+    const warplab_op N_ = WARPLAB_OP_N, T_ = WARPLAB_OP_T;
+    const warplab_dtype F = WARPLAB_FLOAT32, H = WARPLAB_FLOAT16, BF = WARPLAB_BFLOAT16;
+    const warplab_compute FP32 = WARPLAB_COMPUTE_FP32, TF32 = WARPLAB_COMPUTE_TF32;
+    /* Types: int32 and double inputs, mixed inputs, a C type that is neither
+     * float nor the input's, TF32 on 16-bit inputs, out-of-range enums. */
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a, WARPLAB_INT32, 0, b, WARPLAB_INT32, 0, 0,
+                          c, F, 0, FP32) == invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a, WARPLAB_FLOAT64, 0, b, WARPLAB_FLOAT64, 0,
+                          0, c, F, 0, FP32) == invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a16, H, 0, b16, BF, 0, 0, c, F, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a16, H, 0, b16, H, 0, 0, c, BF, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a16, BF, 0, b16, BF, 0, 0, c, F, 0, TF32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, (warplab_op)2, N_, M, N, K, 1, a, F, 0, b, F, 0, 0, c, F, 0,
+                          FP32) == invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a, F, 0, b, F, 0, 0, c, F, 0,
+                          (warplab_compute)7) == invalid);
+    /* Strides: op T needs lda >= m, not k. */
+    CHECK(warplab_gemm_ex(context, T_, N_, M, N, K, 1, a, F, M - 1, b, F, 0, 0, c, F, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, N_, T_, M, N, K, 1, a, F, 0, b, F, K - 1, 0, c, F, 0, FP32) ==
+          invalid);
+    /* Sizes: a 16-bit buffer is too small for float, and one element short. */
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a16, F, 0, b, F, 0, 0, c, F, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K + 1, 1, a, F, 0, b, F, 0, 0, c, F, 0, FP32) ==
+          invalid);
+    /* C is A; alpha NaN; NULL buffers and context. */
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, a, F, 0, b, F, 0, 0, a, F, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, NAN, a, F, 0, b, F, 0, 0, c, F, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(context, N_, N_, M, N, K, 1, NULL, F, 0, b, F, 0, 0, c, F, 0, FP32) ==
+          invalid);
+    CHECK(warplab_gemm_ex(NULL, N_, N_, M, N, K, 1, a, F, 0, b, F, 0, 0, c, F, 0, FP32) == invalid);
+    CHECK(warplab_last_error(context)[0] != '\0');
+    CHECK(warplab_buffer_read(c, 0, c_after, sizeof c_after) == WARPLAB_OK);
+    CHECK_MSG(memcmp(c_host, c_after, sizeof c_host) == 0, "%s: C written by a refused call",
+              backend);
+    /* m = 0 does nothing, even with no room for C. */
+    CHECK(warplab_gemm_ex(context, T_, T_, 0, N, K, 1, a, F, 0, b, F, 0, 0, c, F, 0, FP32) ==
+          WARPLAB_OK);
+    warplab_buffer_destroy(a);
+    warplab_buffer_destroy(b);
+    warplab_buffer_destroy(c);
+    warplab_buffer_destroy(a16);
+    warplab_buffer_destroy(b16);
+}
+
+static void on_backend(warplab_backend_kind kind)
+{
+    const char *backend = warplab_backend_name(kind);
+    warplab_context *context = NULL;
+    if (warplab_context_create(kind, 0, &context) != WARPLAB_OK) {
+        printf("  %s: no device, skipped\n", backend);
+        return;
+    }
+    bad_arguments(context, backend);
+    /* GEMV-like, small odd, k = 0, and (on sm_90a) several tensor-core
+     * tiles with partial edges and k not a multiple of a k tile. */
+    static const size_t shapes[][3] = {{1, 1, 1},    {1, 67, 45}, {45, 1, 33},
+                                       {37, 29, 53}, {5, 7, 0},   {130, 257, 70}};
+    static const struct {
+        warplab_dtype in;
+        warplab_compute compute;
+    } precisions[] = {{WARPLAB_FLOAT32, WARPLAB_COMPUTE_FP32},
+                      {WARPLAB_FLOAT32, WARPLAB_COMPUTE_TF32},
+                      {WARPLAB_BFLOAT16, WARPLAB_COMPUTE_FP32},
+                      {WARPLAB_FLOAT16, WARPLAB_COMPUTE_FP32}};
+    int cases = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int ops = 0; ops < 4; ops++)
+            for (size_t q = 0; q < sizeof precisions / sizeof precisions[0]; q++)
+                for (int out = 0; out < (precisions[q].in == WARPLAB_FLOAT32 ? 1 : 2); out++)
+                    for (int variant = 0; variant < 2; variant++) {
+                        gemm_case t;
+                        memset(&t, 0, sizeof t);
+                        t.m = shapes[s][0];
+                        t.n = shapes[s][1];
+                        t.k = shapes[s][2];
+                        t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
+                        t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
+                        t.in = precisions[q].in;
+                        t.compute = precisions[q].compute;
+                        t.out = out ? t.in : WARPLAB_FLOAT32;
+                        /* variant 0: tight, beta = 0; 1: padded, beta != 0. */
+                        t.padded = variant;
+                        t.alpha = variant ? -1.5f : 1.0f;
+                        t.beta = variant ? 0.5f : 0.0f;
+                        /* NaN on the tight shapes with more than one row and column. */
+                        t.nan = !variant && t.m > 1 && t.n > 1 && t.k > 0;
+                        if (ex_only && t.in == WARPLAB_FLOAT32 &&
+                            t.compute == WARPLAB_COMPUTE_FP32 && ops == 0)
+                            continue;
+                        run_case(context, backend, &t);
+                        cases++;
+                    }
+    printf("  %s: %d cases\n", backend, cases);
+    warplab_context_destroy(context);
+}
+
+int main(int argc, char **argv)
+{
+    ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;
+    if (argc > 1) {
+        warplab_backend_kind kind;
+        if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {
+            fprintf(stderr, "unknown backend '%s'\n", argv[1]);
+            return 2;
+        }
+        on_backend(kind);
+    } else {
+        for (int kind = WARPLAB_BACKEND_CUDA; kind < WARPLAB_BACKEND_COUNT; kind++)
+            if (warplab_backend_compiled((warplab_backend_kind)kind))
+                on_backend((warplab_backend_kind)kind);
+    }
+    return check_report("test_gemm_ex_api");
+}
