@@ -211,6 +211,25 @@ void wl_parallel_for(int threads, size_t tasks, void (*body)(size_t task, void *
 }
 
 /* ------------------------------------------------------------------------ */
+/* Overflow-checked sizes                                                   */
+
+bool wl_size_mul(size_t a, size_t b, size_t *result)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return false;
+    *result = a * b;
+    return true;
+}
+
+bool wl_size_add(size_t a, size_t b, size_t *result)
+{
+    if (a > SIZE_MAX - b)
+        return false;
+    *result = a + b;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Strings and errors                                                       */
 
 void wl_copy_string(char *destination, size_t capacity, const char *source)
