@@ -99,6 +99,13 @@ void wl_check_init(wl_check *check);
  * |got - expected| <= bound. Returns true when it passes. */
 bool wl_check_value(wl_check *check, size_t index, double got, double expected, double bound);
 
+/* Runs body(task, part, user) for task in [0, tasks) on every core, each
+ * task into its own check, and merges them into check in task order (so
+ * first_bad is what a serial loop over the tasks in order would find). A
+ * task must write nothing shared. Verification of large outputs uses it. */
+void wl_check_parallel(size_t tasks, void (*body)(size_t task, wl_check *check, const void *user),
+                       const void *user, wl_check *check);
+
 /* The detail warplab_last_error(NULL) returns, for calls without a context
  * (occupancy, architectures): recorded per thread. */
 void wl_detached_error_clear(void);

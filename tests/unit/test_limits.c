@@ -26,6 +26,28 @@ static void test_size_helpers(void)
     CHECK(!wl_size_add(SIZE_MAX - 62, 63, &r) && r == 7);
 }
 
+/* Element i is bad when i % 1000 == 999 and i >= 3000: tasks of 1000. */
+static void check_thousand(size_t task, wl_check *check, const void *user)
+{
+    (void)user;
+    for (size_t i = task * 1000; i < task * 1000 + 1000; i++)
+        wl_check_value(check, i, i % 1000 == 999 && i >= 3000 ? 1.0 : 0.0, 0.0, 0.5);
+}
+
+static void test_check_parallel(void)
+{
+    wl_check check;
+    wl_check_init(&check);
+    wl_check_parallel(64, check_thousand, NULL, &check);
+    CHECK(check.checked == 64000 && check.bad == 61);
+    CHECK_MSG(check.first_bad == 3999 && check.got == 1.0 && check.expected == 0.0, "first %zu",
+              check.first_bad);
+    CHECK(check.worst_ratio == 2.0);
+    wl_check_init(&check);
+    wl_check_parallel(3, check_thousand, NULL, &check); /* all good */
+    CHECK(check.checked == 3000 && check.bad == 0 && check.first_bad == (size_t)-1);
+}
+
 static void test_buffers(warplab_context *context, const char *backend)
 {
     warplab_buffer *buffer = (warplab_buffer *)&buffer;
@@ -212,6 +234,7 @@ static void test_cgroups(void)
 int main(void)
 {
     test_size_helpers();
+    test_check_parallel();
     test_cgroups();
     for (int k = WARPLAB_BACKEND_CUDA; k < WARPLAB_BACKEND_COUNT; k++) {
         warplab_backend_kind kind = (warplab_backend_kind)k;
