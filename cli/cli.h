@@ -9,7 +9,8 @@
 
 /* Exit codes: 0 success; 1 a run failed (an error or a wrong result), broke,
  * or ran nothing (every rung skipped); 2 bad usage or bad input; 130
- * interrupted (SIGINT), after printing what finished. */
+ * interrupted (SIGINT; 128 + the signal for SIGTERM, SIGHUP), after printing
+ * what finished. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_INTERRUPTED = 130 };
 
 /* Prints "warplab: <context>: <detail> (<status>)" to stderr; returns the
@@ -53,6 +54,9 @@ int cli_output_begin(cli_output *out, const char *path, const char *option);
 FILE *cli_output_stream(cli_output *out);
 int cli_output_commit(cli_output *out, warplab_status status);
 void cli_output_abandon(cli_output *out);
+/* Unlinks the temporary files of outputs begun and not yet committed or
+ * abandoned (async-signal-safe: for the signal handler). */
+void cli_output_remove_temporaries(void);
 
 /* Writes a report to an output in a format (or SVG when svg is true). */
 int cli_write_file(const warplab_report *report, cli_output *out, warplab_format format, bool svg);
@@ -63,10 +67,12 @@ int cli_write_sweep_svg(const warplab_report *report, cli_output *out);
  * newlines in text start new lines. */
 void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
 
-/* SIGINT handling for long runs: install sets a flag on the first SIGINT
- * (and restores the default action, so a second one kills); cli_interrupted
- * reads it (a warplab_bench_options.cancelled callback). */
-void cli_interrupt_install(void);
+/* SIGINT, SIGTERM and SIGHUP during long runs. graceful (bench): the first
+ * one sets a flag that cli_interrupted returns (the signal number; a
+ * warplab_bench_options.cancelled callback) and the run stops at the next
+ * rung; exit 128 + the signal (130 for Ctrl-C). A second one, or any when
+ * not graceful (probe), removes the temporary output files and kills. */
+void cli_interrupt_install(bool graceful);
 int cli_interrupted(void *user);
 
 int cmd_bench(int argc, char **argv);

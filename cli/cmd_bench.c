@@ -46,8 +46,9 @@ static void bench_help(FILE *out)
             "\n"
             "Exit status: 0 when every rung that ran was verified; 1 when one failed, the run\n"
             "broke, an output could not be written or nothing ran (every rung skipped); 2 on\n"
-            "bad usage or input (checked before anything runs); 130 when interrupted (Ctrl-C:\n"
-            "the finished rows are printed and written, the JSON marked incomplete).\n");
+            "bad usage or input (checked before anything runs); 130 when interrupted (Ctrl-C;\n"
+            "143 for SIGTERM): the finished rows are printed and written, the JSON marked\n"
+            "incomplete.\n");
 }
 
 enum {
@@ -192,6 +193,10 @@ int cmd_bench(int argc, char **argv)
 
     /* Everything that can be wrong with the command is found before the
      * banner and before any rung runs: the output files first. */
+    /* Ctrl-C (or SIGTERM, SIGHUP) stops the run at the next rung (or timed
+     * run): the rows that finished are printed and written, marked
+     * incomplete. A second one kills at once, leaving no temporary file. */
+    cli_interrupt_install(true);
     cli_output json_out, plot_out;
     memset(&json_out, 0, sizeof json_out);
     memset(&plot_out, 0, sizeof plot_out);
@@ -223,10 +228,6 @@ int cmd_bench(int argc, char **argv)
                warplab_backend_name(warplab_context_backend(context)));
     fflush(stdout);
 
-    /* Ctrl-C stops the run at the next rung (or timed run): the rows that
-     * finished are printed and written, marked incomplete. A second Ctrl-C
-     * kills at once. */
-    cli_interrupt_install();
     bench.cancelled = cli_interrupted;
     warplab_report *report = NULL;
     status = warplab_bench(context, &bench, &report);
@@ -266,7 +267,7 @@ int cmd_bench(int argc, char **argv)
     if (report->incomplete) {
         fprintf(stderr, "warplab: interrupted: %zu row%s finished%s\n", report->row_count,
                 report->row_count == 1 ? "" : "s", json ? " (the JSON is marked incomplete)" : "");
-        code = CLI_INTERRUPTED;
+        code = 128 + cli_interrupted(NULL); /* 130 for SIGINT, 143 for SIGTERM */
     } else if (failed && code == CLI_OK) {
         code = CLI_FAILED;
     } else if (ran == 0 && code == CLI_OK) {

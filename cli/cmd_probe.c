@@ -282,6 +282,7 @@ int cmd_probe(int argc, char **argv)
     if (!cli.quiet)
         cli.options.progress = cli_progress_line;
 
+    cli_interrupt_install(false); /* no early stop: a signal kills, leaving no temporary file */
     /* Output paths are checked before anything runs. */
     const bool directory = cli.plot && (strcmp(name, "all") == 0 || is_directory(cli.plot));
     cli_output json_out, plot_out;

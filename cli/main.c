@@ -130,28 +130,39 @@ void cli_progress_line(void *user, const char *ladder, const char *rung, const c
     fflush(stderr);
 }
 
-static volatile sig_atomic_t interrupt_seen = 0;
+static volatile sig_atomic_t interrupt_seen = 0; /* the signal number, 0 = none */
+static bool interrupt_graceful = false;
 
 static void on_interrupt(int signal_number)
 {
-    (void)signal_number;
-    interrupt_seen = 1;
+    if (interrupt_graceful && !interrupt_seen) {
+        interrupt_seen = signal_number;
+        return;
+    }
+    /* A second signal, or a command that cannot stop early: leave no
+     * temporary output behind, then die of the signal as usual. */
+    cli_output_remove_temporaries();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
 }
 
-void cli_interrupt_install(void)
+void cli_interrupt_install(bool graceful)
 {
+    interrupt_graceful = graceful;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    action.sa_flags = SA_RESTART;
     sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGHUP, &action, NULL);
 }
 
 int cli_interrupted(void *user)
 {
     (void)user;
-    return interrupt_seen != 0;
+    return interrupt_seen;
 }
 
 /* PoCL compiles kernels into a cache directory that must be writable; give it

@@ -13,6 +13,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The temporary files that exist now, for the signal handler. */
+#define MAX_PENDING 8
+static cli_output *volatile pending[MAX_PENDING];
+
+static void track(cli_output *out, bool add)
+{
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (add ? pending[i] == NULL : pending[i] == out) {
+            pending[i] = add ? out : NULL;
+            return;
+        }
+}
+
+void cli_output_remove_temporaries(void)
+{
+    for (int i = 0; i < MAX_PENDING; i++) {
+        cli_output *out = pending[i];
+        if (out && out->fd >= 0)
+            unlink(out->temp);
+    }
+}
+
 int cli_output_begin(cli_output *out, const char *path, const char *option)
 {
     memset(out, 0, sizeof *out);
@@ -37,11 +59,13 @@ int cli_output_begin(cli_output *out, const char *path, const char *option)
         fprintf(stderr, "warplab: %s %s: cannot write there: %s\n", option, path, strerror(errno));
         return CLI_USAGE;
     }
+    track(out, true);
     return CLI_OK;
 }
 
 void cli_output_abandon(cli_output *out)
 {
+    track(out, false);
     if (out->fd >= 0) {
         close(out->fd);
         unlink(out->temp);
@@ -94,6 +118,7 @@ int cli_output_commit(cli_output *out, warplab_status status)
     if (fchmod(out->fd, 0666 & ~mask) != 0 || fsync(out->fd) != 0)
         return output_failed(out, "fsync", errno);
     int fd = out->fd;
+    track(out, false);
     out->fd = -1;
     if (close(fd) != 0) {
         unlink(out->temp);

@@ -243,6 +243,28 @@ if(problem)
 else()
   message(STATUS "ok: SIGINT -> 130, ${rows} rows in ${json}, marked incomplete")
 endif()
+# SIGTERM (a job scheduler's timeout) stops bench the same way: exit 143.
+# probe cannot stop early: killed, it leaves no temporary file behind.
+set(json "${WORK_DIR}/cli_test_terminated.json")
+file(REMOVE "${json}")
+execute_process(COMMAND timeout --preserve-status -s TERM 3 ${WARPLAB} bench --backend cpu
+                        --quiet --json ${json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 143 OR NOT err MATCHES "interrupted" OR NOT EXISTS "${json}")
+  message(SEND_ERROR "bench terminated by SIGTERM: exit ${rc}\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+set(json "${WORK_DIR}/cli_test_probe_killed.json")
+file(GLOB left "${json}*")
+file(REMOVE "${json}" ${left})
+execute_process(COMMAND timeout -s TERM 1 ${WARPLAB} probe all --quiet --json ${json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+file(GLOB left "${json}*")
+if(left)
+  message(SEND_ERROR "a probe killed by SIGTERM left ${left} (exit ${rc})\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+
 # The seed is written as a string, exactly: JSON readers round numbers.
 set(json "${WORK_DIR}/cli_test_seed.json")
 expect(RC 0 ARGS bench vecadd --backend cpu --size 1000 --rung cpu_loop --repeat 2 --quiet
