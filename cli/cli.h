@@ -7,9 +7,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Exit codes: 0 success; 1 a run failed (an error or a wrong result); 2 bad
- * usage or bad input. */
-enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+/* Exit codes: 0 success; 1 a run failed (an error or a wrong result), broke,
+ * or ran nothing (every rung skipped); 2 bad usage or bad input; 130
+ * interrupted (SIGINT; 128 + the signal for SIGTERM, SIGHUP), after printing
+ * what finished. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_INTERRUPTED = 130 };
 
 /* Prints "warplab: <context>: <detail> (<status>)" to stderr; returns the
  * exit code the status deserves. */
@@ -34,20 +36,44 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
 void cli_progress_line(void *user, const char *ladder, const char *rung, const char *problem,
                        size_t done, size_t total);
 
-/* Opens path for writing, saying why on stderr when it cannot (NULL). */
-FILE *cli_open_output(const char *path);
-/* Closes a file cli_open_output gave after writing it with `status`; an exit
- * code, with the reason on stderr when the write or the close failed. */
-int cli_close_output(FILE *file, const char *path, warplab_status status);
+/* An output file written atomically (cli/output.c): begin creates a
+ * temporary file beside path before the run (a path that cannot be written
+ * is a usage error, CLI_USAGE, with option named in the message); the
+ * caller writes to cli_output_stream (memory); commit writes it out, syncs
+ * and renames it over path, or removes it and says why (the errno) with
+ * CLI_FAILED; abandon removes it. */
+typedef struct cli_output {
+    char path[4096];
+    char temp[4200];
+    int fd;
+    FILE *memory;
+    char *data;
+    size_t size;
+} cli_output;
+int cli_output_begin(cli_output *out, const char *path, const char *option);
+FILE *cli_output_stream(cli_output *out);
+int cli_output_commit(cli_output *out, warplab_status status);
+void cli_output_abandon(cli_output *out);
+/* Unlinks the temporary files of outputs begun and not yet committed or
+ * abandoned (async-signal-safe: for the signal handler). */
+void cli_output_remove_temporaries(void);
 
-/* Writes a report to a file in a format (or SVG when svg is true). */
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format, bool svg);
+/* Writes a report to an output in a format (or SVG when svg is true). */
+int cli_write_file(const warplab_report *report, cli_output *out, warplab_format format, bool svg);
 /* Writes a sweep's line chart (GB/s against n) as SVG. */
-int cli_write_sweep_svg(const warplab_report *report, const char *path);
+int cli_write_sweep_svg(const warplab_report *report, cli_output *out);
 
 /* Prints text word-wrapped to width columns, each line led by indent;
  * newlines in text start new lines. */
 void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
+
+/* SIGINT, SIGTERM and SIGHUP during long runs. graceful (bench): the first
+ * one sets a flag that cli_interrupted returns (the signal number; a
+ * warplab_bench_options.cancelled callback) and the run stops at the next
+ * rung; exit 128 + the signal (130 for Ctrl-C). A second one, or any when
+ * not graceful (probe), removes the temporary output files and kills. */
+void cli_interrupt_install(bool graceful);
+int cli_interrupted(void *user);
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

@@ -47,8 +47,11 @@ static void bench_help(FILE *out)
             "  -q, --quiet          no progress line\n"
             "  -h, --help           this help\n"
             "\n"
-            "Exit status: 0 when every rung that ran was verified, 1 when one failed or the\n"
-            "run broke, 2 on bad usage.\n");
+            "Exit status: 0 when every rung that ran was verified; 1 when one failed, the run\n"
+            "broke, an output could not be written or nothing ran (every rung skipped); 2 on\n"
+            "bad usage or input (checked before anything runs); 130 when interrupted (Ctrl-C;\n"
+            "143 for SIGTERM): the finished rows are printed and written, the JSON marked\n"
+            "incomplete.\n");
 }
 
 enum {
@@ -118,11 +121,21 @@ static void print_api_table(const warplab_report *report)
 static int bench_api(const char *backend, int device, warplab_bench_options *bench,
                      warplab_format format, const char *json)
 {
-    warplab_context *context = NULL;
-    int code = cli_open_context(backend, device, &context);
-    if (code != CLI_OK)
+    /* The output file is checked (and begun) before anything runs. */
+    cli_output json_out;
+    memset(&json_out, 0, sizeof json_out);
+    json_out.fd = -1;
+    int code = CLI_OK;
+    if (json && (code = cli_output_begin(&json_out, json, "--json")) != CLI_OK)
         return code;
+    warplab_context *context = NULL;
+    code = cli_open_context(backend, device, &context);
+    if (code != CLI_OK) {
+        cli_output_abandon(&json_out);
+        return code;
+    }
     if (warplab_context_backend(context) != WARPLAB_BACKEND_CUDA) {
+        cli_output_abandon(&json_out);
         printf("warplab bench api: skipped: it compares the library with CUB and cuBLAS, which "
                "need the cuda backend (this run has %s: %s)\n",
                warplab_backend_name(warplab_context_backend(context)),
@@ -137,6 +150,7 @@ static int bench_api(const char *backend, int device, warplab_bench_options *ben
     warplab_status status = warplab_bench_api(context, bench, &report);
     if (status != WARPLAB_OK) {
         code = cli_fail(status, warplab_last_error(context), "bench api");
+        cli_output_abandon(&json_out);
         warplab_context_destroy(context);
         return code;
     }
@@ -146,7 +160,7 @@ static int bench_api(const char *backend, int device, warplab_bench_options *ben
         warplab_report_write(report, format, stdout);
     fflush(stdout);
     if (json)
-        code = cli_write_file(report, json, WARPLAB_FORMAT_JSON, false);
+        code = cli_write_file(report, &json_out, WARPLAB_FORMAT_JSON, false);
     for (size_t i = 0; i < report->row_count; i++)
         if ((report->rows[i].flags & WARPLAB_ROW_FAILED) && code == CLI_OK)
             code = CLI_FAILED;
@@ -247,6 +261,10 @@ int cmd_bench(int argc, char **argv)
             bench.rungs = rung_list;
         }
     }
+    if (bench.sizes && !*bench.sizes)
+        return cli_usage_error("bench",
+                               "--size needs sizes, not '': comma-separated, each dimension 1 "
+                               "or more (2^28, 268435456, 256M, 4096x4096)");
     if (!quiet)
         bench.progress = cli_progress_line;
     if (bench.ladder && strcmp(bench.ladder, "api") == 0) {
@@ -255,10 +273,34 @@ int cmd_bench(int argc, char **argv)
         return bench_api(backend, device, &bench, format, json);
     }
 
-    warplab_context *context = NULL;
-    int code = cli_open_context(backend, device, &context);
-    if (code != CLI_OK)
+    /* Everything that can be wrong with the command is found before the
+     * banner and before any rung runs: the output files first. */
+    /* Ctrl-C (or SIGTERM, SIGHUP) stops the run at the next rung (or timed
+     * run): the rows that finished are printed and written, marked
+     * incomplete. A second one kills at once, leaving no temporary file. */
+    cli_interrupt_install(true);
+    cli_output json_out, plot_out;
+    memset(&json_out, 0, sizeof json_out);
+    memset(&plot_out, 0, sizeof plot_out);
+    json_out.fd = plot_out.fd = -1;
+    int code = CLI_OK;
+    if (json && (code = cli_output_begin(&json_out, json, "--json")) != CLI_OK)
         return code;
+    if (plot && (code = cli_output_begin(&plot_out, plot, "--plot")) != CLI_OK) {
+        cli_output_abandon(&json_out);
+        return code;
+    }
+    warplab_context *context = NULL;
+    code = cli_open_context(backend, device, &context);
+    warplab_status status = WARPLAB_OK;
+    if (code == CLI_OK && (status = warplab_bench_validate(context, &bench)) != WARPLAB_OK)
+        code = cli_fail(status, warplab_last_error(context), "bench");
+    if (code != CLI_OK) {
+        cli_output_abandon(&json_out);
+        cli_output_abandon(&plot_out);
+        warplab_context_destroy(context);
+        return code;
+    }
     const warplab_device_info *info = warplab_context_device(context);
     if (warplab_context_backend(context) == WARPLAB_BACKEND_CPU && !backend)
         fprintf(stderr, "warplab: no GPU and no OpenCL device found: running on the cpu "
@@ -266,11 +308,15 @@ int cmd_bench(int argc, char **argv)
     if (format == WARPLAB_FORMAT_TABLE)
         printf("warplab %s on %s (%s backend)\n", warplab_version(), info->name,
                warplab_backend_name(warplab_context_backend(context)));
+    fflush(stdout);
 
+    bench.cancelled = cli_interrupted;
     warplab_report *report = NULL;
-    warplab_status status = warplab_bench(context, &bench, &report);
+    status = warplab_bench(context, &bench, &report);
     if (status != WARPLAB_OK) {
         code = cli_fail(status, warplab_last_error(context), "bench");
+        cli_output_abandon(&json_out);
+        cli_output_abandon(&plot_out);
         warplab_context_destroy(context);
         return code;
     }
@@ -278,15 +324,20 @@ int cmd_bench(int argc, char **argv)
     if (sweep && format == WARPLAB_FORMAT_TABLE)
         warplab_report_write_sweep(report, stdout);
     fflush(stdout);
-    if (json && code == CLI_OK)
-        code = cli_write_file(report, json, WARPLAB_FORMAT_JSON, false);
-    if (plot && code == CLI_OK)
-        code = sweep ? cli_write_sweep_svg(report, plot)
-                     : cli_write_file(report, plot, WARPLAB_FORMAT_TABLE, true);
+    if (json)
+        code = cli_write_file(report, &json_out, WARPLAB_FORMAT_JSON, false);
+    if (plot) {
+        int plotted = sweep ? cli_write_sweep_svg(report, &plot_out)
+                            : cli_write_file(report, &plot_out, WARPLAB_FORMAT_TABLE, true);
+        if (code == CLI_OK)
+            code = plotted;
+    }
 
-    size_t failed = 0;
+    size_t failed = 0, ran = 0;
     for (size_t i = 0; i < report->row_count; i++) {
         const warplab_row *row = &report->rows[i];
+        if (!(row->flags & WARPLAB_ROW_SKIPPED))
+            ran++;
         if ((row->flags & WARPLAB_ROW_FAILED) && !(row->flags & WARPLAB_ROW_EXPECTED_WRONG)) {
             if (!failed)
                 fprintf(stderr, "\n");
@@ -295,9 +346,18 @@ int cmd_bench(int argc, char **argv)
             failed++;
         }
     }
+    if (report->incomplete) {
+        fprintf(stderr, "warplab: interrupted: %zu row%s finished%s\n", report->row_count,
+                report->row_count == 1 ? "" : "s", json ? " (the JSON is marked incomplete)" : "");
+        code = 128 + cli_interrupted(NULL); /* 130 for SIGINT, 143 for SIGTERM */
+    } else if (failed && code == CLI_OK) {
+        code = CLI_FAILED;
+    } else if (ran == 0 && code == CLI_OK) {
+        fprintf(stderr, "warplab: nothing ran: every rung was skipped (the reasons are in the "
+                        "table)\n");
+        code = CLI_FAILED;
+    }
     warplab_report_destroy(report);
     warplab_context_destroy(context);
-    if (failed && code == CLI_OK)
-        code = CLI_FAILED;
     return code;
 }

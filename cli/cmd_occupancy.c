@@ -93,25 +93,34 @@ static bool parse_one_size(const char *text, size_t *value)
     return true;
 }
 
-/* "16x16" -> 256 threads; each dimension at least 1. */
-static bool parse_block(const char *text, int *threads, int dims_out[3])
+/* "16x16" -> 256 threads; each dimension 1 to 65536. On failure, why in
+ * reason (the product is computed without overflow). */
+static bool parse_block(const char *text, int *threads, int dims_out[3], char *reason,
+                        size_t reason_len)
 {
     size_t sizes[3];
     int dims = 0;
-    if (warplab_parse_size(text, sizes, &dims) != WARPLAB_OK)
+    if (warplab_parse_size(text, sizes, &dims) != WARPLAB_OK) {
+        snprintf(reason, reason_len, "XxY or XxYxZ, each dimension 1 to 65536");
         return false;
-    long long product = 1;
+    }
+    unsigned long long product = 1;
     for (int i = 0; i < 3; i++) {
         dims_out[i] = 1;
         if (i >= dims)
             continue;
-        if (sizes[i] < 1 || sizes[i] > 65536)
+        if (sizes[i] < 1 || sizes[i] > 65536) {
+            snprintf(reason, reason_len, "each dimension is 1 to 65536, not %zu", sizes[i]);
             return false;
+        }
         dims_out[i] = (int)sizes[i];
-        product *= (long long)sizes[i];
+        product *= (unsigned long long)sizes[i]; /* at most 2^48 */
     }
-    if (product > INT_MAX)
+    if (product > 1024 * 1024) {
+        snprintf(reason, reason_len,
+                 "%llu threads in one block; a block holds 1 to 1024 threads (X*Y*Z)", product);
         return false;
+    }
     *threads = (int)product;
     return true;
 }
@@ -403,9 +412,9 @@ int cmd_occupancy(int argc, char **argv)
             threads = (int)n;
             have_threads = true;
         } else if (!strcmp(option, "--block")) {
-            if (!parse_block(value, &threads, dims))
-                return cli_usage_error("occupancy",
-                                       "--block needs XxY or XxYxZ (each >= 1), not '%s'", value);
+            char reason[128];
+            if (!parse_block(value, &threads, dims, reason, sizeof reason))
+                return cli_usage_error("occupancy", "--block '%s': %s", value, reason);
             have_threads = true;
         } else if (!strcmp(option, "--registers") || !strcmp(option, "-r")) {
             if (!cli_parse_int(value, &registers) || registers < 0)

@@ -3,10 +3,12 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* "cuda, opencl": the backends compiled in where the probe has a form. */
 static void probe_backends(const char *name, char *text, size_t len)
@@ -83,28 +85,31 @@ static bool is_directory(const char *path)
     return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-/* Writes results to path: JSON, or (svg) the first result's charts. */
-static int write_file(const char *path, const warplab_probe_result *const *results, size_t count,
+/* Writes results to an output begun beforehand: JSON, or (svg) the first
+ * result's charts. */
+static int write_file(cli_output *out, const warplab_probe_result *const *results, size_t count,
                       bool svg)
 {
-    FILE *file = cli_open_output(path);
-    if (!file)
-        return CLI_FAILED;
-    warplab_status status = svg ? warplab_probe_write_svg(results[0], file)
-                                : warplab_probe_write(results, count, WARPLAB_FORMAT_JSON, file);
-    return cli_close_output(file, path, status);
+    FILE *file = cli_output_stream(out);
+    warplab_status status = !file ? WARPLAB_ERROR_HOST_OUT_OF_MEMORY
+                            : svg ? warplab_probe_write_svg(results[0], file)
+                                  : warplab_probe_write(results, count, WARPLAB_FORMAT_JSON, file);
+    return cli_output_commit(out, status);
 }
 
-/* The chart of one probe: PATH, or PATH/probe-NAME.svg for a directory. */
-static int write_svg(const warplab_probe_result *result, const char *plot, bool directory)
+/* The chart of one probe: into single (PATH, begun before the run), or
+ * PATH/probe-NAME.svg for a directory. */
+static int write_svg(const warplab_probe_result *result, const char *plot, bool directory,
+                     cli_output *single)
 {
+    if (!directory)
+        return write_file(single, &result, 1, true);
     char path[4096];
-    if (directory)
-        snprintf(path, sizeof path, "%s%sprobe-%s.svg", plot,
-                 plot[strlen(plot) - 1] == '/' ? "" : "/", result->probe);
-    else
-        snprintf(path, sizeof path, "%s", plot);
-    return write_file(path, &result, 1, true);
+    snprintf(path, sizeof path, "%s%sprobe-%s.svg", plot, plot[strlen(plot) - 1] == '/' ? "" : "/",
+             result->probe);
+    cli_output out;
+    int code = cli_output_begin(&out, path, "--plot");
+    return code == CLI_OK ? write_file(&out, &result, 1, true) : CLI_FAILED;
 }
 
 /* Failed kernels, to stderr; returns how many. */
@@ -277,16 +282,42 @@ int cmd_probe(int argc, char **argv)
     if (!cli.quiet)
         cli.options.progress = cli_progress_line;
 
+    cli_interrupt_install(false); /* no early stop: a signal kills, leaving no temporary file */
+    /* Output paths are checked before anything runs. */
+    const bool directory = cli.plot && (strcmp(name, "all") == 0 || is_directory(cli.plot));
+    cli_output json_out, plot_out;
+    memset(&json_out, 0, sizeof json_out);
+    memset(&plot_out, 0, sizeof plot_out);
+    json_out.fd = plot_out.fd = -1;
+    if (cli.json && (code = cli_output_begin(&json_out, cli.json, "--json")) != CLI_OK)
+        return code;
+    if (cli.plot && directory && access(cli.plot, W_OK) != 0) {
+        fprintf(stderr, "warplab: --plot %s: cannot write charts into that directory: %s\n",
+                cli.plot, strerror(errno));
+        cli_output_abandon(&json_out);
+        return CLI_USAGE;
+    }
+    if (cli.plot && !directory &&
+        (code = cli_output_begin(&plot_out, cli.plot, "--plot")) != CLI_OK) {
+        cli_output_abandon(&json_out);
+        return code;
+    }
+
     warplab_context *context = NULL;
     code = cli_open_context(cli.backend, cli.device, &context);
-    if (code != CLI_OK)
+    if (code != CLI_OK) {
+        cli_output_abandon(&json_out);
+        cli_output_abandon(&plot_out);
         return code;
+    }
     const warplab_device_info *info = warplab_context_device(context);
     const warplab_backend_kind backend = warplab_context_backend(context);
     const char *chosen[64];
     size_t count = 0;
     code = select_probes(name, backend, chosen, &count);
     if (code != CLI_OK) {
+        cli_output_abandon(&json_out);
+        cli_output_abandon(&plot_out);
         warplab_context_destroy(context);
         return code;
     }
@@ -296,8 +327,6 @@ int cmd_probe(int argc, char **argv)
 
     warplab_probe_result *results[64] = {NULL};
     size_t done = 0, failed = 0;
-    const bool directory =
-        cli.plot && (count > 1 || strcmp(name, "all") == 0 || is_directory(cli.plot));
     for (size_t i = 0; i < count; i++) {
         warplab_status status = warplab_probe_run(context, chosen[i], &cli.options, &results[done]);
         if (status != WARPLAB_OK) {
@@ -312,13 +341,15 @@ int cmd_probe(int argc, char **argv)
         }
         failed += report_failures(result);
         if (cli.plot && code == CLI_OK)
-            code = write_svg(result, cli.plot, directory);
+            code = write_svg(result, cli.plot, directory, &plot_out);
     }
     if (cli.format == WARPLAB_FORMAT_CSV && done)
         warplab_probe_write((const warplab_probe_result *const *)results, done, WARPLAB_FORMAT_CSV,
                             stdout);
     if (cli.json && done && code == CLI_OK)
-        code = write_file(cli.json, (const warplab_probe_result *const *)results, done, false);
+        code = write_file(&json_out, (const warplab_probe_result *const *)results, done, false);
+    cli_output_abandon(&json_out); /* what was not written (a failed run) leaves no file */
+    cli_output_abandon(&plot_out);
     for (size_t i = 0; i < done; i++)
         warplab_probe_result_destroy(results[i]);
     warplab_context_destroy(context);

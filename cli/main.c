@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,41 +130,39 @@ void cli_progress_line(void *user, const char *ladder, const char *rung, const c
     fflush(stderr);
 }
 
-FILE *cli_open_output(const char *path)
-{
-    FILE *file = fopen(path, "w");
-    if (!file)
-        fprintf(stderr, "warplab: cannot write %s: %s\n", path, strerror(errno));
-    return file;
-}
+static volatile sig_atomic_t interrupt_seen = 0; /* the signal number, 0 = none */
+static bool interrupt_graceful = false;
 
-int cli_close_output(FILE *file, const char *path, warplab_status status)
+static void on_interrupt(int signal_number)
 {
-    if (fclose(file) != 0 && status == WARPLAB_OK)
-        status = WARPLAB_ERROR_IO;
-    if (status != WARPLAB_OK) {
-        fprintf(stderr, "warplab: writing %s failed (%s)\n", path, warplab_status_string(status));
-        return CLI_FAILED;
+    if (interrupt_graceful && !interrupt_seen) {
+        interrupt_seen = signal_number;
+        return;
     }
-    return CLI_OK;
+    /* A second signal, or a command that cannot stop early: leave no
+     * temporary output behind, then die of the signal as usual. */
+    cli_output_remove_temporaries();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
 }
 
-int cli_write_file(const warplab_report *report, const char *path, warplab_format format, bool svg)
+void cli_interrupt_install(bool graceful)
 {
-    FILE *file = cli_open_output(path);
-    if (!file)
-        return CLI_FAILED;
-    warplab_status status =
-        svg ? warplab_report_write_svg(report, file) : warplab_report_write(report, format, file);
-    return cli_close_output(file, path, status);
+    interrupt_graceful = graceful;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGHUP, &action, NULL);
 }
 
-int cli_write_sweep_svg(const warplab_report *report, const char *path)
+int cli_interrupted(void *user)
 {
-    FILE *file = cli_open_output(path);
-    if (!file)
-        return CLI_FAILED;
-    return cli_close_output(file, path, warplab_report_write_sweep_svg(report, file));
+    (void)user;
+    return interrupt_seen;
 }
 
 /* PoCL compiles kernels into a cache directory that must be writable; give it
@@ -178,6 +177,20 @@ static void default_pocl_cache(void)
     setenv("POCL_CACHE_DIR", path, 0);
 }
 
+/* What went to stdout must have arrived: a write error there (a full disk,
+ * /dev/full, a closed pipe's EPIPE) is a failure, not exit 0. */
+static int finish_stdout(int code)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int error = errno;
+        fprintf(stderr, "warplab: writing to standard output failed%s%s\n", error ? ": " : "",
+                error ? strerror(error) : "");
+        return code == CLI_OK ? CLI_FAILED : code;
+    }
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -186,16 +199,18 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         print_help(stdout);
-        return CLI_OK;
+        return finish_stdout(CLI_OK);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version")) {
         printf("warplab %s\n", warplab_version());
-        return CLI_OK;
+        return finish_stdout(CLI_OK);
     }
     default_pocl_cache();
+    /* A file past the size limit is a failed write (EFBIG), not a signal. */
+    signal(SIGXFSZ, SIG_IGN);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return finish_stdout(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "warplab: unknown command '%s'\n\n", argv[1]);
     print_help(stderr);
     return CLI_USAGE;

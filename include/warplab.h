@@ -419,6 +419,8 @@ typedef struct warplab_report {
     int l2_flushed;          /* caches flushed before each timed run */
     unsigned long long seed;
     double fp32_peak_gflops; /* the device's FP32 peak, for pct_of_fp32_peak; 0 = unknown */
+    /* Added after the first declaration. */
+    int incomplete; /* 1: the run was cancelled; rows holds the rungs that ran */
 } warplab_report;
 
 void warplab_report_destroy(warplab_report *report);
@@ -439,6 +441,14 @@ typedef struct warplab_bench_options {
     unsigned long long seed; /* 0 = from the clock */
     warplab_progress_fn progress;
     void *progress_user;
+    /* Added after the first declaration. Cancellation: when non-NULL, asked
+     * before each rung and between timed runs; once it returns non-zero the
+     * run stops (the rung being timed keeps the runs it has), and the report
+     * holds the rows that ran, marked incomplete. It may be called from the
+     * thread that called warplab_bench only; a signal handler can set a flag
+     * it reads. */
+    int (*cancelled)(void *user);
+    void *cancel_user;
 } warplab_bench_options;
 
 /* Runs ladders on the context's backend (host rows on the CPU) and returns a
@@ -464,6 +474,12 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
  * why, on backends without a vendor library. */
 warplab_status warplab_bench_api(warplab_context *context, const warplab_bench_options *options,
                                  warplab_report **report);
+
+/* Checks options as warplab_bench would (ladder, rungs, sizes, type, op,
+ * sizes whose byte counts overflow) without running anything: the same
+ * status and warplab_last_error detail as warplab_bench's. */
+warplab_status warplab_bench_validate(warplab_context *context,
+                                      const warplab_bench_options *options);
 
 /* Ladders compiled into the library. */
 size_t warplab_ladder_count(void);

@@ -126,13 +126,11 @@ static int split_list(const char *text, char items[][64], int max)
     while (text && *text && count < max) {
         const char *comma = strchr(text, ',');
         size_t length = comma ? (size_t)(comma - text) : strlen(text);
-        if (length > 0 && length < 64) {
-            memcpy(items[count], text, length);
-            items[count][length] = '\0';
-            count++;
-        } else if (length >= 64) {
-            return -1;
-        }
+        if (length == 0 || length >= 64)
+            return -1; /* an empty item ("2^20,,2^22") or one too long */
+        memcpy(items[count], text, length);
+        items[count][length] = '\0';
+        count++;
         text = comma ? comma + 1 : NULL;
     }
     return text && *text ? -1 : count;
@@ -166,7 +164,9 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     int count = split_list(sizes, items, MAX_LIST);
     if (count <= 0)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "no sizes in '%s' (or more than %d)", sizes, MAX_LIST);
+                               "cannot read the sizes '%s': 1 to %d sizes, comma-separated, "
+                               "none empty (examples: 2^20, 1M, 4096x4096)",
+                               sizes, MAX_LIST);
     for (int i = 0; i < count; i++) {
         size_t dims[3];
         int given = 0;
@@ -175,12 +175,29 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                                    "cannot read the size '%s' (examples: 1048576, 2^20, 1M, "
                                    "4096x4096, 512x512x512)",
                                    items[i]);
+        for (int d = 0; d < given; d++)
+            if (dims[d] == 0)
+                return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                       "the size '%s' is out of range: every dimension is 1 or "
+                                       "more (up to what fits in the device's memory)",
+                                       items[i]);
         char error[256] = "";
         warplab_status status =
             ladder->make_problem(dims, given, options->dtype, options->op,
                                  &p->problems[p->problem_count], error, sizeof error);
         if (status != WARPLAB_OK)
             return wl_context_fail(context, status, "%s: %s", ladder->name, error);
+        size_t bytes = 0;
+        if (!wl_problem_bytes(ladder, &p->problems[p->problem_count], &bytes)) {
+            char text[64];
+            ladder->describe(&p->problems[p->problem_count], text, sizeof text);
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "the size '%s' is out of range: %s %s needs more than 2^64 "
+                                   "bytes (sizes run from 1 to what fits in the device's "
+                                   "%.1f GB)",
+                                   items[i], ladder->name, text,
+                                   (double)context->device->info.global_memory_bytes / 1e9);
+        }
         p->problem_count++;
     }
     if (options->rungs && *options->rungs) {
@@ -210,16 +227,15 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     return WARPLAB_OK;
 }
 
-warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
-                             warplab_report **report_out)
+/* Every ladder's plan for the options; on failure the detail is in the
+ * context and *plans_out is NULL. */
+static warplab_status make_plans(warplab_context *context, const warplab_bench_options *options,
+                                 plan **plans_out, size_t *plan_count_out, size_t *total_out)
 {
-    if (!context || !options || !report_out)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    *report_out = NULL;
+    *plans_out = NULL;
     if (options->repeat < 0 || options->warmup < 0 || options->max_seconds < 0)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "repeat, warm-up and time budget must not be negative");
-
     plan *plans = calloc(wl_ladder_count(), sizeof *plans);
     if (!plans)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
@@ -243,8 +259,63 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
         for (size_t i = 0; i < wl_ladder_count() && status == WARPLAB_OK; i++)
             status = make_plan(context, wl_ladder_at(i), options, &plans[plan_count++]);
     }
+    if (status != WARPLAB_OK) {
+        free(plans);
+        return status;
+    }
     for (size_t i = 0; i < plan_count; i++)
         total += (size_t)plans[i].problem_count * (size_t)plans[i].rung_count;
+    *plans_out = plans;
+    *plan_count_out = plan_count;
+    *total_out = total;
+    return WARPLAB_OK;
+}
+
+warplab_status warplab_bench_validate(warplab_context *context,
+                                      const warplab_bench_options *options)
+{
+    if (!context || !options)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    plan *plans = NULL;
+    size_t plan_count = 0, total = 0;
+    warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
+    free(plans);
+    return status;
+}
+
+static bool cancelled(const warplab_bench_options *options)
+{
+    return options->cancelled && options->cancelled(options->cancel_user);
+}
+
+/* Fills the speedups and percentages of one problem's rows. */
+static void finalize_group(warplab_report *report, size_t group)
+{
+    double ceiling = report->ceiling_gbs;
+    if (ceiling <= 0)
+        for (size_t i = group; i < report->row_count; i++)
+            if ((report->rows[i].flags & WARPLAB_ROW_REFERENCE) &&
+                !(report->rows[i].flags &
+                  (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) &&
+                report->rows[i].gbs > ceiling)
+                ceiling = report->rows[i].gbs;
+    wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);
+    for (size_t i = group; i < report->row_count && report->fp32_peak_gflops > 0; i++)
+        report->rows[i].pct_of_fp32_peak =
+            100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
+}
+
+warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
+                             warplab_report **report_out)
+{
+    if (!context || !options || !report_out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *report_out = NULL;
+    plan *plans = NULL;
+    size_t plan_count = 0, total = 0;
+    warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
+    if (status != WARPLAB_OK)
+        return status;
 
     warplab_report *report = NULL;
     if (status == WARPLAB_OK) {
@@ -282,12 +353,18 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
         .verify = true,
         .time = true,
     };
+    config.cancelled = options->cancelled;
+    config.cancel_user = options->cancel_user;
     size_t done = 0;
-    for (size_t l = 0; l < plan_count; l++) {
+    for (size_t l = 0; l < plan_count && !report->incomplete; l++) {
         const plan *p = &plans[l];
-        for (int s = 0; s < p->problem_count; s++) {
+        for (int s = 0; s < p->problem_count && !report->incomplete; s++) {
             size_t group = report->row_count;
             for (int r = 0; r < p->rung_count; r++) {
+                if (cancelled(options)) {
+                    report->incomplete = 1;
+                    break;
+                }
                 warplab_row *row = &report->rows[report->row_count++];
                 char problem_text[64];
                 p->ladder->describe(&p->problems[s], problem_text, sizeof problem_text);
@@ -299,20 +376,12 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
                             &config, row);
                 done++;
             }
-            double ceiling = report->ceiling_gbs;
-            if (ceiling <= 0)
-                for (size_t i = group; i < report->row_count; i++)
-                    if ((report->rows[i].flags & WARPLAB_ROW_REFERENCE) &&
-                        !(report->rows[i].flags &
-                          (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) &&
-                        report->rows[i].gbs > ceiling)
-                        ceiling = report->rows[i].gbs;
-            wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);
-            for (size_t i = group; i < report->row_count && report->fp32_peak_gflops > 0; i++)
-                report->rows[i].pct_of_fp32_peak =
-                    100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
+            finalize_group(report, group);
         }
     }
+    /* A rung cut short by the cancellation still counts as incomplete. */
+    if (cancelled(options))
+        report->incomplete = 1;
     if (options->progress)
         options->progress(options->progress_user, NULL, NULL, NULL, done, total);
     free(plans);

@@ -254,9 +254,12 @@ static bool range_ok(const warplab_buffer *buffer, size_t offset, size_t bytes)
 warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes, const void *source,
                                     size_t bytes)
 {
-    if (!buffer || (!source && bytes))
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!buffer)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "warplab_buffer_write: no buffer");
     warplab_context *context = buffer->context;
+    if (!source && bytes)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_buffer_write: the source is NULL for %zu bytes", bytes);
     if (!range_ok(buffer, offset_bytes, bytes))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "write of %zu bytes at offset %zu past the end of a %zu-byte buffer",
@@ -271,9 +274,12 @@ warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
 warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
                                    void *destination, size_t bytes)
 {
-    if (!buffer || (!destination && bytes))
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!buffer)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "warplab_buffer_read: no buffer");
     warplab_context *context = buffer->context;
+    if (!destination && bytes)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_buffer_read: the destination is NULL for %zu bytes", bytes);
     if (!range_ok(buffer, offset_bytes, bytes))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "read of %zu bytes at offset %zu past the end of a %zu-byte buffer",

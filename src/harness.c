@@ -21,6 +21,7 @@ typedef struct harness_buffer {
 
 typedef struct harness_run {
     wl_backend *backend;
+    wl_backend *host; /* the cpu backend: where the harness's host copies live */
     const wl_ladder *ladder;
     const wl_rung *rung;
     const wl_impl *impl;
@@ -108,24 +109,51 @@ static void release_run(harness_run *run)
     run->scratch = NULL;
 }
 
+static warplab_status memory_short(warplab_row *row, double need, const char *what,
+                                   size_t free_bytes, const char *extra)
+{
+    char note[256];
+    wl_format(note, sizeof note,
+              "needs %.2f GB of %s memory, %.2f GB free%s: choose a smaller size", need / 1e9, what,
+              (double)free_bytes / 1e9, extra);
+    return row_fail(row, WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY, WARPLAB_ROW_SKIPPED, note);
+}
+
+/* Whether the run fits: the device's buffers (views, heads, guards, scratch)
+ * in the device's free memory, and the harness's host copies (one per
+ * buffer, the initial values of in-out buffers, one whole buffer read back at
+ * a time) in the host's, which the cpu backend caps by the process's memory
+ * cgroup. On the cpu backend both live in the same memory. A problem that
+ * does not fit is skipped, never left to the OOM killer. */
 static warplab_status check_memory(harness_run *run, size_t scratch_bytes, warplab_row *row)
 {
     wl_backend *backend = run->backend;
-    double need = (double)scratch_bytes;
-    for (int i = 0; i < run->buffers; i++)
-        need += (double)(run->buf[i].head + run->buf[i].bytes + GUARD_BYTES);
-    size_t free_bytes = 0, total_bytes = 0;
-    if (backend->ops->mem_info(backend, &free_bytes, &total_bytes) != WARPLAB_OK)
-        return WARPLAB_OK; /* unknown: let the allocation decide */
-    /* Keep 5% and 64 MB spare: the runtime and the vendor libraries need room too. */
-    double usable = 0.95 * (double)free_bytes - 64e6;
-    if (need > usable) {
-        char note[256];
-        wl_format(note, sizeof note,
-                  "needs %.2f GB of %s memory, %.2f GB free: choose a smaller size", need / 1e9,
-                  backend->ops->name, (double)free_bytes / 1e9);
-        return row_fail(row, WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY, WARPLAB_ROW_SKIPPED, note);
+    double device_need = (double)scratch_bytes, host_need = 0.0, largest = 0.0;
+    for (int i = 0; i < run->buffers; i++) {
+        double total = (double)(run->buf[i].head + run->buf[i].bytes + GUARD_BYTES);
+        device_need += total;
+        host_need += (double)run->buf[i].bytes * (run->spec[i].role == WL_INOUT ? 2.0 : 1.0);
+        if (total > largest)
+            largest = total;
     }
+    host_need += largest;
+    const bool same = backend == run->host || run->host == NULL;
+    size_t free_bytes = 0, total_bytes = 0;
+    /* Keep 5% and 64 MB spare: the runtime and the vendor libraries need room too. */
+    if (backend->ops->mem_info(backend, &free_bytes, &total_bytes) == WARPLAB_OK) {
+        double need = same ? device_need + host_need : device_need;
+        if (need > 0.95 * (double)free_bytes - 64e6)
+            return memory_short(row, need, backend->ops->name, free_bytes,
+                                same ? " (buffers and the harness's host copies)" : "");
+    }
+    /* A device that is not a GPU (PoCL) keeps its buffers in host memory too. */
+    const bool host_device = !backend->info.gpu;
+    double host_total = host_need + (host_device ? device_need : 0.0);
+    if (!same && run->host->ops->mem_info(run->host, &free_bytes, &total_bytes) == WARPLAB_OK &&
+        host_total > 0.95 * (double)free_bytes - 64e6)
+        return memory_short(row, host_total, "host", free_bytes,
+                            host_device ? " (the device's buffers and the harness's copies)"
+                                        : " for the harness's copies of the buffers");
     return WARPLAB_OK;
 }
 
@@ -140,6 +168,31 @@ static warplab_status allocation_failed(harness_run *run, warplab_status status,
                     run->backend->error);
 }
 
+/* The bytes of one buffer as the harness allocates it: the misaligned head,
+ * the view and the guard; false when it does not fit in a size_t. */
+static bool buffer_layout(const wl_problem *problem, const wl_buffer_spec *spec, size_t *head,
+                          size_t *bytes, size_t *total)
+{
+    size_t element = warplab_dtype_size(spec->dtype);
+    return wl_size_mul(problem->misalign, element, head) &&
+           wl_size_mul(spec->count, element, bytes) && wl_size_add(*head, *bytes, total) &&
+           wl_size_add(*total, GUARD_BYTES, total);
+}
+
+bool wl_problem_bytes(const wl_ladder *ladder, const wl_problem *problem, size_t *total)
+{
+    wl_buffer_spec spec[WL_MAX_BUFFERS];
+    int count = ladder->buffers(problem, spec);
+    size_t sum = 0;
+    for (int i = 0; i < count; i++) {
+        size_t head, bytes, one;
+        if (!buffer_layout(problem, &spec[i], &head, &bytes, &one) || !wl_size_add(sum, one, &sum))
+            return false;
+    }
+    *total = sum;
+    return true;
+}
+
 /* Allocates every buffer (view plus head and guard), and the host copies. */
 static warplab_status allocate(harness_run *run, warplab_row *row)
 {
@@ -148,9 +201,10 @@ static warplab_status allocate(harness_run *run, warplab_row *row)
     size_t scratch_bytes =
         run->impl->scratch_bytes ? run->impl->scratch_bytes(backend, problem) : 0;
     for (int i = 0; i < run->buffers; i++) {
-        size_t element = warplab_dtype_size(run->spec[i].dtype);
-        run->buf[i].head = problem->misalign * element;
-        run->buf[i].bytes = run->spec[i].count * element;
+        size_t total;
+        if (!buffer_layout(problem, &run->spec[i], &run->buf[i].head, &run->buf[i].bytes, &total))
+            return row_fail(row, WARPLAB_ERROR_INVALID_ARGUMENT, WARPLAB_ROW_SKIPPED,
+                            "the problem's buffers need more bytes than a size_t can count");
     }
     warplab_status status = check_memory(run, scratch_bytes, row);
     if (status != WARPLAB_OK)
@@ -160,7 +214,7 @@ static warplab_status allocate(harness_run *run, warplab_row *row)
     run->launch.buffers = run->buffers;
     for (int i = 0; i < run->buffers; i++) {
         harness_buffer *b = &run->buf[i];
-        size_t total = b->head + b->bytes + GUARD_BYTES;
+        size_t total = b->head + b->bytes + GUARD_BYTES; /* checked by buffer_layout */
         status = backend->ops->alloc(backend, total, &b->handle);
         if (status != WARPLAB_OK)
             return allocation_failed(run, status, row);
@@ -320,7 +374,8 @@ static warplab_status run_once(harness_run *run)
     return status;
 }
 
-static warplab_status time_runs(harness_run *run, const wl_run_config *config, warplab_row *row)
+static warplab_status time_runs(harness_run *run, const wl_run_config *config,
+                                double checked_seconds, warplab_row *row)
 {
     wl_backend *backend = run->backend;
     const wl_backend_ops *ops = backend->ops;
@@ -330,29 +385,52 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config, w
 
     /* Warm-up: the checked run already loaded modules and handles; the first
      * warm-up run is timed on the host clock to size the rest. */
-    double begin = wl_now_seconds();
-    status = run_once(run);
-    if (status == WARPLAB_OK)
-        status = ops->synchronize(backend);
-    double one_run = wl_now_seconds() - begin;
-    int warmup = config->warmup > 0 ? config->warmup : 3;
-    for (int i = 1; i < warmup && status == WARPLAB_OK && one_run * (i + 1) < 0.1 * budget; i++)
+    /* On the CPU a checked run as long as half the budget warmed the caches
+     * already (a GPU's first run may include loading modules: never skipped). */
+    /* A CPU row whose checked run alone is past the budget (the one-core
+     * loops at the largest sizes) is timed by that run: the cpu backend's
+     * timer is the same host clock, and another run would only double it. */
+    if (ops->kind == WARPLAB_BACKEND_CPU && checked_seconds > budget) {
+        row->runs = 1;
+        row->median_ms = row->min_ms = row->max_ms = row->mean_ms = 1e3 * checked_seconds;
+        row->noise_pct = 0.0;
+        row->gbs = row->bytes / checked_seconds / 1e9;
+        row->gflops = row->flops / checked_seconds / 1e9;
+        return WARPLAB_OK;
+    }
+    double one_run = checked_seconds;
+    if (ops->kind != WARPLAB_BACKEND_CPU || checked_seconds < 0.5 * budget) {
+        double begin = wl_now_seconds();
         status = run_once(run);
-    if (status == WARPLAB_OK)
-        status = ops->synchronize(backend);
-    if (status != WARPLAB_OK)
-        return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+        if (status == WARPLAB_OK)
+            status = ops->synchronize(backend);
+        one_run = wl_now_seconds() - begin;
+        int warmup = config->warmup > 0 ? config->warmup : 3;
+        for (int i = 1; i < warmup && status == WARPLAB_OK && one_run * (i + 1) < 0.1 * budget; i++)
+            status = run_once(run);
+        if (status == WARPLAB_OK)
+            status = ops->synchronize(backend);
+        if (status != WARPLAB_OK)
+            return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+    }
+    /* else: a run longer than half the budget (a CPU row at a large size);
+     * the checked run was its warm-up. */
 
     if (one_run > 0 && one_run * repeat > budget) {
+        /* At least 3 runs for a median and a noise figure, unless one run
+         * alone is past the budget: then as many as fit, at least 1. */
         int fit = (int)(budget / one_run);
-        repeat = fit < 3 ? 3 : fit;
+        repeat = fit < 3 ? (one_run * 3 > 2 * budget ? (fit < 1 ? 1 : fit) : 3) : fit;
     }
     status = ops->timers_reserve(backend, repeat);
     double *ms = calloc((size_t)repeat, sizeof *ms);
     if (!ms)
         return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
                         "out of host memory for timings");
-    for (int i = 0; i < repeat && status == WARPLAB_OK; i++) {
+    int taken = 0;
+    for (int i = 0; i < repeat && status == WARPLAB_OK; i++, taken++) {
+        if (i > 0 && config->cancelled && config->cancelled(config->cancel_user))
+            break;
         if (config->flush && ops->flush_caches)
             status = ops->flush_caches(backend);
         if (status == WARPLAB_OK && run->impl->prepare)
@@ -364,6 +442,7 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config, w
         if (status == WARPLAB_OK)
             status = ops->timer_stop(backend, i);
     }
+    repeat = taken;
     if (status == WARPLAB_OK)
         status = ops->timers_read(backend, repeat, ms);
     if (status != WARPLAB_OK) {
@@ -393,6 +472,7 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
     harness_run run;
     memset(&run, 0, sizeof run);
     run.backend = (rung->flags & WL_RUNG_HOST) ? host : device;
+    run.host = host;
     run.ladder = ladder;
     run.rung = rung;
     run.problem = problem;
@@ -425,12 +505,15 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
     if (status == WARPLAB_OK)
         run.state_ready = true;
 
+    double checked_seconds = 0.0;
     if (status == WARPLAB_OK && config->verify) {
+        double begin = wl_now_seconds();
         status = run_once(&run);
         if (status == WARPLAB_OK && run.impl->finish)
             status = run.impl->finish(run.backend, &run.launch, run.state);
         if (status == WARPLAB_OK)
             status = run.backend->ops->synchronize(run.backend);
+        checked_seconds = wl_now_seconds() - begin;
         if (status != WARPLAB_OK)
             row_fail(row, status, WARPLAB_ROW_FAILED, run.backend->error);
         if (status == WARPLAB_OK)
@@ -443,7 +526,7 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
                                              (rung->flags & WL_RUNG_MAY_BE_WRONG));
     if (timeable && config->time) {
         warplab_status verified = status;
-        status = time_runs(&run, config, row);
+        status = time_runs(&run, config, checked_seconds, row);
         if (status == WARPLAB_OK)
             status = verified;
     }

@@ -105,6 +105,13 @@ void wl_check_init(wl_check *check);
  * |got - expected| <= bound. Returns true when it passes. */
 bool wl_check_value(wl_check *check, size_t index, double got, double expected, double bound);
 
+/* Runs body(task, part, user) for task in [0, tasks) on every core, each
+ * task into its own check, and merges them into check in task order (so
+ * first_bad is what a serial loop over the tasks in order would find). A
+ * task must write nothing shared. Verification of large outputs uses it. */
+void wl_check_parallel(size_t tasks, void (*body)(size_t task, wl_check *check, const void *user),
+                       const void *user, wl_check *check);
+
 /* The detail warplab_last_error(NULL) returns, for calls without a context
  * (occupancy, architectures): recorded per thread. */
 void wl_detached_error_clear(void);
@@ -329,6 +336,10 @@ typedef struct wl_run_config {
     bool verify;        /* run the check first */
     bool time;          /* time it (false: check only, as the tests do) */
     uint64_t seed;
+    /* Non-NULL: asked between timed runs; non-zero stops timing early (the
+     * runs taken so far are kept, at least one). */
+    int (*cancelled)(void *user);
+    void *cancel_user;
 } wl_run_config;
 
 /* Checks (and optionally times) one rung of a ladder on one problem. The row
@@ -337,6 +348,10 @@ typedef struct wl_run_config {
 warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
                            const wl_rung *rung, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row);
+
+/* The bytes the harness allocates for a problem's buffers (views, misaligned
+ * heads and guards); false when that count does not fit in a size_t. */
+bool wl_problem_bytes(const wl_ladder *ladder, const wl_problem *problem, size_t *total);
 
 /* Fills step and cumulative speedups, % of ceiling, % of the copy reference
  * (the fastest WL_RUNG_REFERENCE row among them) and % of the baseline vendor
@@ -372,6 +387,18 @@ int wl_cpu_threads(void);                       /* online processors, at least 1
 /* Runs body(i, user) for i in [0, tasks) on up to threads workers. */
 void wl_parallel_for(int threads, size_t tasks, void (*body)(size_t task, void *user), void *user);
 
+/* Overflow-checked size arithmetic: *result = a * b (a + b); false, with
+ * *result left alone, when the exact value does not fit in a size_t. Every
+ * byte count built from a caller's size goes through these. */
+bool wl_size_mul(size_t a, size_t b, size_t *result);
+bool wl_size_add(size_t a, size_t b, size_t *result);
+
+/* Bytes the process's memory cgroup still allows (v2 memory.max or v1
+ * memory.limit_in_bytes, minus what is in use, at every level from its group
+ * to the root), its group read from self_cgroup (/proc/self/cgroup) under
+ * mount (/sys/fs/cgroup); SIZE_MAX when nothing limits it. */
+size_t wl_cgroup_memory_free(const char *self_cgroup, const char *mount);
+
 /* snprintf into a fixed buffer, never overflowing, always terminated. */
 void wl_copy_string(char *destination, size_t capacity, const char *source);
 void wl_format(char *destination, size_t capacity, const char *format, ...)
@@ -390,6 +417,13 @@ void wl_write_csv_text(FILE *out, const char *text);
 void wl_write_markdown_text(FILE *out, const char *text);
 void wl_write_svg_text(FILE *out, const char *text);
 void wl_format_time(char *out, size_t len, double ms);
+/* Chart pieces shared by the report and probe charts: the colour of series
+ * index of count (no colour repeats within a chart), and a horizontal value
+ * axis from 0 to largest along [x0, x0 + width] at y, with grid lines up to
+ * top, ticks at round steps and label under it. */
+void wl_series_color(int index, int count, char *out, size_t len);
+void wl_svg_value_axis(FILE *out, double x0, double width, double y, double top, double largest,
+                       const char *label);
 
 /* The poison written into outputs: a NaN as float, a huge value as double,
  * 2143999917 as int32. */

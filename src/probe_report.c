@@ -404,7 +404,7 @@ static void write_probe_json(const warplab_probe_result *result, FILE *out)
     json_field(out, "device", result->report->device, true);
     json_field(out, "backend", result->report->backend, true);
     json_field(out, "date", result->report->date, true);
-    fprintf(out, "\"caches_flushed\": %s, \"seed_value\": %llu,\n     \"sections\": [",
+    fprintf(out, "\"caches_flushed\": %s, \"seed_value\": \"%llu\",\n     \"sections\": [",
             result->report->l2_flushed ? "true" : "false", result->report->seed);
     for (size_t s = 0; s < result->section_count; s++) {
         const warplab_probe_section *section = &result->sections[s];
@@ -485,8 +485,6 @@ warplab_status warplab_probe_write(const warplab_probe_result *const *results, s
 /* ------------------------------------------------------------------------ */
 /* SVG                                                                      */
 
-static const char *const palette[] = {"#2e86c1", "#c0392b", "#27ae60", "#8e44ad",
-                                      "#e67e22", "#16a085", "#7f8c8d", "#d4ac0d"};
 #define SVG_WIDTH 900.0
 
 /* A "nice" step (1, 2 or 5 x 10^k) that cuts span into about target parts. */
@@ -629,8 +627,17 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
             "text-anchor=\"middle\">%s</text>\n",
             a.log_x ? " (log scale)" : "", a.top + a.height / 2, a.top + a.height / 2,
             view->section->unit);
+    /* Series with no measured point draw nothing and stay out of the legend;
+     * the others each get their own colour. */
+    int drawn = 0, shown = 0;
+    for (int s = 0; s < view->series_count; s++)
+        for (int x = 0; x < view->x_count; x++)
+            if (measured(view, find_row(view, view->series[s], view->xs[x])) &&
+                (!a.log_x || view->xs[x] > 0)) {
+                drawn++;
+                break;
+            }
     for (int s = 0; s < view->series_count; s++) {
-        const char *color = palette[s % 8];
         int found = 0;
         long only = -1;
         for (int x = 0; x < view->x_count; x++) {
@@ -640,6 +647,10 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
                 only = i;
             }
         }
+        if (found == 0)
+            continue;
+        char color[16];
+        wl_series_color(shown, drawn, color, sizeof color);
         if (found == 1 && view->x_count > 1) {
             double y = axis_y(&a, view->points[only].value);
             fprintf(out,
@@ -668,7 +679,7 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
                     axis_y(&a, p->high > 0 ? p->high : p->value), color, px, axis_y(&a, p->value),
                     color);
         }
-        double ly = a.top + 14 + 20.0 * s;
+        double ly = a.top + 14 + 20.0 * shown++;
         fprintf(out,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>\n"
                 "<text x=\"%.1f\" y=\"%.1f\">",
@@ -679,9 +690,14 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
     return a.height + 80;
 }
 
-/* A comparison: a bar per series, with its ratio to its baseline. */
+/* A comparison: a bar per series, with its ratio to its baseline; a value
+ * axis and a legend of the two kinds of bar under them. */
+#define COMPARED "#2e86c1"
+#define BASELINE "#95a5a6"
+#define COMPARISON_AXIS_ROOM 50.0
 static double svg_comparison(const section_view *view, double top, FILE *out)
 {
+    bool compared = false, baselines = false;
     const double left = 160, bar = 24, width = SVG_WIDTH - left - 270;
     double largest = 0;
     for (size_t i = 0; i < view->count; i++)
@@ -709,10 +725,32 @@ static double svg_comparison(const section_view *view, double top, FILE *out)
         fprintf(out,
                 "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n"
                 "<text x=\"%.1f\" y=\"%.1f\">%s %s%s%s</text>\n",
-                left, y + 3, w, bar - 6, view->points[i].baseline[0] ? "#2e86c1" : "#95a5a6",
+                left, y + 3, w, bar - 6, view->points[i].baseline[0] ? COMPARED : BASELINE,
                 left + w + 4, y + bar * 0.7, value, versus, error[0] ? "; error " : "", error);
+        if (view->points[i].baseline[0])
+            compared = true;
+        else
+            baselines = true;
     }
-    return 40 + bar * (double)view->count + 20;
+    double axis = top + 30 + bar * (double)view->count;
+    char label[96];
+    wl_format(label, sizeof label, "%s (higher is better)", view->section->unit);
+    wl_svg_value_axis(out, left, width, axis, top + 30, largest, label);
+    double lx = left;
+    if (baselines) {
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\">baseline</text>\n",
+                lx, axis + 45, BASELINE, lx + 18, axis + 54);
+        lx += 100;
+    }
+    if (compared)
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\">compared with its baseline (ratio after the "
+                "value)</text>\n",
+                lx, axis + 45, COMPARED, lx + 18, axis + 54);
+    return 40 + bar * (double)view->count + 20 + COMPARISON_AXIS_ROOM;
 }
 
 warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE *out)
@@ -723,7 +761,9 @@ warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE 
     double height = 70 + 16.0 * (double)(strlen(result->setup) / 120 + 1);
     for (size_t s = 0; s < result->section_count && s < WL_PROBE_MAX_SECTIONS; s++) {
         view_section(result, s, &views[s]);
-        height += views[s].section->comparison ? 60 + 24.0 * (double)views[s].count : 410;
+        height += views[s].section->comparison
+                      ? 60 + 24.0 * (double)views[s].count + COMPARISON_AXIS_ROOM
+                      : 410;
     }
     height += 16.0 * (double)(strlen(result->conclusion) / 100 + 2);
     fprintf(out,

@@ -485,8 +485,13 @@ static void write_json(const warplab_report *report, FILE *out)
     json_field(out, "ceiling_source", report->ceiling_source, true);
     json_number(out, "fp32_peak_gflops", report->fp32_peak_gflops, true);
     fputs("\n  ", out);
-    fprintf(out, "\"caches_flushed\": %s, \"seed\": %llu, \"gb\": \"1e9 bytes\",\n  \"rows\": [",
-            report->l2_flushed ? "true" : "false", report->seed);
+    /* The seed as a string: JSON readers hold numbers as doubles, which round
+     * a 64-bit seed (and the run could not be reproduced from it). */
+    fprintf(out,
+            "\"caches_flushed\": %s, \"seed\": \"%llu\", \"incomplete\": %s, "
+            "\"gb\": \"1e9 bytes\",\n  \"rows\": [",
+            report->l2_flushed ? "true" : "false", report->seed,
+            report->incomplete ? "true" : "false");
     for (size_t i = 0; i < report->row_count; i++) {
         const warplab_row *row = &report->rows[i];
         fputs(i ? ",\n    {" : "\n    {", out);
@@ -566,16 +571,108 @@ static void svg_text(FILE *out, const char *text)
     }
 }
 
+/* Colours for count series, none repeated within a chart: a ten-colour
+ * qualitative palette up to ten, evenly spaced hues (two lightnesses) past
+ * that. */
+void wl_series_color(int index, int count, char *out, size_t len)
+{
+    static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    const int size = (int)(sizeof palette / sizeof palette[0]);
+    if (count <= size && index >= 0 && index < size) {
+        wl_copy_string(out, len, palette[index]);
+        return;
+    }
+    double hue = 360.0 * (double)index / (double)(count > 0 ? count : 1);
+    double light = index % 2 ? 0.35 : 0.55, saturation = 0.75;
+    double chroma = (1.0 - fabs(2.0 * light - 1.0)) * saturation;
+    double h = hue / 60.0, x = chroma * (1.0 - fabs(fmod(h, 2.0) - 1.0)), m = light - chroma / 2;
+    double rgb[3] = {0, 0, 0};
+    int sector = (int)h % 6;
+    const int order[6][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}, {2, 1, 0}, {2, 0, 1}, {0, 2, 1}};
+    rgb[order[sector][0]] = chroma;
+    rgb[order[sector][1]] = x;
+    wl_format(out, len, "#%02x%02x%02x", (int)lround(255 * (rgb[0] + m)),
+              (int)lround(255 * (rgb[1] + m)), (int)lround(255 * (rgb[2] + m)));
+}
+
+/* A step of 1, 2 or 5 x 10^k that cuts span into about target parts. */
+static double round_step(double span, int target)
+{
+    double raw = span / target, magnitude = pow(10.0, floor(log10(raw)));
+    double unit = raw / magnitude;
+    return magnitude * (unit <= 1 ? 1 : unit <= 2 ? 2 : unit <= 5 ? 5 : 10);
+}
+
+void wl_svg_value_axis(FILE *out, double x0, double width, double y, double top, double largest,
+                       const char *label)
+{
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x0, y,
+            x0 + width, y);
+    double step = round_step(largest > 0 ? largest : 1, 5);
+    for (double v = 0; v <= largest * (1 + 1e-9); v += step) {
+        double x = x0 + width * v / largest;
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%g</text>\n",
+                x, top, x, y, x, y, x, y + 4, x, y + 16, v);
+    }
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x0 + width / 2, y + 32);
+    wl_write_svg_text(out, label);
+    fputs("</text>\n", out);
+}
+
+/* One legend entry at (x, y): a swatch (dashed for a line that is) and its
+ * text; returns the x after it. */
+static double legend_entry(FILE *out, double x, double y, const char *color, bool dashed,
+                           const char *text)
+{
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"%s/>\n"
+            "<text x=\"%.1f\" y=\"%.1f\">",
+            x, y - 9, color, dashed ? " fill-opacity=\"0.6\"" : "", x + 18, y);
+    wl_write_svg_text(out, text);
+    fputs("</text>\n", out);
+    return x + 18 + 7.0 * (double)strlen(text) + 16;
+}
+
+/* The kinds of bar a chart draws, in legend order. */
+static const struct {
+    unsigned flag; /* 0: the ladder's own rungs */
+    const char *color, *text;
+} bar_kinds[] = {
+    {0, "#2e86c1", "rung"},
+    {WARPLAB_ROW_HOST, "#e67e22", "CPU (host)"},
+    {WARPLAB_ROW_TRANSFER, "#9b59b6", "host-device transfer"},
+    {WARPLAB_ROW_VENDOR, "#5d6d7e", "vendor library"},
+    {WARPLAB_ROW_REFERENCE, "#aab7b8", "copy reference"},
+    {WARPLAB_ROW_FAILED, "#c0392b", "failed check"},
+};
+
+static int bar_kind(const warplab_row *row)
+{
+    const unsigned order[] = {WARPLAB_ROW_FAILED, WARPLAB_ROW_VENDOR, WARPLAB_ROW_REFERENCE,
+                              WARPLAB_ROW_HOST, WARPLAB_ROW_TRANSFER};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (row->flags & order[i])
+            for (int k = 1; k < (int)(sizeof bar_kinds / sizeof bar_kinds[0]); k++)
+                if (bar_kinds[k].flag == order[i])
+                    return k;
+    return 0;
+}
+
 warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
 {
     if (!report || !out)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
-    const double width = 900, bar_height = 22, left = 260, right = 110, top = 48, gap = 40;
+    const double width = 900, bar_height = 22, left = 260, right = 110, top = 48, gap = 40,
+                 axis_room = 62; /* the value axis, its label and the legend */
     /* Height: every group's heading plus its bars. */
     double height = 20;
     for (size_t begin = 0; begin < report->row_count;) {
         size_t end = group_end(report, begin);
-        height += top + bar_height * (double)(end - begin) + gap;
+        height += top + bar_height * (double)(end - begin) + axis_room + gap;
         begin = end;
     }
     fprintf(out,
@@ -619,12 +716,7 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
                 continue;
             }
             double value = compute ? row->gflops : row->gbs;
-            const char *color = (row->flags & WARPLAB_ROW_FAILED)      ? "#c0392b"
-                                : (row->flags & WARPLAB_ROW_VENDOR)    ? "#7f8c8d"
-                                : (row->flags & WARPLAB_ROW_REFERENCE) ? "#95a5a6"
-                                : (row->flags & WARPLAB_ROW_HOST)      ? "#e67e22"
-                                : (row->flags & WARPLAB_ROW_TRANSFER)  ? "#9b59b6"
-                                                                       : "#2e86c1";
+            const char *color = bar_kinds[bar_kind(row)].color;
             fprintf(out,
                     "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n"
                     "<text x=\"%.1f\" y=\"%.0f\">%.1f</text>\n",
@@ -639,7 +731,27 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
                     "text-anchor=\"middle\">%.0f GB/s</text>\n",
                     x, y0 - 4, x, y0 + bar_height * (double)(end - begin), x, y0 - 8, ceiling);
         }
-        y = y0 + bar_height * (double)(end - begin) + gap;
+        double axis_y = y0 + bar_height * (double)(end - begin);
+        wl_svg_value_axis(out, left, plot, axis_y, y0 - 2, largest,
+                          compute ? "GFLOP/s (flops / median time)"
+                                  : "GB/s (bytes moved / median time, 1e9 B/s)");
+        /* The legend: the kinds of bar drawn here, and the ceiling. */
+        bool drawn[sizeof bar_kinds / sizeof bar_kinds[0]] = {false};
+        for (size_t i = begin; i < end; i++)
+            if (row_timed(&report->rows[i]))
+                drawn[bar_kind(&report->rows[i])] = true;
+        double lx = left;
+        for (size_t k = 0; k < sizeof bar_kinds / sizeof bar_kinds[0]; k++)
+            if (drawn[k])
+                lx = legend_entry(out, lx, axis_y + 54, bar_kinds[k].color, false,
+                                  bar_kinds[k].text);
+        if (ceiling > 0)
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                    "stroke-dasharray=\"5,4\"/>\n<text x=\"%.1f\" y=\"%.1f\">bandwidth "
+                    "ceiling</text>\n",
+                    lx, axis_y + 50, lx + 18, axis_y + 50, lx + 24, axis_y + 54);
+        y = axis_y + axis_room + gap;
         begin = end;
     }
     fputs("</svg>\n", out);
@@ -744,8 +856,6 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
 {
     if (!report || !out)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
-    static const char *const palette[] = {"#2e86c1", "#e67e22", "#27ae60", "#8e44ad", "#c0392b",
-                                          "#16a085", "#d35400", "#2c3e50", "#f1c40f", "#7f8c8d"};
     const double width = 900, height = 520, left = 70, right = 180, top = 50, bottom = 60;
     const double plot_w = width - left - right, plot_h = height - top - bottom;
     sweep s;
@@ -808,8 +918,11 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
                 "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
                 left, y, left + plot_w, y, left - 6, y + 4, gbs);
     }
-    fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">n (elements)</text>\n",
-            left + plot_w / 2, height - 15);
+    fprintf(out,
+            "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">n (elements, log scale)</text>\n"
+            "<text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" "
+            "text-anchor=\"middle\">GB/s (input bytes / median time)</text>\n",
+            left + plot_w / 2, height - 15, top + plot_h / 2, top + plot_h / 2);
     if (report->ceiling_gbs > 0) {
         double y = SWEEP_Y(report->ceiling_gbs);
         fprintf(out,
@@ -818,9 +931,23 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
                 "GB/s</text>\n",
                 left, y, left + plot_w, y, left + 4, y - 4, report->ceiling_gbs);
     }
-    /* One line per rung; a gap where a size did not run. */
+    /* One line per rung that has a point; a gap where a size did not run.
+     * Only those are in the legend, each in its own colour. */
+    int drawn = 0, shown = 0;
+    for (int k = 0; k < s.series_count; k++)
+        for (int j = 0; j < s.size_count; j++)
+            if (sweep_point(report, s.series[k], s.sizes[j]) > 0 && s.sizes[j] >= 1) {
+                drawn++;
+                break;
+            }
     for (int k = 0; k < s.series_count; k++) {
-        const char *color = palette[k % (int)(sizeof palette / sizeof palette[0])];
+        bool has_point = false;
+        for (int j = 0; j < s.size_count && !has_point; j++)
+            has_point = sweep_point(report, s.series[k], s.sizes[j]) > 0 && s.sizes[j] >= 1;
+        if (!has_point)
+            continue;
+        char color[16];
+        wl_series_color(shown, drawn, color, sizeof color);
         const char *dash =
             (s.series[k]->flags & WARPLAB_ROW_VENDOR) ? " stroke-dasharray=\"6,3\"" : "";
         bool drawing = false;
@@ -840,7 +967,7 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
         }
         if (drawing)
             fputs("\"/>\n", out);
-        double ly = top + 16.0 * k;
+        double ly = top + 16.0 * shown++;
         fprintf(out,
                 "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
                 "stroke-width=\"2\"%s/>\n<text x=\"%.0f\" y=\"%.0f\">",

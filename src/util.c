@@ -211,6 +211,25 @@ void wl_parallel_for(int threads, size_t tasks, void (*body)(size_t task, void *
 }
 
 /* ------------------------------------------------------------------------ */
+/* Overflow-checked sizes                                                   */
+
+bool wl_size_mul(size_t a, size_t b, size_t *result)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return false;
+    *result = a * b;
+    return true;
+}
+
+bool wl_size_add(size_t a, size_t b, size_t *result)
+{
+    if (a > SIZE_MAX - b)
+        return false;
+    *result = a + b;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Strings and errors                                                       */
 
 void wl_copy_string(char *destination, size_t capacity, const char *source)
@@ -285,4 +304,45 @@ bool wl_check_value(wl_check *check, size_t index, double got, double expected, 
         check->bad++;
     }
     return ok;
+}
+
+typedef struct check_job {
+    void (*body)(size_t task, wl_check *check, const void *user);
+    const void *user;
+    wl_check *checks;
+} check_job;
+
+static void check_task(size_t task, void *user)
+{
+    const check_job *job = user;
+    job->body(task, &job->checks[task], job->user);
+}
+
+void wl_check_parallel(size_t tasks, void (*body)(size_t task, wl_check *check, const void *user),
+                       const void *user, wl_check *check)
+{
+    wl_check *checks = tasks > 1 ? calloc(tasks, sizeof *checks) : NULL;
+    if (!checks) { /* one task, or no memory for the parts: in this thread */
+        for (size_t t = 0; t < tasks; t++)
+            body(t, check, user);
+        return;
+    }
+    for (size_t t = 0; t < tasks; t++)
+        wl_check_init(&checks[t]);
+    check_job job = {body, user, checks};
+    wl_parallel_for(wl_cpu_threads(), tasks, check_task, &job);
+    /* Merged in task order: the first bad element is the serial loop's. */
+    for (size_t t = 0; t < tasks; t++) {
+        const wl_check *part = &checks[t];
+        if (part->bad && check->bad == 0) {
+            check->first_bad = part->first_bad;
+            check->got = part->got;
+            check->expected = part->expected;
+        }
+        check->checked += part->checked;
+        check->bad += part->bad;
+        if (part->worst_ratio > check->worst_ratio || isnan(part->worst_ratio))
+            check->worst_ratio = part->worst_ratio;
+    }
+    free(checks);
 }

@@ -118,6 +118,168 @@ else()
   endif()
 endif()
 
+# Bad input of every kind (issue 13), on cpu and, where a device is present,
+# opencl: a clear message and the documented exit status, never a signal;
+# usage errors before the banner (nothing on stdout).
+set(backends cpu)
+execute_process(COMMAND ${WARPLAB} devices --backend opencl RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 AND out MATCHES "opencl device 0")
+  list(APPEND backends opencl)
+else()
+  message(STATUS "note: no OpenCL device; the bad-input cases run on cpu only")
+endif()
+foreach(backend IN LISTS backends)
+  set(b --backend ${backend} --quiet)
+  expect(RC 2 OUT "^$" ERR "size '2\\^62' is out of range: vecadd .*more than 2\\^64 bytes"
+         ARGS bench vecadd --size 2^62 ${b})
+  expect(RC 2 OUT "^$" ERR "size '2\\^63' is out of range" ARGS bench reduce --size 2^63 ${b})
+  expect(RC 2 OUT "^$" ERR "size '2\\^61' is out of range"
+         ARGS bench reduce --type double --size 2^61 ${b})
+  expect(RC 2 OUT "^$" ERR "size '2\\^62' is out of range"
+         ARGS bench vecadd --size 2^62 --rung grid ${b})
+  expect(RC 2 OUT "^$" ERR "out of range" ARGS bench --size 2^62 ${b})
+  expect(RC 2 OUT "^$" ERR "size '0' is out of range: every dimension is 1 or more"
+         ARGS bench vecadd --size 0 ${b})
+  expect(RC 2 OUT "^$" ERR "size '0x5' is out of range" ARGS bench transpose --size 0x5 ${b})
+  expect(RC 2 OUT "^$" ERR "--size needs sizes, not ''" ARGS bench vecadd --size= ${b})
+  expect(RC 2 OUT "^$" ERR "none empty" ARGS bench vecadd --size 1000,,2000 ${b})
+  expect(RC 2 OUT "^$" ERR "size 'banana'" ARGS bench vecadd --size banana ${b})
+  expect(RC 2 OUT "^$" ERR "too large to address" ARGS bench transpose --size 2^40x2^40 ${b})
+  # Sizes that can be counted but do not fit: every rung skipped, with the
+  # reason, and the run is not a success.
+  expect(RC 1 OUT "skipped: needs [0-9.]+ GB" ERR "nothing ran: every rung was skipped"
+         ARGS bench transpose --size 1000000000x1000000000 ${b})
+  expect(RC 1 OUT "skipped: needs [0-9.]+ GB" ERR "nothing ran"
+         ARGS bench vecadd --size 2^40 --rung grid,cpu_loop ${b})
+  # Output files are checked before the run.
+  expect(RC 2 OUT "^$" ERR "--json ${WORK_DIR}/no/such/dir/r.json: cannot write there: No such file"
+         ARGS bench vecadd --size 1000 --json ${WORK_DIR}/no/such/dir/r.json ${b})
+  expect(RC 2 OUT "^$" ERR "--plot ${WORK_DIR}: is a directory"
+         ARGS bench vecadd --size 1000 --plot ${WORK_DIR} ${b})
+endforeach()
+expect(RC 2 ERR "--block '65536x65536': 4294967296 threads in one block; a block holds 1 to 1024"
+       ARGS occupancy --arch hopper --block 65536x65536)
+expect(RC 2 ERR "--block '70000x1': each dimension is 1 to 65536"
+       ARGS occupancy --arch hopper --block 70000x1)
+expect(RC 2 OUT "^$" ERR "--json ${WORK_DIR}/no/such/dir/p.json: cannot write there"
+       ARGS probe unroll --json ${WORK_DIR}/no/such/dir/p.json)
+
+# shell(RC <code> [ERR <regex>] SCRIPT <sh script>): cases that need a shell
+# (limits, redirections, environment); W is the tool. No ';' in a script (a
+# CMake list separator).
+function(shell)
+  cmake_parse_arguments(E "" "RC;ERR;SCRIPT" "" ${ARGN})
+  execute_process(COMMAND sh -c "W='${WARPLAB}'; ${E_SCRIPT}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  if(NOT rc STREQUAL E_RC OR (DEFINED E_ERR AND NOT err MATCHES "${E_ERR}"))
+    message(SEND_ERROR "sh -c '${E_SCRIPT}': exit ${rc}, expected ${E_RC} and /${E_ERR}/\n"
+                       "--- stdout:\n${out}\n--- stderr:\n${err}")
+    math(EXPR count "${failures} + 1")
+    set(failures ${count} PARENT_SCOPE)
+  else()
+    message(STATUS "ok: ${E_SCRIPT} -> ${rc}")
+  endif()
+endfunction()
+
+# stdout that cannot be written is a failure, for every command.
+shell(RC 1 ERR "writing to standard output failed"
+      SCRIPT "\"$W\" bench vecadd --backend cpu --size 1000 --repeat 2 --quiet >/dev/full")
+shell(RC 1 ERR "writing to standard output failed: No space left on device"
+      SCRIPT "\"$W\" ladders >/dev/full")
+shell(RC 1 ERR "writing to standard output failed" SCRIPT "\"$W\" --help >/dev/full")
+# A write that fails (here: past the file-size limit, as on a full disk)
+# reports the errno and leaves no file, not a truncated one.
+set(json "${WORK_DIR}/cli_test_limited.json")
+file(REMOVE "${json}")
+shell(RC 1 ERR "writing ${json} failed: write: File too large"
+      SCRIPT "ulimit -f 1 && exec \"$W\" bench vecadd --backend cpu --size 1000 --repeat 2 --quiet --json '${json}' >/dev/null")
+file(GLOB left "${WORK_DIR}/cli_test_limited.json*")
+if(left)
+  message(SEND_ERROR "a failed --json write left ${left}")
+  math(EXPR failures "${failures} + 1")
+endif()
+# A memory cgroup of 1 GiB (a fake cgroup tree; v1 and v2 files at its
+# root): a problem whose buffers and host copies need more is skipped with
+# the reason, not OOM-killed.
+set(cgroup "${WORK_DIR}/cli_test_cgroup")
+file(REMOVE_RECURSE "${cgroup}")
+file(WRITE "${cgroup}/memory.max" "1073741824\n")
+file(WRITE "${cgroup}/memory.current" "0\n")
+file(WRITE "${cgroup}/memory/memory.limit_in_bytes" "1073741824\n")
+file(WRITE "${cgroup}/memory/memory.usage_in_bytes" "0\n")
+foreach(backend IN LISTS backends)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env WARPLAB_CGROUP_ROOT=${cgroup} ${WARPLAB}
+                          bench vecadd --backend ${backend} --size 2^26 --rung cpu_loop,grid
+                          --quiet
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "nothing ran"
+     OR NOT out MATCHES "cpu_loop +[^\n]*skipped: needs [0-9.]+ GB of [a-z]+ memory, 1.07 GB free"
+     OR (backend STREQUAL "opencl" AND NOT out MATCHES "grid +[^\n]*skipped: needs [0-9.]+ GB"))
+    message(SEND_ERROR "bench in a 1 GiB cgroup (${backend}): exit ${rc}\n${out}${err}")
+    math(EXPR failures "${failures} + 1")
+  else()
+    message(STATUS "ok: bench vecadd --size 2^26 in a 1 GiB cgroup (${backend}): skipped")
+  endif()
+endforeach()
+# Ctrl-C: the finished rows are printed and written (JSON marked
+# incomplete), exit 130.
+set(json "${WORK_DIR}/cli_test_interrupted.json")
+file(REMOVE "${json}")
+execute_process(COMMAND timeout --preserve-status -s INT 3 ${WARPLAB} bench --backend cpu
+                        --quiet --json ${json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+set(problem "")
+if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted: [0-9]+ rows? finished" OR NOT EXISTS "${json}")
+  set(problem "exit ${rc}")
+else()
+  file(READ "${json}" text)
+  string(JSON incomplete ERROR_VARIABLE error GET "${text}" incomplete)
+  string(JSON rows ERROR_VARIABLE error2 LENGTH "${text}" rows)
+  if(error OR error2 OR NOT incomplete STREQUAL "ON" OR rows LESS 1 OR NOT out MATCHES "cpu_loop")
+    set(problem "JSON: ${error} ${error2} incomplete=${incomplete}, ${rows} rows")
+  endif()
+endif()
+if(problem)
+  message(SEND_ERROR "bench interrupted by SIGINT: ${problem}\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+else()
+  message(STATUS "ok: SIGINT -> 130, ${rows} rows in ${json}, marked incomplete")
+endif()
+# SIGTERM (a job scheduler's timeout) stops bench the same way: exit 143.
+# probe cannot stop early: killed, it leaves no temporary file behind.
+set(json "${WORK_DIR}/cli_test_terminated.json")
+file(REMOVE "${json}")
+execute_process(COMMAND timeout --preserve-status -s TERM 3 ${WARPLAB} bench --backend cpu
+                        --quiet --json ${json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 143 OR NOT err MATCHES "interrupted" OR NOT EXISTS "${json}")
+  message(SEND_ERROR "bench terminated by SIGTERM: exit ${rc}\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+set(json "${WORK_DIR}/cli_test_probe_killed.json")
+file(GLOB left "${json}*")
+file(REMOVE "${json}" ${left})
+execute_process(COMMAND timeout -s TERM 1 ${WARPLAB} probe all --quiet --json ${json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+file(GLOB left "${json}*")
+if(left)
+  message(SEND_ERROR "a probe killed by SIGTERM left ${left} (exit ${rc})\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+
+# The seed is written as a string, exactly: JSON readers round numbers.
+set(json "${WORK_DIR}/cli_test_seed.json")
+expect(RC 0 ARGS bench vecadd --backend cpu --size 1000 --rung cpu_loop --repeat 2 --quiet
+                 --seed 18446744073709551557 --json ${json})
+file(READ "${json}" text)
+string(JSON seed_type ERROR_VARIABLE error TYPE "${text}" seed)
+string(JSON seed ERROR_VARIABLE error2 GET "${text}" seed)
+if(NOT seed_type STREQUAL "STRING" OR NOT seed STREQUAL "18446744073709551557")
+  message(SEND_ERROR "${json}: seed is ${seed_type} '${seed}' ${error} ${error2}")
+  math(EXPR failures "${failures} + 1")
+endif()
+
 # devices and ladders.
 expect(RC 0 OUT "cpu device 0" ARGS devices)
 expect(RC 0 OUT "cpu device 0" ARGS devices --backend cpu)

@@ -37,7 +37,101 @@ static void read_cpu_name(char *name, size_t len)
     fclose(f);
 }
 
-/* MemAvailable from /proc/meminfo, in bytes; 0 when unknown. */
+/* One number from a cgroup file ("max" = no limit: SIZE_MAX); false when the
+ * file is missing or unreadable. With key, the value of "key N" lines
+ * (memory.stat). */
+static bool read_cgroup_value(const char *directory, const char *file, const char *key,
+                              size_t *value)
+{
+    char path[1024];
+    wl_format(path, sizeof path, "%s/%s", directory, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[256];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *text = line;
+        if (key) {
+            size_t length = strlen(key);
+            if (strncmp(line, key, length) != 0 || line[length] != ' ')
+                continue;
+            text = line + length + 1;
+        }
+        unsigned long long number;
+        if (strncmp(text, "max", 3) == 0) {
+            *value = SIZE_MAX;
+            found = true;
+        } else if (sscanf(text, "%llu", &number) == 1) {
+            *value = number > SIZE_MAX ? SIZE_MAX : (size_t)number;
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+size_t wl_cgroup_memory_free(const char *self_cgroup, const char *mount)
+{
+    FILE *f = fopen(self_cgroup, "r");
+    if (!f)
+        return SIZE_MAX;
+    /* cgroup v2: "0::/path"; v1: "N:controllers:/path" with "memory" among them. */
+    char line[1024], v2[1024] = "", v1[1024] = "";
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *first = strchr(line, ':');
+        char *second = first ? strchr(first + 1, ':') : NULL;
+        if (!second)
+            continue;
+        *second = '\0';
+        const char *controllers = first + 1, *path = second + 1;
+        if (strncmp(line, "0", 1) == 0 && line + 1 == first && !*controllers)
+            wl_copy_string(v2, sizeof v2, path);
+        for (const char *c = controllers; *c;) {
+            size_t length = strcspn(c, ",");
+            if (length == 6 && strncmp(c, "memory", 6) == 0)
+                wl_copy_string(v1, sizeof v1, path);
+            c += length + (c[length] == ',');
+        }
+    }
+    fclose(f);
+    /* Every level from the process's group up to the root limits it. */
+    const bool version1 = v1[0] != '\0';
+    char relative[1024];
+    wl_copy_string(relative, sizeof relative, version1 ? v1 : v2);
+    if (!version1 && !v2[0])
+        return SIZE_MAX;
+    size_t best = SIZE_MAX;
+    for (;;) {
+        char directory[2048];
+        wl_format(directory, sizeof directory, "%s%s%s", mount, version1 ? "/memory" : "",
+                  relative);
+        size_t limit, usage = 0, inactive = 0;
+        if (read_cgroup_value(directory, version1 ? "memory.limit_in_bytes" : "memory.max", NULL,
+                              &limit) &&
+            limit < ((size_t)1 << 62)) {
+            read_cgroup_value(directory, version1 ? "memory.usage_in_bytes" : "memory.current",
+                              NULL, &usage);
+            /* Inactive file pages are reclaimed before the OOM killer runs. */
+            read_cgroup_value(directory, "memory.stat",
+                              version1 ? "total_inactive_file" : "inactive_file", &inactive);
+            size_t used = usage > inactive ? usage - inactive : 0;
+            size_t free_bytes = limit > used ? limit - used : 0;
+            if (free_bytes < best)
+                best = free_bytes;
+        }
+        char *slash = strrchr(relative, '/');
+        if (!slash || relative[0] == '\0' || (slash == relative && relative[1] == '\0'))
+            break;
+        slash[slash == relative ? 1 : 0] = '\0';
+    }
+    return best;
+}
+
+/* MemAvailable from /proc/meminfo, in bytes, capped by what the process's
+ * memory cgroup (v2 or v1) still allows; 0 when unknown. WARPLAB_CGROUP_ROOT
+ * replaces /sys/fs/cgroup (the tests use it). */
 static size_t available_memory(size_t *total)
 {
     size_t available = 0;
@@ -54,6 +148,10 @@ static size_t available_memory(size_t *total)
             *total = (size_t)kb * 1024;
     }
     fclose(f);
+    const char *mount = getenv("WARPLAB_CGROUP_ROOT");
+    size_t cgroup = wl_cgroup_memory_free("/proc/self/cgroup", mount ? mount : "/sys/fs/cgroup");
+    if (available && cgroup < available)
+        available = cgroup;
     return available;
 }
 
@@ -103,6 +201,9 @@ static void cpu_close(wl_backend *backend)
 static warplab_status cpu_alloc(wl_backend *backend, size_t bytes, void **handle)
 {
     /* 64-byte alignment: a cache line, and enough for any vector width. */
+    if (bytes > SIZE_MAX - 63)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY,
+                       "cannot allocate %zu bytes of host memory: past the address space", bytes);
     size_t rounded = (bytes + 63) & ~(size_t)63;
     void *p = aligned_alloc(64, rounded ? rounded : 64);
     if (!p)

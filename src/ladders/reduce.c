@@ -30,6 +30,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -61,54 +62,106 @@ static int reduce_buffers(const wl_problem *p, wl_buffer_spec *spec)
     return 2;
 }
 
+/* The reference over a chunk of the input, on every core: exact int32 sums
+ * and extremes, compensated double sums with their magnitude, NaNs seen. */
+#define REFERENCE_CHUNK ((size_t)1 << 20)
+
+typedef struct reference_part {
+    int64_t int_sum;
+    int32_t int_best;
+    double sum, compensation, magnitude, best;
+} reference_part;
+
+typedef struct reference_job {
+    const wl_problem *p;
+    const void *input;
+    reference_part *parts; /* one per task, or one for all (single) */
+    bool single;
+} reference_job;
+
+static void compensated_add(double *sum, double *compensation, double x)
+{
+    double t = *sum + x;
+    *compensation += fabs(*sum) >= fabs(x) ? (*sum - t) + x : (x - t) + *sum;
+    *sum = t;
+}
+
+static void reference_chunk(size_t task, void *user)
+{
+    const reference_job *job = user;
+    const wl_problem *p = job->p;
+    reference_part *part = job->single ? job->parts : &job->parts[task];
+    memset(part, 0, sizeof *part);
+    const size_t begin = task * REFERENCE_CHUNK, n = p->dim[0];
+    const size_t end = n - begin < REFERENCE_CHUNK ? n : begin + REFERENCE_CHUNK;
+    if (p->dtype == WARPLAB_INT32) {
+        const int32_t *x = job->input;
+        part->int_best = p->op == WL_OP_MIN ? INT32_MAX : INT32_MIN;
+        for (size_t i = begin; i < end; i++) {
+            part->int_sum += x[i];
+            if (p->op == WL_OP_MIN ? x[i] < part->int_best : x[i] > part->int_best)
+                part->int_best = x[i];
+        }
+        return;
+    }
+    part->best = p->op == WL_OP_MIN ? INFINITY : -INFINITY;
+    for (size_t i = begin; i < end; i++) {
+        double x = wl_element(job->input, p->dtype, i);
+        if (p->op == WL_OP_SUM) {
+            compensated_add(&part->sum, &part->compensation, x);
+            part->magnitude += fabs(x);
+        } else if (isnan(x) || isnan(part->best)) {
+            part->best = NAN;
+        } else if (p->op == WL_OP_MIN ? x < part->best : x > part->best) {
+            part->best = x;
+        }
+    }
+}
+
 /* The reference: the exact answer (int32), or a compensated double sum and
- * the bound n * eps * sum|x| (float, double). */
+ * the bound n * eps * sum|x| (float, double); a NaN anywhere gives NaN for
+ * min and max. */
 static void reduce_reference(const wl_problem *p, const void *input, double *expected,
                              double *bound)
 {
-    const size_t n = p->dim[0];
+    const size_t n = p->dim[0], tasks = (n + REFERENCE_CHUNK - 1) / REFERENCE_CHUNK;
+    reference_part one;
+    reference_job job = {p, input, tasks > 1 ? calloc(tasks, sizeof(reference_part)) : NULL, false};
+    if (job.parts)
+        wl_parallel_for(wl_cpu_threads(), tasks, reference_chunk, &job);
     *bound = 0.0;
-    if (p->dtype == WARPLAB_INT32) {
-        const int32_t *x = input;
-        if (p->op == WL_OP_SUM) {
-            int64_t sum = 0;
-            for (size_t i = 0; i < n; i++)
-                sum += x[i];
-            *expected = (double)(int32_t)(uint32_t)(uint64_t)sum;
-            return;
+    int64_t int_sum = 0;
+    int32_t int_best = p->op == WL_OP_MIN ? INT32_MAX : INT32_MIN;
+    double sum = 0.0, compensation = 0.0, magnitude = 0.0;
+    double best = p->op == WL_OP_MIN ? INFINITY : -INFINITY;
+    for (size_t t = 0; t < tasks; t++) {
+        const reference_part *part = job.parts ? &job.parts[t] : &one;
+        if (!job.parts) { /* one task, or no memory for the parts: here, one at a time */
+            reference_job single = {p, input, &one, true};
+            reference_chunk(t, &single);
         }
-        int32_t best = p->op == WL_OP_MIN ? INT32_MAX : INT32_MIN;
-        for (size_t i = 0; i < n; i++)
-            if (p->op == WL_OP_MIN ? x[i] < best : x[i] > best)
-                best = x[i];
-        *expected = (double)best;
-        return;
+        int_sum += part->int_sum;
+        if (p->op == WL_OP_MIN ? part->int_best < int_best : part->int_best > int_best)
+            int_best = part->int_best;
+        compensated_add(&sum, &compensation, part->sum);
+        compensation += part->compensation;
+        magnitude += part->magnitude;
+        if (isnan(part->best) || isnan(best))
+            best = NAN;
+        else if (p->op == WL_OP_MIN ? part->best < best : part->best > best)
+            best = part->best;
     }
-    if (p->op == WL_OP_SUM) {
-        double sum = 0.0, compensation = 0.0, magnitude = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double x = wl_element(input, p->dtype, i);
-            double t = sum + x;
-            compensation += fabs(sum) >= fabs(x) ? (sum - t) + x : (x - t) + sum;
-            sum = t;
-            magnitude += fabs(x);
-        }
+    free(job.parts);
+    if (p->dtype == WARPLAB_INT32)
+        *expected =
+            p->op == WL_OP_SUM ? (double)(int32_t)(uint32_t)(uint64_t)int_sum : (double)int_best;
+    else if (p->op == WL_OP_SUM) {
         double eps = p->dtype == WARPLAB_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
         *expected = sum + compensation;
         *bound = (double)n * eps * magnitude;
-        return;
+    } else {
+        *expected = best;
     }
-    double best = p->op == WL_OP_MIN ? INFINITY : -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        double x = wl_element(input, p->dtype, i);
-        if (isnan(x)) {
-            best = NAN;
-            break;
-        }
-        if (p->op == WL_OP_MIN ? x < best : x > best)
-            best = x;
-    }
-    *expected = best;
 }
 
 static warplab_status reduce_verify(const wl_problem *p, const void *const *host, wl_check *check)

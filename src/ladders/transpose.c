@@ -67,40 +67,65 @@ static void check_padding(wl_check *check, const wl_problem *p, const void *out,
     check->worst_ratio = INFINITY;
 }
 
+typedef struct transpose_check {
+    const wl_problem *p;
+    wl_transpose_layout m;
+    const void *in, *out;
+} transpose_check;
+
 /* out[c][r] == in[r][c] exactly (a transpose moves bits), and the padding
- * after each output row is untouched. */
+ * after each output row is untouched: a block of VERIFY_BLOCK columns a
+ * task, on every core. */
+static void check_columns(size_t task, wl_check *check, const void *user)
+{
+    const transpose_check *t = user;
+    const wl_transpose_layout m = t->m;
+    const size_t c0 = task * VERIFY_BLOCK;
+    const size_t c1 = c0 + VERIFY_BLOCK < m.cols ? c0 + VERIFY_BLOCK : m.cols;
+    for (size_t r = 0; r < m.ld_out; r++)
+        for (size_t c = c0; c < c1; c++) {
+            const size_t at = c * m.ld_out + r;
+            if (r < m.rows)
+                wl_check_value(check, at, wl_element(t->out, t->p->dtype, at),
+                               wl_element(t->in, t->p->dtype, r * m.ld_in + c), 0.0);
+            else
+                check_padding(check, t->p, t->out, at);
+        }
+}
+
 static warplab_status transpose_verify(const wl_problem *p, const void *const *host,
                                        wl_check *check)
 {
-    const wl_transpose_layout m = wl_transpose_layout_of(p);
-    const void *in = host[TRANSPOSE_IN], *out = host[TRANSPOSE_OUT];
-    for (size_t c0 = 0; c0 < m.cols; c0 += VERIFY_BLOCK) {
-        const size_t c1 = c0 + VERIFY_BLOCK < m.cols ? c0 + VERIFY_BLOCK : m.cols;
-        for (size_t r = 0; r < m.ld_out; r++)
-            for (size_t c = c0; c < c1; c++) {
-                const size_t at = c * m.ld_out + r;
-                if (r < m.rows)
-                    wl_check_value(check, at, wl_element(out, p->dtype, at),
-                                   wl_element(in, p->dtype, r * m.ld_in + c), 0.0);
-                else
-                    check_padding(check, p, out, at);
-            }
-    }
+    transpose_check t = {p, wl_transpose_layout_of(p), host[TRANSPOSE_IN], host[TRANSPOSE_OUT]};
+    wl_check_parallel((t.m.cols + VERIFY_BLOCK - 1) / VERIFY_BLOCK, check_columns, &t, check);
     return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 
 /* The copy rungs write the input's rows x cols, tight, at the start of the
- * output buffer; the rest of it must stay untouched. */
+ * output buffer; the rest of it must stay untouched. A block of rows a task;
+ * the last task checks the rest. */
+#define COPY_ROWS 64
+static void check_copy_rows(size_t task, wl_check *check, const void *user)
+{
+    const transpose_check *t = user;
+    const wl_transpose_layout m = t->m;
+    const size_t r0 = task * COPY_ROWS;
+    if (r0 >= m.rows) {
+        for (size_t i = m.rows * m.cols; i < m.cols * m.ld_out; i++)
+            check_padding(check, t->p, t->out, i);
+        return;
+    }
+    const size_t r1 = r0 + COPY_ROWS < m.rows ? r0 + COPY_ROWS : m.rows;
+    for (size_t r = r0; r < r1; r++)
+        for (size_t c = 0; c < m.cols; c++)
+            wl_check_value(check, r * m.cols + c, wl_element(t->out, t->p->dtype, r * m.cols + c),
+                           wl_element(t->in, t->p->dtype, r * m.ld_in + c), 0.0);
+}
+
 static warplab_status copy_verify(const wl_problem *p, const void *const *host, wl_check *check)
 {
-    const wl_transpose_layout m = wl_transpose_layout_of(p);
-    const void *in = host[TRANSPOSE_IN], *out = host[TRANSPOSE_OUT];
-    for (size_t r = 0; r < m.rows; r++)
-        for (size_t c = 0; c < m.cols; c++)
-            wl_check_value(check, r * m.cols + c, wl_element(out, p->dtype, r * m.cols + c),
-                           wl_element(in, p->dtype, r * m.ld_in + c), 0.0);
-    for (size_t i = m.rows * m.cols; i < m.cols * m.ld_out; i++)
-        check_padding(check, p, out, i);
+    transpose_check t = {p, wl_transpose_layout_of(p), host[TRANSPOSE_IN], host[TRANSPOSE_OUT]};
+    wl_check_parallel((t.m.rows + COPY_ROWS - 1) / COPY_ROWS + 1, check_copy_rows, &t, check);
     return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 

@@ -45,25 +45,46 @@ static int vecadd_buffers(const wl_problem *p, wl_buffer_spec *spec)
     return 3;
 }
 
+/* Verification runs on every core, a chunk of elements a task. */
+#define VERIFY_CHUNK ((size_t)1 << 20)
+
+typedef struct vecadd_check {
+    const wl_problem *p;
+    const void *const *host;
+    bool copy; /* c = a (the copy and transfer rows) */
+} vecadd_check;
+
 /* c = a + b: the double sum rounded to float is what a float add gives; half
- * an ulp of slack covers the double rounding. */
-static warplab_status vecadd_verify(const wl_problem *p, const void *const *host, wl_check *check)
+ * an ulp of slack covers the double rounding. The copy rows: c = a exactly. */
+static void check_chunk(size_t task, wl_check *check, const void *user)
 {
-    const float *a = host[VECADD_A], *b = host[VECADD_B], *c = host[VECADD_C];
-    for (size_t i = 0; i < p->dim[0]; i++) {
-        double expected = (double)a[i] + (double)b[i];
-        wl_check_value(check, i, (double)c[i], expected, fabs(expected) * FLT_EPSILON);
+    const vecadd_check *v = user;
+    const float *a = v->host[VECADD_A], *b = v->host[VECADD_B], *c = v->host[VECADD_C];
+    const size_t begin = task * VERIFY_CHUNK, n = v->p->dim[0];
+    const size_t end = n - begin < VERIFY_CHUNK ? n : begin + VERIFY_CHUNK;
+    for (size_t i = begin; i < end; i++) {
+        double expected = v->copy ? (double)a[i] : (double)a[i] + (double)b[i];
+        wl_check_value(check, i, (double)c[i], expected,
+                       v->copy ? 0.0 : fabs(expected) * FLT_EPSILON);
     }
+}
+
+static warplab_status check_all(const wl_problem *p, const void *const *host, wl_check *check,
+                                bool copy)
+{
+    vecadd_check v = {p, host, copy};
+    wl_check_parallel((p->dim[0] + VERIFY_CHUNK - 1) / VERIFY_CHUNK, check_chunk, &v, check);
     return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 
-/* The copy and transfer rows move a into c. */
+static warplab_status vecadd_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    return check_all(p, host, check, false);
+}
+
 static warplab_status copy_verify(const wl_problem *p, const void *const *host, wl_check *check)
 {
-    const float *a = host[VECADD_A], *c = host[VECADD_C];
-    for (size_t i = 0; i < p->dim[0]; i++)
-        wl_check_value(check, i, (double)c[i], (double)a[i], 0.0);
-    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+    return check_all(p, host, check, true);
 }
 
 static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,

@@ -186,7 +186,9 @@ static void test_json(const warplab_report *report)
     CHECK(strstr(text, "\"state\": \"WRONG\"") != NULL);
     CHECK(strstr(text, "\"state\": \"FAILED\"") != NULL);
     CHECK(strstr(text, "\"kind\": \"vendor\"") != NULL);
-    CHECK(strstr(text, "\"seed\": 18446744073709551615") != NULL);
+    /* A string: a JSON number would be rounded to a double by readers. */
+    CHECK(strstr(text, "\"seed\": \"18446744073709551615\"") != NULL);
+    CHECK(strstr(text, "\"incomplete\": false") != NULL);
     /* The checker itself catches what it is meant to. */
     CHECK(!json_well_formed("{\"a\": [1, 2}", why, sizeof why));
     CHECK(!json_well_formed("{\"a\": \"x\ny\"}", why, sizeof why));
@@ -398,11 +400,20 @@ static void test_svg(const warplab_report *report)
     CHECK_MSG(xml_well_formed(text, why, sizeof why), "SVG: %s", why);
     CHECK(strstr(text, "GPU &quot;quoted&quot; &lt;&amp;&gt;") != NULL);
     CHECK(strstr(text, "<svg") == text);
-    /* One bar per timed row, text for the others. */
+    /* One bar per timed row (16 pixels high), text for the others. */
     size_t bars = 0;
-    for (const char *p = text; (p = strstr(p, "<rect x=")) != NULL; p++)
+    for (const char *p = text; (p = strstr(p, "height=\"16.0\"")) != NULL; p++)
         bars++;
-    CHECK_MSG(bars == 6, "%zu bars", bars); /* the timed rows (the background is <rect width) */
+    CHECK_MSG(bars == 6, "%zu bars", bars);
+    /* A labelled value axis on each chart, and a legend of what was drawn. */
+    CHECK(strstr(text, ">GB/s (bytes moved / median time, 1e9 B/s)</text>") != NULL);
+    CHECK(strstr(text, ">GFLOP/s (flops / median time)</text>") != NULL);
+    const char *drawn[] = {">rung</text>",           ">CPU (host)</text>",
+                           ">vendor library</text>", ">copy reference</text>",
+                           ">failed check</text>",   ">bandwidth ceiling</text>"};
+    for (size_t i = 0; i < sizeof drawn / sizeof drawn[0]; i++)
+        CHECK_MSG(strstr(text, drawn[i]) != NULL, "legend lacks %s", drawn[i]);
+    CHECK(strstr(text, ">host-device transfer</text>") == NULL); /* no such row */
     CHECK(!xml_well_formed("<svg><text>a & b</text></svg>", why, sizeof why));
     CHECK(!xml_well_formed("<svg><text>a</svg>", why, sizeof why));
     CHECK(!xml_well_formed("<svg/><svg/>", why, sizeof why));
@@ -490,8 +501,69 @@ static void test_bad_arguments(const warplab_report *report)
     warplab_report_destroy(NULL);
 }
 
+/* The sweep chart: a legend of the lines drawn only, each its own colour,
+ * a labelled y axis; colours never repeat within a chart. */
+static void test_sweep_svg(void)
+{
+    for (int count = 1; count <= 40; count++) {
+        char colors[40][16];
+        for (int i = 0; i < count; i++) {
+            wl_series_color(i, count, colors[i], sizeof colors[i]);
+            CHECK(colors[i][0] == '#' && strlen(colors[i]) == 7);
+            for (int j = 0; j < i; j++)
+                CHECK_MSG(strcmp(colors[i], colors[j]) != 0, "%d series: %d and %d share %s", count,
+                          i, j, colors[i]);
+        }
+    }
+    warplab_report report;
+    memset(&report, 0, sizeof report);
+    wl_copy_string(report.device, sizeof report.device, "GPU");
+    wl_copy_string(report.backend, sizeof report.backend, "cuda");
+    report.ceiling_gbs = 100;
+    warplab_row rows[16 * 3];
+    report.rows = rows;
+    for (int r = 0; r < 16; r++)
+        for (int j = 0; j < 3; j++) {
+            char rung[16], problem[32];
+            snprintf(rung, sizeof rung, "rung%02d", r);
+            snprintf(problem, sizeof problem, "n=%d", 1 << (10 + 2 * j));
+            /* Two of the sixteen rungs ran; the others were skipped. */
+            warplab_row *row = &rows[report.row_count++];
+            *row = make_row("vecadd", rung, rung, problem, r < 2 ? 0 : WARPLAB_ROW_SKIPPED,
+                            r < 2 ? 0.001 * (j + 1) : 0);
+            row->size = (double)(1 << (10 + 2 * j));
+        }
+    FILE *file = fopen("test_report_sweep.svg", "w+");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    CHECK(warplab_report_write_sweep_svg(&report, file) == WARPLAB_OK);
+    long length = ftell(file);
+    rewind(file);
+    char *text = calloc((size_t)length + 1, 1);
+    CHECK(text && fread(text, 1, (size_t)length, file) == (size_t)length);
+    fclose(file);
+    if (!text)
+        return;
+    char why[128] = "";
+    CHECK_MSG(xml_well_formed(text, why, sizeof why), "sweep SVG: %s", why);
+    CHECK(strstr(text, ">rung00</text>") && strstr(text, ">rung01</text>"));
+    CHECK_MSG(strstr(text, ">rung02</text>") == NULL, "an undrawn series is in the legend");
+    size_t lines = 0;
+    for (const char *p = text; (p = strstr(p, "<polyline")) != NULL; p++)
+        lines++;
+    CHECK_MSG(lines == 2, "%zu lines", lines);
+    CHECK(strstr(text, "GB/s (input bytes / median time)</text>") != NULL);
+    char first[16], second[16];
+    wl_series_color(0, 2, first, sizeof first);
+    wl_series_color(1, 2, second, sizeof second);
+    CHECK(strstr(text, first) && strstr(text, second) && strcmp(first, second) != 0);
+    free(text);
+}
+
 int main(void)
 {
+    test_sweep_svg();
     warplab_report *report = make_report();
     test_json(report);
     test_csv(report);
