@@ -109,6 +109,21 @@ __global__ void vecadd_vectorized(const float *a, const float *b, float *c, size
         c[tail + tid] = a[tail + tid] + b[tail + tid];
 }
 
+/* The float4 rungs' plan: float4 needs the three arrays equally misaligned
+ * (otherwise no common head exists and the scalar loop is the honest
+ * fallback: false); *head receives the elements before the first 16-byte
+ * boundary (at most n). */
+static bool float4_head(const float *a, const float *b, const float *c, size_t n, size_t *head)
+{
+    const uintptr_t misalign = (uintptr_t)a % 16;
+    if ((uintptr_t)b % 16 != misalign || (uintptr_t)c % 16 != misalign || misalign % 4)
+        return false;
+    *head = misalign ? (16 - misalign) / 4 : 0;
+    if (*head > n)
+        *head = n;
+    return true;
+}
+
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -117,14 +132,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
     const size_t n = N;
     if (n == 0)
         return WARPLAB_OK;
-    /* float4 needs the three arrays equally misaligned; otherwise no common
-     * head exists and the scalar loop is the honest fallback. */
-    uintptr_t misalign = (uintptr_t)a % 16;
-    if ((uintptr_t)b % 16 != misalign || (uintptr_t)c % 16 != misalign || misalign % 4)
+    size_t head = 0;
+    if (!float4_head(a, b, c, n, &head))
         return grid_stride_on(backend, a, b, c, n);
-    size_t head = misalign ? (16 - misalign) / 4 : 0;
-    if (head > n)
-        head = n;
     const unsigned block = 256;
     size_t quads = (n - head) / 4;
     vecadd_vectorized<<<wl_cuda_grid_for(backend, quads > 4 ? quads : 4, block), block, 0,
@@ -162,13 +172,9 @@ static warplab_status launch_vectorized_flat(wl_backend *backend, const wl_launc
     const size_t n = N;
     if (n == 0)
         return WARPLAB_OK;
-    /* As vectorized: float4 needs the three arrays equally misaligned. */
-    uintptr_t misalign = (uintptr_t)a % 16;
-    if ((uintptr_t)b % 16 != misalign || (uintptr_t)c % 16 != misalign || misalign % 4)
+    size_t head = 0;
+    if (!float4_head(a, b, c, n, &head))
         return grid_stride_on(backend, a, b, c, n);
-    size_t head = misalign ? (16 - misalign) / 4 : 0;
-    if (head > n)
-        head = n;
     const unsigned block = 256;
     const size_t quads = (n - head) / 4;
     /* Threads for the quads, and at least 4 for the head and the tail. */
