@@ -4,7 +4,9 @@
 #   2. every test, the cuda backend's included (ctest);
 #   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #      cuda backend's rung tests (unsafe rungs left out; racecheck then runs on
-#      them alone, to show the race they teach) and over the probes' kernels;
+#      them alone, to show the race they teach), over warplab_gemm with
+#      exact-size buffers (tests/unit/test_gemm_exact.c) and over the probes'
+#      kernels;
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
 #      and SVG output.
 # Writes logs and results under $RESULTS (default out/gpu-check) and prints a
@@ -99,6 +101,15 @@ if has_step sanitize; then
                     rc=$?
                     if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm/$rung-multitile(rc=$rc)"; fi
                 done ;;
+            esac
+            # warplab_gemm through the public API with exact-size buffers (no
+            # guard zones): every path of the FP32 dispatcher.
+            case " $LADDERS " in *" gemm "*)
+                log="$RESULTS/sanitize-$tool-gemm-exact.log"
+                compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                    "$TESTS/test_gemm_exact" --backend cuda >"$log" 2>&1
+                rc=$?
+                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm-exact(rc=$rc)"; fi ;;
             esac
             # The probes' kernels, on their small test problems (no timing, no end-to-end run).
             log="$RESULTS/sanitize-$tool-probes.log"

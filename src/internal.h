@@ -181,6 +181,9 @@ struct wl_impl {
      * of a rung-private buffer into the harness's output view). */
     warplab_status (*finish)(wl_backend *backend, const wl_launch *launch, void *state);
     void (*teardown)(wl_backend *backend, void *state);
+    /* What it runs for this launch (a dispatcher's pick), for the report
+     * row's note; NULL = nothing to say. */
+    void (*describe)(wl_backend *backend, const wl_launch *launch, char *text, size_t len);
 };
 
 /* The backends compiled into this build; NULL where absent. */
@@ -229,6 +232,7 @@ typedef struct wl_rung {
     double course_value2;
     const char *course_device2;
     unsigned flags; /* WL_RUNG_* */
+    const char *vendor; /* id of the vendor rung it is measured against; NULL = the baseline */
     /* Bytes it must move and flops it must do; NULL = the ladder's. */
     double (*bytes)(const wl_problem *problem);
     double (*flops)(const wl_problem *problem);
@@ -272,6 +276,9 @@ typedef struct wl_ladder {
      * type and operation, misaligned views), for a device (full sizes on a
      * GPU, what a CPU can do in seconds elsewhere). Returns how many. */
     int (*test_problems)(const warplab_device_info *device, wl_problem *problems, int capacity);
+    /* A named set of shapes for `warplab bench LADDER --shapes` (sizes as
+     * --size takes them), or NULL. */
+    const char *shape_set;
 } wl_ladder;
 
 size_t wl_ladder_count(void);
