@@ -150,6 +150,17 @@ if has_step bench; then
             failed=1
         fi
     done
+    # The gemm shape set: the dispatcher against cuBLAS FP32 per shape, with
+    # the geometric mean and the worst shape at the end.
+    case " $LADDERS " in *" gemm "*)
+        if "$BIN" bench gemm --shapes --backend cuda --quiet --max-seconds 0.25 --repeat 15 \
+            --json "$RESULTS/bench-gemm-shapes.json" >"$RESULTS/bench-gemm-shapes.txt" 2>&1; then
+            note "bench gemm --shapes: ok; $(grep -E '^dispatch vs' "$RESULTS/bench-gemm-shapes.txt")"
+        else
+            note "bench gemm --shapes: FAILED rows or error (see bench-gemm-shapes.txt)"
+            failed=1
+        fi ;;
+    esac
     note "bench: $((SECONDS - start)) s"
 fi
 

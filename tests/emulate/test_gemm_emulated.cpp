@@ -206,6 +206,11 @@ template <int KERNEL, int SPLITS> static void run_kernel(const gemm_params &g)
     run_plan(g, plan_for(g, KERNEL), SPLITS);
 }
 
+/* The skinny kernels on problems of at most this many C elements: their
+ * warp shuffles are slow under emulation, and 130 x 127 already walks
+ * several row and column groups. */
+#define SKINNY_MAX 20000
+
 struct rung {
     const char *id;
     int multiple_of;  /* the course's tiled kernels: m, n, k multiples only */
@@ -275,10 +280,10 @@ static const rung rungs[] = {
     {"frag_128x128_k8", 0, 0, run_pipelined<frag_128x128_k8_shape>},
     {"frag_256x128", 0, 0, run_pipelined<frag_256x128_shape>},
     {"frag_256x128_s6", 0, 0, run_pipelined<frag_256x128_s6_shape>},
-    {"skinny_m", 0, 0, run_kernel<WL_GEMM_KERNEL_SKINNY_M, 0>, WL_GEMM_FP32, true},
-    {"skinny_m split 3", 0, 0, run_kernel<WL_GEMM_KERNEL_SKINNY_M, 3>, WL_GEMM_FP32, true},
-    {"skinny_n", 0, 0, run_kernel<WL_GEMM_KERNEL_SKINNY_N, 0>, WL_GEMM_FP32, true},
-    {"skinny_n split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_SKINNY_N, 2>, WL_GEMM_FP32, true},
+    {"skinny_m", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_M, 0>, WL_GEMM_FP32, true},
+    {"skinny_m split 3", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_M, 3>, WL_GEMM_FP32, true},
+    {"skinny_n", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_N, 0>, WL_GEMM_FP32, true},
+    {"skinny_n split 2", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_N, 2>, WL_GEMM_FP32, true},
     {"tile_32x128", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X128, 0>},
     {"tile_32x128 split 3", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X128, 3>, WL_GEMM_FP32, true},
     {"tile_64x64 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_64X64, 2>},

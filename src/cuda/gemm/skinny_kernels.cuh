@@ -40,26 +40,6 @@ __host__ __device__ constexpr int skinny_m_unroll(int mr)
     return mr <= 2 ? 8 : mr <= 4 ? 4 : 2;
 }
 
-/* Four columns col .. col+3 of row `row` of x, 0 past `cols`: one 16-byte
- * load when VEC (rows 16-byte aligned) and all four are inside. */
-template <bool VEC>
-__device__ __forceinline__ float4 load_row4(const float *x, size_t ld, int row, int col, int cols)
-{
-    const float *p = x + (size_t)row * ld + col;
-    if (VEC && col + 3 < cols)
-        return *reinterpret_cast<const float4 *>(p);
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (col < cols)
-        v.x = p[0];
-    if (col + 1 < cols)
-        v.y = p[1];
-    if (col + 2 < cols)
-        v.z = p[2];
-    if (col + 3 < cols)
-        v.w = p[3];
-    return v;
-}
-
 /* Writes one sum: into C through the epilogue when the k range is not
  * split (gridDim.y == 1), else into this split's partial sums. */
 __device__ __forceinline__ void skinny_store(const gemm_params &p, float *partial, int row, int col,
@@ -104,8 +84,9 @@ __global__ void __launch_bounds__(skinny_m_threads(MR))
         for (int u = 0; u < U; u++) {
             const int kr = k0 + u * GROUPS;
             const bool in = kr < k_end;
-            b[u] = in ? load_row4<VEC>(p.b, (size_t)p.ldb, kr, col, p.n)
-                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            /* 0 past k's range and past n; one 16-byte load when VEC and
+             * all four columns are inside (gemm_device.cuh). */
+            b[u] = load4_or_zero<VEC>(p.b, p.ldb, k_end, p.n, kr, col);
 #pragma unroll
             for (int i = 0; i < MR; i++)
                 av[u][i] = in && i < rows ? a[(size_t)i * p.lda + kr] : 0.0f;
