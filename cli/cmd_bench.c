@@ -44,6 +44,14 @@ static void bench_help(FILE *out)
             "                       rows: the tables, a GB/s-by-n table, and with --plot a\n"
             "                       line chart. Needs a ladder with a 1-D size; --no-flush\n"
             "                       keeps L2 warm, as a caller's small inputs often are\n"
+            "      --shapes         the ladder's named shape set instead of --size (gemm: GEMV\n"
+            "                       m=1 and n=1, small m 2..64, small squares 128..1024, LLM\n"
+            "                       projections, large k with small m and n, tall-skinny,\n"
+            "                       odd sizes), for the rungs that name a vendor row (gemm:\n"
+            "                       the dispatcher vs cuBLAS FP32), those vendor rows and the\n"
+            "                       copy reference unless --rung says otherwise; the report\n"
+            "                       ends with each pair's per-shape ratios, geometric mean\n"
+            "                       and worst shape\n"
             "  -q, --quiet          no progress line\n"
             "  -h, --help           this help\n"
             "\n"
@@ -64,11 +72,45 @@ enum {
     OPT_MARKDOWN,
     OPT_JSON,
     OPT_PLOT,
-    OPT_SWEEP
+    OPT_SWEEP,
+    OPT_SHAPES
 };
 
 /* The sweep's sizes: launch latency at the small end, bandwidth at the top. */
 #define SWEEP_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30"
+
+/* Appends ",id" (or "id" first) to list unless it is there; false when it
+ * does not fit. */
+static bool list_add(char *list, size_t len, const char *id)
+{
+    for (const char *p = list; (p = strstr(p, id)) != NULL; p += strlen(id))
+        if ((p == list || p[-1] == ',') && (p[strlen(id)] == ',' || p[strlen(id)] == '\0'))
+            return true;
+    size_t used = strlen(list);
+    int more = snprintf(list + used, len - used, "%s%s", used ? "," : "", id);
+    return more >= 0 && (size_t)more < len - used;
+}
+
+/* The rungs of a shape-set run: each rung that names its vendor row, that
+ * row, and the copy references. */
+static bool shape_set_rungs(const char *ladder, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t i = 0; warplab_ladder_rung(ladder, i, NULL); i++) {
+        const char *id = warplab_ladder_rung(ladder, i, NULL);
+        warplab_rung_info info;
+        if (warplab_rung_describe(ladder, id, &info) != WARPLAB_OK)
+            continue;
+        if (info.vendor[0] && (!list_add(out, len, id) || !list_add(out, len, info.vendor)))
+            return false;
+    }
+    for (size_t i = 0; warplab_ladder_rung(ladder, i, NULL); i++) {
+        const char *id = warplab_ladder_rung(ladder, i, NULL);
+        if ((warplab_rung_flags(ladder, id) & WARPLAB_ROW_REFERENCE) && !list_add(out, len, id))
+            return false;
+    }
+    return true;
+}
 
 /* The --rung list plus the ladder's vendor rows not already in it; false
  * when it does not fit. */
@@ -188,6 +230,7 @@ int cmd_bench(int argc, char **argv)
         {"json", required_argument, NULL, OPT_JSON},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"sweep", no_argument, NULL, OPT_SWEEP},
+        {"shapes", no_argument, NULL, OPT_SHAPES},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -196,7 +239,7 @@ int cmd_bench(int argc, char **argv)
     memset(&bench, 0, sizeof bench);
     const char *backend = NULL, *json = NULL, *plot = NULL;
     int device = -1;
-    bool quiet = false, sweep = false;
+    bool quiet = false, sweep = false, shapes = false;
     char rung_list[1024];
     warplab_format format = WARPLAB_FORMAT_TABLE;
     optind = 1;
@@ -235,6 +278,7 @@ int cmd_bench(int argc, char **argv)
         case OPT_JSON: json = optarg; break;
         case OPT_PLOT: plot = optarg; break;
         case OPT_SWEEP: sweep = true; break;
+        case OPT_SHAPES: shapes = true; break;
         case 'q': quiet = true; break;
         case 'h': bench_help(stdout); return CLI_OK;
         default: return cli_usage_error("bench", "unknown option");
@@ -265,6 +309,23 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error("bench",
                                "--size needs sizes, not '': comma-separated, each dimension 1 "
                                "or more (2^28, 268435456, 256M, 4096x4096)");
+    if (shapes) {
+        if (!bench.ladder)
+            return cli_usage_error("bench", "--shapes needs a ladder (e.g. warplab bench gemm "
+                                            "--shapes)");
+        if (sweep || bench.sizes)
+            return cli_usage_error("bench", "--shapes chooses the sizes; leave out --size and "
+                                            "--sweep");
+        bench.sizes = warplab_ladder_shape_set(bench.ladder);
+        if (!bench.sizes)
+            return cli_usage_error("bench", "the %s ladder has no shape set", bench.ladder);
+        if (!bench.rungs) {
+            if (!shape_set_rungs(bench.ladder, rung_list, sizeof rung_list))
+                return cli_usage_error("bench", "too many paired rungs for one run");
+            if (rung_list[0])
+                bench.rungs = rung_list;
+        }
+    }
     if (!quiet)
         bench.progress = cli_progress_line;
     if (bench.ladder && strcmp(bench.ladder, "api") == 0) {

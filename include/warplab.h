@@ -406,6 +406,9 @@ typedef struct warplab_row {
      * gflops as % of the device's FP32 peak. 0 = n/a. */
     double pct_of_vendor;
     double pct_of_fp32_peak;
+    /* The vendor row pct_of_vendor compares with: the rung's own pairing
+     * (e.g. the dispatcher with cuBLAS FP32), else the baseline; "" = none. */
+    char vendor[48];
 } warplab_row;
 
 typedef struct warplab_report {
@@ -504,7 +507,15 @@ typedef struct warplab_rung_info {
     double course_value2;      /* a second device's figure, same unit; 0 = none */
     const char *course_device2;
     unsigned flags; /* as warplab_rung_flags */
+    /* The vendor rung it is measured against when it names one ("cublas_fp32"),
+     * else "" (the ladder's baseline row). */
+    const char *vendor;
 } warplab_rung_info;
+
+/* A ladder's named set of benchmark shapes ("m x n x k, ..." for gemm: GEMV,
+ * small m, small squares, LLM projections, large k, tall-skinny, odd sizes),
+ * what `warplab bench LADDER --shapes` runs; NULL when it has none. */
+const char *warplab_ladder_shape_set(const char *ladder);
 
 /* WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
 warplab_status warplab_rung_describe(const char *ladder, const char *rung, warplab_rung_info *info);

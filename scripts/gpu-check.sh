@@ -4,7 +4,9 @@
 #   2. every test, the cuda backend's included (ctest);
 #   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #      cuda backend's rung tests (unsafe rungs left out; racecheck then runs on
-#      them alone, to show the race they teach) and over the probes' kernels;
+#      them alone, to show the race they teach), over warplab_gemm with
+#      exact-size buffers (tests/unit/test_gemm_exact.c) and over the probes'
+#      kernels;
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
 #      and SVG output.
 # Writes logs and results under $RESULTS (default out/gpu-check) and prints a
@@ -15,6 +17,9 @@
 #   STEPS="build test sanitize bench probe"  which steps to run (default: all)
 #   LADDERS="vecadd reduce transpose gemm"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
+#   SANITIZE_TOOLS="memcheck racecheck synccheck initcheck"
+#   SANITIZE_SETS="ladders api probes"       what the sanitizers run: the ladders' rungs,
+#                                            the library API tests, the probes' kernels
 #   BENCH_ARGS="..."                         extra arguments for warplab bench
 #   CTEST_ARGS="..."                         extra arguments for ctest (e.g. -E transpose)
 set -uo pipefail
@@ -28,6 +33,8 @@ LADDERS=${LADDERS:-vecadd reduce transpose gemm}
 SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
 BENCH_ARGS=${BENCH_ARGS:-}
 CTEST_ARGS=${CTEST_ARGS:-}
+SANITIZE_TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
+SANITIZE_SETS=${SANITIZE_SETS:-ladders api probes}
 JOBS=$(nproc 2>/dev/null || echo 4)
 mkdir -p "$RESULTS"
 summary=()
@@ -35,6 +42,7 @@ failed=0
 
 note() { summary+=("$1"); echo "== $1"; }
 has_step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+has_set() { case " $SANITIZE_SETS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm \
     --format=csv >"$RESULTS/gpu.txt" 2>&1 || true
@@ -76,66 +84,62 @@ if has_step sanitize; then
         note "compute-sanitizer: NOT FOUND"
         failed=1
     else
-        for tool in memcheck racecheck synccheck initcheck; do
+        # One sanitized program: its log, and its name in $bad when it fails
+        # (77: not in this build, or no device for it).
+        sanitize() {
+            local tool=$1 name=$2
+            shift 2
+            local log="$RESULTS/sanitize-$tool-$name.log"
+            compute-sanitizer --tool "$tool" --error-exitcode 99 "$@" >"$log" 2>&1
+            local rc=$?
+            if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $name(rc=$rc)"; fi
+        }
+        for tool in $SANITIZE_TOOLS; do
             start=$SECONDS
             bad=""
-            for ladder in $LADDERS; do
-                log="$RESULTS/sanitize-$tool-$ladder.log"
-                compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                    "$TESTS/test_ladders" --backend cuda --ladder "$ladder" --skip-unsafe \
-                    --no-timing --max-size "$SANITIZE_MAX_SIZE" >"$log" 2>&1
-                rc=$?
-                # 77: ladder not in this build.
-                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $ladder(rc=$rc)"; fi
-            done
-            # The persistent TMA rungs on problems of more tiles than SMs (each
-            # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta).
-            case " $LADDERS " in *" gemm "*)
-                for rung in bf16_wgmma_tma tf32_wgmma_tma; do
-                    log="$RESULTS/sanitize-$tool-gemm-$rung-multitile.log"
-                    compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                        "$TESTS/test_ladders" --backend cuda --ladder gemm --rung "$rung" \
-                        --no-timing --max-size 4e8 >"$log" 2>&1
-                    rc=$?
-                    if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm/$rung-multitile(rc=$rc)"; fi
-                done ;;
-            esac
-            # warplab_gemm_ex through the public API with exact-size buffers
-            # (every op, type, output type, padded ld, beta, NaN) on cuda.
-            case " $LADDERS " in *" gemm "*)
-                log="$RESULTS/sanitize-$tool-gemm-ex-api.log"
-                compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                    "$TESTS/test_gemm_ex_api" cuda >"$log" 2>&1
-                rc=$?
-                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad gemm_ex_api(rc=$rc)"; fi ;;
-            esac
-            # The probes' kernels, on their small test problems (no timing, no end-to-end run).
-            log="$RESULTS/sanitize-$tool-probes.log"
-            compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                "$TESTS/test_probes" --backend cuda --no-timing --no-run >"$log" 2>&1
-            rc=$?
-            if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad probes(rc=$rc)"; fi
-            # The library as a CUDA program calls it: wrapped cudaMalloc /
-            # cudaMallocAsync / managed memory, exact-size and unaligned views,
-            # the caller's streams, device results, a replayed graph.
-            for program in "tests/cuda/test_dropin_cuda" "tests/test_dropin --backend cuda" \
-                "tests/cuda/example_cuda_stream"; do
-                name=$(basename "${program%% *}")
-                log="$RESULTS/sanitize-$tool-$name.log"
-                WARPLAB_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                    $BUILD/$program >"$log" 2>&1
-                rc=$?
-                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $name(rc=$rc)"; fi
-            done
+            if has_set ladders; then
+                for ladder in $LADDERS; do
+                    sanitize "$tool" "$ladder" "$TESTS/test_ladders" --backend cuda \
+                        --ladder "$ladder" --skip-unsafe --no-timing --max-size "$SANITIZE_MAX_SIZE"
+                done
+                # The persistent TMA rungs on problems of more tiles than SMs (each
+                # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta).
+                case " $LADDERS " in *" gemm "*)
+                    for rung in bf16_wgmma_tma tf32_wgmma_tma; do
+                        sanitize "$tool" "gemm-$rung-multitile" "$TESTS/test_ladders" \
+                            --backend cuda --ladder gemm --rung "$rung" --no-timing --max-size 4e8
+                    done ;;
+                esac
+            fi
+            if has_set api; then
+                # The library as users call it, exact-size buffers (no guard
+                # zones): every path of the FP32 dispatcher (warplab_gemm), every
+                # op, type and output type of warplab_gemm_ex; wrapped
+                # cudaMalloc / cudaMallocAsync / managed memory, unaligned views,
+                # the caller's streams, device results, a replayed graph.
+                sanitize "$tool" gemm-exact "$TESTS/test_gemm_exact" --backend cuda
+                sanitize "$tool" gemm-ex-api "$TESTS/test_gemm_ex_api" cuda
+                WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin-cuda "$TESTS/cuda/test_dropin_cuda"
+                WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda
+                WARPLAB_TEST_SMALL=1 sanitize "$tool" example-cuda-stream \
+                    "$TESTS/cuda/example_cuda_stream"
+            fi
+            if has_set probes; then
+                # The probes' kernels, on their small test problems (no timing, no end-to-end run).
+                sanitize "$tool" probes "$TESTS/test_probes" --backend cuda --no-timing --no-run
+            fi
             if [ -z "$bad" ]; then
-                note "compute-sanitizer $tool: clean ($LADDERS probes; $((SECONDS - start)) s)"
+                note "compute-sanitizer $tool: clean ($SANITIZE_SETS; $((SECONDS - start)) s)"
             else
                 note "compute-sanitizer $tool: ERRORS in$bad"
                 failed=1
             fi
         done
         # The rungs whose race is the lesson: racecheck is expected to speak.
-        unsafe=$("$BIN" ladders --unsafe 2>/dev/null || true)
+        unsafe=""
+        has_set ladders && case " $SANITIZE_TOOLS " in *" racecheck "*)
+            unsafe=$("$BIN" ladders --unsafe 2>/dev/null || true) ;;
+        esac
         for entry in $unsafe; do
             ladder=${entry%%/*}
             rung=${entry##*/}
@@ -168,6 +172,17 @@ if has_step bench; then
             failed=1
         fi
     done
+    # The gemm shape set: the dispatcher against cuBLAS FP32 per shape, with
+    # the geometric mean and the worst shape at the end.
+    case " $LADDERS " in *" gemm "*)
+        if "$BIN" bench gemm --shapes --backend cuda --quiet --max-seconds 0.25 --repeat 15 \
+            --json "$RESULTS/bench-gemm-shapes.json" >"$RESULTS/bench-gemm-shapes.txt" 2>&1; then
+            note "bench gemm --shapes: ok; $(grep -E '^dispatch vs' "$RESULTS/bench-gemm-shapes.txt")"
+        else
+            note "bench gemm --shapes: FAILED rows or error (see bench-gemm-shapes.txt)"
+            failed=1
+        fi ;;
+    esac
     note "bench: $((SECONDS - start)) s"
 fi
 

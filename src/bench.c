@@ -105,7 +105,14 @@ warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_i
     info->course_value2 = rung->course_value2;
     info->course_device2 = or_empty(rung->course_device2);
     info->flags = warplab_rung_flags(ladder_name, rung_id);
+    info->vendor = or_empty(rung->vendor);
     return WARPLAB_OK;
+}
+
+const char *warplab_ladder_shape_set(const char *ladder_name)
+{
+    const wl_ladder *ladder = wl_ladder_find(ladder_name);
+    return ladder ? ladder->shape_set : NULL;
 }
 
 void warplab_report_destroy(warplab_report *report)

@@ -530,6 +530,10 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
         if (status == WARPLAB_OK)
             status = verified;
     }
+    /* What the implementation ran (a dispatcher's pick), where nothing else
+     * is noted. */
+    if (run.impl->describe && run.state_ready && !row->note[0])
+        run.impl->describe(run.backend, &run.launch, row->note, sizeof row->note);
     release_run(&run);
     return status == WARPLAB_OK ? WARPLAB_OK : row->status;
 }
@@ -563,10 +567,21 @@ void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
     const double reference = reference_gbs(rows, count);
     for (size_t i = 0; i < count; i++) {
         warplab_row *row = &rows[i];
-        if (baseline && row->median_ms > 0)
-            row->pct_of_vendor = 100.0 * baseline->median_ms / row->median_ms;
         const wl_ladder *ladder = wl_ladder_find(row->ladder);
         const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
+        /* The rung's own vendor row when it names one, else the baseline. */
+        const warplab_row *vendor = baseline;
+        if (rung && rung->vendor) {
+            vendor = NULL;
+            for (size_t j = 0; j < count && !vendor; j++)
+                if (strcmp(rows[j].rung, rung->vendor) == 0 && rows[j].median_ms > 0 &&
+                    !(rows[j].flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)))
+                    vendor = &rows[j];
+        }
+        if (vendor && row->median_ms > 0) {
+            row->pct_of_vendor = 100.0 * vendor->median_ms / row->median_ms;
+            wl_copy_string(row->vendor, sizeof row->vendor, vendor->rung);
+        }
         if (ceiling_gbs > 0 && row->gbs > 0)
             row->pct_of_ceiling = 100.0 * row->gbs / ceiling_gbs;
         if (reference > 0 && row->gbs > 0)

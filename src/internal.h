@@ -214,6 +214,9 @@ struct wl_impl {
      * of a rung-private buffer into the harness's output view). */
     warplab_status (*finish)(wl_backend *backend, const wl_launch *launch, void *state);
     void (*teardown)(wl_backend *backend, void *state);
+    /* What it runs for this launch (a dispatcher's pick), for the report
+     * row's note; NULL = nothing to say. */
+    void (*describe)(wl_backend *backend, const wl_launch *launch, char *text, size_t len);
 };
 
 /* The backends compiled into this build; NULL where absent. */
@@ -265,7 +268,7 @@ typedef struct wl_rung {
      * reduction ladder quotes K40 and seed 004's older GPU); 0 = none. */
     double course_value2;
     const char *course_device2;
-    unsigned flags; /* WL_RUNG_* */
+    unsigned flags;     /* WL_RUNG_* */
     const char *vendor; /* id of the vendor rung it is measured against; NULL = the baseline row */
     /* Bytes it must move and flops it must do; NULL = the ladder's. */
     double (*bytes)(const wl_problem *problem);
@@ -314,6 +317,9 @@ typedef struct wl_ladder {
      * rungs that read only row-major N, N operands), or NULL. */
     warplab_status (*rung_supports)(const wl_rung *rung, const wl_problem *problem, char *reason,
                                     size_t reason_len);
+    /* A named set of shapes for `warplab bench LADDER --shapes` (sizes as
+     * --size takes them), or NULL. */
+    const char *shape_set;
 } wl_ladder;
 
 size_t wl_ladder_count(void);

@@ -171,6 +171,93 @@ static void group_heading(const warplab_report *report, const warplab_row *first
 }
 
 /* ------------------------------------------------------------------------ */
+/* Vendor pairs: rungs that name their vendor row (wl_rung.vendor), summed
+ * over the report's problems: geometric mean of vendor time / our time and
+ * the worst problem. */
+
+#define MAX_PAIRS 16
+
+typedef struct vendor_pair {
+    const char *ladder, *rung, *vendor;
+    int shapes;
+    double log_sum, worst;
+    const char *worst_problem;
+} vendor_pair;
+
+/* The row compares with a vendor row its rung names, and both ran. */
+static bool row_is_paired(const warplab_row *row)
+{
+    if (row->pct_of_vendor <= 0 || !row->vendor[0] ||
+        (row->flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)))
+        return false;
+    const wl_ladder *ladder = wl_ladder_find(row->ladder);
+    const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
+    return rung && rung->vendor;
+}
+
+static int collect_pairs(const warplab_report *report, vendor_pair *pairs)
+{
+    int count = 0;
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        if (!row_is_paired(row))
+            continue;
+        int p = 0;
+        while (p < count && !(strcmp(pairs[p].ladder, row->ladder) == 0 &&
+                              strcmp(pairs[p].rung, row->rung) == 0 &&
+                              strcmp(pairs[p].vendor, row->vendor) == 0))
+            p++;
+        if (p == count) {
+            if (count == MAX_PAIRS)
+                continue;
+            pairs[count++] = (vendor_pair){row->ladder, row->rung, row->vendor, 0, 0.0, 0.0, ""};
+        }
+        const double ratio = row->pct_of_vendor / 100.0;
+        if (pairs[p].shapes == 0 || ratio < pairs[p].worst) {
+            pairs[p].worst = ratio;
+            pairs[p].worst_problem = row->problem;
+        }
+        pairs[p].shapes++;
+        pairs[p].log_sum += log(ratio);
+    }
+    return count;
+}
+
+static double pair_geomean(const vendor_pair *pair)
+{
+    return pair->shapes ? exp(pair->log_sum / pair->shapes) : 0.0;
+}
+
+/* Per pair: each problem's times and ratio, then the geometric mean and the
+ * worst problem. */
+static void write_pairs(const warplab_report *report, FILE *out)
+{
+    vendor_pair pairs[MAX_PAIRS];
+    const int count = collect_pairs(report, pairs);
+    for (int p = 0; p < count; p++) {
+        fprintf(out, "\n%s/%s against %s (ratio = %s time / %s time; higher is better)\n",
+                pairs[p].ladder, pairs[p].rung, pairs[p].vendor, pairs[p].vendor, pairs[p].rung);
+        fprintf(out, "%-36s %11s %11s %7s  %s\n", "problem", pairs[p].rung, pairs[p].vendor,
+                "ratio", "note");
+        for (size_t i = 0; i < report->row_count; i++) {
+            const warplab_row *row = &report->rows[i];
+            if (!row_is_paired(row) || strcmp(row->rung, pairs[p].rung) != 0 ||
+                strcmp(row->vendor, pairs[p].vendor) != 0 ||
+                strcmp(row->ladder, pairs[p].ladder) != 0)
+                continue;
+            char ours[24], theirs[24];
+            format_time(ours, sizeof ours, row->median_ms);
+            format_time(theirs, sizeof theirs, row->median_ms * row->pct_of_vendor / 100.0);
+            fprintf(out, "%-36s %11s %11s %6.2fx  %s\n", row->problem, ours, theirs,
+                    row->pct_of_vendor / 100.0, row->note);
+        }
+        fprintf(out, "%s vs %s: geometric mean %.3fx over %d problems; worst %.3fx at %s\n",
+                pairs[p].rung, pairs[p].vendor, pair_geomean(&pairs[p]), pairs[p].shapes,
+                pairs[p].worst, pairs[p].worst_problem);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Terminal table                                                           */
 
 /* The cells of a timed row in a compute-bound table. */
@@ -273,6 +360,7 @@ static void write_table(const warplab_report *report, FILE *out)
         fprintf(out, "caches %s between timed runs; seed %llu; %s.\n",
                 report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
     }
+    write_pairs(report, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -372,6 +460,17 @@ static void write_markdown(const warplab_report *report, FILE *out)
     if (any_compute_group(report)) {
         fputc('\n', out);
         compute_footer(report, out);
+    }
+    vendor_pair pairs[MAX_PAIRS];
+    const int pair_count = collect_pairs(report, pairs);
+    for (int p = 0; p < pair_count; p++) {
+        fprintf(out,
+                "\n`%s` against `%s` (vendor time / our time): geometric mean %.3fx over %d "
+                "problems; worst %.3fx at ",
+                pairs[p].rung, pairs[p].vendor, pair_geomean(&pairs[p]), pairs[p].shapes,
+                pairs[p].worst);
+        markdown_text(out, pairs[p].worst_problem);
+        fputs(".\n", out);
     }
 }
 
@@ -534,10 +633,27 @@ static void write_json(const warplab_report *report, FILE *out)
         json_field(out, "course_device2", row->course_device2, true);
         fputs("\n     ", out);
         json_field(out, "note", row->note, true);
+        json_field(out, "vendor", row->vendor, true);
+        json_number(out, "vendor_ratio", row->pct_of_vendor > 0 ? row->pct_of_vendor / 100.0 : NAN,
+                    true);
         json_field(out, "lesson", row->lesson, false);
         fputs("}", out);
     }
-    fputs("\n  ]\n}\n", out);
+    fputs("\n  ],\n  \"vendor_pairs\": [", out);
+    vendor_pair pairs[MAX_PAIRS];
+    const int pair_count = collect_pairs(report, pairs);
+    for (int p = 0; p < pair_count; p++) {
+        fputs(p ? ",\n    {" : "\n    {", out);
+        json_field(out, "ladder", pairs[p].ladder, true);
+        json_field(out, "rung", pairs[p].rung, true);
+        json_field(out, "vendor", pairs[p].vendor, true);
+        fprintf(out, "\"problems\": %d, ", pairs[p].shapes);
+        json_number(out, "geomean_ratio", pair_geomean(&pairs[p]), true);
+        json_number(out, "worst_ratio", pairs[p].worst, true);
+        json_field(out, "worst_problem", pairs[p].worst_problem, false);
+        fputs("}", out);
+    }
+    fputs(pair_count ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
 warplab_status warplab_report_write(const warplab_report *report, warplab_format format,

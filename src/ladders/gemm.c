@@ -64,6 +64,18 @@ static double compulsory_bytes_bf16(const wl_problem *p)
     return 2.0 * (dims_m(p) * dims_k(p) + dims_k(p) * dims_n(p)) + c_bytes(p);
 }
 
+/* The copy reference: A and B read once and written once. */
+static double copy_ab_bytes(const wl_problem *p)
+{
+    return 2.0 * 4.0 * (dims_m(p) * dims_k(p) + dims_k(p) * dims_n(p));
+}
+
+static double no_flops(const wl_problem *p)
+{
+    (void)p;
+    return 0.0;
+}
+
 /* One output per thread from global memory: a row of A and a column of B per
  * element of C, 2k floats for 2k flops. */
 static double naive_bytes(const wl_problem *p)
@@ -87,6 +99,7 @@ static double tile_bytes(const wl_problem *p, double bm, double bn, double eleme
 TILE_BYTES(tile16_bytes, 16, 16, 4)
 TILE_BYTES(tile32_bytes, 32, 32, 4)
 TILE_BYTES(tile64_bytes, 64, 64, 4)
+TILE_BYTES(tile32x128_bytes, 32, 128, 4)
 TILE_BYTES(tile128_bytes, 128, 128, 4)
 TILE_BYTES(tile128x256_bytes, 128, 256, 4)
 TILE_BYTES(tile256x128_bytes, 256, 128, 4)
@@ -214,6 +227,18 @@ static warplab_status gemm_rung_supports(const wl_rung *rung, const wl_problem *
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     return WARPLAB_OK;
+}
+
+/* The copy reference computes no product: it sets C's view to 0 (the gaps
+ * between rows untouched). */
+static warplab_status verify_copy_ab(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const float *c = (const float *)host[GEMM_C];
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), ldc = wl_gemm_ldc(p);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++)
+            wl_check_value(check, i * ldc + j, (double)c[i * ldc + j], 0.0, 0.0);
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -391,6 +416,58 @@ static const wl_rung gemm_rungs[] = {
                "warplab_gemm() uses.",
      .seed = "past the course (tuning)",
      .bytes = tile256x128_bytes},
+    /* The shape-aware rungs (issue 11): one kernel per regime where the
+     * big-tile kernel leaves the GPU idle, then the dispatcher that picks
+     * among them. Off the ladder except the dispatcher: each wins only in
+     * its regime. */
+    {.id = "skinny_m",
+     .title = "GEMV / skinny m: stream B once",
+     .lesson = "With m <= 16 a 256x128 tile is 1/16 used and 32 tiles leave 100 of 132 SMs idle; "
+               "the time is reading B. Each thread streams 16-byte rows of B for 4 columns, MR "
+               "rows of C at once, many k rows in flight, k split over the SMs when columns are "
+               "few: copy-speed.",
+     .seed = "past the course (bandwidth-bound GEMV)",
+     .flags = WL_RUNG_OFF_LADDER},
+    {.id = "skinny_n",
+     .title = "GEMV / skinny n: stream A once",
+     .lesson = "With n <= 16 each output is a dot product of a row of A with B's few columns: a "
+               "warp streams 16-byte pieces of 2-4 rows of A while B's columns wait transposed "
+               "in shared memory, and a butterfly of shuffles sums each row.",
+     .seed = "past the course (bandwidth-bound GEMV)",
+     .flags = WL_RUNG_OFF_LADDER},
+    {.id = "tile_32x128",
+     .title = "small tiles 32x128, split-K",
+     .lesson = "For m of 17 to 64 a 32-row tile wastes no rows, and splitting k over the SMs "
+               "(partial sums in the workspace, added in a fixed order) turns 32 tiles into "
+               "enough blocks to fill all of them.",
+     .seed = "past the course (split-K)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile32x128_bytes},
+    {.id = "tile_64x64",
+     .title = "small tiles 64x64, split-K",
+     .lesson = "Small squares and large k with small m, n: 64x64 tiles give 4x the blocks of "
+               "128x128, four resident an SM, and split-K multiplies them again (64x64x65536: "
+               "one tile becomes 128 blocks), reduced deterministically.",
+     .seed = "past the course (split-K)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile64_bytes},
+    {.id = "dispatch",
+     .title = "shape-aware dispatcher",
+     .lesson = "What warplab_gemm() runs: models each kernel's time from m, n, k, alignment and "
+               "the SM count (waves of tiles, idle SMs, bytes streamed, split-K's extra pass) and "
+               "runs the least: skinny kernels for GEMV, small tiles and split-K for few tiles, "
+               "frag_256x128_s6 for large.",
+     .seed = "past the course (cuBLAS-style heuristics)",
+     .vendor = "cublas_fp32"},
+    {.id = "copy_ab",
+     .title = "copy of A and B (device to device)",
+     .lesson = "Reads A and B once and writes them elsewhere: the speed of light for a "
+               "bandwidth-bound product (GEMV), whose %copy column compares with it.",
+     .seed = "reference",
+     .flags = WL_RUNG_REFERENCE | WL_RUNG_OFF_LADDER,
+     .bytes = copy_ab_bytes,
+     .flops = no_flops,
+     .verify = verify_copy_ab},
     {.id = "tf32_mma",
      .title = "tensor cores, TF32 (mma.sync)",
      .lesson = "The Volta slide's D = A*B + C on small tiles: mma.sync.m16n8k8 multiplies TF32 "
@@ -753,6 +830,19 @@ static int gemm_test_problems(const warplab_device_info *device, wl_problem *pro
     return add_cases(cpu_cases, sizeof cpu_cases / sizeof cpu_cases[0], problems, count, capacity);
 }
 
+/* The shape set of `warplab bench gemm --shapes` (issue 11), by class:
+ * GEMV (m = 1, n = 1); small m, 2 to 64; small squares, 128 to 1024; LLM
+ * projections (k or n of 4096, 11008, 14336); large k with small m and n;
+ * tall-skinny; odd sizes; and one large square. m x n x k each. */
+#define GEMM_SHAPE_SET                                                                             \
+    "1x4096x4096,1x11008x4096,1x4096x14336,4096x1x4096,11008x1x4096,"                              \
+    "2x4096x4096,4x4096x4096,8x4096x4096,16x4096x4096,32x4096x4096,64x4096x4096,"                  \
+    "128x128x128,256x256x256,512x512x512,1024x1024x1024,"                                          \
+    "128x11008x4096,512x4096x11008,256x14336x4096,512x4096x14336,2048x11008x4096,"                 \
+    "64x64x65536,128x128x32768,256x256x16384,32x256x8192,"                                         \
+    "65536x64x64,16384x128x128,4096x4096x64,8192x32x4096,"                                         \
+    "1000x1000x1000,3001x2999x1001,777x555x333,17x3001x1999,4096x4096x4096"
+
 const wl_ladder wl_gemm_ladder = {
     .name = "gemm",
     .title = "matrix multiply (seeds 000, 002)",
@@ -767,9 +857,10 @@ const wl_ladder wl_gemm_ladder = {
     .verify = verify_fp32,
     .bytes = compulsory_bytes,
     .flops = gemm_flops,
-    .best_rung = "frag_256x128_s6",
+    .best_rung = "dispatch",
     .test_problems = gemm_test_problems,
     .rung_supports = gemm_rung_supports,
+    .shape_set = GEMM_SHAPE_SET,
 };
 
 /* ------------------------------------------------------------------------ */

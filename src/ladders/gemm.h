@@ -137,6 +137,59 @@ warplab_status wl_gemm_ex_inputs_make(wl_backend *backend, const wl_launch *laun
                                       warplab_dtype type, wl_gemm_ex_inputs *inputs);
 void wl_gemm_ex_inputs_free(wl_backend *backend, wl_gemm_ex_inputs *inputs);
 
+/* ------------------------------------------------------------------------ */
+/* The FP32 dispatcher (gemm_dispatch.c): which kernel warplab_gemm() runs.  */
+
+typedef enum wl_gemm_kernel {
+    WL_GEMM_KERNEL_SKINNY_M = 0, /* bandwidth-bound, m small: B streams once */
+    WL_GEMM_KERNEL_SKINNY_N,     /* bandwidth-bound, n small: A streams once */
+    WL_GEMM_KERNEL_TILE_32X128,  /* pipelined tiles, 32 x 128 */
+    WL_GEMM_KERNEL_TILE_64X64,   /* pipelined tiles, 64 x 64 */
+    WL_GEMM_KERNEL_TILE_128X32,  /* pipelined tiles, 128 x 32 */
+    WL_GEMM_KERNEL_TILE_64X128,  /* pipelined tiles, 64 x 128 */
+    WL_GEMM_KERNEL_TILE_128X128, /* pipelined tiles, 128 x 128 (frag_128x128) */
+    WL_GEMM_KERNEL_TILE_256X128, /* pipelined tiles, 256 x 128 (frag_256x128_s6) */
+    WL_GEMM_KERNEL_COUNT
+} wl_gemm_kernel;
+
+/* A kernel and how it is run: rows (skinny_m) or columns (skinny_n) of C a
+ * block takes at once, and the k range split in `splits` chunks of k_chunk
+ * (splits 1: one launch, no workspace; more: partial sums in the workspace,
+ * then a reduction in fixed order). */
+typedef struct wl_gemm_plan {
+    wl_gemm_kernel kernel;
+    int group;           /* skinny_m: MR rows; skinny_n: NR columns; tiles: 0 */
+    int splits;          /* >= 1 */
+    int k_chunk;         /* k / splits rounded up to the kernel's step; k when splits = 1 */
+    double predicted_us; /* the cost model's estimate, for the notes */
+} wl_gemm_plan;
+
+/* What the dispatcher sees of the device: SMs, FP32 peak and bandwidth (0 =
+ * unknown: H100-class defaults). */
+typedef struct wl_gemm_device {
+    int sms;
+    double fp32_gflops;
+    double bandwidth_gbs;
+} wl_gemm_device;
+
+/* The dispatcher's rule: the plan of least modelled time among the
+ * kernels that suit m, n, k. b_rows_aligned / a_rows_aligned: the views'
+ * rows start on 16-byte boundaries (pointer and leading dimension), which
+ * lets the skinny kernels stream with 16-byte loads. Deterministic, no
+ * allocation. */
+wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, int b_rows_aligned,
+                            const wl_gemm_device *device);
+/* The best plan with one kernel (the kernel's own rung): only the split of k
+ * is chosen. */
+wl_gemm_plan wl_gemm_plan_for(wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
+                              int a_rows_aligned, int b_rows_aligned, const wl_gemm_device *device);
+/* Workspace a plan needs: splits * m * n floats when split, else 0. */
+size_t wl_gemm_plan_scratch_bytes(const wl_gemm_plan *plan, size_t m, size_t n);
+/* "skinny_m", "tile_64x64", ... */
+const char *wl_gemm_kernel_name(wl_gemm_kernel kernel);
+/* "tile_64x64 split 4 (k 1024 a split)": what a plan runs, for the notes. */
+void wl_gemm_plan_describe(const wl_gemm_plan *plan, char *text, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

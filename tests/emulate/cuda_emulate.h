@@ -12,8 +12,10 @@
  * mma.sync (TF32 m16n8k8, BF16 m16n8k16) is emulated warp-wide from the
  * PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit.
  *
- * What this does not model: timing, other warp instructions (shuffles,
- * ldmatrix, wgmma), memory ordering beyond the barrier, and the hardware's
+ * __shfl_xor_sync (float, whole warps) is emulated the same way.
+ *
+ * What this does not model: timing, other warp instructions (other
+ * shuffles, ldmatrix, wgmma), memory ordering beyond the barrier, and the hardware's
  * own checks (that is compute-sanitizer's job on the GPU). */
 #ifndef WARPLAB_CUDA_EMULATE_H
 #define WARPLAB_CUDA_EMULATE_H
@@ -171,6 +173,21 @@ inline void mma_bf16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[
         });
 }
 
+/* __shfl_xor_sync over the whole warp: each lane posts its value, the warp
+ * meets, each lane reads its partner's, the warp meets again. */
+inline std::vector<float> emu_shfl_posts; /* one per thread of the block */
+
+inline float __shfl_xor_sync(unsigned mask, float value, int lane_mask)
+{
+    (void)mask;
+    const unsigned me = emu_thread(), warp = me / 32, lane = me % 32;
+    emu_shfl_posts[me] = value;
+    emu_warp_barriers[warp]->arrive_and_wait();
+    const float other = emu_shfl_posts[warp * 32 + (lane ^ (unsigned)lane_mask)];
+    emu_warp_barriers[warp]->arrive_and_wait();
+    return other;
+}
+
 /* Runs kernel() as a grid of blocks of threads. */
 template <class Kernel>
 void emu_launch(dim3 grid, dim3 block, size_t dynamic_smem_bytes, Kernel kernel)
@@ -195,6 +212,7 @@ void emu_launch(dim3 grid, dim3 block, size_t dynamic_smem_bytes, Kernel kernel)
                         (std::ptrdiff_t)(threads - 32 * w < 32 ? threads - 32 * w : 32)));
                 emu_warp_barriers = warp_barriers;
                 emu_mma_posts.assign(threads, emu_mma_post{});
+                emu_shfl_posts.assign(threads, 0.0f);
                 std::vector<std::thread> pool;
                 pool.reserve(threads);
                 for (unsigned t = 0; t < threads; t++)

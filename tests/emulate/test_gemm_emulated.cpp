@@ -12,6 +12,7 @@
 #include "../../src/cuda/gemm/course_kernels.cuh"
 #include "../../src/cuda/gemm/mma_kernel.cuh"
 #include "../../src/cuda/gemm/pipelined_shapes.cuh"
+#include "../../src/cuda/gemm/skinny_kernels.cuh"
 #include "../../src/ladders/gemm.h"
 
 #include <cstdio>
@@ -19,6 +20,11 @@
 #include <string>
 
 /* The shapes of src/cuda/gemm.cu: gemm/pipelined_shapes.cuh. */
+
+static float poison_value()
+{
+    return std::numeric_limits<float>::quiet_NaN();
+}
 
 static int failures = 0, checks = 0;
 
@@ -89,12 +95,129 @@ static void run_bf16_mma(const gemm_params &g)
                [&] { gemm_mma<true, true>(p); });
 }
 
+/* The shape-aware kernels (src/cuda/gemm/dispatch.cu's launches): a plan
+ * (kernel, group, split of k) run as the launcher runs it, the split
+ * partial sums in a workspace poisoned with NaN, then the reduction. */
+template <class T>
+static void run_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
+{
+    const unsigned tiles = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
+    const bool vec = aligned_rows(g.b, g.ldb);
+    if (plan.splits == 1) {
+        run_pipelined<T>(g);
+        return;
+    }
+    emu_launch(dim3(tiles, (unsigned)plan.splits), dim3(T::THREADS), T::SMEM_BYTES, [&] {
+        if (vec)
+            gemm_pipelined_split<T, true>(g, partial, plan.k_chunk);
+        else
+            gemm_pipelined_split<T, false>(g, partial, plan.k_chunk);
+    });
+}
+
+template <int MR>
+static void run_skinny_m(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
+{
+    constexpr int threads = skinny_m_threads(MR);
+    const dim3 grid((unsigned)((g.n + SKINNY_M_COLS - 1) / SKINNY_M_COLS), (unsigned)plan.splits,
+                    (unsigned)((g.m + MR - 1) / MR));
+    const size_t smem = (size_t)(threads / 32) * MR * SKINNY_M_COLS * sizeof(float);
+    const bool vec = aligned_rows(g.b, g.ldb);
+    emu_launch(grid, dim3(threads), smem, [&] {
+        if (vec)
+            gemm_skinny_m<MR, true>(g, partial, plan.k_chunk);
+        else
+            gemm_skinny_m<MR, false>(g, partial, plan.k_chunk);
+    });
+}
+
+template <int NR>
+static void run_skinny_n(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
+{
+    constexpr int rows = SKINNY_N_WARPS * skinny_n_rows_per_warp(NR);
+    const dim3 grid((unsigned)((g.m + rows - 1) / rows), (unsigned)plan.splits,
+                    (unsigned)((g.n + NR - 1) / NR));
+    const bool vec = aligned_rows(g.a, g.lda);
+    emu_launch(grid, dim3(SKINNY_N_THREADS), (size_t)NR * SKINNY_N_KC * sizeof(float), [&] {
+        if (vec)
+            gemm_skinny_n<NR, true>(g, partial, plan.k_chunk);
+        else
+            gemm_skinny_n<NR, false>(g, partial, plan.k_chunk);
+    });
+}
+
+/* Runs a plan; splits > 0 forces that split of k (the chunk rounded up to
+ * the kernel's step), 0 keeps the plan's. */
+static void run_plan(const gemm_params &g, wl_gemm_plan plan, int splits)
+{
+    if (splits > 0 && g.k > 0) {
+        const int step = plan.kernel == WL_GEMM_KERNEL_SKINNY_N ? SKINNY_N_KC : 16;
+        const int chunk = (g.k + splits - 1) / splits;
+        plan.k_chunk = (chunk + step - 1) / step * step;
+        plan.splits = (g.k + plan.k_chunk - 1) / plan.k_chunk;
+    }
+    std::vector<float> partial((size_t)plan.splits * (size_t)g.m * (size_t)g.n + 1, poison_value());
+    float *ws = partial.data();
+    switch (plan.kernel) {
+    case WL_GEMM_KERNEL_SKINNY_M:
+        switch (plan.group) {
+        case 1: run_skinny_m<1>(g, plan, ws); break;
+        case 2: run_skinny_m<2>(g, plan, ws); break;
+        case 4: run_skinny_m<4>(g, plan, ws); break;
+        case 8: run_skinny_m<8>(g, plan, ws); break;
+        default: run_skinny_m<16>(g, plan, ws); break;
+        }
+        break;
+    case WL_GEMM_KERNEL_SKINNY_N:
+        switch (plan.group) {
+        case 1: run_skinny_n<1>(g, plan, ws); break;
+        case 2: run_skinny_n<2>(g, plan, ws); break;
+        case 4: run_skinny_n<4>(g, plan, ws); break;
+        case 8: run_skinny_n<8>(g, plan, ws); break;
+        default: run_skinny_n<16>(g, plan, ws); break;
+        }
+        break;
+    case WL_GEMM_KERNEL_TILE_32X128: run_tile_plan<tile_32x128_shape>(g, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_64X64: run_tile_plan<tile_64x64_shape>(g, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_128X32: run_tile_plan<tile_128x32_shape>(g, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_64X128: run_tile_plan<tile_64x128_shape>(g, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_128X128: run_tile_plan<frag_128x128_shape>(g, plan, ws); break;
+    default: run_tile_plan<frag_256x128_s6_shape>(g, plan, ws); break;
+    }
+    if (plan.splits > 1) {
+        const size_t elements = (size_t)g.m * (size_t)g.n;
+        emu_launch(dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
+                   dim3(SPLITK_REDUCE_THREADS), 0, [&] { gemm_splitk_reduce(g, ws, plan.splits); });
+    }
+}
+
+static wl_gemm_plan plan_for(const gemm_params &g, int kernel)
+{
+    const wl_gemm_device device = {132, 60000.0, 3350.0};
+    const int a_aligned = aligned_rows(g.a, g.lda), b_aligned = aligned_rows(g.b, g.ldb);
+    if (kernel < 0)
+        return wl_gemm_choose((size_t)g.m, (size_t)g.n, (size_t)g.k, a_aligned, b_aligned, &device);
+    return wl_gemm_plan_for((wl_gemm_kernel)kernel, (size_t)g.m, (size_t)g.n, (size_t)g.k,
+                            a_aligned, b_aligned, &device);
+}
+
+template <int KERNEL, int SPLITS> static void run_kernel(const gemm_params &g)
+{
+    run_plan(g, plan_for(g, KERNEL), SPLITS);
+}
+
+/* The skinny kernels on problems of at most this many C elements: their
+ * warp shuffles are slow under emulation, and 130 x 127 already walks
+ * several row and column groups. */
+#define SKINNY_MAX 20000
+
 struct rung {
     const char *id;
     int multiple_of;  /* the course's tiled kernels: m, n, k multiples only */
     int max_elements; /* one_block: m*n */
     std::function<void(const gemm_params &)> run;
     wl_gemm_precision precision = WL_GEMM_FP32;
+    bool shape_aware = false; /* runs the skinny-kernel cases too */
 };
 
 static const rung rungs[] = {
@@ -157,6 +280,18 @@ static const rung rungs[] = {
     {"frag_128x128_k8", 0, 0, run_pipelined<frag_128x128_k8_shape>},
     {"frag_256x128", 0, 0, run_pipelined<frag_256x128_shape>},
     {"frag_256x128_s6", 0, 0, run_pipelined<frag_256x128_s6_shape>},
+    {"skinny_m", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_M, 0>, WL_GEMM_FP32, true},
+    {"skinny_m split 3", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_M, 3>, WL_GEMM_FP32, true},
+    {"skinny_n", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_N, 0>, WL_GEMM_FP32, true},
+    {"skinny_n split 2", 0, SKINNY_MAX, run_kernel<WL_GEMM_KERNEL_SKINNY_N, 2>, WL_GEMM_FP32, true},
+    {"tile_32x128", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X128, 0>},
+    {"tile_32x128 split 3", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X128, 3>, WL_GEMM_FP32, true},
+    {"tile_64x64 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_64X64, 2>},
+    {"tile_128x32 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_128X32, 2>},
+    {"tile_64x128 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_64X128, 2>},
+    {"frag_128x128 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_128X128, 2>},
+    {"frag_256x128_s6 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_256X128, 2>},
+    {"dispatch", 0, 0, run_kernel<-1, 0>, WL_GEMM_FP32, true},
     {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
     {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
 };
@@ -165,26 +300,35 @@ struct problem_case {
     int m, n, k, lda, ldb, ldc; /* 0 = tight */
     float alpha, beta;
     int misalign;
+    bool skinny = false; /* only for the shape-aware rungs (k is long: slow here) */
 };
 
 /* Small enough for host threads, large enough to cross every tile edge:
  * several blocks of the 128 x 256 shape, partial tiles everywhere, k not a
  * multiple of BK, padded rows, misaligned views, beta != 0. */
 static const problem_case cases[] = {
-    {1, 1, 1, 0, 0, 0, 1.0f, 0.0f, 0},      {17, 33, 65, 0, 0, 0, 1.0f, 0.0f, 0},
-    {5, 7, 0, 0, 0, 0, 2.0f, 0.5f, 0},      {32, 32, 32, 0, 0, 0, 1.0f, 0.0f, 0},
-    {64, 48, 16, 0, 0, 0, 1.0f, 0.0f, 0},   {67, 45, 33, 40, 52, 47, 1.5f, -0.75f, 0},
-    {130, 127, 37, 0, 0, 0, 1.0f, 0.0f, 1}, {129, 261, 40, 44, 264, 268, -1.0f, 0.5f, 0},
+    {1, 1, 1, 0, 0, 0, 1.0f, 0.0f, 0},
+    {17, 33, 65, 0, 0, 0, 1.0f, 0.0f, 0},
+    {5, 7, 0, 0, 0, 0, 2.0f, 0.5f, 0},
+    {32, 32, 32, 0, 0, 0, 1.0f, 0.0f, 0},
+    {64, 48, 16, 0, 0, 0, 1.0f, 0.0f, 0},
+    {67, 45, 33, 40, 52, 47, 1.5f, -0.75f, 0},
+    {130, 127, 37, 0, 0, 0, 1.0f, 0.0f, 1},
+    {129, 261, 40, 44, 264, 268, -1.0f, 0.5f, 0},
     {261, 257, 19, 0, 0, 0, 1.0f, 0.0f, 0},
+    /* The skinny kernels' shapes: GEMV both ways with k past a staging
+     * chunk (512), n = 5 and m = 3 (partial groups), misaligned, padded. */
+    {1, 300, 1100, 0, 0, 0, 1.0f, 0.0f, 0, true},
+    {301, 1, 1100, 0, 0, 0, 1.0f, 0.0f, 0, true},
+    {3, 131, 700, 0, 0, 0, 1.0f, 0.5f, 1, true},
+    {40, 5, 1500, 1503, 7, 9, -1.0f, 0.25f, 0, true},
+    {2, 9, 1030, 1033, 0, 0, 1.0f, 0.0f, 1, true},
 };
-
-static float poison()
-{
-    return std::numeric_limits<float>::quiet_NaN();
-}
 
 static void check_case(const rung &r, const problem_case &c, uint64_t seed)
 {
+    if (c.skinny && !r.shape_aware)
+        return;
     if (r.multiple_of && (c.m % r.multiple_of || c.n % r.multiple_of || c.k % r.multiple_of))
         return;
     if (r.max_elements && c.m * c.n > r.max_elements)
@@ -210,7 +354,7 @@ static void check_case(const rung &r, const problem_case &c, uint64_t seed)
     std::vector<float> storage[3], initial_c;
     float *view[3];
     for (int i = 0; i < 3; i++) {
-        storage[i].assign(spans[i] + guard + 16, poison());
+        storage[i].assign(spans[i] + guard + 16, poison_value());
         const uintptr_t at = reinterpret_cast<uintptr_t>(storage[i].data());
         const size_t first_aligned = (16 - at % 16) % 16 / sizeof(float);
         view[i] = storage[i].data() + first_aligned + 4 + (size_t)c.misalign;

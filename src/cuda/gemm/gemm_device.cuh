@@ -156,4 +156,28 @@ template <int PENDING> __device__ __forceinline__ void cp_async_wait()
 }
 #endif /* !WL_EMULATE */
 
+/* 16 bytes of shared memory at dst (16-byte aligned) from the first `valid`
+ * (0..4) of the 4 floats at src, the rest zero. One 16-byte cp.async only
+ * when all four are inside the matrix (src then 16-byte aligned); at an edge,
+ * 4-byte copies of the valid floats and zeros for the others. A 16-byte copy
+ * whose window leaves the buffer is never issued, not even a partial one
+ * (cp.async's src-size still names a 16-byte window, and an exact-size
+ * allocation ends inside it: compute-sanitizer reports it, and a buffer that
+ * ends at a page boundary would fault). src must point inside the matrix
+ * when valid > 0; it is not read when valid == 0. */
+__device__ __forceinline__ void cp_async_16_edge(float *dst, const float *src, int valid)
+{
+    if (valid >= 4) {
+        cp_async_16(dst, src, 16);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        if (i < valid)
+            cp_async_4(dst + i, src + i, true);
+        else
+            dst[i] = 0.0f; /* a plain store: ordered by the same barrier as the copies */
+    }
+}
+
 #endif

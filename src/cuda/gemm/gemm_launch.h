@@ -119,6 +119,13 @@ extern const wl_impl wl_gemm_bf16_mma_impl;
 extern const wl_impl wl_gemm_bf16_wgmma_impl;
 extern const wl_impl wl_gemm_bf16_wgmma_tma_impl;
 extern const wl_impl wl_gemm_tf32_wgmma_tma_impl;
+/* The shape-aware FP32 rungs (dispatch.cu). */
+extern const wl_impl wl_gemm_skinny_m_impl;
+extern const wl_impl wl_gemm_skinny_n_impl;
+extern const wl_impl wl_gemm_tile_32x128_impl;
+extern const wl_impl wl_gemm_tile_64x64_impl;
+extern const wl_impl wl_gemm_dispatch_impl;
+extern const wl_impl wl_gemm_copy_ab_impl;
 #ifdef __cplusplus
 }
 #endif

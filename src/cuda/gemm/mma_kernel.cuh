@@ -117,6 +117,18 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
     const int g = lane / 4, t = lane % 4;
     const int tiles = (p.k + MMA_BK - 1) / MMA_BK;
 
+    /* One chunk of P::PER_CHUNK elements, `valid` of them inside. FP32
+     * operands are the caller's matrices: cp_async_16_edge never lets a
+     * 16-byte window leave them. The BF16 operands are the rung's own copies,
+     * rows padded to 16 bytes, so a partial 16-byte copy stays inside. */
+    auto copy_chunk = [](element *dst, const element *src, int valid) {
+        if (BF16)
+            cp_async_16(reinterpret_cast<float *>(dst), reinterpret_cast<const float *>(src),
+                        valid * (int)sizeof(element));
+        else
+            cp_async_16_edge(reinterpret_cast<float *>(dst), reinterpret_cast<const float *>(src),
+                             valid);
+    };
     /* Copies of one k tile: 16 bytes at a time (VEC), else element by
      * element; zeros outside the matrices. */
     auto load_tile = [&](int tile, int stage) {
@@ -133,8 +145,7 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
                 const int valid =
                     row0 + r < p.m && left > 0 ? (left < P::PER_CHUNK ? left : P::PER_CHUNK) : 0;
                 const element *src = valid ? a + (size_t)(row0 + r) * p.lda + k0 + c : a;
-                cp_async_16(reinterpret_cast<float *>(a_tile + r * T::AS_STRIDE + c),
-                            reinterpret_cast<const float *>(src), valid * (int)sizeof(element));
+                copy_chunk(a_tile + r * T::AS_STRIDE + c, src, valid);
             }
 #pragma unroll
             for (int l = 0; l < T::B_CHUNKS; l++) {
@@ -147,8 +158,7 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
                                           ? (left < P::PER_CHUNK ? left : P::PER_CHUNK)
                                           : 0;
                     const element *src = valid ? b + (size_t)(col0 + r) * p.ldb + k0 + c : b;
-                    cp_async_16(reinterpret_cast<float *>(b_tile + r * T::BS_STRIDE + c),
-                                reinterpret_cast<const float *>(src), valid * (int)sizeof(element));
+                    copy_chunk(b_tile + r * T::BS_STRIDE + c, src, valid);
                 } else { /* rows of B: k, n along the row */
                     const int r = chunk / (MMA_BN / P::PER_CHUNK);
                     const int c = (chunk % (MMA_BN / P::PER_CHUNK)) * P::PER_CHUNK;
@@ -156,8 +166,7 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
                     const int valid =
                         k0 + r < p.k && left > 0 ? (left < P::PER_CHUNK ? left : P::PER_CHUNK) : 0;
                     const element *src = valid ? b + (size_t)(k0 + r) * p.ldb + col0 + c : b;
-                    cp_async_16(reinterpret_cast<float *>(b_tile + r * T::BS_STRIDE + c),
-                                reinterpret_cast<const float *>(src), valid * (int)sizeof(element));
+                    copy_chunk(b_tile + r * T::BS_STRIDE + c, src, valid);
                 }
             }
         } else {

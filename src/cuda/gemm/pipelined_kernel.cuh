@@ -18,8 +18,9 @@
  * and copied 4 bytes at a time (cp.async cannot transpose 16 bytes): 32
  * consecutive threads copy 8 k by 4 rows, 32-byte pieces of global rows
  * into 32 distinct banks. B is copied 16 bytes at a time when its rows are
- * 16-byte aligned (B_VEC), with a partial copy (the rest zero-filled) at
- * the right edge; else 4 bytes at a time. Out of bounds, cp.async writes
+ * 16-byte aligned (B_VEC), with 4-byte copies and zeros at the right edge
+ * (cp_async_16_edge: no 16-byte window ever leaves B); else 4 bytes at a
+ * time. Out of bounds, cp.async writes
  * zeros without reading. The mapping mirrors generic_tiled in gemm.cl. */
 #ifndef WARPLAB_GEMM_PIPELINED_KERNEL_CUH
 #define WARPLAB_GEMM_PIPELINED_KERNEL_CUH
@@ -63,8 +64,10 @@ struct tile_shape {
     static_assert(STAGES >= 2, "a pipeline");
 };
 
+/* One block's tile (block-th in the 1-D tile order of gemm_tile_of_block):
+ * the body of gemm_pipelined and gemm_pipelined_split. */
 template <class T, bool B_VEC>
-__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
+__device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int block)
 {
 #if WL_SM80_BODY
     WL_DYNAMIC_SMEM(float4, smem4);
@@ -73,7 +76,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm
 
     const int tiles_m = (p.m + T::BM - 1) / T::BM, tiles_n = (p.n + T::BN - 1) / T::BN;
     int tile_m, tile_n;
-    gemm_tile_of_block(blockIdx.x, tiles_m, tiles_n, T::GROUP_M, &tile_m, &tile_n);
+    gemm_tile_of_block(block, tiles_m, tiles_n, T::GROUP_M, &tile_m, &tile_n);
     const int row0 = tile_m * T::BM, col0 = tile_n * T::BN;
     const int tid = threadIdx.x;
     const int group = tid / T::LANES, lane = tid % T::LANES;
@@ -123,7 +126,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm
             const bool ok = k0 + b_row + l * B_STEP < p.k && b_cols_valid > 0;
             const float *src = ok ? p.b + (b_offset + (unsigned)l * b_step) : p.b;
             if (B_VEC)
-                cp_async_16(b_dst + l * B_STEP * T::BN, src, ok ? 4 * b_cols_valid : 0);
+                cp_async_16_edge(b_dst + l * B_STEP * T::BN, src, ok ? b_cols_valid : 0);
             else
                 cp_async_4(b_dst + l * B_STEP * T::BN, src, ok);
         }
@@ -294,6 +297,33 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm
             }
         }
 #endif
+}
+
+template <class T, bool B_VEC>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
+{
+    gemm_pipelined_tile<T, B_VEC>(p, (int)blockIdx.x);
+}
+
+/* Split-K: blockIdx.y takes rows [y * k_chunk, (y + 1) * k_chunk) of k and
+ * writes its tile's sums (alpha 1, beta 0) into its m x n slice of partial
+ * (tight rows); gemm_splitk_reduce (skinny_kernels.cuh) adds the slices in
+ * order and applies alpha and beta. The same tile code, on views shifted to
+ * the k range: A's columns and B's rows start at the range. */
+template <class T, bool B_VEC>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
+    gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
+{
+    const int k0 = (int)blockIdx.y * k_chunk;
+    gemm_params q = p;
+    q.a = p.a + k0;
+    q.b = p.b + (size_t)k0 * (size_t)p.ldb;
+    q.k = p.k - k0 < k_chunk ? p.k - k0 : k_chunk;
+    q.c = partial + (size_t)blockIdx.y * (size_t)p.m * (size_t)p.n;
+    q.ldc = p.n;
+    q.alpha = 1.0f;
+    q.beta = 0.0f;
+    gemm_pipelined_tile<T, B_VEC>(q, (int)blockIdx.x);
 }
 
 #endif

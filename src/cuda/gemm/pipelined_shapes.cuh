@@ -44,6 +44,20 @@ typedef tile_shape<128, 128, 8, 64, 32, 8, 8, 4, 2, 8, true> frag_128x128_k8_sha
 typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8, true> frag_256x128_shape;
 typedef tile_shape<256, 128, 16, 64, 64, 8, 16, 6, 1, 8, true> frag_256x128_s6_shape;
 
+/* Small tiles for problems of too few 256 x 128 tiles to fill the SMs (the
+ * dispatcher's choice, with or without split-K): 4 warps of 32 x 32 (4 x 8
+ * a thread), several blocks an SM.
+ * - tile_64x64: small squares and few-tile problems;
+ * - tile_32x128: m of 17 to 32 (and small m in general), no rows of the
+ *   tile wasted, B's rows read in 512-byte pieces. */
+typedef tile_shape<64, 64, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_64x64_shape;
+typedef tile_shape<32, 128, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_32x128_shape;
+/* - tile_128x32: its transpose in shape, for n of 17 to 64 (tall-skinny);
+ * - tile_64x128: 4 warps of 64 x 32 (8 x 8 a thread, tuned's FMA : LDS
+ *   ratio), for m of 33 to 64 and mid-size problems of few large tiles. */
+typedef tile_shape<128, 32, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_128x32_shape;
+typedef tile_shape<64, 128, 16, 64, 32, 8, 8, 4, 3, 8, true> tile_64x128_shape;
+
 /* What the tuned rung and warplab_gemm() run: promote a shape here. */
 typedef sm90_128x256_shape tuned_shape;
 

@@ -1,0 +1,297 @@
+/* The shape-aware FP32 rungs: GEMV / skinny kernels, small tiles, split-K,
+ * and the dispatcher that picks among them (and frag_256x128_s6) by m, n, k,
+ * the views' alignment and the SM count. The rule is wl_gemm_choose
+ * (src/ladders/gemm_dispatch.c); here each plan is launched.
+ *
+ * No launch allocates or synchronizes: split-K partial sums go to the
+ * rung's workspace (wl_impl.scratch_bytes, the same plan computed again),
+ * which every split writes in full before the reduction reads it. */
+#include "gemm_launch.h"
+#include "pipelined_shapes.cuh"
+#include "skinny_kernels.cuh"
+
+#include <string.h>
+
+static wl_gemm_device gemm_device_of(const wl_backend *backend)
+{
+    wl_gemm_device device;
+    device.sms = backend->info.multiprocessors;
+    device.fp32_gflops = backend->info.fp32_peak_gflops;
+    device.bandwidth_gbs = backend->info.theoretical_bandwidth_gbs;
+    return device;
+}
+
+/* The plan a rung runs on a problem: the dispatcher's choice, or its own
+ * kernel with the best split. Alignment from the views when there are
+ * views, else from the problem (the harness misaligns by whole elements). */
+static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem,
+                            const gemm_params *g, int kernel)
+{
+    const wl_gemm_device device = gemm_device_of(backend);
+    const size_t m = wl_gemm_m(problem), n = wl_gemm_n(problem), k = wl_gemm_k(problem);
+    int a_aligned, b_aligned;
+    if (g) {
+        a_aligned = wl_gemm_rows_aligned(g->a, g->lda);
+        b_aligned = wl_gemm_rows_aligned(g->b, g->ldb);
+    } else {
+        a_aligned = problem->misalign % 4 == 0 && wl_gemm_lda(problem) % 4 == 0;
+        b_aligned = problem->misalign % 4 == 0 && wl_gemm_ldb(problem) % 4 == 0;
+    }
+    if (kernel < 0)
+        return wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
+    return wl_gemm_plan_for((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned, &device);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launches                                                                 */
+
+template <class T, bool B_VEC>
+static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &plan,
+                                      float *partial, cudaStream_t stream)
+{
+    const unsigned tiles = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
+    if (T::SMEM_BYTES > 48 * 1024) {
+        cudaError_t e = plan.splits > 1
+                            ? cudaFuncSetAttribute(gemm_pipelined_split<T, B_VEC>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)T::SMEM_BYTES)
+                            : cudaFuncSetAttribute(gemm_pipelined<T, B_VEC>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)T::SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+    }
+    if (plan.splits > 1)
+        gemm_pipelined_split<T, B_VEC>
+            <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, T::SMEM_BYTES, stream>>>(
+                g, partial, plan.k_chunk);
+    else
+        gemm_pipelined<T, B_VEC><<<tiles, T::THREADS, T::SMEM_BYTES, stream>>>(g);
+    return cudaGetLastError();
+}
+
+template <class T>
+static cudaError_t launch_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float *partial,
+                                    cudaStream_t stream)
+{
+    return wl_gemm_rows_aligned(g.b, g.ldb)
+               ? launch_tiles_split<T, true>(g, plan, partial, stream)
+               : launch_tiles_split<T, false>(g, plan, partial, stream);
+}
+
+template <int MR, bool VEC>
+static cudaError_t launch_skinny_m_as(const gemm_params &g, const wl_gemm_plan &plan,
+                                      float *partial, cudaStream_t stream)
+{
+    constexpr int threads = skinny_m_threads(MR);
+    const dim3 grid((unsigned)((g.n + SKINNY_M_COLS - 1) / SKINNY_M_COLS), (unsigned)plan.splits,
+                    (unsigned)((g.m + MR - 1) / MR));
+    const size_t smem = (size_t)(threads / 32) * MR * SKINNY_M_COLS * sizeof(float);
+    gemm_skinny_m<MR, VEC><<<grid, threads, smem, stream>>>(g, partial, plan.k_chunk);
+    return cudaGetLastError();
+}
+
+template <int MR>
+static cudaError_t launch_skinny_m_rows(const gemm_params &g, const wl_gemm_plan &plan,
+                                        float *partial, cudaStream_t stream)
+{
+    return wl_gemm_rows_aligned(g.b, g.ldb)
+               ? launch_skinny_m_as<MR, true>(g, plan, partial, stream)
+               : launch_skinny_m_as<MR, false>(g, plan, partial, stream);
+}
+
+static cudaError_t launch_skinny_m(const gemm_params &g, const wl_gemm_plan &plan, float *partial,
+                                   cudaStream_t stream)
+{
+    switch (plan.group) {
+    case 1: return launch_skinny_m_rows<1>(g, plan, partial, stream);
+    case 2: return launch_skinny_m_rows<2>(g, plan, partial, stream);
+    case 4: return launch_skinny_m_rows<4>(g, plan, partial, stream);
+    case 8: return launch_skinny_m_rows<8>(g, plan, partial, stream);
+    default: return launch_skinny_m_rows<16>(g, plan, partial, stream);
+    }
+}
+
+template <int NR, bool VEC>
+static cudaError_t launch_skinny_n_as(const gemm_params &g, const wl_gemm_plan &plan,
+                                      float *partial, cudaStream_t stream)
+{
+    constexpr int rows = SKINNY_N_WARPS * skinny_n_rows_per_warp(NR);
+    const dim3 grid((unsigned)((g.m + rows - 1) / rows), (unsigned)plan.splits,
+                    (unsigned)((g.n + NR - 1) / NR));
+    const size_t smem = (size_t)NR * SKINNY_N_KC * sizeof(float);
+    gemm_skinny_n<NR, VEC><<<grid, SKINNY_N_THREADS, smem, stream>>>(g, partial, plan.k_chunk);
+    return cudaGetLastError();
+}
+
+template <int NR>
+static cudaError_t launch_skinny_n_cols(const gemm_params &g, const wl_gemm_plan &plan,
+                                        float *partial, cudaStream_t stream)
+{
+    return wl_gemm_rows_aligned(g.a, g.lda)
+               ? launch_skinny_n_as<NR, true>(g, plan, partial, stream)
+               : launch_skinny_n_as<NR, false>(g, plan, partial, stream);
+}
+
+static cudaError_t launch_skinny_n(const gemm_params &g, const wl_gemm_plan &plan, float *partial,
+                                   cudaStream_t stream)
+{
+    switch (plan.group) {
+    case 1: return launch_skinny_n_cols<1>(g, plan, partial, stream);
+    case 2: return launch_skinny_n_cols<2>(g, plan, partial, stream);
+    case 4: return launch_skinny_n_cols<4>(g, plan, partial, stream);
+    case 8: return launch_skinny_n_cols<8>(g, plan, partial, stream);
+    default: return launch_skinny_n_cols<16>(g, plan, partial, stream);
+    }
+}
+
+/* Runs a plan: the kernel, then (split) the reduction in fixed order. */
+static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
+                               const wl_gemm_plan &plan)
+{
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    float *partial = NULL;
+    if (plan.splits > 1) {
+        const size_t need = wl_gemm_plan_scratch_bytes(&plan, (size_t)g.m, (size_t)g.n);
+        if (launch->scratch.bytes < need || !launch->scratch.handle)
+            return wl_fail(backend, WARPLAB_ERROR_BACKEND,
+                           "gemm %s: the workspace holds %zu bytes, the split needs %zu",
+                           wl_gemm_kernel_name(plan.kernel), launch->scratch.bytes, need);
+        partial = (float *)wl_view_ptr(launch->scratch);
+    }
+    /* The skinny kernels walk row (column) groups in gridDim.z. */
+    const int groups = plan.kernel == WL_GEMM_KERNEL_SKINNY_M ? (g.m + plan.group - 1) / plan.group
+                       : plan.kernel == WL_GEMM_KERNEL_SKINNY_N
+                           ? (g.n + plan.group - 1) / plan.group
+                           : 1;
+    if (backend->info.max_grid_dim[2] > 0 && groups > backend->info.max_grid_dim[2])
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm %s: %d groups of %d is past this device's grid limit of %d",
+                       wl_gemm_kernel_name(plan.kernel), groups, plan.group,
+                       backend->info.max_grid_dim[2]);
+    cudaStream_t stream = wl_cuda_stream(backend);
+    cudaError_t e = cudaSuccess;
+    switch (plan.kernel) {
+    case WL_GEMM_KERNEL_SKINNY_M: e = launch_skinny_m(g, plan, partial, stream); break;
+    case WL_GEMM_KERNEL_SKINNY_N: e = launch_skinny_n(g, plan, partial, stream); break;
+    case WL_GEMM_KERNEL_TILE_32X128:
+        e = launch_tile_plan<tile_32x128_shape>(g, plan, partial, stream);
+        break;
+    case WL_GEMM_KERNEL_TILE_64X64:
+        e = launch_tile_plan<tile_64x64_shape>(g, plan, partial, stream);
+        break;
+    case WL_GEMM_KERNEL_TILE_128X32:
+        e = launch_tile_plan<tile_128x32_shape>(g, plan, partial, stream);
+        break;
+    case WL_GEMM_KERNEL_TILE_64X128:
+        e = launch_tile_plan<tile_64x128_shape>(g, plan, partial, stream);
+        break;
+    case WL_GEMM_KERNEL_TILE_128X128:
+        e = launch_tile_plan<frag_128x128_shape>(g, plan, partial, stream);
+        break;
+    default: e = launch_tile_plan<frag_256x128_s6_shape>(g, plan, partial, stream); break;
+    }
+    if (e == cudaSuccess && plan.splits > 1) {
+        const size_t elements = (size_t)g.m * (size_t)g.n;
+        const unsigned blocks =
+            (unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS);
+        gemm_splitk_reduce<<<blocks, SPLITK_REDUCE_THREADS, 0, stream>>>(g, partial, plan.splits);
+        e = cudaGetLastError();
+    }
+    char what[96];
+    wl_format(what, sizeof what, "gemm %s launch", wl_gemm_kernel_name(plan.kernel));
+    return wl_cuda_check(backend, e, what);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The rungs                                                                */
+
+/* Every rung here needs cp.async (the tile kernels) or runs anywhere (the
+ * skinny kernels); the dispatcher may pick a tile kernel on any problem. */
+static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem, char *reason,
+                                 size_t len)
+{
+    (void)problem;
+    warplab_status status = wl_gemm_needs_sm80(backend, reason, len, "cp.async");
+    if (status != WARPLAB_OK)
+        return status;
+    const size_t most = backend->info.shared_memory_per_block_optin;
+    if (most > 0 && frag_256x128_s6_shape::SMEM_BYTES > most) {
+        wl_format(reason, len,
+                  "the large tiles need %zu bytes of shared memory a block; %s has %zu",
+                  frag_256x128_s6_shape::SMEM_BYTES, backend->info.name, most);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+#define KERNEL_RUNG(name, kernel)                                                                  \
+    static size_t name##_scratch(wl_backend *backend, const wl_problem *problem)                   \
+    {                                                                                              \
+        const wl_gemm_plan plan = plan_of(backend, problem, NULL, (kernel));                       \
+        return wl_gemm_plan_scratch_bytes(&plan, wl_gemm_m(problem), wl_gemm_n(problem));          \
+    }                                                                                              \
+    static warplab_status name##_launch(wl_backend *backend, const wl_launch *launch, void *state) \
+    {                                                                                              \
+        (void)state;                                                                               \
+        const gemm_params g = wl_gemm_params(launch);                                              \
+        return run_plan(backend, launch, plan_of(backend, launch->problem, &g, (kernel)));         \
+    }                                                                                              \
+    static void name##_describe(wl_backend *backend, const wl_launch *launch, char *text,          \
+                                size_t len)                                                        \
+    {                                                                                              \
+        const gemm_params g = wl_gemm_params(launch);                                              \
+        const wl_gemm_plan plan = plan_of(backend, launch->problem, &g, (kernel));                 \
+        wl_gemm_plan_describe(&plan, text, len);                                                   \
+    }                                                                                              \
+    extern "C" const wl_impl wl_gemm_##name##_impl = {.ladder = "gemm",                            \
+                                                      .rung = #name,                               \
+                                                      .supports = needs_sm80,                      \
+                                                      .scratch_bytes = name##_scratch,             \
+                                                      .launch = name##_launch,                     \
+                                                      .describe = name##_describe};
+
+KERNEL_RUNG(skinny_m, WL_GEMM_KERNEL_SKINNY_M)
+KERNEL_RUNG(skinny_n, WL_GEMM_KERNEL_SKINNY_N)
+KERNEL_RUNG(tile_32x128, WL_GEMM_KERNEL_TILE_32X128)
+KERNEL_RUNG(tile_64x64, WL_GEMM_KERNEL_TILE_64X64)
+/* The dispatcher: kernel -1 asks wl_gemm_choose. */
+KERNEL_RUNG(dispatch, -1)
+
+/* ------------------------------------------------------------------------ */
+/* The copy reference: A and B copied device to device into the workspace,
+ * C's view set to 0. Its GB/s is what a bandwidth-bound product can reach. */
+
+static size_t copy_ab_scratch(wl_backend *backend, const wl_problem *problem)
+{
+    (void)backend;
+    const size_t m = wl_gemm_m(problem), n = wl_gemm_n(problem), k = wl_gemm_k(problem);
+    return (wl_gemm_span(m, k, wl_gemm_lda(problem)) + wl_gemm_span(k, n, wl_gemm_ldb(problem))) *
+           sizeof(float);
+}
+
+static warplab_status copy_ab_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    char *to = (char *)wl_view_ptr(launch->scratch);
+    const wl_view a = launch->buf[GEMM_A], b = launch->buf[GEMM_B], c = launch->buf[GEMM_C];
+    cudaError_t e = cudaSuccess;
+    if (a.bytes)
+        e = cudaMemcpyAsync(to, wl_view_ptr(a), a.bytes, cudaMemcpyDeviceToDevice, stream);
+    if (e == cudaSuccess && b.bytes)
+        e = cudaMemcpyAsync(to + a.bytes, wl_view_ptr(b), b.bytes, cudaMemcpyDeviceToDevice,
+                            stream);
+    const wl_problem *p = launch->problem;
+    if (e == cudaSuccess && wl_gemm_m(p) > 0 && wl_gemm_n(p) > 0)
+        e = cudaMemset2DAsync(wl_view_ptr(c), wl_gemm_ldc(p) * sizeof(float), 0,
+                              wl_gemm_n(p) * sizeof(float), wl_gemm_m(p), stream);
+    return wl_cuda_check(backend, e, "gemm copy_ab");
+}
+
+extern "C" const wl_impl wl_gemm_copy_ab_impl = {.ladder = "gemm",
+                                                 .rung = "copy_ab",
+                                                 .scratch_bytes = copy_ab_scratch,
+                                                 .launch = copy_ab_launch};

@@ -1,0 +1,230 @@
+/* The FP32 dispatcher's rule: which kernel (and which split of k) runs a
+ * product of m x n x k on a device, the way cuBLAS's heuristics choose.
+ *
+ * Every candidate gets a modelled time and the least wins (the first on a
+ * tie, in the order of the candidates below). The model knows classes, not
+ * shapes:
+ *
+ * - a tile kernel (BM x BN tiles, R blocks resident an SM at efficiency E
+ *   of the FP32 peak when the SM is full) computes whole tiles, padding
+ *   included; the busiest SM runs ceil(blocks / SMs) blocks one after
+ *   another, and an SM with fewer than R blocks reaches sqrt(blocks / R) of
+ *   its full rate (a lone block cannot hide its own latency). That is the
+ *   wave quantization that leaves SMs idle when tiles are few ("32 tiles
+ *   leave 100 of 132 SMs idle");
+ * - a skinny kernel streams the big operand once a group of MR rows (NR
+ *   columns) at 85% of the bandwidth, at a fraction of the SMs' rate until
+ *   enough threads are resident to keep the loads in flight;
+ * - every kernel is at least its compulsory traffic (A, B and C once) at
+ *   85% of the bandwidth;
+ * - a split of k into s chunks multiplies the blocks by s (filling idle
+ *   SMs) and costs a second launch plus s partial sums written and read
+ *   back (the deterministic reduction).
+ *
+ * The splits tried keep at least MIN_K_CHUNK values of k a chunk and the
+ * workspace under MAX_SCRATCH_BYTES. */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define MIN_K_CHUNK 256
+#define MAX_SPLITS 128
+#define MAX_SCRATCH_BYTES ((size_t)256 << 20)
+/* Fractions of the FP32 peak and of the bandwidth the kernels reach. */
+#define BANDWIDTH_EFFICIENCY 0.85
+#define SKINNY_FMA_EFFICIENCY 0.4
+/* A second launch, in microseconds, on top of its traffic. */
+#define LAUNCH_US 2.5
+
+typedef struct tile_kind {
+    wl_gemm_kernel kernel;
+    int bm, bn;
+    int resident;      /* blocks an SM holds */
+    double efficiency; /* of the FP32 peak, SMs full */
+} tile_kind;
+
+/* Largest tiles first: on a tie the bigger tile wins. Efficiencies from
+ * the H100 measurements in docs/NOTES.md (TFLOP/s at full SMs / the FP32
+ * peak). */
+static const tile_kind tile_kinds[] = {
+    {WL_GEMM_KERNEL_TILE_256X128, 256, 128, 1, 0.70},
+    {WL_GEMM_KERNEL_TILE_128X128, 128, 128, 2, 0.66},
+    {WL_GEMM_KERNEL_TILE_64X128, 64, 128, 3, 0.55},
+    {WL_GEMM_KERNEL_TILE_64X64, 64, 64, 4, 0.45},
+    {WL_GEMM_KERNEL_TILE_32X128, 32, 128, 4, 0.42},
+    {WL_GEMM_KERNEL_TILE_128X32, 128, 32, 4, 0.42},
+};
+
+static const char *const kernel_names[WL_GEMM_KERNEL_COUNT] = {
+    "skinny_m",    "skinny_n",    "tile_32x128",  "tile_64x64",
+    "tile_128x32", "tile_64x128", "frag_128x128", "frag_256x128_s6"};
+
+const char *wl_gemm_kernel_name(wl_gemm_kernel kernel)
+{
+    return (unsigned)kernel < WL_GEMM_KERNEL_COUNT ? kernel_names[kernel] : "?";
+}
+
+static double ceil_div(double x, double y)
+{
+    return ceil(x / y);
+}
+
+/* The rows or columns a skinny block takes at once: the smallest of 1, 2,
+ * 4, 8, 16 that covers `extent` (16 past it). */
+static int skinny_group(size_t extent)
+{
+    int group = 1;
+    while (group < 16 && (size_t)group < extent)
+        group *= 2;
+    return group;
+}
+
+/* The k step a kernel's chunks are multiples of. */
+static int k_step(wl_gemm_kernel kernel)
+{
+    return kernel == WL_GEMM_KERNEL_SKINNY_N ? 512 : 16;
+}
+
+typedef struct model {
+    double sms, flops_per_us, bytes_per_us;
+} model;
+
+static model make_model(const wl_gemm_device *device)
+{
+    model m;
+    m.sms = device && device->sms > 0 ? device->sms : 132;
+    m.flops_per_us = (device && device->fp32_gflops > 0 ? device->fp32_gflops : 60000.0) * 1e3;
+    m.bytes_per_us = (device && device->bandwidth_gbs > 0 ? device->bandwidth_gbs : 3350.0) * 1e3 *
+                     BANDWIDTH_EFFICIENCY;
+    return m;
+}
+
+/* The modelled time of one kernel with s splits of k_chunk, in us. */
+static double plan_time(const model *md, const wl_gemm_plan *plan, double m, double n, double k,
+                        int b_rows_aligned, int a_rows_aligned)
+{
+    const double s = plan->splits, kc = plan->k_chunk;
+    const double compulsory = 4.0 * (m * k + k * n + m * n);
+    double time = compulsory / md->bytes_per_us;
+    double kernel_time = 0.0;
+    if (plan->kernel == WL_GEMM_KERNEL_SKINNY_M || plan->kernel == WL_GEMM_KERNEL_SKINNY_N) {
+        const bool rows = plan->kernel == WL_GEMM_KERNEL_SKINNY_M;
+        const double small = rows ? m : n, big = rows ? n : m;
+        const double passes = ceil_div(small, plan->group);
+        /* The streamed operand once a pass (4-byte loads cost issue slots:
+         * half the rate when its rows are not 16-byte aligned). */
+        const bool vec = rows ? b_rows_aligned : a_rows_aligned;
+        const double streamed = 4.0 * k * big * passes / (vec ? 1.0 : 0.5);
+        const double threads =
+            rows ? ceil_div(n, 32) * s * passes *
+                       (plan->group <= 2   ? 1024
+                        : plan->group <= 4 ? 512
+                                           : 256)
+                 /* skinny_n: 2 * RW loads in flight a lane, twice skinny_m's a thread */
+                 : ceil_div(m, 8.0 * (plan->group <= 2 ? 2 : 4)) * s * passes * 256 * 2;
+        const double fill = fmin(1.0, threads / (md->sms * 1024.0));
+        kernel_time = fmax(streamed / md->bytes_per_us / fill,
+                           2.0 * m * n * k / (md->flops_per_us * SKINNY_FMA_EFFICIENCY * fill));
+    } else {
+        const tile_kind *t = NULL;
+        for (size_t i = 0; i < sizeof tile_kinds / sizeof tile_kinds[0]; i++)
+            if (tile_kinds[i].kernel == plan->kernel)
+                t = &tile_kinds[i];
+        const double blocks = ceil_div(m, t->bm) * ceil_div(n, t->bn) * s;
+        const double per_sm = ceil_div(blocks, md->sms);
+        const double fill = sqrt(fmin(1.0, per_sm / t->resident));
+        kernel_time =
+            per_sm * 2.0 * t->bm * t->bn * kc / (md->flops_per_us / md->sms * t->efficiency * fill);
+    }
+    time = fmax(time, kernel_time);
+    if (plan->splits > 1)
+        time += LAUNCH_US + 4.0 * m * n * (2.0 * s + 1.0) / md->bytes_per_us;
+    return time;
+}
+
+/* The best split of k for one kernel. */
+static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
+                               int a_rows_aligned, int b_rows_aligned)
+{
+    wl_gemm_plan best = {kernel, 0, 1, (int)k, 0.0};
+    if (kernel == WL_GEMM_KERNEL_SKINNY_M)
+        best.group = skinny_group(m);
+    else if (kernel == WL_GEMM_KERNEL_SKINNY_N)
+        best.group = skinny_group(n);
+    if (kernel == WL_GEMM_KERNEL_SKINNY_N)
+        best.k_chunk = (int)(ceil_div((double)(k > 0 ? k : 1), 512) * 512);
+    best.predicted_us =
+        plan_time(md, &best, (double)m, (double)n, (double)k, b_rows_aligned, a_rows_aligned);
+    const size_t step = (size_t)k_step(kernel);
+    for (size_t splits = 2; splits <= MAX_SPLITS && k / splits >= MIN_K_CHUNK; splits++) {
+        const size_t chunk = (k + splits - 1) / splits;
+        const size_t k_chunk = (chunk + step - 1) / step * step;
+        const size_t used = (k + k_chunk - 1) / k_chunk;
+        if (used != splits || used * m * n > MAX_SCRATCH_BYTES / sizeof(float))
+            continue;
+        wl_gemm_plan plan = best;
+        plan.splits = (int)used;
+        plan.k_chunk = (int)k_chunk;
+        plan.predicted_us =
+            plan_time(md, &plan, (double)m, (double)n, (double)k, b_rows_aligned, a_rows_aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    return best;
+}
+
+wl_gemm_plan wl_gemm_plan_for(wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
+                              int a_rows_aligned, int b_rows_aligned, const wl_gemm_device *device)
+{
+    const model md = make_model(device);
+    return best_split(&md, kernel, m, n, k, a_rows_aligned, b_rows_aligned);
+}
+
+wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, int b_rows_aligned,
+                            const wl_gemm_device *device)
+{
+    const model md = make_model(device);
+    wl_gemm_plan best =
+        best_split(&md, tile_kinds[0].kernel, m, n, k, a_rows_aligned, b_rows_aligned);
+    for (size_t i = 1; i < sizeof tile_kinds / sizeof tile_kinds[0]; i++) {
+        const wl_gemm_plan plan =
+            best_split(&md, tile_kinds[i].kernel, m, n, k, a_rows_aligned, b_rows_aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    /* The bandwidth-bound kernels where one side is at most 16 wide. */
+    if (m <= 16) {
+        const wl_gemm_plan plan =
+            best_split(&md, WL_GEMM_KERNEL_SKINNY_M, m, n, k, a_rows_aligned, b_rows_aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    if (n <= 16) {
+        const wl_gemm_plan plan =
+            best_split(&md, WL_GEMM_KERNEL_SKINNY_N, m, n, k, a_rows_aligned, b_rows_aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    return best;
+}
+
+size_t wl_gemm_plan_scratch_bytes(const wl_gemm_plan *plan, size_t m, size_t n)
+{
+    return plan->splits > 1 ? (size_t)plan->splits * m * n * sizeof(float) : 0;
+}
+
+void wl_gemm_plan_describe(const wl_gemm_plan *plan, char *text, size_t len)
+{
+    const char *name = wl_gemm_kernel_name(plan->kernel);
+    char group[16] = "";
+    if (plan->kernel == WL_GEMM_KERNEL_SKINNY_M)
+        snprintf(group, sizeof group, " MR=%d", plan->group);
+    else if (plan->kernel == WL_GEMM_KERNEL_SKINNY_N)
+        snprintf(group, sizeof group, " NR=%d", plan->group);
+    if (plan->splits > 1)
+        snprintf(text, len, "picked %s%s, split-K %d x %d (model %.1f us)", name, group,
+                 plan->splits, plan->k_chunk, plan->predicted_us);
+    else
+        snprintf(text, len, "picked %s%s (model %.1f us)", name, group, plan->predicted_us);
+}
