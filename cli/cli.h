@@ -70,8 +70,10 @@ void cli_print_wrapped(FILE *out, const char *indent, const char *text, int widt
 /* SIGINT, SIGTERM and SIGHUP during long runs. graceful (bench): the first
  * one sets a flag that cli_interrupted returns (the signal number; a
  * warplab_bench_options.cancelled callback) and the run stops at the next
- * rung; exit 128 + the signal (130 for Ctrl-C). A second one, or any when
- * not graceful (probe), removes the temporary output files and kills. */
+ * rung; exit 128 + the signal (130 for Ctrl-C). A second one (other than
+ * the same signal within a second: one request delivered twice, as
+ * `timeout` and a terminal's Ctrl-C do), or any when not graceful (probe),
+ * removes the temporary output files and kills. */
 void cli_interrupt_install(bool graceful);
 int cli_interrupted(void *user);
 

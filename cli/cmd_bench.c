@@ -338,7 +338,8 @@ int cmd_bench(int argc, char **argv)
      * banner and before any rung runs: the output files first. */
     /* Ctrl-C (or SIGTERM, SIGHUP) stops the run at the next rung (or timed
      * run): the rows that finished are printed and written, marked
-     * incomplete. A second one kills at once, leaving no temporary file. */
+     * incomplete. A second one (not the same one delivered twice) kills at
+     * once, leaving no temporary file. */
     cli_interrupt_install(true);
     cli_output json_out, plot_out;
     memset(&json_out, 0, sizeof json_out);

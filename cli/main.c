@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct {
@@ -132,13 +133,28 @@ void cli_progress_line(void *user, const char *ladder, const char *rung, const c
 
 static volatile sig_atomic_t interrupt_seen = 0; /* the signal number, 0 = none */
 static bool interrupt_graceful = false;
+static struct timespec interrupt_first; /* when the first signal came */
+
+static double seconds_since(const struct timespec *then)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    return (double)(now.tv_sec - then->tv_sec) + (now.tv_nsec - then->tv_nsec) * 1e-9;
+}
 
 static void on_interrupt(int signal_number)
 {
     if (interrupt_graceful && !interrupt_seen) {
+        clock_gettime(CLOCK_MONOTONIC, &interrupt_first);
         interrupt_seen = signal_number;
         return;
     }
+    /* The same signal again within a second is the same request delivered
+     * twice: `timeout` signals the command and then its process group, and a
+     * terminal's Ctrl-C reaches every process of the group. */
+    if (interrupt_graceful && signal_number == interrupt_seen &&
+        seconds_since(&interrupt_first) < 1.0)
+        return;
     /* A second signal, or a command that cannot stop early: leave no
      * temporary output behind, then die of the signal as usual. */
     cli_output_remove_temporaries();

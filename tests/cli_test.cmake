@@ -257,6 +257,19 @@ if(NOT rc EQUAL 143 OR NOT err MATCHES "interrupted" OR NOT EXISTS "${json}")
   message(SEND_ERROR "bench terminated by SIGTERM: exit ${rc}\n${out}${err}")
   math(EXPR failures "${failures} + 1")
 endif()
+# The same signal twice at once (`timeout` signals the command, then its
+# process group) is one request: still a graceful stop.
+set(json "${WORK_DIR}/cli_test_terminated_twice.json")
+file(REMOVE "${json}")
+execute_process(COMMAND sh -c "\"$0\" bench --backend cpu --quiet --json \"$1\" & p=$!; sleep 3; kill -TERM $p; kill -TERM $p; wait $p"
+                        ${WARPLAB} ${json}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 143 OR NOT err MATCHES "interrupted" OR NOT EXISTS "${json}")
+  message(SEND_ERROR "bench sent SIGTERM twice at once: exit ${rc}\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+else()
+  message(STATUS "ok: SIGTERM twice at once -> 143, rows written")
+endif()
 set(json "${WORK_DIR}/cli_test_probe_killed.json")
 file(GLOB left "${json}*")
 file(REMOVE "${json}" ${left})
