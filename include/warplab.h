@@ -334,7 +334,9 @@ typedef enum warplab_compute {
  *   are exact and summed in FP32 (sums may truncate too: u = 2^-23 there).
  *   Against the unrounded inputs: |C - C_exact| <= (gamma'_{k+2} + 2^-9 +
  *   2^-20) * (|alpha| sum_p |a_ip b_pj|) + gamma'_{k+2} |beta c_ij|, gamma'
- *   with u = 2^-23.
+ *   with u = 2^-23. On cuda, op N, N shapes that the FP32 kernels serve
+ *   faster than the tensor cores (GEMV, small m or n, large k with small m
+ *   and n, small squares) run warplab_gemm's FP32 path: within that bound.
  * - BFLOAT16 / FLOAT16 inputs (FP32 compute): the products of the 16-bit
  *   values are exact (in FP32) and summed in FP32 (u = 2^-23 as for TF32):
  *   |C - alpha * sum_p a_ip b_pj - beta c_ij| <= gamma'_{k+2} * (...) of the
@@ -349,8 +351,8 @@ typedef enum warplab_compute {
  * op N, N runs warplab_gemm's path. Arguments are checked before any work
  * starts. Sums are accumulated in an order that depends on the path, but a
  * given shape, layout and device always takes the same path. */
-warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b,
-                               size_t m, size_t n, size_t k, float alpha, const warplab_buffer *a,
+warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
+                               size_t n, size_t k, float alpha, const warplab_buffer *a,
                                warplab_dtype a_type, size_t lda, const warplab_buffer *b,
                                warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
                                warplab_dtype c_type, size_t ldc, warplab_compute compute);

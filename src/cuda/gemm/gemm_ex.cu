@@ -401,10 +401,54 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
     return tensor && !use_skinny(p) && wl_gemm_k(p) > 0 && wl_gemm_ex_tma_available(backend);
 }
 
+/* TF32 compute on float operands as stored (op N, N) is served by the FP32
+ * dispatcher (warplab_gemm's path) where that is faster: GEMV and small m or
+ * n, large k with small m and n, small squares. The tensor-core path pays a
+ * fixed cost (a second launch, B copied K-major into the workspace) and
+ * computes whole 128 x 256 tiles, one wave of them per SM at a time, with no
+ * split of k; the FP32 kernels stream skinny operands and split k. FP32 is
+ * at least as accurate as TF32, so the TF32 contract holds. The tensor-core
+ * time is modelled from the H100 measurements of the TMA + wgmma kernel
+ * (about 3 TFLOP/s an SM, 12 us of fixed cost); the FP32 time is the
+ * dispatcher's own model. NULL: the tensor-core path. */
+#define TF32_SM_GFLOPS 3000.0
+#define TF32_FIXED_US 12.0
+static const wl_impl *tf32_on_fp32_path(wl_backend *backend, const wl_problem *p, wl_problem *fp32)
+{
+    if (p->dtype != WARPLAB_FLOAT32 || p->variant != WL_GEMM_COMPUTE_TF32 || wl_gemm_k(p) == 0)
+        return NULL;
+    const wl_impl *dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
+    char reason[8];
+    if (!dispatch ||
+        (dispatch->supports && dispatch->supports(backend, p, reason, sizeof reason) != WARPLAB_OK))
+        return NULL;
+    *fp32 = *p;
+    fp32->variant = 0;
+    if (!use_tma(backend, p))
+        return dispatch; /* the skinny and tiled fallbacks are slower than FP32's */
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
+    const wl_gemm_device device = {backend->info.multiprocessors, backend->info.fp32_peak_gflops,
+                                   backend->info.theoretical_bandwidth_gbs};
+    const int a_aligned = p->misalign % 4 == 0 && wl_gemm_lda(p) % 4 == 0;
+    const int b_aligned = p->misalign % 4 == 0 && wl_gemm_ldb(p) % 4 == 0;
+    const wl_gemm_plan plan = wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
+    const double sms = device.sms > 0 ? device.sms : 132;
+    const double tiles = ceil((double)m / 128) * ceil((double)n / 256);
+    const double bandwidth = device.bandwidth_gbs > 0 ? device.bandwidth_gbs : 3000.0;
+    const double tensor_us =
+        TF32_FIXED_US + ceil(tiles / sms) * 2.0 * 128 * 256 * (double)k / (TF32_SM_GFLOPS * 1e3) +
+        2.0 * (double)k * (double)n * 4 / (0.85 * bandwidth * 1e3);
+    return plan.predicted_us < tensor_us ? dispatch : NULL;
+}
+
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
+    wl_problem fp32;
+    const wl_impl *fp32_path = tf32_on_fp32_path(backend, p, &fp32);
+    if (fp32_path)
+        return fp32_path->scratch_bytes ? fp32_path->scratch_bytes(backend, &fp32) : 0;
     if (use_skinny(p))
         return skinny_scratch(backend, p);
     if (!use_tma(backend, p))
@@ -640,6 +684,13 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     const wl_problem *p = launch->problem;
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
+    wl_problem fp32;
+    const wl_impl *fp32_path = tf32_on_fp32_path(backend, p, &fp32);
+    if (fp32_path) {
+        wl_launch on_fp32 = *launch;
+        on_fp32.problem = &fp32;
+        return fp32_path->launch(backend, &on_fp32, NULL);
+    }
     if (use_skinny(p))
         return run_skinny(backend, launch);
     return use_tma(backend, p) ? run_tma(backend, launch) : run_tiled(backend, launch);
