@@ -305,6 +305,28 @@ bool wl_buffer_aligned(const warplab_buffer *buffer, size_t offset_bytes, size_t
     return ((uintptr_t)buffer->handle + at) % align == 0;
 }
 
+warplab_status wl_check_operand(warplab_context *context, const warplab_buffer *buffer,
+                                const char *name, size_t elements, size_t element_bytes)
+{
+    if (buffer->context != context)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "%s belongs to another context", name);
+    size_t bytes = 0;
+    if (!wl_size_mul(elements, element_bytes, &bytes))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "%s: %zu elements of %zu bytes do not fit in memory", name, elements,
+                               element_bytes);
+    if (buffer->bytes < bytes)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "%s holds %zu bytes; its %zu-element view needs %zu", name,
+                               buffer->bytes, elements, bytes);
+    if (elements > 0 && !wl_buffer_aligned(buffer, 0, element_bytes))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "%s does not start on a %zu-byte element boundary", name,
+                               element_bytes);
+    return WARPLAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The caller's memory, streams and ordering                                */
 

@@ -55,6 +55,13 @@ wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes
  * address on cuda and cpu, the offset in the cl_mem on opencl). */
 bool wl_buffer_aligned(const warplab_buffer *buffer, size_t offset_bytes, size_t align);
 
+/* The checks every operation makes of a buffer it is given, before any work:
+ * it belongs to context, holds elements elements of element_bytes each (the
+ * product overflow-checked), and (when it holds any) starts on an element
+ * boundary. name ("buffer A", "the input") starts the message. */
+warplab_status wl_check_operand(warplab_context *context, const warplab_buffer *buffer,
+                                const char *name, size_t elements, size_t element_bytes);
+
 /* The context's result slot (WL_RESULT_SLOT_BYTES, made on first use):
  * *handle is what kernels write; *host is where the host reads it after a
  * synchronize, or NULL when the slot is device memory (read it back with a

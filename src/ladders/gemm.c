@@ -944,20 +944,11 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
                              wl_gemm_span(m, n, ldc)};
     const size_t sizes[3] = {warplab_dtype_size(a_type), warplab_dtype_size(b_type),
                              warplab_dtype_size(c_type)};
+    static const char *const names[3] = {"buffer A", "buffer B", "buffer C"};
     for (int i = 0; i < 3; i++) {
-        if (all[i]->context != context)
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c belongs to another context", 'A' + i);
-        if (spans[i] > SIZE_MAX / sizes[i] || warplab_buffer_size(all[i]) < spans[i] * sizes[i])
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c holds %zu bytes; its %zu-element %s view needs %zu",
-                                   'A' + i, warplab_buffer_size(all[i]), spans[i],
-                                   warplab_dtype_name(i == 2 ? c_type : a_type),
-                                   spans[i] * sizes[i]);
-        if (spans[i] > 0 && !wl_buffer_aligned(all[i], 0, sizes[i]))
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c does not start on a %zu-byte element boundary",
-                                   'A' + i, sizes[i]);
+        warplab_status status = wl_check_operand(context, all[i], names[i], spans[i], sizes[i]);
+        if (status != WARPLAB_OK)
+            return status;
     }
     if (spans[2] > 0 && (c == a || c == b))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,

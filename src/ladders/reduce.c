@@ -520,20 +520,10 @@ static warplab_status check_reduce(warplab_context *context, warplab_dtype dtype
     if ((unsigned)op >= WARPLAB_REDUCE_OP_COUNT)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "no reduction %d (sum, min or max)", (int)op);
-    if (input->context != context)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "the input buffer belongs to another context");
     const size_t element = warplab_dtype_size(dtype);
-    if (n > SIZE_MAX / element)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "n=%zu is too large", n);
-    if (warplab_buffer_size(input) < n * element)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "the input holds %zu bytes; n=%zu %s elements need %zu",
-                               warplab_buffer_size(input), n, warplab_dtype_name(dtype),
-                               n * element);
-    if (n > 0 && !wl_buffer_aligned(input, 0, element))
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "the input is not aligned to its element size (%zu bytes)", element);
+    warplab_status status = wl_check_operand(context, input, "the input buffer", n, element);
+    if (status != WARPLAB_OK)
+        return status;
     *bytes = n * element;
     return WARPLAB_OK;
 }

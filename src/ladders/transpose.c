@@ -456,9 +456,6 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "transpose moves float or double elements, not %s",
                                warplab_dtype_name(dtype));
-    if (in->context != context || out->context != context)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "transpose: a buffer belongs to another context");
     if (in == out)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "transpose is out of place: input and output must be different "
@@ -479,21 +476,16 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
                                cols, ld_in, ld_out);
     /* The last row needs no padding after it. */
     const bool empty = rows == 0 || cols == 0;
-    const size_t in_bytes = empty ? 0 : ((rows - 1) * ld_in + cols) * element;
-    const size_t out_bytes = empty ? 0 : ((cols - 1) * ld_out + rows) * element;
-    if (warplab_buffer_size(in) < in_bytes || warplab_buffer_size(out) < out_bytes)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "transpose of %zux%zu %s needs %zu input and %zu output bytes; "
-                               "the buffers hold %zu and %zu",
-                               rows, cols, warplab_dtype_name(dtype), in_bytes, out_bytes,
-                               warplab_buffer_size(in), warplab_buffer_size(out));
-    if (empty)
-        return WARPLAB_OK;
-    if (!wl_buffer_aligned(in, 0, element) || !wl_buffer_aligned(out, 0, element))
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "transpose: a buffer is not aligned to its element size (%zu "
-                               "bytes)",
-                               element);
+    const size_t in_elements = empty ? 0 : (rows - 1) * ld_in + cols;
+    const size_t out_elements = empty ? 0 : (cols - 1) * ld_out + rows;
+    warplab_status status =
+        wl_check_operand(context, in, "the transpose's input buffer", in_elements, element);
+    if (status == WARPLAB_OK)
+        status =
+            wl_check_operand(context, out, "the transpose's output buffer", out_elements, element);
+    if (status != WARPLAB_OK || empty)
+        return status;
+    const size_t in_bytes = in_elements * element, out_bytes = out_elements * element;
     wl_problem problem;
     memset(&problem, 0, sizeof problem);
     problem.dim[0] = rows;

@@ -246,21 +246,13 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
         if (!all[i])
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "buffer %c is NULL",
                                    'a' + i);
-    if (n > SIZE_MAX / 4)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "n=%zu is too large", n);
-    const size_t bytes = n * 4;
+    static const char *const names[3] = {"buffer a", "buffer b", "buffer c"};
     for (int i = 0; i < 3; i++) {
-        if (all[i]->context != context)
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c belongs to another context", 'a' + i);
-        if (warplab_buffer_size(all[i]) < bytes)
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c holds %zu bytes; n=%zu floats need %zu", 'a' + i,
-                                   warplab_buffer_size(all[i]), n, bytes);
-        if (n > 0 && !wl_buffer_aligned(all[i], 0, sizeof(float)))
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "buffer %c is not aligned to 4 bytes (a float)", 'a' + i);
+        warplab_status status = wl_check_operand(context, all[i], names[i], n, sizeof(float));
+        if (status != WARPLAB_OK)
+            return status;
     }
+    const size_t bytes = n * sizeof(float);
     if (n == 0)
         return WARPLAB_OK;
     wl_problem problem;
