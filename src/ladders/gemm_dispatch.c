@@ -28,7 +28,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#define MIN_K_CHUNK 256
+#define MIN_K_CHUNK 96
 #define MAX_SPLITS 128
 #define MAX_SCRATCH_BYTES ((size_t)256 << 20)
 /* Fractions of the FP32 peak and of the bandwidth the kernels reach. */

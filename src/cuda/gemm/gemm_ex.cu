@@ -411,7 +411,8 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  *   is not K-major copied into the workspace: B of the N, N case) and whole
  *   128 x 256 tiles, one wave of them per SM at a time, no split of k;
  *   modelled from the H100 measurements (about 3 TFLOP/s an SM, 12 us of
- *   fixed cost, the copies at 85% of the bandwidth, read and write);
+ *   fixed cost, at least A, B and C once at 85% of the bandwidth, the
+ *   copies at 63%, read and write);
  * - the small-tile mma.sync kernel (tf32_tiles.cu): the operands read as
  *   stored in either op, 64 x 64 to 128 x 128 tiles, split-K; its own plan;
  * - on op N, N, the FP32 dispatcher (warplab_gemm's path: skinny kernels
@@ -455,8 +456,11 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p)
         copied += m * k;
     if (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p)))
         copied += n * k;
-    return TF32_FIXED_US + ceil(tiles / sms) * 2.0 * 128 * 256 * k / (TF32_SM_GFLOPS * 1e3) +
-           2.0 * copied * 4 / (0.85 * bandwidth * 1e3);
+    const double kernel = ceil(tiles / sms) * 2.0 * 128 * 256 * k / (TF32_SM_GFLOPS * 1e3);
+    const double traffic = 4.0 * (m * k + n * k + m * n) / (0.85 * bandwidth * 1e3);
+    /* The copies: a read and a write each, about 2.1 TB/s on the H100. */
+    return TF32_FIXED_US + (kernel > traffic ? kernel : traffic) +
+           2.0 * copied * 4 / (0.63 * bandwidth * 1e3);
 }
 
 static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)

@@ -66,6 +66,29 @@ static inline warplab_status wl_gemm_needs_sm90a(wl_backend *backend, size_t sme
     return WARPLAB_OK;
 }
 
+/* Lets `kernel` take `bytes` of dynamic shared memory (past the default
+ * 48 KiB) on the current device, once a device: cudaFuncSetAttribute costs
+ * host time that a small product's launch would otherwise pay every call.
+ * `done` is the kernel's own mask of the devices (0..31) already set;
+ * racing callers set it twice, harmlessly; devices past 31 set it every
+ * call. */
+static inline cudaError_t wl_cuda_allow_smem(const void *kernel, size_t bytes, unsigned *done)
+{
+    if (bytes <= 48 * 1024)
+        return cudaSuccess;
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess)
+        return e;
+    const unsigned bit = device >= 0 && device < 32 ? 1u << device : 0u;
+    if (bit && (__atomic_load_n(done, __ATOMIC_ACQUIRE) & bit))
+        return cudaSuccess;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess && bit)
+        __atomic_fetch_or(done, bit, __ATOMIC_RELEASE);
+    return e;
+}
+
 /* K-major copies of A (m x k) and of B transposed (n x k): the layout the
  * tensor cores read without transposing, in the precision they multiply
  * (BF16 nearest even, or FP32 words rounded to TF32), rows padded to

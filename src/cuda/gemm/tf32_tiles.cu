@@ -14,7 +14,7 @@
  * each tile reaches with the SM full, the blocks an SM holds, and the fixed
  * cost of a launch, in microseconds. */
 #define TF32T_SM_GFLOPS 3700.0
-#define TF32T_LAUNCH_US 3.0
+#define TF32T_LAUNCH_US 5.0
 #define TF32T_MIN_K_CHUNK 128
 #define TF32T_MAX_SPLITS 64
 #define TF32T_MAX_SCRATCH ((size_t)256 << 20)
@@ -27,8 +27,8 @@ typedef struct tf32_tile_kind {
 
 static const tf32_tile_kind tf32_tile_kinds[WL_TF32_TILE_COUNT] = {
     {64, 64, 4, 0.25, "64x64"},
-    {128, 64, 2, 0.33, "128x64"},
-    {128, 128, 2, 0.40, "128x128"},
+    {128, 64, 2, 0.28, "128x64"},
+    {128, 128, 2, 0.35, "128x128"},
 };
 
 static double plan_us(const tf32_tile_kind *t, double m, double n, double k, int splits,
@@ -120,13 +120,11 @@ static cudaError_t launch_tiles(const tf32_tiles_params &p, unsigned splits, cud
 {
     typedef tf32_tiles_layout<BM, BN, WM, WN, TA, TB> L;
     const size_t smem = L::SMEM_BYTES;
-    if (smem > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-    }
+    static unsigned smem_set = 0;
+    const cudaError_t e = wl_cuda_allow_smem(
+        reinterpret_cast<const void *>(gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>), smem, &smem_set);
+    if (e != cudaSuccess)
+        return e;
     const dim3 grid((unsigned)((p.n + BN - 1) / BN), (unsigned)((p.m + BM - 1) / BM), splits);
     gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>
         <<<grid, tf32_tiles_shape<BM, BN, WM, WN>::THREADS, smem, stream>>>(p);

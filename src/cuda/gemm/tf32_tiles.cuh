@@ -5,16 +5,21 @@
  *
  * Over tf32_mma (128 x 128, op N, N, one k range): the shared tile of each
  * operand keeps the layout it has in memory, so no operand is copied or
- * transposed: op(A) = A is held as[m][k] (k contiguous, +4 pad), op(A) =
- * A^T as[k][m] (+8 pad); op(B) = B as bs[k][n] (+8), op(B) = B^T as
- * bs[n][k] (+4); with those pads a warp's fragment loads hit 32 distinct
- * banks in all four layouts. Tiles of 64 x 64, 128 x 64 and 128 x 128 (warps
- * of 32 x 32 or 64 x 32), BK = 32 through a 3-stage cp.async ring, 16-byte
- * copies where the rows are 16-byte aligned (cp_async_16_edge: no window
- * leaves the matrix), else 4-byte copies. Operands are rounded to TF32
- * (cvt.rna) as they go from shared memory to registers. blockIdx.z takes
- * one chunk of k; with several chunks each block writes its partial tile to
- * the workspace, which a second kernel adds in chunk order (deterministic)
+ * transposed: op(A) = A is held as[m][k] (k contiguous, +8 pad), op(A) =
+ * A^T as[k][m] (+4 pad); op(B) = B as bs[k][n] (+4), op(B) = B^T as
+ * bs[n][k] (+8). Each thread's two k slots of an mma step take adjacent k
+ * (tf32_fragment_pair), so a k-contiguous tile gives both in one 8-byte
+ * load, and with those pads every fragment load of a warp is free of bank
+ * conflicts in all four layouts. The words go to the tensor cores as
+ * stored (the TF32 mma reads their top 19 bits: truncation, as the TMA +
+ * wgmma path), which leaves the inner loop loads and mma alone (rounding
+ * each fragment with cvt.rna cost as many instructions as the loads).
+ * Tiles of 64 x 64, 128 x 64 and 128 x 128 (warps of 32 x 32 or 64 x 32),
+ * BK = 32 through a 3-stage cp.async ring, 16-byte copies where the rows
+ * are 16-byte aligned (cp_async_16_edge: no window leaves the matrix), else
+ * 4-byte copies. blockIdx.z takes one chunk of k; with several chunks each
+ * block writes its partial tile to the workspace, which a second kernel
+ * adds in chunk order (deterministic)
  * before alpha and beta. */
 #ifndef WARPLAB_GEMM_TF32_TILES_CUH
 #define WARPLAB_GEMM_TF32_TILES_CUH
@@ -36,8 +41,9 @@ struct tf32_tiles_params {
 
 /* The shared layout of one operand tile: MN rows (of m or n) by BK, stored
  * either k-contiguous ([mn][k], KC) or mn-contiguous ([k][mn]). */
-template <int MN, bool KC> struct tf32_operand_tile {
-    static constexpr int STRIDE = KC ? TF32T_BK + 4 : MN + 8;
+template <int MN, bool KC_> struct tf32_operand_tile {
+    static constexpr bool KC = KC_;
+    static constexpr int STRIDE = KC ? TF32T_BK + 8 : MN + 4;
     static constexpr int ELEMENTS = KC ? MN * STRIDE : TF32T_BK * STRIDE;
     static __device__ __forceinline__ int at(int mn, int q)
     {
@@ -58,6 +64,26 @@ template <int BM, int BN, int WM, int WN, bool TA, bool TB> struct tf32_tiles_la
 };
 
 #ifndef WL_EMULATE
+/* The two operand values a thread gives one mma for k slots t and t + 4.
+ * The sum over k does not care which k sits in which slot as long as A and
+ * B agree, so slot t takes k = 2t and slot t + 4 takes k = 2t + 1 of the
+ * 8-wide step: adjacent in a k-contiguous tile (one 8-byte load), and with
+ * the pads above conflict-free in both layouts. The words go to the tensor
+ * cores as they are: the TF32 mma reads the top 19 bits (truncation). */
+template <class L>
+__device__ __forceinline__ void tf32_fragment_pair(const float *tile, int mn, int q, unsigned &lo,
+                                                   unsigned &hi)
+{
+    if (L::KC) {
+        const float2 v = *reinterpret_cast<const float2 *>(tile + L::at(mn, q));
+        lo = __float_as_uint(v.x);
+        hi = __float_as_uint(v.y);
+    } else {
+        lo = __float_as_uint(tile[L::at(mn, q)]);
+        hi = __float_as_uint(tile[L::at(mn, q + 1)]);
+    }
+}
+
 /* Four floats of a stored row into shared memory: `valid` (0..4) of them
  * from src, zeros for the rest; one 16-byte copy when vec and all four are
  * inside (src 16-byte aligned then), else 4-byte copies. */
@@ -164,17 +190,12 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
 #pragma unroll
             for (int i = 0; i < S::MI; i++) {
                 const int r = wm + i * 16 + g;
-                af[i][0] = to_tf32(a_tile[LA::at(r, ks + t)]);
-                af[i][1] = to_tf32(a_tile[LA::at(r + 8, ks + t)]);
-                af[i][2] = to_tf32(a_tile[LA::at(r, ks + t + 4)]);
-                af[i][3] = to_tf32(a_tile[LA::at(r + 8, ks + t + 4)]);
+                tf32_fragment_pair<LA>(a_tile, r, ks + 2 * t, af[i][0], af[i][2]);
+                tf32_fragment_pair<LA>(a_tile, r + 8, ks + 2 * t, af[i][1], af[i][3]);
             }
 #pragma unroll
-            for (int j = 0; j < S::NI; j++) {
-                const int c = wn + j * 8 + g;
-                bf[j][0] = to_tf32(b_tile[LB::at(c, ks + t)]);
-                bf[j][1] = to_tf32(b_tile[LB::at(c, ks + t + 4)]);
-            }
+            for (int j = 0; j < S::NI; j++)
+                tf32_fragment_pair<LB>(b_tile, wn + j * 8 + g, ks + 2 * t, bf[j][0], bf[j][1]);
 #pragma unroll
             for (int i = 0; i < S::MI; i++)
 #pragma unroll
