@@ -99,6 +99,7 @@ typedef struct gemm_case {
 
 static char describe_buffer[256];
 static bool ex_only = false;
+static bool tf32_only = false; /* --tf32-only: the TF32 cases alone (sanitizer runs) */
 
 static const char *describe(const gemm_case *t)
 {
@@ -336,6 +337,8 @@ static void on_backend(warplab_backend_kind kind)
                         if (ex_only && t.in == WARPLAB_FLOAT32 &&
                             t.compute == WARPLAB_COMPUTE_FP32 && ops == 0)
                             continue;
+                        if (tf32_only && t.compute != WARPLAB_COMPUTE_TF32)
+                            continue;
                         run_case(context, backend, &t);
                         cases++;
                     }
@@ -372,6 +375,7 @@ static void on_backend(warplab_backend_kind kind)
 int main(int argc, char **argv)
 {
     ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;
+    tf32_only = argc > 2 && strcmp(argv[2], "--tf32-only") == 0;
     if (argc > 1) {
         warplab_backend_kind kind;
         if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {

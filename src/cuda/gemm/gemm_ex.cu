@@ -410,9 +410,9 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  * - the TMA + wgmma kernel: a fixed cost (a second launch, an operand that
  *   is not K-major copied into the workspace: B of the N, N case) and whole
  *   128 x 256 tiles, one wave of them per SM at a time, no split of k;
- *   modelled from the H100 measurements (about 3 TFLOP/s an SM, 12 us of
+ *   modelled from the H100 measurements (about 3.3 TFLOP/s an SM, 10 us of
  *   fixed cost, at least A, B and C once at 85% of the bandwidth, the
- *   copies at 63%, read and write);
+ *   copies at 70%, read and write, and 3 us a copy launch);
  * - the small-tile mma.sync kernel (tf32_tiles.cu): the operands read as
  *   stored in either op, 64 x 64 to 128 x 128 tiles, split-K; its own plan;
  * - on op N, N, the FP32 dispatcher (warplab_gemm's path: skinny kernels
@@ -420,8 +420,9 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  *   accurate as TF32, so the TF32 contract holds. Skinny problems (m or n
  *   at most SKINNY) go there, or with a transposed operand to run_skinny.
  * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. */
-#define TF32_SM_GFLOPS 3000.0
-#define TF32_FIXED_US 12.0
+#define TF32_SM_GFLOPS 3300.0
+#define TF32_FIXED_US 10.0
+#define TF32_COPY_LAUNCH_US 3.0
 
 typedef enum tf32_route {
     TF32_OTHER, /* not TF32, or the skinny / tiled kernels of this file */
@@ -451,16 +452,21 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p)
                                  ? backend->info.theoretical_bandwidth_gbs
                                  : 3000.0;
     const double tiles = ceil(m / 128) * ceil(n / 256);
-    double copied = 0.0; /* elements copied K-major */
-    if (wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p)))
+    double copied = 0.0, copies = 0.0; /* elements copied K-major, and launches */
+    if (wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p))) {
         copied += m * k;
-    if (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p)))
+        copies += 1.0;
+    }
+    if (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p))) {
         copied += n * k;
+        copies += 1.0;
+    }
     const double kernel = ceil(tiles / sms) * 2.0 * 128 * 256 * k / (TF32_SM_GFLOPS * 1e3);
     const double traffic = 4.0 * (m * k + n * k + m * n) / (0.85 * bandwidth * 1e3);
-    /* The copies: a read and a write each, about 2.1 TB/s on the H100. */
-    return TF32_FIXED_US + (kernel > traffic ? kernel : traffic) +
-           2.0 * copied * 4 / (0.63 * bandwidth * 1e3);
+    /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the H100 (B
+     * of 4096^3: 70 us; of 512x4096x11008: 133 us). */
+    return TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copies * TF32_COPY_LAUNCH_US +
+           2.0 * copied * 4 / (0.7 * bandwidth * 1e3);
 }
 
 static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
@@ -492,14 +498,19 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
         c.fp32 = dispatch;
         c.fp32_problem = *p;
         c.fp32_problem.variant = 0;
-        c.fp32_us = plan.predicted_us;
-        best = plan.predicted_us;
+        /* The dispatcher's model is optimistic for skinny_m at 16 rows
+         * (16x4096x4096: 73 us measured, 27 modelled, on the H100). */
+        c.fp32_us = plan.predicted_us *
+                    (plan.kernel == WL_GEMM_KERNEL_SKINNY_M && plan.group >= 16 ? 2.7 : 1.0);
+        best = c.fp32_us;
     }
     if (use_skinny(p))
         return c; /* the FP32 dispatcher, or run_skinny */
     if (backend->info.cc_major >= 8) {
+        const int aligned =
+            problem_rows_aligned(p, wl_gemm_lda(p)) && problem_rows_aligned(p, wl_gemm_ldb(p));
         c.tiles = wl_tf32_tiles_choose(m, n, k, backend->info.multiprocessors,
-                                       backend->info.theoretical_bandwidth_gbs);
+                                       backend->info.theoretical_bandwidth_gbs, aligned);
         if (c.tiles.predicted_us < best) {
             best = c.tiles.predicted_us;
             c.route = TF32_TILES;

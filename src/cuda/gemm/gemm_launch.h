@@ -172,10 +172,11 @@ typedef struct wl_tf32_tiles_call {
     float alpha, beta;
     bool trans_a, trans_b;
 } wl_tf32_tiles_call;
+/* aligned: the rows of A and B are 16-byte aligned (16-byte copies). */
 wl_tf32_tiles_plan wl_tf32_tiles_plan_for(int tile, size_t m, size_t n, size_t k, int sms,
-                                          double bandwidth_gbs);
-wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms,
-                                        double bandwidth_gbs);
+                                          double bandwidth_gbs, int aligned);
+wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms, double bandwidth_gbs,
+                                        int aligned);
 size_t wl_tf32_tiles_scratch(const wl_tf32_tiles_plan *plan, size_t m, size_t n);
 void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *text, size_t len);
 warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_tiles_call *call,
