@@ -5,6 +5,10 @@
  *   the big operand once, coalesced along whichever of its dimensions is
  *   contiguous, with k split so that every SM has blocks, and skinny_finish
  *   adds the splits in order (deterministic) and applies alpha and beta.
+ * - TF32 compute: tf32_choose (below) picks by modelled time among the
+ *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
+ *   either op in place with split-K (tf32_tiles.cu) and the TMA + wgmma
+ *   kernel; the skinny problems stay with the FP32 path or skinny_*.
  * - TF32 compute and 16-bit inputs on sm_90a: the TMA + wgmma kernel
  *   (wgmma_tma.sm90a.cu). It reads A (m x k) and B^T (n x k) K-major. A with
  *   op N and B with op T already are, and are read in place when their rows

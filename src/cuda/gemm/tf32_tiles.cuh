@@ -89,17 +89,13 @@ __device__ __forceinline__ void tf32_fragment_pair(const float *tile, int mn, in
  * inside (src 16-byte aligned then), else 4-byte copies. */
 __device__ __forceinline__ void tf32_copy4(float *dst, const float *src, int valid, bool vec)
 {
-    if (vec) {
+    if (vec || valid < 4) { /* at an edge: 4-byte copies and zeros */
         cp_async_16_edge(dst, src, valid);
         return;
     }
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        if (i < valid)
-            cp_async_4(dst + i, src + i, true);
-        else
-            dst[i] = 0.0f;
-    }
+    for (int i = 0; i < 4; i++)
+        cp_async_4(dst + i, src + i, true);
 }
 
 /* One operand's k tile (k0 .. k0 + BK) into shared memory. The operand is
