@@ -337,6 +337,9 @@ typedef enum warplab_compute {
  *   with u = 2^-23. On cuda, op N, N shapes that the FP32 kernels serve
  *   faster than the tensor cores (GEMV, small m or n, large k with small m
  *   and n, small squares) run warplab_gemm's FP32 path: within that bound.
+ *   Other TF32 shapes run, by a model of their time, the TMA + wgmma kernel
+ *   or a small-tile mma.sync kernel that reads A and B in either op in place
+ *   and splits k over the SMs (partial sums added in a fixed order).
  * - BFLOAT16 / FLOAT16 inputs (FP32 compute): the products of the 16-bit
  *   values are exact (in FP32) and summed in FP32 (u = 2^-23 as for TF32):
  *   |C - alpha * sum_p a_ip b_pj - beta c_ij| <= gamma'_{k+2} * (...) of the

@@ -507,6 +507,43 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bytes,
      .verify = verify_tf32},
+    /* TF32 small tiles on the operands as stored, either op (tf32_tiles.cu). */
+    {.id = "tf32_tile_64x64",
+     .title = "tensor cores, TF32 64x64 tiles, either op, split-K",
+     .lesson = "Over tf32_mma: each operand's shared tile keeps its layout in memory ([m][k] or "
+               "[k][m], pads that keep fragment loads conflict-free in both), so op T costs no "
+               "copy; 64x64 tiles give 4x the blocks of 128x128, and k split over chunks "
+               "(partial sums added in chunk order) fills the SMs when tiles are few.",
+     .seed = "past the course (split-K)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .bytes = compulsory_bytes,
+     .verify = verify_tf32_any},
+    {.id = "tf32_tile_128x64",
+     .title = "tensor cores, TF32 128x64 tiles, either op, split-K",
+     .lesson = "tf32_tile_64x64 with twice the rows a block: each B fragment feeds twice the "
+               "mma, a middle step between block count and reuse.",
+     .seed = "past the course (split-K)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .bytes = compulsory_bytes,
+     .verify = verify_tf32_any},
+    {.id = "tf32_tile_128x128",
+     .title = "tensor cores, TF32 128x128 tiles, either op, split-K",
+     .lesson = "tf32_mma's tile with either op and split-K: the most reuse of the three, for "
+               "shapes with enough tiles.",
+     .seed = "past the course (split-K)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .bytes = compulsory_bytes,
+     .verify = verify_tf32_any},
+    {.id = "tf32_tiles",
+     .title = "tensor cores, TF32 small tiles, planned",
+     .lesson = "Picks the tile and the split of k from a model of waves of tiles on the SMs "
+               "(blocks per SM, the rate a lone block reaches, the partial sums' extra pass): "
+               "what warplab_gemm_ex runs for TF32 when the TMA + wgmma kernel has too few "
+               "128x256 tiles or would copy an operand first.",
+     .seed = "past the course (cuBLAS-style heuristics)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .bytes = compulsory_bytes,
+     .verify = verify_tf32_any},
     {.id = "bf16_wgmma_tma",
      .title = "tensor cores, BF16 (TMA + wgmma, sm_90a)",
      .lesson = "Over bf16_wgmma: the copy engine (TMA) moves each 128-byte-swizzled tile (no "

@@ -189,6 +189,19 @@ static warplab_status ex_fp16_setup(wl_backend *backend, const wl_launch *launch
     return ex_setup_typed(backend, launch, state, WARPLAB_FLOAT16);
 }
 
+/* The kernel warplab_gemm_ex picks for the TF32 rung's problem (the float
+ * views as they are). */
+static void ex_tf32_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
+{
+    const wl_impl *ex = find_ex(backend);
+    if (!ex || !ex->describe)
+        return;
+    const wl_problem p = ex_problem(launch->problem, WARPLAB_FLOAT32);
+    wl_launch l = *launch;
+    l.problem = &p;
+    ex->describe(backend, &l, text, len);
+}
+
 #define EX_IMPL(id, rung_id)                                                                       \
     const wl_impl wl_gemm_##id##_impl = {.ladder = "gemm",                                         \
                                          .rung = rung_id,                                          \
@@ -198,6 +211,13 @@ static warplab_status ex_fp16_setup(wl_backend *backend, const wl_launch *launch
                                          .launch = ex_launch,                                      \
                                          .teardown = ex_teardown}
 
-EX_IMPL(ex_tf32, "ex_tf32");
+const wl_impl wl_gemm_ex_tf32_impl = {.ladder = "gemm",
+                                      .rung = "ex_tf32",
+                                      .supports = ex_tf32_supports,
+                                      .scratch_bytes = ex_tf32_scratch,
+                                      .setup = ex_tf32_setup,
+                                      .launch = ex_launch,
+                                      .teardown = ex_teardown,
+                                      .describe = ex_tf32_describe};
 EX_IMPL(ex_bf16, "ex_bf16");
 EX_IMPL(ex_fp16, "ex_fp16");

@@ -99,6 +99,7 @@ typedef struct gemm_case {
 
 static char describe_buffer[256];
 static bool ex_only = false;
+static bool tf32_only = false; /* --tf32-only: the TF32 cases alone (sanitizer runs) */
 
 static const char *describe(const gemm_case *t)
 {
@@ -336,9 +337,37 @@ static void on_backend(warplab_backend_kind kind)
                         if (ex_only && t.in == WARPLAB_FLOAT32 &&
                             t.compute == WARPLAB_COMPUTE_FP32 && ops == 0)
                             continue;
+                        if (tf32_only && t.compute != WARPLAB_COMPUTE_TF32)
+                            continue;
                         run_case(context, backend, &t);
                         cases++;
                     }
+    /* TF32 in each op on the shapes the small-tile tensor-core kernel takes
+     * on a GPU (tf32_tiles.cu): few tiles and large k (split-K, the partial
+     * sums reduced in order), a few 64 x 64 to 128 x 128 tiles with ragged
+     * edges, k not a multiple of the 32-wide k tile; rows 16-byte aligned
+     * (16-byte copies) and not (4-byte copies). */
+    static const size_t tf32_shapes[][3] = {
+        {40, 36, 3001}, {203, 150, 517}, {129, 261, 97}, {96, 200, 1024}};
+    for (size_t s = 0; s < sizeof tf32_shapes / sizeof tf32_shapes[0]; s++)
+        for (int ops = 0; ops < 4; ops++)
+            for (int variant = 0; variant < 2; variant++) {
+                gemm_case t;
+                memset(&t, 0, sizeof t);
+                t.m = tf32_shapes[s][0];
+                t.n = tf32_shapes[s][1];
+                t.k = tf32_shapes[s][2];
+                t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
+                t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
+                t.in = t.out = WARPLAB_FLOAT32;
+                t.compute = WARPLAB_COMPUTE_TF32;
+                t.padded = variant;
+                t.alpha = variant ? -1.5f : 1.0f;
+                t.beta = variant ? 0.5f : 0.0f;
+                t.nan = !variant;
+                run_case(context, backend, &t);
+                cases++;
+            }
     printf("  %s: %d cases\n", backend, cases);
     warplab_context_destroy(context);
 }
@@ -346,6 +375,7 @@ static void on_backend(warplab_backend_kind kind)
 int main(int argc, char **argv)
 {
     ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;
+    tf32_only = argc > 2 && strcmp(argv[2], "--tf32-only") == 0;
     if (argc > 1) {
         warplab_backend_kind kind;
         if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {

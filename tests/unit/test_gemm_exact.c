@@ -4,7 +4,8 @@
  * path of the FP32 dispatcher (src/ladders/gemm_dispatch.c):
  *   GEMV m = 1 and n = 1, skinny m and n with and without split-K, small
  *   tiles (tiny problems, one launch), split-K over 64x64, 32x128, 128x128
- *   and 256x128 tiles, the big tiles, k = 0, beta != 0, padded (and thus
+ *   and 256x128 tiles, the big tiles, B with rows not 16-byte aligned
+ *   re-strided into the workspace, k = 0, beta != 0, padded (and thus
  *   misaligned) leading dimensions, and NaN in A and in B, which must
  *   reach exactly the row and the column they touch.
  * Each result is checked against a double-precision reference within
@@ -54,6 +55,9 @@ static const exact_case cases[] = {
     {70, 30, 45, 0, 32, 0, 1.0f, 0.0f, 0, 0, "small tiles, aligned B rows, n % 4 = 2"},
     {3, 30, 45, 0, 32, 0, 1.0f, 0.0f, 0, 0, "skinny m, aligned B rows, n % 4 = 2"},
     {70, 3, 45, 48, 0, 0, 1.0f, 0.0f, 0, 0, "skinny n, aligned A rows, k % 4 = 1"},
+    {900, 803, 700, 0, 0, 0, 1.0f, 0.0f, 1, 1,
+     "B rows not 16-byte aligned: B re-strided into the workspace after the split's sums, NaN"},
+    {900, 803, 700, 900, 806, 805, -1.0f, 0.5f, 0, 1, "B re-strided, padded leading dimensions"},
     {33, 47, 0, 0, 0, 0, 1.0f, 0.5f, 0, 0, "k = 0: C = beta C"},
     {5, 3, 0, 0, 0, 0, 2.0f, 0.0f, 0, 0, "k = 0, beta = 0"},
 };

@@ -50,17 +50,15 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
                                       float *partial, cudaStream_t stream)
 {
     const unsigned tiles = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
-    if (T::SMEM_BYTES > 48 * 1024) {
-        cudaError_t e = plan.splits > 1
-                            ? cudaFuncSetAttribute(gemm_pipelined_split<T, B_VEC>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)T::SMEM_BYTES)
-                            : cudaFuncSetAttribute(gemm_pipelined<T, B_VEC>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)T::SMEM_BYTES);
-        if (e != cudaSuccess)
-            return e;
-    }
+    static unsigned split_smem_set = 0, whole_smem_set = 0;
+    const cudaError_t e =
+        plan.splits > 1
+            ? wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined_split<T, B_VEC>),
+                                 T::SMEM_BYTES, &split_smem_set)
+            : wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined<T, B_VEC>),
+                                 T::SMEM_BYTES, &whole_smem_set);
+    if (e != cudaSuccess)
+        return e;
     if (plan.splits > 1)
         gemm_pipelined_split<T, B_VEC>
             <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, T::SMEM_BYTES, stream>>>(
@@ -145,6 +143,58 @@ static cudaError_t launch_skinny_n(const gemm_params &g, const wl_gemm_plan &pla
     }
 }
 
+/* B with rows that are not 16-byte aligned costs the tile kernels their
+ * 16-byte copies (4-byte cp.async a float: 3001x2999x1001 ran 14% slower
+ * than 3000x3000x1000 on the H100). Where the plan is long enough, B is
+ * first copied into the workspace with rows of whole 16-byte units (one
+ * read and one write of B, at about 70% of the bandwidth) and the aligned
+ * kernel runs on the copy. Decided from the problem (deterministic; the
+ * workspace is sized for it), used when the views are unaligned too. */
+#define RESTRIDE_GAIN 0.12
+static bool restride_b(const wl_backend *backend, const wl_gemm_plan &plan, size_t n, size_t k,
+                       bool b_aligned)
+{
+    if (b_aligned || plan.kernel == WL_GEMM_KERNEL_SKINNY_M ||
+        plan.kernel == WL_GEMM_KERNEL_SKINNY_N || n == 0 || k == 0)
+        return false;
+    const double bandwidth = backend->info.theoretical_bandwidth_gbs > 0
+                                 ? backend->info.theoretical_bandwidth_gbs
+                                 : 3350.0;
+    const double copy_us = 2.5 + 8.0 * (double)n * (double)k / (0.7 * bandwidth * 1e3);
+    return copy_us < RESTRIDE_GAIN * plan.predicted_us;
+}
+
+static size_t restride_ld(size_t n)
+{
+    return (n + 3) / 4 * 4;
+}
+
+/* Bytes of the split's partial sums, rounded to 256 (the B copy follows). */
+static size_t partial_bytes(const wl_gemm_plan &plan, size_t m, size_t n)
+{
+    return (wl_gemm_plan_scratch_bytes(&plan, m, n) + 255) / 256 * 256;
+}
+
+static size_t plan_scratch(const wl_backend *backend, const wl_problem *problem,
+                           const wl_gemm_plan &plan)
+{
+    const size_t m = wl_gemm_m(problem), n = wl_gemm_n(problem), k = wl_gemm_k(problem);
+    const bool b_aligned = problem->misalign % 4 == 0 && wl_gemm_ldb(problem) % 4 == 0;
+    size_t bytes = partial_bytes(plan, m, n);
+    if (restride_b(backend, plan, n, k, b_aligned))
+        bytes += k * restride_ld(n) * sizeof(float);
+    return bytes;
+}
+
+/* dst (rows x cols, dst_ld apart) = src (ld apart): rows along y. */
+__global__ void gemm_restride_rows(const float *src, int ld, float *dst, int dst_ld, int rows,
+                                   int cols)
+{
+    for (int r = blockIdx.y; r < rows; r += gridDim.y)
+        for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cols; c += gridDim.x * blockDim.x)
+            dst[(size_t)r * dst_ld + c] = src[(size_t)r * ld + c];
+}
+
 /* Runs a plan: the kernel, then (split) the reduction in fixed order. */
 static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
                                const wl_gemm_plan &plan)
@@ -173,26 +223,42 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
                        backend->info.max_grid_dim[2]);
     cudaStream_t stream = wl_cuda_stream(backend);
     cudaError_t e = cudaSuccess;
-    switch (plan.kernel) {
-    case WL_GEMM_KERNEL_SKINNY_M: e = launch_skinny_m(g, plan, partial, stream); break;
-    case WL_GEMM_KERNEL_SKINNY_N: e = launch_skinny_n(g, plan, partial, stream); break;
-    case WL_GEMM_KERNEL_TILE_32X128:
-        e = launch_tile_plan<tile_32x128_shape>(g, plan, partial, stream);
-        break;
-    case WL_GEMM_KERNEL_TILE_64X64:
-        e = launch_tile_plan<tile_64x64_shape>(g, plan, partial, stream);
-        break;
-    case WL_GEMM_KERNEL_TILE_128X32:
-        e = launch_tile_plan<tile_128x32_shape>(g, plan, partial, stream);
-        break;
-    case WL_GEMM_KERNEL_TILE_64X128:
-        e = launch_tile_plan<tile_64x128_shape>(g, plan, partial, stream);
-        break;
-    case WL_GEMM_KERNEL_TILE_128X128:
-        e = launch_tile_plan<frag_128x128_shape>(g, plan, partial, stream);
-        break;
-    default: e = launch_tile_plan<frag_256x128_s6_shape>(g, plan, partial, stream); break;
+    gemm_params g_run = g;
+    const size_t b_copy_at = partial_bytes(plan, (size_t)g.m, (size_t)g.n);
+    const size_t b_copy_bytes = (size_t)g.k * restride_ld((size_t)g.n) * sizeof(float);
+    if (restride_b(backend, plan, (size_t)g.n, (size_t)g.k, wl_gemm_rows_aligned(g.b, g.ldb)) &&
+        launch->scratch.handle && launch->scratch.bytes >= b_copy_at + b_copy_bytes) {
+        float *b_copy = (float *)((char *)wl_view_ptr(launch->scratch) + b_copy_at);
+        const unsigned threads = 256;
+        const unsigned columns = (unsigned)((g.n + threads - 1) / threads);
+        const unsigned rows = g.k < 65535 ? (unsigned)g.k : 65535u;
+        gemm_restride_rows<<<dim3(columns, rows), threads, 0, stream>>>(
+            g.b, g.ldb, b_copy, (int)restride_ld((size_t)g.n), g.k, g.n);
+        g_run.b = b_copy;
+        g_run.ldb = (int)restride_ld((size_t)g.n);
+        e = cudaGetLastError();
     }
+    if (e == cudaSuccess)
+        switch (plan.kernel) {
+        case WL_GEMM_KERNEL_SKINNY_M: e = launch_skinny_m(g_run, plan, partial, stream); break;
+        case WL_GEMM_KERNEL_SKINNY_N: e = launch_skinny_n(g_run, plan, partial, stream); break;
+        case WL_GEMM_KERNEL_TILE_32X128:
+            e = launch_tile_plan<tile_32x128_shape>(g_run, plan, partial, stream);
+            break;
+        case WL_GEMM_KERNEL_TILE_64X64:
+            e = launch_tile_plan<tile_64x64_shape>(g_run, plan, partial, stream);
+            break;
+        case WL_GEMM_KERNEL_TILE_128X32:
+            e = launch_tile_plan<tile_128x32_shape>(g_run, plan, partial, stream);
+            break;
+        case WL_GEMM_KERNEL_TILE_64X128:
+            e = launch_tile_plan<tile_64x128_shape>(g_run, plan, partial, stream);
+            break;
+        case WL_GEMM_KERNEL_TILE_128X128:
+            e = launch_tile_plan<frag_128x128_shape>(g_run, plan, partial, stream);
+            break;
+        default: e = launch_tile_plan<frag_256x128_s6_shape>(g_run, plan, partial, stream); break;
+        }
     if (e == cudaSuccess && plan.splits > 1) {
         const size_t elements = (size_t)g.m * (size_t)g.n;
         const unsigned blocks =
@@ -230,8 +296,7 @@ static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem,
 #define KERNEL_RUNG(name, kernel)                                                                  \
     static size_t name##_scratch(wl_backend *backend, const wl_problem *problem)                   \
     {                                                                                              \
-        const wl_gemm_plan plan = plan_of(backend, problem, NULL, (kernel));                       \
-        return wl_gemm_plan_scratch_bytes(&plan, wl_gemm_m(problem), wl_gemm_n(problem));          \
+        return plan_scratch(backend, problem, plan_of(backend, problem, NULL, (kernel)));          \
     }                                                                                              \
     static warplab_status name##_launch(wl_backend *backend, const wl_launch *launch, void *state) \
     {                                                                                              \

@@ -5,6 +5,10 @@
  *   the big operand once, coalesced along whichever of its dimensions is
  *   contiguous, with k split so that every SM has blocks, and skinny_finish
  *   adds the splits in order (deterministic) and applies alpha and beta.
+ * - TF32 compute: tf32_choose (below) picks by modelled time among the
+ *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
+ *   either op in place with split-K (tf32_tiles.cu) and the TMA + wgmma
+ *   kernel; the skinny problems stay with the FP32 path or skinny_*.
  * - TF32 compute and 16-bit inputs on sm_90a: the TMA + wgmma kernel
  *   (wgmma_tma.sm90a.cu). It reads A (m x k) and B^T (n x k) K-major. A with
  *   op N and B with op T already are, and are read in place when their rows
@@ -22,6 +26,9 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 struct ex_params {
     const void *a, *b;
@@ -401,54 +408,137 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
     return tensor && !use_skinny(p) && wl_gemm_k(p) > 0 && wl_gemm_ex_tma_available(backend);
 }
 
-/* TF32 compute on float operands as stored (op N, N) is served by the FP32
- * dispatcher (warplab_gemm's path) where that is faster: GEMV and small m or
- * n, large k with small m and n, small squares. The tensor-core path pays a
- * fixed cost (a second launch, B copied K-major into the workspace) and
- * computes whole 128 x 256 tiles, one wave of them per SM at a time, with no
- * split of k; the FP32 kernels stream skinny operands and split k. FP32 is
- * at least as accurate as TF32, so the TF32 contract holds. The tensor-core
- * time is modelled from the H100 measurements of the TMA + wgmma kernel
- * (about 3 TFLOP/s an SM, 12 us of fixed cost); the FP32 time is the
- * dispatcher's own model. NULL: the tensor-core path. */
-#define TF32_SM_GFLOPS 3000.0
-#define TF32_FIXED_US 12.0
-static const wl_impl *tf32_on_fp32_path(wl_backend *backend, const wl_problem *p, wl_problem *fp32)
+/* TF32 compute on float operands: three kernels, and the one with the least
+ * modelled time runs (a function of the problem alone: deterministic, and
+ * the same at scratch_bytes and at launch):
+ * - the TMA + wgmma kernel: a fixed cost (a second launch, an operand that
+ *   is not K-major copied into the workspace: B of the N, N case) and whole
+ *   128 x 256 tiles, one wave of them per SM at a time, no split of k;
+ *   modelled from the H100 measurements (about 3.3 TFLOP/s an SM, 10 us of
+ *   fixed cost, at least A, B and C once at 85% of the bandwidth, the
+ *   copies at 70%, read and write, and 3 us a copy launch);
+ * - the small-tile mma.sync kernel (tf32_tiles.cu): the operands read as
+ *   stored in either op, 64 x 64 to 128 x 128 tiles, split-K; its own plan;
+ * - on op N, N, the FP32 dispatcher (warplab_gemm's path: skinny kernels
+ *   that stream the big operand, small tiles, split-K); FP32 is at least as
+ *   accurate as TF32, so the TF32 contract holds. Skinny problems (m or n
+ *   at most SKINNY) go there, or with a transposed operand to run_skinny.
+ * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. */
+#define TF32_SM_GFLOPS 3300.0
+#define TF32_FIXED_US 10.0
+#define TF32_COPY_LAUNCH_US 3.0
+
+typedef enum tf32_route {
+    TF32_OTHER, /* not TF32, or the skinny / tiled kernels of this file */
+    TF32_WGMMA,
+    TF32_TILES,
+    TF32_FP32
+} tf32_route;
+
+typedef struct tf32_choice {
+    tf32_route route;
+    const wl_impl *fp32;     /* TF32_FP32: the dispatcher */
+    wl_problem fp32_problem; /* TF32_FP32: the problem with FP32 compute */
+    wl_tf32_tiles_plan tiles;
+    double wgmma_us, fp32_us;
+} tf32_choice;
+
+static bool problem_rows_aligned(const wl_problem *p, size_t ld)
 {
-    if (p->dtype != WARPLAB_FLOAT32 || p->variant != WL_GEMM_COMPUTE_TF32 || wl_gemm_k(p) == 0)
-        return NULL;
-    const wl_impl *dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
-    char reason[8];
-    if (!dispatch ||
-        (dispatch->supports && dispatch->supports(backend, p, reason, sizeof reason) != WARPLAB_OK))
-        return NULL;
-    *fp32 = *p;
-    fp32->variant = 0;
-    if (!use_tma(backend, p))
-        return dispatch; /* the skinny and tiled fallbacks are slower than FP32's */
+    return p->misalign % 4 == 0 && ld % 4 == 0;
+}
+
+static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p)
+{
+    const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
+    const double sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132;
+    const double bandwidth = backend->info.theoretical_bandwidth_gbs > 0
+                                 ? backend->info.theoretical_bandwidth_gbs
+                                 : 3000.0;
+    const double tiles = ceil(m / 128) * ceil(n / 256);
+    double copied = 0.0, copies = 0.0; /* elements copied K-major, and launches */
+    if (wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p))) {
+        copied += m * k;
+        copies += 1.0;
+    }
+    if (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p))) {
+        copied += n * k;
+        copies += 1.0;
+    }
+    const double kernel = ceil(tiles / sms) * 2.0 * 128 * 256 * k / (TF32_SM_GFLOPS * 1e3);
+    const double traffic = 4.0 * (m * k + n * k + m * n) / (0.85 * bandwidth * 1e3);
+    /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the H100 (B
+     * of 4096^3: 70 us; of 512x4096x11008: 133 us). */
+    return TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copies * TF32_COPY_LAUNCH_US +
+           2.0 * copied * 4 / (0.7 * bandwidth * 1e3);
+}
+
+static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
+{
+    tf32_choice c;
+    memset(&c, 0, sizeof c);
+    c.route = TF32_OTHER;
+    if (p->dtype != WARPLAB_FLOAT32 || !(p->variant & WL_GEMM_COMPUTE_TF32) || wl_gemm_k(p) == 0 ||
+        wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
+        return c;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
-    const wl_gemm_device device = {backend->info.multiprocessors, backend->info.fp32_peak_gflops,
-                                   backend->info.theoretical_bandwidth_gbs};
-    const int a_aligned = p->misalign % 4 == 0 && wl_gemm_lda(p) % 4 == 0;
-    const int b_aligned = p->misalign % 4 == 0 && wl_gemm_ldb(p) % 4 == 0;
-    const wl_gemm_plan plan = wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
-    const double sms = device.sms > 0 ? device.sms : 132;
-    const double tiles = ceil((double)m / 128) * ceil((double)n / 256);
-    const double bandwidth = device.bandwidth_gbs > 0 ? device.bandwidth_gbs : 3000.0;
-    const double tensor_us =
-        TF32_FIXED_US + ceil(tiles / sms) * 2.0 * 128 * 256 * (double)k / (TF32_SM_GFLOPS * 1e3) +
-        2.0 * (double)k * (double)n * 4 / (0.85 * bandwidth * 1e3);
-    return plan.predicted_us < tensor_us ? dispatch : NULL;
+    double best = HUGE_VAL;
+    /* The FP32 dispatcher: op N, N float operands as stored. */
+    const wl_impl *dispatch = NULL;
+    if (p->variant == WL_GEMM_COMPUTE_TF32) {
+        dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
+        char reason[8];
+        if (dispatch && dispatch->supports &&
+            dispatch->supports(backend, p, reason, sizeof reason) != WARPLAB_OK)
+            dispatch = NULL;
+    }
+    if (dispatch) {
+        const wl_gemm_device device = {backend->info.multiprocessors,
+                                       backend->info.fp32_peak_gflops,
+                                       backend->info.theoretical_bandwidth_gbs};
+        const wl_gemm_plan plan = wl_gemm_choose(m, n, k, problem_rows_aligned(p, wl_gemm_lda(p)),
+                                                 problem_rows_aligned(p, wl_gemm_ldb(p)), &device);
+        c.route = TF32_FP32;
+        c.fp32 = dispatch;
+        c.fp32_problem = *p;
+        c.fp32_problem.variant = 0;
+        /* The dispatcher's model is optimistic for skinny_m at 16 rows
+         * (16x4096x4096: 73 us measured, 27 modelled, on the H100). */
+        c.fp32_us = plan.predicted_us *
+                    (plan.kernel == WL_GEMM_KERNEL_SKINNY_M && plan.group >= 16 ? 2.7 : 1.0);
+        best = c.fp32_us;
+    }
+    if (use_skinny(p))
+        return c; /* the FP32 dispatcher, or run_skinny */
+    if (backend->info.cc_major >= 8) {
+        const int aligned =
+            problem_rows_aligned(p, wl_gemm_lda(p)) && problem_rows_aligned(p, wl_gemm_ldb(p));
+        c.tiles = wl_tf32_tiles_choose(m, n, k, backend->info.multiprocessors,
+                                       backend->info.theoretical_bandwidth_gbs, aligned);
+        if (c.tiles.predicted_us < best) {
+            best = c.tiles.predicted_us;
+            c.route = TF32_TILES;
+        }
+    }
+    if (use_tma(backend, p)) {
+        c.wgmma_us = tf32_wgmma_us(backend, p);
+        if (c.wgmma_us < best) {
+            best = c.wgmma_us;
+            c.route = TF32_WGMMA;
+        }
+    }
+    return c;
 }
 
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
-    wl_problem fp32;
-    const wl_impl *fp32_path = tf32_on_fp32_path(backend, p, &fp32);
-    if (fp32_path)
-        return fp32_path->scratch_bytes ? fp32_path->scratch_bytes(backend, &fp32) : 0;
+    const tf32_choice tf32 = tf32_choose(backend, p);
+    if (tf32.route == TF32_FP32)
+        return tf32.fp32->scratch_bytes ? tf32.fp32->scratch_bytes(backend, &tf32.fp32_problem) : 0;
+    if (tf32.route == TF32_TILES)
+        return wl_tf32_tiles_scratch(&tf32.tiles, wl_gemm_m(p), wl_gemm_n(p));
     if (use_skinny(p))
         return skinny_scratch(backend, p);
     if (!use_tma(backend, p))
@@ -684,17 +774,62 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     const wl_problem *p = launch->problem;
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
-    wl_problem fp32;
-    const wl_impl *fp32_path = tf32_on_fp32_path(backend, p, &fp32);
-    if (fp32_path) {
+    const tf32_choice tf32 = tf32_choose(backend, p);
+    if (tf32.route == TF32_FP32) {
         wl_launch on_fp32 = *launch;
-        on_fp32.problem = &fp32;
-        return fp32_path->launch(backend, &on_fp32, NULL);
+        on_fp32.problem = &tf32.fp32_problem;
+        return tf32.fp32->launch(backend, &on_fp32, NULL);
+    }
+    if (tf32.route == TF32_TILES) {
+        wl_tf32_tiles_call call;
+        call.a = (const float *)wl_view_ptr(launch->buf[GEMM_A]);
+        call.b = (const float *)wl_view_ptr(launch->buf[GEMM_B]);
+        call.c = (float *)wl_view_ptr(launch->buf[GEMM_C]);
+        call.m = (int)wl_gemm_m(p);
+        call.n = (int)wl_gemm_n(p);
+        call.k = (int)wl_gemm_k(p);
+        call.lda = (int)wl_gemm_lda(p);
+        call.ldb = (int)wl_gemm_ldb(p);
+        call.ldc = (int)wl_gemm_ldc(p);
+        call.alpha = (float)p->alpha;
+        call.beta = (float)p->beta;
+        call.trans_a = wl_gemm_trans_a(p);
+        call.trans_b = wl_gemm_trans_b(p);
+        return wl_tf32_tiles_run(backend, &call, &tf32.tiles, wl_view_ptr(launch->scratch),
+                                 launch->scratch.bytes);
     }
     if (use_skinny(p))
         return run_skinny(backend, launch);
     return use_tma(backend, p) ? run_tma(backend, launch) : run_tiled(backend, launch);
 }
 
-extern "C" const wl_impl wl_gemm_ex_cuda_impl = {
-    .ladder = "gemm", .rung = WL_GEMM_EX_IMPL, .scratch_bytes = ex_scratch, .launch = ex_launch};
+/* The kernel a TF32 call runs (the other precisions: no note). */
+static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
+{
+    const wl_problem *p = launch->problem;
+    text[0] = 0;
+    const tf32_choice tf32 = tf32_choose(backend, p);
+    char plan[160];
+    switch (tf32.route) {
+    case TF32_FP32:
+        plan[0] = 0;
+        if (tf32.fp32->describe) {
+            wl_launch on_fp32 = *launch;
+            on_fp32.problem = &tf32.fp32_problem;
+            tf32.fp32->describe(backend, &on_fp32, plan, sizeof plan);
+        }
+        snprintf(text, len, "TF32 on the FP32 dispatcher: %s", plan);
+        break;
+    case TF32_TILES: wl_tf32_tiles_describe(&tf32.tiles, text, len); break;
+    case TF32_WGMMA:
+        snprintf(text, len, "picked tf32 TMA + wgmma (model %.1f us)", tf32.wgmma_us);
+        break;
+    default: break;
+    }
+}
+
+extern "C" const wl_impl wl_gemm_ex_cuda_impl = {.ladder = "gemm",
+                                                 .rung = WL_GEMM_EX_IMPL,
+                                                 .scratch_bytes = ex_scratch,
+                                                 .launch = ex_launch,
+                                                 .describe = ex_describe};

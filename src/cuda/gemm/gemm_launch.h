@@ -66,6 +66,29 @@ static inline warplab_status wl_gemm_needs_sm90a(wl_backend *backend, size_t sme
     return WARPLAB_OK;
 }
 
+/* Lets `kernel` take `bytes` of dynamic shared memory (past the default
+ * 48 KiB) on the current device, once a device: cudaFuncSetAttribute costs
+ * host time that a small product's launch would otherwise pay every call.
+ * `done` is the kernel's own mask of the devices (0..31) already set;
+ * racing callers set it twice, harmlessly; devices past 31 set it every
+ * call. */
+static inline cudaError_t wl_cuda_allow_smem(const void *kernel, size_t bytes, unsigned *done)
+{
+    if (bytes <= 48 * 1024)
+        return cudaSuccess;
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess)
+        return e;
+    const unsigned bit = device >= 0 && device < 32 ? 1u << device : 0u;
+    if (bit && (__atomic_load_n(done, __ATOMIC_ACQUIRE) & bit))
+        return cudaSuccess;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess && bit)
+        __atomic_fetch_or(done, bit, __ATOMIC_RELEASE);
+    return e;
+}
+
 /* K-major copies of A (m x k) and of B transposed (n x k): the layout the
  * tensor cores read without transposing, in the precision they multiply
  * (BF16 nearest even, or FP32 words rounded to TF32), rows padded to
@@ -126,6 +149,43 @@ extern const wl_impl wl_gemm_tile_32x128_impl;
 extern const wl_impl wl_gemm_tile_64x64_impl;
 extern const wl_impl wl_gemm_dispatch_impl;
 extern const wl_impl wl_gemm_copy_ab_impl;
+
+/* The TF32 small-tile kernel on row-major float A and B in either op, with
+ * a deterministic split of k (tf32_tiles.cu): the plan (tile and split),
+ * its workspace, and its launch. */
+typedef enum wl_tf32_tile {
+    WL_TF32_TILE_64X64,
+    WL_TF32_TILE_128X64,
+    WL_TF32_TILE_128X128,
+    WL_TF32_TILE_COUNT
+} wl_tf32_tile;
+typedef struct wl_tf32_tiles_plan {
+    int tile;    /* wl_tf32_tile */
+    int splits;  /* chunks of k (1: no partial sums) */
+    int k_chunk; /* a multiple of 32 */
+    double predicted_us;
+} wl_tf32_tiles_plan;
+typedef struct wl_tf32_tiles_call {
+    const float *a, *b; /* as stored, row-major */
+    float *c;
+    int m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+    bool trans_a, trans_b;
+} wl_tf32_tiles_call;
+/* aligned: the rows of A and B are 16-byte aligned (16-byte copies). */
+wl_tf32_tiles_plan wl_tf32_tiles_plan_for(int tile, size_t m, size_t n, size_t k, int sms,
+                                          double bandwidth_gbs, int aligned);
+wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms, double bandwidth_gbs,
+                                        int aligned);
+size_t wl_tf32_tiles_scratch(const wl_tf32_tiles_plan *plan, size_t m, size_t n);
+void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *text, size_t len);
+warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_tiles_call *call,
+                                 const wl_tf32_tiles_plan *plan, void *scratch,
+                                 size_t scratch_bytes);
+extern const wl_impl wl_gemm_tf32_tile_64x64_impl;
+extern const wl_impl wl_gemm_tf32_tile_128x64_impl;
+extern const wl_impl wl_gemm_tf32_tile_128x128_impl;
+extern const wl_impl wl_gemm_tf32_tiles_impl;
 #ifdef __cplusplus
 }
 #endif

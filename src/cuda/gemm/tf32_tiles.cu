@@ -1,0 +1,288 @@
+/* The TF32 small-tile kernel (tf32_tiles.cuh) on the host: its plan (tile
+ * and split of k, from a model of waves of tiles on the SMs), its launch
+ * (workspace for the partial sums only through scratch_bytes), and its
+ * rungs: tf32_tiles (the planned tile) and tf32_tile_64x64 / _128x64 /
+ * _128x128 (one tile each, the best split). warplab_gemm_ex's TF32 path
+ * (gemm_ex.cu) runs the same plan through wl_tf32_tiles_run. */
+#include "gemm_launch.h"
+#include "tf32_tiles.cuh"
+
+#include <math.h>
+#include <stdio.h>
+
+/* Tensor rate of an SM (TF32 mma, H100/H200 at boost clock), the fraction
+ * each tile reaches with the SM full (fitted to the H100 runs: 4096^3 took
+ * 1169 us in 128x128 tiles, 1368 in 128x64, 1607 in 64x64), the blocks an
+ * SM holds, and the fixed cost of a launch, in microseconds. */
+#define TF32T_SM_GFLOPS 3700.0
+#define TF32T_LAUNCH_US 6.0
+/* The tiles' time when a row of A or B is not 16-byte aligned (4-byte
+ * copies): 2x to 2.65x the aligned time on the H100 (777x555x333,
+ * 3001x2999x1001). */
+#define TF32T_UNALIGNED 2.0
+/* C's stores (two floats a thread, eight rows a warp) reach about 35% of
+ * the bandwidth: 4096x4096x64 took 63 us on every tile. */
+#define TF32T_STORE_EFFICIENCY 0.35
+#define TF32T_MIN_K_CHUNK 128
+#define TF32T_MAX_SPLITS 64
+#define TF32T_MAX_SCRATCH ((size_t)256 << 20)
+
+typedef struct tf32_tile_kind {
+    int bm, bn, resident;
+    double efficiency;
+    const char *name;
+} tf32_tile_kind;
+
+static const tf32_tile_kind tf32_tile_kinds[WL_TF32_TILE_COUNT] = {
+    {64, 64, 4, 0.18, "64x64"},
+    {128, 64, 2, 0.20, "128x64"},
+    {128, 128, 2, 0.25, "128x128"},
+};
+
+static double plan_us(const tf32_tile_kind *t, double m, double n, double k, int splits,
+                      int k_chunk, double sms, double bandwidth_gbs, bool aligned)
+{
+    const double bytes_per_us = bandwidth_gbs * 1e3 * 0.85;
+    const double blocks = ceil(m / t->bm) * ceil(n / t->bn) * splits;
+    const double per_sm = ceil(blocks / sms);
+    const double fill = sqrt(fmin(1.0, per_sm / t->resident));
+    const double kernel = per_sm * 2.0 * t->bm * t->bn * (double)k_chunk /
+                          (TF32T_SM_GFLOPS * 1e3 * t->efficiency * fill) *
+                          (aligned ? 1.0 : TF32T_UNALIGNED);
+    const double traffic = 4.0 * (m * k + k * n) / bytes_per_us +
+                           4.0 * m * n / (bytes_per_us / 0.85 * TF32T_STORE_EFFICIENCY);
+    double time = TF32T_LAUNCH_US + fmax(kernel, traffic);
+    if (splits > 1)
+        time += TF32T_LAUNCH_US + 4.0 * m * n * (2.0 * splits + 1.0) / bytes_per_us;
+    return time;
+}
+
+extern "C" wl_tf32_tiles_plan wl_tf32_tiles_plan_for(int tile, size_t m, size_t n, size_t k,
+                                                     int sms, double bandwidth_gbs, int aligned)
+{
+    const double s = sms > 0 ? sms : 132, bw = bandwidth_gbs > 0 ? bandwidth_gbs : 3350.0;
+    const tf32_tile_kind *t = &tf32_tile_kinds[tile];
+    const size_t whole = (k + TF32T_BK - 1) / TF32T_BK * TF32T_BK;
+    wl_tf32_tiles_plan best = {tile, 1, (int)(whole > 0 ? whole : TF32T_BK), 0.0};
+    best.predicted_us =
+        plan_us(t, (double)m, (double)n, (double)k, 1, best.k_chunk, s, bw, aligned != 0);
+    for (size_t splits = 2; splits <= TF32T_MAX_SPLITS && k / splits >= TF32T_MIN_K_CHUNK;
+         splits++) {
+        const size_t chunk = (k + splits - 1) / splits;
+        const size_t k_chunk = (chunk + TF32T_BK - 1) / TF32T_BK * TF32T_BK;
+        const size_t used = (k + k_chunk - 1) / k_chunk;
+        if (used != splits || used * m * n > TF32T_MAX_SCRATCH / sizeof(float))
+            continue;
+        const double us = plan_us(t, (double)m, (double)n, (double)k, (int)used, (int)k_chunk, s,
+                                  bw, aligned != 0);
+        if (us < best.predicted_us) {
+            best.splits = (int)used;
+            best.k_chunk = (int)k_chunk;
+            best.predicted_us = us;
+        }
+    }
+    return best;
+}
+
+extern "C" wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms,
+                                                   double bandwidth_gbs, int aligned)
+{
+    wl_tf32_tiles_plan best = wl_tf32_tiles_plan_for(0, m, n, k, sms, bandwidth_gbs, aligned);
+    for (int tile = 1; tile < WL_TF32_TILE_COUNT; tile++) {
+        const wl_tf32_tiles_plan plan =
+            wl_tf32_tiles_plan_for(tile, m, n, k, sms, bandwidth_gbs, aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    return best;
+}
+
+extern "C" size_t wl_tf32_tiles_scratch(const wl_tf32_tiles_plan *plan, size_t m, size_t n)
+{
+    return plan->splits > 1 ? (size_t)plan->splits * m * n * sizeof(float) : 0;
+}
+
+extern "C" void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *text, size_t len)
+{
+    const char *name = tf32_tile_kinds[plan->tile].name;
+    if (plan->splits > 1)
+        snprintf(text, len, "picked tf32_tile_%s, split-K %d x %d (model %.1f us)", name,
+                 plan->splits, plan->k_chunk, plan->predicted_us);
+    else
+        snprintf(text, len, "picked tf32_tile_%s (model %.1f us)", name, plan->predicted_us);
+}
+
+/* C = alpha * (the chunks' partial sums added in chunk order) + beta * C. */
+__global__ void tf32_tiles_sum(const float *part, int splits, int m, int n, float *c, int ldc,
+                               float alpha, float beta)
+{
+    const size_t count = (size_t)m * n;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; s++)
+            sum += part[(size_t)s * count + e];
+        float *out = c + (e / n) * (size_t)ldc + e % n;
+        *out = gemm_epilogue(sum, out, alpha, beta);
+    }
+}
+
+template <int BM, int BN, int WM, int WN, bool TA, bool TB>
+static cudaError_t launch_tiles(const tf32_tiles_params &p, unsigned splits, cudaStream_t stream)
+{
+    typedef tf32_tiles_layout<BM, BN, WM, WN, TA, TB> L;
+    const size_t smem = L::SMEM_BYTES;
+    static unsigned smem_set = 0;
+    const cudaError_t e = wl_cuda_allow_smem(
+        reinterpret_cast<const void *>(gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>), smem, &smem_set);
+    if (e != cudaSuccess)
+        return e;
+    const dim3 grid((unsigned)((p.n + BN - 1) / BN), (unsigned)((p.m + BM - 1) / BM), splits);
+    gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>
+        <<<grid, tf32_tiles_shape<BM, BN, WM, WN>::THREADS, smem, stream>>>(p);
+    return cudaGetLastError();
+}
+
+template <int BM, int BN, int WM, int WN>
+static cudaError_t launch_ops(const tf32_tiles_params &p, bool ta, bool tb, unsigned splits,
+                              cudaStream_t stream)
+{
+    if (ta)
+        return tb ? launch_tiles<BM, BN, WM, WN, true, true>(p, splits, stream)
+                  : launch_tiles<BM, BN, WM, WN, true, false>(p, splits, stream);
+    return tb ? launch_tiles<BM, BN, WM, WN, false, true>(p, splits, stream)
+              : launch_tiles<BM, BN, WM, WN, false, false>(p, splits, stream);
+}
+
+static bool rows_aligned(const float *base, int ld)
+{
+    return (uintptr_t)base % 16 == 0 && ld % 4 == 0;
+}
+
+extern "C" warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_tiles_call *call,
+                                            const wl_tf32_tiles_plan *plan, void *scratch,
+                                            size_t scratch_bytes)
+{
+    if (call->m == 0 || call->n == 0)
+        return WARPLAB_OK;
+    const size_t needed = wl_tf32_tiles_scratch(plan, (size_t)call->m, (size_t)call->n);
+    if (scratch_bytes < needed)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm tf32 tiles: a workspace of %zu bytes, %zu needed", scratch_bytes,
+                       needed);
+    const tf32_tile_kind *t = &tf32_tile_kinds[plan->tile];
+    const long long rows = (call->m + t->bm - 1) / t->bm;
+    if (backend->info.max_grid_dim[1] > 0 && rows > backend->info.max_grid_dim[1])
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm tf32 tiles: %lld block rows is past this device's grid limit of %d",
+                       rows, backend->info.max_grid_dim[1]);
+    tf32_tiles_params p;
+    p.a = call->a;
+    p.b = call->b;
+    p.c = call->c;
+    p.part = (float *)scratch;
+    p.m = call->m;
+    p.n = call->n;
+    p.k = call->k;
+    p.lda = call->lda;
+    p.ldb = call->ldb;
+    p.ldc = call->ldc;
+    p.k_chunk = plan->k_chunk;
+    p.alpha = call->alpha;
+    p.beta = call->beta;
+    p.a_vec = rows_aligned(call->a, call->lda);
+    p.b_vec = rows_aligned(call->b, call->ldb);
+    const unsigned splits = (unsigned)(plan->splits > 1 ? plan->splits : 1);
+    cudaStream_t stream = wl_cuda_stream(backend);
+    cudaError_t e;
+    switch (plan->tile) {
+    case WL_TF32_TILE_64X64:
+        e = launch_ops<64, 64, 32, 32>(p, call->trans_a, call->trans_b, splits, stream);
+        break;
+    case WL_TF32_TILE_128X64:
+        e = launch_ops<128, 64, 32, 32>(p, call->trans_a, call->trans_b, splits, stream);
+        break;
+    default:
+        e = launch_ops<128, 128, 64, 32>(p, call->trans_a, call->trans_b, splits, stream);
+        break;
+    }
+    warplab_status status = wl_cuda_check(backend, e, "gemm tf32 tiles launch");
+    if (status != WARPLAB_OK || splits == 1)
+        return status;
+    const unsigned block = 256;
+    tf32_tiles_sum<<<wl_cuda_grid_for(backend, (size_t)call->m * call->n, block), block, 0,
+                     stream>>>(p.part, (int)splits, p.m, p.n, p.c, p.ldc, p.alpha, p.beta);
+    return WL_CUDA_LAUNCHED(backend, "gemm tf32 tiles sums");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rungs: the ladder's float problem, TF32 products, either op.             */
+
+static wl_tf32_tiles_plan rung_plan(const wl_backend *backend, const wl_problem *p, int tile)
+{
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
+    const int sms = backend->info.multiprocessors;
+    const double bw = backend->info.theoretical_bandwidth_gbs;
+    const int aligned = p->misalign % 4 == 0 && wl_gemm_lda(p) % 4 == 0 && wl_gemm_ldb(p) % 4 == 0;
+    return tile < 0 ? wl_tf32_tiles_choose(m, n, k, sms, bw, aligned)
+                    : wl_tf32_tiles_plan_for(tile, m, n, k, sms, bw, aligned);
+}
+
+static wl_tf32_tiles_call call_of(const wl_launch *launch)
+{
+    const gemm_params g = wl_gemm_params(launch);
+    wl_tf32_tiles_call call;
+    call.a = g.a;
+    call.b = g.b;
+    call.c = g.c;
+    call.m = g.m;
+    call.n = g.n;
+    call.k = g.k;
+    call.lda = g.lda;
+    call.ldb = g.ldb;
+    call.ldc = g.ldc;
+    call.alpha = g.alpha;
+    call.beta = g.beta;
+    call.trans_a = wl_gemm_trans_a(launch->problem);
+    call.trans_b = wl_gemm_trans_b(launch->problem);
+    return call;
+}
+
+static warplab_status tiles_supports(wl_backend *backend, const wl_problem *problem, char *reason,
+                                     size_t len)
+{
+    (void)problem;
+    return wl_gemm_needs_sm80(backend, reason, len, "mma.sync with TF32");
+}
+
+#define TF32_TILE_RUNG(name, tile)                                                                 \
+    static size_t name##_scratch(wl_backend *backend, const wl_problem *problem)                   \
+    {                                                                                              \
+        const wl_tf32_tiles_plan plan = rung_plan(backend, problem, (tile));                       \
+        return wl_tf32_tiles_scratch(&plan, wl_gemm_m(problem), wl_gemm_n(problem));               \
+    }                                                                                              \
+    static warplab_status name##_launch(wl_backend *backend, const wl_launch *launch, void *state) \
+    {                                                                                              \
+        (void)state;                                                                               \
+        const wl_tf32_tiles_plan plan = rung_plan(backend, launch->problem, (tile));               \
+        const wl_tf32_tiles_call call = call_of(launch);                                           \
+        return wl_tf32_tiles_run(backend, &call, &plan, wl_view_ptr(launch->scratch),              \
+                                 launch->scratch.bytes);                                           \
+    }                                                                                              \
+    static void name##_describe(wl_backend *backend, const wl_launch *launch, char *text,          \
+                                size_t len)                                                        \
+    {                                                                                              \
+        const wl_tf32_tiles_plan plan = rung_plan(backend, launch->problem, (tile));               \
+        wl_tf32_tiles_describe(&plan, text, len);                                                  \
+    }                                                                                              \
+    extern "C" const wl_impl wl_gemm_##name##_impl = {.ladder = "gemm",                            \
+                                                      .rung = #name,                               \
+                                                      .supports = tiles_supports,                  \
+                                                      .scratch_bytes = name##_scratch,             \
+                                                      .launch = name##_launch,                     \
+                                                      .describe = name##_describe};
+
+TF32_TILE_RUNG(tf32_tile_64x64, WL_TF32_TILE_64X64)
+TF32_TILE_RUNG(tf32_tile_128x64, WL_TF32_TILE_128X64)
+TF32_TILE_RUNG(tf32_tile_128x128, WL_TF32_TILE_128X128)
+TF32_TILE_RUNG(tf32_tiles, -1)
