@@ -331,8 +331,9 @@ __device__ __forceinline__ void ex16_load_block(uint16_t *dst, int pitch, const 
 
 #define EX16_BK 32
 #define EX16_STAGES 4
-#define EX16_PAD 8 /* elements a shared row: ldmatrix's 8 rows hit 8 distinct 16-byte bank groups  \
-                    */
+#define EX16_PAD                                                                                   \
+    8 /* elements a shared row: ldmatrix's 8 rows hit 8 distinct 16-byte bank groups               \
+       */
 
 template <int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB> struct ex16_tiles {
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
@@ -419,22 +420,24 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) ex16_mma(ex16_mma_para
             unsigned af[T::MI][4], bf[T::NI][2];
 #pragma unroll
             for (int i = 0; i < T::MI; i++) {
-                /* a0: m 0-7, k 0-7; a1: m 8-15, k 0-7; a2: m 0-7, k 8-15; a3: m 8-15, k 8-15. */
-                const int m = wm + i * 16 + lrow + (quad % 2) * 8, kk = ks + (quad / 2) * 8;
+                /* a0: m 0-7, k 0-7; a1: m 8-15, k 0-7; a2: m 0-7, k 8-15; a3: m 8-15, k 8-15.
+                 * Stored [m][k]: the lane's row is an m; stored [k][m]: a k. */
+                const int m0 = wm + i * 16 + (quad % 2) * 8, k0 = ks + (quad / 2) * 8;
                 if (TA)
-                    ex16_ldmatrix4<true>(af[i], a_tile + kk * T::A_PITCH + m);
+                    ex16_ldmatrix4<true>(af[i], a_tile + (k0 + lrow) * T::A_PITCH + m0);
                 else
-                    ex16_ldmatrix4<false>(af[i], a_tile + m * T::A_PITCH + kk);
+                    ex16_ldmatrix4<false>(af[i], a_tile + (m0 + lrow) * T::A_PITCH + k0);
             }
 #pragma unroll
             for (int j = 0; j < T::NI; j += 2) {
-                /* b0, b1 of n tile j (k 0-7, 8-15), then of n tile j + 1. */
-                const int n = wn + j * 8 + lrow + (quad / 2) * 8, kk = ks + (quad % 2) * 8;
+                /* b0, b1 of n tile j (k 0-7, 8-15), then of n tile j + 1. Stored
+                 * [n][k]: the lane's row is an n; stored [k][n]: a k. */
+                const int n0 = wn + j * 8 + (quad / 2) * 8, k0 = ks + (quad % 2) * 8;
                 unsigned r[4];
                 if (TB)
-                    ex16_ldmatrix4<false>(r, b_tile + n * T::B_PITCH + kk);
+                    ex16_ldmatrix4<false>(r, b_tile + (n0 + lrow) * T::B_PITCH + k0);
                 else
-                    ex16_ldmatrix4<true>(r, b_tile + kk * T::B_PITCH + n);
+                    ex16_ldmatrix4<true>(r, b_tile + (k0 + lrow) * T::B_PITCH + n0);
                 bf[j][0] = r[0];
                 bf[j][1] = r[1];
                 bf[j + 1][0] = r[2];
@@ -506,15 +509,18 @@ static ex16_skinny_shape skinny_shape_of(const wl_problem *p)
     return sh;
 }
 
-/* k split so that about 4 blocks an SM are in flight, each split at least
- * 256 of k (warps: a whole step of the lanes) and the partial sums at most
- * an eighth of the big operand's bytes. */
+/* k split so that about 4 blocks an SM are in flight (the columns kernel:
+ * at least 32 of k a split, 8 rows a group; the warps kernel: 256, one
+ * step of its lanes), the partial sums at most an eighth of the big
+ * operand's bytes, and splits starting on 16-byte boundaries of a row
+ * (multiples of 8 elements). */
 static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
 {
     const ex16_skinny_shape sh = skinny_shape_of(p);
     const long long k = (long long)wl_gemm_k(p);
+    const long long least = sh.columns ? 32 : 256;
     long long splits = (4LL * sm_count(backend) + sh.big_blocks - 1) / sh.big_blocks;
-    const long long most = (k + 255) / 256;
+    const long long most = (k + least - 1) / least;
     const long long bytes_cap = k / (16LL * sh.small);
     if (splits > bytes_cap)
         splits = bytes_cap;
@@ -525,7 +531,7 @@ static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16
     if (splits < 1)
         splits = 1;
     long long chunk = (k + splits - 1) / splits;
-    chunk = (chunk + 255) / 256 * 256; /* splits start on 16-byte boundaries of a row */
+    chunk = (chunk + 7) / 8 * 8;
     plan->k_chunk = (int)chunk;
     plan->splits = (int)((k + chunk - 1) / chunk);
 }
@@ -803,12 +809,17 @@ static warplab_status launch_mma_kernel(wl_backend *backend, const ex16_mma_para
 {
     typedef ex16_tiles<BM, BN, WARPS_M, WARPS_N, TA, TB> T;
     auto kernel = ex16_mma<BF16, BM, BN, WARPS_M, WARPS_N, TA, TB, VEC>;
-    /* Idempotent, no synchronisation: the opt-in above 48 KiB. */
-    cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)T::SMEM_BYTES);
-    if (error != cudaSuccess)
-        return wl_fail(backend, WARPLAB_ERROR_BACKEND, "gemm_ex: shared memory opt-in: %s",
-                       cudaGetErrorString(error));
+    /* The opt-in above 48 KiB: a host-side attribute, once per
+     * instantiation and process (no synchronisation). */
+    static bool raised = false;
+    if (!raised) {
+        const cudaError_t error = cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM_BYTES);
+        if (error != cudaSuccess)
+            return wl_fail(backend, WARPLAB_ERROR_BACKEND, "gemm_ex: shared memory opt-in: %s",
+                           cudaGetErrorString(error));
+        raised = true;
+    }
     kernel<<<grid, T::THREADS, T::SMEM_BYTES, wl_cuda_stream(backend)>>>(params);
     return WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit mma.sync kernel");
 }
