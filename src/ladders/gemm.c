@@ -535,10 +535,12 @@ static const wl_rung gemm_rungs[] = {
     {.id = "ex_bf16",
      .title = "warplab_gemm_ex, BF16 inputs",
      .lesson = "The library's call on BF16 A and B as the user holds them (converted from the "
-               "float problem in setup, untimed): exact products, FP32 sums, on sm_90a by TMA + "
-               "wgmma, with operands that are not K-major transposed into the workspace in the "
-               "timed call (B of the N, N case: one read and one write of B); m or n <= 8 by a "
-               "split-k kernel that streams the big operand once.",
+               "float problem in setup, untimed): exact products, FP32 sums. A cost model picks "
+               "per shape among the ex16_* rows: the skinny split-k kernels (GEMV, and m or n "
+               "<= 8 with the big operand contiguous along k), mma.sync tiles on the operands as "
+               "stored with k split where tiles are few (small and mid shapes, large k), and "
+               "TMA + wgmma where its 128x256 tiles fill the SMs (large shapes; operands that "
+               "are not K-major transposed into the workspace in the timed call).",
      .seed = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
@@ -561,7 +563,7 @@ static const wl_rung gemm_rungs[] = {
                "bound by bandwidth, not by tensor cores. Each thread reads 16 bytes (8 elements) "
                "along the contiguous dimension, k is split until about 4 blocks an SM are in "
                "flight, and the splits' FP32 partial sums are added in order by a second kernel "
-               "(deterministic). 92 us -> near the copy time of the operand at 1 x 4096 x 4096.",
+               "(deterministic). 1 x 4096 x 4096 on an H100: 92 us -> 22 us (cuBLAS: 17 us).",
      .seed = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",

@@ -536,13 +536,18 @@ static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16
     plan->splits = (int)((k + chunk - 1) / chunk);
 }
 
-/* Tile configurations of ex16_mma: rows, columns, threads, and the blocks
- * an SM holds at once (shared memory and registers). */
+/* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
+ * SM holds at once (shared memory and registers), and their measured
+ * mma.sync rates on an H100 (2026-11-23: 256 x 14336 x 4096 with 2 blocks
+ * of 128 x 128 an SM, 512 x 4096 x 11008 and 1024^3 with 2 to 4 blocks of
+ * 64 x 64: an SM's rate is about the same whatever the blocks on it). */
 static const struct {
     int bm, bn, threads, per_sm;
-    double block_tflops; /* one block's mma.sync rate, alone on an SM */
-} ex16_configs[2] = {{128, 128, 256, 2, 1.6}, {64, 64, 128, 4, 0.7}};
-#define EX16_SM_TFLOPS 2.6 /* an SM's mma.sync rate, blocks sharing it */
+    double sm_tflops;    /* an SM's rate, its resident blocks sharing it */
+    double block_tflops; /* one block's rate, alone on an SM */
+} ex16_configs[2] = {{128, 128, 256, 2, 2.0, 1.2}, {64, 64, 128, 4, 1.05, 0.55}};
+#define EX16_FIXED_US 6.0   /* a launch and its pipeline's fill (128^3: ~8 us) */
+#define EX16_BANDWIDTH 0.45 /* of the peak that these kernels stream at (GEMV: 1.5 TB/s) */
 
 /* Modelled time of ex16_mma with a configuration and a number of splits:
  * waves of blocks, each computing its tile over k / splits at the SM's
@@ -560,34 +565,36 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
     const double slots = sms * per_sm;
     const double waves = ceil(blocks / slots);
     const double resident = fmin(per_sm, ceil(blocks / sms));
-    const double rate = fmin(EX16_SM_TFLOPS / resident, ex16_configs[config].block_tflops) * 1e6;
+    const double rate =
+        fmin(ex16_configs[config].sm_tflops / resident, ex16_configs[config].block_tflops) * 1e6;
     const double k_chunk = ceil((double)k / splits / EX16_BK) * EX16_BK;
     const double compute = waves * 2.0 * bm * bn * k_chunk / rate;
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n; /* compulsory */
-    const double memory = bytes / (0.8 * bw);
-    double us = 4.0 + fmax(compute, memory);
-    if (splits > 1)
-        us += 3.0 + 2.0 * 4.0 * splits * (double)m * n / (0.8 * bw);
+    const double memory = bytes / (EX16_BANDWIDTH * bw);
+    double us = EX16_FIXED_US + fmax(compute, memory);
+    if (splits > 1) /* the partials written, read back, and C written */
+        us += 2.0 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_BANDWIDTH * bw);
     return us;
 }
 
 /* The TMA + wgmma path (gemm_ex.cu): 128 x 256 tiles, one wave of them per
  * SM at a time, no split of k; operands not K-major (A with op T, B with
- * op N) or with rows not 16-byte aligned are copied first. Calibrated on
- * H100 (4096^3: ~200 us; 1024^3: ~26 us). */
+ * op N) or with rows not 16-byte aligned are copied first; C (float)
+ * written once. Calibrated on H100 (4096^3: 220 us; 1024^3: 26 us;
+ * 4096 x 4096 x 64: 39 us, the write of C; 512 x 4096 x 11008: 194 us). */
 static double tma_model(const wl_backend *backend, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
     const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
     const double tiles = ceil(m / 128) * ceil(n / 256);
-    double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6;
+    double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6 + 4.0 * m * n / (0.8 * bw);
     const size_t element = 2;
     const bool a_kmajor = !wl_gemm_trans_a(p) && wl_gemm_lda(p) * element % 16 == 0;
     const bool b_kmajor = wl_gemm_trans_b(p) && wl_gemm_ldb(p) * element % 16 == 0;
     if (!a_kmajor)
-        us += 2.0 * 2.0 * m * k / (0.6 * bw) + 2.0;
+        us += 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0;
     if (!b_kmajor)
-        us += 2.0 * 2.0 * n * k / (0.6 * bw) + 2.0;
+        us += 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0;
     return us;
 }
 
@@ -615,11 +622,19 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
         }
         return plan;
     }
-    if ((m <= EX16_SKINNY || n <= EX16_SKINNY) && !(force & WL_GEMM_EX16_FORCE_MMA)) {
+    /* The skinny kernels for m or n <= 8, where the big operand is
+     * contiguous along k (a warp a column), or for a GEMV. Measured on H100:
+     * with the big operand contiguous along its columns, ex16_mma streams it
+     * as fast at m = 1 and 2 and faster from m = 4 (8 x 4096 x 4096: 22 us
+     * against 38 us); along k, the skinny warps are 2.6x faster (4096 x 1 x
+     * 4096: 28 us against 73 us). */
+    const bool skinny = m <= EX16_SKINNY || n <= EX16_SKINNY;
+    if ((skinny && (force & WL_GEMM_EX16_FORCE_SKINNY)) ||
+        (skinny && !force && (!skinny_shape_of(p).columns || (m < n ? m : n) == 1))) {
         plan.kind = WL_EX16_SKINNY;
         skinny_split(backend, p, &plan);
-        plan.predicted_us =
-            4.0 + 2.0 * (double)k * (double)(m > n ? m : n) / (0.8 * bandwidth_gbs(backend) * 1e3);
+        plan.predicted_us = EX16_FIXED_US + 2.0 * (double)k * (double)(m > n ? m : n) /
+                                                (EX16_BANDWIDTH * bandwidth_gbs(backend) * 1e3);
         return plan;
     }
     /* ex16_mma: each configuration, splits up to 4x the SMs' slots, k at
@@ -776,7 +791,8 @@ static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
     /* Columns: X's rows (x_q apart) start 16-byte aligned; warps: X's
      * columns (x_j apart) do, and Y's rows (y_i apart) when contiguous. */
     params.x_vec = sh.columns ? aligned_16(params.x, params.x_q) : aligned_16(params.x, params.x_j);
-    params.y_vec = params.y_q == 1 && aligned_16(params.y, params.y_i);
+    /* A single row of Y (small = 1) has no stride to keep aligned. */
+    params.y_vec = params.y_q == 1 && aligned_16(params.y, sh.small == 1 ? 0 : params.y_i);
     params.big = sh.big;
     params.small = sh.small;
     params.k = (int)wl_gemm_k(p);
