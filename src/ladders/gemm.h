@@ -37,6 +37,14 @@ enum {
     WL_GEMM_COMPUTE_TF32 = 4, /* TF32 tensor-core products (float inputs) */
     WL_GEMM_C_INPUT_TYPE = 8  /* C has the input type (problem.dtype), not float */
 };
+/* The ladder's ex16_* rows (16-bit inputs, cuda): one path of gemm_ex,
+ * forced instead of chosen by the cost model (ex16.h). */
+enum {
+    WL_GEMM_EX16_FORCE_SKINNY = 16, /* the skinny split-k kernels (m or n <= 8) */
+    WL_GEMM_EX16_FORCE_MMA = 32,    /* mma.sync tiles on the operands as stored */
+    WL_GEMM_EX16_FORCE_TMA = 64,    /* TMA + wgmma on K-major operands (copies) */
+    WL_GEMM_EX16_FORCE = WL_GEMM_EX16_FORCE_SKINNY | WL_GEMM_EX16_FORCE_MMA | WL_GEMM_EX16_FORCE_TMA
+};
 
 static inline bool wl_gemm_trans_a(const wl_problem *p)
 {
@@ -125,6 +133,10 @@ float wl_fp16_to_float(uint16_t h);
  * (cuda/gemm/cublas.cu). */
 extern const wl_impl wl_gemm_ex_tf32_impl;
 extern const wl_impl wl_gemm_ex_bf16_impl;
+/* The ex16_* rows (cuda only): gemm_ex's 16-bit paths, one forced. */
+extern const wl_impl wl_gemm_ex16_skinny_impl;
+extern const wl_impl wl_gemm_ex16_mma_impl;
+extern const wl_impl wl_gemm_ex16_tma_impl;
 extern const wl_impl wl_gemm_ex_fp16_impl;
 /* Setup for a vendor row of the same contract: 16-bit copies of A and B
  * (as stored) in device memory, made the rungs' way; NULL pointers for TF32.

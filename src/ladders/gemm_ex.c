@@ -77,6 +77,14 @@ static wl_problem ex_problem(const wl_problem *problem, warplab_dtype type)
     return p;
 }
 
+/* The same with one of the 16-bit cuda paths forced (the ex16_* rows). */
+static wl_problem ex_problem_forced(const wl_problem *problem, warplab_dtype type, unsigned force)
+{
+    wl_problem p = ex_problem(problem, type);
+    p.variant |= force;
+    return p;
+}
+
 typedef struct ex_state {
     wl_gemm_ex_inputs inputs;
     const wl_impl *ex;
@@ -105,7 +113,7 @@ static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
     return l;
 }
 
-#define EX_RUNG(rung, type)                                                                        \
+#define EX_RUNG_FORCED(rung, type, force)                                                          \
     static warplab_status rung##_supports(wl_backend *backend, const wl_problem *problem,          \
                                           char *reason, size_t len)                                \
     {                                                                                              \
@@ -114,14 +122,24 @@ static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
             wl_format(reason, len, "the %s backend has no gemm_ex", backend->ops->name);           \
             return WARPLAB_ERROR_UNSUPPORTED;                                                      \
         }                                                                                          \
-        const wl_problem p = ex_problem(problem, type);                                            \
+        const wl_problem p = ex_problem_forced(problem, type, force);                              \
         return ex->supports ? ex->supports(backend, &p, reason, len) : WARPLAB_OK;                 \
     }                                                                                              \
     static size_t rung##_scratch(wl_backend *backend, const wl_problem *problem)                   \
     {                                                                                              \
         const wl_impl *ex = find_ex(backend);                                                      \
-        const wl_problem p = ex_problem(problem, type);                                            \
+        const wl_problem p = ex_problem_forced(problem, type, force);                              \
         return ex && ex->scratch_bytes ? ex->scratch_bytes(backend, &p) : 0;                       \
+    }                                                                                              \
+    static void rung##_describe(wl_backend *backend, const wl_launch *launch, char *text,          \
+                                size_t len)                                                        \
+    {                                                                                              \
+        const wl_impl *ex = find_ex(backend);                                                      \
+        const wl_problem p = ex_problem_forced(launch->problem, type, force);                      \
+        wl_launch l = *launch;                                                                     \
+        l.problem = &p;                                                                            \
+        if (ex && ex->describe)                                                                    \
+            ex->describe(backend, &l, text, len);                                                  \
     }
 
 static warplab_status ex_setup(wl_backend *backend, const wl_launch *launch, void **state)
@@ -138,20 +156,28 @@ static warplab_status ex_setup(wl_backend *backend, const wl_launch *launch, voi
     return WARPLAB_OK;
 }
 
-static warplab_status ex_setup_typed(wl_backend *backend, const wl_launch *launch, void **state,
-                                     warplab_dtype type)
+#define EX_RUNG(rung, type) EX_RUNG_FORCED(rung, type, 0u)
+
+static warplab_status ex_setup_forced(wl_backend *backend, const wl_launch *launch, void **state,
+                                      warplab_dtype type, unsigned force)
 {
     warplab_status status = ex_setup(backend, launch, state);
     if (status != WARPLAB_OK)
         return status;
     ex_state *s = *state;
-    s->problem = ex_problem(launch->problem, type);
+    s->problem = ex_problem_forced(launch->problem, type, force);
     status = wl_gemm_ex_inputs_make(backend, launch, type, &s->inputs);
     if (status == WARPLAB_OK && s->ex->setup) {
         const wl_launch l = ex_launch_of(launch, s);
         status = s->ex->setup(backend, &l, &s->ex_state);
     }
     return status;
+}
+
+static warplab_status ex_setup_typed(wl_backend *backend, const wl_launch *launch, void **state,
+                                     warplab_dtype type)
+{
+    return ex_setup_forced(backend, launch, state, type, 0u);
 }
 
 static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
@@ -184,22 +210,28 @@ static warplab_status ex_bf16_setup(wl_backend *backend, const wl_launch *launch
 {
     return ex_setup_typed(backend, launch, state, WARPLAB_BFLOAT16);
 }
+/* The ex16_* rows: BF16 inputs, one cuda path forced (the cost model's
+ * candidates, each verified and timed alone). */
+EX_RUNG_FORCED(ex16_skinny, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_SKINNY)
+EX_RUNG_FORCED(ex16_mma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_MMA)
+EX_RUNG_FORCED(ex16_tma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_TMA)
+
+static warplab_status ex16_skinny_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_SKINNY);
+}
+static warplab_status ex16_mma_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_MMA);
+}
+static warplab_status ex16_tma_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_TMA);
+}
+
 static warplab_status ex_fp16_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     return ex_setup_typed(backend, launch, state, WARPLAB_FLOAT16);
-}
-
-/* The kernel warplab_gemm_ex picks for the TF32 rung's problem (the float
- * views as they are). */
-static void ex_tf32_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
-{
-    const wl_impl *ex = find_ex(backend);
-    if (!ex || !ex->describe)
-        return;
-    const wl_problem p = ex_problem(launch->problem, WARPLAB_FLOAT32);
-    wl_launch l = *launch;
-    l.problem = &p;
-    ex->describe(backend, &l, text, len);
 }
 
 #define EX_IMPL(id, rung_id)                                                                       \
@@ -209,15 +241,12 @@ static void ex_tf32_describe(wl_backend *backend, const wl_launch *launch, char 
                                          .scratch_bytes = id##_scratch,                            \
                                          .setup = id##_setup,                                      \
                                          .launch = ex_launch,                                      \
-                                         .teardown = ex_teardown}
+                                         .teardown = ex_teardown,                                  \
+                                         .describe = id##_describe}
 
-const wl_impl wl_gemm_ex_tf32_impl = {.ladder = "gemm",
-                                      .rung = "ex_tf32",
-                                      .supports = ex_tf32_supports,
-                                      .scratch_bytes = ex_tf32_scratch,
-                                      .setup = ex_tf32_setup,
-                                      .launch = ex_launch,
-                                      .teardown = ex_teardown,
-                                      .describe = ex_tf32_describe};
+EX_IMPL(ex_tf32, "ex_tf32");
 EX_IMPL(ex_bf16, "ex_bf16");
 EX_IMPL(ex_fp16, "ex_fp16");
+EX_IMPL(ex16_skinny, "ex16_skinny");
+EX_IMPL(ex16_mma, "ex16_mma");
+EX_IMPL(ex16_tma, "ex16_tma");

@@ -302,9 +302,17 @@ static void on_backend(warplab_backend_kind kind)
     }
     bad_arguments(context, backend);
     /* GEMV-like, small odd, k = 0, and (on sm_90a) several tensor-core
-     * tiles with partial edges and k not a multiple of a k tile. */
-    static const size_t shapes[][3] = {{1, 1, 1},    {1, 67, 45}, {45, 1, 33},
-                                       {37, 29, 53}, {5, 7, 0},   {130, 257, 70}};
+     * tiles with partial edges and k not a multiple of a k tile. The 16-bit
+     * cuda paths of the cost model (ex16.h): the skinny kernels with k
+     * split (1 x 67 x 45 and 45 x 1 x 33: columns; 3 x 136 x 264 with op(B)
+     * = T and 136 x 5 x 520 with op(A) = N: warps, 16-byte rows), mma.sync
+     * on the other layouts of those two, with 16-byte rows (72 x 136 x 96)
+     * and with k split (40 x 48 x 2048), TMA + wgmma on rows that are not
+     * 16-byte aligned (300 x 400 x 300); the tight variant has aligned rows
+     * where the sizes allow, the padded one not. */
+    static const size_t shapes[][3] = {{1, 1, 1},     {1, 67, 45},    {45, 1, 33},    {37, 29, 53},
+                                       {5, 7, 0},     {130, 257, 70}, {3, 136, 264},  {136, 5, 520},
+                                       {72, 136, 96}, {40, 48, 2048}, {300, 400, 300}};
     static const struct {
         warplab_dtype in;
         warplab_compute compute;

@@ -22,6 +22,7 @@
  * FP32 compute on op N, N float operands never comes here: warplab_gemm_ex
  * runs warplab_gemm's path for it. No allocation or synchronisation: the
  * copies and partial sums live in launch->scratch, sized by ex_scratch. */
+#include "ex16.h"
 #include "gemm_launch.h"
 
 #include <cuda_bf16.h>
@@ -532,8 +533,22 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
 
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
+/* 16-bit inputs: the plan of ex16.h's cost model (skinny, mma.sync, TMA +
+ * wgmma, or the tiled fallback). */
+static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p)
+{
+    return wl_ex16_choose(backend, p, wl_gemm_ex_tma_available(backend));
+}
+
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
+    if (p->dtype != WARPLAB_FLOAT32) {
+        const wl_ex16_plan plan = ex16_plan_of(backend, p);
+        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA)
+            return wl_ex16_scratch(backend, p, &plan);
+        if (plan.kind == WL_EX16_TILED)
+            return 0;
+    }
     const tf32_choice tf32 = tf32_choose(backend, p);
     if (tf32.route == TF32_FP32)
         return tf32.fp32->scratch_bytes ? tf32.fp32->scratch_bytes(backend, &tf32.fp32_problem) : 0;
@@ -774,6 +789,12 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     const wl_problem *p = launch->problem;
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
+    if (p->dtype != WARPLAB_FLOAT32) {
+        const wl_ex16_plan plan = ex16_plan_of(backend, p);
+        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA)
+            return wl_ex16_run(backend, launch, &plan);
+        return plan.kind == WL_EX16_TMA ? run_tma(backend, launch) : run_tiled(backend, launch);
+    }
     const tf32_choice tf32 = tf32_choose(backend, p);
     if (tf32.route == TF32_FP32) {
         wl_launch on_fp32 = *launch;
@@ -803,11 +824,51 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     return use_tma(backend, p) ? run_tma(backend, launch) : run_tiled(backend, launch);
 }
 
-/* The kernel a TF32 call runs (the other precisions: no note). */
+/* The ex16_* rows' forced paths: 16-bit inputs, sm_80 (the skinny kernels
+ * also m or n <= 8; TMA + wgmma sm_90a and m, n > 8). Unforced problems run
+ * everywhere. */
+static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char *reason,
+                                  size_t len)
+{
+    const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
+    if (!force)
+        return WARPLAB_OK;
+    if (p->dtype == WARPLAB_FLOAT32) {
+        wl_format(reason, len, "the ex16 paths take 16-bit inputs");
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    warplab_status status = wl_gemm_needs_sm80(backend, reason, len, "the 16-bit kernels");
+    if (status != WARPLAB_OK)
+        return status;
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), small = m < n ? m : n;
+    if ((force & WL_GEMM_EX16_FORCE_SKINNY) && small > SKINNY) {
+        wl_format(reason, len, "the skinny kernels take m or n <= %d (%zu x %zu)", SKINNY, m, n);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    if (force & WL_GEMM_EX16_FORCE_TMA) {
+        if (small <= SKINNY) {
+            wl_format(reason, len, "TMA + wgmma takes m and n > %d (%zu x %zu)", SKINNY, m, n);
+            return WARPLAB_ERROR_UNSUPPORTED;
+        }
+        if (!wl_gemm_ex_tma_available(backend)) {
+            wl_format(reason, len, "TMA + wgmma needs sm_90a; %s is %d.%d", backend->info.name,
+                      backend->info.cc_major, backend->info.cc_minor);
+            return WARPLAB_ERROR_UNSUPPORTED;
+        }
+    }
+    return WARPLAB_OK;
+}
+
+/* The kernel a call runs: the 16-bit plan, or the TF32 route (exact FP32: no note). */
 static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
 {
     const wl_problem *p = launch->problem;
     text[0] = 0;
+    if (p->dtype != WARPLAB_FLOAT32) {
+        const wl_ex16_plan plan = ex16_plan_of(backend, p);
+        wl_ex16_describe(&plan, text, len);
+        return;
+    }
     const tf32_choice tf32 = tf32_choose(backend, p);
     char plan[160];
     switch (tf32.route) {
@@ -830,6 +891,7 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
 
 extern "C" const wl_impl wl_gemm_ex_cuda_impl = {.ladder = "gemm",
                                                  .rung = WL_GEMM_EX_IMPL,
+                                                 .supports = ex_supports,
                                                  .scratch_bytes = ex_scratch,
                                                  .launch = ex_launch,
                                                  .describe = ex_describe};

@@ -1,0 +1,41 @@
+/* warplab_gemm_ex on 16-bit inputs (BF16, FP16) on cuda: the kernels of
+ * ex16_gemm.cu and the per-shape choice among them and the two paths of
+ * gemm_ex.cu (the TMA + wgmma kernel on K-major operands, the tiled
+ * fallback). The choice is a cost model: deterministic for a shape, made
+ * without allocation or synchronisation. */
+#ifndef WARPLAB_GEMM_EX16_H
+#define WARPLAB_GEMM_EX16_H
+
+#include "gemm_launch.h"
+
+typedef enum wl_ex16_kind {
+    WL_EX16_SKINNY, /* m or n small: ex16_skinny_* (bandwidth-bound, split k) */
+    WL_EX16_MMA,    /* mma.sync m16n8k16 on the operands as stored, split k */
+    WL_EX16_TMA,    /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
+    WL_EX16_TILED   /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
+} wl_ex16_kind;
+
+typedef struct wl_ex16_plan {
+    wl_ex16_kind kind;
+    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64 */
+    int splits; /* k split in this many parts (summed in order afterwards) */
+    int k_chunk;
+    double predicted_us;
+} wl_ex16_plan;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The plan for a 16-bit problem; tma_available: the TMA + wgmma path runs
+ * on this device. */
+wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p, bool tma_available);
+/* Workspace bytes the plan's kernels need (split partial sums). */
+size_t wl_ex16_scratch(wl_backend *backend, const wl_problem *p, const wl_ex16_plan *plan);
+/* Runs a WL_EX16_SKINNY or WL_EX16_MMA plan. */
+warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch, const wl_ex16_plan *plan);
+void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t len);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,918 @@
+/* warplab_gemm_ex on BF16 / FP16 inputs, FP32 sums, without operand copies:
+ *
+ * - ex16_skinny_columns / ex16_skinny_warps: m or n of at most EX16_SKINNY
+ *   (GEMV and its neighbours). The product is bound by the bytes of the
+ *   big operand, so each thread reads it 16 bytes at a time (8 elements),
+ *   along whichever of its dimensions is contiguous, and k is split so that
+ *   every SM has blocks in flight. Partial sums of the splits are added in
+ *   split order by ex16_finish (deterministic); with one split the kernel
+ *   writes C itself.
+ * - ex16_mma: mma.sync m16n8k16 tiles (128 x 128 with 8 warps or 64 x 64
+ *   with 4), fed by a 4-stage cp.async ring. Row-major A and B are read as
+ *   stored for either op: the shared tile keeps the stored layout, and
+ *   ldmatrix (contiguous along k) or ldmatrix.trans (contiguous along m or
+ *   n) builds the fragments, so no transposed copy is made. k is split
+ *   over blockIdx.z when the tiles alone leave SMs idle (large k, small m
+ *   and n); the splits' partial sums go to the workspace and ex16_finish
+ *   adds them in order.
+ * A 16-byte global access is issued only when its whole window lies inside
+ * the matrix row and is 16-byte aligned; edges and unaligned rows take
+ * element loads. The workspace (launch->scratch) is not zeroed: every
+ * partial a finish reads is written first by the split kernel. */
+#include "ex16.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+
+#define EX16_SKINNY 8
+
+/* ------------------------------------------------------------------------ */
+/* Element conversions                                                      */
+
+template <bool BF16> __device__ __forceinline__ float ex16_float(uint16_t bits)
+{
+    if (BF16)
+        return __uint_as_float((unsigned)bits << 16);
+    return __half2float(__ushort_as_half(bits));
+}
+
+template <bool BF16> __device__ __forceinline__ uint16_t ex16_bits(float x)
+{
+    if (BF16)
+        return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    return __half_as_ushort(__float2half_rn(x));
+}
+
+/* C = alpha * sum + beta * C (C float, or 16-bit when narrow); with
+ * beta = 0, C is not read. */
+template <bool BF16>
+__device__ __forceinline__ void ex16_store(void *c, size_t index, bool narrow, float sum,
+                                           float alpha, float beta)
+{
+    float value = alpha * sum;
+    if (narrow) {
+        uint16_t *out = (uint16_t *)c + index;
+        if (beta != 0.0f)
+            value += beta * ex16_float<BF16>(*out);
+        *out = ex16_bits<BF16>(value);
+    } else {
+        float *out = (float *)c + index;
+        if (beta != 0.0f)
+            value += beta * *out;
+        *out = value;
+    }
+}
+
+/* 8 elements at src (16-byte aligned) as floats. */
+template <bool BF16> __device__ __forceinline__ void ex16_load8(const uint16_t *src, float out[8])
+{
+    const uint4 v = __ldg(reinterpret_cast<const uint4 *>(src));
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        out[2 * i] = ex16_float<BF16>((uint16_t)(words[i] & 0xFFFFu));
+        out[2 * i + 1] = ex16_float<BF16>((uint16_t)(words[i] >> 16));
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Skinny problems                                                          */
+
+/* The big operand X (k x big, [q][j] at q * x_q + j * x_j) times the small
+ * one Y (small x k, [i][q] at i * y_i + q * y_q). For m small, X = op(B)
+ * and Y = op(A); for n small, X = op(A)^T and Y = op(B)^T, and C is written
+ * transposed (c_i, c_j). */
+struct ex16_skinny_params {
+    const uint16_t *x, *y;
+    long long x_q, x_j, y_i, y_q;
+    int big, small, k, k_chunk, splits;
+    bool x_vec, y_vec; /* 16-byte loads of X (Y) along its contiguous dimension */
+    float *part;       /* [split][small][big] */
+    void *c;
+    long long c_i, c_j;
+    float alpha, beta;
+    bool narrow;
+};
+
+#define EX16_COL_THREADS 64 /* threads along big, 8 columns each */
+#define EX16_COL_GROUPS 4   /* groups along k, summed in shared memory */
+
+/* X contiguous along big (x_j = 1): a thread owns 8 neighbouring columns,
+ * EX16_COL_GROUPS groups of threads walk the split's rows of X in turn,
+ * and shared memory adds the groups. */
+template <bool BF16, int S>
+__global__ void __launch_bounds__(EX16_COL_THREADS *EX16_COL_GROUPS)
+    ex16_skinny_columns(ex16_skinny_params p)
+{
+    __shared__ float sums[EX16_COL_GROUPS - 1][EX16_COL_THREADS * 8];
+    const int tx = threadIdx.x % EX16_COL_THREADS, group = threadIdx.x / EX16_COL_THREADS;
+    const int j0 = (blockIdx.x * EX16_COL_THREADS + tx) * 8, split = blockIdx.y;
+    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    const bool whole = p.x_vec && j0 + 8 <= p.big;
+    float acc[S][8];
+#pragma unroll
+    for (int i = 0; i < S; i++)
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            acc[i][e] = 0.0f;
+    if (j0 < p.big) {
+#pragma unroll 4
+        for (int q = q0 + group; q < q1; q += EX16_COL_GROUPS) {
+            const uint16_t *row = p.x + (size_t)q * p.x_q + j0;
+            float xv[8];
+            if (whole) {
+                ex16_load8<BF16>(row, xv);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    xv[e] = j0 + e < p.big ? ex16_float<BF16>(row[e]) : 0.0f;
+            }
+#pragma unroll
+            for (int i = 0; i < S; i++)
+                if (i < p.small) {
+                    const float yv = ex16_float<BF16>(p.y[(size_t)i * p.y_i + (size_t)q * p.y_q]);
+#pragma unroll
+                    for (int e = 0; e < 8; e++)
+                        acc[i][e] = fmaf(yv, xv[e], acc[i][e]);
+                }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        if (i >= p.small)
+            break;
+        if (group > 0)
+#pragma unroll
+            for (int e = 0; e < 8; e++)
+                sums[group - 1][tx * 8 + e] = acc[i][e];
+        __syncthreads();
+        if (group == 0 && j0 < p.big) {
+#pragma unroll
+            for (int e = 0; e < 8; e++) {
+                float v = acc[i][e];
+#pragma unroll
+                for (int g = 0; g < EX16_COL_GROUPS - 1; g++)
+                    v += sums[g][tx * 8 + e];
+                const int j = j0 + e;
+                if (j >= p.big)
+                    break;
+                if (p.splits == 1)
+                    ex16_store<BF16>(p.c, (size_t)(i * p.c_i + j * p.c_j), p.narrow, v, p.alpha,
+                                     p.beta);
+                else
+                    p.part[((size_t)split * p.small + i) * p.big + j] = v;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+#define EX16_WARP_THREADS 256
+
+/* X contiguous along k (x_q = 1): a warp owns one column j, its lanes read
+ * 8 neighbouring k each (256 k a step), and a shuffle adds the lanes. */
+template <bool BF16, int S>
+__global__ void __launch_bounds__(EX16_WARP_THREADS) ex16_skinny_warps(ex16_skinny_params p)
+{
+    const int lane = threadIdx.x % 32;
+    const int j = blockIdx.x * (EX16_WARP_THREADS / 32) + threadIdx.x / 32, split = blockIdx.y;
+    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    if (j >= p.big)
+        return; /* whole warps leave together */
+    float acc[S];
+#pragma unroll
+    for (int i = 0; i < S; i++)
+        acc[i] = 0.0f;
+    const uint16_t *col = p.x + (size_t)j * p.x_j;
+#pragma unroll 2
+    for (int q = q0 + lane * 8; q < q1; q += 256) {
+        float xv[8];
+        const bool whole = q + 8 <= q1;
+        if (whole && p.x_vec) {
+            ex16_load8<BF16>(col + q, xv);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; e++)
+                xv[e] = q + e < q1 ? ex16_float<BF16>(col[q + e]) : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < S; i++)
+            if (i < p.small) {
+                const uint16_t *yrow = p.y + (size_t)i * p.y_i;
+                float yv[8];
+                if (whole && p.y_vec) {
+                    ex16_load8<BF16>(yrow + q, yv);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 8; e++)
+                        yv[e] = q + e < q1 ? ex16_float<BF16>(yrow[(size_t)(q + e) * p.y_q]) : 0.0f;
+                }
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    acc[i] = fmaf(yv[e], xv[e], acc[i]);
+            }
+    }
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        if (i >= p.small)
+            break;
+        float v = acc[i];
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+        if (lane == 0) {
+            if (p.splits == 1)
+                ex16_store<BF16>(p.c, (size_t)(i * p.c_i + j * p.c_j), p.narrow, v, p.alpha,
+                                 p.beta);
+            else
+                p.part[((size_t)split * p.small + i) * p.big + j] = v;
+        }
+    }
+}
+
+/* C[i * c_i + j * c_j] = alpha * (sum over the splits of part[s][i][j], in
+ * split order) + beta * C, for i < rows, j < cols. */
+template <bool BF16>
+__global__ void ex16_finish(const float *part, int splits, int rows, int cols, void *c,
+                            long long c_i, long long c_j, bool narrow, float alpha, float beta)
+{
+    const size_t count = (size_t)rows * cols;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; s++)
+            sum += part[(size_t)s * count + e];
+        const size_t i = e / cols, j = e % cols;
+        ex16_store<BF16>(c, i * c_i + j * c_j, narrow, sum, alpha, beta);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tensor-core tiles: mma.sync m16n8k16 with ldmatrix                        */
+
+template <bool BF16>
+__device__ __forceinline__ void ex16_mma_16816(float d[4], const unsigned a[4], const unsigned b[2])
+{
+#if WL_SM80_BODY
+    if (BF16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+/* Four 8 x 8 matrices of 16-bit elements from shared memory: lanes 8q..8q+7
+ * give the row addresses of matrix q. Plain: lane l receives row l / 4,
+ * columns 2 (l % 4), +1 of each; TRANS: rows 2 (l % 4), +1 of column l / 4. */
+template <bool TRANS> __device__ __forceinline__ void ex16_ldmatrix4(unsigned r[4], const void *row)
+{
+#if WL_SM80_BODY
+    const unsigned address = (unsigned)__cvta_generic_to_shared(row);
+    if (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(address));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(address));
+#endif
+}
+
+__device__ __forceinline__ void ex16_cp_async_16(void *dst, const void *src)
+{
+#if WL_SM80_BODY
+    const unsigned address = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(src));
+#endif
+}
+
+/* Rows [r0, r0 + ROWS) x columns [c0, c0 + COLS) of a row-major matrix
+ * (row r at src + r * ld) into shared memory (pitch elements a row); rows
+ * from r_end and columns from c_end are zeros. VEC: rows 16-byte aligned;
+ * a chunk of 8 wholly inside is one 16-byte cp.async, other chunks are
+ * element loads (plain stores, ordered by the barrier that orders the
+ * copies). */
+template <int ROWS, int COLS, int THREADS, bool VEC>
+__device__ __forceinline__ void ex16_load_block(uint16_t *dst, int pitch, const uint16_t *src,
+                                                int ld, int r0, int r_end, int c0, int c_end,
+                                                int tid)
+{
+    constexpr int PER_ROW = COLS / 8, CHUNKS = ROWS * PER_ROW;
+    static_assert(CHUNKS % THREADS == 0, "whole chunks a thread");
+#pragma unroll
+    for (int l = 0; l < CHUNKS / THREADS; l++) {
+        const int chunk = tid + l * THREADS;
+        const int r = chunk / PER_ROW, c = (chunk % PER_ROW) * 8;
+        const int gr = r0 + r, gc = c0 + c;
+        uint16_t *d = dst + r * pitch + c;
+        if (gr < r_end && VEC && gc + 8 <= c_end) {
+            ex16_cp_async_16(d, src + (size_t)gr * ld + gc);
+        } else {
+            unsigned words[4] = {0u, 0u, 0u, 0u};
+            if (gr < r_end && gc < c_end) {
+                const uint16_t *row = src + (size_t)gr * ld + gc;
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    if (gc + e < c_end)
+                        words[e / 2] |= (unsigned)row[e] << (16 * (e % 2));
+            }
+            *reinterpret_cast<uint4 *>(d) = make_uint4(words[0], words[1], words[2], words[3]);
+        }
+    }
+}
+
+#define EX16_BK 32
+#define EX16_STAGES 4
+#define EX16_PAD                                                                                   \
+    8 /* elements a shared row: ldmatrix's 8 rows hit 8 distinct 16-byte bank groups               \
+       */
+
+template <int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB> struct ex16_tiles {
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
+    static constexpr int MI = WTM / 16, NI = WTN / 8;
+    /* A stored m x k: [BM][BK]; stored k x m (op T): [BK][BM]. B stored
+     * k x n: [BK][BN]; stored n x k (op T): [BN][BK]. */
+    static constexpr int A_PITCH = (TA ? BM : EX16_BK) + EX16_PAD;
+    static constexpr int B_PITCH = (TB ? EX16_BK : BN) + EX16_PAD;
+    static constexpr int A_STAGE = (TA ? EX16_BK : BM) * A_PITCH;
+    static constexpr int B_STAGE = (TB ? BN : EX16_BK) * B_PITCH;
+    static constexpr size_t SMEM_BYTES = (size_t)EX16_STAGES * (A_STAGE + B_STAGE) * 2;
+    static_assert(NI % 2 == 0, "B fragments load in pairs of n8 tiles");
+};
+
+struct ex16_mma_params {
+    const uint16_t *a, *b;
+    void *c;
+    float *part; /* [split][m][n] when split */
+    int m, n, k, lda, ldb, ldc, k_chunk;
+    float alpha, beta;
+    bool narrow;
+};
+
+template <bool BF16, int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB, bool VEC>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) ex16_mma(ex16_mma_params p)
+{
+#if WL_SM80_BODY
+    typedef ex16_tiles<BM, BN, WARPS_M, WARPS_N, TA, TB> T;
+    WL_DYNAMIC_SMEM(uint4, smem);
+    uint16_t *const as = reinterpret_cast<uint16_t *>(smem);
+    uint16_t *const bs = as + EX16_STAGES * T::A_STAGE;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int wm = (warp / WARPS_N) * T::WTM, wn = (warp % WARPS_N) * T::WTN;
+    const int k_begin = blockIdx.z * p.k_chunk, k_end = min(p.k, k_begin + p.k_chunk);
+    const int tiles = (k_end - k_begin + EX16_BK - 1) / EX16_BK;
+
+    auto load_tile = [&](int tile, int stage) {
+        const int k0 = k_begin + tile * EX16_BK;
+        uint16_t *a_tile = as + stage * T::A_STAGE, *b_tile = bs + stage * T::B_STAGE;
+        if (TA)
+            ex16_load_block<EX16_BK, BM, T::THREADS, VEC>(a_tile, T::A_PITCH, p.a, p.lda, k0, k_end,
+                                                          row0, p.m, tid);
+        else
+            ex16_load_block<BM, EX16_BK, T::THREADS, VEC>(a_tile, T::A_PITCH, p.a, p.lda, row0, p.m,
+                                                          k0, k_end, tid);
+        if (TB)
+            ex16_load_block<BN, EX16_BK, T::THREADS, VEC>(b_tile, T::B_PITCH, p.b, p.ldb, col0, p.n,
+                                                          k0, k_end, tid);
+        else
+            ex16_load_block<EX16_BK, BN, T::THREADS, VEC>(b_tile, T::B_PITCH, p.b, p.ldb, k0, k_end,
+                                                          col0, p.n, tid);
+    };
+
+    float acc[T::MI][T::NI][4];
+#pragma unroll
+    for (int i = 0; i < T::MI; i++)
+#pragma unroll
+        for (int j = 0; j < T::NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                acc[i][j][r] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < EX16_STAGES - 1; s++) {
+        if (s < tiles)
+            load_tile(s, s);
+        cp_async_commit();
+    }
+    /* The lane's row address inside each 8 x 8 matrix of an x4 load. */
+    const int quad = lane / 8, lrow = lane % 8;
+    int stage = 0;
+    for (int tile = 0; tile < tiles; tile++) {
+        cp_async_wait<EX16_STAGES - 2>();
+        __syncthreads();
+        const int next = tile + EX16_STAGES - 1;
+        if (next < tiles)
+            load_tile(next, next % EX16_STAGES);
+        cp_async_commit();
+        const uint16_t *a_tile = as + stage * T::A_STAGE, *b_tile = bs + stage * T::B_STAGE;
+#pragma unroll
+        for (int ks = 0; ks < EX16_BK; ks += 16) {
+            unsigned af[T::MI][4], bf[T::NI][2];
+#pragma unroll
+            for (int i = 0; i < T::MI; i++) {
+                /* a0: m 0-7, k 0-7; a1: m 8-15, k 0-7; a2: m 0-7, k 8-15; a3: m 8-15, k 8-15.
+                 * Stored [m][k]: the lane's row is an m; stored [k][m]: a k. */
+                const int m0 = wm + i * 16 + (quad % 2) * 8, k0 = ks + (quad / 2) * 8;
+                if (TA)
+                    ex16_ldmatrix4<true>(af[i], a_tile + (k0 + lrow) * T::A_PITCH + m0);
+                else
+                    ex16_ldmatrix4<false>(af[i], a_tile + (m0 + lrow) * T::A_PITCH + k0);
+            }
+#pragma unroll
+            for (int j = 0; j < T::NI; j += 2) {
+                /* b0, b1 of n tile j (k 0-7, 8-15), then of n tile j + 1. Stored
+                 * [n][k]: the lane's row is an n; stored [k][n]: a k. */
+                const int n0 = wn + j * 8 + (quad / 2) * 8, k0 = ks + (quad % 2) * 8;
+                unsigned r[4];
+                if (TB)
+                    ex16_ldmatrix4<false>(r, b_tile + (n0 + lrow) * T::B_PITCH + k0);
+                else
+                    ex16_ldmatrix4<true>(r, b_tile + (k0 + lrow) * T::B_PITCH + n0);
+                bf[j][0] = r[0];
+                bf[j][1] = r[1];
+                bf[j + 1][0] = r[2];
+                bf[j + 1][1] = r[3];
+            }
+#pragma unroll
+            for (int i = 0; i < T::MI; i++)
+#pragma unroll
+                for (int j = 0; j < T::NI; j++)
+                    ex16_mma_16816<BF16>(acc[i][j], af[i], bf[j]);
+        }
+        stage = stage + 1 == EX16_STAGES ? 0 : stage + 1;
+    }
+    cp_async_wait<0>();
+
+    const int g = lane / 4, t = lane % 4;
+    const bool split = gridDim.z > 1;
+#pragma unroll
+    for (int i = 0; i < T::MI; i++)
+#pragma unroll
+        for (int j = 0; j < T::NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const int row = row0 + wm + i * 16 + g + (r / 2) * 8;
+                const int col = col0 + wn + j * 8 + 2 * t + r % 2;
+                if (row >= p.m || col >= p.n)
+                    continue;
+                if (split)
+                    p.part[((size_t)blockIdx.z * p.m + row) * p.n + col] = acc[i][j][r];
+                else
+                    ex16_store<BF16>(p.c, (size_t)row * p.ldc + col, p.narrow, acc[i][j][r],
+                                     p.alpha, p.beta);
+            }
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host side: the choice                                                    */
+
+static int sm_count(const wl_backend *backend)
+{
+    return backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132;
+}
+
+static double bandwidth_gbs(const wl_backend *backend)
+{
+    return backend->info.theoretical_bandwidth_gbs > 0 ? backend->info.theoretical_bandwidth_gbs
+                                                       : 3000.0;
+}
+
+/* The skinny kernels' geometry for a problem. */
+typedef struct ex16_skinny_shape {
+    bool small_m; /* X = op(B), Y = op(A); else X = op(A)^T, Y = op(B)^T */
+    bool columns; /* X contiguous along big: ex16_skinny_columns */
+    int big, small;
+    unsigned big_blocks;
+} ex16_skinny_shape;
+
+static ex16_skinny_shape skinny_shape_of(const wl_problem *p)
+{
+    ex16_skinny_shape sh;
+    const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p);
+    sh.small_m = m <= n;
+    sh.big = sh.small_m ? n : m;
+    sh.small = sh.small_m ? m : n;
+    sh.columns = sh.small_m ? !wl_gemm_trans_b(p) : wl_gemm_trans_a(p);
+    const int per_block = sh.columns ? EX16_COL_THREADS * 8 : EX16_WARP_THREADS / 32;
+    sh.big_blocks = (unsigned)((sh.big + per_block - 1) / per_block);
+    return sh;
+}
+
+/* k split so that about 4 blocks an SM are in flight (the columns kernel:
+ * at least 32 of k a split, 8 rows a group; the warps kernel: 256, one
+ * step of its lanes), the partial sums at most an eighth of the big
+ * operand's bytes, and splits starting on 16-byte boundaries of a row
+ * (multiples of 8 elements). */
+static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
+{
+    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const long long k = (long long)wl_gemm_k(p);
+    const long long least = sh.columns ? 32 : 256;
+    long long splits = (4LL * sm_count(backend) + sh.big_blocks - 1) / sh.big_blocks;
+    const long long most = (k + least - 1) / least;
+    const long long bytes_cap = k / (16LL * sh.small);
+    if (splits > bytes_cap)
+        splits = bytes_cap;
+    if (splits > most)
+        splits = most;
+    if (splits > 65535)
+        splits = 65535;
+    if (splits < 1)
+        splits = 1;
+    long long chunk = (k + splits - 1) / splits;
+    chunk = (chunk + 7) / 8 * 8;
+    plan->k_chunk = (int)chunk;
+    plan->splits = (int)((k + chunk - 1) / chunk);
+}
+
+/* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
+ * SM holds at once (shared memory and registers), and their measured
+ * mma.sync rates on an H100 (2026-11-23: 256 x 14336 x 4096 with 2 blocks
+ * of 128 x 128 an SM, 512 x 4096 x 11008 and 1024^3 with 2 to 4 blocks of
+ * 64 x 64: an SM's rate is about the same whatever the blocks on it). */
+static const struct {
+    int bm, bn, threads, per_sm;
+    double sm_tflops;    /* an SM's rate, its resident blocks sharing it */
+    double block_tflops; /* one block's rate, alone on an SM */
+} ex16_configs[2] = {{128, 128, 256, 2, 2.0, 1.2}, {64, 64, 128, 4, 1.05, 0.55}};
+#define EX16_FIXED_US 6.0   /* a launch and its pipeline's fill (128^3: ~8 us) */
+#define EX16_BANDWIDTH 0.45 /* of the peak that these kernels stream at (GEMV: 1.5 TB/s) */
+
+/* Modelled time of ex16_mma with a configuration and a number of splits:
+ * waves of blocks, each computing its tile over k / splits at the SM's
+ * rate shared among the blocks resident on it, no faster than the
+ * compulsory bytes at 80% of the bandwidth, plus the partial sums' write
+ * and read, plus launch costs. */
+static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int config,
+                        int splits)
+{
+    const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3; /* bytes/us */
+    const double bm = ex16_configs[config].bm, bn = ex16_configs[config].bn;
+    const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
+    const double blocks = tiles * splits;
+    const double per_sm = ex16_configs[config].per_sm;
+    const double slots = sms * per_sm;
+    const double waves = ceil(blocks / slots);
+    const double resident = fmin(per_sm, ceil(blocks / sms));
+    const double rate =
+        fmin(ex16_configs[config].sm_tflops / resident, ex16_configs[config].block_tflops) * 1e6;
+    const double k_chunk = ceil((double)k / splits / EX16_BK) * EX16_BK;
+    const double compute = waves * 2.0 * bm * bn * k_chunk / rate;
+    const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n; /* compulsory */
+    const double memory = bytes / (EX16_BANDWIDTH * bw);
+    double us = EX16_FIXED_US + fmax(compute, memory);
+    if (splits > 1) /* the partials written, read back, and C written */
+        us += 2.0 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_BANDWIDTH * bw);
+    return us;
+}
+
+/* The TMA + wgmma path (gemm_ex.cu): 128 x 256 tiles, one wave of them per
+ * SM at a time, no split of k; operands not K-major (A with op T, B with
+ * op N) or with rows not 16-byte aligned are copied first; C (float)
+ * written once. Calibrated on H100 (4096^3: 220 us; 1024^3: 26 us;
+ * 4096 x 4096 x 64: 39 us, the write of C; 512 x 4096 x 11008: 194 us). */
+static double tma_model(const wl_backend *backend, const wl_problem *p)
+{
+    const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
+    const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
+    const double tiles = ceil(m / 128) * ceil(n / 256);
+    double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6 + 4.0 * m * n / (0.8 * bw);
+    const size_t element = 2;
+    const bool a_kmajor = !wl_gemm_trans_a(p) && wl_gemm_lda(p) * element % 16 == 0;
+    const bool b_kmajor = wl_gemm_trans_b(p) && wl_gemm_ldb(p) * element % 16 == 0;
+    if (!a_kmajor)
+        us += 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0;
+    if (!b_kmajor)
+        us += 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0;
+    return us;
+}
+
+static bool rows_aligned_16(size_t ld, size_t misalign)
+{
+    return ld * 2 % 16 == 0 && misalign * 2 % 16 == 0;
+}
+
+extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p, bool tma_available)
+{
+    wl_ex16_plan plan;
+    plan.kind = WL_EX16_TILED;
+    plan.tile = 0;
+    plan.splits = 1;
+    plan.k_chunk = (int)wl_gemm_k(p);
+    plan.predicted_us = 0.0;
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
+    const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
+    if (k == 0 || m == 0 || n == 0 || backend->info.cc_major < 8)
+        return plan;
+    if (force & WL_GEMM_EX16_FORCE_TMA) {
+        if (tma_available) {
+            plan.kind = WL_EX16_TMA;
+            plan.predicted_us = tma_model(backend, p);
+        }
+        return plan;
+    }
+    /* The skinny kernels for m or n <= 8, where the big operand is
+     * contiguous along k (a warp a column), or for a GEMV. Measured on H100:
+     * with the big operand contiguous along its columns, ex16_mma streams it
+     * as fast at m = 1 and 2 and faster from m = 4 (8 x 4096 x 4096: 22 us
+     * against 38 us); along k, the skinny warps are 2.6x faster (4096 x 1 x
+     * 4096: 28 us against 73 us). */
+    const bool skinny = m <= EX16_SKINNY || n <= EX16_SKINNY;
+    if ((skinny && (force & WL_GEMM_EX16_FORCE_SKINNY)) ||
+        (skinny && !force && (!skinny_shape_of(p).columns || (m < n ? m : n) == 1))) {
+        plan.kind = WL_EX16_SKINNY;
+        skinny_split(backend, p, &plan);
+        plan.predicted_us = EX16_FIXED_US + 2.0 * (double)k * (double)(m > n ? m : n) /
+                                                (EX16_BANDWIDTH * bandwidth_gbs(backend) * 1e3);
+        return plan;
+    }
+    /* ex16_mma: each configuration, splits up to 4x the SMs' slots, k at
+     * least 256 a split; the fastest modelled, the first on a tie. */
+    plan.kind = WL_EX16_MMA;
+    plan.predicted_us = INFINITY;
+    for (int config = 0; config < 2; config++) {
+        const double tiles =
+            ceil((double)m / ex16_configs[config].bm) * ceil((double)n / ex16_configs[config].bn);
+        const double slots = (double)sm_count(backend) * ex16_configs[config].per_sm;
+        int most = (int)fmin(64.0, fmax(1.0, floor((double)k / 256)));
+        if (tiles >= slots)
+            most = 1;
+        for (int splits = 1; splits <= most; splits++) {
+            const double us = mma_model(backend, m, n, k, config, splits);
+            if (us < plan.predicted_us) {
+                plan.predicted_us = us;
+                plan.tile = config;
+                plan.splits = splits;
+            }
+        }
+    }
+    /* Whole k tiles a split: splits start on a tile boundary. */
+    const size_t chunk = (k + plan.splits - 1) / plan.splits;
+    plan.k_chunk = (int)((chunk + EX16_BK - 1) / EX16_BK * EX16_BK);
+    plan.splits = (int)((k + plan.k_chunk - 1) / plan.k_chunk);
+    /* Unaligned rows make ex16_mma load element by element: the TMA path's
+     * copies are cheaper where there is work to amortise them. */
+    const bool aligned = rows_aligned_16(wl_gemm_lda(p), p->misalign) &&
+                         rows_aligned_16(wl_gemm_ldb(p), p->misalign);
+    if (!aligned)
+        plan.predicted_us *= 3.0;
+    if (tma_available && m >= 64 && n >= 64 && !force) {
+        const double us = tma_model(backend, p);
+        if (us < plan.predicted_us) {
+            plan.kind = WL_EX16_TMA;
+            plan.predicted_us = us;
+            plan.splits = 1;
+            plan.k_chunk = (int)k;
+        }
+    }
+    return plan;
+}
+
+extern "C" size_t wl_ex16_scratch(wl_backend *backend, const wl_problem *p,
+                                  const wl_ex16_plan *plan)
+{
+    (void)backend;
+    if (plan->splits <= 1)
+        return 0;
+    return (size_t)plan->splits * wl_gemm_m(p) * wl_gemm_n(p) * sizeof(float);
+}
+
+extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t len)
+{
+    switch (plan->kind) {
+    case WL_EX16_SKINNY:
+        wl_format(text, len, "ex16 skinny, %d split%s (%.0f us modelled)", plan->splits,
+                  plan->splits == 1 ? "" : "s", plan->predicted_us);
+        break;
+    case WL_EX16_MMA:
+        wl_format(text, len, "ex16 mma.sync %s tiles, %d split%s (%.0f us modelled)",
+                  plan->tile == 0 ? "128x128" : "64x64", plan->splits, plan->splits == 1 ? "" : "s",
+                  plan->predicted_us);
+        break;
+    case WL_EX16_TMA:
+        wl_format(text, len, "TMA + wgmma 128x256 tiles (%.0f us modelled)", plan->predicted_us);
+        break;
+    default: wl_format(text, len, "tiled CUDA-core fallback"); break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host side: the launches                                                  */
+
+template <bool BF16, int S>
+static void launch_skinny_sized(const ex16_skinny_shape &sh, const ex16_skinny_params &params,
+                                dim3 grid, cudaStream_t stream)
+{
+    if (sh.columns)
+        ex16_skinny_columns<BF16, S>
+            <<<grid, EX16_COL_THREADS * EX16_COL_GROUPS, 0, stream>>>(params);
+    else
+        ex16_skinny_warps<BF16, S><<<grid, EX16_WARP_THREADS, 0, stream>>>(params);
+}
+
+template <bool BF16>
+static void launch_skinny(const ex16_skinny_shape &sh, const ex16_skinny_params &params, dim3 grid,
+                          cudaStream_t stream)
+{
+    if (sh.small <= 1)
+        launch_skinny_sized<BF16, 1>(sh, params, grid, stream);
+    else if (sh.small <= 2)
+        launch_skinny_sized<BF16, 2>(sh, params, grid, stream);
+    else if (sh.small <= 4)
+        launch_skinny_sized<BF16, 4>(sh, params, grid, stream);
+    else
+        launch_skinny_sized<BF16, EX16_SKINNY>(sh, params, grid, stream);
+}
+
+static bool aligned_16(const void *base, long long stride_elements)
+{
+    return (uintptr_t)base % 16 == 0 && stride_elements * 2 % 16 == 0;
+}
+
+static warplab_status launch_finish(wl_backend *backend, bool bf16, const float *part, int splits,
+                                    int rows, int cols, void *c, long long c_i, long long c_j,
+                                    bool narrow, float alpha, float beta)
+{
+    const unsigned block = 256;
+    const unsigned grid = wl_cuda_grid_for(backend, (size_t)rows * cols, block);
+    cudaStream_t stream = wl_cuda_stream(backend);
+    if (bf16)
+        ex16_finish<true><<<grid, block, 0, stream>>>(part, splits, rows, cols, c, c_i, c_j, narrow,
+                                                      alpha, beta);
+    else
+        ex16_finish<false><<<grid, block, 0, stream>>>(part, splits, rows, cols, c, c_i, c_j,
+                                                       narrow, alpha, beta);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit split sums");
+}
+
+static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
+                                 const wl_ex16_plan *plan)
+{
+    const wl_problem *p = launch->problem;
+    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && sh.big_blocks > (unsigned)most[0]) ||
+        (most[1] > 0 && plan->splits > most[1]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm_ex: a grid of %u x %d blocks is past this device's", sh.big_blocks,
+                       plan->splits);
+    const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
+    const long long ldc = (long long)wl_gemm_ldc(p);
+    const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
+    const uint16_t *a = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_A]);
+    const uint16_t *b = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_B]);
+    ex16_skinny_params params;
+    if (sh.small_m) { /* X = op(B): [q][j]; Y = op(A): [i][q] */
+        params.x = b;
+        params.x_q = tb ? 1 : ldb;
+        params.x_j = tb ? ldb : 1;
+        params.y = a;
+        params.y_i = ta ? 1 : lda;
+        params.y_q = ta ? lda : 1;
+    } else { /* X = op(A)^T: [q][i]; Y = op(B)^T: [j][q] */
+        params.x = a;
+        params.x_q = ta ? lda : 1;
+        params.x_j = ta ? 1 : lda;
+        params.y = b;
+        params.y_i = tb ? ldb : 1;
+        params.y_q = tb ? 1 : ldb;
+    }
+    /* Columns: X's rows (x_q apart) start 16-byte aligned; warps: X's
+     * columns (x_j apart) do, and Y's rows (y_i apart) when contiguous. */
+    params.x_vec = sh.columns ? aligned_16(params.x, params.x_q) : aligned_16(params.x, params.x_j);
+    /* A single row of Y (small = 1) has no stride to keep aligned. */
+    params.y_vec = params.y_q == 1 && aligned_16(params.y, sh.small == 1 ? 0 : params.y_i);
+    params.big = sh.big;
+    params.small = sh.small;
+    params.k = (int)wl_gemm_k(p);
+    params.k_chunk = plan->k_chunk;
+    params.splits = plan->splits;
+    params.part = (float *)wl_view_ptr(launch->scratch);
+    params.c = wl_view_ptr(launch->buf[GEMM_C]);
+    params.c_i = sh.small_m ? ldc : 1;
+    params.c_j = sh.small_m ? 1 : ldc;
+    params.alpha = (float)p->alpha;
+    params.beta = (float)p->beta;
+    params.narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    const dim3 grid(sh.big_blocks, (unsigned)plan->splits);
+    if (bf16)
+        launch_skinny<true>(sh, params, grid, stream);
+    else
+        launch_skinny<false>(sh, params, grid, stream);
+    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit skinny kernel");
+    if (status != WARPLAB_OK || plan->splits == 1)
+        return status;
+    return launch_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
+                         params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
+}
+
+template <bool BF16, int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB, bool VEC>
+static warplab_status launch_mma_kernel(wl_backend *backend, const ex16_mma_params &params,
+                                        dim3 grid)
+{
+    typedef ex16_tiles<BM, BN, WARPS_M, WARPS_N, TA, TB> T;
+    auto kernel = ex16_mma<BF16, BM, BN, WARPS_M, WARPS_N, TA, TB, VEC>;
+    /* The opt-in above 48 KiB: a host-side attribute, once per
+     * instantiation and process (no synchronisation). */
+    static bool raised = false;
+    if (!raised) {
+        const cudaError_t error = cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM_BYTES);
+        if (error != cudaSuccess)
+            return wl_fail(backend, WARPLAB_ERROR_BACKEND, "gemm_ex: shared memory opt-in: %s",
+                           cudaGetErrorString(error));
+        raised = true;
+    }
+    kernel<<<grid, T::THREADS, T::SMEM_BYTES, wl_cuda_stream(backend)>>>(params);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit mma.sync kernel");
+}
+
+template <bool BF16, int BM, int BN, int WARPS_M, int WARPS_N>
+static warplab_status launch_mma_ops(wl_backend *backend, const ex16_mma_params &params, dim3 grid,
+                                     bool ta, bool tb, bool vec)
+{
+#define EX16_OPS(TA, TB)                                                                           \
+    if (ta == TA && tb == TB)                                                                      \
+        return vec ? launch_mma_kernel<BF16, BM, BN, WARPS_M, WARPS_N, TA, TB, true>(backend,      \
+                                                                                     params, grid) \
+                   : launch_mma_kernel<BF16, BM, BN, WARPS_M, WARPS_N, TA, TB, false>(             \
+                         backend, params, grid);
+    EX16_OPS(false, false)
+    EX16_OPS(false, true)
+    EX16_OPS(true, false)
+    EX16_OPS(true, true)
+#undef EX16_OPS
+    return WARPLAB_ERROR_UNSUPPORTED;
+}
+
+static warplab_status run_mma(wl_backend *backend, const wl_launch *launch,
+                              const wl_ex16_plan *plan)
+{
+    const wl_problem *p = launch->problem;
+    ex16_mma_params params;
+    params.a = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_A]);
+    params.b = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_B]);
+    params.c = wl_view_ptr(launch->buf[GEMM_C]);
+    params.part = (float *)wl_view_ptr(launch->scratch);
+    params.m = (int)wl_gemm_m(p);
+    params.n = (int)wl_gemm_n(p);
+    params.k = (int)wl_gemm_k(p);
+    params.lda = (int)wl_gemm_lda(p);
+    params.ldb = (int)wl_gemm_ldb(p);
+    params.ldc = (int)wl_gemm_ldc(p);
+    params.k_chunk = plan->k_chunk;
+    params.alpha = (float)p->alpha;
+    params.beta = (float)p->beta;
+    params.narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    const int bm = ex16_configs[plan->tile].bm, bn = ex16_configs[plan->tile].bn;
+    const dim3 grid((unsigned)((params.n + bn - 1) / bn), (unsigned)((params.m + bm - 1) / bm),
+                    (unsigned)plan->splits);
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && grid.x > (unsigned)most[0]) ||
+        (most[1] > 0 && grid.y > (unsigned)most[1]) || (most[2] > 0 && grid.z > (unsigned)most[2]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm_ex: a grid of %u x %u x %u blocks is past this device's", grid.x,
+                       grid.y, grid.z);
+    const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
+    const bool vec = aligned_16(params.a, params.lda) && aligned_16(params.b, params.ldb);
+    const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
+    warplab_status status;
+    if (plan->tile == 0)
+        status = bf16 ? launch_mma_ops<true, 128, 128, 2, 4>(backend, params, grid, ta, tb, vec)
+                      : launch_mma_ops<false, 128, 128, 2, 4>(backend, params, grid, ta, tb, vec);
+    else
+        status = bf16 ? launch_mma_ops<true, 64, 64, 2, 2>(backend, params, grid, ta, tb, vec)
+                      : launch_mma_ops<false, 64, 64, 2, 2>(backend, params, grid, ta, tb, vec);
+    if (status != WARPLAB_OK || plan->splits == 1)
+        return status;
+    return launch_finish(backend, bf16, params.part, plan->splits, params.m, params.n, params.c,
+                         params.ldc, 1, params.narrow, params.alpha, params.beta);
+}
+
+extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch,
+                                      const wl_ex16_plan *plan)
+{
+    if (plan->splits > 1 && launch->scratch.bytes < wl_ex16_scratch(backend, launch->problem, plan))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
+                       wl_ex16_scratch(backend, launch->problem, plan));
+    if (plan->kind == WL_EX16_SKINNY)
+        return run_skinny(backend, launch, plan);
+    if (plan->kind == WL_EX16_MMA)
+        return run_mma(backend, launch, plan);
+    return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemm_ex: no 16-bit kernel for plan %d",
+                   (int)plan->kind);
+}
