@@ -2,6 +2,7 @@
  * against the CPU reference and times. Every ladder and backend goes through
  * wl_run_rung. */
 #include "internal.h"
+#include "reference.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +34,10 @@ typedef struct harness_run {
     wl_launch launch;
     void *state;
     bool state_ready;
+    /* Non-NULL: a large problem verified on the device (reference.h); the
+     * harness keeps no host copies of its buffers. */
+    const wl_device_reference *reference;
+    wl_reference_request request;
 } harness_run;
 
 static void row_init(warplab_row *row, wl_backend *backend, const wl_ladder *ladder,
@@ -137,6 +142,8 @@ static warplab_status check_memory(harness_run *run, size_t scratch_bytes, warpl
             largest = total;
     }
     host_need += largest;
+    if (run->reference)
+        host_need = 0.0; /* verified on the device: no host copies */
     const bool same = backend == run->host || run->host == NULL;
     size_t free_bytes = 0, total_bytes = 0;
     /* Keep 5% and 64 MB spare: the runtime and the vendor libraries need room too. */
@@ -218,8 +225,8 @@ static warplab_status allocate(harness_run *run, warplab_row *row)
         status = backend->ops->alloc(backend, total, &b->handle);
         if (status != WARPLAB_OK)
             return allocation_failed(run, status, row);
-        b->host = malloc(b->bytes ? b->bytes : 1);
-        if (!b->host)
+        b->host = run->reference ? NULL : malloc(b->bytes ? b->bytes : 1);
+        if (!b->host && !run->reference)
             return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
                             "out of host memory for the harness's copies");
         run->launch.buf[i].handle = b->handle;
@@ -234,6 +241,31 @@ static warplab_status allocate(harness_run *run, warplab_row *row)
         run->launch.scratch.bytes = scratch_bytes;
     }
     return WARPLAB_OK;
+}
+
+/* A device-verified problem's input i: the generator's values, made on the
+ * device, and the planted NaN where the host path plants it. */
+static warplab_status fill_on_device(harness_run *run, int i, uint64_t seed)
+{
+    wl_backend *backend = run->backend;
+    const wl_buffer_spec *spec = &run->spec[i];
+    wl_reference_input *input = &run->request.input[i];
+    input->seed = seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+    input->nan_at = SIZE_MAX;
+    warplab_status status = run->reference->fill_random(
+        backend, run->launch.buf[i], spec->dtype, spec->count, spec->lo, spec->hi, input->seed);
+    if (status != WARPLAB_OK || !run->problem->nan_input || i != 0 || spec->count == 0 ||
+        spec->dtype == WARPLAB_INT32)
+        return status;
+    wl_rng rng;
+    wl_rng_seed(&rng, seed);
+    input->nan_at = (size_t)(wl_rng_next(&rng) % spec->count);
+    const size_t element = warplab_dtype_size(spec->dtype);
+    const float nan32 = NAN;
+    const double nan64 = NAN;
+    return backend->ops->upload(
+        backend, run->buf[i].handle, run->buf[i].head + input->nan_at * element,
+        element == 4 ? (const void *)&nan32 : (const void *)&nan64, element);
 }
 
 /* Fresh random inputs, poisoned outputs, poisoned guards and scratch. */
@@ -252,6 +284,10 @@ static warplab_status fill_buffers(harness_run *run, uint64_t seed, warplab_row 
             break;
         if (spec->role == WL_OUT || b->bytes == 0)
             continue;
+        if (run->reference) {
+            status = fill_on_device(run, i, seed);
+            continue;
+        }
         wl_fill_random(b->host, spec->dtype, spec->count, spec->lo, spec->hi,
                        seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1));
         if (run->problem->nan_input && i == 0 && spec->count > 0 && spec->dtype != WARPLAB_INT32) {
@@ -286,11 +322,52 @@ static bool all_poison(const unsigned char *bytes, size_t count)
 /* Reads every buffer back: outputs into the host copies; inputs are compared
  * with what was uploaded (a rung must not write its inputs); heads and guards
  * must still hold the poison. */
+/* read_back for a device-verified problem: only the head and the guard
+ * come back (they must hold the poison); the inputs are compared with the
+ * generator's values on the device. */
+static warplab_status read_back_on_device(harness_run *run, int i, warplab_row *row)
+{
+    wl_backend *backend = run->backend;
+    const harness_buffer *b = &run->buf[i];
+    unsigned char head[256], guard[GUARD_BYTES];
+    char note[256] = "";
+    warplab_status status = WARPLAB_OK;
+    for (size_t done = 0; done < b->head && status == WARPLAB_OK && !note[0]; done += sizeof head) {
+        size_t part = b->head - done < sizeof head ? b->head - done : sizeof head;
+        status = backend->ops->download(backend, b->handle, done, head, part);
+        if (status == WARPLAB_OK && !all_poison(head, part & ~(size_t)3))
+            wl_format(note, sizeof note, "wrote before the start of buffer %d", i);
+    }
+    if (status == WARPLAB_OK && !note[0]) {
+        status = backend->ops->download(backend, b->handle, b->head + b->bytes, guard, GUARD_BYTES);
+        if (status == WARPLAB_OK && !all_poison(guard, GUARD_BYTES))
+            wl_format(note, sizeof note, "wrote past the end of buffer %d (%zu elements)", i,
+                      run->spec[i].count);
+    }
+    if (status == WARPLAB_OK && !note[0] && run->spec[i].role == WL_IN && b->bytes) {
+        size_t changed = 0;
+        status = run->reference->count_changed(backend, run->launch.buf[i], &run->spec[i],
+                                               &run->request.input[i], &changed);
+        if (status == WARPLAB_OK && changed)
+            wl_format(note, sizeof note, "modified its input buffer %d (%zu elements)", i, changed);
+    }
+    if (status != WARPLAB_OK)
+        return row_fail(row, status, WARPLAB_ROW_FAILED, backend->error);
+    if (note[0])
+        return row_fail(row, WARPLAB_ERROR_VERIFICATION_FAILED, WARPLAB_ROW_FAILED, note);
+    return WARPLAB_OK;
+}
+
 static warplab_status read_back(harness_run *run, warplab_row *row)
 {
     wl_backend *backend = run->backend;
     const wl_backend_ops *ops = backend->ops;
-    for (int i = 0; i < run->buffers; i++) {
+    for (int i = 0; i < run->buffers && run->reference; i++) {
+        warplab_status status = read_back_on_device(run, i, row);
+        if (status != WARPLAB_OK)
+            return status;
+    }
+    for (int i = 0; i < run->buffers && !run->reference; i++) {
         harness_buffer *b = &run->buf[i];
         const wl_buffer_spec *spec = &run->spec[i];
         size_t total = b->head + b->bytes + GUARD_BYTES;
@@ -342,8 +419,19 @@ static warplab_status verify(harness_run *run, warplab_row *row)
     }
     wl_check check;
     wl_check_init(&check);
-    warplab_status status = run->rung->verify ? run->rung->verify(run->problem, host, &check)
-                                              : run->ladder->verify(run->problem, host, &check);
+    warplab_status status;
+    if (run->reference) {
+        run->request.problem = run->problem;
+        run->request.spec = run->spec;
+        run->request.buffers = run->buffers;
+        run->request.launch = &run->launch;
+        status = run->reference->verify(run->backend, &run->request, &check);
+        if (status != WARPLAB_OK && status != WARPLAB_ERROR_VERIFICATION_FAILED)
+            return row_fail(row, status, WARPLAB_ROW_FAILED, run->backend->error);
+    } else {
+        status = run->rung->verify ? run->rung->verify(run->problem, host, &check)
+                                   : run->ladder->verify(run->problem, host, &check);
+    }
     row->max_rel_error = check.worst_ratio;
     if (status == WARPLAB_OK && check.bad == 0)
         return WARPLAB_OK;
@@ -465,6 +553,86 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
     return WARPLAB_OK;
 }
 
+/* Large problems on a backend with a device reference are verified there
+ * (reference.h), when the ladder has a device reference for the rung. */
+static void plan_device_verification(harness_run *run, const wl_run_config *config)
+{
+    const wl_device_reference *reference = wl_device_reference_for(run->backend);
+    size_t total = 0;
+    if (!reference || !config->verify || !wl_problem_bytes(run->ladder, run->problem, &total) ||
+        total < wl_device_verify_threshold())
+        return;
+    for (int i = 0; i < run->buffers; i++)
+        if (run->spec[i].dtype != WARPLAB_INT32 && run->spec[i].dtype != WARPLAB_FLOAT32 &&
+            run->spec[i].dtype != WARPLAB_FLOAT64)
+            return;
+    memset(&run->request, 0, sizeof run->request);
+    wl_ladder_device_reference(run->ladder, run->rung, run->problem, &run->request);
+    if (run->request.kind == WL_REFERENCE_NONE)
+        return;
+    run->request.sample_seed = config->seed ^ 0xA0761D6478BD642Full;
+    run->reference = reference;
+}
+
+/* The work of a run by the rung's formulas: flops where it has them, else
+ * bytes. */
+static double rung_work(const wl_ladder *ladder, const wl_rung *rung, const wl_problem *problem)
+{
+    double (*flops)(const wl_problem *) = rung->flops ? rung->flops : ladder->flops;
+    double (*bytes)(const wl_problem *) = rung->bytes ? rung->bytes : ladder->bytes;
+    double work = flops ? flops(problem) : 0.0;
+    return work > 0.0 ? work : (bytes ? bytes(problem) : 0.0);
+}
+
+/* A host row in a run on another device gets a time budget: one run at a
+ * quarter of the work (large enough that caches flatter it little) predicts
+ * a run at full size; past the budget the row is skipped, the prediction its
+ * reason. Problems with pitches, or too small to scale, are run as they are. */
+static warplab_status host_row_budget(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
+                                      const wl_rung *rung, const wl_problem *problem,
+                                      const wl_run_config *config, warplab_row *row)
+{
+    const double budget =
+        config->host_run_budget > 0 ? config->host_run_budget : WL_HOST_RUN_BUDGET;
+    if (config->host_run_budget < 0 || !(rung->flags & WL_RUNG_HOST) || device == host ||
+        problem->dims < 1 || problem->dims > 3)
+        return WARPLAB_OK;
+    /* A quarter of the work: n / 4 (1-D), rows / 2 and cols / 2 (2-D),
+     * m / 2 and n / 2 (gemm's m x n x k). */
+    wl_problem probe = *problem;
+    const int scaled = problem->dims == 1 ? 1 : 2;
+    const size_t scale = problem->dims == 1 ? 4 : 2;
+    for (int d = 0; d < problem->dims; d++) {
+        if (problem->ld[d] || problem->dim[d] < 64)
+            return WARPLAB_OK;
+        if (d < scaled)
+            probe.dim[d] = problem->dim[d] / scale;
+    }
+    const double full = rung_work(ladder, rung, problem), part = rung_work(ladder, rung, &probe);
+    if (!(full > 0.0) || !(part > 0.0))
+        return WARPLAB_OK;
+    wl_run_config probe_config = {.repeat = 1,
+                                  .warmup = 1,
+                                  .max_seconds = 0.5,
+                                  .verify = false,
+                                  .time = true,
+                                  .seed = config->seed,
+                                  .host_run_budget = -1.0};
+    warplab_row probe_row;
+    if (wl_run_rung(device, host, ladder, rung, &probe, &probe_config, &probe_row) != WARPLAB_OK ||
+        !(probe_row.median_ms > 0.0))
+        return WARPLAB_OK;
+    const double predicted = probe_row.median_ms * 1e-3 * full / part;
+    if (predicted <= budget)
+        return WARPLAB_OK;
+    char note[256];
+    wl_format(note, sizeof note,
+              "over the CPU row budget: a run would take about %.1f s (predicted from %.3g ms at "
+              "%s), past the %.0f s a host row may take",
+              predicted, probe_row.median_ms, probe_row.problem, budget);
+    return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
+}
+
 warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
                            const wl_rung *rung, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row)
@@ -492,8 +660,12 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
         wl_rung_supports(run.backend, rung, run.impl, problem, reason, sizeof reason);
     if (status != WARPLAB_OK)
         return row_fail(row, status, WARPLAB_ROW_SKIPPED, reason);
+    status = host_row_budget(device, host, ladder, rung, problem, config, row);
+    if (status != WARPLAB_OK)
+        return status;
 
     run.buffers = ladder->buffers(problem, run.spec);
+    plan_device_verification(&run, config);
     status = allocate(&run, row);
     if (status == WARPLAB_OK)
         status = fill_buffers(&run, config->seed, row);
@@ -534,6 +706,12 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
      * is noted. */
     if (run.impl->describe && run.state_ready && !row->note[0])
         run.impl->describe(run.backend, &run.launch, row->note, sizeof row->note);
+    /* Which reference verified a large problem. */
+    if (run.reference && config->verify && !(row->flags & WARPLAB_ROW_FAILED)) {
+        size_t used = strlen(row->note);
+        wl_format(row->note + used, sizeof row->note - used, "%s%s", used ? "; " : "",
+                  wl_reference_name(run.request.kind));
+    }
     release_run(&run);
     return status == WARPLAB_OK ? WARPLAB_OK : row->status;
 }

@@ -346,7 +346,14 @@ typedef struct wl_run_config {
      * runs taken so far are kept, at least one). */
     int (*cancelled)(void *user);
     void *cancel_user;
+    /* The time budget of one run of a host (CPU) row in a run on another
+     * device, in seconds: a row whose run is predicted past it (from a run
+     * at a quarter of the work) is skipped with the prediction as its reason.
+     * 0: WL_HOST_RUN_BUDGET; negative: no budget. */
+    double host_run_budget;
 } wl_run_config;
+
+#define WL_HOST_RUN_BUDGET 3.0
 
 /* Checks (and optionally times) one rung of a ladder on one problem. The row
  * is filled whatever happens; the return value is the row's status. host is

@@ -19,6 +19,7 @@
  * The leading size (for charts and --max-size) is m*n*k, the number of
  * multiply-adds. */
 #include "gemm.h"
+#include "../reference.h"
 
 #include "../context.h"
 
@@ -1057,4 +1058,25 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
     if (problem.variant == 0 && a_type == WARPLAB_FLOAT32)
         return wl_context_run_best(context, "gemm", &problem, views, 3);
     return wl_context_run_impl(context, "gemm", WL_GEMM_EX_IMPL, &problem, views, 3);
+}
+
+/* The device reference (reference.h): the sampled double-precision check of
+ * wl_gemm_verify, for the rungs verified by it on float problems. */
+void wl_gemm_device_reference(const wl_rung *rung, const wl_problem *problem,
+                              wl_reference_request *request)
+{
+    if (problem->dtype != WARPLAB_FLOAT32 || (problem->variant & WL_GEMM_C_INPUT_TYPE))
+        return;
+    static const struct {
+        warplab_status (*verify)(const wl_problem *, const void *const *, wl_check *);
+        wl_gemm_precision precision;
+    } known[] = {{NULL, WL_GEMM_FP32},        {verify_fp32, WL_GEMM_FP32},
+                 {verify_tf32, WL_GEMM_TF32}, {verify_tf32_any, WL_GEMM_TF32_ANY},
+                 {verify_bf16, WL_GEMM_BF16}, {verify_fp16, WL_GEMM_FP16}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (rung->verify == known[i].verify) {
+            request->kind = WL_REFERENCE_GEMM;
+            request->precision = (int)known[i].precision;
+            return;
+        }
 }

@@ -26,6 +26,7 @@
  * exactly at every size); and the harness's poison is a NaN as float, which
  * NaN-propagating min, max and sum turn into a wrong answer if read. */
 #include "../context.h"
+#include "../reference.h"
 #include "ladder_util.h"
 
 #include <float.h>
@@ -620,4 +621,14 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
     wl_view views[2] = {wl_buffer_view(input, 0, bytes),
                         wl_buffer_view(output, output_offset_bytes, element)};
     return wl_context_run_best(context, "reduce", &problem, views, 2);
+}
+
+/* The device reference (reference.h): the same sums, minima and maxima as
+ * reduce_reference, and the same bound. */
+void wl_reduce_device_reference(const wl_rung *rung, const wl_problem *problem,
+                                wl_reference_request *request)
+{
+    (void)problem;
+    if (!rung->verify)
+        request->kind = WL_REFERENCE_REDUCE;
 }

@@ -10,6 +10,7 @@
  * camping). warplab climbs the same ladder, adds diagonal block ordering and
  * a 16-byte-access kernel past the course, and measures cuBLAS beside it. */
 #include "../context.h"
+#include "../reference.h"
 #include "ladder_util.h"
 #include "transpose_layout.h"
 
@@ -496,4 +497,17 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
     problem.dtype = dtype;
     wl_view views[2] = {wl_buffer_view(in, 0, in_bytes), wl_buffer_view(out, 0, out_bytes)};
     return wl_context_run_best(context, "transpose", &problem, views, 2);
+}
+
+/* The device reference (reference.h): the transpose, or the copy rows'
+ * tight copy, both exact, with the padding untouched. */
+void wl_transpose_device_reference(const wl_rung *rung, const wl_problem *problem,
+                                   wl_reference_request *request)
+{
+    if (problem->dtype != WARPLAB_FLOAT32 && problem->dtype != WARPLAB_FLOAT64)
+        return;
+    if (!rung->verify)
+        request->kind = WL_REFERENCE_TRANSPOSE;
+    else if (rung->verify == copy_verify)
+        request->kind = WL_REFERENCE_TRANSPOSE_COPY;
 }

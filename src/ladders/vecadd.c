@@ -6,6 +6,7 @@
  * transfers and managed memory measured apart from the kernels, and a plain
  * device-to-device copy as the speed of light. */
 #include "../context.h"
+#include "../reference.h"
 #include "ladder_util.h"
 
 #include <float.h>
@@ -263,4 +264,15 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
     wl_view views[3] = {wl_buffer_view(a, 0, bytes), wl_buffer_view(b, 0, bytes),
                         wl_buffer_view(c, 0, bytes)};
     return wl_context_run_best(context, "vecadd", &problem, views, 3);
+}
+
+/* The device reference (reference.h): c = a + b, or c = a for the copy rows. */
+void wl_vecadd_device_reference(const wl_rung *rung, const wl_problem *problem,
+                                wl_reference_request *request)
+{
+    (void)problem;
+    if (!rung->verify)
+        request->kind = WL_REFERENCE_VECADD;
+    else if (rung->verify == copy_verify)
+        request->kind = WL_REFERENCE_COPY;
 }
