@@ -643,26 +643,6 @@ warplab_status verify_reduce(wl_backend *backend, const wl_reference_request *q,
     return WARPLAB_OK;
 }
 
-/* Sample indices as gemm_check.c picks them: first, last, then random. */
-size_t sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want)
-{
-    size_t used = 0;
-    if (count == 0)
-        return 0;
-    out[used++] = 0;
-    if (count > 1)
-        out[used++] = count - 1;
-    for (size_t tries = 0; used < want && used < count && tries < 16 * want; tries++) {
-        const size_t candidate = (size_t)(wl_rng_next(rng) % count);
-        bool seen = false;
-        for (size_t u = 0; u < used; u++)
-            seen = seen || out[u] == candidate;
-        if (!seen)
-            out[used++] = candidate;
-    }
-    return used;
-}
-
 constexpr size_t kSampleRows = 8, kSampleColumns = 8, kSamplePoints = 2048;
 
 warplab_status verify_gemm(wl_backend *backend, const wl_reference_request *q, wl_check *check)
@@ -746,8 +726,8 @@ warplab_status verify_gemm(wl_backend *backend, const wl_reference_request *q, w
     } else {
         wl_rng rng;
         wl_rng_seed(&rng, q->sample_seed);
-        row_count = sample_lines(&rng, g.m, rows, kSampleRows);
-        column_count = sample_lines(&rng, g.n, columns, kSampleColumns);
+        row_count = wl_gemm_sample_lines(&rng, g.m, rows, kSampleRows);
+        column_count = wl_gemm_sample_lines(&rng, g.n, columns, kSampleColumns);
         total = row_count * g.n + column_count * g.m + kSamplePoints;
         unsigned long long *samples =
             static_cast<unsigned long long *>(malloc(total * sizeof *samples));

@@ -108,6 +108,10 @@ typedef enum wl_gemm_precision {
 warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host, wl_check *check,
                               wl_gemm_precision precision);
 
+/* The rows or columns the check samples: 0, count - 1, then distinct random
+ * indices, up to `want` (the GPU reference samples the same ones). */
+size_t wl_gemm_sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want);
+
 /* Rounds a float to BF16 (nearest, ties to even), returned as the float it
  * represents; what the BF16 rungs' setup does on the device. */
 float wl_gemm_round_bf16(float x);

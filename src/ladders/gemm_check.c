@@ -337,8 +337,9 @@ static size_t pick(wl_rng *rng, size_t below)
     return (size_t)(wl_rng_next(rng) % below);
 }
 
-/* Distinct sample indices below `count`: first, last, then random ones. */
-static size_t sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want)
+/* Distinct sample indices below `count`: first, last, then random ones
+ * (also what the GPU reference samples, src/cuda/reference.cu). */
+size_t wl_gemm_sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want)
 {
     size_t used = 0;
     if (count == 0)
@@ -445,8 +446,8 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
         columns = malloc(SAMPLE_COLUMNS * sizeof *columns);
         points = malloc(2 * SAMPLE_POINTS * sizeof *points);
         if (rows && columns && points) {
-            w.row_count = sample_lines(&rng, r.m, rows, SAMPLE_ROWS);
-            w.column_count = sample_lines(&rng, r.n, columns, SAMPLE_COLUMNS);
+            w.row_count = wl_gemm_sample_lines(&rng, r.m, rows, SAMPLE_ROWS);
+            w.column_count = wl_gemm_sample_lines(&rng, r.n, columns, SAMPLE_COLUMNS);
             w.point_count = SAMPLE_POINTS;
             for (size_t q = 0; q < SAMPLE_POINTS; q++) {
                 points[2 * q] = pick(&rng, r.m);
