@@ -370,7 +370,8 @@ enum {
     WARPLAB_ROW_FAILED = 1u << 5,    /* ran, but failed verification or errored */
     WARPLAB_ROW_TRANSFER = 1u << 6,  /* host-device transfer, counted apart from kernels */
     WARPLAB_ROW_EXPECTED_WRONG = 1u << 7, /* failed, and the wrong result is the lesson */
-    WARPLAB_ROW_BASELINE = 1u << 8        /* the vendor row that pct_of_vendor compares with */
+    WARPLAB_ROW_BASELINE = 1u << 8,       /* the vendor row that pct_of_vendor compares with */
+    WARPLAB_ROW_PAIRED = 1u << 9 /* compared with the vendor row its rung names (row->vendor) */
 };
 
 typedef struct warplab_row {

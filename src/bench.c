@@ -4,117 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* The ladder registry                                                      */
-
-extern const wl_ladder wl_vecadd_ladder;
-extern const wl_ladder wl_reduce_ladder;
-extern const wl_ladder wl_transpose_ladder;
-extern const wl_ladder wl_gemm_ladder;
-
-static const wl_ladder *const ladders[] = {
-    &wl_vecadd_ladder,
-    &wl_reduce_ladder,
-    &wl_transpose_ladder,
-    &wl_gemm_ladder,
-};
-
-size_t wl_ladder_count(void)
-{
-    return sizeof ladders / sizeof ladders[0];
-}
-
-const wl_ladder *wl_ladder_at(size_t index)
-{
-    return index < wl_ladder_count() ? ladders[index] : NULL;
-}
-
-const wl_ladder *wl_ladder_find(const char *name)
-{
-    for (size_t i = 0; name && i < wl_ladder_count(); i++)
-        if (strcmp(ladders[i]->name, name) == 0)
-            return ladders[i];
-    return NULL;
-}
-
-const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id)
-{
-    for (size_t i = 0; id && i < ladder->rung_count; i++)
-        if (strcmp(ladder->rungs[i].id, id) == 0)
-            return &ladder->rungs[i];
-    return NULL;
-}
-
-size_t warplab_ladder_count(void)
-{
-    return wl_ladder_count();
-}
-
-const char *warplab_ladder_name(size_t index)
-{
-    const wl_ladder *ladder = wl_ladder_at(index);
-    return ladder ? ladder->name : NULL;
-}
-
-const char *warplab_ladder_title(size_t index)
-{
-    const wl_ladder *ladder = wl_ladder_at(index);
-    return ladder ? ladder->title : NULL;
-}
-
-const char *warplab_ladder_rung(const char *ladder_name, size_t index, const char **title)
-{
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    if (!ladder || index >= ladder->rung_count)
-        return NULL;
-    if (title)
-        *title = ladder->rungs[index].title;
-    return ladder->rungs[index].id;
-}
-
-unsigned warplab_rung_flags(const char *ladder_name, const char *rung_id)
-{
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
-    const unsigned public_flags = WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
-                                  WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER;
-    return rung ? rung->flags & public_flags : 0;
-}
-
-static const char *or_empty(const char *text)
-{
-    return text ? text : "";
-}
-
-warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_id,
-                                     warplab_rung_info *info)
-{
-    if (!ladder_name || !rung_id || !info)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
-    if (!rung)
-        return WARPLAB_ERROR_UNKNOWN_NAME;
-    info->id = rung->id;
-    info->title = or_empty(rung->title);
-    info->lesson = or_empty(rung->lesson);
-    info->seed = or_empty(rung->seed);
-    info->course_value = rung->course_value;
-    info->course_unit = or_empty(rung->course_unit);
-    info->course_device = or_empty(rung->course_device);
-    info->course_value2 = rung->course_value2;
-    info->course_device2 = or_empty(rung->course_device2);
-    info->flags = warplab_rung_flags(ladder_name, rung_id);
-    info->vendor = or_empty(rung->vendor);
-    return WARPLAB_OK;
-}
-
-const char *warplab_ladder_shape_set(const char *ladder_name)
-{
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    return ladder ? ladder->shape_set : NULL;
-}
-
 void warplab_report_destroy(warplab_report *report)
 {
     if (!report)
@@ -296,7 +185,7 @@ static bool cancelled(const warplab_bench_options *options)
 }
 
 /* Fills the speedups and percentages of one problem's rows. */
-static void finalize_group(warplab_report *report, size_t group)
+static void finalize_group(warplab_report *report, const wl_rung *const *rungs, size_t group)
 {
     double ceiling = report->ceiling_gbs;
     if (ceiling <= 0)
@@ -306,7 +195,7 @@ static void finalize_group(warplab_report *report, size_t group)
                   (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) &&
                 report->rows[i].gbs > ceiling)
                 ceiling = report->rows[i].gbs;
-    wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);
+    wl_rows_finalize(&report->rows[group], rungs, report->row_count - group, ceiling);
     for (size_t i = group; i < report->row_count && report->fp32_peak_gflops > 0; i++)
         report->rows[i].pct_of_fp32_peak =
             100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
@@ -383,7 +272,7 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
                             &config, row);
                 done++;
             }
-            finalize_group(report, group);
+            finalize_group(report, p->rungs, group);
         }
     }
     /* A rung cut short by the cancellation still counts as incomplete. */

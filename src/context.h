@@ -77,7 +77,7 @@ warplab_status wl_context_run_impl(warplab_context *context, const char *ladder_
 
 /* Runs the ladder's best rung on the context's device, asynchronously on the
  * context's stream, with scratch from the context's workspace. */
-warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
+warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *ladder,
                                    const wl_problem *problem, const wl_view *views, int count);
 
 #endif

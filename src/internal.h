@@ -229,6 +229,12 @@ extern const wl_backend_ops wl_cuda_backend_ops;
 extern const wl_backend_ops wl_opencl_backend_ops;
 #endif
 
+/* One run of an implementation after its setup: prepare, launch and, when
+ * finish is true, finish; stops at the first failure. The harness's checked
+ * and timed runs and the library's calls all run through it. */
+warplab_status wl_impl_run(wl_backend *backend, const wl_impl *impl, const wl_launch *launch,
+                           void *state, bool finish);
+
 const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder,
                                     const char *rung);
 const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, const char *rung);
@@ -322,14 +328,20 @@ typedef struct wl_ladder {
     const char *shape_set;
 } wl_ladder;
 
+/* The ladders of src/ladders/ladders.def (src/registry.c lists them). */
+#define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
+#include "ladders/ladders.def"
+#undef WL_LADDER
+
 size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);
 const wl_ladder *wl_ladder_find(const char *name);
 const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
 /* Whether a rung's implementation can run a problem on a backend: the rung's
  * own limits, then the implementation's. Writes why not to reason. */
-warplab_status wl_rung_supports(wl_backend *backend, const wl_rung *rung, const wl_impl *impl,
-                                const wl_problem *problem, char *reason, size_t reason_len);
+warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,
+                                const wl_impl *impl, const wl_problem *problem, char *reason,
+                                size_t reason_len);
 
 /* ------------------------------------------------------------------------ */
 /* Harness                                                                  */
@@ -360,9 +372,11 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
 bool wl_problem_bytes(const wl_ladder *ladder, const wl_problem *problem, size_t *total);
 
 /* Fills step and cumulative speedups, % of ceiling, % of the copy reference
- * (the fastest WL_RUNG_REFERENCE row among them) and % of the baseline vendor
- * row (WL_RUNG_BASELINE) across a ladder's rows for one problem. */
-void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
+ * (the fastest WL_RUNG_REFERENCE row among them) and % of the vendor row
+ * (the rung's own, then WARPLAB_ROW_PAIRED, else the WL_RUNG_BASELINE row)
+ * across a ladder's rows for one problem; rungs[i] is the rung of rows[i]. */
+void wl_rows_finalize(warplab_row *rows, const wl_rung *const *rungs, size_t count,
+                      double ceiling_gbs);
 
 /* ------------------------------------------------------------------------ */
 /* Utilities                                                                */

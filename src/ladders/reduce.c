@@ -565,7 +565,7 @@ warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, war
         return status;
     const wl_problem problem = reduce_problem(dtype, op, n);
     wl_view views[2] = {wl_buffer_view(input, 0, bytes), {slot, 0, element}};
-    status = wl_context_run_best(context, "reduce", &problem, views, 2);
+    status = wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
     if (status != WARPLAB_OK)
         return status;
     wl_backend *device = context->device;
@@ -619,5 +619,5 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
     const wl_problem problem = reduce_problem(dtype, op, n);
     wl_view views[2] = {wl_buffer_view(input, 0, bytes),
                         wl_buffer_view(output, output_offset_bytes, element)};
-    return wl_context_run_best(context, "reduce", &problem, views, 2);
+    return wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
 }

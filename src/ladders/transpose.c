@@ -495,5 +495,5 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
     problem.ld[1] = ld_out;
     problem.dtype = dtype;
     wl_view views[2] = {wl_buffer_view(in, 0, in_bytes), wl_buffer_view(out, 0, out_bytes)};
-    return wl_context_run_best(context, "transpose", &problem, views, 2);
+    return wl_context_run_best(context, &wl_transpose_ladder, &problem, views, 2);
 }

@@ -262,5 +262,5 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
     problem.dtype = WARPLAB_FLOAT32;
     wl_view views[3] = {wl_buffer_view(a, 0, bytes), wl_buffer_view(b, 0, bytes),
                         wl_buffer_view(c, 0, bytes)};
-    return wl_context_run_best(context, "vecadd", &problem, views, 3);
+    return wl_context_run_best(context, &wl_vecadd_ladder, &problem, views, 3);
 }
