@@ -455,6 +455,11 @@ typedef struct warplab_bench_options {
      * it reads. */
     int (*cancelled)(void *user);
     void *cancel_user;
+    /* 1: a sweep of one ladder with a 1-D size: n = 2^10, 2^12, ..., 2^30
+     * (sizes leave NULL), for the rungs listed plus the ladder's vendor rows
+     * (every rung when rungs is NULL); warplab_report_write_sweep and
+     * warplab_report_write_sweep_svg print it as GB/s against n. */
+    int sweep;
 } warplab_bench_options;
 
 /* Runs ladders on the context's backend (host rows on the CPU) and returns a

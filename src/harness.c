@@ -368,6 +368,16 @@ static warplab_status run_once(harness_run *run)
     return wl_impl_run(run->backend, run->impl, &run->launch, run->state, false);
 }
 
+void wl_row_set_times(warplab_row *row, const wl_stats *stats, int runs)
+{
+    row->runs = runs;
+    row->median_ms = stats->median;
+    row->min_ms = stats->min;
+    row->max_ms = stats->max;
+    row->mean_ms = stats->mean;
+    row->noise_pct = stats->rel_stddev_pct;
+}
+
 static warplab_status time_runs(harness_run *run, const wl_run_config *config,
                                 double checked_seconds, warplab_row *row)
 {
@@ -446,12 +456,7 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
     wl_stats stats;
     wl_stats_compute(ms, (size_t)repeat, &stats);
     free(ms);
-    row->runs = repeat;
-    row->median_ms = stats.median;
-    row->min_ms = stats.min;
-    row->max_ms = stats.max;
-    row->mean_ms = stats.mean;
-    row->noise_pct = stats.rel_stddev_pct;
+    wl_row_set_times(row, &stats, repeat);
     if (stats.median > 0) {
         row->gbs = row->bytes / (stats.median * 1e-3) / 1e9;
         row->gflops = row->flops / (stats.median * 1e-3) / 1e9;

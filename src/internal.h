@@ -399,6 +399,9 @@ typedef struct wl_stats {
 } wl_stats;
 void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
 
+/* A row's runs, median, min, max, mean and noise from its timed runs. */
+void wl_row_set_times(warplab_row *row, const wl_stats *stats, int runs);
+
 double wl_now_seconds(void);                    /* monotonic clock */
 uint64_t wl_clock_seed(void);                   /* a seed from the real-time clock */
 void wl_format_utc_now(char *text, size_t len); /* "2026-11-21T05:55:31Z" */

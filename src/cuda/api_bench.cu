@@ -441,12 +441,7 @@ void fill_row(warplab_row *row, const api_case &c, bool vendor, const wl_stats &
     describe_case(c, row->problem, sizeof row->problem);
     row->size = (double)case_elements(c);
     row->flags = vendor ? (WARPLAB_ROW_VENDOR | WARPLAB_ROW_BASELINE) : 0;
-    row->runs = runs;
-    row->median_ms = stats.median;
-    row->min_ms = stats.min;
-    row->max_ms = stats.max;
-    row->mean_ms = stats.mean;
-    row->noise_pct = stats.rel_stddev_pct;
+    wl_row_set_times(row, &stats, runs);
     switch (c.op) {
     case API_REDUCE_HOST:
     case API_REDUCE_DEVICE: row->bytes = 4.0 * (double)c.dim[0]; break;
