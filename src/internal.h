@@ -28,10 +28,6 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Problems                                                                 */
 
-/* Element types the harness can fill, poison and read back. BF16 is stored as
- * 16-bit words; the harness never needs it as a buffer type. */
-typedef enum wl_op { WL_OP_SUM = 0, WL_OP_MIN, WL_OP_MAX, WL_OP_COUNT } wl_op;
-
 /* One problem instance of a ladder. Each ladder says what dim[] means:
  * vecadd/reduce: dim[0] = n; transpose: rows, cols; gemm: m, n, k. */
 typedef struct wl_problem {
@@ -39,7 +35,7 @@ typedef struct wl_problem {
     int dims;     /* how many of dim[] are set */
     size_t ld[3]; /* leading dimensions in elements, 0 = tight; ladder-defined */
     warplab_dtype dtype;
-    wl_op op;
+    warplab_reduce_op op; /* reduce: sum, min or max */
     double alpha, beta;
     size_t misalign; /* every buffer view starts this many elements past an aligned base */
     int nan_input;   /* 1: the harness plants a NaN in the first input */
@@ -266,7 +262,7 @@ typedef struct wl_rung {
     const char *id;            /* short, stable: "grid_stride" */
     const char *title;         /* "grid-stride loop" */
     const char *lesson;        /* what changed over the rung below, and why it helps */
-    const char *seed;          /* where the course teaches it: "seed 001, 'Vector Add'" */
+    const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure (0 = none) */
     const char *course_unit;   /* "GB/s" */
     const char *course_device; /* "K40" */

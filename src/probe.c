@@ -227,7 +227,7 @@ static void fill_header(warplab_context *context, const wl_probe *probe,
     warplab_report *report = result->report;
     wl_copy_string(result->probe, sizeof result->probe, probe->name);
     wl_copy_string(result->title, sizeof result->title, probe->title);
-    wl_copy_string(result->seed, sizeof result->seed, probe->seed);
+    wl_copy_string(result->course, sizeof result->course, probe->course);
     probe->setup(info, options->size, result->setup, sizeof result->setup);
     wl_report_begin(report, context, options->seed, options->no_flush);
     result->section_count = probe->section_count;

@@ -95,7 +95,7 @@ warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_i
     info->id = rung->id;
     info->title = or_empty(rung->title);
     info->lesson = or_empty(rung->lesson);
-    info->seed = or_empty(rung->seed);
+    info->course = or_empty(rung->course);
     info->course_value = rung->course_value;
     info->course_unit = or_empty(rung->course_unit);
     info->course_device = or_empty(rung->course_device);

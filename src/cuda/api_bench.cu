@@ -255,7 +255,7 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         status = make_array(env, d[0], true, &s->in);
         s->problem.dim[0] = d[0];
         s->problem.dims = 1;
-        s->problem.op = WL_OP_SUM;
+        s->problem.op = WARPLAB_REDUCE_SUM;
         break;
     case API_TRANSPOSE:
         status = make_array(env, d[0] * d[1], true, &s->in);

@@ -614,11 +614,11 @@ __global__ void __launch_bounds__(ONE_PASS_THREADS, ONE_PASS_MIN_BLOCKS)
 
 /* Calls call(Rung<T, Op>{}) for the problem's element type and operation. */
 template <template <typename, typename> class Rung, typename T, typename F>
-auto with_op(wl_op op, F &call)
+auto with_op(warplab_reduce_op op, F &call)
 {
     switch (op) {
-    case WL_OP_SUM: return call(Rung<T, OpSum>{});
-    case WL_OP_MIN: return call(Rung<T, OpMin>{});
+    case WARPLAB_REDUCE_SUM: return call(Rung<T, OpSum>{});
+    case WARPLAB_REDUCE_MIN: return call(Rung<T, OpMin>{});
     default: return call(Rung<T, OpMax>{});
     }
 }
