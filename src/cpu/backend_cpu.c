@@ -299,7 +299,6 @@ static const wl_impl *const *const cpu_impls[] = {
 #define WL_LADDER(name) wl_cpu_##name##_impls,
 #include "../ladders/ladders.def"
 #undef WL_LADDER
-    wl_cpu_probe_impls,
     NULL,
 };
 

@@ -7,6 +7,7 @@
 #define WL_LADDER(name) extern const wl_impl *const wl_cpu_##name##_impls[];
 #include "../ladders/ladders.def"
 #undef WL_LADDER
-extern const wl_impl *const wl_cpu_probe_impls[];
+/* The probes are the GPU's experiments: the cpu backend has no form of
+ * them (warplab probe says so and skips them). */
 
 #endif
