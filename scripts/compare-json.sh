@@ -8,7 +8,14 @@
 #   scripts/compare-json.sh OLD.json NEW.json     exit 0 when they agree
 #   scripts/compare-json.sh --run OLD_WARPLAB NEW_WARPLAB BACKEND [OUTDIR]
 #       runs both binaries (bench, bench vecadd --sweep, probe all) at small
-#       sizes with a fixed seed on BACKEND and compares each pair.
+#       sizes with a fixed seed on BACKEND and compares each pair. bench runs
+#       at the ladders' CPU-class defaults on cpu and opencl, at --size
+#       1000,2049 on cuda (WL_COMPARE_SIZES overrides); the sweep is left out
+#       on opencl (PoCL takes minutes at 2^30).
+#
+# On the GPU machine, old against new (two checkouts, each built with
+# -DCMAKE_CUDA_ARCHITECTURES=90 into BUILD_OLD and BUILD_NEW):
+#   scripts/compare-json.sh --run BUILD_OLD/warplab BUILD_NEW/warplab cuda out/
 set -euo pipefail
 
 normalize() {
@@ -40,11 +47,15 @@ if [ "${1:-}" = "--run" ]; then
     old_bin=$2 new_bin=$3 backend=$4 dir=${5:-$(mktemp -d)}
     mkdir -p "$dir"
     common=(-b "$backend" --seed 7 -n 1 --warmup 1 -q)
+    sizes=${WL_COMPARE_SIZES-}
+    [ -z "${WL_COMPARE_SIZES+set}" ] && [ "$backend" = cuda ] && sizes=1000,2049
+    size_args=()
+    [ -n "$sizes" ] && size_args=(--size "$sizes")
     status=0
     for bin in old new; do
         exe=$old_bin
         [ $bin = new ] && exe=$new_bin
-        "$exe" bench "${common[@]}" --json "$dir/bench-$bin.json" >"$dir/bench-$bin.txt" || true
+        "$exe" bench "${common[@]}" "${size_args[@]}" --json "$dir/bench-$bin.json" >"$dir/bench-$bin.txt" || true
         [ "$backend" = opencl ] || "$exe" bench vecadd --sweep "${common[@]}" --max-seconds 0.05 \
             --json "$dir/sweep-$bin.json" >"$dir/sweep-$bin.txt" || true
         "$exe" probe all "${common[@]}" --json "$dir/probe-$bin.json" >"$dir/probe-$bin.txt" || true
@@ -57,5 +68,5 @@ if [ "${1:-}" = "--run" ]; then
     exit $status
 fi
 
-[ $# -eq 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,20p' "$0"; exit 2; }
 compare "$1" "$2"
