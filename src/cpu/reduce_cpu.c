@@ -2,6 +2,12 @@
  * loop on every core. Both accumulate in the element type, as the course's C
  * does, and compute what every rung computes: int32 sums wrap modulo 2^32,
  * min and max propagate a NaN, n = 0 gives the identity. */
+/*
+ * Contents: the reduce rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders reduce` lists it):
+ *    1. cpu_loop -- CPU loop, one core
+ *    2. cpu_threads -- CPU loop, all cores
+ */
 #include "cpu.h"
 
 #include <math.h>

@@ -10,6 +10,24 @@
  * level, until one block writes the result (the course's "kernel launch as a
  * global barrier"); the partials live in the rung's scratch, two regions used
  * in turn. */
+/*
+ * Contents: the reduce rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders reduce` lists it):
+ *    3. naive -- naive: one launch per level
+ *    4. interleaved -- interleaved, divergent tid % (2s)
+ *    5. strided_index -- interleaved, strided index
+ *    6. sequential -- sequential addressing
+ *    7. first_add -- first add during load
+ *    8. warp_volatile -- unrolled last warp, volatile (race)
+ *    9. warp_syncwarp -- unrolled last warp, __syncwarp
+ *   10. complete_unroll -- complete unroll (template)
+ *   11. cascade -- many elements per thread (cascading)
+ *   12. shuffle -- warp shuffles, two kernels
+ *   13. atomic_warp -- shuffles, one atomic per warp
+ *   14. atomic_block -- shuffles, one atomic per block
+ *   15. single_pass -- one pass, 16-byte loads (Hopper)
+ *   16. cub -- cub::DeviceReduce (vendor)
+ */
 #include "cuda_backend.h"
 
 #include <cub/cub.cuh>
