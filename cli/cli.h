@@ -77,6 +77,42 @@ void cli_print_wrapped(FILE *out, const char *indent, const char *text, int widt
 void cli_interrupt_install(bool graceful);
 int cli_interrupted(void *user);
 
+/* What warplab bench and warplab probe take (cli/run_options.c): one
+ * parser, one help listing, one banner, one failure listing. */
+typedef struct cli_run {
+    const char *backend, *json, *plot;
+    const char *size; /* --size as given (bench: a list; probe: one size) */
+    int device;       /* -1: the default */
+    bool quiet;
+    warplab_format format;
+    int repeat, warmup;
+    double max_seconds;
+    int no_flush;
+    unsigned long long seed;
+    /* bench only */
+    const char *rungs, *dtype, *op;
+    bool sweep, shapes;
+} cli_run;
+/* Parses argv for bench (bench-only options accepted) or probe; returns
+ * CLI_OK, an exit code, or -1 after printing help (help(stdout)). Leaves
+ * optind at the first operand. */
+int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(FILE *out));
+/* The library's options from the command's (probe: --size checked, a
+ * usage error otherwise). */
+void cli_run_bench_options(const cli_run *run, warplab_bench_options *bench);
+int cli_run_probe_options(const cli_run *run, warplab_probe_options *probe);
+/* The "options:" part of the help, for bench or probe. */
+void cli_run_help_options(FILE *out, bool bench);
+/* "warplab VERSION<what> on DEVICE (BACKEND backend)" before a table run. */
+void cli_run_banner(warplab_context *context, const cli_run *run, const char *what);
+/* The rows that failed (and were not expected to), to stderr as
+ * "warplab: NAME/rung (problem) failed: note" (NAME: name, else the row's
+ * ladder, after a blank line); returns how many. */
+size_t cli_list_failures(const warplab_report *report, const char *name);
+/* The --json and --plot outputs of a run: nothing begun, and abandoning both. */
+void cli_outputs_init(cli_output *json, cli_output *plot);
+void cli_outputs_abandon(cli_output *json, cli_output *plot);
+
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_ladders(int argc, char **argv);

@@ -2,9 +2,9 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static void bench_help(FILE *out)
 {
@@ -20,40 +20,8 @@ static void bench_help(FILE *out)
     fprintf(out, "  %-10s %s\n", "api",
             "the library's calls against CUB, cuBLAS and a float4 kernel (cuda; --rung picks\n"
             "             reduce, reduce_device, transpose, gemm, vecadd)");
+    cli_run_help_options(out, true);
     fprintf(out,
-            "\noptions:\n"
-            "  -b, --backend NAME   cuda, opencl, cpu or auto (default: the best present)\n"
-            "  -d, --device N       device index within the backend (default 0)\n"
-            "  -s, --size LIST      sizes, comma-separated: 2^28, 268435456, 256M, 4096x4096\n"
-            "                       (default: full sizes on a GPU, small ones on a CPU)\n"
-            "  -r, --rung LIST      only these rungs (ids from 'warplab ladders')\n"
-            "  -t, --type NAME      element type where the ladder has several (int32, float,\n"
-            "                       double)\n"
-            "      --op NAME        operation where the ladder has several (sum, min, max)\n"
-            "  -n, --repeat N       timed runs per rung (default 50, fewer past the budget)\n"
-            "      --warmup N       untimed runs first (default 3)\n"
-            "      --max-seconds S  time budget per rung (default 2)\n"
-            "      --no-flush       keep caches warm between timed runs (default: flush L2)\n"
-            "      --seed N         seed of the random inputs (default: from the clock)\n"
-            "      --csv            print CSV instead of the table\n"
-            "      --markdown       print Markdown instead of the table\n"
-            "      --json FILE      also write the full report as JSON\n"
-            "      --plot FILE      also write a bar chart (SVG) of each table\n"
-            "      --sweep          GB/s against n, n = 2^10, 2^12, ..., 2^30 (sizes that do\n"
-            "                       not fit are skipped), for the --rung list plus the vendor\n"
-            "                       rows: the tables, a GB/s-by-n table, and with --plot a\n"
-            "                       line chart. Needs a ladder with a 1-D size; --no-flush\n"
-            "                       keeps L2 warm, as a caller's small inputs often are\n"
-            "      --shapes         the ladder's named shape set instead of --size (gemm: GEMV\n"
-            "                       m=1 and n=1, small m 2..64, small squares 128..1024, LLM\n"
-            "                       projections, large k with small m and n, tall-skinny,\n"
-            "                       odd sizes), for the rungs that name a vendor row (gemm:\n"
-            "                       the dispatcher vs cuBLAS FP32), those vendor rows and the\n"
-            "                       copy reference unless --rung says otherwise; the report\n"
-            "                       ends with each pair's per-shape ratios, geometric mean\n"
-            "                       and worst shape\n"
-            "  -q, --quiet          no progress line\n"
-            "  -h, --help           this help\n"
             "\n"
             "Exit status: 0 when every rung that ran was verified; 1 when one failed, the run\n"
             "broke, an output could not be written or nothing ran (every rung skipped); 2 on\n"
@@ -61,23 +29,6 @@ static void bench_help(FILE *out)
             "143 for SIGTERM): the finished rows are printed and written, the JSON marked\n"
             "incomplete.\n");
 }
-
-enum {
-    OPT_OP = 256,
-    OPT_WARMUP,
-    OPT_MAX_SECONDS,
-    OPT_NO_FLUSH,
-    OPT_SEED,
-    OPT_CSV,
-    OPT_MARKDOWN,
-    OPT_JSON,
-    OPT_PLOT,
-    OPT_SWEEP,
-    OPT_SHAPES
-};
-
-/* The sweep's sizes: launch latency at the small end, bandwidth at the top. */
-#define SWEEP_SIZES "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30"
 
 /* Appends ",id" (or "id" first) to list unless it is there; false when it
  * does not fit. */
@@ -112,31 +63,6 @@ static bool shape_set_rungs(const char *ladder, char *out, size_t len)
     return true;
 }
 
-/* The --rung list plus the ladder's vendor rows not already in it; false
- * when it does not fit. */
-static bool sweep_rungs(const char *ladder, const char *rungs, char *out, size_t len)
-{
-    int used = snprintf(out, len, "%s", rungs);
-    if (used < 0 || (size_t)used >= len)
-        return false;
-    for (size_t i = 0; warplab_ladder_rung(ladder, i, NULL); i++) {
-        const char *id = warplab_ladder_rung(ladder, i, NULL);
-        if (!(warplab_rung_flags(ladder, id) & WARPLAB_ROW_VENDOR))
-            continue;
-        bool listed = false;
-        for (const char *p = rungs; (p = strstr(p, id)) != NULL; p += strlen(id))
-            if ((p == rungs || p[-1] == ',') && (p[strlen(id)] == ',' || p[strlen(id)] == '\0'))
-                listed = true;
-        if (listed)
-            continue;
-        int more = snprintf(out + used, len - (size_t)used, ",%s", id);
-        if (more < 0 || (size_t)more >= len - (size_t)used)
-            return false;
-        used += more;
-    }
-    return true;
-}
-
 /* warplab bench api: the pairs as op, size, warplab, vendor, ratio. */
 static void print_api_table(const warplab_report *report)
 {
@@ -160,18 +86,18 @@ static void print_api_table(const warplab_report *report)
            report->l2_flushed ? "flushed before each" : "warm");
 }
 
-static int bench_api(const char *backend, int device, warplab_bench_options *bench,
-                     warplab_format format, const char *json)
+static int bench_api(const cli_run *run, warplab_bench_options *bench)
 {
+    const char *json = run->json;
+    const warplab_format format = run->format;
     /* The output file is checked (and begun) before anything runs. */
-    cli_output json_out;
-    memset(&json_out, 0, sizeof json_out);
-    json_out.fd = -1;
+    cli_output json_out, unused;
+    cli_outputs_init(&json_out, &unused);
     int code = CLI_OK;
     if (json && (code = cli_output_begin(&json_out, json, "--json")) != CLI_OK)
         return code;
     warplab_context *context = NULL;
-    code = cli_open_context(backend, device, &context);
+    code = cli_open_context(run->backend, run->device, &context);
     if (code != CLI_OK) {
         cli_output_abandon(&json_out);
         return code;
@@ -213,77 +139,13 @@ static int bench_api(const char *backend, int device, warplab_bench_options *ben
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"backend", required_argument, NULL, 'b'},
-        {"device", required_argument, NULL, 'd'},
-        {"size", required_argument, NULL, 's'},
-        {"rung", required_argument, NULL, 'r'},
-        {"type", required_argument, NULL, 't'},
-        {"op", required_argument, NULL, OPT_OP},
-        {"repeat", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
-        {"no-flush", no_argument, NULL, OPT_NO_FLUSH},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"csv", no_argument, NULL, OPT_CSV},
-        {"markdown", no_argument, NULL, OPT_MARKDOWN},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"sweep", no_argument, NULL, OPT_SWEEP},
-        {"shapes", no_argument, NULL, OPT_SHAPES},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    cli_run run;
     warplab_bench_options bench;
-    memset(&bench, 0, sizeof bench);
-    const char *backend = NULL, *json = NULL, *plot = NULL;
-    int device = -1;
-    bool quiet = false, sweep = false, shapes = false;
+    int code = cli_run_parse(argc, argv, true, &run, bench_help);
+    if (code != CLI_OK)
+        return code < 0 ? CLI_OK : code;
+    cli_run_bench_options(&run, &bench);
     char rung_list[1024];
-    warplab_format format = WARPLAB_FORMAT_TABLE;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "b:d:s:r:t:n:qh", options, NULL)) != -1) {
-        switch (c) {
-        case 'b': backend = optarg; break;
-        case 'd':
-            if (!cli_parse_int(optarg, &device) || device < 0)
-                return cli_usage_error("bench", "--device needs an index >= 0, not '%s'", optarg);
-            break;
-        case 's': bench.sizes = optarg; break;
-        case 'r': bench.rungs = optarg; break;
-        case 't': bench.dtype = optarg; break;
-        case OPT_OP: bench.op = optarg; break;
-        case 'n':
-            if (!cli_parse_int(optarg, &bench.repeat) || bench.repeat < 1)
-                return cli_usage_error("bench", "--repeat needs a count >= 1, not '%s'", optarg);
-            break;
-        case OPT_WARMUP:
-            if (!cli_parse_int(optarg, &bench.warmup) || bench.warmup < 1)
-                return cli_usage_error("bench", "--warmup needs a count >= 1, not '%s'", optarg);
-            break;
-        case OPT_MAX_SECONDS:
-            if (!cli_parse_double(optarg, &bench.max_seconds) || bench.max_seconds <= 0)
-                return cli_usage_error("bench", "--max-seconds needs seconds > 0, not '%s'",
-                                       optarg);
-            break;
-        case OPT_NO_FLUSH: bench.no_flush = 1; break;
-        case OPT_SEED:
-            if (!cli_parse_u64(optarg, &bench.seed))
-                return cli_usage_error("bench", "--seed needs a number, not '%s'", optarg);
-            break;
-        case OPT_CSV: format = WARPLAB_FORMAT_CSV; break;
-        case OPT_MARKDOWN: format = WARPLAB_FORMAT_MARKDOWN; break;
-        case OPT_JSON: json = optarg; break;
-        case OPT_PLOT: plot = optarg; break;
-        case OPT_SWEEP: sweep = true; break;
-        case OPT_SHAPES: shapes = true; break;
-        case 'q': quiet = true; break;
-        case 'h': bench_help(stdout); return CLI_OK;
-        default: return cli_usage_error("bench", "unknown option");
-        }
-    }
     if (optind < argc)
         bench.ladder = argv[optind++];
     if (optind < argc)
@@ -291,29 +153,23 @@ int cmd_bench(int argc, char **argv)
                                "one ladder at a time (got '%s' too); without one, "
                                "every ladder runs",
                                argv[optind]);
-    if (sweep) {
+    if (run.sweep) {
         if (!bench.ladder)
             return cli_usage_error("bench", "--sweep needs a ladder (e.g. warplab bench reduce "
                                             "--sweep --rung single_pass)");
         if (bench.sizes)
             return cli_usage_error("bench", "--sweep chooses the sizes (2^10 to 2^30); leave "
                                             "out --size");
-        bench.sizes = SWEEP_SIZES;
-        if (bench.rungs) {
-            if (!sweep_rungs(bench.ladder, bench.rungs, rung_list, sizeof rung_list))
-                return cli_usage_error("bench", "the --rung list is too long");
-            bench.rungs = rung_list;
-        }
     }
     if (bench.sizes && !*bench.sizes)
         return cli_usage_error("bench",
                                "--size needs sizes, not '': comma-separated, each dimension 1 "
                                "or more (2^28, 268435456, 256M, 4096x4096)");
-    if (shapes) {
+    if (run.shapes) {
         if (!bench.ladder)
             return cli_usage_error("bench", "--shapes needs a ladder (e.g. warplab bench gemm "
                                             "--shapes)");
-        if (sweep || bench.sizes)
+        if (run.sweep || bench.sizes)
             return cli_usage_error("bench", "--shapes chooses the sizes; leave out --size and "
                                             "--sweep");
         bench.sizes = warplab_ladder_shape_set(bench.ladder);
@@ -326,12 +182,12 @@ int cmd_bench(int argc, char **argv)
                 bench.rungs = rung_list;
         }
     }
-    if (!quiet)
+    if (!run.quiet)
         bench.progress = cli_progress_line;
     if (bench.ladder && strcmp(bench.ladder, "api") == 0) {
-        if (sweep)
+        if (run.sweep)
             return cli_usage_error("bench", "bench api has its own sizes; leave out --sweep");
-        return bench_api(backend, device, &bench, format, json);
+        return bench_api(&run, &bench);
     }
 
     /* Everything that can be wrong with the command is found before the
@@ -342,34 +198,27 @@ int cmd_bench(int argc, char **argv)
      * once, leaving no temporary file. */
     cli_interrupt_install(true);
     cli_output json_out, plot_out;
-    memset(&json_out, 0, sizeof json_out);
-    memset(&plot_out, 0, sizeof plot_out);
-    json_out.fd = plot_out.fd = -1;
-    int code = CLI_OK;
-    if (json && (code = cli_output_begin(&json_out, json, "--json")) != CLI_OK)
+    cli_outputs_init(&json_out, &plot_out);
+    if (run.json && (code = cli_output_begin(&json_out, run.json, "--json")) != CLI_OK)
         return code;
-    if (plot && (code = cli_output_begin(&plot_out, plot, "--plot")) != CLI_OK) {
+    if (run.plot && (code = cli_output_begin(&plot_out, run.plot, "--plot")) != CLI_OK) {
         cli_output_abandon(&json_out);
         return code;
     }
     warplab_context *context = NULL;
-    code = cli_open_context(backend, device, &context);
+    code = cli_open_context(run.backend, run.device, &context);
     warplab_status status = WARPLAB_OK;
     if (code == CLI_OK && (status = warplab_bench_validate(context, &bench)) != WARPLAB_OK)
         code = cli_fail(status, warplab_last_error(context), "bench");
     if (code != CLI_OK) {
-        cli_output_abandon(&json_out);
-        cli_output_abandon(&plot_out);
+        cli_outputs_abandon(&json_out, &plot_out);
         warplab_context_destroy(context);
         return code;
     }
-    const warplab_device_info *info = warplab_context_device(context);
-    if (warplab_context_backend(context) == WARPLAB_BACKEND_CPU && !backend)
+    if (warplab_context_backend(context) == WARPLAB_BACKEND_CPU && !run.backend)
         fprintf(stderr, "warplab: no GPU and no OpenCL device found: running on the cpu "
                         "backend\n");
-    if (format == WARPLAB_FORMAT_TABLE)
-        printf("warplab %s on %s (%s backend)\n", warplab_version(), info->name,
-               warplab_backend_name(warplab_context_backend(context)));
+    cli_run_banner(context, &run, "");
     fflush(stdout);
 
     bench.cancelled = cli_interrupted;
@@ -377,40 +226,32 @@ int cmd_bench(int argc, char **argv)
     status = warplab_bench(context, &bench, &report);
     if (status != WARPLAB_OK) {
         code = cli_fail(status, warplab_last_error(context), "bench");
-        cli_output_abandon(&json_out);
-        cli_output_abandon(&plot_out);
+        cli_outputs_abandon(&json_out, &plot_out);
         warplab_context_destroy(context);
         return code;
     }
-    warplab_report_write(report, format, stdout);
-    if (sweep && format == WARPLAB_FORMAT_TABLE)
+    warplab_report_write(report, run.format, stdout);
+    if (run.sweep && run.format == WARPLAB_FORMAT_TABLE)
         warplab_report_write_sweep(report, stdout);
     fflush(stdout);
-    if (json)
+    if (run.json)
         code = cli_write_file(report, &json_out, WARPLAB_FORMAT_JSON, false);
-    if (plot) {
-        int plotted = sweep ? cli_write_sweep_svg(report, &plot_out)
-                            : cli_write_file(report, &plot_out, WARPLAB_FORMAT_TABLE, true);
+    if (run.plot) {
+        int plotted = run.sweep ? cli_write_sweep_svg(report, &plot_out)
+                                : cli_write_file(report, &plot_out, WARPLAB_FORMAT_TABLE, true);
         if (code == CLI_OK)
             code = plotted;
     }
 
-    size_t failed = 0, ran = 0;
-    for (size_t i = 0; i < report->row_count; i++) {
-        const warplab_row *row = &report->rows[i];
-        if (!(row->flags & WARPLAB_ROW_SKIPPED))
+    size_t ran = 0;
+    for (size_t i = 0; i < report->row_count; i++)
+        if (!(report->rows[i].flags & WARPLAB_ROW_SKIPPED))
             ran++;
-        if ((row->flags & WARPLAB_ROW_FAILED) && !(row->flags & WARPLAB_ROW_EXPECTED_WRONG)) {
-            if (!failed)
-                fprintf(stderr, "\n");
-            fprintf(stderr, "warplab: %s/%s (%s) failed: %s\n", row->ladder, row->rung,
-                    row->problem, row->note);
-            failed++;
-        }
-    }
+    size_t failed = cli_list_failures(report, NULL);
     if (report->incomplete) {
         fprintf(stderr, "warplab: interrupted: %zu row%s finished%s\n", report->row_count,
-                report->row_count == 1 ? "" : "s", json ? " (the JSON is marked incomplete)" : "");
+                report->row_count == 1 ? "" : "s",
+                run.json ? " (the JSON is marked incomplete)" : "");
         code = 128 + cli_interrupted(NULL); /* 130 for SIGINT, 143 for SIGTERM */
     } else if (failed && code == CLI_OK) {
         code = CLI_FAILED;

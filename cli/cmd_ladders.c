@@ -51,9 +51,9 @@ static void print_lesson(const char *ladder, const char *rung)
     printf("  %s: %s%s%s%s\n", info.id, info.title, kinds[0] ? " [" : "", kinds,
            kinds[0] ? "]" : "");
     cli_print_wrapped(stdout, "      ", info.lesson, 96);
-    if (info.seed[0]) {
+    if (info.course[0]) {
         char where[256];
-        snprintf(where, sizeof where, "see: %s", info.seed);
+        snprintf(where, sizeof where, "see: %s", info.course);
         cli_print_wrapped(stdout, "      ", where, 96);
     }
     if (info.course_value > 0)

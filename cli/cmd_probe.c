@@ -4,7 +4,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,26 +41,10 @@ static void probe_help(FILE *out)
         fprintf(out, "  %-11s %s\n  %-11s [%s]\n", warplab_probe_name(i), warplab_probe_title(i),
                 "", where);
     }
+    fprintf(out, "\n  all         every probe with a form on the backend (says which it skipped)\n"
+                 "  list        the probes, where each runs and what --size means for it\n");
+    cli_run_help_options(out, false);
     fprintf(out,
-            "\n  all         every probe with a form on the backend (says which it skipped)\n"
-            "  list        the probes, where each runs and what --size means for it\n"
-            "\noptions:\n"
-            "  -b, --backend NAME   cuda, opencl, cpu or auto (default: the best present)\n"
-            "  -d, --device N       device index within the backend (default 0)\n"
-            "  -s, --size N         the probe's size (see 'warplab probe list'; 2^25, 64M, ...)\n"
-            "                       (default: seconds on an H100, less on a CPU)\n"
-            "  -n, --repeat N       timed runs per point (default 20, fewer past the budget)\n"
-            "      --warmup N       untimed runs first (default 2)\n"
-            "      --max-seconds S  time budget per point (default 0.5)\n"
-            "      --no-flush       keep caches warm between timed runs (default: flush L2)\n"
-            "      --seed N         seed of the random inputs (default: from the clock)\n"
-            "      --csv            print CSV (one line per point) instead of the tables\n"
-            "      --markdown       print Markdown instead of the tables\n"
-            "      --json FILE      also write every result as JSON\n"
-            "      --plot PATH      also write the charts as SVG: PATH for one probe; with 'all'\n"
-            "                       or when PATH is a directory, PATH/probe-NAME.svg per probe\n"
-            "  -q, --quiet          no progress line\n"
-            "  -h, --help           this help\n"
             "\n"
             "Exit status: 0 when every kernel that ran was verified, 1 when one failed or the\n"
             "run broke, 2 on bad usage (an unknown probe, a bad option).\n");
@@ -112,112 +95,6 @@ static int write_svg(const warplab_probe_result *result, const char *plot, bool 
     return code == CLI_OK ? write_file(&out, &result, 1, true) : CLI_FAILED;
 }
 
-/* Failed kernels, to stderr; returns how many. */
-static size_t report_failures(const warplab_probe_result *result)
-{
-    size_t failed = 0;
-    for (size_t i = 0; i < result->report->row_count; i++) {
-        const warplab_row *row = &result->report->rows[i];
-        if (!(row->flags & WARPLAB_ROW_FAILED))
-            continue;
-        fprintf(stderr, "warplab: %s/%s (%s) failed: %s\n", result->probe, row->rung, row->problem,
-                row->note);
-        failed++;
-    }
-    return failed;
-}
-
-typedef struct probe_cli {
-    warplab_probe_options options;
-    const char *backend, *json, *plot;
-    int device;
-    bool quiet;
-    warplab_format format;
-} probe_cli;
-
-enum {
-    OPT_WARMUP = 256,
-    OPT_MAX_SECONDS,
-    OPT_NO_FLUSH,
-    OPT_SEED,
-    OPT_CSV,
-    OPT_MARKDOWN,
-    OPT_JSON,
-    OPT_PLOT
-};
-
-/* Parses the options; returns CLI_OK, or an exit code (help printed: -1). */
-static int parse_options(int argc, char **argv, probe_cli *cli)
-{
-    static const struct option options[] = {
-        {"backend", required_argument, NULL, 'b'},
-        {"device", required_argument, NULL, 'd'},
-        {"size", required_argument, NULL, 's'},
-        {"repeat", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
-        {"no-flush", no_argument, NULL, OPT_NO_FLUSH},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"csv", no_argument, NULL, OPT_CSV},
-        {"markdown", no_argument, NULL, OPT_MARKDOWN},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "b:d:s:n:qh", options, NULL)) != -1) {
-        switch (c) {
-        case 'b': cli->backend = optarg; break;
-        case 'd':
-            if (!cli_parse_int(optarg, &cli->device) || cli->device < 0)
-                return cli_usage_error("probe", "--device needs an index >= 0, not '%s'", optarg);
-            break;
-        case 's': {
-            size_t dims[3];
-            int given = 0;
-            if (warplab_parse_size(optarg, dims, &given) != WARPLAB_OK || given != 1 ||
-                dims[0] == 0)
-                return cli_usage_error("probe",
-                                       "--size needs one size > 0 (2^25, 33554432, "
-                                       "32M), not '%s'",
-                                       optarg);
-            cli->options.size = dims[0];
-            break;
-        }
-        case 'n':
-            if (!cli_parse_int(optarg, &cli->options.repeat) || cli->options.repeat < 1)
-                return cli_usage_error("probe", "--repeat needs a count >= 1, not '%s'", optarg);
-            break;
-        case OPT_WARMUP:
-            if (!cli_parse_int(optarg, &cli->options.warmup) || cli->options.warmup < 1)
-                return cli_usage_error("probe", "--warmup needs a count >= 1, not '%s'", optarg);
-            break;
-        case OPT_MAX_SECONDS:
-            if (!cli_parse_double(optarg, &cli->options.max_seconds) ||
-                !(cli->options.max_seconds > 0))
-                return cli_usage_error("probe", "--max-seconds needs seconds > 0, not '%s'",
-                                       optarg);
-            break;
-        case OPT_NO_FLUSH: cli->options.no_flush = 1; break;
-        case OPT_SEED:
-            if (!cli_parse_u64(optarg, &cli->options.seed))
-                return cli_usage_error("probe", "--seed needs a number, not '%s'", optarg);
-            break;
-        case OPT_CSV: cli->format = WARPLAB_FORMAT_CSV; break;
-        case OPT_MARKDOWN: cli->format = WARPLAB_FORMAT_MARKDOWN; break;
-        case OPT_JSON: cli->json = optarg; break;
-        case OPT_PLOT: cli->plot = optarg; break;
-        case 'q': cli->quiet = true; break;
-        case 'h': probe_help(stdout); return -1;
-        default: return cli_usage_error("probe", "unknown option");
-        }
-    }
-    return CLI_OK;
-}
-
 /* Which probes to run: one by name, or every one with a form on the
  * backend (the others named on stderr with the reason). */
 static int select_probes(const char *name, warplab_backend_kind backend, const char **chosen,
@@ -262,11 +139,11 @@ static int select_probes(const char *name, warplab_backend_kind backend, const c
 
 int cmd_probe(int argc, char **argv)
 {
-    probe_cli cli;
-    memset(&cli, 0, sizeof cli);
-    cli.device = -1;
-    cli.format = WARPLAB_FORMAT_TABLE;
-    int code = parse_options(argc, argv, &cli);
+    cli_run cli;
+    warplab_probe_options options;
+    int code = cli_run_parse(argc, argv, false, &cli, probe_help);
+    if (code == CLI_OK)
+        code = cli_run_probe_options(&cli, &options);
     if (code != CLI_OK)
         return code < 0 ? CLI_OK : code;
     if (optind >= argc)
@@ -280,15 +157,13 @@ int cmd_probe(int argc, char **argv)
     if (strcmp(name, "list") == 0)
         return probe_list();
     if (!cli.quiet)
-        cli.options.progress = cli_progress_line;
+        options.progress = cli_progress_line;
 
     cli_interrupt_install(false); /* no early stop: a signal kills, leaving no temporary file */
     /* Output paths are checked before anything runs. */
     const bool directory = cli.plot && (strcmp(name, "all") == 0 || is_directory(cli.plot));
     cli_output json_out, plot_out;
-    memset(&json_out, 0, sizeof json_out);
-    memset(&plot_out, 0, sizeof plot_out);
-    json_out.fd = plot_out.fd = -1;
+    cli_outputs_init(&json_out, &plot_out);
     if (cli.json && (code = cli_output_begin(&json_out, cli.json, "--json")) != CLI_OK)
         return code;
     if (cli.plot && directory && access(cli.plot, W_OK) != 0) {
@@ -306,29 +181,24 @@ int cmd_probe(int argc, char **argv)
     warplab_context *context = NULL;
     code = cli_open_context(cli.backend, cli.device, &context);
     if (code != CLI_OK) {
-        cli_output_abandon(&json_out);
-        cli_output_abandon(&plot_out);
+        cli_outputs_abandon(&json_out, &plot_out);
         return code;
     }
-    const warplab_device_info *info = warplab_context_device(context);
     const warplab_backend_kind backend = warplab_context_backend(context);
     const char *chosen[64];
     size_t count = 0;
     code = select_probes(name, backend, chosen, &count);
     if (code != CLI_OK) {
-        cli_output_abandon(&json_out);
-        cli_output_abandon(&plot_out);
+        cli_outputs_abandon(&json_out, &plot_out);
         warplab_context_destroy(context);
         return code;
     }
-    if (cli.format == WARPLAB_FORMAT_TABLE)
-        printf("warplab %s probes on %s (%s backend)\n", warplab_version(), info->name,
-               warplab_backend_name(backend));
+    cli_run_banner(context, &cli, " probes");
 
     warplab_probe_result *results[64] = {NULL};
     size_t done = 0, failed = 0;
     for (size_t i = 0; i < count; i++) {
-        warplab_status status = warplab_probe_run(context, chosen[i], &cli.options, &results[done]);
+        warplab_status status = warplab_probe_run(context, chosen[i], &options, &results[done]);
         if (status != WARPLAB_OK) {
             code = cli_fail(status, warplab_last_error(context), chosen[i]);
             break;
@@ -339,7 +209,7 @@ int cmd_probe(int argc, char **argv)
             warplab_probe_write(&result, 1, cli.format, stdout);
             fflush(stdout);
         }
-        failed += report_failures(result);
+        failed += cli_list_failures(result->report, result->probe);
         if (cli.plot && code == CLI_OK)
             code = write_svg(result, cli.plot, directory, &plot_out);
     }
@@ -348,8 +218,8 @@ int cmd_probe(int argc, char **argv)
                             stdout);
     if (cli.json && done && code == CLI_OK)
         code = write_file(&json_out, (const warplab_probe_result *const *)results, done, false);
-    cli_output_abandon(&json_out); /* what was not written (a failed run) leaves no file */
-    cli_output_abandon(&plot_out);
+    /* What was not written (a failed run) leaves no file. */
+    cli_outputs_abandon(&json_out, &plot_out);
     for (size_t i = 0; i < done; i++)
         warplab_probe_result_destroy(results[i]);
     warplab_context_destroy(context);

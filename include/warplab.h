@@ -234,7 +234,7 @@ size_t warplab_dtype_size(warplab_dtype dtype);
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
                               const warplab_buffer *b, warplab_buffer *c, size_t n);
 
-/* --- reduction (the reduction ladder adds its API here) --- */
+/* --- reduction --- */
 
 typedef enum warplab_reduce_op {
     WARPLAB_REDUCE_SUM = 0,
@@ -270,7 +270,7 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
                                         warplab_reduce_op op, const warplab_buffer *input, size_t n,
                                         warplab_buffer *output, size_t output_offset_bytes);
 
-/* --- transpose (the transpose ladder adds its API here) --- */
+/* --- transpose --- */
 
 /* out = in^T, out of place: in is a row-major rows x cols matrix of dtype
  * (WARPLAB_FLOAT32 or WARPLAB_FLOAT64) whose rows start ld_in elements apart;
@@ -284,7 +284,7 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
                                  size_t cols, const warplab_buffer *in, size_t ld_in,
                                  warplab_buffer *out, size_t ld_out);
 
-/* --- matrix multiply (the gemm ladder adds its API here) --- */
+/* --- matrix multiply --- */
 
 /* C = alpha * A * B + beta * C in float32 on the context's device, with the
  * fastest FP32 rung of the gemm ladder (cuda: the tuned sm_90 kernel).
@@ -373,7 +373,8 @@ enum {
     WARPLAB_ROW_FAILED = 1u << 5,    /* ran, but failed verification or errored */
     WARPLAB_ROW_TRANSFER = 1u << 6,  /* host-device transfer, counted apart from kernels */
     WARPLAB_ROW_EXPECTED_WRONG = 1u << 7, /* failed, and the wrong result is the lesson */
-    WARPLAB_ROW_BASELINE = 1u << 8        /* the vendor row that pct_of_vendor compares with */
+    WARPLAB_ROW_BASELINE = 1u << 8,       /* the vendor row that pct_of_vendor compares with */
+    WARPLAB_ROW_PAIRED = 1u << 9 /* compared with the vendor row its rung names (row->vendor) */
 };
 
 typedef struct warplab_row {
@@ -427,8 +428,7 @@ typedef struct warplab_report {
     int l2_flushed;          /* caches flushed before each timed run */
     unsigned long long seed;
     double fp32_peak_gflops; /* the device's FP32 peak, for pct_of_fp32_peak; 0 = unknown */
-    /* Added after the first declaration. */
-    int incomplete; /* 1: the run was cancelled; rows holds the rungs that ran */
+    int incomplete;          /* 1: the run was cancelled; rows holds the rungs that ran */
 } warplab_report;
 
 void warplab_report_destroy(warplab_report *report);
@@ -449,7 +449,7 @@ typedef struct warplab_bench_options {
     unsigned long long seed; /* 0 = from the clock */
     warplab_progress_fn progress;
     void *progress_user;
-    /* Added after the first declaration. Cancellation: when non-NULL, asked
+    /* Cancellation: when non-NULL, asked
      * before each rung and between timed runs; once it returns non-zero the
      * run stops (the rung being timed keeps the runs it has), and the report
      * holds the rows that ran, marked incomplete. It may be called from the
@@ -457,6 +457,11 @@ typedef struct warplab_bench_options {
      * it reads. */
     int (*cancelled)(void *user);
     void *cancel_user;
+    /* 1: a sweep of one ladder with a 1-D size: n = 2^10, 2^12, ..., 2^30
+     * (sizes leave NULL), for the rungs listed plus the ladder's vendor rows
+     * (every rung when rungs is NULL); warplab_report_write_sweep and
+     * warplab_report_write_sweep_svg print it as GB/s against n. */
+    int sweep;
 } warplab_bench_options;
 
 /* Runs ladders on the context's backend (host rows on the CPU) and returns a
@@ -505,7 +510,7 @@ typedef struct warplab_rung_info {
     const char *id;            /* "grid_stride" */
     const char *title;         /* "grid-stride loop" */
     const char *lesson;        /* what changed over the rung below, and why it is faster */
-    const char *seed;          /* where the course teaches it: "seed 001, 'Vector Add'" */
+    const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure; 0 = none */
     const char *course_unit;   /* "GB/s" */
     const char *course_device; /* "K40" */
@@ -575,8 +580,7 @@ typedef struct warplab_arch {
     size_t max_shared_memory_per_block; /* with the opt-in, where there is one */
     size_t shared_allocation_unit;      /* bytes */
     size_t reserved_shared_per_block;   /* bytes the runtime keeps per block (1 KiB on sm_80+) */
-    /* Added after the first declaration (appended, so the fields above keep their places). */
-    int registers_per_block; /* the most registers one block may hold */
+    int registers_per_block;            /* the most registers one block may hold */
     /* Warps take registers in groups of this many: the register file is split
      * between the SM's sub-partitions (4; 2 on Fermi, sm_1x and sm_60), so the
      * warps the registers allow are rounded down to a multiple of it. */
@@ -596,7 +600,6 @@ typedef struct warplab_occupancy {
     /* Blocks per SM each resource alone would allow; INT_MAX where the
      * resource does not bound them (no registers or no shared memory given). */
     int blocks_by_threads, blocks_by_blocks, blocks_by_registers, blocks_by_shared;
-    /* Added after the first declaration. */
     int warps_per_block; /* threads rounded up to whole warps */
     int max_warps_per_sm;
     int registers_per_block; /* registers the block is allocated (after rounding) */
@@ -634,7 +637,7 @@ warplab_status warplab_occupancy_compute(const warplab_arch *arch, int threads_p
                                          warplab_occupancy *result);
 
 /* ------------------------------------------------------------------------ */
-/* Probes (the course's experiments; added here)                            */
+/* Probes: the course's experiments                                        */
 
 /* The measured experiments behind the course's claims (seeds 000, 002, 003,
  * 004): coalescing, shared-memory banks, divergence, atomics, fast
@@ -695,7 +698,7 @@ typedef struct warplab_probe_point {
 typedef struct warplab_probe_result {
     char probe[32];
     char title[128];
-    char seed[160];              /* where the course teaches it */
+    char course[160];            /* where the course teaches it */
     char setup[256];             /* sizes and launch shapes, one line */
     char conclusion[512];        /* what the numbers show, computed from them */
     char missing[256];           /* series with no form on this backend, and why; or "" */

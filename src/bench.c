@@ -4,117 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* The ladder registry                                                      */
-
-extern const wl_ladder wl_vecadd_ladder;
-extern const wl_ladder wl_reduce_ladder;
-extern const wl_ladder wl_transpose_ladder;
-extern const wl_ladder wl_gemm_ladder;
-
-static const wl_ladder *const ladders[] = {
-    &wl_vecadd_ladder,
-    &wl_reduce_ladder,
-    &wl_transpose_ladder,
-    &wl_gemm_ladder,
-};
-
-size_t wl_ladder_count(void)
-{
-    return sizeof ladders / sizeof ladders[0];
-}
-
-const wl_ladder *wl_ladder_at(size_t index)
-{
-    return index < wl_ladder_count() ? ladders[index] : NULL;
-}
-
-const wl_ladder *wl_ladder_find(const char *name)
-{
-    for (size_t i = 0; name && i < wl_ladder_count(); i++)
-        if (strcmp(ladders[i]->name, name) == 0)
-            return ladders[i];
-    return NULL;
-}
-
-const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id)
-{
-    for (size_t i = 0; id && i < ladder->rung_count; i++)
-        if (strcmp(ladder->rungs[i].id, id) == 0)
-            return &ladder->rungs[i];
-    return NULL;
-}
-
-size_t warplab_ladder_count(void)
-{
-    return wl_ladder_count();
-}
-
-const char *warplab_ladder_name(size_t index)
-{
-    const wl_ladder *ladder = wl_ladder_at(index);
-    return ladder ? ladder->name : NULL;
-}
-
-const char *warplab_ladder_title(size_t index)
-{
-    const wl_ladder *ladder = wl_ladder_at(index);
-    return ladder ? ladder->title : NULL;
-}
-
-const char *warplab_ladder_rung(const char *ladder_name, size_t index, const char **title)
-{
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    if (!ladder || index >= ladder->rung_count)
-        return NULL;
-    if (title)
-        *title = ladder->rungs[index].title;
-    return ladder->rungs[index].id;
-}
-
-unsigned warplab_rung_flags(const char *ladder_name, const char *rung_id)
-{
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
-    const unsigned public_flags = WARPLAB_ROW_HOST | WARPLAB_ROW_VENDOR | WARPLAB_ROW_REFERENCE |
-                                  WARPLAB_ROW_UNSAFE | WARPLAB_ROW_TRANSFER;
-    return rung ? rung->flags & public_flags : 0;
-}
-
-static const char *or_empty(const char *text)
-{
-    return text ? text : "";
-}
-
-warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_id,
-                                     warplab_rung_info *info)
-{
-    if (!ladder_name || !rung_id || !info)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
-    if (!rung)
-        return WARPLAB_ERROR_UNKNOWN_NAME;
-    info->id = rung->id;
-    info->title = or_empty(rung->title);
-    info->lesson = or_empty(rung->lesson);
-    info->seed = or_empty(rung->seed);
-    info->course_value = rung->course_value;
-    info->course_unit = or_empty(rung->course_unit);
-    info->course_device = or_empty(rung->course_device);
-    info->course_value2 = rung->course_value2;
-    info->course_device2 = or_empty(rung->course_device2);
-    info->flags = warplab_rung_flags(ladder_name, rung_id);
-    info->vendor = or_empty(rung->vendor);
-    return WARPLAB_OK;
-}
-
-const char *warplab_ladder_shape_set(const char *ladder_name)
-{
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    return ladder ? ladder->shape_set : NULL;
-}
-
 void warplab_report_destroy(warplab_report *report)
 {
     if (!report)
@@ -144,6 +33,9 @@ static int split_list(const char *text, char items[][64], int max)
 }
 
 #define MAX_LIST 64
+/* A sweep's sizes: 2^SWEEP_FIRST, 2^(SWEEP_FIRST + 2), ..., 2^SWEEP_LAST. */
+#define SWEEP_FIRST 10
+#define SWEEP_LAST 30
 
 typedef struct plan {
     const wl_ladder *ladder;
@@ -163,21 +55,33 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
 {
     memset(p, 0, sizeof *p);
     p->ladder = ladder;
+    /* A sweep's sizes (launch latency at the small end, bandwidth at the
+     * top), else the list given, else the ladder's defaults. */
     const char *sizes = options->sizes;
-    if (!sizes || !*sizes)
+    if ((!sizes || !*sizes) && !options->sweep)
         sizes = device_is_gpu_class(&context->device->info) ? ladder->default_sizes_gpu
                                                             : ladder->default_sizes_cpu;
     char items[MAX_LIST][64];
-    int count = split_list(sizes, items, MAX_LIST);
-    if (count <= 0)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "cannot read the sizes '%s': 1 to %d sizes, comma-separated, "
-                               "none empty (examples: 2^20, 1M, 4096x4096)",
-                               sizes, MAX_LIST);
+    int count = 0;
+    if (options->sweep) {
+        if (sizes && *sizes)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "a sweep chooses its sizes (2^10 to 2^30): leave the sizes "
+                                   "out");
+        for (int exponent = SWEEP_FIRST; exponent <= SWEEP_LAST; exponent += 2)
+            wl_format(items[count++], sizeof items[0], "2^%d", exponent); /* for messages */
+    } else {
+        count = split_list(sizes, items, MAX_LIST);
+        if (count <= 0)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "cannot read the sizes '%s': 1 to %d sizes, comma-separated, "
+                                   "none empty (examples: 2^20, 1M, 4096x4096)",
+                                   sizes, MAX_LIST);
+    }
     for (int i = 0; i < count; i++) {
-        size_t dims[3];
-        int given = 0;
-        if (warplab_parse_size(items[i], dims, &given) != WARPLAB_OK)
+        size_t dims[3] = {(size_t)1 << (SWEEP_FIRST + 2 * i), 0, 0};
+        int given = 1;
+        if (!options->sweep && warplab_parse_size(items[i], dims, &given) != WARPLAB_OK)
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                    "cannot read the size '%s' (examples: 1048576, 2^20, 1M, "
                                    "4096x4096, 512x512x512)",
@@ -227,6 +131,15 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
             }
             p->rungs[p->rung_count++] = rung;
         }
+        /* A sweep adds the ladder's vendor rows the list leaves out. */
+        for (size_t r = 0; options->sweep && r < ladder->rung_count && p->rung_count < MAX_LIST;
+             r++) {
+            bool listed = false;
+            for (int i = 0; i < p->rung_count; i++)
+                listed |= p->rungs[i] == &ladder->rungs[r];
+            if ((ladder->rungs[r].flags & WL_RUNG_VENDOR) && !listed)
+                p->rungs[p->rung_count++] = &ladder->rungs[r];
+        }
     } else {
         for (size_t r = 0; r < ladder->rung_count && r < MAX_LIST; r++)
             p->rungs[p->rung_count++] = &ladder->rungs[r];
@@ -243,6 +156,9 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
     if (options->repeat < 0 || options->warmup < 0 || options->max_seconds < 0)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "repeat, warm-up and time budget must not be negative");
+    if (options->sweep && !(options->ladder && *options->ladder))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "a sweep runs one ladder: name it");
     plan *plans = calloc(wl_ladder_count(), sizeof *plans);
     if (!plans)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
@@ -295,8 +211,22 @@ static bool cancelled(const warplab_bench_options *options)
     return options->cancelled && options->cancelled(options->cancel_user);
 }
 
+void wl_report_begin(warplab_report *report, const warplab_context *context,
+                     unsigned long long seed, int no_flush)
+{
+    const warplab_device_info *info = &context->device->info;
+    wl_copy_string(report->device, sizeof report->device, info->name);
+    wl_copy_string(report->backend, sizeof report->backend, context->device->ops->name);
+    wl_format_utc_now(report->date, sizeof report->date);
+    report->seed = seed ? seed : wl_clock_seed();
+    report->l2_flushed = !no_flush && context->device->ops->flush_caches != NULL;
+    report->ceiling_gbs = info->theoretical_bandwidth_gbs;
+    wl_copy_string(report->ceiling_source, sizeof report->ceiling_source,
+                   report->ceiling_gbs > 0 ? "theoretical: bus width x data rate / 8" : "");
+}
+
 /* Fills the speedups and percentages of one problem's rows. */
-static void finalize_group(warplab_report *report, size_t group)
+static void finalize_group(warplab_report *report, const wl_rung *const *rungs, size_t group)
 {
     double ceiling = report->ceiling_gbs;
     if (ceiling <= 0)
@@ -306,7 +236,7 @@ static void finalize_group(warplab_report *report, size_t group)
                   (WARPLAB_ROW_HOST | WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) &&
                 report->rows[i].gbs > ceiling)
                 ceiling = report->rows[i].gbs;
-    wl_rows_finalize(&report->rows[group], report->row_count - group, ceiling);
+    wl_rows_finalize(&report->rows[group], rungs, report->row_count - group, ceiling);
     for (size_t i = group; i < report->row_count && report->fp32_peak_gflops > 0; i++)
         report->rows[i].pct_of_fp32_peak =
             100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
@@ -340,17 +270,11 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
         return status;
     }
 
-    const warplab_device_info *info = &context->device->info;
-    wl_copy_string(report->device, sizeof report->device, info->name);
-    wl_copy_string(report->backend, sizeof report->backend, context->device->ops->name);
-    wl_format_utc_now(report->date, sizeof report->date);
-    report->seed = options->seed ? options->seed : wl_clock_seed();
-    report->l2_flushed = !options->no_flush && context->device->ops->flush_caches != NULL;
-    report->ceiling_gbs = info->theoretical_bandwidth_gbs;
-    report->fp32_peak_gflops = info->fp32_peak_gflops;
-    wl_copy_string(report->ceiling_source, sizeof report->ceiling_source,
-                   report->ceiling_gbs > 0 ? "theoretical: bus width x data rate / 8"
-                                           : "measured copy in the same run");
+    wl_report_begin(report, context, options->seed, options->no_flush);
+    report->fp32_peak_gflops = context->device->info.fp32_peak_gflops;
+    if (report->ceiling_gbs <= 0)
+        wl_copy_string(report->ceiling_source, sizeof report->ceiling_source,
+                       "measured copy in the same run");
 
     wl_run_config config = {
         .repeat = options->repeat,
@@ -383,7 +307,7 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
                             &config, row);
                 done++;
             }
-            finalize_group(report, group);
+            finalize_group(report, p->rungs, group);
         }
     }
     /* A rung cut short by the cancellation still counts as incomplete. */

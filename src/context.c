@@ -18,34 +18,6 @@ const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind)
     }
 }
 
-const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, const char *rung)
-{
-    for (const wl_impl *const *const *table = ops->impls; table && *table; table++)
-        for (const wl_impl *const *impl = *table; *impl; impl++)
-            if (strcmp((*impl)->ladder, ladder) == 0 && strcmp((*impl)->rung, rung) == 0)
-                return *impl;
-    return NULL;
-}
-
-warplab_status wl_rung_supports(wl_backend *backend, const wl_rung *rung, const wl_impl *impl,
-                                const wl_problem *problem, char *reason, size_t reason_len)
-{
-    warplab_status status = WARPLAB_OK;
-    const wl_ladder *ladder = wl_ladder_find(impl->ladder);
-    if (ladder && ladder->rung_supports)
-        status = ladder->rung_supports(rung, problem, reason, reason_len);
-    if (status == WARPLAB_OK && rung->supports)
-        status = rung->supports(problem, &backend->info, reason, reason_len);
-    if (status == WARPLAB_OK && impl->supports)
-        status = impl->supports(backend, problem, reason, reason_len);
-    return status;
-}
-
-const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder, const char *rung)
-{
-    return wl_ops_find_impl(backend->ops, ladder, rung);
-}
-
 warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *devices,
                                size_t capacity, size_t *count)
 {
@@ -442,8 +414,8 @@ static const wl_rung *pick_rung(const wl_backend *device, const wl_ladder *ladde
         const wl_impl *candidate = wl_backend_find_impl(device, ladder->name, rung->id);
         if (!candidate)
             continue;
-        if (wl_rung_supports((wl_backend *)device, rung, candidate, problem, reason, reason_len) ==
-            WARPLAB_OK) {
+        if (wl_rung_supports((wl_backend *)device, ladder, rung, candidate, problem, reason,
+                             reason_len) == WARPLAB_OK) {
             *impl = candidate;
             return rung;
         }
@@ -563,24 +535,16 @@ static warplab_status run_impl(warplab_context *context, const wl_impl *impl,
     void *state = NULL;
     if (impl->setup)
         status = impl->setup(device, &launch, &state);
-    if (status == WARPLAB_OK && impl->prepare)
-        status = impl->prepare(device, &launch, state);
     if (status == WARPLAB_OK)
-        status = impl->launch(device, &launch, state);
-    if (status == WARPLAB_OK && impl->finish)
-        status = impl->finish(device, &launch, state);
+        status = wl_impl_run(device, impl, &launch, state, true);
     if (impl->teardown)
         impl->teardown(device, state);
     return from_backend(context, status);
 }
 
-warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
+warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *ladder,
                                    const wl_problem *problem, const wl_view *views, int count)
 {
-    const wl_ladder *ladder = wl_ladder_find(ladder_name);
-    if (!ladder)
-        return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME, "no ladder named '%s'",
-                               ladder_name);
     wl_backend *device = context->device;
     const wl_impl *impl = NULL;
     char reason[256] = "";

@@ -41,6 +41,12 @@ struct warplab_buffer {
     int owned;     /* 1: warplab allocated handle and frees it */
 };
 
+/* The header of a report (bench and probe alike): device, backend, date,
+ * the seed (0: from the clock), whether caches are flushed, the theoretical
+ * bandwidth ceiling and its source ("" when unknown). */
+void wl_report_begin(warplab_report *report, const warplab_context *context,
+                     unsigned long long seed, int no_flush);
+
 warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
                                ...)
 #if defined(__GNUC__)
@@ -77,7 +83,7 @@ warplab_status wl_context_run_impl(warplab_context *context, const char *ladder_
 
 /* Runs the ladder's best rung on the context's device, asynchronously on the
  * context's stream, with scratch from the context's workspace. */
-warplab_status wl_context_run_best(warplab_context *context, const char *ladder_name,
+warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *ladder,
                                    const wl_problem *problem, const wl_view *views, int count);
 
 #endif

@@ -453,13 +453,17 @@ static warplab_status verify(harness_run *run, warplab_row *row)
 
 static warplab_status run_once(harness_run *run)
 {
-    wl_backend *backend = run->backend;
-    warplab_status status = WARPLAB_OK;
-    if (run->impl->prepare)
-        status = run->impl->prepare(backend, &run->launch, run->state);
-    if (status == WARPLAB_OK)
-        status = run->impl->launch(backend, &run->launch, run->state);
-    return status;
+    return wl_impl_run(run->backend, run->impl, &run->launch, run->state, false);
+}
+
+void wl_row_set_times(warplab_row *row, const wl_stats *stats, int runs)
+{
+    row->runs = runs;
+    row->median_ms = stats->median;
+    row->min_ms = stats->min;
+    row->max_ms = stats->max;
+    row->mean_ms = stats->mean;
+    row->noise_pct = stats->rel_stddev_pct;
 }
 
 static warplab_status time_runs(harness_run *run, const wl_run_config *config,
@@ -540,12 +544,7 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
     wl_stats stats;
     wl_stats_compute(ms, (size_t)repeat, &stats);
     free(ms);
-    row->runs = repeat;
-    row->median_ms = stats.median;
-    row->min_ms = stats.min;
-    row->max_ms = stats.max;
-    row->mean_ms = stats.mean;
-    row->noise_pct = stats.rel_stddev_pct;
+    wl_row_set_times(row, &stats, repeat);
     if (stats.median > 0) {
         row->gbs = row->bytes / (stats.median * 1e-3) / 1e9;
         row->gflops = row->flops / (stats.median * 1e-3) / 1e9;
@@ -657,7 +656,7 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
     }
     char reason[256] = "";
     warplab_status status =
-        wl_rung_supports(run.backend, rung, run.impl, problem, reason, sizeof reason);
+        wl_rung_supports(run.backend, ladder, rung, run.impl, problem, reason, sizeof reason);
     if (status != WARPLAB_OK)
         return row_fail(row, status, WARPLAB_ROW_SKIPPED, reason);
     status = host_row_budget(device, host, ladder, rung, problem, config, row);
@@ -680,9 +679,7 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
     double checked_seconds = 0.0;
     if (status == WARPLAB_OK && config->verify) {
         double begin = wl_now_seconds();
-        status = run_once(&run);
-        if (status == WARPLAB_OK && run.impl->finish)
-            status = run.impl->finish(run.backend, &run.launch, run.state);
+        status = wl_impl_run(run.backend, run.impl, &run.launch, run.state, true);
         if (status == WARPLAB_OK)
             status = run.backend->ops->synchronize(run.backend);
         checked_seconds = wl_now_seconds() - begin;
@@ -735,7 +732,8 @@ static double reference_gbs(const warplab_row *rows, size_t count)
     return best;
 }
 
-void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
+void wl_rows_finalize(warplab_row *rows, const wl_rung *const *rungs, size_t count,
+                      double ceiling_gbs)
 {
     const warplab_row *first = NULL, *previous = NULL, *baseline = NULL;
     for (size_t i = 0; i < count && !baseline; i++)
@@ -745,11 +743,10 @@ void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
     const double reference = reference_gbs(rows, count);
     for (size_t i = 0; i < count; i++) {
         warplab_row *row = &rows[i];
-        const wl_ladder *ladder = wl_ladder_find(row->ladder);
-        const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
+        const wl_rung *rung = rungs[i];
         /* The rung's own vendor row when it names one, else the baseline. */
         const warplab_row *vendor = baseline;
-        if (rung && rung->vendor) {
+        if (rung->vendor) {
             vendor = NULL;
             for (size_t j = 0; j < count && !vendor; j++)
                 if (strcmp(rows[j].rung, rung->vendor) == 0 && rows[j].median_ms > 0 &&
@@ -759,12 +756,14 @@ void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs)
         if (vendor && row->median_ms > 0) {
             row->pct_of_vendor = 100.0 * vendor->median_ms / row->median_ms;
             wl_copy_string(row->vendor, sizeof row->vendor, vendor->rung);
+            if (rung->vendor)
+                row->flags |= WARPLAB_ROW_PAIRED;
         }
         if (ceiling_gbs > 0 && row->gbs > 0)
             row->pct_of_ceiling = 100.0 * row->gbs / ceiling_gbs;
         if (reference > 0 && row->gbs > 0)
             row->pct_of_reference = 100.0 * row->gbs / reference;
-        if (!on_ladder(row) || (rung && (rung->flags & WL_RUNG_OFF_LADDER)))
+        if (!on_ladder(row) || (rung->flags & WL_RUNG_OFF_LADDER))
             continue;
         if (!first)
             first = row;

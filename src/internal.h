@@ -28,10 +28,6 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Problems                                                                 */
 
-/* Element types the harness can fill, poison and read back. BF16 is stored as
- * 16-bit words; the harness never needs it as a buffer type. */
-typedef enum wl_op { WL_OP_SUM = 0, WL_OP_MIN, WL_OP_MAX, WL_OP_COUNT } wl_op;
-
 /* One problem instance of a ladder. Each ladder says what dim[] means:
  * vecadd/reduce: dim[0] = n; transpose: rows, cols; gemm: m, n, k. */
 typedef struct wl_problem {
@@ -39,7 +35,7 @@ typedef struct wl_problem {
     int dims;     /* how many of dim[] are set */
     size_t ld[3]; /* leading dimensions in elements, 0 = tight; ladder-defined */
     warplab_dtype dtype;
-    wl_op op;
+    warplab_reduce_op op; /* reduce: sum, min or max */
     double alpha, beta;
     size_t misalign; /* every buffer view starts this many elements past an aligned base */
     int nan_input;   /* 1: the harness plants a NaN in the first input */
@@ -229,6 +225,12 @@ extern const wl_backend_ops wl_cuda_backend_ops;
 extern const wl_backend_ops wl_opencl_backend_ops;
 #endif
 
+/* One run of an implementation after its setup: prepare, launch and, when
+ * finish is true, finish; stops at the first failure. The harness's checked
+ * and timed runs and the library's calls all run through it. */
+warplab_status wl_impl_run(wl_backend *backend, const wl_impl *impl, const wl_launch *launch,
+                           void *state, bool finish);
+
 const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder,
                                     const char *rung);
 const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, const char *rung);
@@ -260,7 +262,7 @@ typedef struct wl_rung {
     const char *id;            /* short, stable: "grid_stride" */
     const char *title;         /* "grid-stride loop" */
     const char *lesson;        /* what changed over the rung below, and why it helps */
-    const char *seed;          /* where the course teaches it: "seed 001, 'Vector Add'" */
+    const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure (0 = none) */
     const char *course_unit;   /* "GB/s" */
     const char *course_device; /* "K40" */
@@ -322,14 +324,20 @@ typedef struct wl_ladder {
     const char *shape_set;
 } wl_ladder;
 
+/* The ladders of src/ladders/ladders.def (src/registry.c lists them). */
+#define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
+#include "ladders/ladders.def"
+#undef WL_LADDER
+
 size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);
 const wl_ladder *wl_ladder_find(const char *name);
 const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
 /* Whether a rung's implementation can run a problem on a backend: the rung's
  * own limits, then the implementation's. Writes why not to reason. */
-warplab_status wl_rung_supports(wl_backend *backend, const wl_rung *rung, const wl_impl *impl,
-                                const wl_problem *problem, char *reason, size_t reason_len);
+warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,
+                                const wl_impl *impl, const wl_problem *problem, char *reason,
+                                size_t reason_len);
 
 /* ------------------------------------------------------------------------ */
 /* Harness                                                                  */
@@ -367,9 +375,11 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
 bool wl_problem_bytes(const wl_ladder *ladder, const wl_problem *problem, size_t *total);
 
 /* Fills step and cumulative speedups, % of ceiling, % of the copy reference
- * (the fastest WL_RUNG_REFERENCE row among them) and % of the baseline vendor
- * row (WL_RUNG_BASELINE) across a ladder's rows for one problem. */
-void wl_rows_finalize(warplab_row *rows, size_t count, double ceiling_gbs);
+ * (the fastest WL_RUNG_REFERENCE row among them) and % of the vendor row
+ * (the rung's own, then WARPLAB_ROW_PAIRED, else the WL_RUNG_BASELINE row)
+ * across a ladder's rows for one problem; rungs[i] is the rung of rows[i]. */
+void wl_rows_finalize(warplab_row *rows, const wl_rung *const *rungs, size_t count,
+                      double ceiling_gbs);
 
 /* ------------------------------------------------------------------------ */
 /* Utilities                                                                */
@@ -391,6 +401,9 @@ typedef struct wl_stats {
     double median, min, max, mean, rel_stddev_pct;
 } wl_stats;
 void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
+
+/* A row's runs, median, min, max, mean and noise from its timed runs. */
+void wl_row_set_times(warplab_row *row, const wl_stats *stats, int runs);
 
 double wl_now_seconds(void);                    /* monotonic clock */
 uint64_t wl_clock_seed(void);                   /* a seed from the real-time clock */

@@ -227,16 +227,9 @@ static void fill_header(warplab_context *context, const wl_probe *probe,
     warplab_report *report = result->report;
     wl_copy_string(result->probe, sizeof result->probe, probe->name);
     wl_copy_string(result->title, sizeof result->title, probe->title);
-    wl_copy_string(result->seed, sizeof result->seed, probe->seed);
+    wl_copy_string(result->course, sizeof result->course, probe->course);
     probe->setup(info, options->size, result->setup, sizeof result->setup);
-    wl_copy_string(report->device, sizeof report->device, info->name);
-    wl_copy_string(report->backend, sizeof report->backend, context->device->ops->name);
-    wl_format_utc_now(report->date, sizeof report->date);
-    report->seed = options->seed ? options->seed : wl_clock_seed();
-    report->l2_flushed = !options->no_flush && context->device->ops->flush_caches != NULL;
-    report->ceiling_gbs = info->theoretical_bandwidth_gbs;
-    wl_copy_string(report->ceiling_source, sizeof report->ceiling_source,
-                   report->ceiling_gbs > 0 ? "theoretical: bus width x data rate / 8" : "");
+    wl_report_begin(report, context, options->seed, options->no_flush);
     result->section_count = probe->section_count;
     for (size_t s = 0; s < probe->section_count; s++) {
         const wl_probe_section *from = &probe->sections[s];

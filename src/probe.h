@@ -1,7 +1,7 @@
 /*
  * warplab probes: the course's experiments, in the ladders' shape.
  *
- *   probe    -- a name, the seed that teaches it, one or more sections, and a
+ *   probe    -- a name, where the course teaches it (its seed file), one or more sections, and a
  *               conclusion computed from the numbers
  *   section  -- a wl_ladder whose rungs are the series (kernels) and whose
  *               problems are the points of a sweep (wl_problem.param = x)
@@ -61,7 +61,7 @@ typedef struct wl_probe_section {
 typedef struct wl_probe {
     const char *name;
     const char *title;
-    const char *seed;
+    const char *course; /* where the course teaches it: "seed 003, '...'" */
     const char *size_meaning;
     const wl_probe_section *sections;
     size_t section_count;

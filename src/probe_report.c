@@ -232,7 +232,7 @@ static void write_heading(const warplab_probe_result *result, FILE *out)
 {
     const warplab_report *report = result->report;
     fprintf(out, "\n%s: %s\n", result->probe, result->title);
-    fprintf(out, "  on %s (%s); %s\n", report->device, report->backend, result->seed);
+    fprintf(out, "  on %s (%s); %s\n", report->device, report->backend, result->course);
     fprintf(out, "  %s; caches %s between timed runs; seed %llu; %s\n", result->setup,
             report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
 }
@@ -271,7 +271,7 @@ static void write_probe_markdown(const warplab_probe_result *result, FILE *out)
     fprintf(out, " (%s), %s. ", report->backend, report->date);
     wl_write_markdown_text(out, result->setup);
     fputs(". Where the course teaches it: ", out);
-    wl_write_markdown_text(out, result->seed);
+    wl_write_markdown_text(out, result->course);
     fputs(".\n", out);
     for (size_t s = 0; s < result->section_count; s++) {
         section_view view;
@@ -395,7 +395,9 @@ static void write_probe_json(const warplab_probe_result *result, FILE *out)
     fputs("    {", out);
     json_field(out, "probe", result->probe, true);
     json_field(out, "title", result->title, true);
-    json_field(out, "seed", result->seed, true);
+    /* JSON keys kept as released: "seed" is where the course teaches it,
+     * "seed_value" the RNG seed. */
+    json_field(out, "seed", result->course, true);
     fputs("\n     ", out);
     json_field(out, "setup", result->setup, true);
     json_field(out, "conclusion", result->conclusion, true);

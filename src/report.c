@@ -190,9 +190,7 @@ static bool row_is_paired(const warplab_row *row)
     if (row->pct_of_vendor <= 0 || !row->vendor[0] ||
         (row->flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)))
         return false;
-    const wl_ladder *ladder = wl_ladder_find(row->ladder);
-    const wl_rung *rung = ladder ? wl_rung_find(ladder, row->rung) : NULL;
-    return rung && rung->vendor;
+    return (row->flags & WARPLAB_ROW_PAIRED) != 0;
 }
 
 static int collect_pairs(const warplab_report *report, vendor_pair *pairs)

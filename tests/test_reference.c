@@ -195,7 +195,7 @@ static void test_transpose(wl_backend *backend, warplab_dtype dtype, size_t ld_i
     fixture_close(&f);
 }
 
-static void test_reduce(wl_backend *backend, warplab_dtype dtype, wl_op op, size_t n)
+static void test_reduce(wl_backend *backend, warplab_dtype dtype, warplab_reduce_op op, size_t n)
 {
     wl_problem p = {.dim = {n}, .dims = 1, .dtype = dtype, .op = op};
     fixture f;
@@ -216,7 +216,7 @@ static void test_reduce(wl_backend *backend, warplab_dtype dtype, wl_op op, size
     compare(&f, NULL, "right", true);
     /* Past any bound: the sums' bound n * eps * sum|x| is 12% of a float sum. */
     const double wrong =
-        op == WL_OP_SUM && dtype != WARPLAB_INT32 ? 2.0 * right + 1.0 : right + 1.0;
+        op == WARPLAB_REDUCE_SUM && dtype != WARPLAB_INT32 ? 2.0 * right + 1.0 : right + 1.0;
     if (dtype == WARPLAB_INT32)
         *(int32_t *)f.host[1] = (int32_t)((uint32_t)(int32_t)right + 1u);
     else if (dtype == WARPLAB_FLOAT32)
@@ -286,8 +286,8 @@ int main(void)
     test_transpose(backend, WARPLAB_FLOAT64, 261, 133, "padded", false);
     test_transpose(backend, WARPLAB_FLOAT32, 260, 136, "copy", true);
     for (int t = WARPLAB_INT32; t <= WARPLAB_FLOAT64; t++)
-        for (int o = 0; o < WL_OP_COUNT; o++)
-            test_reduce(backend, (warplab_dtype)t, (wl_op)o, 1000003);
+        for (int o = 0; o < WARPLAB_REDUCE_OP_COUNT; o++)
+            test_reduce(backend, (warplab_dtype)t, (warplab_reduce_op)o, 1000003);
     test_gemm(backend, "tiled_bounds", 67, 45, 33, 0.0, 0);
     test_gemm(backend, "tiled_bounds", 67, 45, 333, 0.5, 0);
     test_gemm(backend, "tf32_mma", 64, 64, 64, 0.0, 0);

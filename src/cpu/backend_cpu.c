@@ -296,8 +296,10 @@ static warplab_status cpu_timers_read(wl_backend *backend, int count, double *mi
 }
 
 static const wl_impl *const *const cpu_impls[] = {
-    wl_cpu_vecadd_impls, wl_cpu_reduce_impls, wl_cpu_transpose_impls,
-    wl_cpu_gemm_impls,   wl_cpu_probe_impls,  NULL,
+#define WL_LADDER(name) wl_cpu_##name##_impls,
+#include "../ladders/ladders.def"
+#undef WL_LADDER
+    NULL,
 };
 
 const wl_backend_ops wl_cpu_backend_ops = {

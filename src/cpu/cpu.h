@@ -4,10 +4,10 @@
 
 #include "../internal.h"
 
-extern const wl_impl *const wl_cpu_vecadd_impls[];
-extern const wl_impl *const wl_cpu_reduce_impls[];
-extern const wl_impl *const wl_cpu_transpose_impls[];
-extern const wl_impl *const wl_cpu_gemm_impls[];
-extern const wl_impl *const wl_cpu_probe_impls[];
+#define WL_LADDER(name) extern const wl_impl *const wl_cpu_##name##_impls[];
+#include "../ladders/ladders.def"
+#undef WL_LADDER
+/* The probes are the GPU's experiments: the cpu backend has no form of
+ * them (warplab probe says so and skips them). */
 
 #endif

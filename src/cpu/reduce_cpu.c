@@ -2,6 +2,12 @@
  * loop on every core. Both accumulate in the element type, as the course's C
  * does, and compute what every rung computes: int32 sums wrap modulo 2^32,
  * min and max propagate a NaN, n = 0 gives the identity. */
+/*
+ * Contents: the reduce rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders reduce` lists it):
+ *    1. cpu_loop -- CPU loop, one core
+ *    2. cpu_threads -- CPU loop, all cores
+ */
 #include "cpu.h"
 
 #include <math.h>
@@ -53,14 +59,14 @@ static inline double max_double(double a, double b)
 
 /* reduce_range_T(x, n, op, acc): acc combined with x[0..n), in order. */
 #define DEFINE_REDUCE_RANGE(T, NAME)                                                               \
-    static T reduce_range_##NAME(const T *x, size_t n, wl_op op, T acc)                            \
+    static T reduce_range_##NAME(const T *x, size_t n, warplab_reduce_op op, T acc)                \
     {                                                                                              \
         switch (op) {                                                                              \
-        case WL_OP_SUM:                                                                            \
+        case WARPLAB_REDUCE_SUM:                                                                   \
             for (size_t i = 0; i < n; i++)                                                         \
                 acc = sum_##NAME(acc, x[i]);                                                       \
             break;                                                                                 \
-        case WL_OP_MIN:                                                                            \
+        case WARPLAB_REDUCE_MIN:                                                                   \
             for (size_t i = 0; i < n; i++)                                                         \
                 acc = min_##NAME(acc, x[i]);                                                       \
             break;                                                                                 \
@@ -77,23 +83,30 @@ DEFINE_REDUCE_RANGE(float, float)
 DEFINE_REDUCE_RANGE(double, double)
 
 /* *result = the reduction of x[0..n) (the identity when n = 0). */
-static void reduce_host(warplab_dtype dtype, wl_op op, const void *x, size_t n, void *result)
+static void reduce_host(warplab_dtype dtype, warplab_reduce_op op, const void *x, size_t n,
+                        void *result)
 {
     switch (dtype) {
     case WARPLAB_INT32: {
-        int32_t acc = op == WL_OP_MIN ? INT32_MAX : op == WL_OP_MAX ? INT32_MIN : 0;
+        int32_t acc = op == WARPLAB_REDUCE_MIN   ? INT32_MAX
+                      : op == WARPLAB_REDUCE_MAX ? INT32_MIN
+                                                 : 0;
         acc = reduce_range_int32(x, n, op, acc);
         memcpy(result, &acc, sizeof acc);
         break;
     }
     case WARPLAB_FLOAT32: {
-        float acc = op == WL_OP_MIN ? INFINITY : op == WL_OP_MAX ? -INFINITY : 0.0f;
+        float acc = op == WARPLAB_REDUCE_MIN   ? INFINITY
+                    : op == WARPLAB_REDUCE_MAX ? -INFINITY
+                                               : 0.0f;
         acc = reduce_range_float(x, n, op, acc);
         memcpy(result, &acc, sizeof acc);
         break;
     }
     default: {
-        double acc = op == WL_OP_MIN ? INFINITY : op == WL_OP_MAX ? -INFINITY : 0.0;
+        double acc = op == WARPLAB_REDUCE_MIN   ? INFINITY
+                     : op == WARPLAB_REDUCE_MAX ? -INFINITY
+                                                : 0.0;
         acc = reduce_range_double(x, n, op, acc);
         memcpy(result, &acc, sizeof acc);
         break;
@@ -119,7 +132,7 @@ typedef struct chunked_reduce {
     const unsigned char *x;
     size_t n, element;
     warplab_dtype dtype;
-    wl_op op;
+    warplab_reduce_op op;
     unsigned char *partials; /* one element per chunk */
 } chunked_reduce;
 

@@ -2,6 +2,13 @@
  * same loop over cache-sized blocks on every core, and a row-by-row memcpy
  * as the host's copy reference. Elements move as 32- or 64-bit patterns:
  * a transpose never looks at values. */
+/*
+ * Contents: the transpose rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders transpose` lists it):
+ *    1. cpu_loop -- CPU double loop, one core
+ *    2. cpu_blocked -- CPU 64x64 blocks, all cores
+ *    3. copy -- copy, 16-byte accesses (reference)
+ */
 #include "../ladders/transpose_layout.h"
 #include "cpu.h"
 

@@ -1,5 +1,12 @@
 /* The cpu backend's vector-add rungs: the course's host loop, the same loop
  * on every core, and a multithreaded memcpy as the host's copy reference. */
+/*
+ * Contents: the vecadd rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders vecadd` lists it):
+ *    1. cpu_loop -- CPU loop, one core
+ *    2. cpu_threads -- CPU loop, all cores
+ *   12. copy -- device-to-device copy (reference)
+ */
 #include "cpu.h"
 
 #include <string.h>

@@ -255,7 +255,7 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         status = make_array(env, d[0], true, &s->in);
         s->problem.dim[0] = d[0];
         s->problem.dims = 1;
-        s->problem.op = WL_OP_SUM;
+        s->problem.op = WARPLAB_REDUCE_SUM;
         break;
     case API_TRANSPOSE:
         status = make_array(env, d[0] * d[1], true, &s->in);
@@ -441,12 +441,7 @@ void fill_row(warplab_row *row, const api_case &c, bool vendor, const wl_stats &
     describe_case(c, row->problem, sizeof row->problem);
     row->size = (double)case_elements(c);
     row->flags = vendor ? (WARPLAB_ROW_VENDOR | WARPLAB_ROW_BASELINE) : 0;
-    row->runs = runs;
-    row->median_ms = stats.median;
-    row->min_ms = stats.min;
-    row->max_ms = stats.max;
-    row->mean_ms = stats.mean;
-    row->noise_pct = stats.rel_stddev_pct;
+    wl_row_set_times(row, &stats, runs);
     switch (c.op) {
     case API_REDUCE_HOST:
     case API_REDUCE_DEVICE: row->bytes = 4.0 * (double)c.dim[0]; break;

@@ -399,8 +399,11 @@ static void cuda_release_mapped(wl_backend *backend, void *host)
 }
 
 static const wl_impl *const *const cuda_impls[] = {
-    wl_cuda_vecadd_impls, wl_cuda_reduce_impls, wl_cuda_transpose_impls,
-    wl_cuda_gemm_impls,   wl_cuda_probe_impls,  NULL,
+#define WL_LADDER(name) wl_cuda_##name##_impls,
+#include "../ladders/ladders.def"
+#undef WL_LADDER
+    wl_cuda_probe_impls,
+    NULL,
 };
 
 const wl_backend_ops wl_cuda_backend_ops = {

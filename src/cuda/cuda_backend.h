@@ -33,10 +33,9 @@ cudaError_t wl_cuda_fill32_async(cudaStream_t stream, void *destination, uint32_
 unsigned wl_cuda_grid_for(const wl_backend *backend, size_t work_items, unsigned block);
 
 /* Rung tables, one per ladder (each in its ladder's .cu file). */
-extern const wl_impl *const wl_cuda_vecadd_impls[];
-extern const wl_impl *const wl_cuda_reduce_impls[];
-extern const wl_impl *const wl_cuda_transpose_impls[];
-extern const wl_impl *const wl_cuda_gemm_impls[];
+#define WL_LADDER(name) extern const wl_impl *const wl_cuda_##name##_impls[];
+#include "../ladders/ladders.def"
+#undef WL_LADDER
 extern const wl_impl *const wl_cuda_probe_impls[];
 
 #ifdef __cplusplus

@@ -10,6 +10,24 @@
  * level, until one block writes the result (the course's "kernel launch as a
  * global barrier"); the partials live in the rung's scratch, two regions used
  * in turn. */
+/*
+ * Contents: the reduce rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders reduce` lists it):
+ *    3. naive -- naive: one launch per level
+ *    4. interleaved -- interleaved, divergent tid % (2s)
+ *    5. strided_index -- interleaved, strided index
+ *    6. sequential -- sequential addressing
+ *    7. first_add -- first add during load
+ *    8. warp_volatile -- unrolled last warp, volatile (race)
+ *    9. warp_syncwarp -- unrolled last warp, __syncwarp
+ *   10. complete_unroll -- complete unroll (template)
+ *   11. cascade -- many elements per thread (cascading)
+ *   12. shuffle -- warp shuffles, two kernels
+ *   13. atomic_warp -- shuffles, one atomic per warp
+ *   14. atomic_block -- shuffles, one atomic per block
+ *   15. single_pass -- one pass, 16-byte loads (Hopper)
+ *   16. cub -- cub::DeviceReduce (vendor)
+ */
 #include "cuda_backend.h"
 
 #include <cub/cub.cuh>
@@ -614,11 +632,11 @@ __global__ void __launch_bounds__(ONE_PASS_THREADS, ONE_PASS_MIN_BLOCKS)
 
 /* Calls call(Rung<T, Op>{}) for the problem's element type and operation. */
 template <template <typename, typename> class Rung, typename T, typename F>
-auto with_op(wl_op op, F &call)
+auto with_op(warplab_reduce_op op, F &call)
 {
     switch (op) {
-    case WL_OP_SUM: return call(Rung<T, OpSum>{});
-    case WL_OP_MIN: return call(Rung<T, OpMin>{});
+    case WARPLAB_REDUCE_SUM: return call(Rung<T, OpSum>{});
+    case WARPLAB_REDUCE_MIN: return call(Rung<T, OpMin>{});
     default: return call(Rung<T, OpMax>{});
     }
 }

@@ -390,31 +390,32 @@ __device__ inline void compensated_add(double &sum, double &compensation, double
     sum = t;
 }
 
-__global__ void reduce_kernel(const void *input, warplab_dtype dtype, wl_op op, size_t n,
-                              reduce_part *parts)
+__global__ void reduce_kernel(const void *input, warplab_dtype dtype, warplab_reduce_op op,
+                              size_t n, reduce_part *parts)
 {
     reduce_part mine;
     mine.sum = mine.compensation = mine.magnitude = 0.0;
-    mine.best = op == WL_OP_MIN ? INFINITY : -INFINITY;
+    mine.best = op == WARPLAB_REDUCE_MIN ? INFINITY : -INFINITY;
     mine.int_sum = 0;
-    mine.int_best = op == WL_OP_MIN ? INT_MAX : INT_MIN;
+    mine.int_best = op == WARPLAB_REDUCE_MIN ? INT_MAX : INT_MIN;
     mine.nan_seen = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         if (dtype == WARPLAB_INT32) {
             const int x = static_cast<const int32_t *>(input)[i];
             mine.int_sum += x;
-            mine.int_best = op == WL_OP_MIN ? min(mine.int_best, x) : max(mine.int_best, x);
+            mine.int_best =
+                op == WARPLAB_REDUCE_MIN ? min(mine.int_best, x) : max(mine.int_best, x);
             continue;
         }
         const double x = load_element(input, dtype, i);
-        if (op == WL_OP_SUM) {
+        if (op == WARPLAB_REDUCE_SUM) {
             compensated_add(mine.sum, mine.compensation, x);
             mine.magnitude += fabs(x);
         } else if (isnan(x)) {
             mine.nan_seen = 1;
         } else {
-            mine.best = op == WL_OP_MIN ? fmin(mine.best, x) : fmax(mine.best, x);
+            mine.best = op == WARPLAB_REDUCE_MIN ? fmin(mine.best, x) : fmax(mine.best, x);
         }
     }
     parts[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = mine;
@@ -607,15 +608,16 @@ warplab_status verify_reduce(wl_backend *backend, const wl_reference_request *q,
     }
     /* Combined on the host in a fixed order, as reduce_reference combines its chunks. */
     long long int_sum = 0;
-    int int_best = p->op == WL_OP_MIN ? INT_MAX : INT_MIN;
+    int int_best = p->op == WARPLAB_REDUCE_MIN ? INT_MAX : INT_MIN;
     double sum = 0.0, compensation = 0.0, magnitude = 0.0;
-    double best = p->op == WL_OP_MIN ? INFINITY : -INFINITY;
+    double best = p->op == WARPLAB_REDUCE_MIN ? INFINITY : -INFINITY;
     bool nan_seen = false;
     for (size_t t = 0; t < threads; t++) {
         const reduce_part &part = parts[t];
         int_sum += part.int_sum;
-        int_best = p->op == WL_OP_MIN ? (part.int_best < int_best ? part.int_best : int_best)
-                                      : (part.int_best > int_best ? part.int_best : int_best);
+        int_best = p->op == WARPLAB_REDUCE_MIN
+                       ? (part.int_best < int_best ? part.int_best : int_best)
+                       : (part.int_best > int_best ? part.int_best : int_best);
         const double t_sum = sum + part.sum;
         if (fabs(sum) >= fabs(part.sum))
             compensation += (sum - t_sum) + part.sum;
@@ -625,14 +627,14 @@ warplab_status verify_reduce(wl_backend *backend, const wl_reference_request *q,
         compensation += part.compensation;
         magnitude += part.magnitude;
         nan_seen = nan_seen || part.nan_seen;
-        best = p->op == WL_OP_MIN ? fmin(best, part.best) : fmax(best, part.best);
+        best = p->op == WARPLAB_REDUCE_MIN ? fmin(best, part.best) : fmax(best, part.best);
     }
     free(parts);
     double expected, bound = 0.0;
     if (p->dtype == WARPLAB_INT32) {
-        expected =
-            p->op == WL_OP_SUM ? (double)(int32_t)(uint32_t)(uint64_t)int_sum : (double)int_best;
-    } else if (p->op == WL_OP_SUM) {
+        expected = p->op == WARPLAB_REDUCE_SUM ? (double)(int32_t)(uint32_t)(uint64_t)int_sum
+                                               : (double)int_best;
+    } else if (p->op == WARPLAB_REDUCE_SUM) {
         const double eps = p->dtype == WARPLAB_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
         expected = sum + compensation;
         bound = (double)n * eps * magnitude;

@@ -6,6 +6,26 @@
  * 16-byte fast paths is bounds-checked, and the pitch padding is never
  * written. Grids larger than the device's y limit loop over the remaining
  * rows of tiles. */
+/*
+ * Contents: the transpose rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders transpose` lists it;
+ * the sections below do not follow this order yet):
+ *    3. copy -- copy, 16-byte accesses (reference)
+ *    4. copy_shared -- copy through a shared-memory tile
+ *    5. copy_strided -- copy, reads and writes strided
+ *    6. naive -- naive, writes strided
+ *    7. naive_mirror -- naive mirrored, reads strided
+ *    8. tiled -- 32x32 shared-memory tiles
+ *    9. padded -- padded tiles [32][33]: no conflicts
+ *   10. diagonal -- padded tiles, diagonal block order
+ *   11. vectorized -- 16-byte accesses, 4x4 in registers
+ *   12. vectorized_strip -- 16-byte, a strip of tiles per block
+ *   13. vectorized_out -- 16-byte, blocks along output rows
+ *   14. vectorized_grouped -- 16-byte, grouped block order
+ *   15. grouped_strip -- 16-byte, grouped, 2 tiles per block
+ *   16. persistent -- grouped, persistent grid, prefetch
+ *   17. cublas -- cuBLAS geam (vendor)
+ */
 #include "../ladders/transpose_layout.h"
 #include "../ladders/transpose_order.h"
 #include "cuda_backend.h"

@@ -1,6 +1,20 @@
 /* The cuda backend's vector-add rungs (seed 001), one kernel per rung, in
  * ladder order. Every kernel is correct for any n (0 launches nothing) and
  * for views that are not 16-byte aligned. */
+/*
+ * Contents: the vecadd rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders vecadd` lists it):
+ *    3. one_block -- one block of n threads
+ *    4. grid -- grid of 1024-thread blocks
+ *    5. grid_stride -- grid-stride loop
+ *    6. vectorized -- 16-byte vector loads and stores
+ *    7. vectorized_flat -- float4, one per thread, no loop
+ *    8. h2d -- explicit copy in (1 array)
+ *    9. d2h -- explicit copy out (1 array)
+ *   10. managed -- managed memory, pages on demand
+ *   11. managed_prefetch -- managed memory, prefetched
+ *   12. copy -- device-to-device copy (reference)
+ */
 #include "cuda_backend.h"
 
 #define VIEW(i) ((float *)wl_view_ptr(launch->buf[i]))

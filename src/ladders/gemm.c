@@ -250,7 +250,7 @@ static const wl_rung gemm_rungs[] = {
      .title = "CPU triple loop, one core",
      .lesson = "The course's MatrixMulOnHost: for each element of C, a dot product of a row of A "
                "and a column of B. One core, and the column walk misses the cache.",
-     .seed = "seed 002, 'matrix multiply' (MatrixMulOnHost)",
+     .course = "seed 002, 'matrix multiply' (MatrixMulOnHost)",
      .flags = WL_RUNG_HOST,
      .bytes = naive_bytes,
      .supports = cpu_loop_supports},
@@ -258,7 +258,7 @@ static const wl_rung gemm_rungs[] = {
      .title = "CPU blocked, all cores",
      .lesson = "Panels of B that stay in cache, a 4x16 block of C in registers that the compiler "
                "vectorizes, and rows of C spread over every core: the fair 'GPU vs CPU' row.",
-     .seed = "seed 003, 'GPU vs. CPU'",
+     .course = "seed 003, 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST,
      .bytes = cpu_block_bytes,
      .supports = cpu_blocked_supports},
@@ -267,7 +267,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The course's first kernel: the CPU's two outer loops become a 2-D block of "
                "threads, each doing one dot product from global memory. One block runs on one "
                "SM, and C cannot outgrow the block-size limit.",
-     .seed = "seed 002, 'Matrix multiplication kernel - thread specification'",
+     .course = "seed 002, 'Matrix multiplication kernel - thread specification'",
      .bytes = naive_bytes,
      .supports = one_block_supports},
     {.id = "many_blocks",
@@ -275,7 +275,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "Rows and columns from blockIdx too: any size, every SM busy. Each multiply-add "
                "still reads two floats from global memory, so bandwidth bounds it (G80: 86.4 "
                "GB/s / 4 B = 21.6 of 346.5 GFLOPS).",
-     .seed = "seed 002, 'Pd tile per block' (G80: 15 GFLOPS measured, 21.6 bound)",
+     .course = "seed 002, 'Pd tile per block' (G80: 15 GFLOPS measured, 21.6 bound)",
      .course_value = 15.0,
      .course_unit = "GFLOP/s",
      .course_device = "G80",
@@ -285,7 +285,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "Each block loads a 16x16 tile of A and of B into shared memory per phase, then "
                "every thread reuses them 16 times: global traffic / 16 (G80 bound: 21.6 x 16 = "
                "345.6 GFLOPS). Multiples of 16 only.",
-     .seed = "seed 000, lectures 2.5-2.6; seed 002, 'TILE_WIDTH'",
+     .course = "seed 000, lectures 2.5-2.6; seed 002, 'TILE_WIDTH'",
      .course_value = 345.6,
      .course_unit = "GFLOP/s bound",
      .course_device = "G80",
@@ -295,76 +295,76 @@ static const wl_rung gemm_rungs[] = {
      .title = "shared-memory tiles, TILE_WIDTH 32",
      .lesson = "The course's other size: 32x32 = 1024 threads a block and 8 KB of tiles, global "
                "traffic / 32, but fewer blocks per SM and longer barriers. Multiples of 32 only.",
-     .seed = "seed 000, lecture 2.6 'First-order size considerations'",
+     .course = "seed 000, lecture 2.6 'First-order size considerations'",
      .bytes = tile32_bytes,
      .supports = tiled32_supports},
     {.id = "tiled_bounds",
      .title = "tiles with boundary checks, any size",
      .lesson = "Lecture 2.8: threads load 0 for tile elements outside A or B and write only "
                "elements inside C, so any m, n, k works; every thread still helps load.",
-     .seed = "seed 000, lectures 2.7-2.8",
+     .course = "seed 000, lectures 2.7-2.8",
      .bytes = tile32_bytes},
     {.id = "regblock_1d",
      .title = "1-D register blocking (8 outputs/thread)",
      .lesson = "Each thread computes a column of 8 outputs: one B value from shared memory feeds "
                "8 multiply-adds held in registers, so shared-memory loads per FMA drop 8-fold and "
                "the block tile grows to 64x64.",
-     .seed = "past the course (register blocking)",
+     .course = "past the course (register blocking)",
      .bytes = tile64_bytes},
     {.id = "regblock_2d",
      .title = "2-D register blocking (8x8 outputs/thread)",
      .lesson = "An 8x8 block of C per thread: 8 values of A and 8 of B from shared memory feed 64 "
                "multiply-adds (4 FMAs per load instead of 1), and the 128x128 block tile halves "
                "global traffic again.",
-     .seed = "past the course (register blocking)",
+     .course = "past the course (register blocking)",
      .bytes = tile128_bytes},
     {.id = "vectorized",
      .title = "float4 loads, transposed A tile",
      .lesson = "Global loads of 16 bytes (LDG.128), and A stored transposed in shared memory so "
                "that a thread's 8 values of A are contiguous too: the inner loop reads shared "
                "memory with LDS.128 only.",
-     .seed = "past the course (Hopper: 16-byte accesses)",
+     .course = "past the course (Hopper: 16-byte accesses)",
      .bytes = tile128_bytes},
     {.id = "conflict_free",
      .title = "bank-conflict-free shared layouts",
      .lesson = "The transposing stores of A hit one bank 4 times over, and a thread's 8 outputs "
                "as 2x2 groups of 4 make a warp's LDS.128 reads broadcast cleanly: a padded A "
                "tile and split per-thread tiles, so no access waits on a bank.",
-     .seed = "seed 003, 'Banky sdilene pameti' (bank conflicts, padding)",
+     .course = "seed 003, 'Banky sdilene pameti' (bank conflicts, padding)",
      .bytes = tile128_bytes},
     {.id = "double_buffered",
      .title = "double-buffered tiles (cp.async)",
      .lesson = "cp.async copies the next tiles from global to shared memory while the SM "
                "computes on the current one (3 buffers, no registers in between; OpenCL stages "
                "one tile in registers): latency hides behind math, one barrier a tile.",
-     .seed = "past the course (Ampere+: cp.async)",
+     .course = "past the course (Ampere+: cp.async)",
      .bytes = tile128_bytes},
     {.id = "warptile",
      .title = "warp tiling",
      .lesson = "Block -> warp -> thread tiles: each warp owns a 64x32 piece of C, so a warp's "
                "shared-memory reads are 8 distinct 16-byte vectors broadcast across lanes and "
                "the warp's working set stays in registers.",
-     .seed = "past the course (CUTLASS's hierarchy)",
+     .course = "past the course (CUTLASS's hierarchy)",
      .bytes = tile128_bytes},
     {.id = "tuned",
      .title = "tuned for sm_90: 128x256x16, 4 stages",
      .lesson = "The warp-tiled cp.async kernel at its best sm_90 shape: 128x256 block tiles, 16x8 "
                "outputs per thread (FMA : LDS.128 = 21:1), 4 stages, one 256-thread block per "
                "SM.",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .bytes = tile128x256_bytes},
     {.id = "tuned_128x128",
      .title = "sm_90 alternative: 128x128x16, 4 stages",
      .lesson = "The tuned kernel with 128x128 block tiles and 8x8 outputs per thread: two "
                "blocks per SM instead of one; shown so one run compares the shapes.",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bytes},
     {.id = "tuned_256x128",
      .title = "sm_90 alternative: 256x128x16, 4 stages",
      .lesson = "The tuned kernel with 256x128 block tiles (A reused over 128 columns, B over 256 "
                "rows); shown so one run compares the shapes.",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile256x128_bytes},
     {.id = "frag_128x256",
@@ -373,14 +373,14 @@ static const wl_rung gemm_rungs[] = {
                "fragments are in registers, so the tile's stage is refilled at once (4 tiles in "
                "flight instead of 3) and the next tile's first fragments and copies issue "
                "behind the last step's FMAs instead of stalling after the barrier.",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bytes},
     {.id = "frag_128x128",
      .title = "sm_90 candidate: 128x128x16, 8x8 a thread, barrier early",
      .lesson = "The early barrier at 128x128 tiles, 8x8 outputs per thread: two 256-thread "
                "blocks an SM (16 warps) to hide latency, at a lower FMA : LDS ratio (16:1).",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bytes},
     {.id = "frag_128x128_w64",
@@ -388,7 +388,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The early barrier at 128x128 tiles of four 64x64 warp tiles (8x16 a thread), two "
                "128-thread blocks an SM, so one block's barrier does not idle the SM. The best "
                "FP32 rung until frag_256x128_s6 (about 1.3% behind it at 4096^3).",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bytes},
     {.id = "frag_128x128_k8",
@@ -396,13 +396,13 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The early barrier at 128x128x8 (double_buffered's BK, 8x8 a thread, two blocks "
                "an SM): a loop body half as long (10 KB of instructions) for the instruction "
                "cache, at one barrier per 8 k.",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bytes},
     {.id = "frag_256x128",
      .title = "sm_90 candidate: 256x128x16, barrier early",
      .lesson = "The early barrier at tuned_256x128's shape (16x8 a thread, one block an SM).",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile256x128_bytes},
     /* The best of some twenty shapes, stage counts, orders and loop forms
@@ -415,7 +415,7 @@ static const wl_rung gemm_rungs[] = {
                "hide behind the last FMAs; 256x128 tiles (eight 64x64 warp tiles, 8x16 a "
                "thread) and 6 stages in flight, one 256-thread block an SM. What "
                "warplab_gemm() uses.",
-     .seed = "past the course (tuning)",
+     .course = "past the course (tuning)",
      .bytes = tile256x128_bytes},
     /* The shape-aware rungs (issue 11): one kernel per regime where the
      * big-tile kernel leaves the GPU idle, then the dispatcher that picks
@@ -427,21 +427,21 @@ static const wl_rung gemm_rungs[] = {
                "the time is reading B. Each thread streams 16-byte rows of B for 4 columns, MR "
                "rows of C at once, many k rows in flight, k split over the SMs when columns are "
                "few: copy-speed.",
-     .seed = "past the course (bandwidth-bound GEMV)",
+     .course = "past the course (bandwidth-bound GEMV)",
      .flags = WL_RUNG_OFF_LADDER},
     {.id = "skinny_n",
      .title = "GEMV / skinny n: stream A once",
      .lesson = "With n <= 16 each output is a dot product of a row of A with B's few columns: a "
                "warp streams 16-byte pieces of 2-4 rows of A while B's columns wait transposed "
                "in shared memory, and a butterfly of shuffles sums each row.",
-     .seed = "past the course (bandwidth-bound GEMV)",
+     .course = "past the course (bandwidth-bound GEMV)",
      .flags = WL_RUNG_OFF_LADDER},
     {.id = "tile_32x128",
      .title = "small tiles 32x128, split-K",
      .lesson = "For m of 17 to 64 a 32-row tile wastes no rows, and splitting k over the SMs "
                "(partial sums in the workspace, added in a fixed order) turns 32 tiles into "
                "enough blocks to fill all of them.",
-     .seed = "past the course (split-K)",
+     .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile32x128_bytes},
     {.id = "tile_64x64",
@@ -449,7 +449,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "Small squares and large k with small m, n: 64x64 tiles give 4x the blocks of "
                "128x128, four resident an SM, and split-K multiplies them again (64x64x65536: "
                "one tile becomes 128 blocks), reduced deterministically.",
-     .seed = "past the course (split-K)",
+     .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile64_bytes},
     {.id = "dispatch",
@@ -458,13 +458,13 @@ static const wl_rung gemm_rungs[] = {
                "the SM count (waves of tiles, idle SMs, bytes streamed, split-K's extra pass) and "
                "runs the least: skinny kernels for GEMV, small tiles and split-K for few tiles, "
                "frag_256x128_s6 for large.",
-     .seed = "past the course (cuBLAS-style heuristics)",
+     .course = "past the course (cuBLAS-style heuristics)",
      .vendor = "cublas_fp32"},
     {.id = "copy_ab",
      .title = "copy of A and B (device to device)",
      .lesson = "Reads A and B once and writes them elsewhere: the speed of light for a "
                "bandwidth-bound product (GEMV), whose %copy column compares with it.",
-     .seed = "reference",
+     .course = "reference",
      .flags = WL_RUNG_REFERENCE | WL_RUNG_OFF_LADDER,
      .bytes = copy_ab_bytes,
      .flops = no_flops,
@@ -474,7 +474,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The Volta slide's D = A*B + C on small tiles: mma.sync.m16n8k8 multiplies TF32 "
                "(10-bit mantissa) operands into FP32 sums, 8x the work per instruction of FFMA "
                "rate. Not FP32: compare with cublas_tf32.",
-     .seed = "seed 001, 'Volta GV100' (tensor cores)",
+     .course = "seed 001, 'Volta GV100' (tensor cores)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bytes,
      .verify = verify_tf32},
@@ -483,7 +483,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "mma.sync.m16n8k16 on BF16 operands (converted once, untimed, for this row and "
                "cuBLAS's alike) with FP32 sums: half the bytes and twice the tensor rate of TF32. "
                "Compare with cublas_bf16.",
-     .seed = "seed 001, 'Volta GV100' (mixed precision)",
+     .course = "seed 001, 'Volta GV100' (mixed precision)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bf16_bytes,
      .verify = verify_bf16},
@@ -492,7 +492,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "Hopper's warpgroup MMA: 4 warps issue one asynchronous m64n128k16 that reads "
                "both BF16 tiles from shared memory by descriptor; 2 warpgroups, 128x256 tiles, a "
                "4-stage cp.async ring. Compare with cublas_bf16.",
-     .seed = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
      .verify = verify_bf16},
@@ -504,7 +504,7 @@ static const wl_rung gemm_rungs[] = {
                "tile's stores with the next tile's loads. TF32 wgmma reads K-major operands: B is "
                "transposed (and both rounded to TF32) in setup, untimed. Compare with "
                "cublas_tf32.",
-     .seed = "seed 001, 'Volta GV100' (tensor cores); Hopper",
+     .course = "seed 001, 'Volta GV100' (tensor cores); Hopper",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bytes,
      .verify = verify_tf32},
@@ -515,7 +515,7 @@ static const wl_rung gemm_rungs[] = {
                "[k][m], pads that keep fragment loads conflict-free in both), so op T costs no "
                "copy; 64x64 tiles give 4x the blocks of 128x128, and k split over chunks "
                "(partial sums added in chunk order) fills the SMs when tiles are few.",
-     .seed = "past the course (split-K)",
+     .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .bytes = compulsory_bytes,
      .verify = verify_tf32_any},
@@ -523,7 +523,7 @@ static const wl_rung gemm_rungs[] = {
      .title = "tensor cores, TF32 128x64 tiles, either op, split-K",
      .lesson = "tf32_tile_64x64 with twice the rows a block: each B fragment feeds twice the "
                "mma, a middle step between block count and reuse.",
-     .seed = "past the course (split-K)",
+     .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .bytes = compulsory_bytes,
      .verify = verify_tf32_any},
@@ -531,7 +531,7 @@ static const wl_rung gemm_rungs[] = {
      .title = "tensor cores, TF32 128x128 tiles, either op, split-K",
      .lesson = "tf32_mma's tile with either op and split-K: the most reuse of the three, for "
                "shapes with enough tiles.",
-     .seed = "past the course (split-K)",
+     .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .bytes = compulsory_bytes,
      .verify = verify_tf32_any},
@@ -541,7 +541,7 @@ static const wl_rung gemm_rungs[] = {
                "(blocks per SM, the rate a lone block reaches, the partial sums' extra pass): "
                "what warplab_gemm_ex runs for TF32 when the TMA + wgmma kernel has too few "
                "128x256 tiles or would copy an operand first.",
-     .seed = "past the course (cuBLAS-style heuristics)",
+     .course = "past the course (cuBLAS-style heuristics)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .bytes = compulsory_bytes,
      .verify = verify_tf32_any},
@@ -552,7 +552,7 @@ static const wl_rung gemm_rungs[] = {
                "consumer warpgroups through mbarriers instead of a block-wide barrier, and a "
                "persistent grid overlaps one tile's stores with the next tile's loads. Compare "
                "with cublas_bf16.",
-     .seed = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
      .verify = verify_bf16},
@@ -565,7 +565,7 @@ static const wl_rung gemm_rungs[] = {
                "reads K-major operands in place and transposes the others into the workspace, "
                "inside the timed call. Shapes with too few 128x256 tiles (GEMV, small m or n, "
                "large k) run the FP32 dispatcher instead: faster there, and more accurate.",
-     .seed = "past the course (cublasGemmEx's interface)",
+     .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_tf32",
      .bytes = compulsory_bytes,
@@ -579,7 +579,7 @@ static const wl_rung gemm_rungs[] = {
                "stored with k split where tiles are few (small and mid shapes, large k), and "
                "TMA + wgmma where its 128x256 tiles fill the SMs (large shapes; operands that "
                "are not K-major transposed into the workspace in the timed call).",
-     .seed = "past the course (cublasGemmEx's interface)",
+     .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
      .bytes = compulsory_bytes_bf16,
@@ -588,7 +588,7 @@ static const wl_rung gemm_rungs[] = {
      .title = "warplab_gemm_ex, FP16 inputs",
      .lesson = "As ex_bf16 with IEEE half operands (10-bit mantissa, 5-bit exponent): the same "
                "kernels with wgmma's .f16 type; the products are still exact in FP32.",
-     .seed = "past the course (cublasGemmEx's interface)",
+     .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_fp16",
      .bytes = compulsory_bytes_bf16,
@@ -602,7 +602,7 @@ static const wl_rung gemm_rungs[] = {
                "along the contiguous dimension, k is split until about 4 blocks an SM are in "
                "flight, and the splits' FP32 partial sums are added in order by a second kernel "
                "(deterministic). 1 x 4096 x 4096 on an H100: 92 us -> 22 us (cuBLAS: 17 us).",
-     .seed = "past the course (cublasGemmEx's interface)",
+     .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
      .bytes = compulsory_bytes_bf16,
@@ -616,7 +616,7 @@ static const wl_rung gemm_rungs[] = {
                "fragment of a tile contiguous along m or n), 128x128 or 64x64 tiles fill more "
                "SMs, and a deterministic split of k fills them when m and n are small and k "
                "large (64 x 64 x 65536: one tile, 64 splits).",
-     .seed = "past the course (cublasGemmEx's interface)",
+     .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
      .bytes = compulsory_bytes_bf16,
@@ -627,7 +627,7 @@ static const wl_rung gemm_rungs[] = {
                "K-major (A with op T, B with op N) or whose rows are not 16-byte aligned are "
                "copied into the workspace first. It wins where its 128x256 tiles fill the SMs "
                "several times over and the copy is small next to the product.",
-     .seed = "past the course (cublasGemmEx's interface)",
+     .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
      .bytes = compulsory_bytes_bf16,
@@ -636,20 +636,20 @@ static const wl_rung gemm_rungs[] = {
      .title = "cuBLAS sgemm, pedantic FP32",
      .lesson = "cublasSgemm with CUBLAS_PEDANTIC_MATH (true FP32, no TF32): the vendor's FP32 "
                "kernel, measured in the same run; the %vendor column compares with it.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR | WL_RUNG_BASELINE},
     {.id = "cublas_tf32",
      .title = "cuBLAS, TF32 tensor cores",
      .lesson = "cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 on the float inputs: the row the "
                "TF32 rungs compare with.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR,
      .verify = verify_tf32_any},
     {.id = "cublas_bf16",
      .title = "cuBLAS, BF16 tensor cores",
      .lesson = "cublasGemmEx on the same BF16 copies of A and B, FP32 C and sums: the row the "
                "BF16 rungs compare with.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR,
      .bytes = compulsory_bytes_bf16,
      .verify = verify_bf16},
@@ -657,14 +657,14 @@ static const wl_rung gemm_rungs[] = {
      .title = "cuBLAS GemmEx, TF32, op(A) op(B)",
      .lesson = "cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 on the float inputs as stored, "
                "with the problem's transposes: the row ex_tf32 compares with.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR | WL_RUNG_TRANSPOSES,
      .verify = verify_tf32_any},
     {.id = "cublas_ex_bf16",
      .title = "cuBLAS GemmEx, BF16 inputs, op(A) op(B)",
      .lesson = "cublasGemmEx on row-major BF16 A and B as the user holds them (the same copies "
                "as ex_bf16), FP32 sums and C: the row ex_bf16 compares with.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR | WL_RUNG_TRANSPOSES,
      .bytes = compulsory_bytes_bf16,
      .verify = verify_bf16},
@@ -672,7 +672,7 @@ static const wl_rung gemm_rungs[] = {
      .title = "cuBLAS GemmEx, FP16 inputs, op(A) op(B)",
      .lesson = "cublasGemmEx on row-major FP16 A and B as the user holds them, FP32 sums and C: "
                "the row ex_fp16 compares with.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR | WL_RUNG_TRANSPOSES,
      .bytes = compulsory_bytes_bf16,
      .verify = verify_fp16},
@@ -1056,7 +1056,7 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
     /* FP32 on float row-major operands is warplab_gemm's problem: its path
      * (the ladder's best rung, the shape-aware dispatcher on cuda). */
     if (problem.variant == 0 && a_type == WARPLAB_FLOAT32)
-        return wl_context_run_best(context, "gemm", &problem, views, 3);
+        return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
     return wl_context_run_impl(context, "gemm", WL_GEMM_EX_IMPL, &problem, views, 3);
 }
 

@@ -29,6 +29,6 @@ warplab_status wl_make_problem_1d(const size_t size[3], int dims, const char *la
     problem->dim[0] = size[0];
     problem->dims = 1;
     problem->dtype = WARPLAB_FLOAT32;
-    problem->op = WL_OP_SUM;
+    problem->op = WARPLAB_REDUCE_SUM;
     return WARPLAB_OK;
 }

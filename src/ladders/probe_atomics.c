@@ -149,7 +149,7 @@ static const wl_rung atomics_series[] = {
      .title = "atomicAdd(int *) in global memory",
      .lesson = "Each add is a read-modify-write done at the L2; adds to one address queue one "
                "behind another, adds to different addresses proceed in parallel.",
-     .seed = "seed 002, 'Atomic Functions'",
+     .course = "seed 002, 'Atomic Functions'",
      .bytes = no_bytes,
      .flops = atomic_adds,
      .supports = atomics_supports,
@@ -158,7 +158,7 @@ static const wl_rung atomics_series[] = {
      .title = "atomicAdd(float *) in global memory",
      .lesson = "atomicAdd on floats exists since compute capability 2.0; the order of the adds, "
                "and so the rounding, is not fixed.",
-     .seed = "seed 004, 'Atomics: if integral data, or precision doesn't matter'",
+     .course = "seed 004, 'Atomics: if integral data, or precision doesn't matter'",
      .bytes = no_bytes,
      .flops = atomic_adds,
      .supports = atomics_supports,
@@ -167,7 +167,7 @@ static const wl_rung atomics_series[] = {
      .title = "shared-memory counters, then global",
      .lesson = "The staged approach: contention is resolved among a block's threads in shared "
                "memory, and each block adds each of its counters to global memory once.",
-     .seed = "seed 004, 'Dealing with contention: use shared memory and staged approach'",
+     .course = "seed 004, 'Dealing with contention: use shared memory and staged approach'",
      .bytes = no_bytes,
      .flops = atomic_adds,
      .supports = atomics_supports,
@@ -177,7 +177,7 @@ static const wl_rung atomics_series[] = {
      .lesson = "The staged approach with float adds in shared memory, which sm_90 has no "
                "instruction for: nvcc builds them from a compare-and-swap loop "
                "(ATOMS.CAST.SPIN).",
-     .seed = "seed 004, 'Dealing with contention'",
+     .course = "seed 004, 'Dealing with contention'",
      .bytes = no_bytes,
      .flops = atomic_adds,
      .supports = atomics_supports,
@@ -186,7 +186,7 @@ static const wl_rung atomics_series[] = {
      .title = "float add as an atomicCAS loop",
      .lesson = "Read, add, compare-and-swap, retry if another thread got there first: how a "
                "missing atomic is built. Every contender's failed swap is a retry.",
-     .seed = "seed 004, 'Advanced atomics: e.g., atomicCAS'",
+     .course = "seed 004, 'Advanced atomics: e.g., atomicCAS'",
      .bytes = no_bytes,
      .flops = atomic_adds,
      .supports = cas_supports,
@@ -304,7 +304,7 @@ static const wl_probe_section atomics_sections[] = {
 const wl_probe wl_probe_atomics = {
     .name = "atomics",
     .title = "atomicAdd against contention: global vs shared, int vs float, CAS loops",
-    .seed = "seed 002, 'Atomic Functions'; seed 004, 'Reminder: Atomic Operations'",
+    .course = "seed 002, 'Atomic Functions'; seed 004, 'Reminder: Atomic Operations'",
     .size_meaning = "threads, rounded down to a power of two (default 2^20 on a GPU, 2^14 on "
                     "a CPU)",
     .sections = atomics_sections,

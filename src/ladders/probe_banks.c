@@ -93,14 +93,14 @@ static const wl_rung banks_series[] = {
      .lesson = "32 banks of 4 bytes: lanes l x s hit bank l x s mod 32, so odd strides are "
                "conflict-free, stride 2^k is a 2^k-way conflict (up to 32), and one word for "
                "all lanes is a broadcast, not a conflict.",
-     .seed = "seed 003, 'Konflikty bank', 'Broadcast'",
+     .course = "seed 003, 'Konflikty bank', 'Broadcast'",
      .bytes = word4_bytes,
      .supports = banks_supports},
     {.id = "word8",
      .title = "8-byte words",
      .lesson = "8-byte words cover two banks each: a warp reads 256 bytes, at least two passes "
                "of 128, and a stride of s words is a stride of 2s banks.",
-     .seed = "seed 003, 'HW organizace sdílené paměti'",
+     .course = "seed 003, 'HW organizace sdílené paměti'",
      .bytes = word8_bytes,
      .supports = banks_supports},
 };
@@ -225,7 +225,7 @@ static const wl_probe_section banks_sections[] = {
 const wl_probe wl_probe_banks = {
     .name = "banks",
     .title = "shared-memory bandwidth against access stride 0..33, 4- and 8-byte words",
-    .seed = "seed 003, 'HW organizace sdílené paměti', 'Konflikty bank', 'Broadcast'",
+    .course = "seed 003, 'HW organizace sdílené paměti', 'Konflikty bank', 'Broadcast'",
     .size_meaning = "threads (default: every SM full on a GPU, 4096 on a CPU)",
     .sections = banks_sections,
     .section_count = 1,

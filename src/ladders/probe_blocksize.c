@@ -56,24 +56,24 @@ static const wl_rung blocksize_series[] = {
      .title = "one element per thread, ceil(n / block) blocks",
      .lesson = "The course's launch shape: the hardware keeps as many blocks per SM as the "
                "limits allow, so the block size decides how full each SM is.",
-     .seed = "seed 000, 'Block Granularity Considerations'",
+     .course = "seed 000, 'Block Granularity Considerations'",
      .supports = block_supported},
     {.id = "sm_x1",
      .title = "1 block per SM, grid-stride",
      .lesson = "One block per SM: the threads in flight are the block's, so small blocks "
                "leave the memory system idle.",
-     .seed = "seed 000, 'Thread Scheduling'",
+     .course = "seed 000, 'Thread Scheduling'",
      .supports = block_supported},
     {.id = "sm_x4",
      .title = "4 blocks per SM, grid-stride",
      .lesson = "Four blocks per SM: four times the threads in flight, while they fit.",
-     .seed = "seed 000, 'Thread Scheduling'",
+     .course = "seed 000, 'Thread Scheduling'",
      .supports = block_supported},
     {.id = "resident",
      .title = "as many blocks as fit per SM, grid-stride",
      .lesson = "SMs x the resident blocks CUDA's occupancy calculator reports: a full GPU "
                "with no block waiting for a slot.",
-     .seed = "seed 000, 'Block Granularity Considerations'",
+     .course = "seed 000, 'Block Granularity Considerations'",
      .supports = block_supported},
 };
 
@@ -208,7 +208,7 @@ static const wl_probe_section blocksize_sections[] = {
 const wl_probe wl_probe_blocksize = {
     .name = "blocksize",
     .title = "a copy swept over block sizes 32..1024 and blocks per SM, beside occupancy",
-    .seed = "seed 000, 'Block Granularity Considerations', 'Thread Scheduling'",
+    .course = "seed 000, 'Block Granularity Considerations', 'Thread Scheduling'",
     .size_meaning = "elements per array (default 2^25 on a GPU)",
     .sections = blocksize_sections,
     .section_count = 1,

@@ -101,7 +101,7 @@ static const wl_rung coalescing_series[] = {
      .lesson = "out[i+k] = in[i+k]: a warp's 128 bytes start k floats past a 128-byte boundary "
                "and straddle two segments; since Fermi's caches the cost is a few percent, where "
                "c.c. 1.0 paid a transaction per element.",
-     .seed = "seed 003, 'Sdružený přístup do paměti' (offset figure)",
+     .course = "seed 003, 'Sdružený přístup do paměti' (offset figure)",
      .bytes = offset_bytes,
      .supports = offset_supports,
      .verify = offset_verify},
@@ -109,7 +109,7 @@ static const wl_rung coalescing_series[] = {
      .title = "copy reading with a stride",
      .lesson = "out[i] = in[i*s]: a warp's 32 reads spread over s x 128 bytes; every 32-byte "
                "sector fetched carries 32/s useful bytes until s reaches 8, then one float.",
-     .seed = "seed 003, 'Výkon při prokládaném přístupu' (stride figure)",
+     .course = "seed 003, 'Výkon při prokládaném přístupu' (stride figure)",
      .bytes = stride_bytes,
      .supports = stride_supports,
      .verify = stride_verify},
@@ -207,7 +207,7 @@ static const wl_probe_section coalescing_sections[] = {
 const wl_probe wl_probe_coalescing = {
     .name = "coalescing",
     .title = "copy bandwidth against access offset (0..32) and stride (1..32)",
-    .seed = "seed 003, 'Sdružený přístup do paměti', 'Výkon při prokládaném přístupu'",
+    .course = "seed 003, 'Sdružený přístup do paměti', 'Výkon při prokládaném přístupu'",
     .size_meaning = "elements per array (default 2^25 on a GPU, 2^20 on a CPU)",
     .sections = coalescing_sections,
     .section_count = 1,

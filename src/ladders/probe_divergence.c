@@ -95,7 +95,7 @@ static const wl_rung divergence_series[] = {
      .title = "branch on threadIdx.x % paths",
      .lesson = "Paths differ between the lanes of every warp: the warp runs each taken path in "
                "turn with the other lanes masked off, so the time grows with the paths.",
-     .seed = "seed 000, 'Control Divergence Examples' (if (threadIdx.x > 2))",
+     .course = "seed 000, 'Control Divergence Examples' (if (threadIdx.x > 2))",
      .bytes = no_bytes,
      .flops = useful_fmas,
      .supports = paths_supported,
@@ -104,7 +104,7 @@ static const wl_rung divergence_series[] = {
      .title = "branch on the warp index % paths",
      .lesson = "Every lane of a warp takes the same path; different warps take different paths "
                "at no cost beyond the branch itself.",
-     .seed = "seed 003, 'SIMT' (divergence inside a warp serialises)",
+     .course = "seed 003, 'SIMT' (divergence inside a warp serialises)",
      .bytes = no_bytes,
      .flops = useful_fmas,
      .supports = paths_supported,
@@ -113,7 +113,7 @@ static const wl_rung divergence_series[] = {
      .title = "branch on blockIdx.x % paths",
      .lesson = "The course's example without divergence: the branch granularity is a whole "
                "block, so every warp follows one path.",
-     .seed = "seed 000, 'Control Divergence Examples' (if (blockIdx.x > 2))",
+     .course = "seed 000, 'Control Divergence Examples' (if (blockIdx.x > 2))",
      .bytes = no_bytes,
      .flops = useful_fmas,
      .supports = paths_supported,
@@ -204,7 +204,7 @@ static const wl_probe_section divergence_sections[] = {
 const wl_probe wl_probe_divergence = {
     .name = "divergence",
     .title = "branch on threadIdx.x against warp or block index, 1..32 paths",
-    .seed = "seed 000, 'Control Divergence'; seed 003, 'SIMT', 'Divergence kódu'",
+    .course = "seed 000, 'Control Divergence'; seed 003, 'SIMT', 'Divergence kódu'",
     .size_meaning = "threads (default 2^20 on a GPU, 2^13 on a CPU)",
     .sections = divergence_sections,
     .section_count = 1,

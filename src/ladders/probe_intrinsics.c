@@ -173,7 +173,7 @@ static double no_bytes(const wl_problem *p)
 #define SERIES(id_, title_, lesson_, verify_)                                                      \
     {                                                                                              \
         .id = id_, .title = title_, .lesson = lesson_,                                             \
-        .seed = "seed 003, 'Rychlost provádění instrukcí'", .bytes = no_bytes,                     \
+        .course = "seed 003, 'Rychlost provádění instrukcí'", .bytes = no_bytes,                   \
         .flops = evaluations, .verify = verify_                                                    \
     }
 
@@ -316,8 +316,8 @@ static const wl_probe_section intrinsics_sections[] = {
 const wl_probe wl_probe_intrinsics = {
     .name = "intrinsics",
     .title = "__sinf, __expf, __fdividef against sinf, expf, '/'; div/mod against shift/mask",
-    .seed = "seed 003, 'Rychlost provádění instrukcí' (fast SFU versions, slow integer "
-            "division)",
+    .course = "seed 003, 'Rychlost provádění instrukcí' (fast SFU versions, slow integer "
+              "division)",
     .size_meaning = "threads (default 2^20 on a GPU, 2^14 on a CPU)",
     .sections = intrinsics_sections,
     .section_count = 1,

@@ -44,7 +44,7 @@ static double one_way_bytes(const wl_problem *p)
 
 #define COPY(id_, title_, lesson_)                                                                 \
     {                                                                                              \
-        .id = id_, .title = title_, .lesson = lesson_, .seed = "seed 003, 'Komunikace CPU-GPU'",   \
+        .id = id_, .title = title_, .lesson = lesson_, .course = "seed 003, 'Komunikace CPU-GPU'", \
         .flags = WL_RUNG_TRANSFER                                                                  \
     }
 
@@ -139,7 +139,7 @@ static const wl_rung overlap_series[] = {
      .title = "copy all in, run, copy all out",
      .lesson = "One stream, whole array: the copy engines and the SMs take turns, each idle "
                "while another works.",
-     .seed = "seed 003, 'Komunikace CPU-GPU'",
+     .course = "seed 003, 'Komunikace CPU-GPU'",
      .flags = WL_RUNG_TRANSFER,
      .supports = serial_supported},
     {.id = "chunked",
@@ -147,7 +147,7 @@ static const wl_rung overlap_series[] = {
      .lesson = "16 chunks, each copied in, computed and copied out on its stream: with 2 or "
                "more streams, one chunk's copy in overlaps another's kernel and a third's copy "
                "out (copy engines both ways, SMs).",
-     .seed = "seed 003, 'je výhodné překrýt výpočet s přenosem'",
+     .course = "seed 003, 'je výhodné překrýt výpočet s přenosem'",
      .flags = WL_RUNG_TRANSFER,
      .supports = streams_supported},
 };
@@ -283,8 +283,8 @@ static const wl_probe_section transfers_sections[] = {
 const wl_probe wl_probe_transfers = {
     .name = "transfers",
     .title = "host-device bandwidth, pageable against pinned, 4 KiB..1 GiB; overlap on streams",
-    .seed = "seed 003, 'Komunikace CPU-GPU'; seed 004, 'Next time' (pinned memory, streams, "
-            "overlapping kernels with transfers)",
+    .course = "seed 003, 'Komunikace CPU-GPU'; seed 004, 'Next time' (pinned memory, streams, "
+              "overlapping kernels with transfers)",
     .size_meaning = "bytes of the largest copy (default 1 GiB on a GPU); the overlap array is "
                     "a quarter of it",
     .sections = transfers_sections,

@@ -78,7 +78,7 @@ static double no_bytes(const wl_problem *p)
 
 #define SERIES(id_, title_, lesson_)                                                               \
     {                                                                                              \
-        .id = id_, .title = title_, .lesson = lesson_, .seed = "seed 003, 'Smyčky'",               \
+        .id = id_, .title = title_, .lesson = lesson_, .course = "seed 003, 'Smyčky'",             \
         .bytes = no_bytes, .flops = horner_flops                                                   \
     }
 
@@ -188,7 +188,7 @@ static const wl_probe_section unroll_sections[] = {
 const wl_probe wl_probe_unroll = {
     .name = "unroll",
     .title = "a small loop with and without #pragma unroll, and unrolled by hand",
-    .seed = "seed 003, 'Smyčky' (loop overhead, unrolling)",
+    .course = "seed 003, 'Smyčky' (loop overhead, unrolling)",
     .size_meaning = "threads (default 2^20 on a GPU, 2^13 on a CPU)",
     .sections = unroll_sections,
     .section_count = 1,

@@ -52,9 +52,11 @@ static int reduce_buffers(const wl_problem *p, wl_buffer_spec *spec)
 {
     double lo = 1.0, hi = 2.0;
     if (p->dtype == WARPLAB_INT32) {
-        lo = p->op == WL_OP_MAX ? (double)INT32_MIN : p->op == WL_OP_MIN ? 1.0 : (double)INT32_MIN;
-        hi = p->op == WL_OP_MAX ? -1.0 : (double)INT32_MAX;
-    } else if (p->op == WL_OP_MAX) {
+        lo = p->op == WARPLAB_REDUCE_MAX   ? (double)INT32_MIN
+             : p->op == WARPLAB_REDUCE_MIN ? 1.0
+                                           : (double)INT32_MIN;
+        hi = p->op == WARPLAB_REDUCE_MAX ? -1.0 : (double)INT32_MAX;
+    } else if (p->op == WARPLAB_REDUCE_MAX) {
         lo = -2.0;
         hi = -1.0;
     }
@@ -97,23 +99,23 @@ static void reference_chunk(size_t task, void *user)
     const size_t end = n - begin < REFERENCE_CHUNK ? n : begin + REFERENCE_CHUNK;
     if (p->dtype == WARPLAB_INT32) {
         const int32_t *x = job->input;
-        part->int_best = p->op == WL_OP_MIN ? INT32_MAX : INT32_MIN;
+        part->int_best = p->op == WARPLAB_REDUCE_MIN ? INT32_MAX : INT32_MIN;
         for (size_t i = begin; i < end; i++) {
             part->int_sum += x[i];
-            if (p->op == WL_OP_MIN ? x[i] < part->int_best : x[i] > part->int_best)
+            if (p->op == WARPLAB_REDUCE_MIN ? x[i] < part->int_best : x[i] > part->int_best)
                 part->int_best = x[i];
         }
         return;
     }
-    part->best = p->op == WL_OP_MIN ? INFINITY : -INFINITY;
+    part->best = p->op == WARPLAB_REDUCE_MIN ? INFINITY : -INFINITY;
     for (size_t i = begin; i < end; i++) {
         double x = wl_element(job->input, p->dtype, i);
-        if (p->op == WL_OP_SUM) {
+        if (p->op == WARPLAB_REDUCE_SUM) {
             compensated_add(&part->sum, &part->compensation, x);
             part->magnitude += fabs(x);
         } else if (isnan(x) || isnan(part->best)) {
             part->best = NAN;
-        } else if (p->op == WL_OP_MIN ? x < part->best : x > part->best) {
+        } else if (p->op == WARPLAB_REDUCE_MIN ? x < part->best : x > part->best) {
             part->best = x;
         }
     }
@@ -132,9 +134,9 @@ static void reduce_reference(const wl_problem *p, const void *input, double *exp
         wl_parallel_for(wl_cpu_threads(), tasks, reference_chunk, &job);
     *bound = 0.0;
     int64_t int_sum = 0;
-    int32_t int_best = p->op == WL_OP_MIN ? INT32_MAX : INT32_MIN;
+    int32_t int_best = p->op == WARPLAB_REDUCE_MIN ? INT32_MAX : INT32_MIN;
     double sum = 0.0, compensation = 0.0, magnitude = 0.0;
-    double best = p->op == WL_OP_MIN ? INFINITY : -INFINITY;
+    double best = p->op == WARPLAB_REDUCE_MIN ? INFINITY : -INFINITY;
     for (size_t t = 0; t < tasks; t++) {
         const reference_part *part = job.parts ? &job.parts[t] : &one;
         if (!job.parts) { /* one task, or no memory for the parts: here, one at a time */
@@ -142,21 +144,21 @@ static void reduce_reference(const wl_problem *p, const void *input, double *exp
             reference_chunk(t, &single);
         }
         int_sum += part->int_sum;
-        if (p->op == WL_OP_MIN ? part->int_best < int_best : part->int_best > int_best)
+        if (p->op == WARPLAB_REDUCE_MIN ? part->int_best < int_best : part->int_best > int_best)
             int_best = part->int_best;
         compensated_add(&sum, &compensation, part->sum);
         compensation += part->compensation;
         magnitude += part->magnitude;
         if (isnan(part->best) || isnan(best))
             best = NAN;
-        else if (p->op == WL_OP_MIN ? part->best < best : part->best > best)
+        else if (p->op == WARPLAB_REDUCE_MIN ? part->best < best : part->best > best)
             best = part->best;
     }
     free(job.parts);
     if (p->dtype == WARPLAB_INT32)
-        *expected =
-            p->op == WL_OP_SUM ? (double)(int32_t)(uint32_t)(uint64_t)int_sum : (double)int_best;
-    else if (p->op == WL_OP_SUM) {
+        *expected = p->op == WARPLAB_REDUCE_SUM ? (double)(int32_t)(uint32_t)(uint64_t)int_sum
+                                                : (double)int_best;
+    else if (p->op == WARPLAB_REDUCE_SUM) {
         double eps = p->dtype == WARPLAB_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
         *expected = sum + compensation;
         *bound = (double)n * eps * magnitude;
@@ -181,21 +183,21 @@ static warplab_status cub_supports(const wl_problem *p, const warplab_device_inf
                                    char *reason, size_t len)
 {
     (void)device;
-    if (p->op == WL_OP_SUM || p->dtype == WARPLAB_INT32)
+    if (p->op == WARPLAB_REDUCE_SUM || p->dtype == WARPLAB_INT32)
         return WARPLAB_OK;
     if (p->nan_input) {
         wl_format(reason, len,
                   "cub::DeviceReduce::%s does not define NaN: (a < b) ? a : b keeps or drops "
                   "it by position",
-                  p->op == WL_OP_MIN ? "Min" : "Max");
+                  p->op == WARPLAB_REDUCE_MIN ? "Min" : "Max");
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     if (p->dim[0] == 0) {
         wl_format(reason, len,
                   "cub::DeviceReduce::%s of no items gives %snumeric_limits max, warplab "
                   "defines %sinf",
-                  p->op == WL_OP_MIN ? "Min" : "Max", p->op == WL_OP_MIN ? "" : "-",
-                  p->op == WL_OP_MIN ? "+" : "-");
+                  p->op == WARPLAB_REDUCE_MIN ? "Min" : "Max",
+                  p->op == WARPLAB_REDUCE_MIN ? "" : "-", p->op == WARPLAB_REDUCE_MIN ? "+" : "-");
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     return WARPLAB_OK;
@@ -212,13 +214,13 @@ static const wl_rung reduce_rungs[] = {
      .title = "CPU loop, one core",
      .lesson = "The course's host loop (int x = 0; for (...) x += v[i]): one core, each "
                "iteration waiting for the one before. The baseline of 'GPU vs CPU'.",
-     .seed = "seed 003, 'Součet prvků vektoru' and 'GPU vs. CPU'",
+     .course = "seed 003, 'Součet prvků vektoru' and 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST},
     {.id = "cpu_threads",
      .title = "CPU loop, all cores",
      .lesson = "The same loop on every core, one partial per chunk, the partials combined at "
                "the end: bound by the host's memory bandwidth rather than by one core's adds.",
-     .seed = "seed 003, 'GPU vs. CPU'",
+     .course = "seed 003, 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST},
     {.id = "naive",
      .title = "naive: one launch per level",
@@ -226,15 +228,15 @@ static const wl_rung reduce_rungs[] = {
                "launch per level, 3 memory accesses per add, strided at the upper levels. "
                "Level 1 reads the input and writes scratch, later levels work in place in "
                "scratch: the input stays untouched.",
-     .seed = "seed 003, 'Naivní přístup'"},
+     .course = "seed 003, 'Naivní přístup'"},
     {.id = "interleaved",
      .title = "interleaved, divergent tid % (2s)",
      .lesson = "A 512-thread block loads its elements into shared memory and halves them "
                "with barriers, one write per block, one launch per level. if (tid % (2*s) == "
                "0) scatters the active threads over every warp: all warps diverge. Threads "
                "past n load the identity.",
-     .seed = "seed 001, 'Interleaved Addressing'; seed 004, attempt #1; seed 003, "
-             "'Implementace' (GTX 280: 3.77 GB/s)",
+     .course = "seed 001, 'Interleaved Addressing'; seed 004, attempt #1; seed 003, "
+               "'Implementace' (GTX 280: 3.77 GB/s)",
      .course_value = 15.72,
      .course_unit = "GB/s",
      .course_device = "K40",
@@ -245,8 +247,8 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "index = 2*s*tid: the active threads are the first ones, so whole warps "
                "retire together and the branch no longer diverges; but a warp's addresses "
                "2*s*tid fall into few shared-memory banks (bank conflicts).",
-     .seed = "seed 001, 'Interleaved Addressing without divergence'; seed 004, attempt #2; "
-             "seed 003 (GTX 280: 8.33 GB/s)",
+     .course = "seed 001, 'Interleaved Addressing without divergence'; seed 004, attempt #2; "
+               "seed 003 (GTX 280: 8.33 GB/s)",
      .course_value = 25.14,
      .course_unit = "GB/s",
      .course_device = "K40",
@@ -257,8 +259,8 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "Reversed loop, s from blockDim/2 down, sdata[tid] += sdata[tid + s]: "
                "consecutive threads touch consecutive words, so no bank conflicts and no "
                "divergence until s < 32. Half the threads idle from the first step.",
-     .seed = "seed 001, 'Sequential Addressing'; seed 004, attempt #3; seed 003 (GTX 280: "
-             "16.34 GB/s)",
+     .course = "seed 001, 'Sequential Addressing'; seed 004, attempt #3; seed 003 (GTX 280: "
+               "16.34 GB/s)",
      .course_value = 60.38,
      .course_unit = "GB/s",
      .course_device = "K40",
@@ -268,8 +270,8 @@ static const wl_rung reduce_rungs[] = {
      .title = "first add during load",
      .lesson = "Each thread loads two elements, i and i + blockDim, and adds them before the "
                "tree: half the blocks, and no thread idles in the first step.",
-     .seed = "seed 001, 'First Add During Load'; seed 004, attempt #4; seed 003 (GTX 280: "
-             "27.16 GB/s)",
+     .course = "seed 001, 'First Add During Load'; seed 004, attempt #4; seed 003 (GTX 280: "
+               "27.16 GB/s)",
      .course_value = 81.59,
      .course_unit = "GB/s",
      .course_device = "K40",
@@ -280,8 +282,8 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "For s <= 32 the course drops the barriers and relies on the warp's lockstep "
                "through a volatile pointer. Since Volta a warp's threads are scheduled "
                "independently: a data race (racecheck reports it). Shown, never picked.",
-     .seed = "seed 001, 'Loop unroll'; seed 004, attempt #5; seed 003, 'Implementace 5' "
-             "(GTX 280: 37.68 GB/s)",
+     .course = "seed 001, 'Loop unroll'; seed 004, attempt #5; seed 003, 'Implementace 5' "
+               "(GTX 280: 37.68 GB/s)",
      .course_value = 81.59,
      .course_unit = "GB/s",
      .course_device = "K40",
@@ -293,14 +295,14 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "The same unrolled last warp made correct: each step reads, __syncwarp(), "
                "writes, __syncwarp(), so no lane reads a word another lane is rewriting. Two "
                "warp barriers per step; still no block barrier and no loop.",
-     .seed = "past the course: the fix of seed 001's warpReduce for Volta and later"},
+     .course = "past the course: the fix of seed 001's warpReduce for Volta and later"},
     {.id = "complete_unroll",
      .title = "complete unroll (template)",
      .lesson = "The block size is a template parameter and a switch picks the instance (512 "
                "down to 1; smaller blocks for small n): every if (blockSize >= ...) is decided "
                "at compile time, so the tree is straight-line code.",
-     .seed = "seed 001, 'Complete Unroll / Static Unroll'; seed 004, attempt #6; seed 003, "
-             "'Implementace 6' (GTX 280: 50.64 GB/s)",
+     .course = "seed 001, 'Complete Unroll / Static Unroll'; seed 004, attempt #6; seed 003, "
+               "'Implementace 6' (GTX 280: 50.64 GB/s)",
      .course_value = 89.15,
      .course_unit = "GB/s",
      .course_device = "K40",
@@ -311,7 +313,7 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "Brent's theorem: a grid that just fills the GPU, each thread first summing "
                "many elements in a grid-stride loop (two per trip, coalesced), then the "
                "unrolled tree: O(n/log n) threads do O(n) work; the next level is one block.",
-     .seed = "seed 004, attempt #7 (73 GB/s at 32M); seed 003, 'Implementace 7'",
+     .course = "seed 004, attempt #7 (73 GB/s at 32M); seed 003, 'Implementace 7'",
      .course_value = 77.21,
      .course_unit = "GB/s",
      .course_device = "GTX 280",
@@ -322,40 +324,40 @@ static const wl_rung reduce_rungs[] = {
      .lesson = "__shfl_down_sync reduces a warp in registers (no shared memory, no barrier); "
                "a block reduce combines the warps' results through 32 words of shared "
                "memory; a second kernel <<<1, 1024>>> reduces the (at most 1024) partials.",
-     .seed = "seed 004, 'Shuffle warp reduce', 'Block reduce', 'Reduce across blocks'"},
+     .course = "seed 004, 'Shuffle warp reduce', 'Block reduce', 'Reduce across blocks'"},
     {.id = "atomic_warp",
      .title = "shuffles, one atomic per warp",
      .lesson = "The same grid-stride sum and warp reduce, then lane 0 of every warp adds "
                "into the result atomically: one kernel (after the result's initialisation), "
                "but every warp's atomic on one address. Float min/max: compare-and-swap.",
-     .seed = "seed 004, 'Use atomics to optimize reductions'"},
+     .course = "seed 004, 'Use atomics to optimize reductions'"},
     {.id = "atomic_block",
      .title = "shuffles, one atomic per block",
      .lesson = "A block reduce first, then one atomic per block: 16 times fewer atomics on "
                "the one address than one per warp.",
-     .seed = "seed 004, 'Use atomics to optimize reductions' (block variant)"},
+     .course = "seed 004, 'Use atomics to optimize reductions' (block variant)"},
     {.id = "single_pass",
      .title = "one pass, 16-byte loads (Hopper)",
      .lesson = "16-byte loads after a scalar head to alignment, 4 in flight per thread, a grid "
                "of every SM's resident blocks, one launch: each block writes a partial and "
                "the last block to finish (atomic ticket after __threadfence) reduces them.",
-     .seed = "past the course (Hopper: 16-byte accesses, loads in flight, one launch)"},
+     .course = "past the course (Hopper: 16-byte accesses, loads in flight, one launch)"},
     {.id = "cub",
      .title = "cub::DeviceReduce (vendor)",
      .lesson = "cub::DeviceReduce::Sum/Min/Max from the CUDA toolkit in the same run, "
                "temporary storage allocated once, untimed. Min/Max with a NaN, and of no "
                "items, differ from warplab's definition: not compared.",
-     .seed = "CUDA toolkit (CUB)",
+     .course = "CUDA toolkit (CUB)",
      .flags = WL_RUNG_VENDOR,
      .supports = cub_supports},
 };
 
-static warplab_status parse_op(const char *text, wl_op *op)
+static warplab_status parse_op(const char *text, warplab_reduce_op *op)
 {
-    static const char *const names[WL_OP_COUNT] = {"sum", "min", "max"};
-    for (int i = 0; i < WL_OP_COUNT; i++)
+    static const char *const names[WARPLAB_REDUCE_OP_COUNT] = {"sum", "min", "max"};
+    for (int i = 0; i < WARPLAB_REDUCE_OP_COUNT; i++)
         if (strcasecmp(text, names[i]) == 0) {
-            *op = (wl_op)i;
+            *op = (warplab_reduce_op)i;
             return WARPLAB_OK;
         }
     return WARPLAB_ERROR_UNKNOWN_NAME;
@@ -370,7 +372,7 @@ static warplab_status reduce_make_problem(const size_t size[3], int dims, const 
     if (status != WARPLAB_OK)
         return status;
     problem->dtype = WARPLAB_INT32;
-    problem->op = WL_OP_SUM;
+    problem->op = WARPLAB_REDUCE_SUM;
     if (dtype && *dtype && warplab_dtype_parse(dtype, &problem->dtype) != WARPLAB_OK) {
         wl_format(error, error_len, "unknown type '%s' (reduce takes int32, float or double)",
                   dtype);
@@ -398,7 +400,7 @@ static void reduce_describe(const wl_problem *p, char *text, size_t len)
 }
 
 static int add_problem(wl_problem *problems, int count, int capacity, size_t n, warplab_dtype dtype,
-                       wl_op op, size_t misalign, int nan_input)
+                       warplab_reduce_op op, size_t misalign, int nan_input)
 {
     if (count >= capacity)
         return count;
@@ -430,9 +432,9 @@ static int reduce_test_problems(const warplab_device_info *device, wl_problem *p
     int count = 0;
     /* The types reduce takes (the 16-bit types are warplab_gemm_ex's alone). */
     for (int t = WARPLAB_INT32; t <= WARPLAB_FLOAT64; t++) {
-        for (int o = 0; o < WL_OP_COUNT; o++) {
+        for (int o = 0; o < WARPLAB_REDUCE_OP_COUNT; o++) {
             warplab_dtype dtype = (warplab_dtype)t;
-            wl_op op = (wl_op)o;
+            warplab_reduce_op op = (warplab_reduce_op)o;
             for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
                 count = add_problem(problems, count, capacity, sizes[i], dtype, op, 0, 0);
             for (size_t i = 0; i < sizeof misaligned / sizeof misaligned[0]; i++)
@@ -478,7 +480,7 @@ const char *warplab_reduce_op_name(warplab_reduce_op op)
 
 warplab_status warplab_reduce_op_parse(const char *name, warplab_reduce_op *op)
 {
-    wl_op parsed;
+    warplab_reduce_op parsed;
     if (!name || !op)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     if (parse_op(name, &parsed) != WARPLAB_OK)
@@ -536,7 +538,7 @@ static wl_problem reduce_problem(warplab_dtype dtype, warplab_reduce_op op, size
     problem.dim[0] = n;
     problem.dims = 1;
     problem.dtype = dtype;
-    problem.op = (wl_op)op;
+    problem.op = (warplab_reduce_op)op;
     return problem;
 }
 
@@ -566,7 +568,7 @@ warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, war
         return status;
     const wl_problem problem = reduce_problem(dtype, op, n);
     wl_view views[2] = {wl_buffer_view(input, 0, bytes), {slot, 0, element}};
-    status = wl_context_run_best(context, "reduce", &problem, views, 2);
+    status = wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
     if (status != WARPLAB_OK)
         return status;
     wl_backend *device = context->device;
@@ -620,7 +622,7 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
     const wl_problem problem = reduce_problem(dtype, op, n);
     wl_view views[2] = {wl_buffer_view(input, 0, bytes),
                         wl_buffer_view(output, output_offset_bytes, element)};
-    return wl_context_run_best(context, "reduce", &problem, views, 2);
+    return wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
 }
 
 /* The device reference (reference.h): the same sums, minima and maxima as

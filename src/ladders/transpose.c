@@ -135,7 +135,7 @@ static warplab_status copy_verify(const wl_problem *p, const void *const *host, 
  * will do; change it here after a GPU run. */
 #define TRANSPOSE_BEST_RUNG "vectorized_out"
 
-#define SEED_TRANSPOSE "seed 003, 'Transpozice matic'"
+#define COURSE_TRANSPOSE "seed 003, 'Transpozice matic'"
 
 static const wl_rung transpose_rungs[] = {
     {.id = "cpu_loop",
@@ -143,21 +143,21 @@ static const wl_rung transpose_rungs[] = {
      .lesson = "The host loop out[c][r] = in[r][c]: reads walk a row, writes jump a whole output "
                "row each step, so nearly every write misses the cache. The baseline of 'GPU vs "
                "CPU'.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .flags = WL_RUNG_HOST},
     {.id = "cpu_blocked",
      .title = "CPU 64x64 blocks, all cores",
      .lesson = "The CPU's own tiling: 64x64 blocks whose output rows stay in cache while the "
                "block is written, spread over every core. The same idea as the GPU's shared-"
                "memory tiles, with the cache as the tile.",
-     .seed = "seed 003, 'GPU vs. CPU'",
+     .course = "seed 003, 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST},
     {.id = "copy",
      .title = "copy, 16-byte accesses (reference)",
      .lesson = "The same bytes moved without reordering: the speed of light of a transpose. "
                "The course's copy moved one float per thread; this one moves 16-byte vectors, "
                "several in flight per thread, so it is the ceiling on today's GPUs.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .course_value = 112.4,
      .course_unit = "GB/s",
      .course_device = "GTX 280",
@@ -169,7 +169,7 @@ static const wl_rung transpose_rungs[] = {
      .lesson = "The copy with the tiled kernel's shape: a 32x32 tile through shared memory, "
                "32x8 threads, a barrier. What a tiled transpose can hope for; the course found "
                "it 16% below the plain copy.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .course_value = 94.9,
      .course_unit = "GB/s",
      .course_device = "GTX 280",
@@ -181,7 +181,7 @@ static const wl_rung transpose_rungs[] = {
      .lesson = "The copy with threads walking down columns: every access of a warp lands in a "
                "different row, so neither side coalesces. The course's 'strided idata too' "
                "figure: half the naive transpose, which is strided on one side only.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .course_value = 2.7,
      .course_unit = "GB/s",
      .course_device = "GTX 280",
@@ -193,7 +193,7 @@ static const wl_rung transpose_rungs[] = {
      .lesson = "The course's mtran: a thread per element, threads along input rows. Reads of a "
                "warp are one contiguous row; its writes go to 32 different output rows, one "
                "transaction each.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .course_value = 5.3,
      .course_unit = "GB/s",
      .course_device = "GTX 280"},
@@ -202,13 +202,13 @@ static const wl_rung transpose_rungs[] = {
      .lesson = "Threads along input columns instead: writes coalesce, reads stride. The "
                "bytes are the same; which side a GPU forgives more (caches can reuse the lines "
                "a strided read fetched, partial writes must be merged) is what this row shows.",
-     .seed = SEED_TRANSPOSE},
+     .course = COURSE_TRANSPOSE},
     {.id = "tiled",
      .title = "32x32 shared-memory tiles",
      .lesson = "A 32x32 tile is read row by row into shared memory and written out row by row "
                "from its columns: both global sides coalesce. Reading a tile column hits one "
                "bank 32 times: bank conflicts.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .course_value = 75.1,
      .course_unit = "GB/s",
      .course_device = "GTX 280"},
@@ -216,7 +216,7 @@ static const wl_rung transpose_rungs[] = {
      .title = "padded tiles [32][33]: no conflicts",
      .lesson = "One unused column per tile row shifts each row by one bank, so a tile column "
                "spans all 32 banks: the conflicts are gone at the cost of 32 floats.",
-     .seed = SEED_TRANSPOSE,
+     .course = COURSE_TRANSPOSE,
      .course_value = 93.4,
      .course_unit = "GB/s",
      .course_device = "GTX 280"},
@@ -225,21 +225,21 @@ static const wl_rung transpose_rungs[] = {
      .lesson = "Blocks take tiles along diagonals, so blocks running together read and write "
                "different memory partitions: the usual cure for the partition camping the "
                "course warns of at 4096x4096 (not 4000x4000). Both sizes show if HBM cares.",
-     .seed = "seed 003, 'Význam optimalizací' (partition camping)"},
+     .course = "seed 003, 'Význam optimalizací' (partition camping)"},
     {.id = "vectorized",
      .title = "16-byte accesses, 4x4 in registers",
      .lesson = "Each thread reads a 4x4 block as four 16-byte rows, transposes it in registers "
                "and writes four 16-byte rows; a warp's accesses fill whole 32-byte sectors. No "
                "shared memory, no barrier. Pitches not a multiple of 16 bytes take the padded "
                "kernel.",
-     .seed = "past the course (Hopper: 16-byte accesses, bytes in flight)"},
+     .course = "past the course (Hopper: 16-byte accesses, bytes in flight)"},
     {.id = "vectorized_strip",
      .title = "16-byte, a strip of tiles per block",
      .lesson = "Over vectorized: a block takes 4 tiles (2 of doubles) down a column, and a "
                "thread issues all 16 of its 16-byte loads before its first store: 4x the bytes "
                "in flight per thread, a quarter of the blocks, 1 KB of each output row from "
                "one block.",
-     .seed = "past the course (Hopper: bytes in flight)"},
+     .course = "past the course (Hopper: bytes in flight)"},
     /* Past vectorized: at 8192^2 and 16384^2 it falls to 92-94% of the copy
      * while cuBLAS climbs to 97%. Four block orders were compared in one run
      * on an H200 (docs/NOTES.md): vectorized_out won at every size (98-99% of
@@ -251,7 +251,7 @@ static const wl_rung transpose_rungs[] = {
                "which sit side by side along the same output rows. The blocks running at once "
                "write a few output rows in long runs (and read many input rows in short ones) "
                "instead of writing every output row a few hundred bytes at a time.",
-     .seed = "past the course (block order against DRAM page misses)"},
+     .course = "past the course (block order against DRAM page misses)"},
     {.id = "vectorized_grouped",
      .title = "16-byte, grouped block order",
      .lesson = "Over vectorized: tiles dealt in bands 32 tiles tall, walked column by column, so "
@@ -259,14 +259,14 @@ static const wl_rung transpose_rungs[] = {
                "input rows read and 2K output rows written, 8 KiB of each at a time, whatever "
                "the matrix size. The diagonal rung's idea (spread the running blocks well), "
                "aimed at DRAM pages rather than partitions.",
-     .seed = "past the course (block order against DRAM page misses)",
+     .course = "past the course (block order against DRAM page misses)",
      .flags = WL_RUNG_OFF_LADDER},
     {.id = "grouped_strip",
      .title = "16-byte, grouped, 2 tiles per block",
      .lesson = "Over vectorized_grouped: a block takes 2 tiles down a column (bands 16 items "
                "tall: the same patch), so it writes 512 B runs of each output row it touches "
                "and a thread has 8 16-byte loads in flight before its first store.",
-     .seed = "past the course (block order, bytes in flight)",
+     .course = "past the course (block order, bytes in flight)",
      .flags = WL_RUNG_OFF_LADDER},
     {.id = "persistent",
      .title = "grouped, persistent grid, prefetch",
@@ -274,13 +274,13 @@ static const wl_rung transpose_rungs[] = {
                "looping over tiles in the grouped order and issuing the loads of its next tile "
                "before the stores of this one: loads stay in flight while stores drain, and no "
                "block ends and restarts.",
-     .seed = "past the course (persistent grid, software pipelining)",
+     .course = "past the course (persistent grid, software pipelining)",
      .flags = WL_RUNG_OFF_LADDER},
     {.id = "cublas",
      .title = "cuBLAS geam (vendor)",
      .lesson = "cublasSgeam/cublasDgeam computing C = op(A) with op = transpose, alpha 1, beta "
                "0: NVIDIA's own transpose, timed in the same run.",
-     .seed = "vendor library",
+     .course = "vendor library",
      .flags = WL_RUNG_VENDOR},
 };
 
@@ -496,7 +496,7 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
     problem.ld[1] = ld_out;
     problem.dtype = dtype;
     wl_view views[2] = {wl_buffer_view(in, 0, in_bytes), wl_buffer_view(out, 0, out_bytes)};
-    return wl_context_run_best(context, "transpose", &problem, views, 2);
+    return wl_context_run_best(context, &wl_transpose_ladder, &problem, views, 2);
 }
 
 /* The device reference (reference.h): the transpose, or the copy rows'

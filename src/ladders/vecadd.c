@@ -105,38 +105,38 @@ static const wl_rung vecadd_rungs[] = {
      .title = "CPU loop, one core",
      .lesson = "The course's host loop: one core, one element per iteration. The baseline of "
                "'GPU vs CPU'.",
-     .seed = "seed 001, 'CPU - Vector Add'",
+     .course = "seed 001, 'CPU - Vector Add'",
      .flags = WL_RUNG_HOST},
     {.id = "cpu_threads",
      .title = "CPU loop, all cores",
      .lesson = "The same loop split across every core: a fair CPU row, bound by the host's "
                "memory bandwidth rather than by one core.",
-     .seed = "seed 003, 'GPU vs. CPU'",
+     .course = "seed 003, 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST},
     {.id = "one_block",
      .title = "one block of n threads",
      .lesson = "vectoradd<<<1, N>>>: one thread per element, all in one block. One block runs "
                "on one SM, so most of the GPU idles, and n cannot pass the block-size limit.",
-     .seed = "seed 001, 'GPU / CUDA - Vector Add'",
+     .course = "seed 001, 'GPU / CUDA - Vector Add'",
      .supports = one_block_supports},
     {.id = "grid",
      .title = "grid of 1024-thread blocks",
      .lesson = "ceil(n/1024) blocks of 1024 threads: every SM gets blocks and n is limited only "
                "by memory. A bounds check (missing in the course's code) guards the last "
                "block.",
-     .seed = "seed 001, 'Defining block size and number of blocks'"},
+     .course = "seed 001, 'Defining block size and number of blocks'"},
     {.id = "grid_stride",
      .title = "grid-stride loop",
      .lesson = "A grid sized to the device (SMs x resident blocks) whose threads loop with "
                "stride gridDim x blockDim: no block scheduling per element, one launch shape "
                "for any n.",
-     .seed = "seed 003, 'Implementace 7' (cascading)"},
+     .course = "seed 003, 'Implementace 7' (cascading)"},
     {.id = "vectorized",
      .title = "16-byte vector loads and stores",
      .lesson = "Each thread moves a float4 per access: a quarter of the memory instructions "
                "for the same bytes, so more bytes in flight per thread. A misaligned head and "
                "the tail are done one float at a time.",
-     .seed = "past the course (Hopper: 16-byte accesses)"},
+     .course = "past the course (Hopper: 16-byte accesses)"},
     {.id = "vectorized_flat",
      .title = "float4, one per thread, no loop",
      .lesson = "The float4 accesses of the rung below, but a grid that covers the array (one "
@@ -144,13 +144,13 @@ static const wl_rung vecadd_rungs[] = {
                "of blocks streams one contiguous stretch of every array, and the block "
                "scheduler keeps the SMs full to the last block. What a plain float4 kernel "
                "does; on an H100 it was 4-6% faster than the loop at 2^24 and 2^28.",
-     .seed = "past the course (Hopper: 16-byte accesses)"},
+     .course = "past the course (Hopper: 16-byte accesses)"},
     {.id = "h2d",
      .title = "explicit copy in (1 array)",
      .lesson = "A copy from host memory (page-locked on CUDA) into the device: what an "
                "explicit-copy program pays per input array before its kernel starts.",
-     .seed = "seed 001, 'Copy data from the host to the Device'; seed 003, 'Komunikace "
-             "CPU-GPU'",
+     .course = "seed 001, 'Copy data from the host to the Device'; seed 003, 'Komunikace "
+               "CPU-GPU'",
      .flags = WL_RUNG_TRANSFER,
      .bytes = one_array_bytes,
      .flops = no_flops,
@@ -158,7 +158,7 @@ static const wl_rung vecadd_rungs[] = {
     {.id = "d2h",
      .title = "explicit copy out (1 array)",
      .lesson = "A copy of a result back into host memory (page-locked on CUDA).",
-     .seed = "seed 001, 'Copy data from the device to the host'",
+     .course = "seed 001, 'Copy data from the device to the host'",
      .flags = WL_RUNG_TRANSFER,
      .bytes = one_array_bytes,
      .flops = no_flops,
@@ -168,19 +168,19 @@ static const wl_rung vecadd_rungs[] = {
      .lesson = "seed 001's cudaMallocManaged version: no copies in the code, but a, b and c "
                "were last touched on the host, so their pages migrate on demand inside the "
                "kernel, and the time is the transfer's.",
-     .seed = "seed 001, 'GPU / CUDA - Vector Add'",
+     .course = "seed 001, 'GPU / CUDA - Vector Add'",
      .flags = WL_RUNG_TRANSFER},
     {.id = "managed_prefetch",
      .title = "managed memory, prefetched",
      .lesson = "cudaMemPrefetchAsync moves the pages in bulk before the kernel instead of "
                "fault by fault.",
-     .seed = "past the course",
+     .course = "past the course",
      .flags = WL_RUNG_TRANSFER},
     {.id = "copy",
      .title = "device-to-device copy (reference)",
      .lesson = "A plain copy of one array: the speed of light for streaming kernels. Vector "
                "add moves 1.5 times its bytes.",
-     .seed = "seed 003, 'Transpozice matic' (copy)",
+     .course = "seed 003, 'Transpozice matic' (copy)",
      .flags = WL_RUNG_REFERENCE,
      .bytes = copy_bytes,
      .flops = no_flops,
@@ -263,7 +263,7 @@ warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
     problem.dtype = WARPLAB_FLOAT32;
     wl_view views[3] = {wl_buffer_view(a, 0, bytes), wl_buffer_view(b, 0, bytes),
                         wl_buffer_view(c, 0, bytes)};
-    return wl_context_run_best(context, "vecadd", &problem, views, 3);
+    return wl_context_run_best(context, &wl_vecadd_ladder, &problem, views, 3);
 }
 
 /* The device reference (reference.h): c = a + b, or c = a for the copy rows. */

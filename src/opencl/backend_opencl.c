@@ -603,8 +603,12 @@ static void *opencl_native_context(wl_backend *backend)
 }
 
 static const wl_impl *const *const opencl_impls[] = {
-    wl_opencl_vecadd_impls, wl_opencl_reduce_impls, wl_opencl_transpose_impls,
-    wl_opencl_gemm_impls,   wl_opencl_probe_impls,  wl_opencl_gemm_ex_impls, NULL,
+#define WL_LADDER(name) wl_opencl_##name##_impls,
+#include "../ladders/ladders.def"
+#undef WL_LADDER
+    wl_opencl_probe_impls,
+    wl_opencl_gemm_ex_impls,
+    NULL,
 };
 
 const wl_backend_ops wl_opencl_backend_ops = {

@@ -54,10 +54,9 @@ extern const wl_opencl_source wl_opencl_sources[];
 extern const size_t wl_opencl_source_count;
 
 /* Rung tables, one per ladder. */
-extern const wl_impl *const wl_opencl_vecadd_impls[];
-extern const wl_impl *const wl_opencl_reduce_impls[];
-extern const wl_impl *const wl_opencl_transpose_impls[];
-extern const wl_impl *const wl_opencl_gemm_impls[];
+#define WL_LADDER(name) extern const wl_impl *const wl_opencl_##name##_impls[];
+#include "../ladders/ladders.def"
+#undef WL_LADDER
 extern const wl_impl *const wl_opencl_gemm_ex_impls[]; /* warplab_gemm_ex and its rungs */
 extern const wl_impl *const wl_opencl_probe_impls[];
 

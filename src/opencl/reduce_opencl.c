@@ -3,6 +3,13 @@
  * one-pass rung and CUB have no OpenCL form here (no subgroups in OpenCL 1.2
  * or PoCL 3.1). The host side mirrors the cuda one: one launch per level of
  * the tree, partials in two regions of the rung's scratch. */
+/*
+ * Contents: the reduce rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders reduce` lists it):
+ *    3. naive -- naive: one launch per level
+ *   13. atomic_warp -- shuffles, one atomic per warp
+ *   14. atomic_block -- shuffles, one atomic per block
+ */
 #include "opencl_backend.h"
 
 #include <stdbool.h>

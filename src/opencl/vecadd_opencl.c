@@ -1,5 +1,16 @@
 /* The opencl backend's vector-add rungs: the CUDA ladder's kernels in
  * OpenCL C, and the copies through the OpenCL queue. */
+/*
+ * Contents: the vecadd rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders vecadd` lists it):
+ *    3. one_block -- one block of n threads
+ *    4. grid -- grid of 1024-thread blocks
+ *    5. grid_stride -- grid-stride loop
+ *    6. vectorized -- 16-byte vector loads and stores
+ *    8. h2d -- explicit copy in (1 array)
+ *    9. d2h -- explicit copy out (1 array)
+ *   12. copy -- device-to-device copy (reference)
+ */
 #include "opencl_backend.h"
 
 #include <stdlib.h>

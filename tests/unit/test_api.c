@@ -296,8 +296,8 @@ static void test_rung_lessons(void)
             CHECK_STR(info.id, rung);
             CHECK_STR(info.title, title);
             CHECK_MSG(info.lesson && strlen(info.lesson) > 20, "%s/%s has no lesson", ladder, rung);
-            CHECK_MSG(info.seed && info.seed[0], "%s/%s does not say where it is taught", ladder,
-                      rung);
+            CHECK_MSG(info.course && info.course[0], "%s/%s does not say where it is taught",
+                      ladder, rung);
             CHECK(info.course_unit && info.course_device);
             CHECK(info.flags == warplab_rung_flags(ladder, rung));
             if (info.course_value > 0)
@@ -308,7 +308,7 @@ static void test_rung_lessons(void)
     warplab_rung_info info;
     CHECK(warplab_rung_describe("vecadd", "cpu_loop", &info) == WARPLAB_OK);
     CHECK(info.flags & WARPLAB_ROW_HOST);
-    CHECK(strstr(info.seed, "seed 001") != NULL);
+    CHECK(strstr(info.course, "seed 001") != NULL);
     CHECK(warplab_rung_describe("vecadd", "nosuchrung", &info) == WARPLAB_ERROR_UNKNOWN_NAME);
     CHECK(warplab_rung_describe("nosuchladder", "grid", &info) == WARPLAB_ERROR_UNKNOWN_NAME);
     CHECK(warplab_rung_describe(NULL, "grid", &info) == WARPLAB_ERROR_INVALID_ARGUMENT);

@@ -4,7 +4,7 @@
  * OpenCL C has no templates: each kernel is written once as a macro over the
  * element type T (suffix S) and instantiated three times, so the kernels are
  * named "<rung>_int", "<rung>_float", "<rung>_double". The operation is a
- * run-time argument (OP_SUM, OP_MIN, OP_MAX, the same numbers as wl_op), the
+ * run-time argument (OP_SUM, OP_MIN, OP_MAX, the same numbers as warplab_reduce_op), the
  * same branch for the whole range. Views arrive as a buffer and an element
  * offset. Work-groups have 256 work-items (a power of two; AMD's limit).
  *
