@@ -33,7 +33,13 @@ normalize() {
 }
 
 compare() {
-    local old=$1 new=$2
+    local old=$1 new=$2 file
+    for file in "$old" "$new"; do
+        if ! jq -e . "$file" >/dev/null 2>&1; then
+            echo "MISSING OR INVALID: $file"
+            return 1
+        fi
+    done
     if diff <(normalize "$old") <(normalize "$new") >/dev/null; then
         echo "same: $old $new"
     else
