@@ -433,23 +433,63 @@ void wl_format(char *destination, size_t capacity, const char *format, ...)
 #endif
     ;
 
-/* Report output helpers (src/report.c), shared with the probe writers:
- * escaped text for JSON (quoted), CSV (quoted when needed), Markdown and SVG;
- * a JSON number ("key": value, null when not finite); a duration as "1.234 ms"
- * or "56.78 us". */
+/* Report output helpers (src/chart.c), shared by the ladder and probe
+ * writers: escaped text for JSON (quoted), CSV (quoted when needed), Markdown
+ * and SVG; a JSON field ("key": value, then ", " when comma), a JSON number
+ * (null when not finite); a duration as "1.234 ms" or "56.78 us". */
 void wl_write_json_text(FILE *out, const char *text);
+void wl_write_json_field(FILE *out, const char *key, const char *value, bool comma);
 void wl_write_json_number(FILE *out, const char *key, double value, bool comma);
 void wl_write_csv_text(FILE *out, const char *text);
 void wl_write_markdown_text(FILE *out, const char *text);
 void wl_write_svg_text(FILE *out, const char *text);
 void wl_format_time(char *out, size_t len, double ms);
-/* Chart pieces shared by the report and probe charts: the colour of series
- * index of count (no colour repeats within a chart), and a horizontal value
- * axis from 0 to largest along [x0, x0 + width] at y, with grid lines up to
- * top, ticks at round steps and label under it. */
+/* Chart pieces (src/chart.c): the colour of series index of count (no colour
+ * repeats within a chart); a step of 1, 2 or 5 x 10^k that cuts span into
+ * about target parts; a horizontal value axis from 0 to largest along
+ * [x0, x0 + width] at y, with grid lines up to top, ticks at round steps and
+ * label under it; a legend entry (a swatch and its text) at (x, y) that
+ * returns the x after it. */
 void wl_series_color(int index, int count, char *out, size_t len);
+double wl_chart_round_step(double span, int target);
 void wl_svg_value_axis(FILE *out, double x0, double width, double y, double top, double largest,
                        const char *label);
+double wl_svg_legend_entry(FILE *out, double x, double y, const char *color, const char *text);
+
+/* One bar chart, for the ladder report and the probe comparisons: a bar per
+ * entry (or its state in grey where it has no figure), an optional dashed
+ * marker (a ceiling), the value axis and a legend under it. */
+typedef struct wl_bar {
+    const char *label;    /* left of the bar */
+    const char *state;    /* non-NULL: no bar, this text instead */
+    double value;         /* the bar's length against the chart's largest */
+    const char *color;    /* the bar's fill */
+    char value_text[160]; /* right of the bar */
+} wl_bar;
+
+typedef struct wl_legend_entry {
+    const char *color, *text;
+    double width; /* the room it takes; 0: from its text */
+} wl_legend_entry;
+
+typedef struct wl_bar_chart {
+    double left, plot_width, bar_height;
+    double top;        /* of the first bar */
+    double grid_above; /* the axis's grid lines start this far above top */
+    int text_y_digits; /* decimals of the labels' y coordinates */
+    const wl_bar *bars;
+    size_t bar_count;
+    double largest;            /* the axis's end */
+    double marker;             /* > 0: a dashed line at this value ... */
+    const char *marker_unit;   /* ... labelled "value unit" */
+    const char *marker_legend; /* and this legend entry after the others */
+    const char *axis_label;
+    const wl_legend_entry *legend;
+    size_t legend_count;
+} wl_bar_chart;
+
+/* Draws the chart; returns the y of its value axis (the legend is 54 below). */
+double wl_svg_bar_chart(FILE *out, const wl_bar_chart *chart);
 
 /* The poison written into outputs: a NaN as float, a huge value as double,
  * 2143999917 as int32. */

@@ -5,6 +5,7 @@
 #include "probe.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -382,47 +383,39 @@ static void write_probe_csv(const warplab_probe_result *result, FILE *out)
     }
 }
 
-static void json_field(FILE *out, const char *key, const char *value, bool comma)
-{
-    fprintf(out, "\"%s\": ", key);
-    wl_write_json_text(out, value);
-    if (comma)
-        fputs(", ", out);
-}
-
 static void write_probe_json(const warplab_probe_result *result, FILE *out)
 {
     fputs("    {", out);
-    json_field(out, "probe", result->probe, true);
-    json_field(out, "title", result->title, true);
+    wl_write_json_field(out, "probe", result->probe, true);
+    wl_write_json_field(out, "title", result->title, true);
     /* JSON keys kept as released: "seed" is where the course teaches it,
      * "seed_value" the RNG seed. */
-    json_field(out, "seed", result->course, true);
+    wl_write_json_field(out, "seed", result->course, true);
     fputs("\n     ", out);
-    json_field(out, "setup", result->setup, true);
-    json_field(out, "conclusion", result->conclusion, true);
-    json_field(out, "missing", result->missing, true);
+    wl_write_json_field(out, "setup", result->setup, true);
+    wl_write_json_field(out, "conclusion", result->conclusion, true);
+    wl_write_json_field(out, "missing", result->missing, true);
     fputs("\n     ", out);
-    json_field(out, "device", result->report->device, true);
-    json_field(out, "backend", result->report->backend, true);
-    json_field(out, "date", result->report->date, true);
+    wl_write_json_field(out, "device", result->report->device, true);
+    wl_write_json_field(out, "backend", result->report->backend, true);
+    wl_write_json_field(out, "date", result->report->date, true);
     fprintf(out, "\"caches_flushed\": %s, \"seed_value\": \"%llu\",\n     \"sections\": [",
             result->report->l2_flushed ? "true" : "false", result->report->seed);
     for (size_t s = 0; s < result->section_count; s++) {
         const warplab_probe_section *section = &result->sections[s];
         fputs(s ? ",\n      {" : "\n      {", out);
-        json_field(out, "name", section->name, true);
-        json_field(out, "title", section->title, true);
-        json_field(out, "x_label", section->x_label, true);
-        json_field(out, "unit", section->unit, true);
+        wl_write_json_field(out, "name", section->name, true);
+        wl_write_json_field(out, "title", section->title, true);
+        wl_write_json_field(out, "x_label", section->x_label, true);
+        wl_write_json_field(out, "unit", section->unit, true);
         fprintf(out, "\"log_x\": %s, \"comparison\": %s,\n       \"points\": [",
                 section->log_x ? "true" : "false", section->comparison ? "true" : "false");
         for (size_t i = section->first_row; i < section->first_row + section->row_count; i++) {
             const warplab_row *row = &result->report->rows[i];
             const warplab_probe_point *point = &result->points[i];
             fputs(i > section->first_row ? ",\n        {" : "\n        {", out);
-            json_field(out, "series", row->rung, true);
-            json_field(out, "title", row->title, true);
+            wl_write_json_field(out, "series", row->rung, true);
+            wl_write_json_field(out, "title", row->title, true);
             wl_write_json_number(out, "x", point->x, true);
             wl_write_json_number(out, "value", point->value, true);
             wl_write_json_number(out, "low", point->low, true);
@@ -431,14 +424,14 @@ static void write_probe_json(const warplab_probe_result *result, FILE *out)
             wl_write_json_number(out, "noise_pct", row->noise_pct, true);
             wl_write_json_number(out, "median_ms", row->median_ms, true);
             fprintf(out, "\"runs\": %d, ", row->runs);
-            json_field(out, "state", row_state(row), true);
+            wl_write_json_field(out, "state", row_state(row), true);
             wl_write_json_number(out, "error", point->error, true);
-            json_field(out, "error_kind", point->error_kind, true);
+            wl_write_json_field(out, "error_kind", point->error_kind, true);
             fputs("\n         ", out);
-            json_field(out, "baseline", point->baseline, true);
-            json_field(out, "annotation", point->annotation, true);
-            json_field(out, "problem", row->problem, true);
-            json_field(out, "note", row->note, false);
+            wl_write_json_field(out, "baseline", point->baseline, true);
+            wl_write_json_field(out, "annotation", point->annotation, true);
+            wl_write_json_field(out, "problem", row->problem, true);
+            wl_write_json_field(out, "note", row->note, false);
             fputs("}", out);
         }
         fputs("]}", out);
@@ -488,14 +481,6 @@ warplab_status warplab_probe_write(const warplab_probe_result *const *results, s
 /* SVG                                                                      */
 
 #define SVG_WIDTH 900.0
-
-/* A "nice" step (1, 2 or 5 x 10^k) that cuts span into about target parts. */
-static double nice_step(double span, int target)
-{
-    double raw = span / target, power = pow(10.0, floor(log10(raw)));
-    double unit = raw / power;
-    return power * (unit <= 1.0 ? 1.0 : unit <= 2.0 ? 2.0 : unit <= 5.0 ? 5.0 : 10.0);
-}
 
 typedef struct axes {
     double left, top, width, height;
@@ -563,7 +548,7 @@ static void svg_x_ticks(const section_view *view, const axes *a, FILE *out)
         }
         return;
     }
-    double step = nice_step(a->x_hi - a->x_lo, 8);
+    double step = wl_chart_round_step(a->x_hi - a->x_lo, 8);
     if (step < 1.0)
         step = 1.0;
     for (double x = ceil(a->x_lo / step) * step; x <= a->x_hi + 1e-9; x += step) {
@@ -578,7 +563,7 @@ static void svg_x_ticks(const section_view *view, const axes *a, FILE *out)
 
 static void svg_y_ticks(const axes *a, FILE *out)
 {
-    double step = nice_step(a->y_hi, 6);
+    double step = wl_chart_round_step(a->y_hi, 6);
     for (double y = 0; y <= a->y_hi + 1e-12; y += step) {
         fprintf(out,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
@@ -693,7 +678,8 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
 }
 
 /* A comparison: a bar per series, with its ratio to its baseline; a value
- * axis and a legend of the two kinds of bar under them. */
+ * axis and a legend of the two kinds of bar under them. Returns the height
+ * used, or -1 when out of memory. */
 #define COMPARED "#2e86c1"
 #define BASELINE "#95a5a6"
 #define COMPARISON_AXIS_ROOM 50.0
@@ -709,49 +695,54 @@ static double svg_comparison(const section_view *view, double top, FILE *out)
     fprintf(out, "<text x=\"10\" y=\"%.0f\" font-size=\"14\" font-weight=\"bold\">", top + 16);
     wl_write_svg_text(out, view->section->title);
     fprintf(out, " (%s)</text>\n", view->section->unit);
+    wl_bar *bars = calloc(view->count ? view->count : 1, sizeof *bars);
+    if (!bars)
+        return -1.0; /* out of memory */
     for (size_t i = 0; i < view->count; i++) {
-        double y = top + 30 + bar * (double)i;
-        fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", left - 8, y + bar * 0.7);
-        wl_write_svg_text(out, view->rows[i].rung);
-        fputs("</text>\n", out);
+        wl_bar *b = &bars[i];
+        b->label = view->rows[i].rung;
         if (!measured(view, (long)i)) {
-            fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#999\">%s</text>\n", left + 4,
-                    y + bar * 0.7, cell_state(&view->rows[i]));
+            b->state = cell_state(&view->rows[i]);
             continue;
         }
         char value[32], versus[64], error[32];
         format_value(view->points[i].value, value, sizeof value);
         format_versus(view, (long)i, versus, sizeof versus);
         format_error(&view->points[i], error, sizeof error);
-        double w = width * view->points[i].value / largest;
-        fprintf(out,
-                "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\">%s %s%s%s</text>\n",
-                left, y + 3, w, bar - 6, view->points[i].baseline[0] ? COMPARED : BASELINE,
-                left + w + 4, y + bar * 0.7, value, versus, error[0] ? "; error " : "", error);
+        b->value = view->points[i].value;
+        b->color = view->points[i].baseline[0] ? COMPARED : BASELINE;
+        wl_format(b->value_text, sizeof b->value_text, "%s %s%s%s", value, versus,
+                  error[0] ? "; error " : "", error);
         if (view->points[i].baseline[0])
             compared = true;
         else
             baselines = true;
     }
-    double axis = top + 30 + bar * (double)view->count;
+    wl_legend_entry legend[2];
+    size_t legend_count = 0;
+    if (baselines)
+        legend[legend_count++] = (wl_legend_entry){BASELINE, "baseline", 100};
+    if (compared)
+        legend[legend_count++] =
+            (wl_legend_entry){COMPARED, "compared with its baseline (ratio after the value)", 0};
     char label[96];
     wl_format(label, sizeof label, "%s (higher is better)", view->section->unit);
-    wl_svg_value_axis(out, left, width, axis, top + 30, largest, label);
-    double lx = left;
-    if (baselines) {
-        fprintf(out,
-                "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\">baseline</text>\n",
-                lx, axis + 45, BASELINE, lx + 18, axis + 54);
-        lx += 100;
-    }
-    if (compared)
-        fprintf(out,
-                "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\">compared with its baseline (ratio after the "
-                "value)</text>\n",
-                lx, axis + 45, COMPARED, lx + 18, axis + 54);
+    const wl_bar_chart chart = {
+        .left = left,
+        .plot_width = width,
+        .bar_height = bar,
+        .top = top + 30,
+        .grid_above = 0,
+        .text_y_digits = 1,
+        .bars = bars,
+        .bar_count = view->count,
+        .largest = largest,
+        .axis_label = label,
+        .legend = legend,
+        .legend_count = legend_count,
+    };
+    wl_svg_bar_chart(out, &chart);
+    free(bars);
     return 40 + bar * (double)view->count + 20 + COMPARISON_AXIS_ROOM;
 }
 
@@ -781,9 +772,13 @@ warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE 
     wl_write_svg_text(out, result->report->device);
     fprintf(out, " (%s), %s</text>\n", result->report->backend, result->report->date);
     double y = svg_paragraph(out, 10, 58, result->setup, 130, "fill=\"#555\"");
-    for (size_t s = 0; s < result->section_count && s < WL_PROBE_MAX_SECTIONS; s++)
-        y += views[s].section->comparison ? svg_comparison(&views[s], y, out)
-                                          : svg_sweep(&views[s], y, out);
+    for (size_t s = 0; s < result->section_count && s < WL_PROBE_MAX_SECTIONS; s++) {
+        double used = views[s].section->comparison ? svg_comparison(&views[s], y, out)
+                                                   : svg_sweep(&views[s], y, out);
+        if (used < 0)
+            return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+        y += used;
+    }
     svg_paragraph(out, 10, y + 10, result->conclusion, 110, "fill=\"#000\"");
     fputs("</svg>\n", out);
     return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Rows [begin, end) that share ladder and problem. */
@@ -50,16 +51,6 @@ static const char *row_kind(const warplab_row *row)
 static bool row_timed(const warplab_row *row)
 {
     return row->runs > 0 && row->median_ms > 0;
-}
-
-static void format_time(char *out, size_t len, double ms)
-{
-    if (ms >= 100.0)
-        wl_format(out, len, "%.1f ms", ms);
-    else if (ms >= 1.0)
-        wl_format(out, len, "%.3f ms", ms);
-    else
-        wl_format(out, len, "%.2f us", ms * 1e3);
 }
 
 static void format_speedup(char *out, size_t len, double x)
@@ -244,8 +235,8 @@ static void write_pairs(const warplab_report *report, FILE *out)
                 strcmp(row->ladder, pairs[p].ladder) != 0)
                 continue;
             char ours[24], theirs[24];
-            format_time(ours, sizeof ours, row->median_ms);
-            format_time(theirs, sizeof theirs, row->median_ms * row->pct_of_vendor / 100.0);
+            wl_format_time(ours, sizeof ours, row->median_ms);
+            wl_format_time(theirs, sizeof theirs, row->median_ms * row->pct_of_vendor / 100.0);
             fprintf(out, "%-36s %11s %11s %6.2fx  %s\n", row->problem, ours, theirs,
                     row->pct_of_vendor / 100.0, row->note);
         }
@@ -266,7 +257,7 @@ typedef struct compute_cells {
 
 static void make_compute_cells(const warplab_row *row, compute_cells *cells)
 {
-    format_time(cells->time, sizeof cells->time, row->median_ms);
+    wl_format_time(cells->time, sizeof cells->time, row->median_ms);
     wl_format(cells->noise, sizeof cells->noise, "%.1f%%", row->noise_pct);
     wl_format(cells->rate, sizeof cells->rate, "%.1f", row->gflops);
     format_percent(cells->vendor, sizeof cells->vendor, row->pct_of_vendor);
@@ -324,7 +315,7 @@ static void write_table(const warplab_report *report, FILE *out)
                 continue;
             }
             char time[24], step[16], total[16], course[96], noise[16], rate[16], peak[16], copy[16];
-            format_time(time, sizeof time, row->median_ms);
+            wl_format_time(time, sizeof time, row->median_ms);
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
             format_course(course, sizeof course, row);
@@ -364,19 +355,6 @@ static void write_table(const warplab_report *report, FILE *out)
 /* ------------------------------------------------------------------------ */
 /* Markdown                                                                 */
 
-/* A table cell: pipes escaped, line breaks (which would end the row) as spaces. */
-static void markdown_text(FILE *out, const char *text)
-{
-    for (; *text; text++) {
-        if (*text == '|')
-            fputs("\\|", out);
-        else if (*text == '\n' || *text == '\r')
-            fputc(' ', out);
-        else
-            fputc(*text, out);
-    }
-}
-
 static void write_compute_markdown(const warplab_report *report, size_t begin, size_t end,
                                    FILE *out)
 {
@@ -387,10 +365,10 @@ static void write_compute_markdown(const warplab_report *report, size_t begin, s
     for (size_t i = begin; i < end; i++) {
         const warplab_row *row = &report->rows[i];
         fprintf(out, "| `%s` | ", row->rung);
-        markdown_text(out, row->title);
+        wl_write_markdown_text(out, row->title);
         if (!row_timed(row)) {
             fprintf(out, " | %s: ", row_state(row));
-            markdown_text(out, row->note);
+            wl_write_markdown_text(out, row->note);
             fputs(" | | | | | | | | |\n", out);
             continue;
         }
@@ -410,7 +388,7 @@ static void write_markdown(const warplab_report *report, FILE *out)
         char heading[512];
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fputs("\n#### ", out);
-        markdown_text(out, heading);
+        wl_write_markdown_text(out, heading);
         if (compute) {
             write_compute_markdown(report, begin, end, out);
             begin = end;
@@ -424,15 +402,15 @@ static void write_markdown(const warplab_report *report, FILE *out)
         for (size_t i = begin; i < end; i++) {
             const warplab_row *row = &report->rows[i];
             fprintf(out, "| `%s` | ", row->rung);
-            markdown_text(out, row->title);
+            wl_write_markdown_text(out, row->title);
             if (!row_timed(row)) {
                 fprintf(out, " | %s: ", row_state(row));
-                markdown_text(out, row->note);
+                wl_write_markdown_text(out, row->note);
                 fputs(" | | | | | | | |\n", out);
                 continue;
             }
             char time[24], step[16], total[16], course[96], copy[16];
-            format_time(time, sizeof time, row->median_ms);
+            wl_format_time(time, sizeof time, row->median_ms);
             format_percent(copy, sizeof copy, compute ? 0.0 : row->pct_of_reference);
             format_speedup(step, sizeof step, row->step_speedup);
             format_speedup(total, sizeof total, row->cumulative_speedup);
@@ -467,28 +445,13 @@ static void write_markdown(const warplab_report *report, FILE *out)
                 "problems; worst %.3fx at ",
                 pairs[p].rung, pairs[p].vendor, pair_geomean(&pairs[p]), pairs[p].shapes,
                 pairs[p].worst);
-        markdown_text(out, pairs[p].worst_problem);
+        wl_write_markdown_text(out, pairs[p].worst_problem);
         fputs(".\n", out);
     }
 }
 
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                      */
-
-static void csv_text(FILE *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\n\r")) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', out);
-        fputc(*text, out);
-    }
-    fputc('"', out);
-}
 
 static void write_csv(const warplab_report *report, FILE *out)
 {
@@ -501,13 +464,13 @@ static void write_csv(const warplab_report *report, FILE *out)
         const warplab_row *row = &report->rows[i];
         const char *texts[] = {row->ladder, row->problem};
         for (int t = 0; t < 2; t++) {
-            csv_text(out, texts[t]);
+            wl_write_csv_text(out, texts[t]);
             fputc(',', out);
         }
         fprintf(out, "%.17g,", row->size);
-        csv_text(out, row->rung);
+        wl_write_csv_text(out, row->rung);
         fputc(',', out);
-        csv_text(out, row->title);
+        wl_write_csv_text(out, row->title);
         fprintf(out,
                 ",%s,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.4g,%.17g,%.17g,%.6g,%.6g,%.4g,%.4g,%.4g,"
                 "%.4g,%.6g,",
@@ -515,13 +478,13 @@ static void write_csv(const warplab_report *report, FILE *out)
                 row->max_ms, row->mean_ms, row->noise_pct, row->bytes, row->flops, row->gbs,
                 row->gflops, row->pct_of_ceiling, row->step_speedup, row->cumulative_speedup,
                 isfinite(row->max_rel_error) ? row->max_rel_error : -1.0, row->course_value);
-        csv_text(out, row->course_unit);
+        wl_write_csv_text(out, row->course_unit);
         fputc(',', out);
-        csv_text(out, row->course_device);
+        wl_write_csv_text(out, row->course_device);
         fputc(',', out);
-        csv_text(out, row->note);
+        wl_write_csv_text(out, row->note);
         fprintf(out, ",%.4g,%.6g,", row->pct_of_reference, row->course_value2);
-        csv_text(out, row->course_device2);
+        wl_write_csv_text(out, row->course_device2);
         fprintf(out, ",%.4g,%.4g\n", row->pct_of_vendor, row->pct_of_fp32_peak);
     }
 }
@@ -529,58 +492,18 @@ static void write_csv(const warplab_report *report, FILE *out)
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                     */
 
-static void json_text(FILE *out, const char *text)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
-            else
-                fputc(*p, out);
-        }
-    }
-    fputc('"', out);
-}
-
-/* JSON has no NaN or infinity: those become null. */
-static void json_number(FILE *out, const char *key, double value, bool comma)
-{
-    fprintf(out, "\"%s\": ", key);
-    if (isfinite(value))
-        fprintf(out, "%.10g", value);
-    else
-        fputs("null", out);
-    if (comma)
-        fputs(", ", out);
-}
-
-static void json_field(FILE *out, const char *key, const char *value, bool comma)
-{
-    fprintf(out, "\"%s\": ", key);
-    json_text(out, value);
-    if (comma)
-        fputs(", ", out);
-}
-
 static void write_json(const warplab_report *report, FILE *out)
 {
     fputs("{\n  ", out);
-    json_field(out, "tool", "warplab", true);
-    json_field(out, "version", warplab_version(), true);
-    json_field(out, "device", report->device, true);
+    wl_write_json_field(out, "tool", "warplab", true);
+    wl_write_json_field(out, "version", warplab_version(), true);
+    wl_write_json_field(out, "device", report->device, true);
     fputs("\n  ", out);
-    json_field(out, "backend", report->backend, true);
-    json_field(out, "date", report->date, true);
-    json_number(out, "ceiling_gbs", report->ceiling_gbs, true);
-    json_field(out, "ceiling_source", report->ceiling_source, true);
-    json_number(out, "fp32_peak_gflops", report->fp32_peak_gflops, true);
+    wl_write_json_field(out, "backend", report->backend, true);
+    wl_write_json_field(out, "date", report->date, true);
+    wl_write_json_number(out, "ceiling_gbs", report->ceiling_gbs, true);
+    wl_write_json_field(out, "ceiling_source", report->ceiling_source, true);
+    wl_write_json_number(out, "fp32_peak_gflops", report->fp32_peak_gflops, true);
     fputs("\n  ", out);
     /* The seed as a string: JSON readers hold numbers as doubles, which round
      * a 64-bit seed (and the run could not be reproduced from it). */
@@ -592,49 +515,49 @@ static void write_json(const warplab_report *report, FILE *out)
     for (size_t i = 0; i < report->row_count; i++) {
         const warplab_row *row = &report->rows[i];
         fputs(i ? ",\n    {" : "\n    {", out);
-        json_field(out, "ladder", row->ladder, true);
-        json_field(out, "rung", row->rung, true);
-        json_field(out, "title", row->title, true);
-        json_field(out, "backend", row->backend, true);
+        wl_write_json_field(out, "ladder", row->ladder, true);
+        wl_write_json_field(out, "rung", row->rung, true);
+        wl_write_json_field(out, "title", row->title, true);
+        wl_write_json_field(out, "backend", row->backend, true);
         fputs("\n     ", out);
-        json_field(out, "problem", row->problem, true);
-        json_number(out, "size", row->size, true);
-        json_field(out, "kind", row_kind(row), true);
-        json_field(out, "state", row_state(row), true);
+        wl_write_json_field(out, "problem", row->problem, true);
+        wl_write_json_number(out, "size", row->size, true);
+        wl_write_json_field(out, "kind", row_kind(row), true);
+        wl_write_json_field(out, "state", row_state(row), true);
         fprintf(out, "\"unsafe\": %s, ", (row->flags & WARPLAB_ROW_UNSAFE) ? "true" : "false");
-        json_field(out, "status", warplab_status_string(row->status), true);
+        wl_write_json_field(out, "status", warplab_status_string(row->status), true);
         fputs("\n     ", out);
         fprintf(out, "\"runs\": %d, ", row->runs);
-        json_number(out, "median_ms", row->median_ms, true);
-        json_number(out, "min_ms", row->min_ms, true);
-        json_number(out, "max_ms", row->max_ms, true);
-        json_number(out, "mean_ms", row->mean_ms, true);
-        json_number(out, "noise_pct", row->noise_pct, true);
+        wl_write_json_number(out, "median_ms", row->median_ms, true);
+        wl_write_json_number(out, "min_ms", row->min_ms, true);
+        wl_write_json_number(out, "max_ms", row->max_ms, true);
+        wl_write_json_number(out, "mean_ms", row->mean_ms, true);
+        wl_write_json_number(out, "noise_pct", row->noise_pct, true);
         fputs("\n     ", out);
-        json_number(out, "bytes", row->bytes, true);
-        json_number(out, "flops", row->flops, true);
-        json_number(out, "gbs", row->gbs, true);
-        json_number(out, "gflops", row->gflops, true);
-        json_number(out, "pct_of_ceiling", row->pct_of_ceiling, true);
-        json_number(out, "pct_of_reference", row->pct_of_reference, true);
-        json_number(out, "pct_of_vendor", row->pct_of_vendor, true);
-        json_number(out, "pct_of_fp32_peak", row->pct_of_fp32_peak, true);
+        wl_write_json_number(out, "bytes", row->bytes, true);
+        wl_write_json_number(out, "flops", row->flops, true);
+        wl_write_json_number(out, "gbs", row->gbs, true);
+        wl_write_json_number(out, "gflops", row->gflops, true);
+        wl_write_json_number(out, "pct_of_ceiling", row->pct_of_ceiling, true);
+        wl_write_json_number(out, "pct_of_reference", row->pct_of_reference, true);
+        wl_write_json_number(out, "pct_of_vendor", row->pct_of_vendor, true);
+        wl_write_json_number(out, "pct_of_fp32_peak", row->pct_of_fp32_peak, true);
         fputs("\n     ", out);
-        json_number(out, "step_speedup", row->step_speedup, true);
-        json_number(out, "cumulative_speedup", row->cumulative_speedup, true);
-        json_number(out, "max_rel_error", row->max_rel_error, true);
+        wl_write_json_number(out, "step_speedup", row->step_speedup, true);
+        wl_write_json_number(out, "cumulative_speedup", row->cumulative_speedup, true);
+        wl_write_json_number(out, "max_rel_error", row->max_rel_error, true);
         fputs("\n     ", out);
-        json_number(out, "course_value", row->course_value, true);
-        json_field(out, "course_unit", row->course_unit, true);
-        json_field(out, "course_device", row->course_device, true);
-        json_number(out, "course_value2", row->course_value2, true);
-        json_field(out, "course_device2", row->course_device2, true);
+        wl_write_json_number(out, "course_value", row->course_value, true);
+        wl_write_json_field(out, "course_unit", row->course_unit, true);
+        wl_write_json_field(out, "course_device", row->course_device, true);
+        wl_write_json_number(out, "course_value2", row->course_value2, true);
+        wl_write_json_field(out, "course_device2", row->course_device2, true);
         fputs("\n     ", out);
-        json_field(out, "note", row->note, true);
-        json_field(out, "vendor", row->vendor, true);
-        json_number(out, "vendor_ratio", row->pct_of_vendor > 0 ? row->pct_of_vendor / 100.0 : NAN,
-                    true);
-        json_field(out, "lesson", row->lesson, false);
+        wl_write_json_field(out, "note", row->note, true);
+        wl_write_json_field(out, "vendor", row->vendor, true);
+        wl_write_json_number(out, "vendor_ratio",
+                             row->pct_of_vendor > 0 ? row->pct_of_vendor / 100.0 : NAN, true);
+        wl_write_json_field(out, "lesson", row->lesson, false);
         fputs("}", out);
     }
     fputs("\n  ],\n  \"vendor_pairs\": [", out);
@@ -642,13 +565,13 @@ static void write_json(const warplab_report *report, FILE *out)
     const int pair_count = collect_pairs(report, pairs);
     for (int p = 0; p < pair_count; p++) {
         fputs(p ? ",\n    {" : "\n    {", out);
-        json_field(out, "ladder", pairs[p].ladder, true);
-        json_field(out, "rung", pairs[p].rung, true);
-        json_field(out, "vendor", pairs[p].vendor, true);
+        wl_write_json_field(out, "ladder", pairs[p].ladder, true);
+        wl_write_json_field(out, "rung", pairs[p].rung, true);
+        wl_write_json_field(out, "vendor", pairs[p].vendor, true);
         fprintf(out, "\"problems\": %d, ", pairs[p].shapes);
-        json_number(out, "geomean_ratio", pair_geomean(&pairs[p]), true);
-        json_number(out, "worst_ratio", pairs[p].worst, true);
-        json_field(out, "worst_problem", pairs[p].worst_problem, false);
+        wl_write_json_number(out, "geomean_ratio", pair_geomean(&pairs[p]), true);
+        wl_write_json_number(out, "worst_ratio", pairs[p].worst, true);
+        wl_write_json_field(out, "worst_problem", pairs[p].worst_problem, false);
         fputs("}", out);
     }
     fputs(pair_count ? "\n  ]\n}\n" : "]\n}\n", out);
@@ -671,85 +594,6 @@ warplab_status warplab_report_write(const warplab_report *report, warplab_format
 
 /* ------------------------------------------------------------------------ */
 /* SVG: one bar chart per group, a bar per timed rung, the ceiling dashed.   */
-
-static void svg_text(FILE *out, const char *text)
-{
-    for (; *text; text++) {
-        switch (*text) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*text, out);
-        }
-    }
-}
-
-/* Colours for count series, none repeated within a chart: a ten-colour
- * qualitative palette up to ten, evenly spaced hues (two lightnesses) past
- * that. */
-void wl_series_color(int index, int count, char *out, size_t len)
-{
-    static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    const int size = (int)(sizeof palette / sizeof palette[0]);
-    if (count <= size && index >= 0 && index < size) {
-        wl_copy_string(out, len, palette[index]);
-        return;
-    }
-    double hue = 360.0 * (double)index / (double)(count > 0 ? count : 1);
-    double light = index % 2 ? 0.35 : 0.55, saturation = 0.75;
-    double chroma = (1.0 - fabs(2.0 * light - 1.0)) * saturation;
-    double h = hue / 60.0, x = chroma * (1.0 - fabs(fmod(h, 2.0) - 1.0)), m = light - chroma / 2;
-    double rgb[3] = {0, 0, 0};
-    int sector = (int)h % 6;
-    const int order[6][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}, {2, 1, 0}, {2, 0, 1}, {0, 2, 1}};
-    rgb[order[sector][0]] = chroma;
-    rgb[order[sector][1]] = x;
-    wl_format(out, len, "#%02x%02x%02x", (int)lround(255 * (rgb[0] + m)),
-              (int)lround(255 * (rgb[1] + m)), (int)lround(255 * (rgb[2] + m)));
-}
-
-/* A step of 1, 2 or 5 x 10^k that cuts span into about target parts. */
-static double round_step(double span, int target)
-{
-    double raw = span / target, magnitude = pow(10.0, floor(log10(raw)));
-    double unit = raw / magnitude;
-    return magnitude * (unit <= 1 ? 1 : unit <= 2 ? 2 : unit <= 5 ? 5 : 10);
-}
-
-void wl_svg_value_axis(FILE *out, double x0, double width, double y, double top, double largest,
-                       const char *label)
-{
-    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x0, y,
-            x0 + width, y);
-    double step = round_step(largest > 0 ? largest : 1, 5);
-    for (double v = 0; v <= largest * (1 + 1e-9); v += step) {
-        double x = x0 + width * v / largest;
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%g</text>\n",
-                x, top, x, y, x, y, x, y + 4, x, y + 16, v);
-    }
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x0 + width / 2, y + 32);
-    wl_write_svg_text(out, label);
-    fputs("</text>\n", out);
-}
-
-/* One legend entry at (x, y): a swatch (dashed for a line that is) and its
- * text; returns the x after it. */
-static double legend_entry(FILE *out, double x, double y, const char *color, bool dashed,
-                           const char *text)
-{
-    fprintf(out,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"%s/>\n"
-            "<text x=\"%.1f\" y=\"%.1f\">",
-            x, y - 9, color, dashed ? " fill-opacity=\"0.6\"" : "", x + 18, y);
-    wl_write_svg_text(out, text);
-    fputs("</text>\n", out);
-    return x + 18 + 7.0 * (double)strlen(text) + 16;
-}
 
 /* The kinds of bar a chart draws, in legend order. */
 static const struct {
@@ -812,59 +656,54 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
         char heading[512];
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fprintf(out, "<text x=\"10\" y=\"%.0f\" font-size=\"14\" font-weight=\"bold\">", y + 16);
-        svg_text(out, heading);
+        wl_write_svg_text(out, heading);
         fprintf(out, "</text>\n<text x=\"10\" y=\"%.0f\" fill=\"#555\">%s per rung%s</text>\n",
                 y + 34, compute ? "GFLOP/s" : "GB/s",
                 ceiling > 0 ? "; dashed line: the bandwidth ceiling" : "");
-        double plot = width - left - right, y0 = y + top;
+        wl_bar *bars = calloc(end - begin, sizeof *bars);
+        if (!bars)
+            return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+        /* The legend: the kinds of bar drawn here, in their order. */
+        bool drawn[sizeof bar_kinds / sizeof bar_kinds[0]] = {false};
         for (size_t i = begin; i < end; i++) {
             const warplab_row *row = &report->rows[i];
-            double by = y0 + bar_height * (double)(i - begin);
-            fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", left - 8,
-                    by + bar_height * 0.7);
-            svg_text(out, row->rung);
-            fputs("</text>\n", out);
+            wl_bar *bar = &bars[i - begin];
+            bar->label = row->rung;
             if (!row_timed(row)) {
-                fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#999\">%s</text>\n", left + 4,
-                        by + bar_height * 0.7, row_state(row));
+                bar->state = row_state(row);
                 continue;
             }
-            double value = compute ? row->gflops : row->gbs;
-            const char *color = bar_kinds[bar_kind(row)].color;
-            fprintf(out,
-                    "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n"
-                    "<text x=\"%.1f\" y=\"%.0f\">%.1f</text>\n",
-                    left, by + 3, plot * value / largest, bar_height - 6, color,
-                    left + plot * value / largest + 4, by + bar_height * 0.7, value);
+            bar->value = compute ? row->gflops : row->gbs;
+            bar->color = bar_kinds[bar_kind(row)].color;
+            wl_format(bar->value_text, sizeof bar->value_text, "%.1f", bar->value);
+            drawn[bar_kind(row)] = true;
         }
-        if (ceiling > 0) {
-            double x = left + plot * ceiling / largest;
-            fprintf(out,
-                    "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#c0392b\" "
-                    "stroke-dasharray=\"5,4\"/>\n<text x=\"%.1f\" y=\"%.0f\" fill=\"#c0392b\" "
-                    "text-anchor=\"middle\">%.0f GB/s</text>\n",
-                    x, y0 - 4, x, y0 + bar_height * (double)(end - begin), x, y0 - 8, ceiling);
-        }
-        double axis_y = y0 + bar_height * (double)(end - begin);
-        wl_svg_value_axis(out, left, plot, axis_y, y0 - 2, largest,
-                          compute ? "GFLOP/s (flops / median time)"
-                                  : "GB/s (bytes moved / median time, 1e9 B/s)");
-        /* The legend: the kinds of bar drawn here, and the ceiling. */
-        bool drawn[sizeof bar_kinds / sizeof bar_kinds[0]] = {false};
-        for (size_t i = begin; i < end; i++)
-            if (row_timed(&report->rows[i]))
-                drawn[bar_kind(&report->rows[i])] = true;
-        double lx = left;
+        wl_legend_entry legend[sizeof bar_kinds / sizeof bar_kinds[0]];
+        size_t legend_count = 0;
         for (size_t k = 0; k < sizeof bar_kinds / sizeof bar_kinds[0]; k++)
             if (drawn[k])
-                lx = legend_entry(out, lx, axis_y + 54, bar_kinds[k].color, false,
-                                  bar_kinds[k].text);
-        if (ceiling > 0)
-            fprintf(out,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" "
-                    "stroke-dasharray=\"5,4\"/>\n<text x=\"%.1f\" y=\"%.1f\">bandwidth "
-                    "ceiling</text>\n",
-                    lx, axis_y + 50, lx + 18, axis_y + 50, lx + 24, axis_y + 54);
+                legend[legend_count++] =
+                    (wl_legend_entry){.color = bar_kinds[k].color, .text = bar_kinds[k].text};
+        const wl_bar_chart chart = {
+            .left = left,
+            .plot_width = width - left - right,
+            .bar_height = bar_height,
+            .top = y + top,
+            .grid_above = 2,
+            .text_y_digits = 0,
+            .bars = bars,
+            .bar_count = end - begin,
+            .largest = largest,
+            .marker = ceiling,
+            .marker_unit = "GB/s",
+            .marker_legend = "bandwidth ceiling",
+            .axis_label = compute ? "GFLOP/s (flops / median time)"
+                                  : "GB/s (bytes moved / median time, 1e9 B/s)",
+            .legend = legend,
+            .legend_count = legend_count,
+        };
+        double axis_y = wl_svg_bar_chart(out, &chart);
+        free(bars);
         y = axis_y + axis_room + gap;
         begin = end;
     }
@@ -998,9 +837,9 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
     fprintf(out, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
-    svg_text(out, s.series_count ? s.series[0]->ladder : "");
+    wl_write_svg_text(out, s.series_count ? s.series[0]->ladder : "");
     fputs(" sweep on ", out);
-    svg_text(out, report->device);
+    wl_write_svg_text(out, report->device);
     fprintf(out,
             " (%s)</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">GB/s (input bytes / median "
             "time) against n; caches %s between runs</text>\n",
@@ -1020,11 +859,7 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
                     top + plot_h + 18, e);
     }
     /* y ticks at a round step (1, 2 or 5 times a power of ten), about five. */
-    const double raw = y_hi / 5, magnitude = pow(10.0, floor(log10(raw)));
-    const double step = raw / magnitude <= 1   ? magnitude
-                        : raw / magnitude <= 2 ? 2 * magnitude
-                        : raw / magnitude <= 5 ? 5 * magnitude
-                                               : 10 * magnitude;
+    const double step = wl_chart_round_step(y_hi, 5);
     for (double gbs = step; gbs <= y_hi; gbs += step) {
         double y = SWEEP_Y(gbs);
         fprintf(out,
@@ -1087,39 +922,11 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
                 "stroke-width=\"2\"%s/>\n<text x=\"%.0f\" y=\"%.0f\">",
                 left + plot_w + 12, ly, left + plot_w + 36, ly, color, dash, left + plot_w + 42,
                 ly + 4);
-        svg_text(out, s.series[k]->rung);
+        wl_write_svg_text(out, s.series[k]->rung);
         fputs("</text>\n", out);
     }
 #undef SWEEP_X
 #undef SWEEP_Y
     fputs("</svg>\n", out);
     return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* The escapers and the time format, for the probe writers (probe_report.c). */
-
-void wl_write_json_text(FILE *out, const char *text)
-{
-    json_text(out, text);
-}
-void wl_write_json_number(FILE *out, const char *key, double value, bool comma)
-{
-    json_number(out, key, value, comma);
-}
-void wl_write_csv_text(FILE *out, const char *text)
-{
-    csv_text(out, text);
-}
-void wl_write_markdown_text(FILE *out, const char *text)
-{
-    markdown_text(out, text);
-}
-void wl_write_svg_text(FILE *out, const char *text)
-{
-    svg_text(out, text);
-}
-void wl_format_time(char *out, size_t len, double ms)
-{
-    format_time(out, len, ms);
 }

@@ -1,0 +1,221 @@
+/* The pieces every report writer shares, ladders and probes alike: the text
+ * escapers for each format, the JSON field writers, the time format, and the
+ * SVG chart parts (series colours, a value axis, legend entries and one bar
+ * chart fed a neutral list of bars). */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Text for each format                                                     */
+
+void wl_format_time(char *out, size_t len, double ms)
+{
+    if (ms >= 100.0)
+        wl_format(out, len, "%.1f ms", ms);
+    else if (ms >= 1.0)
+        wl_format(out, len, "%.3f ms", ms);
+    else
+        wl_format(out, len, "%.2f us", ms * 1e3);
+}
+
+/* A table cell: pipes escaped, line breaks (which would end the row) as spaces. */
+void wl_write_markdown_text(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        if (*text == '|')
+            fputs("\\|", out);
+        else if (*text == '\n' || *text == '\r')
+            fputc(' ', out);
+        else
+            fputc(*text, out);
+    }
+}
+
+void wl_write_csv_text(FILE *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\n\r")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', out);
+        fputc(*text, out);
+    }
+    fputc('"', out);
+}
+
+void wl_write_json_text(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* JSON has no NaN or infinity: those become null. */
+void wl_write_json_number(FILE *out, const char *key, double value, bool comma)
+{
+    fprintf(out, "\"%s\": ", key);
+    if (isfinite(value))
+        fprintf(out, "%.10g", value);
+    else
+        fputs("null", out);
+    if (comma)
+        fputs(", ", out);
+}
+
+void wl_write_json_field(FILE *out, const char *key, const char *value, bool comma)
+{
+    fprintf(out, "\"%s\": ", key);
+    wl_write_json_text(out, value);
+    if (comma)
+        fputs(", ", out);
+}
+
+void wl_write_svg_text(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        switch (*text) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*text, out);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* SVG chart parts                                                          */
+
+/* Colours for count series, none repeated within a chart: a ten-colour
+ * qualitative palette up to ten, evenly spaced hues (two lightnesses) past
+ * that. */
+void wl_series_color(int index, int count, char *out, size_t len)
+{
+    static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    const int size = (int)(sizeof palette / sizeof palette[0]);
+    if (count <= size && index >= 0 && index < size) {
+        wl_copy_string(out, len, palette[index]);
+        return;
+    }
+    double hue = 360.0 * (double)index / (double)(count > 0 ? count : 1);
+    double light = index % 2 ? 0.35 : 0.55, saturation = 0.75;
+    double chroma = (1.0 - fabs(2.0 * light - 1.0)) * saturation;
+    double h = hue / 60.0, x = chroma * (1.0 - fabs(fmod(h, 2.0) - 1.0)), m = light - chroma / 2;
+    double rgb[3] = {0, 0, 0};
+    int sector = (int)h % 6;
+    const int order[6][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}, {2, 1, 0}, {2, 0, 1}, {0, 2, 1}};
+    rgb[order[sector][0]] = chroma;
+    rgb[order[sector][1]] = x;
+    wl_format(out, len, "#%02x%02x%02x", (int)lround(255 * (rgb[0] + m)),
+              (int)lround(255 * (rgb[1] + m)), (int)lround(255 * (rgb[2] + m)));
+}
+
+double wl_chart_round_step(double span, int target)
+{
+    double raw = span / target, magnitude = pow(10.0, floor(log10(raw)));
+    double unit = raw / magnitude;
+    return magnitude * (unit <= 1 ? 1 : unit <= 2 ? 2 : unit <= 5 ? 5 : 10);
+}
+
+void wl_svg_value_axis(FILE *out, double x0, double width, double y, double top, double largest,
+                       const char *label)
+{
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x0, y,
+            x0 + width, y);
+    double step = wl_chart_round_step(largest > 0 ? largest : 1, 5);
+    for (double v = 0; v <= largest * (1 + 1e-9); v += step) {
+        double x = x0 + width * v / largest;
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%g</text>\n",
+                x, top, x, y, x, y, x, y + 4, x, y + 16, v);
+    }
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x0 + width / 2, y + 32);
+    wl_write_svg_text(out, label);
+    fputs("</text>\n", out);
+}
+
+double wl_svg_legend_entry(FILE *out, double x, double y, const char *color, const char *text)
+{
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n"
+            "<text x=\"%.1f\" y=\"%.1f\">",
+            x, y - 9, color, x + 18, y);
+    wl_write_svg_text(out, text);
+    fputs("</text>\n", out);
+    return x + 18 + 7.0 * (double)strlen(text) + 16;
+}
+
+double wl_svg_bar_chart(FILE *out, const wl_bar_chart *chart)
+{
+    const double left = chart->left, plot = chart->plot_width, bar = chart->bar_height;
+    const int digits = chart->text_y_digits;
+    double largest = chart->largest > 0 ? chart->largest : 1;
+    for (size_t i = 0; i < chart->bar_count; i++) {
+        const wl_bar *b = &chart->bars[i];
+        double y = chart->top + bar * (double)i;
+        fprintf(out, "<text x=\"%.0f\" y=\"%.*f\" text-anchor=\"end\">", left - 8, digits,
+                y + bar * 0.7);
+        wl_write_svg_text(out, b->label);
+        fputs("</text>\n", out);
+        if (b->state) {
+            fprintf(out, "<text x=\"%.0f\" y=\"%.*f\" fill=\"#999\">%s</text>\n", left + 4, digits,
+                    y + bar * 0.7, b->state);
+            continue;
+        }
+        double w = plot * b->value / largest;
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n"
+                "<text x=\"%.1f\" y=\"%.*f\">",
+                left, y + 3, w, bar - 6, b->color, left + w + 4, digits, y + bar * 0.7);
+        wl_write_svg_text(out, b->value_text);
+        fputs("</text>\n", out);
+    }
+    const double axis_y = chart->top + bar * (double)chart->bar_count;
+    if (chart->marker > 0) {
+        double x = left + plot * chart->marker / largest;
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#c0392b\" "
+                "stroke-dasharray=\"5,4\"/>\n<text x=\"%.1f\" y=\"%.0f\" fill=\"#c0392b\" "
+                "text-anchor=\"middle\">%.0f %s</text>\n",
+                x, chart->top - 4, x, axis_y, x, chart->top - 8, chart->marker, chart->marker_unit);
+    }
+    wl_svg_value_axis(out, left, plot, axis_y, chart->top - chart->grid_above, largest,
+                      chart->axis_label);
+    double lx = left;
+    for (size_t k = 0; k < chart->legend_count; k++) {
+        const wl_legend_entry *entry = &chart->legend[k];
+        double next = wl_svg_legend_entry(out, lx, axis_y + 54, entry->color, entry->text);
+        lx = entry->width > 0 ? lx + entry->width : next;
+    }
+    if (chart->marker > 0 && chart->marker_legend)
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                "stroke-dasharray=\"5,4\"/>\n<text x=\"%.1f\" y=\"%.1f\">",
+                lx, axis_y + 50, lx + 18, axis_y + 50, lx + 24, axis_y + 54);
+    if (chart->marker > 0 && chart->marker_legend) {
+        wl_write_svg_text(out, chart->marker_legend);
+        fputs("</text>\n", out);
+    }
+    return axis_y;
+}
