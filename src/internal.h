@@ -283,6 +283,8 @@ typedef struct wl_rung {
     warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
 } wl_rung;
 
+struct wl_reference_request; /* src/reference.h */
+
 typedef struct wl_ladder {
     const char *name;
     const char *title;
@@ -322,6 +324,11 @@ typedef struct wl_ladder {
     /* A named set of shapes for `warplab bench LADDER --shapes` (sizes as
      * --size takes them), or NULL. */
     const char *shape_set;
+    /* Which device reference (src/reference.h) verifies the rung's large
+     * problems on the GPU (sets request->kind, or leaves it NONE: the CPU
+     * reference); NULL: the CPU reference always. */
+    void (*device_reference)(const wl_rung *rung, const wl_problem *problem,
+                             struct wl_reference_request *request);
 } wl_ladder;
 
 /* The ladders of src/ladders/ladders.def (src/registry.c lists them). */

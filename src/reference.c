@@ -32,14 +32,8 @@ void wl_ladder_device_reference(const wl_ladder *ladder, const wl_rung *rung,
 {
     request->kind = WL_REFERENCE_NONE;
     request->precision = 0;
-    if (strcmp(ladder->name, "vecadd") == 0)
-        wl_vecadd_device_reference(rung, problem, request);
-    else if (strcmp(ladder->name, "transpose") == 0)
-        wl_transpose_device_reference(rung, problem, request);
-    else if (strcmp(ladder->name, "reduce") == 0)
-        wl_reduce_device_reference(rung, problem, request);
-    else if (strcmp(ladder->name, "gemm") == 0)
-        wl_gemm_device_reference(rung, problem, request);
+    if (ladder->device_reference)
+        ladder->device_reference(rung, problem, request);
 }
 
 const char *wl_reference_name(wl_reference_kind kind)

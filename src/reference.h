@@ -130,7 +130,7 @@ size_t wl_device_verify_threshold(void);
 void wl_ladder_device_reference(const wl_ladder *ladder, const wl_rung *rung,
                                 const wl_problem *problem, wl_reference_request *request);
 
-/* Per-ladder parts (in each ladder's file). */
+/* Per-ladder parts (in each ladder's file, its wl_ladder.device_reference). */
 void wl_vecadd_device_reference(const wl_rung *rung, const wl_problem *problem,
                                 wl_reference_request *request);
 void wl_transpose_device_reference(const wl_rung *rung, const wl_problem *problem,

@@ -939,6 +939,7 @@ const wl_ladder wl_gemm_ladder = {
     .test_problems = gemm_test_problems,
     .rung_supports = gemm_rung_supports,
     .shape_set = GEMM_SHAPE_SET,
+    .device_reference = wl_gemm_device_reference,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -466,6 +466,7 @@ const wl_ladder wl_reduce_ladder = {
     .flops = reduce_flops,
     .best_rung = "single_pass",
     .test_problems = reduce_test_problems,
+    .device_reference = wl_reduce_device_reference,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -439,6 +439,7 @@ const wl_ladder wl_transpose_ladder = {
     .flops = no_flops,
     .best_rung = TRANSPOSE_BEST_RUNG,
     .test_problems = transpose_test_problems,
+    .device_reference = wl_transpose_device_reference,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -235,6 +235,7 @@ const wl_ladder wl_vecadd_ladder = {
     .flops = vecadd_flops,
     .best_rung = "vectorized_flat",
     .test_problems = vecadd_test_problems,
+    .device_reference = wl_vecadd_device_reference,
 };
 
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
