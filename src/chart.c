@@ -219,3 +219,142 @@ double wl_svg_bar_chart(FILE *out, const wl_bar_chart *chart)
     }
     return axis_y;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Columns: one table per record kind, every format written from it          */
+
+const wl_column *wl_column_find(const wl_column *columns, size_t count, const char *key)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(columns[i].key, key) == 0)
+            return &columns[i];
+    return NULL;
+}
+
+/* Bytes in decimal units: "17.2 GB", "550 GB", "1.10 TB". */
+static void format_decimal_bytes(char *out, size_t len, double bytes)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int unit = 0;
+    while (bytes >= 1000.0 && unit < 5) {
+        bytes /= 1000.0;
+        unit++;
+    }
+    const int decimals = bytes >= 100.0 || unit == 0 ? 0 : (bytes >= 10.0 ? 1 : 2);
+    wl_format(out, len, "%.*f %s", decimals, bytes, units[unit]);
+}
+
+void wl_column_display(const wl_column *column, const void *record, char *out, size_t len)
+{
+    char scratch[512] = "";
+    const wl_cell cell = column->get(record, scratch, sizeof scratch);
+    if (cell.text) {
+        wl_copy_string(out, len, cell.text);
+        return;
+    }
+    const double x = cell.number;
+    const bool shown = x > 0 && isfinite(x); /* "-" for the optional figures */
+    switch (column->format) {
+    case WL_CELL_TEXT:
+    case WL_CELL_NUMBER: wl_format(out, len, "%.4g", x); break;
+    case WL_CELL_INTEGER: wl_format(out, len, "%.0f", x); break;
+    case WL_CELL_BOOL: wl_copy_string(out, len, x != 0 ? "yes" : "no"); break;
+    case WL_CELL_TIME: wl_format_time(out, len, x); break;
+    case WL_CELL_RATE: wl_format(out, len, "%.1f", x); break;
+    case WL_CELL_NOISE: wl_format(out, len, "%.1f%%", x); break;
+    case WL_CELL_PERCENT:
+        if (shown)
+            wl_format(out, len, "%.1f%%", x);
+        else
+            wl_copy_string(out, len, "-");
+        break;
+    case WL_CELL_SPEEDUP:
+        if (shown)
+            wl_format(out, len, "%.2fx", x);
+        else
+            wl_copy_string(out, len, "-");
+        break;
+    case WL_CELL_BYTES:
+        if (shown)
+            format_decimal_bytes(out, len, x);
+        else
+            wl_copy_string(out, len, "-");
+        break;
+    }
+}
+
+/* CSV digits when the column names none: exact for counts of bytes and flops,
+ * enough for a timer's resolution, four for percentages and factors. */
+static int csv_digits(const wl_column *column)
+{
+    if (column->csv_digits > 0)
+        return column->csv_digits;
+    switch (column->format) {
+    case WL_CELL_TIME: return 9;
+    case WL_CELL_BYTES: return 17;
+    case WL_CELL_RATE: return 6;
+    default: return 4;
+    }
+}
+
+void wl_write_csv_header(FILE *out, const wl_column *columns, size_t count)
+{
+    bool first = true;
+    for (size_t i = 0; i < count; i++) {
+        if (!(columns[i].in & WL_IN_CSV))
+            continue;
+        fprintf(out, "%s%s", first ? "" : ",", columns[i].key);
+        first = false;
+    }
+    fputc('\n', out);
+}
+
+void wl_write_csv_record(FILE *out, const wl_column *columns, size_t count, const void *record)
+{
+    bool first = true;
+    for (size_t i = 0; i < count; i++) {
+        const wl_column *column = &columns[i];
+        if (!(column->in & WL_IN_CSV))
+            continue;
+        if (!first)
+            fputc(',', out);
+        first = false;
+        char scratch[512] = "";
+        const wl_cell cell = column->get(record, scratch, sizeof scratch);
+        if (cell.text)
+            wl_write_csv_text(out, cell.text);
+        else if (!isfinite(cell.number))
+            fputs("-1", out); /* CSV has no NaN: -1 where no figure exists */
+        else if (column->format == WL_CELL_INTEGER || column->format == WL_CELL_BOOL)
+            fprintf(out, "%.0f", cell.number);
+        else
+            fprintf(out, "%.*g", csv_digits(column), cell.number);
+    }
+    fputc('\n', out);
+}
+
+void wl_write_json_members(FILE *out, const wl_column *columns, size_t count, const void *record,
+                           const char *indent, int per_line)
+{
+    int written = 0;
+    for (size_t i = 0; i < count; i++) {
+        const wl_column *column = &columns[i];
+        if (!(column->in & WL_IN_JSON))
+            continue;
+        if (written)
+            fputs(per_line > 0 && written % per_line == 0 ? ",\n" : ", ", out);
+        if (written && per_line > 0 && written % per_line == 0)
+            fputs(indent, out);
+        written++;
+        char scratch[512] = "";
+        const wl_cell cell = column->get(record, scratch, sizeof scratch);
+        if (cell.text)
+            wl_write_json_field(out, column->key, cell.text, false);
+        else if (column->format == WL_CELL_BOOL)
+            fprintf(out, "\"%s\": %s", column->key, cell.number != 0 ? "true" : "false");
+        else if (column->format == WL_CELL_INTEGER && isfinite(cell.number))
+            fprintf(out, "\"%s\": %.0f", column->key, cell.number);
+        else
+            wl_write_json_number(out, column->key, cell.number, false);
+    }
+}

@@ -356,31 +356,81 @@ static const char *row_state(const warplab_row *row)
     return "ok";
 }
 
+/* A point of a probe as a record of the column table. */
+typedef struct probe_record {
+    const warplab_probe_result *result;
+    size_t index;
+} probe_record;
+
+#define RECORD(record) ((const probe_record *)(record))
+#define RECORD_ROW(record) (&RECORD(record)->result->report->rows[RECORD(record)->index])
+#define RECORD_POINT(record) (&RECORD(record)->result->points[RECORD(record)->index])
+#define RECORD_SECTION(record) (&RECORD(record)->result->sections[RECORD_POINT(record)->section])
+#define PROBE_GETTER(name, expression)                                                             \
+    static wl_cell get_##name(const void *record, char *scratch, size_t len)                       \
+    {                                                                                              \
+        (void)record, (void)scratch, (void)len;                                                    \
+        return expression;                                                                         \
+    }
+#define TEXT(value) ((wl_cell){(value), 0.0})
+#define NUMBER(value) ((wl_cell){NULL, (double)(value)})
+PROBE_GETTER(probe, TEXT(RECORD(record)->result->probe))
+PROBE_GETTER(section, TEXT(RECORD_SECTION(record)->name))
+PROBE_GETTER(series, TEXT(RECORD_ROW(record)->rung))
+PROBE_GETTER(title, TEXT(RECORD_ROW(record)->title))
+PROBE_GETTER(x, NUMBER(RECORD_POINT(record)->x))
+PROBE_GETTER(value, NUMBER(RECORD_POINT(record)->value))
+PROBE_GETTER(unit, TEXT(RECORD_SECTION(record)->unit))
+PROBE_GETTER(low, NUMBER(RECORD_POINT(record)->low))
+PROBE_GETTER(high, NUMBER(RECORD_POINT(record)->high))
+PROBE_GETTER(noise_pct, NUMBER(RECORD_ROW(record)->noise_pct))
+PROBE_GETTER(median_ms, NUMBER(RECORD_ROW(record)->median_ms))
+PROBE_GETTER(runs, NUMBER(RECORD_ROW(record)->runs))
+PROBE_GETTER(state, TEXT(row_state(RECORD_ROW(record))))
+PROBE_GETTER(error, NUMBER(RECORD_POINT(record)->error))
+PROBE_GETTER(error_kind, TEXT(RECORD_POINT(record)->error_kind))
+PROBE_GETTER(baseline, TEXT(RECORD_POINT(record)->baseline))
+PROBE_GETTER(annotation, TEXT(RECORD_POINT(record)->annotation))
+PROBE_GETTER(problem, TEXT(RECORD_ROW(record)->problem))
+PROBE_GETTER(device, TEXT(RECORD(record)->result->report->device))
+PROBE_GETTER(backend, TEXT(RECORD_ROW(record)->backend))
+PROBE_GETTER(note, TEXT(RECORD_ROW(record)->note))
+
+/* One record per point; CSV's columns in the order CSV has always had. */
+static const wl_column point_columns[] = {
+    {"probe", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV, get_probe},
+    {"section", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV, get_section},
+    {"series", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_series},
+    {"title", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_title},
+    {"x", NULL, NULL, WL_CELL_NUMBER, 10, WL_IN_CSV | WL_IN_JSON, get_x},
+    {"value", NULL, NULL, WL_CELL_NUMBER, 6, WL_IN_CSV | WL_IN_JSON, get_value},
+    {"unit", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV, get_unit},
+    {"low", NULL, NULL, WL_CELL_NUMBER, 6, WL_IN_CSV | WL_IN_JSON, get_low},
+    {"high", NULL, NULL, WL_CELL_NUMBER, 6, WL_IN_CSV | WL_IN_JSON, get_high},
+    {"noise_pct", NULL, NULL, WL_CELL_NOISE, 4, WL_IN_CSV | WL_IN_JSON, get_noise_pct},
+    {"median_ms", NULL, NULL, WL_CELL_TIME, 9, WL_IN_CSV | WL_IN_JSON, get_median_ms},
+    {"runs", NULL, NULL, WL_CELL_INTEGER, 0, WL_IN_CSV | WL_IN_JSON, get_runs},
+    {"state", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_state},
+    {"error", NULL, NULL, WL_CELL_NUMBER, 4, WL_IN_CSV | WL_IN_JSON, get_error},
+    {"error_kind", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_error_kind},
+    {"baseline", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_baseline},
+    {"annotation", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_annotation},
+    {"problem", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_problem},
+    {"device", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV, get_device},
+    {"backend", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV, get_backend},
+    {"note", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_note},
+};
+#define POINT_COLUMN_COUNT (sizeof point_columns / sizeof point_columns[0])
+
 static void write_csv_header(FILE *out)
 {
-    fputs("probe,section,series,x,value,unit,low,high,noise_pct,median_ms,runs,state,error,"
-          "error_kind,baseline,annotation,device,backend,note\n",
-          out);
+    wl_write_csv_header(out, point_columns, POINT_COLUMN_COUNT);
 }
 
 static void write_probe_csv(const warplab_probe_result *result, FILE *out)
 {
-    for (size_t i = 0; i < result->report->row_count; i++) {
-        const warplab_row *row = &result->report->rows[i];
-        const warplab_probe_point *point = &result->points[i];
-        const warplab_probe_section *section = &result->sections[point->section];
-        fprintf(out, "%s,%s,%s,%.10g,%.6g,%s,%.6g,%.6g,%.4g,%.9g,%d,%s,%.4g,%s,%s,", result->probe,
-                section->name, row->rung, point->x, point->value, section->unit, point->low,
-                point->high, row->noise_pct, row->median_ms, row->runs, row_state(row),
-                point->error, point->error_kind, point->baseline);
-        const char *texts[] = {point->annotation, result->report->device, row->backend};
-        for (int t = 0; t < 3; t++) {
-            wl_write_csv_text(out, texts[t]);
-            fputc(',', out);
-        }
-        wl_write_csv_text(out, row->note);
-        fputc('\n', out);
-    }
+    for (size_t i = 0; i < result->report->row_count; i++)
+        wl_write_csv_record(out, point_columns, POINT_COLUMN_COUNT, &(probe_record){result, i});
 }
 
 static void write_probe_json(const warplab_probe_result *result, FILE *out)
@@ -411,27 +461,9 @@ static void write_probe_json(const warplab_probe_result *result, FILE *out)
         fprintf(out, "\"log_x\": %s, \"comparison\": %s,\n       \"points\": [",
                 section->log_x ? "true" : "false", section->comparison ? "true" : "false");
         for (size_t i = section->first_row; i < section->first_row + section->row_count; i++) {
-            const warplab_row *row = &result->report->rows[i];
-            const warplab_probe_point *point = &result->points[i];
             fputs(i > section->first_row ? ",\n        {" : "\n        {", out);
-            wl_write_json_field(out, "series", row->rung, true);
-            wl_write_json_field(out, "title", row->title, true);
-            wl_write_json_number(out, "x", point->x, true);
-            wl_write_json_number(out, "value", point->value, true);
-            wl_write_json_number(out, "low", point->low, true);
-            wl_write_json_number(out, "high", point->high, true);
-            fputs("\n         ", out);
-            wl_write_json_number(out, "noise_pct", row->noise_pct, true);
-            wl_write_json_number(out, "median_ms", row->median_ms, true);
-            fprintf(out, "\"runs\": %d, ", row->runs);
-            wl_write_json_field(out, "state", row_state(row), true);
-            wl_write_json_number(out, "error", point->error, true);
-            wl_write_json_field(out, "error_kind", point->error_kind, true);
-            fputs("\n         ", out);
-            wl_write_json_field(out, "baseline", point->baseline, true);
-            wl_write_json_field(out, "annotation", point->annotation, true);
-            wl_write_json_field(out, "problem", row->problem, true);
-            wl_write_json_field(out, "note", row->note, false);
+            wl_write_json_members(out, point_columns, POINT_COLUMN_COUNT,
+                                  &(probe_record){result, i}, "         ", 6);
             fputs("}", out);
         }
         fputs("]}", out);

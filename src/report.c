@@ -52,39 +52,6 @@ static bool row_timed(const warplab_row *row)
 {
     return row->runs > 0 && row->median_ms > 0;
 }
-
-static void format_speedup(char *out, size_t len, double x)
-{
-    if (x > 0)
-        wl_format(out, len, "%.2fx", x);
-    else
-        wl_copy_string(out, len, "-");
-}
-
-/* Bytes in decimal units: "17.2 GB", "550 GB", "1.10 TB". */
-static void format_bytes(char *out, size_t len, double bytes)
-{
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int unit = 0;
-    while (bytes >= 1000.0 && unit < 5) {
-        bytes /= 1000.0;
-        unit++;
-    }
-    int decimals = bytes >= 100.0 || unit == 0 ? 0 : (bytes >= 10.0 ? 1 : 2);
-    if (bytes <= 0)
-        wl_copy_string(out, len, "-");
-    else
-        wl_format(out, len, "%.*f %s", decimals, bytes, units[unit]);
-}
-
-static void format_percent(char *out, size_t len, double pct)
-{
-    if (pct > 0)
-        wl_format(out, len, "%.1f%%", pct);
-    else
-        wl_copy_string(out, len, "-");
-}
-
 /* The first baseline row that was timed, for the footers. */
 static const warplab_row *any_baseline(const warplab_report *report)
 {
@@ -247,45 +214,212 @@ static void write_pairs(const warplab_report *report, FILE *out)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Terminal table                                                           */
+/* The row's columns: every format below writes from this one table.         */
 
-/* The cells of a timed row in a compute-bound table. */
-typedef struct compute_cells {
-    char time[24], noise[16], rate[16], vendor[16], peak[16], step[16], total[16], moved[16],
-        course[64];
-} compute_cells;
+#define ROW(record) ((const warplab_row *)(record))
+#define ROW_TEXT_GETTER(field)                                                                     \
+    static wl_cell get_##field(const void *record, char *scratch, size_t len)                      \
+    {                                                                                              \
+        (void)scratch, (void)len;                                                                  \
+        return (wl_cell){ROW(record)->field, 0.0};                                                 \
+    }
+#define ROW_NUMBER_GETTER(field)                                                                   \
+    static wl_cell get_##field(const void *record, char *scratch, size_t len)                      \
+    {                                                                                              \
+        (void)scratch, (void)len;                                                                  \
+        return (wl_cell){NULL, (double)ROW(record)->field};                                        \
+    }
+ROW_TEXT_GETTER(ladder)
+ROW_TEXT_GETTER(problem)
+ROW_TEXT_GETTER(rung)
+ROW_TEXT_GETTER(title)
+ROW_TEXT_GETTER(backend)
+ROW_TEXT_GETTER(course_unit)
+ROW_TEXT_GETTER(course_device)
+ROW_TEXT_GETTER(course_device2)
+ROW_TEXT_GETTER(note)
+ROW_TEXT_GETTER(vendor)
+ROW_TEXT_GETTER(lesson)
+ROW_NUMBER_GETTER(size)
+ROW_NUMBER_GETTER(runs)
+ROW_NUMBER_GETTER(median_ms)
+ROW_NUMBER_GETTER(min_ms)
+ROW_NUMBER_GETTER(max_ms)
+ROW_NUMBER_GETTER(mean_ms)
+ROW_NUMBER_GETTER(noise_pct)
+ROW_NUMBER_GETTER(bytes)
+ROW_NUMBER_GETTER(flops)
+ROW_NUMBER_GETTER(gbs)
+ROW_NUMBER_GETTER(gflops)
+ROW_NUMBER_GETTER(pct_of_ceiling)
+ROW_NUMBER_GETTER(pct_of_reference)
+ROW_NUMBER_GETTER(pct_of_vendor)
+ROW_NUMBER_GETTER(pct_of_fp32_peak)
+ROW_NUMBER_GETTER(step_speedup)
+ROW_NUMBER_GETTER(cumulative_speedup)
+ROW_NUMBER_GETTER(max_rel_error)
+ROW_NUMBER_GETTER(course_value)
+ROW_NUMBER_GETTER(course_value2)
 
-static void make_compute_cells(const warplab_row *row, compute_cells *cells)
+static wl_cell get_kind(const void *record, char *scratch, size_t len)
 {
-    wl_format_time(cells->time, sizeof cells->time, row->median_ms);
-    wl_format(cells->noise, sizeof cells->noise, "%.1f%%", row->noise_pct);
-    wl_format(cells->rate, sizeof cells->rate, "%.1f", row->gflops);
-    format_percent(cells->vendor, sizeof cells->vendor, row->pct_of_vendor);
-    format_percent(cells->peak, sizeof cells->peak, row->pct_of_fp32_peak);
-    format_speedup(cells->step, sizeof cells->step, row->step_speedup);
-    format_speedup(cells->total, sizeof cells->total, row->cumulative_speedup);
-    format_bytes(cells->moved, sizeof cells->moved, row->bytes);
-    format_course(cells->course, sizeof cells->course, row);
+    (void)scratch, (void)len;
+    return (wl_cell){row_kind(ROW(record)), 0.0};
 }
 
-/* A compute-bound group (matrix multiply): GFLOP/s, % of the vendor baseline
- * and of the FP32 peak, and the bytes each rung moves by its own count. */
-static void write_compute_table(const warplab_report *report, size_t begin, size_t end, FILE *out)
+static wl_cell get_state(const void *record, char *scratch, size_t len)
 {
-    fprintf(out, "%-18s %-36s %10s %6s %9s %8s %6s %7s %8s %8s  %s\n", "rung", "what", "time",
-            "noise", "GFLOP/s", "%vendor", "%FP32", "step", "total", "moved", "course");
+    (void)scratch, (void)len;
+    return (wl_cell){row_state(ROW(record)), 0.0};
+}
+
+static wl_cell get_status(const void *record, char *scratch, size_t len)
+{
+    (void)scratch, (void)len;
+    return (wl_cell){warplab_status_string(ROW(record)->status), 0.0};
+}
+
+static wl_cell get_unsafe(const void *record, char *scratch, size_t len)
+{
+    (void)scratch, (void)len;
+    return (wl_cell){NULL, (ROW(record)->flags & WARPLAB_ROW_UNSAFE) ? 1.0 : 0.0};
+}
+
+/* The vendor time / ours, as a factor (JSON's per-problem ratio); none = null. */
+static wl_cell get_vendor_ratio(const void *record, char *scratch, size_t len)
+{
+    (void)scratch, (void)len;
+    const double pct = ROW(record)->pct_of_vendor;
+    return (wl_cell){NULL, pct > 0 ? pct / 100.0 : NAN};
+}
+
+/* The course's figures in one cell: "89.2 GB/s K40; 64.1 GB/s GTX 280". */
+static wl_cell get_course(const void *record, char *scratch, size_t len)
+{
+    format_course(scratch, len, ROW(record));
+    return (wl_cell){scratch, 0.0};
+}
+
+/* CSV's columns come first, in the order CSV has always had; then what JSON
+ * adds; then what only the tables show. */
+static const wl_column row_columns[] = {
+    {"ladder", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_ladder},
+    {"problem", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_problem},
+    {"size", NULL, NULL, WL_CELL_NUMBER, 17, WL_IN_CSV | WL_IN_JSON, get_size},
+    {"rung", "rung", NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_rung},
+    {"title", "what", NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_title},
+    {"backend", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_backend},
+    {"kind", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_kind},
+    {"state", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_state},
+    {"runs", NULL, NULL, WL_CELL_INTEGER, 0, WL_IN_CSV | WL_IN_JSON, get_runs},
+    {"median_ms", "time", NULL, WL_CELL_TIME, 0, WL_IN_CSV | WL_IN_JSON, get_median_ms},
+    {"min_ms", NULL, NULL, WL_CELL_TIME, 0, WL_IN_CSV | WL_IN_JSON, get_min_ms},
+    {"max_ms", NULL, NULL, WL_CELL_TIME, 0, WL_IN_CSV | WL_IN_JSON, get_max_ms},
+    {"mean_ms", NULL, NULL, WL_CELL_TIME, 0, WL_IN_CSV | WL_IN_JSON, get_mean_ms},
+    {"noise_pct", "noise", NULL, WL_CELL_NOISE, 0, WL_IN_CSV | WL_IN_JSON, get_noise_pct},
+    {"bytes", "moved", NULL, WL_CELL_BYTES, 0, WL_IN_CSV | WL_IN_JSON, get_bytes},
+    {"flops", NULL, NULL, WL_CELL_NUMBER, 17, WL_IN_CSV | WL_IN_JSON, get_flops},
+    {"gbs", "GB/s", NULL, WL_CELL_RATE, 0, WL_IN_CSV | WL_IN_JSON, get_gbs},
+    {"gflops", "GFLOP/s", NULL, WL_CELL_RATE, 0, WL_IN_CSV | WL_IN_JSON, get_gflops},
+    {"pct_of_ceiling", "%peak", "% of peak", WL_CELL_PERCENT, 0, WL_IN_CSV | WL_IN_JSON,
+     get_pct_of_ceiling},
+    {"step_speedup", "step", NULL, WL_CELL_SPEEDUP, 0, WL_IN_CSV | WL_IN_JSON, get_step_speedup},
+    {"cumulative_speedup", "total", NULL, WL_CELL_SPEEDUP, 0, WL_IN_CSV | WL_IN_JSON,
+     get_cumulative_speedup},
+    {"max_rel_error", NULL, NULL, WL_CELL_NUMBER, 0, WL_IN_CSV | WL_IN_JSON, get_max_rel_error},
+    {"course_value", NULL, NULL, WL_CELL_NUMBER, 6, WL_IN_CSV | WL_IN_JSON, get_course_value},
+    {"course_unit", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_course_unit},
+    {"course_device", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_course_device},
+    {"note", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_note},
+    {"pct_of_reference", "%copy", "% of copy", WL_CELL_PERCENT, 0, WL_IN_CSV | WL_IN_JSON,
+     get_pct_of_reference},
+    {"course_value2", NULL, NULL, WL_CELL_NUMBER, 6, WL_IN_CSV | WL_IN_JSON, get_course_value2},
+    {"course_device2", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_CSV | WL_IN_JSON, get_course_device2},
+    {"pct_of_vendor", "%vendor", "% of vendor", WL_CELL_PERCENT, 0, WL_IN_CSV | WL_IN_JSON,
+     get_pct_of_vendor},
+    {"pct_of_fp32_peak", "%FP32", "% of FP32 peak", WL_CELL_PERCENT, 0, WL_IN_CSV | WL_IN_JSON,
+     get_pct_of_fp32_peak},
+    {"unsafe", NULL, NULL, WL_CELL_BOOL, 0, WL_IN_JSON, get_unsafe},
+    {"status", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_status},
+    {"vendor", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_vendor},
+    {"vendor_ratio", NULL, NULL, WL_CELL_NUMBER, 0, WL_IN_JSON, get_vendor_ratio},
+    {"lesson", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_lesson},
+    {"course", "course", NULL, WL_CELL_TEXT, 0, 0, get_course},
+};
+#define ROW_COLUMN_COUNT (sizeof row_columns / sizeof row_columns[0])
+
+/* A table's view of the row: which columns, in which order, how wide
+ * (negative: left-aligned and cut to that width; 0: the last, as it is). */
+typedef struct view_column {
+    const char *key;
+    int width;
+} view_column;
+
+/* Bandwidth-bound groups: GB/s, % of the ceiling and of the copy reference. */
+static const view_column bandwidth_view[] = {
+    {"rung", -18},           {"title", -36},      {"median_ms", 11},
+    {"noise_pct", 7},        {"gbs", 10},         {"pct_of_ceiling", 7},
+    {"pct_of_reference", 7}, {"step_speedup", 7}, {"cumulative_speedup", 8},
+    {"course", 0},
+};
+
+/* Compute-bound groups (matrix multiply): GFLOP/s, % of the vendor baseline
+ * and of the FP32 peak, and the bytes each rung moves by its own count. */
+static const view_column compute_view[] = {
+    {"rung", -18},
+    {"title", -36},
+    {"median_ms", 10},
+    {"noise_pct", 6},
+    {"gflops", 9},
+    {"pct_of_vendor", 8},
+    {"pct_of_fp32_peak", 6},
+    {"step_speedup", 7},
+    {"cumulative_speedup", 8},
+    {"bytes", 8},
+    {"course", 0},
+};
+
+#define VIEW_COUNT(view) (sizeof(view) / sizeof((view)[0]))
+
+static const wl_column *view_column_of(const view_column *entry)
+{
+    return wl_column_find(row_columns, ROW_COLUMN_COUNT, entry->key);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Terminal table                                                           */
+
+static void write_terminal_cell(FILE *out, const view_column *entry, const char *text, bool first)
+{
+    if (!first)
+        fputs(entry->width == 0 ? "  " : " ", out);
+    if (entry->width < 0)
+        fprintf(out, "%-*.*s", -entry->width, -entry->width, text);
+    else if (entry->width > 0)
+        fprintf(out, "%*s", entry->width, text);
+    else
+        fputs(text, out);
+}
+
+static void write_terminal_group(const warplab_report *report, size_t begin, size_t end,
+                                 const view_column *view, size_t count, FILE *out)
+{
+    for (size_t c = 0; c < count; c++)
+        write_terminal_cell(out, &view[c], view_column_of(&view[c])->heading, c == 0);
+    fputc('\n', out);
     for (size_t i = begin; i < end; i++) {
         const warplab_row *row = &report->rows[i];
-        char title[37];
-        wl_copy_string(title, sizeof title, row->title);
         if (!row_timed(row)) {
-            fprintf(out, "%-18s %-36s %s: %s\n", row->rung, title, row_state(row), row->note);
+            fprintf(out, "%-18s %-36.36s %s: %s\n", row->rung, row->title, row_state(row),
+                    row->note);
             continue;
         }
-        compute_cells c;
-        make_compute_cells(row, &c);
-        fprintf(out, "%-18s %-36s %10s %6s %9s %8s %6s %7s %8s %8s  %s\n", row->rung, title, c.time,
-                c.noise, c.rate, c.vendor, c.peak, c.step, c.total, c.moved, c.course);
+        for (size_t c = 0; c < count; c++) {
+            char text[512];
+            wl_column_display(view_column_of(&view[c]), row, text, sizeof text);
+            write_terminal_cell(out, &view[c], text, c == 0);
+        }
+        fputc('\n', out);
         if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
             fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
     }
@@ -295,42 +429,14 @@ static void write_table(const warplab_report *report, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
         size_t end = group_end(report, begin);
-        bool compute = group_is_compute(report, begin, end);
         char heading[512];
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fprintf(out, "\n%s\n", heading);
-        if (compute) {
-            write_compute_table(report, begin, end, out);
-            begin = end;
-            continue;
-        }
-        fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %7s %8s  %s\n", "rung", "what", "time",
-                "noise", "GB/s", "%peak", "%copy", "step", "total", "course");
-        for (size_t i = begin; i < end; i++) {
-            const warplab_row *row = &report->rows[i];
-            char title[37];
-            wl_copy_string(title, sizeof title, row->title);
-            if (!row_timed(row)) {
-                fprintf(out, "%-18s %-36s %s: %s\n", row->rung, title, row_state(row), row->note);
-                continue;
-            }
-            char time[24], step[16], total[16], course[96], noise[16], rate[16], peak[16], copy[16];
-            wl_format_time(time, sizeof time, row->median_ms);
-            format_speedup(step, sizeof step, row->step_speedup);
-            format_speedup(total, sizeof total, row->cumulative_speedup);
-            format_course(course, sizeof course, row);
-            wl_format(noise, sizeof noise, "%.1f%%", row->noise_pct);
-            wl_format(rate, sizeof rate, "%.1f", compute ? row->gflops : row->gbs);
-            if (!compute && row->pct_of_ceiling > 0)
-                wl_format(peak, sizeof peak, "%.1f%%", row->pct_of_ceiling);
-            else
-                wl_copy_string(peak, sizeof peak, "-");
-            format_percent(copy, sizeof copy, compute ? 0.0 : row->pct_of_reference);
-            fprintf(out, "%-18s %-36s %11s %7s %10s %7s %7s %7s %8s  %s\n", row->rung, title, time,
-                    noise, rate, peak, copy, step, total, course);
-            if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
-                fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
-        }
+        if (group_is_compute(report, begin, end))
+            write_terminal_group(report, begin, end, compute_view, VIEW_COUNT(compute_view), out);
+        else
+            write_terminal_group(report, begin, end, bandwidth_view, VIEW_COUNT(bandwidth_view),
+                                 out);
         begin = end;
     }
     if (report->row_count) {
@@ -355,13 +461,18 @@ static void write_table(const warplab_report *report, FILE *out)
 /* ------------------------------------------------------------------------ */
 /* Markdown                                                                 */
 
-static void write_compute_markdown(const warplab_report *report, size_t begin, size_t end,
-                                   FILE *out)
+static void write_markdown_group(const warplab_report *report, size_t begin, size_t end,
+                                 const view_column *view, size_t count, FILE *out)
 {
-    fputs("\n\n| rung | what | time | noise | GFLOP/s | % of vendor | % of FP32 peak | step | "
-          "total | moved | course |\n",
-          out);
-    fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
+    fputs("\n\n|", out);
+    for (size_t c = 0; c < count; c++) {
+        const wl_column *column = view_column_of(&view[c]);
+        fprintf(out, " %s |", column->markdown ? column->markdown : column->heading);
+    }
+    fputs("\n|", out);
+    for (size_t c = 0; c < count; c++)
+        fputs(view_column_of(&view[c])->format == WL_CELL_TEXT ? "---|" : "---:|", out);
+    fputc('\n', out);
     for (size_t i = begin; i < end; i++) {
         const warplab_row *row = &report->rows[i];
         fprintf(out, "| `%s` | ", row->rung);
@@ -369,14 +480,20 @@ static void write_compute_markdown(const warplab_report *report, size_t begin, s
         if (!row_timed(row)) {
             fprintf(out, " | %s: ", row_state(row));
             wl_write_markdown_text(out, row->note);
-            fputs(" | | | | | | | | |\n", out);
+            for (size_t c = 3; c <= count; c++)
+                fputs(" |", out);
+            fputc('\n', out);
             continue;
         }
-        compute_cells c;
-        make_compute_cells(row, &c);
-        fprintf(out, "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                strcmp(row_state(row), "ok") ? " (wrong)" : "", c.time, c.noise, c.rate, c.vendor,
-                c.peak, c.step, c.total, c.moved, c.course);
+        fputs(strcmp(row_state(row), "ok") ? " (wrong) |" : " |", out);
+        for (size_t c = 2; c < count; c++) {
+            char text[512];
+            wl_column_display(view_column_of(&view[c]), row, text, sizeof text);
+            fputc(' ', out);
+            wl_write_markdown_text(out, text);
+            fputs(" |", out);
+        }
+        fputc('\n', out);
     }
 }
 
@@ -384,46 +501,15 @@ static void write_markdown(const warplab_report *report, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
         size_t end = group_end(report, begin);
-        bool compute = group_is_compute(report, begin, end);
         char heading[512];
         group_heading(report, &report->rows[begin], heading, sizeof heading);
         fputs("\n#### ", out);
         wl_write_markdown_text(out, heading);
-        if (compute) {
-            write_compute_markdown(report, begin, end, out);
-            begin = end;
-            continue;
-        }
-        fprintf(out,
-                "\n\n| rung | what | time | noise | %s | %% of peak | %% of copy | step | total "
-                "| course |\n",
-                compute ? "GFLOP/s" : "GB/s");
-        fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
-        for (size_t i = begin; i < end; i++) {
-            const warplab_row *row = &report->rows[i];
-            fprintf(out, "| `%s` | ", row->rung);
-            wl_write_markdown_text(out, row->title);
-            if (!row_timed(row)) {
-                fprintf(out, " | %s: ", row_state(row));
-                wl_write_markdown_text(out, row->note);
-                fputs(" | | | | | | | |\n", out);
-                continue;
-            }
-            char time[24], step[16], total[16], course[96], copy[16];
-            wl_format_time(time, sizeof time, row->median_ms);
-            format_percent(copy, sizeof copy, compute ? 0.0 : row->pct_of_reference);
-            format_speedup(step, sizeof step, row->step_speedup);
-            format_speedup(total, sizeof total, row->cumulative_speedup);
-            format_course(course, sizeof course, row);
-            fprintf(out, "%s | %s | %.1f%% | %.1f | ",
-                    strcmp(row_state(row), "ok") ? " (wrong)" : "", time, row->noise_pct,
-                    compute ? row->gflops : row->gbs);
-            if (!compute && row->pct_of_ceiling > 0)
-                fprintf(out, "%.1f%%", row->pct_of_ceiling);
-            else
-                fputs("-", out);
-            fprintf(out, " | %s | %s | %s | %s |\n", copy, step, total, course);
-        }
+        if (group_is_compute(report, begin, end))
+            write_markdown_group(report, begin, end, compute_view, VIEW_COUNT(compute_view), out);
+        else
+            write_markdown_group(report, begin, end, bandwidth_view, VIEW_COUNT(bandwidth_view),
+                                 out);
         begin = end;
     }
     if (report->row_count)
@@ -451,46 +537,14 @@ static void write_markdown(const warplab_report *report, FILE *out)
 }
 
 /* ------------------------------------------------------------------------ */
-/* CSV                                                                      */
+/* CSV and JSON                                                             */
 
 static void write_csv(const warplab_report *report, FILE *out)
 {
-    fputs("ladder,problem,size,rung,title,backend,kind,state,runs,median_ms,min_ms,max_ms,"
-          "mean_ms,noise_pct,bytes,flops,gbs,gflops,pct_of_ceiling,step_speedup,"
-          "cumulative_speedup,max_rel_error,course_value,course_unit,course_device,note,"
-          "pct_of_reference,course_value2,course_device2,pct_of_vendor,pct_of_fp32_peak\n",
-          out);
-    for (size_t i = 0; i < report->row_count; i++) {
-        const warplab_row *row = &report->rows[i];
-        const char *texts[] = {row->ladder, row->problem};
-        for (int t = 0; t < 2; t++) {
-            wl_write_csv_text(out, texts[t]);
-            fputc(',', out);
-        }
-        fprintf(out, "%.17g,", row->size);
-        wl_write_csv_text(out, row->rung);
-        fputc(',', out);
-        wl_write_csv_text(out, row->title);
-        fprintf(out,
-                ",%s,%s,%s,%d,%.9g,%.9g,%.9g,%.9g,%.4g,%.17g,%.17g,%.6g,%.6g,%.4g,%.4g,%.4g,"
-                "%.4g,%.6g,",
-                row->backend, row_kind(row), row_state(row), row->runs, row->median_ms, row->min_ms,
-                row->max_ms, row->mean_ms, row->noise_pct, row->bytes, row->flops, row->gbs,
-                row->gflops, row->pct_of_ceiling, row->step_speedup, row->cumulative_speedup,
-                isfinite(row->max_rel_error) ? row->max_rel_error : -1.0, row->course_value);
-        wl_write_csv_text(out, row->course_unit);
-        fputc(',', out);
-        wl_write_csv_text(out, row->course_device);
-        fputc(',', out);
-        wl_write_csv_text(out, row->note);
-        fprintf(out, ",%.4g,%.6g,", row->pct_of_reference, row->course_value2);
-        wl_write_csv_text(out, row->course_device2);
-        fprintf(out, ",%.4g,%.4g\n", row->pct_of_vendor, row->pct_of_fp32_peak);
-    }
+    wl_write_csv_header(out, row_columns, ROW_COLUMN_COUNT);
+    for (size_t i = 0; i < report->row_count; i++)
+        wl_write_csv_record(out, row_columns, ROW_COLUMN_COUNT, &report->rows[i]);
 }
-
-/* ------------------------------------------------------------------------ */
-/* JSON                                                                     */
 
 static void write_json(const warplab_report *report, FILE *out)
 {
@@ -513,51 +567,8 @@ static void write_json(const warplab_report *report, FILE *out)
             report->l2_flushed ? "true" : "false", report->seed,
             report->incomplete ? "true" : "false");
     for (size_t i = 0; i < report->row_count; i++) {
-        const warplab_row *row = &report->rows[i];
         fputs(i ? ",\n    {" : "\n    {", out);
-        wl_write_json_field(out, "ladder", row->ladder, true);
-        wl_write_json_field(out, "rung", row->rung, true);
-        wl_write_json_field(out, "title", row->title, true);
-        wl_write_json_field(out, "backend", row->backend, true);
-        fputs("\n     ", out);
-        wl_write_json_field(out, "problem", row->problem, true);
-        wl_write_json_number(out, "size", row->size, true);
-        wl_write_json_field(out, "kind", row_kind(row), true);
-        wl_write_json_field(out, "state", row_state(row), true);
-        fprintf(out, "\"unsafe\": %s, ", (row->flags & WARPLAB_ROW_UNSAFE) ? "true" : "false");
-        wl_write_json_field(out, "status", warplab_status_string(row->status), true);
-        fputs("\n     ", out);
-        fprintf(out, "\"runs\": %d, ", row->runs);
-        wl_write_json_number(out, "median_ms", row->median_ms, true);
-        wl_write_json_number(out, "min_ms", row->min_ms, true);
-        wl_write_json_number(out, "max_ms", row->max_ms, true);
-        wl_write_json_number(out, "mean_ms", row->mean_ms, true);
-        wl_write_json_number(out, "noise_pct", row->noise_pct, true);
-        fputs("\n     ", out);
-        wl_write_json_number(out, "bytes", row->bytes, true);
-        wl_write_json_number(out, "flops", row->flops, true);
-        wl_write_json_number(out, "gbs", row->gbs, true);
-        wl_write_json_number(out, "gflops", row->gflops, true);
-        wl_write_json_number(out, "pct_of_ceiling", row->pct_of_ceiling, true);
-        wl_write_json_number(out, "pct_of_reference", row->pct_of_reference, true);
-        wl_write_json_number(out, "pct_of_vendor", row->pct_of_vendor, true);
-        wl_write_json_number(out, "pct_of_fp32_peak", row->pct_of_fp32_peak, true);
-        fputs("\n     ", out);
-        wl_write_json_number(out, "step_speedup", row->step_speedup, true);
-        wl_write_json_number(out, "cumulative_speedup", row->cumulative_speedup, true);
-        wl_write_json_number(out, "max_rel_error", row->max_rel_error, true);
-        fputs("\n     ", out);
-        wl_write_json_number(out, "course_value", row->course_value, true);
-        wl_write_json_field(out, "course_unit", row->course_unit, true);
-        wl_write_json_field(out, "course_device", row->course_device, true);
-        wl_write_json_number(out, "course_value2", row->course_value2, true);
-        wl_write_json_field(out, "course_device2", row->course_device2, true);
-        fputs("\n     ", out);
-        wl_write_json_field(out, "note", row->note, true);
-        wl_write_json_field(out, "vendor", row->vendor, true);
-        wl_write_json_number(out, "vendor_ratio",
-                             row->pct_of_vendor > 0 ? row->pct_of_vendor / 100.0 : NAN, true);
-        wl_write_json_field(out, "lesson", row->lesson, false);
+        wl_write_json_members(out, row_columns, ROW_COLUMN_COUNT, &report->rows[i], "     ", 6);
         fputs("}", out);
     }
     fputs("\n  ],\n  \"vendor_pairs\": [", out);
