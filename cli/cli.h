@@ -99,8 +99,7 @@ typedef struct cli_run {
 int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(FILE *out));
 /* The library's options from the command's (probe: --size checked, a
  * usage error otherwise). */
-void cli_run_bench_options(const cli_run *run, warplab_bench_options *bench);
-int cli_run_probe_options(const cli_run *run, warplab_probe_options *probe);
+int cli_run_options(const cli_run *run, bool bench, warplab_run_options *options);
 /* The "options:" part of the help, for bench or probe. */
 void cli_run_help_options(FILE *out, bool bench);
 /* "warplab VERSION<what> on DEVICE (BACKEND backend)" before a table run. */

@@ -144,7 +144,9 @@ int cmd_bench(int argc, char **argv)
     int code = cli_run_parse(argc, argv, true, &run, bench_help);
     if (code != CLI_OK)
         return code < 0 ? CLI_OK : code;
-    cli_run_bench_options(&run, &bench);
+    code = cli_run_options(&run, true, &bench);
+    if (code != CLI_OK)
+        return code;
     char rung_list[1024];
     if (optind < argc)
         bench.ladder = argv[optind++];

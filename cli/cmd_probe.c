@@ -143,7 +143,7 @@ int cmd_probe(int argc, char **argv)
     warplab_probe_options options;
     int code = cli_run_parse(argc, argv, false, &cli, probe_help);
     if (code == CLI_OK)
-        code = cli_run_probe_options(&cli, &options);
+        code = cli_run_options(&cli, false, &options);
     if (code != CLI_OK)
         return code < 0 ? CLI_OK : code;
     if (optind >= argc)

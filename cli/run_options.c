@@ -270,36 +270,25 @@ void cli_outputs_abandon(cli_output *json, cli_output *plot)
     cli_output_abandon(plot);
 }
 
-void cli_run_bench_options(const cli_run *run, warplab_bench_options *bench)
+int cli_run_options(const cli_run *run, bool bench, warplab_run_options *options)
 {
-    memset(bench, 0, sizeof *bench);
-    bench->sizes = run->size;
-    bench->rungs = run->rungs;
-    bench->dtype = run->dtype;
-    bench->op = run->op;
-    bench->repeat = run->repeat;
-    bench->warmup = run->warmup;
-    bench->max_seconds = run->max_seconds;
-    bench->no_flush = run->no_flush;
-    bench->seed = run->seed;
-    bench->sweep = run->sweep;
-}
-
-int cli_run_probe_options(const cli_run *run, warplab_probe_options *probe)
-{
-    memset(probe, 0, sizeof *probe);
-    if (run->size) {
+    memset(options, 0, sizeof *options);
+    if (!bench && run->size) { /* the library says it too; here the message names --size */
         size_t dims[3];
         int given = 0;
         if (warplab_parse_size(run->size, dims, &given) != WARPLAB_OK || given != 1 || dims[0] == 0)
             return cli_usage_error(
                 "probe", "--size needs one size > 0 (2^25, 33554432, 32M), not '%s'", run->size);
-        probe->size = dims[0];
     }
-    probe->repeat = run->repeat;
-    probe->warmup = run->warmup;
-    probe->max_seconds = run->max_seconds;
-    probe->no_flush = run->no_flush;
-    probe->seed = run->seed;
+    options->sizes = run->size;
+    options->rungs = run->rungs;
+    options->dtype = run->dtype;
+    options->op = run->op;
+    options->sweep = run->sweep;
+    options->repeat = run->repeat;
+    options->warmup = run->warmup;
+    options->max_seconds = run->max_seconds;
+    options->no_flush = run->no_flush;
+    options->seed = run->seed;
     return CLI_OK;
 }

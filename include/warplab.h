@@ -436,17 +436,33 @@ void warplab_report_destroy(warplab_report *report);
 typedef void (*warplab_progress_fn)(void *user, const char *ladder, const char *rung,
                                     const char *problem, size_t done, size_t total);
 
-typedef struct warplab_bench_options {
+/* What a run takes: one struct for warplab_bench, warplab_bench_api and
+ * warplab_probe_run (warplab_bench_options and warplab_probe_options name it
+ * too). Zero means the default throughout; the defaults differ by call (a
+ * probe times each point 20 times in 0.5 s, a rung 50 times in 2 s). */
+typedef struct warplab_run_options {
+    /* bench only (a probe rejects them): */
     const char *ladder; /* NULL or "" = every ladder */
     const char *rungs;  /* comma-separated rung ids; NULL = all */
-    const char *sizes;  /* comma-separated sizes ("2^28", "4096x4096", "1M"); NULL = defaults */
     const char *dtype;  /* ladder-specific element type ("float", "int32", ...); NULL = default */
     const char *op;     /* ladder-specific operation ("sum", "min", "max"); NULL = default */
-    int repeat;         /* timed runs per rung; 0 = default (50, fewer past max_seconds) */
-    int warmup;         /* untimed runs first; 0 = default (3) */
-    double max_seconds; /* time budget per rung; 0 = default (2 s) */
-    int no_flush;       /* 1: do not flush caches between timed runs */
+    /* 1: a sweep of one ladder with a 1-D size: n = 2^10, 2^12, ..., 2^30
+     * (sizes leave NULL), for the rungs listed plus the ladder's vendor rows
+     * (every rung when rungs is NULL); warplab_report_write_sweep and
+     * warplab_report_write_sweep_svg print it as GB/s against n. */
+    int sweep;
+    /* bench: comma-separated sizes ("2^28", "4096x4096", "1M"); probe: one
+     * size (warplab_probe_size_meaning says what it counts); NULL = defaults
+     * (smaller on a CPU). */
+    const char *sizes;
+    /* both: */
+    int repeat;              /* timed runs per rung or point; 0 = default */
+    int warmup;              /* untimed runs first; 0 = default (3 a rung, 2 a point) */
+    double max_seconds;      /* time budget per rung or point; 0 = default */
+    int no_flush;            /* 1: do not flush caches between timed runs */
     unsigned long long seed; /* 0 = from the clock */
+    /* Called as rows finish (a probe: ladder = probe, rung = series, problem
+     * = the point). */
     warplab_progress_fn progress;
     void *progress_user;
     /* Cancellation: when non-NULL, asked
@@ -457,12 +473,9 @@ typedef struct warplab_bench_options {
      * it reads. */
     int (*cancelled)(void *user);
     void *cancel_user;
-    /* 1: a sweep of one ladder with a 1-D size: n = 2^10, 2^12, ..., 2^30
-     * (sizes leave NULL), for the rungs listed plus the ladder's vendor rows
-     * (every rung when rungs is NULL); warplab_report_write_sweep and
-     * warplab_report_write_sweep_svg print it as GB/s against n. */
-    int sweep;
-} warplab_bench_options;
+} warplab_run_options;
+
+typedef warplab_run_options warplab_bench_options;
 
 /* Runs ladders on the context's backend (host rows on the CPU) and returns a
  * report the caller frees with warplab_report_destroy. Rungs that fail their
@@ -650,7 +663,7 @@ warplab_status warplab_occupancy_compute(const warplab_arch *arch, int threads_p
 size_t warplab_probe_count(void);
 const char *warplab_probe_name(size_t index);  /* "coalescing"; NULL past the end */
 const char *warplab_probe_title(size_t index); /* one line: what it measures */
-/* What warplab_probe_options.size means for the probe ("elements per array"). */
+/* What warplab_probe_options.sizes means for the probe ("elements per array"). */
 const char *warplab_probe_size_meaning(size_t index);
 
 /* WARPLAB_OK when the probe has at least one series on the backend (AUTO: the
@@ -660,16 +673,9 @@ const char *warplab_probe_size_meaning(size_t index);
 warplab_status warplab_probe_supported(const char *name, warplab_backend_kind backend, char *reason,
                                        size_t reason_len);
 
-typedef struct warplab_probe_options {
-    size_t size;             /* see warplab_probe_size_meaning; 0 = default (smaller on a CPU) */
-    int repeat;              /* timed runs per point; 0 = default (20, fewer past max_seconds) */
-    int warmup;              /* untimed runs first; 0 = default (2) */
-    double max_seconds;      /* time budget per point; 0 = default (0.5 s) */
-    int no_flush;            /* 1: do not flush caches between timed runs */
-    unsigned long long seed; /* 0 = from the clock */
-    warplab_progress_fn progress; /* ladder = probe, rung = series, problem = the point */
-    void *progress_user;
-} warplab_probe_options;
+/* A probe takes warplab_run_options: sizes (one size), repeat, warmup,
+ * max_seconds, no_flush, seed, progress and cancelled. */
+typedef warplab_run_options warplab_probe_options;
 
 typedef struct warplab_probe_section {
     char name[32]; /* "coalescing"; "bandwidth" and "overlap" for transfers */

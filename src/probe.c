@@ -221,14 +221,15 @@ static warplab_probe_result *allocate_result(size_t rows)
 }
 
 static void fill_header(warplab_context *context, const wl_probe *probe,
-                        const warplab_probe_options *options, warplab_probe_result *result)
+                        const warplab_probe_options *options, size_t size,
+                        warplab_probe_result *result)
 {
     const warplab_device_info *info = &context->device->info;
     warplab_report *report = result->report;
     wl_copy_string(result->probe, sizeof result->probe, probe->name);
     wl_copy_string(result->title, sizeof result->title, probe->title);
     wl_copy_string(result->course, sizeof result->course, probe->course);
-    probe->setup(info, options->size, result->setup, sizeof result->setup);
+    probe->setup(info, size, result->setup, sizeof result->setup);
     wl_report_begin(report, context, options->seed, options->no_flush);
     result->section_count = probe->section_count;
     for (size_t s = 0; s < probe->section_count; s++) {
@@ -265,6 +266,21 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
     if (options->repeat < 0 || options->warmup < 0 || options->max_seconds < 0)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "repeat, warm-up and time budget must not be negative");
+    if ((options->ladder && options->ladder[0]) || options->rungs || options->dtype ||
+        options->op || options->sweep)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "a probe takes no ladder, rungs, type, operation or sweep");
+    size_t size = 0;
+    if (options->sizes) {
+        size_t dims[3];
+        int given = 0;
+        if (warplab_parse_size(options->sizes, dims, &given) != WARPLAB_OK || given != 1 ||
+            dims[0] == 0)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "a probe needs one size > 0 (2^25, 33554432, 32M), not '%s'",
+                                   options->sizes);
+        size = dims[0];
+    }
     if (!series_on(probe, context->device->ops)) {
         char why[256];
         describe_forms(probe, context->device->ops->name, why, sizeof why);
@@ -277,7 +293,7 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
     char missing[256] = "";
     size_t total = 0;
     warplab_status status =
-        plan_sections(context, probe, options->size, plans, &total, missing, sizeof missing);
+        plan_sections(context, probe, size, plans, &total, missing, sizeof missing);
     warplab_probe_result *result = status == WARPLAB_OK ? allocate_result(total) : NULL;
     if (status == WARPLAB_OK && !result)
         status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
@@ -285,7 +301,7 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
         free(plans);
         return status;
     }
-    fill_header(context, probe, options, result);
+    fill_header(context, probe, options, size, result);
     if (missing[0])
         wl_format(result->missing, sizeof result->missing, "%s: no %s form", missing,
                   context->device->ops->name);
@@ -298,9 +314,11 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
         .flush = !options->no_flush,
         .verify = true,
         .time = true,
+        .cancelled = options->cancelled,
+        .cancel_user = options->cancel_user,
     };
     size_t done = 0;
-    for (size_t s = 0; s < probe->section_count; s++) {
+    for (size_t s = 0; s < probe->section_count && !report->incomplete; s++) {
         const wl_probe_section *section = &probe->sections[s];
         const section_plan *plan = &plans[s];
         result->sections[s].first_row = report->row_count;
@@ -309,7 +327,11 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
             char annotation[128] = "";
             if (section->annotate)
                 section->annotate(context->device, problem, annotation, sizeof annotation);
-            for (int r = 0; r < plan->series_count; r++) {
+            for (int r = 0; r < plan->series_count && !report->incomplete; r++) {
+                if (options->cancelled && options->cancelled(options->cancel_user)) {
+                    report->incomplete = 1;
+                    break;
+                }
                 warplab_row *row = &report->rows[report->row_count];
                 if (options->progress) {
                     char text[64];
@@ -330,7 +352,12 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
     if (options->progress)
         options->progress(options->progress_user, NULL, NULL, NULL, done, total);
     free(plans);
-    probe->conclude(result, result->conclusion, sizeof result->conclusion);
+    /* A conclusion needs every point; a cancelled run says so instead. */
+    if (report->incomplete)
+        wl_copy_string(result->conclusion, sizeof result->conclusion,
+                       "(interrupted before every point was measured: no conclusion)");
+    else
+        probe->conclude(result, result->conclusion, sizeof result->conclusion);
     *out = result;
     return WARPLAB_OK;
 }

@@ -94,13 +94,54 @@ static int check_section(warplab_context *context, const wl_probe *probe,
     return series_run;
 }
 
+/* Cancels the run at the third question. */
+static int cancel_at_third(void *user)
+{
+    int *asked = user;
+    return ++*asked >= 3;
+}
+
+/* A cancelled probe keeps the rows that ran, says it is incomplete, draws no
+ * conclusion; options meant for a ladder are refused. */
+static void check_cancel_and_refusals(warplab_context *context, const wl_probe *probe,
+                                      warplab_probe_options given)
+{
+    warplab_probe_options run = given;
+    int asked = 0;
+    run.cancelled = cancel_at_third;
+    run.cancel_user = &asked;
+    warplab_probe_result *result = NULL;
+    warplab_status status = warplab_probe_run(context, probe->name, &run, &result);
+    CHECK_MSG(status == WARPLAB_OK, "%s: cancelled run: %s", probe->name,
+              warplab_status_string(status));
+    if (status == WARPLAB_OK) {
+        CHECK_MSG(result->report->incomplete && result->report->row_count < 3 &&
+                      strstr(result->conclusion, "interrupted") != NULL,
+                  "%s: cancelled run: incomplete %d, %zu rows, conclusion '%s'", probe->name,
+                  result->report->incomplete, result->report->row_count, result->conclusion);
+        warplab_probe_result_destroy(result);
+    }
+    run.cancelled = NULL;
+    warplab_probe_options bad = run;
+    bad.rungs = "copy";
+    CHECK(warplab_probe_run(context, probe->name, &bad, &result) ==
+              WARPLAB_ERROR_INVALID_ARGUMENT &&
+          result == NULL);
+    bad = run;
+    bad.sizes = "64x64";
+    CHECK(warplab_probe_run(context, probe->name, &bad, &result) ==
+              WARPLAB_ERROR_INVALID_ARGUMENT &&
+          strstr(warplab_last_error(context), "one size") != NULL);
+}
+
 /* The probe through the runner at a tiny size, and through every writer. */
 static void run_end_to_end(warplab_context *context, const wl_probe *probe, uint64_t seed)
 {
     warplab_probe_options tiny = {
-        .size = 64 * 1024, .repeat = 2, .warmup = 1, .max_seconds = 0.05, .seed = seed};
+        .sizes = "64K", .repeat = 2, .warmup = 1, .max_seconds = 0.05, .seed = seed};
     if (strcmp(probe->name, "transfers") == 0)
-        tiny.size = 1 << 20; /* bytes of the largest copy */
+        tiny.sizes = "1M"; /* bytes of the largest copy */
+    check_cancel_and_refusals(context, probe, tiny);
     warplab_probe_result *result = NULL;
     warplab_status status = warplab_probe_run(context, probe->name, &tiny, &result);
     CHECK_MSG(status == WARPLAB_OK, "%s: warplab_probe_run: %s (%s)", probe->name,
