@@ -684,6 +684,7 @@ typedef struct warplab_probe_section {
     char unit[16];    /* the figure: "GB/s", "Gop/s", "GFLOP/s" (higher is better) */
     int log_x;        /* x grows geometrically: charted on a log axis */
     int x_is_bytes;   /* x is a size in bytes (printed as 4 KiB .. 1 GiB) */
+    int x_powers;     /* x printed as 2^k where it is a power of two (a sweep's n) */
     int comparison;   /* one point per series: a row per series, a bar chart */
     size_t first_row; /* its rows in the report: [first_row, first_row + row_count) */
     size_t row_count;

@@ -439,6 +439,14 @@ void wl_format(char *destination, size_t capacity, const char *format, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Appends formatted text to a buffer, never overflowing. */
+void wl_append(char *text, size_t len, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* "4 KiB", "256 MiB", "1 GiB", "1000 B": sizes in 2^10 units. */
+void wl_format_bytes(char *text, size_t len, double bytes);
 
 /* Report output helpers (src/chart.c), shared by the ladder and probe
  * writers: escaped text for JSON (quoted), CSV (quoted when needed), Markdown

@@ -428,31 +428,6 @@ bool wl_probe_check_poison(wl_check *check, size_t index, const void *word)
     return wl_check_value(check, index, (double)bits, (double)WL_POISON_PATTERN, 0.0);
 }
 
-void wl_append(char *text, size_t len, const char *format, ...)
-{
-    size_t used = strnlen(text, len);
-    if (used + 1 >= len)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, len - used, format, args);
-    va_end(args);
-}
-
-void wl_format_bytes(char *text, size_t len, double bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    while (bytes >= 1024.0 && unit < 4) {
-        bytes /= 1024.0;
-        unit++;
-    }
-    if (bytes == floor(bytes))
-        wl_format(text, len, "%.0f %s", bytes, units[unit]);
-    else
-        wl_format(text, len, "%.3g %s", bytes, units[unit]);
-}
-
 warplab_status wl_probe_zero_last_buffer(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;

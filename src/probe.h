@@ -98,16 +98,6 @@ bool wl_probe_extreme(const warplab_probe_result *result, const char *series, do
  * kernel must not have written it), compared as a 32-bit pattern. */
 bool wl_probe_check_poison(wl_check *check, size_t index, const void *word);
 
-/* Appends formatted text to a buffer, never overflowing. */
-void wl_append(char *text, size_t len, const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* "4 KiB", "256 MiB", "1 GiB", "1000 B": sizes in 2^10 units. */
-void wl_format_bytes(char *text, size_t len, double bytes);
-
 /* A wl_impl `prepare` for every backend: zeroes the problem's last buffer
  * (the atomics' counters) before each run, untimed. */
 warplab_status wl_probe_zero_last_buffer(wl_backend *backend, const wl_launch *launch, void *state);

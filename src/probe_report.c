@@ -75,7 +75,10 @@ static const char *annotation_at(const section_view *view, double x)
 
 static void format_x(const warplab_probe_section *section, double x, char *text, size_t len)
 {
-    if (section->x_is_bytes)
+    int exponent = 0;
+    if (section->x_powers && x >= 1 && frexp(x, &exponent) == 0.5)
+        wl_format(text, len, "2^%d", exponent - 1);
+    else if (section->x_is_bytes)
         wl_format_bytes(text, len, x);
     else
         wl_format(text, len, "%.10g", x);
@@ -172,6 +175,17 @@ static void write_notes(const section_view *view, FILE *out, bool markdown)
 /* ------------------------------------------------------------------------ */
 /* Terminal table                                                           */
 
+/* A series whose every point was skipped gets no column (its note says
+ * why). */
+static bool series_shown(const section_view *view, int s)
+{
+    for (size_t i = 0; i < view->count; i++)
+        if (strcmp(view->rows[i].rung, view->series[s]) == 0 &&
+            (measured(view, (long)i) || (view->rows[i].flags & WARPLAB_ROW_FAILED)))
+            return true;
+    return false;
+}
+
 static int series_width(const char *id)
 {
     return strlen(id) > 9 ? (int)strlen(id) : 9;
@@ -183,7 +197,8 @@ static void write_sweep_table(const section_view *view, FILE *out)
     int xw = (int)strlen(section->x_label) > 12 ? (int)strlen(section->x_label) : 12;
     fprintf(out, "  %*s", xw, section->x_label);
     for (int s = 0; s < view->series_count; s++)
-        fprintf(out, "  %*s %6s", series_width(view->series[s]), view->series[s], "noise");
+        if (series_shown(view, s))
+            fprintf(out, "  %*s %6s", series_width(view->series[s]), view->series[s], "noise");
     if (view->annotated)
         fprintf(out, "  %s", "predicted");
     fputc('\n', out);
@@ -192,6 +207,8 @@ static void write_sweep_table(const section_view *view, FILE *out)
         format_x(section, view->xs[x], xtext, sizeof xtext);
         fprintf(out, "  %*s", xw, xtext);
         for (int s = 0; s < view->series_count; s++) {
+            if (!series_shown(view, s))
+                continue;
             long i = find_row(view, view->series[s], view->xs[x]);
             int w = series_width(view->series[s]);
             if (measured(view, i)) {
@@ -233,7 +250,8 @@ static void write_heading(const warplab_probe_result *result, FILE *out)
 {
     const warplab_report *report = result->report;
     fprintf(out, "\n%s: %s\n", result->probe, result->title);
-    fprintf(out, "  on %s (%s); %s\n", report->device, report->backend, result->course);
+    fprintf(out, "  on %s (%s)%s%s\n", report->device, report->backend,
+            result->course[0] ? "; " : "", result->course);
     fprintf(out, "  %s; caches %s between timed runs; seed %llu; %s\n", result->setup,
             report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
 }
@@ -305,16 +323,20 @@ static void write_probe_markdown(const warplab_probe_result *result, FILE *out)
             fputs("| ", out);
             wl_write_markdown_text(out, view.section->x_label);
             for (int k = 0; k < view.series_count; k++)
-                fprintf(out, " | `%s` | noise", view.series[k]);
+                if (series_shown(&view, k))
+                    fprintf(out, " | `%s` | noise", view.series[k]);
             fputs(view.annotated ? " | predicted |\n|---:" : " |\n|---:", out);
             for (int k = 0; k < view.series_count; k++)
-                fputs("|---:|---:", out);
+                if (series_shown(&view, k))
+                    fputs("|---:|---:", out);
             fputs(view.annotated ? "|---|\n" : "|\n", out);
             for (int x = 0; x < view.x_count; x++) {
                 char xtext[32];
                 format_x(view.section, view.xs[x], xtext, sizeof xtext);
                 fprintf(out, "| %s", xtext);
                 for (int k = 0; k < view.series_count; k++) {
+                    if (!series_shown(&view, k))
+                        continue;
                     long i = find_row(&view, view.series[k], view.xs[x]);
                     if (measured(&view, i)) {
                         char value[32];
@@ -630,6 +652,12 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
         a.x_lo = 0;
         a.x_hi = 1;
     }
+    /* A bandwidth ceiling near the figures is drawn, and the axis reaches it. */
+    const double ceiling = view->result->report->ceiling_gbs;
+    const bool show_ceiling = ceiling > 0 && strcmp(view->section->unit, "GB/s") == 0 &&
+                              a.y_hi > 0 && ceiling <= 2.0 * a.y_hi;
+    if (show_ceiling)
+        a.y_hi = fmax(a.y_hi, ceiling);
     a.y_hi = a.y_hi > 0 ? a.y_hi * 1.08 : 1.0;
     fprintf(out, "<text x=\"10\" y=\"%.0f\" font-size=\"14\" font-weight=\"bold\">", top + 16);
     wl_write_svg_text(out, view->section->title);
@@ -646,6 +674,14 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
             "text-anchor=\"middle\">%s</text>\n",
             a.log_x ? " (log scale)" : "", a.top + a.height / 2, a.top + a.height / 2,
             view->section->unit);
+    if (show_ceiling) {
+        const double y = axis_y(&a, ceiling);
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                "stroke-dasharray=\"5,4\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#c0392b\">%.0f "
+                "GB/s ceiling</text>\n",
+                a.left, y, a.left + a.width, y, a.left + 4, y - 4, ceiling);
+    }
     /* Series with no measured point draw nothing and stay out of the legend;
      * the others each get their own colour. */
     int drawn = 0, shown = 0;
@@ -677,14 +713,31 @@ static double svg_sweep(const section_view *view, double top, FILE *out)
                     "stroke-dasharray=\"6,4\" stroke-width=\"2\"/>\n",
                     a.left, y, a.left + a.width, y, color);
         }
-        fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
+        /* A vendor's series is dashed; the line breaks where a point did not
+         * run or failed. */
+        long first = find_row(view, view->series[s], view->xs[0]);
+        for (int x = 1; first < 0 && x < view->x_count; x++)
+            first = find_row(view, view->series[s], view->xs[x]);
+        const char *dash = first >= 0 && (view->rows[first].flags & WARPLAB_ROW_VENDOR)
+                               ? " stroke-dasharray=\"6,3\""
+                               : "";
+        bool drawing = false;
         for (int x = 0; x < view->x_count; x++) {
             long i = find_row(view, view->series[s], view->xs[x]);
-            if (measured(view, i) && (!a.log_x || view->xs[x] > 0))
-                fprintf(out, "%.1f,%.1f ", axis_x(&a, view->xs[x]),
-                        axis_y(&a, view->points[i].value));
+            if (!measured(view, i) || (a.log_x && view->xs[x] <= 0)) {
+                if (drawing && i >= 0)
+                    fputs("\"/>\n", out);
+                drawing = drawing && i < 0; /* a point not in the section: no break */
+                continue;
+            }
+            if (!drawing)
+                fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                        color, dash);
+            drawing = true;
+            fprintf(out, "%.1f,%.1f ", axis_x(&a, view->xs[x]), axis_y(&a, view->points[i].value));
         }
-        fputs("\"/>\n", out);
+        if (drawing)
+            fputs("\"/>\n", out);
         for (int x = 0; x < view->x_count; x++) {
             long i = find_row(view, view->series[s], view->xs[x]);
             if (!measured(view, i) || (a.log_x && view->xs[x] <= 0))

@@ -723,221 +723,114 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *out)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Sweeps: GB/s against n, one series per rung (warplab bench --sweep)      */
-
-#define SWEEP_MAX_SERIES 32
-#define SWEEP_MAX_SIZES 64
-
-typedef struct sweep {
-    const warplab_row *series[SWEEP_MAX_SERIES]; /* each rung's first row */
-    int series_count;
-    double sizes[SWEEP_MAX_SIZES]; /* ascending */
-    int size_count;
-} sweep;
-
-static bool same_rung(const warplab_row *a, const warplab_row *b)
-{
-    return strcmp(a->ladder, b->ladder) == 0 && strcmp(a->rung, b->rung) == 0;
-}
-
-static void sweep_collect(const warplab_report *report, sweep *s)
-{
-    memset(s, 0, sizeof *s);
-    for (size_t i = 0; i < report->row_count; i++) {
-        const warplab_row *row = &report->rows[i];
-        int k = 0;
-        while (k < s->series_count && !same_rung(s->series[k], row))
-            k++;
-        if (k == s->series_count && k < SWEEP_MAX_SERIES)
-            s->series[s->series_count++] = row;
-        int j = 0;
-        while (j < s->size_count && s->sizes[j] < row->size)
-            j++;
-        if ((j == s->size_count || s->sizes[j] != row->size) && s->size_count < SWEEP_MAX_SIZES) {
-            memmove(&s->sizes[j + 1], &s->sizes[j], (size_t)(s->size_count - j) * sizeof(double));
-            s->sizes[j] = row->size;
-            s->size_count++;
-        }
-    }
-}
-
-/* The GB/s of a rung at a size; 0 where it was not timed or failed. */
-static double sweep_point(const warplab_report *report, const warplab_row *series, double size)
-{
-    for (size_t i = 0; i < report->row_count; i++) {
-        const warplab_row *row = &report->rows[i];
-        if (row->size == size && same_rung(row, series))
-            return row_timed(row) && !(row->flags & WARPLAB_ROW_FAILED) ? row->gbs : 0.0;
-    }
-    return 0.0;
-}
+/* Sweeps (warplab bench --sweep): read as a probe of one section, x = n,
+ * one series per rung, so that one table and one line chart serve both.     */
 
 /* "2^20" for powers of two, the number otherwise. */
-static void format_size(char *out, size_t len, double size)
+static void format_n(char *out, size_t len, double n)
 {
     int exponent = 0;
-    double mantissa = frexp(size, &exponent);
-    if (size >= 1 && mantissa == 0.5)
+    if (n >= 1 && frexp(n, &exponent) == 0.5)
         wl_format(out, len, "2^%d", exponent - 1);
     else
-        wl_format(out, len, "%.0f", size);
+        wl_format(out, len, "%.0f", n);
+}
+
+/* What the sweep shows, from its figures: each rung's best GB/s and where,
+ * and its GB/s at the largest n it ran; the ceiling. */
+static void sweep_conclusion(const warplab_report *report, const warplab_probe_point *points,
+                             char *text, size_t len)
+{
+    text[0] = '\0';
+    for (size_t i = 0; i < report->row_count; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(report->rows[j].rung, report->rows[i].rung) == 0;
+        if (seen)
+            continue;
+        long best = -1, largest = -1;
+        for (size_t j = i; j < report->row_count; j++) {
+            if (strcmp(report->rows[j].rung, report->rows[i].rung) != 0 || points[j].value <= 0)
+                continue;
+            if (best < 0 || points[j].value > points[best].value)
+                best = (long)j;
+            if (largest < 0 || points[j].x > points[largest].x)
+                largest = (long)j;
+        }
+        if (best < 0)
+            continue;
+        char at[32], end[32];
+        format_n(at, sizeof at, points[best].x);
+        format_n(end, sizeof end, points[largest].x);
+        wl_append(text, len, "%s%s: best %.0f GB/s at n = %s, %.0f GB/s at n = %s",
+                  text[0] ? "; " : "", report->rows[i].rung, points[best].value, at,
+                  points[largest].value, end);
+    }
+    if (!text[0])
+        wl_copy_string(text, len, "nothing was measured");
+    if (report->ceiling_gbs > 0)
+        wl_append(text, len, "; ceiling %.0f GB/s, %s", report->ceiling_gbs,
+                  report->ceiling_source);
+}
+
+/* The sweep as a probe result over the report's rows; free points after. */
+static warplab_status sweep_as_probe(const warplab_report *report, warplab_probe_result *result)
+{
+    memset(result, 0, sizeof *result);
+    result->points = calloc(report->row_count ? report->row_count : 1, sizeof *result->points);
+    if (!result->points)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    result->report = (warplab_report *)report; /* only read */
+    const char *ladder = report->row_count ? report->rows[0].ladder : "";
+    wl_copy_string(result->probe, sizeof result->probe, ladder);
+    wl_copy_string(result->title, sizeof result->title, "sweep of n, every rung at every size");
+    wl_format(result->setup, sizeof result->setup,
+              "GB/s = input bytes / median time; a point per size that fits");
+    warplab_probe_section *section = &result->sections[0];
+    result->section_count = 1;
+    wl_copy_string(section->name, sizeof section->name, "sweep");
+    wl_format(section->title, sizeof section->title, "%s: GB/s against n", ladder);
+    wl_copy_string(section->x_label, sizeof section->x_label, "n (elements)");
+    wl_copy_string(section->unit, sizeof section->unit, "GB/s");
+    section->log_x = 1;
+    section->x_powers = 1;
+    section->row_count = report->row_count;
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        warplab_probe_point *point = &result->points[i];
+        point->x = row->size;
+        if (row->flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED) || !row_timed(row))
+            continue;
+        point->value = row->gbs;
+        /* The slowest and the fastest run, as the probes' points have them. */
+        point->low = row->max_ms > 0 ? row->gbs * row->median_ms / row->max_ms : 0;
+        point->high = row->min_ms > 0 ? row->gbs * row->median_ms / row->min_ms : 0;
+    }
+    sweep_conclusion(report, result->points, result->conclusion, sizeof result->conclusion);
+    return WARPLAB_OK;
+}
+
+static warplab_status write_sweep(const warplab_report *report, FILE *out, bool svg)
+{
+    if (!report || !out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    warplab_probe_result result;
+    warplab_status status = sweep_as_probe(report, &result);
+    if (status != WARPLAB_OK)
+        return status;
+    const warplab_probe_result *one = &result;
+    status = svg ? warplab_probe_write_svg(one, out)
+                 : warplab_probe_write(&one, 1, WARPLAB_FORMAT_TABLE, out);
+    free(result.points);
+    return status;
 }
 
 warplab_status warplab_report_write_sweep(const warplab_report *report, FILE *out)
 {
-    if (!report || !out)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    sweep s;
-    sweep_collect(report, &s);
-    if (s.series_count == 0)
-        return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
-    fprintf(out, "\n%s sweep on %s (%s): GB/s against n (input bytes / median time)\n",
-            s.series[0]->ladder, report->device, report->backend);
-    fprintf(out, "%-10s", "n");
-    for (int k = 0; k < s.series_count; k++)
-        fprintf(out, " %14s", s.series[k]->rung);
-    fputc('\n', out);
-    for (int j = 0; j < s.size_count; j++) {
-        char label[32];
-        format_size(label, sizeof label, s.sizes[j]);
-        fprintf(out, "%-10s", label);
-        for (int k = 0; k < s.series_count; k++) {
-            double gbs = sweep_point(report, s.series[k], s.sizes[j]);
-            if (gbs > 0)
-                fprintf(out, " %14.1f", gbs);
-            else
-                fprintf(out, " %14s", "-");
-        }
-        fputc('\n', out);
-    }
-    if (report->ceiling_gbs > 0)
-        fprintf(out, "ceiling: %.0f GB/s, %s; '-': not run (too large, or failed)\n",
-                report->ceiling_gbs, report->ceiling_source);
-    return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
+    return write_sweep(report, out, false);
 }
 
 warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE *out)
 {
-    if (!report || !out)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    const double width = 900, height = 520, left = 70, right = 180, top = 50, bottom = 60;
-    const double plot_w = width - left - right, plot_h = height - top - bottom;
-    sweep s;
-    sweep_collect(report, &s);
-    double x_lo = 0, x_hi = 1, y_hi = report->ceiling_gbs;
-    if (s.size_count > 0) {
-        x_lo = log2(s.sizes[0] > 1 ? s.sizes[0] : 1);
-        x_hi = log2(s.sizes[s.size_count - 1] > 1 ? s.sizes[s.size_count - 1] : 1);
-    }
-    if (x_hi <= x_lo)
-        x_hi = x_lo + 1;
-    for (int k = 0; k < s.series_count; k++)
-        for (int j = 0; j < s.size_count; j++) {
-            double gbs = sweep_point(report, s.series[k], s.sizes[j]);
-            if (gbs > y_hi)
-                y_hi = gbs;
-        }
-    if (y_hi <= 0)
-        y_hi = 1;
-    y_hi *= 1.05;
-#define SWEEP_X(size) (left + plot_w * (log2(size) - x_lo) / (x_hi - x_lo))
-#define SWEEP_Y(gbs) (top + plot_h * (1.0 - (gbs) / y_hi))
-    fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
-            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            width, height, width, height);
-    fprintf(out, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
-    wl_write_svg_text(out, s.series_count ? s.series[0]->ladder : "");
-    fputs(" sweep on ", out);
-    wl_write_svg_text(out, report->device);
-    fprintf(out,
-            " (%s)</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">GB/s (input bytes / median "
-            "time) against n; caches %s between runs</text>\n",
-            report->backend, report->l2_flushed ? "flushed" : "warm");
-    /* Axes, with a tick per power of two on x and five steps on y. */
-    fprintf(out,
-            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>\n"
-            "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>\n",
-            left, top, left, top + plot_h, left, top + plot_h, left + plot_w, top + plot_h);
-    const int first = (int)ceil(x_lo), label_every = (int)ceil((x_hi - x_lo) / 12.0);
-    for (int e = first; e <= (int)floor(x_hi); e++) {
-        double x = SWEEP_X(ldexp(1.0, e));
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>\n", x,
-                top, x, top + plot_h);
-        if ((e - first) % (label_every > 0 ? label_every : 1) == 0)
-            fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">2^%d</text>\n", x,
-                    top + plot_h + 18, e);
-    }
-    /* y ticks at a round step (1, 2 or 5 times a power of ten), about five. */
-    const double step = wl_chart_round_step(y_hi, 5);
-    for (double gbs = step; gbs <= y_hi; gbs += step) {
-        double y = SWEEP_Y(gbs);
-        fprintf(out,
-                "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>\n"
-                "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
-                left, y, left + plot_w, y, left - 6, y + 4, gbs);
-    }
-    fprintf(out,
-            "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">n (elements, log scale)</text>\n"
-            "<text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" "
-            "text-anchor=\"middle\">GB/s (input bytes / median time)</text>\n",
-            left + plot_w / 2, height - 15, top + plot_h / 2, top + plot_h / 2);
-    if (report->ceiling_gbs > 0) {
-        double y = SWEEP_Y(report->ceiling_gbs);
-        fprintf(out,
-                "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#c0392b\" "
-                "stroke-dasharray=\"5,4\"/>\n<text x=\"%.0f\" y=\"%.1f\" fill=\"#c0392b\">%.0f "
-                "GB/s</text>\n",
-                left, y, left + plot_w, y, left + 4, y - 4, report->ceiling_gbs);
-    }
-    /* One line per rung that has a point; a gap where a size did not run.
-     * Only those are in the legend, each in its own colour. */
-    int drawn = 0, shown = 0;
-    for (int k = 0; k < s.series_count; k++)
-        for (int j = 0; j < s.size_count; j++)
-            if (sweep_point(report, s.series[k], s.sizes[j]) > 0 && s.sizes[j] >= 1) {
-                drawn++;
-                break;
-            }
-    for (int k = 0; k < s.series_count; k++) {
-        bool has_point = false;
-        for (int j = 0; j < s.size_count && !has_point; j++)
-            has_point = sweep_point(report, s.series[k], s.sizes[j]) > 0 && s.sizes[j] >= 1;
-        if (!has_point)
-            continue;
-        char color[16];
-        wl_series_color(shown, drawn, color, sizeof color);
-        const char *dash =
-            (s.series[k]->flags & WARPLAB_ROW_VENDOR) ? " stroke-dasharray=\"6,3\"" : "";
-        bool drawing = false;
-        for (int j = 0; j < s.size_count; j++) {
-            double gbs = sweep_point(report, s.series[k], s.sizes[j]);
-            if (gbs <= 0 || s.sizes[j] < 1) {
-                if (drawing)
-                    fputs("\"/>\n", out);
-                drawing = false;
-                continue;
-            }
-            if (!drawing)
-                fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
-                        color, dash);
-            fprintf(out, "%.1f,%.1f ", SWEEP_X(s.sizes[j]), SWEEP_Y(gbs));
-            drawing = true;
-        }
-        if (drawing)
-            fputs("\"/>\n", out);
-        double ly = top + 16.0 * shown++;
-        fprintf(out,
-                "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-                "stroke-width=\"2\"%s/>\n<text x=\"%.0f\" y=\"%.0f\">",
-                left + plot_w + 12, ly, left + plot_w + 36, ly, color, dash, left + plot_w + 42,
-                ly + 4);
-        wl_write_svg_text(out, s.series[k]->rung);
-        fputs("</text>\n", out);
-    }
-#undef SWEEP_X
-#undef SWEEP_Y
-    fputs("</svg>\n", out);
-    return ferror(out) ? WARPLAB_ERROR_IO : WARPLAB_OK;
+    return write_sweep(report, out, true);
 }

@@ -255,6 +255,31 @@ void wl_format(char *destination, size_t capacity, const char *format, ...)
     va_end(args);
 }
 
+void wl_append(char *text, size_t len, const char *format, ...)
+{
+    size_t used = strnlen(text, len);
+    if (used + 1 >= len)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, len - used, format, args);
+    va_end(args);
+}
+
+void wl_format_bytes(char *text, size_t len, double bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    while (bytes >= 1024.0 && unit < 4) {
+        bytes /= 1024.0;
+        unit++;
+    }
+    if (bytes == floor(bytes))
+        wl_format(text, len, "%.0f %s", bytes, units[unit]);
+    else
+        wl_format(text, len, "%.3g %s", bytes, units[unit]);
+}
+
 warplab_status wl_fail(wl_backend *backend, warplab_status status, const char *format, ...)
 {
     if (backend) {
