@@ -110,7 +110,7 @@ wl_problem wl_probe_point(size_t dim0, size_t dim1, size_t dim2, long param);
 double wl_probe_leading_size(const wl_problem *problem); /* param */
 
 #ifdef WARPLAB_HAVE_CUDA
-/* The blocksize probe's copy kernel (src/cuda/probe_memory.cu): its
+/* The blocksize probe's copy kernel (src/cuda/probe_blocksize.cu): its
  * registers per thread and static shared memory, and the resident blocks per
  * SM CUDA's occupancy calculator gives it at a block size (0 on error). */
 warplab_status wl_cuda_probe_copy_attributes(int *registers, size_t *shared_bytes);

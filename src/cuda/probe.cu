@@ -1,5 +1,5 @@
 /* The cuda backend's probe series: every experiment has a CUDA form. The
- * kernels live by topic in probe_*.cu; this is their table. */
+ * kernels live in one file per probe, probe_<name>.cu; this is their table. */
 #include "probe_cuda.h"
 
 extern "C" const wl_impl *const wl_cuda_probe_impls[] = {&wl_cuda_probe_offset,

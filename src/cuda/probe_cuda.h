@@ -27,8 +27,9 @@ static __device__ __forceinline__ float wl_probe_chain(float y, float b, unsigne
 }
 
 extern "C" {
-/* probe_memory.cu */
+/* probe_coalescing.cu */
 extern const wl_impl wl_cuda_probe_offset, wl_cuda_probe_stride;
+/* probe_blocksize.cu */
 extern const wl_impl wl_cuda_probe_per_element, wl_cuda_probe_sm_x1, wl_cuda_probe_sm_x4,
     wl_cuda_probe_resident;
 /* probe_banks.cu */
@@ -38,10 +39,11 @@ extern const wl_impl wl_cuda_probe_lane, wl_cuda_probe_warp, wl_cuda_probe_block
 /* probe_atomics.cu */
 extern const wl_impl wl_cuda_probe_global_int, wl_cuda_probe_global_float, wl_cuda_probe_shared_int,
     wl_cuda_probe_shared_float, wl_cuda_probe_cas_float;
-/* probe_scalar.cu */
+/* probe_intrinsics.cu */
 extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_expf,
     wl_cuda_probe_fast_exp, wl_cuda_probe_div, wl_cuda_probe_fast_div, wl_cuda_probe_div_mod,
     wl_cuda_probe_shift_mask;
+/* probe_unroll.cu */
 extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe_pragma,
     wl_cuda_probe_by_hand;
 /* probe_transfers.cu */
