@@ -7,6 +7,7 @@
  *    2. cpu_threads -- CPU loop, all cores
  *   12. copy -- device-to-device copy (reference)
  */
+#include "../ladders/vecadd.h"
 #include "cpu.h"
 
 #include <string.h>
@@ -18,9 +19,9 @@ static warplab_status vecadd_loop(wl_backend *backend, const wl_launch *launch, 
 {
     (void)backend;
     (void)state;
-    const float *a = wl_view_ptr(launch->buf[0]);
-    const float *b = wl_view_ptr(launch->buf[1]);
-    float *c = wl_view_ptr(launch->buf[2]);
+    const float *a = wl_view_ptr(launch->buf[VECADD_A]);
+    const float *b = wl_view_ptr(launch->buf[VECADD_B]);
+    float *c = wl_view_ptr(launch->buf[VECADD_C]);
     const size_t n = launch->problem->dim[0];
     for (size_t i = 0; i < n; i++)
         c[i] = a[i] + b[i];
@@ -45,8 +46,8 @@ static void add_chunk(size_t task, void *user)
 static warplab_status vecadd_threads(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    chunked job = {wl_view_ptr(launch->buf[0]), wl_view_ptr(launch->buf[1]),
-                   wl_view_ptr(launch->buf[2]), launch->problem->dim[0]};
+    chunked job = {wl_view_ptr(launch->buf[VECADD_A]), wl_view_ptr(launch->buf[VECADD_B]),
+                   wl_view_ptr(launch->buf[VECADD_C]), launch->problem->dim[0]};
     wl_parallel_for(backend->info.multiprocessors, (job.n + CHUNK_ELEMENTS - 1) / CHUNK_ELEMENTS,
                     add_chunk, &job);
     return WARPLAB_OK;
@@ -63,7 +64,7 @@ static void copy_chunk(size_t task, void *user)
 static warplab_status vecadd_copy(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    chunked job = {wl_view_ptr(launch->buf[0]), NULL, wl_view_ptr(launch->buf[2]),
+    chunked job = {wl_view_ptr(launch->buf[VECADD_A]), NULL, wl_view_ptr(launch->buf[VECADD_C]),
                    launch->problem->dim[0]};
     wl_parallel_for(backend->info.multiprocessors, (job.n + CHUNK_ELEMENTS - 1) / CHUNK_ELEMENTS,
                     copy_chunk, &job);

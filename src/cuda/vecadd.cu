@@ -15,6 +15,7 @@
  *   11. managed_prefetch -- managed memory, prefetched
  *   12. copy -- device-to-device copy (reference)
  */
+#include "../ladders/vecadd.h"
 #include "cuda_backend.h"
 
 #define VIEW(i) ((float *)wl_view_ptr(launch->buf[i]))
@@ -34,7 +35,8 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
     (void)state;
     if (N == 0)
         return WARPLAB_OK;
-    vecadd_one_block<<<1, (unsigned)N, 0, wl_cuda_stream(backend)>>>(VIEW(0), VIEW(1), VIEW(2));
+    vecadd_one_block<<<1, (unsigned)N, 0, wl_cuda_stream(backend)>>>(VIEW(VECADD_A), VIEW(VECADD_B),
+                                                                     VIEW(VECADD_C));
     return WL_CUDA_LAUNCHED(backend, "vecadd one_block");
 }
 
@@ -60,8 +62,8 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
                        "n=%zu needs %zu blocks, past the grid limit of %d", N, blocks,
                        backend->info.max_grid_dim[0]);
-    vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(VIEW(0), VIEW(1), VIEW(2),
-                                                                         N);
+    vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(
+        VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
     return WL_CUDA_LAUNCHED(backend, "vecadd grid");
 }
 
@@ -89,7 +91,7 @@ static warplab_status grid_stride_on(wl_backend *backend, const float *a, const 
 static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    return grid_stride_on(backend, VIEW(0), VIEW(1), VIEW(2), N);
+    return grid_stride_on(backend, VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
 }
 
 /* Rung vectorized: float4 loads and stores, two of each in flight per loop
@@ -141,8 +143,8 @@ static bool float4_head(const float *a, const float *b, const float *c, size_t n
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const float *a = VIEW(0), *b = VIEW(1);
-    float *c = VIEW(2);
+    const float *a = VIEW(VECADD_A), *b = VIEW(VECADD_B);
+    float *c = VIEW(VECADD_C);
     const size_t n = N;
     if (n == 0)
         return WARPLAB_OK;
@@ -181,8 +183,8 @@ static warplab_status launch_vectorized_flat(wl_backend *backend, const wl_launc
                                              void *state)
 {
     (void)state;
-    const float *a = VIEW(0), *b = VIEW(1);
-    float *c = VIEW(2);
+    const float *a = VIEW(VECADD_A), *b = VIEW(VECADD_B);
+    float *c = VIEW(VECADD_C);
     const size_t n = N;
     if (n == 0)
         return WARPLAB_OK;
@@ -217,7 +219,7 @@ static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch
     *state = s;
     cudaError_t e = cudaMallocHost((void **)&s->host, N * sizeof(float) + 16);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(s->host, VIEW(0), N * sizeof(float), cudaMemcpyDeviceToHost,
+        e = cudaMemcpyAsync(s->host, VIEW(VECADD_A), N * sizeof(float), cudaMemcpyDeviceToHost,
                             wl_cuda_stream(backend));
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(wl_cuda_stream(backend));
@@ -243,7 +245,7 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(2), s->host, N * sizeof(float),
+                         cudaMemcpyAsync(VIEW(VECADD_C), s->host, N * sizeof(float),
                                          cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
@@ -254,7 +256,7 @@ static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, v
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(s->host, VIEW(0), N * sizeof(float),
+                         cudaMemcpyAsync(s->host, VIEW(VECADD_A), N * sizeof(float),
                                          cudaMemcpyDeviceToHost, wl_cuda_stream(backend)),
                          "copy device to host");
 }
@@ -263,7 +265,7 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(2), s->host, N * sizeof(float),
+                         cudaMemcpyAsync(VIEW(VECADD_C), s->host, N * sizeof(float),
                                          cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
@@ -353,7 +355,7 @@ static warplab_status managed_finish(wl_backend *backend, const wl_launch *launc
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(2), s->managed[2], N * sizeof(float),
+                         cudaMemcpyAsync(VIEW(VECADD_C), s->managed[2], N * sizeof(float),
                                          cudaMemcpyDefault, wl_cuda_stream(backend)),
                          "reading managed memory");
 }
@@ -363,7 +365,7 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
 {
     (void)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(2), VIEW(0), N * sizeof(float),
+                         cudaMemcpyAsync(VIEW(VECADD_C), VIEW(VECADD_A), N * sizeof(float),
                                          cudaMemcpyDeviceToDevice, wl_cuda_stream(backend)),
                          "device-to-device copy");
 }

@@ -5,6 +5,7 @@
  * grid-stride loop and 16-byte vector accesses, with the host-device
  * transfers and managed memory measured apart from the kernels, and a plain
  * device-to-device copy as the speed of light. */
+#include "vecadd.h"
 #include "../context.h"
 #include "../reference.h"
 #include "ladder_util.h"
@@ -12,8 +13,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-
-enum { VECADD_A = 0, VECADD_B, VECADD_C };
 
 static double vecadd_bytes(const wl_problem *p)
 {

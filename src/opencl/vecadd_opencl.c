@@ -11,6 +11,7 @@
  *    9. d2h -- explicit copy out (1 array)
  *   12. copy -- device-to-device copy (reference)
  */
+#include "../ladders/vecadd.h"
 #include "opencl_backend.h"
 
 #include <stdlib.h>
@@ -97,12 +98,12 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
     (void)state;
     if (N == 0)
         return WARPLAB_OK;
-    return wl_opencl_check(backend,
-                           clEnqueueCopyBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[0]),
-                                               wl_cl_mem(launch->buf[2]), launch->buf[0].offset,
-                                               launch->buf[2].offset, N * sizeof(float), 0, NULL,
-                                               NULL),
-                           "clEnqueueCopyBuffer");
+    return wl_opencl_check(
+        backend,
+        clEnqueueCopyBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[VECADD_A]),
+                            wl_cl_mem(launch->buf[VECADD_C]), launch->buf[VECADD_A].offset,
+                            launch->buf[VECADD_C].offset, N * sizeof(float), 0, NULL, NULL),
+        "clEnqueueCopyBuffer");
 }
 
 /* Transfers: a host array holding a's values, copied in (h2d, into c) or
@@ -113,8 +114,8 @@ static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch
     if (!host)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate staging");
     *state = host;
-    return backend->ops->download(backend, launch->buf[0].handle, launch->buf[0].offset, host,
-                                  N * sizeof(float));
+    return backend->ops->download(backend, launch->buf[VECADD_A].handle,
+                                  launch->buf[VECADD_A].offset, host, N * sizeof(float));
 }
 
 static void staging_teardown(wl_backend *backend, void *state)
@@ -127,22 +128,22 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
 {
     if (N == 0)
         return WARPLAB_OK;
-    return wl_opencl_check(backend,
-                           clEnqueueWriteBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[2]),
-                                                CL_FALSE, launch->buf[2].offset, N * sizeof(float),
-                                                state, 0, NULL, NULL),
-                           "clEnqueueWriteBuffer");
+    return wl_opencl_check(
+        backend,
+        clEnqueueWriteBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[VECADD_C]), CL_FALSE,
+                             launch->buf[VECADD_C].offset, N * sizeof(float), state, 0, NULL, NULL),
+        "clEnqueueWriteBuffer");
 }
 
 static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
 {
     if (N == 0)
         return WARPLAB_OK;
-    return wl_opencl_check(backend,
-                           clEnqueueReadBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[0]),
-                                               CL_FALSE, launch->buf[0].offset, N * sizeof(float),
-                                               state, 0, NULL, NULL),
-                           "clEnqueueReadBuffer");
+    return wl_opencl_check(
+        backend,
+        clEnqueueReadBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[VECADD_A]), CL_FALSE,
+                            launch->buf[VECADD_A].offset, N * sizeof(float), state, 0, NULL, NULL),
+        "clEnqueueReadBuffer");
 }
 
 static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, void *state)
@@ -150,8 +151,8 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
     warplab_status status = backend->ops->synchronize(backend);
     if (status != WARPLAB_OK || N == 0)
         return status;
-    return backend->ops->upload(backend, launch->buf[2].handle, launch->buf[2].offset, state,
-                                N * sizeof(float));
+    return backend->ops->upload(backend, launch->buf[VECADD_C].handle, launch->buf[VECADD_C].offset,
+                                state, N * sizeof(float));
 }
 
 static const wl_impl one_block_impl = {
