@@ -585,20 +585,26 @@ static double svg_paragraph(FILE *out, double x, double y, const char *text, siz
     return y;
 }
 
+/* A grid line at x and its label under the plot. */
+static void svg_x_tick(const section_view *view, const axes *a, double x, FILE *out)
+{
+    const double bottom = a->top + a->height;
+    char text[32];
+    format_x(view->section, x, text, sizeof text);
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%s</text>\n",
+            axis_x(a, x), a->top, axis_x(a, x), bottom, axis_x(a, x), bottom + 16, text);
+}
+
 static void svg_x_ticks(const section_view *view, const axes *a, FILE *out)
 {
-    double bottom = a->top + a->height;
     if (a->log_x) {
         int first = (int)ceil(log2(a->x_lo)), last = (int)floor(log2(a->x_hi));
         int every = (last - first) > 12 ? 2 : 1;
         for (int e = first; e <= last; e += every) {
             double x = ldexp(1.0, e);
-            char text[32];
-            format_x(view->section, x, text, sizeof text);
-            fprintf(out,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%s</text>\n",
-                    axis_x(a, x), a->top, axis_x(a, x), bottom, axis_x(a, x), bottom + 16, text);
+            svg_x_tick(view, a, x, out);
         }
         return;
     }
@@ -606,12 +612,7 @@ static void svg_x_ticks(const section_view *view, const axes *a, FILE *out)
     if (step < 1.0)
         step = 1.0;
     for (double x = ceil(a->x_lo / step) * step; x <= a->x_hi + 1e-9; x += step) {
-        char text[32];
-        format_x(view->section, x, text, sizeof text);
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%s</text>\n",
-                axis_x(a, x), a->top, axis_x(a, x), bottom, axis_x(a, x), bottom + 16, text);
+        svg_x_tick(view, a, x, out);
     }
 }
 
