@@ -73,6 +73,8 @@ static warplab_status open_backend(warplab_backend_kind kind, int index, wl_back
  * occupancy arithmetic), so that warplab_last_error(NULL) can explain it. */
 static _Thread_local char create_error[WL_ERROR_LEN];
 
+static void resolve_operations(warplab_context *context);
+
 warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
                                       warplab_context **context)
 {
@@ -109,6 +111,7 @@ warplab_status warplab_context_create(warplab_backend_kind kind, int device_inde
             return status;
         }
     }
+    resolve_operations(ctx);
     *context = ctx;
     return WARPLAB_OK;
 }
@@ -395,31 +398,52 @@ warplab_status warplab_context_synchronize(warplab_context *context)
 /* ------------------------------------------------------------------------ */
 /* Running a ladder's best rung as a library operation                      */
 
-/* The rung a library operation uses on this backend: the ladder's best when
- * the backend has it, else the highest safe rung it has. Host rungs qualify
- * only on the cpu backend (their buffers are host memory). */
-static const wl_rung *pick_rung(const wl_backend *device, const wl_ladder *ladder,
+/* The rungs a library operation may use on this backend, best first: the
+ * ladder's best, then the others from the top of the ladder down; never a
+ * vendor, reference, transfer, unsafe or possibly wrong rung. Host rungs
+ * qualify only on the cpu backend (their buffers are host memory). */
+static void resolve_operations(warplab_context *context)
+{
+    const wl_backend *device = context->device;
+    const unsigned never = WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE |
+                           WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER;
+    for (size_t l = 0; l < WL_LADDER_COUNT; l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        wl_operation *operation = &context->operations[l];
+        operation->ladder = ladder;
+        const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
+        for (size_t i = ladder->rung_count + 1;
+             i-- > 0 && operation->count < WL_OPERATION_MAX_RUNGS;) {
+            const wl_rung *rung = i == ladder->rung_count ? best : &ladder->rungs[i];
+            if (!rung || (rung->flags & never) || (i < ladder->rung_count && rung == best))
+                continue;
+            if ((rung->flags & WL_RUNG_HOST) && device->ops->kind != WARPLAB_BACKEND_CPU)
+                continue;
+            const wl_impl *impl = wl_backend_find_impl(device, ladder->name, rung->id);
+            if (!impl)
+                continue;
+            operation->rungs[operation->count] = rung;
+            operation->impls[operation->count++] = impl;
+        }
+    }
+}
+
+/* The rung a library operation uses for this problem: the first of its
+ * resolved rungs that takes it. */
+static const wl_rung *pick_rung(warplab_context *context, const wl_ladder *ladder,
                                 const wl_problem *problem, const wl_impl **impl, char *reason,
                                 size_t reason_len)
 {
-    const unsigned never = WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE |
-                           WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER;
-    const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
-    for (size_t i = ladder->rung_count + 1; i-- > 0;) {
-        const wl_rung *rung = i == ladder->rung_count ? best : &ladder->rungs[i];
-        if (!rung || (rung->flags & never))
-            continue;
-        if ((rung->flags & WL_RUNG_HOST) && device->ops->kind != WARPLAB_BACKEND_CPU)
-            continue;
-        const wl_impl *candidate = wl_backend_find_impl(device, ladder->name, rung->id);
-        if (!candidate)
-            continue;
-        if (wl_rung_supports((wl_backend *)device, ladder, rung, candidate, problem, reason,
-                             reason_len) == WARPLAB_OK) {
-            *impl = candidate;
-            return rung;
+    const wl_operation *operation = NULL;
+    for (size_t l = 0; l < WL_LADDER_COUNT && !operation; l++)
+        if (context->operations[l].ladder == ladder)
+            operation = &context->operations[l];
+    for (int i = 0; operation && i < operation->count; i++)
+        if (wl_rung_supports(context->device, ladder, operation->rungs[i], operation->impls[i],
+                             problem, reason, reason_len) == WARPLAB_OK) {
+            *impl = operation->impls[i];
+            return operation->rungs[i];
         }
-    }
     return NULL;
 }
 
@@ -548,7 +572,7 @@ warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *la
     wl_backend *device = context->device;
     const wl_impl *impl = NULL;
     char reason[256] = "";
-    const wl_rung *rung = pick_rung(device, ladder, problem, &impl, reason, sizeof reason);
+    const wl_rung *rung = pick_rung(context, ladder, problem, &impl, reason, sizeof reason);
     if (!rung)
         return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
                                "the %s backend has no rung of %s for this problem%s%s",

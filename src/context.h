@@ -18,6 +18,17 @@ typedef struct wl_workspace {
 /* Bytes of the context's result slot (one element of any type, 16-aligned). */
 #define WL_RESULT_SLOT_BYTES 16
 
+/* A ladder's library operation on the context's device, resolved once when
+ * the context is created: the rungs it may run, best first, with the
+ * device's impl of each (no lookup by name per call). */
+#define WL_OPERATION_MAX_RUNGS 64
+typedef struct wl_operation {
+    const wl_ladder *ladder;
+    int count;
+    const wl_rung *rungs[WL_OPERATION_MAX_RUNGS];
+    const wl_impl *impls[WL_OPERATION_MAX_RUNGS];
+} wl_operation;
+
 struct warplab_context {
     wl_backend *device; /* the chosen backend */
     wl_backend *host;   /* the cpu backend (the same object when cpu was chosen) */
@@ -30,6 +41,7 @@ struct warplab_context {
      * it, else a device buffer (result_host NULL) read back with a copy. */
     void *result_handle;
     void *result_host;
+    wl_operation operations[WL_LADDER_COUNT]; /* in ladders.def order */
 };
 
 struct warplab_buffer {

@@ -331,10 +331,17 @@ typedef struct wl_ladder {
                              struct wl_reference_request *request);
 } wl_ladder;
 
-/* The ladders of src/ladders/ladders.def (src/registry.c lists them). */
+/* The ladders of src/ladders/ladders.def (src/registry.c lists them), and
+ * how many there are. */
 #define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
 #include "ladders/ladders.def"
 #undef WL_LADDER
+enum {
+#define WL_LADDER(name) WL_LADDER_INDEX_##name,
+#include "ladders/ladders.def"
+#undef WL_LADDER
+    WL_LADDER_COUNT
+};
 
 size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);

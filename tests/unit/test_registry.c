@@ -4,6 +4,7 @@
  * order, with its best rung among its rungs. A typo in an impl row would
  * otherwise be a silent "no cuda form" skip. */
 #include "../check.h"
+#include "context.h"
 #include "ladders/gemm.h"
 #include "probe.h"
 
@@ -86,9 +87,40 @@ static void test_impls_name_rungs(void)
     }
 }
 
+/* A context resolves each ladder's library operation once: the rungs it may
+ * run, the ladder's best first where the backend has it, each with the
+ * backend's impl of that rung, never a vendor, reference or unsafe rung. */
+static void test_operations_resolved(void)
+{
+    warplab_context *context = NULL;
+    CHECK(warplab_context_create(WARPLAB_BACKEND_CPU, 0, &context) == WARPLAB_OK);
+    if (!context)
+        return;
+    for (size_t l = 0; l < WL_LADDER_COUNT; l++) {
+        const wl_operation *operation = &context->operations[l];
+        const wl_ladder *ladder = wl_ladder_at(l);
+        CHECK(operation->ladder == ladder);
+        CHECK_MSG(operation->count > 0, "%s: no rung for the library on cpu", ladder->name);
+        for (int i = 0; i < operation->count; i++) {
+            const wl_rung *rung = operation->rungs[i];
+            CHECK(operation->impls[i] ==
+                  wl_backend_find_impl(context->device, ladder->name, rung->id));
+            CHECK_MSG(!(rung->flags & (WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_UNSAFE)),
+                      "%s/%s may not serve the library", ladder->name, rung->id);
+            for (int j = 0; j < i; j++)
+                CHECK_MSG(operation->rungs[j] != rung, "%s/%s twice", ladder->name, rung->id);
+        }
+        const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
+        if (best && wl_backend_find_impl(context->device, ladder->name, best->id))
+            CHECK_MSG(operation->rungs[0] == best, "%s: the best rung is not first", ladder->name);
+    }
+    warplab_context_destroy(context);
+}
+
 int main(void)
 {
     test_ladders_declared();
     test_impls_name_rungs();
+    test_operations_resolved();
     return check_report("test_registry");
 }
