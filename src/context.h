@@ -33,7 +33,7 @@ struct warplab_context {
     wl_backend *device; /* the chosen backend */
     wl_backend *host;   /* the cpu backend (the same object when cpu was chosen) */
     char error[WL_ERROR_LEN];
-    /* Added for the drop-in library (issue 12). */
+    /* Per-implementation scratch, grown and reused from call to call. */
     wl_workspace workspaces[WL_WORKSPACES];
     int workspace_count;
     /* Where warplab_reduce's kernel writes its result: mapped host memory
@@ -48,7 +48,6 @@ struct warplab_buffer {
     warplab_context *context;
     void *handle;
     size_t bytes;
-    /* Added for the drop-in library (issue 12). */
     size_t offset; /* bytes from handle to the buffer's first byte (views) */
     int owned;     /* 1: warplab allocated handle and frees it */
 };
