@@ -120,11 +120,8 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
             const wl_rung *rung = wl_rung_find(ladder, items[i]);
             if (!rung) {
                 char known[512] = "";
-                for (size_t r = 0; r < ladder->rung_count; r++) {
-                    size_t used = strlen(known);
-                    wl_format(known + used, sizeof known - used, "%s%s", r ? ", " : "",
-                              ladder->rungs[r].id);
-                }
+                for (size_t r = 0; r < ladder->rung_count; r++)
+                    wl_append(known, sizeof known, "%s%s", r ? ", " : "", ladder->rungs[r].id);
                 return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
                                        "the %s ladder has no rung '%s' (rungs: %s)", ladder->name,
                                        items[i], known);
@@ -168,11 +165,8 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
         const wl_ladder *ladder = wl_ladder_find(options->ladder);
         if (!ladder) {
             char known[256] = "";
-            for (size_t i = 0; i < wl_ladder_count(); i++) {
-                size_t used = strlen(known);
-                wl_format(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                          wl_ladder_at(i)->name);
-            }
+            for (size_t i = 0; i < wl_ladder_count(); i++)
+                wl_append(known, sizeof known, "%s%s", i ? ", " : "", wl_ladder_at(i)->name);
             free(plans);
             return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
                                    "no ladder named '%s' (ladders: %s)", options->ladder, known);

@@ -187,10 +187,9 @@ static void list_known_names(char *out, size_t capacity)
 {
     out[0] = '\0';
     for (size_t i = 0; i < ARCH_COUNT; i++) {
-        size_t used = strlen(out);
         size_t first = strcspn(arch_table[i].names, ",");
-        wl_format(out + used, capacity - used, "%s%.*s (sm_%d%d)", i ? ", " : "", (int)first,
-                  arch_table[i].names, arch_table[i].arch.cc_major, arch_table[i].arch.cc_minor);
+        wl_append(out, capacity, "%s%.*s (sm_%d%d)", i ? ", " : "", (int)first, arch_table[i].names,
+                  arch_table[i].arch.cc_major, arch_table[i].arch.cc_minor);
     }
 }
 

@@ -114,11 +114,9 @@ static void format_course(char *out, size_t len, const warplab_row *row)
     wl_copy_string(out, len, "");
     if (row->course_value > 0)
         wl_format(out, len, "%.4g %s %s", row->course_value, row->course_unit, row->course_device);
-    if (row->course_value2 > 0) {
-        size_t used = strlen(out);
-        wl_format(out + used, len - used, "%s%.4g %s %s", used ? "; " : "", row->course_value2,
+    if (row->course_value2 > 0)
+        wl_append(out, len, "%s%.4g %s %s", out[0] ? "; " : "", row->course_value2,
                   row->course_unit, row->course_device2);
-    }
 }
 
 static void group_heading(const warplab_report *report, const warplab_row *first, char *out,
