@@ -83,8 +83,7 @@ static void describe_missing_impl(const wl_backend *backend, const wl_ladder *la
         const wl_backend_ops *ops = wl_backend_ops_for((warplab_backend_kind)k);
         if (!ops || !wl_ops_find_impl(ops, ladder->name, rung->id))
             continue;
-        size_t used = strlen(where);
-        wl_format(where + used, sizeof where - used, "%s%s", used ? ", " : "", ops->name);
+        wl_append(where, sizeof where, "%s%s", where[0] ? ", " : "", ops->name);
     }
     if (where[0] && !strchr(where, ','))
         wl_format(note, len, "%s only: no %s form", where, backend->ops->name);
@@ -704,11 +703,9 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
     if (run.impl->describe && run.state_ready && !row->note[0])
         run.impl->describe(run.backend, &run.launch, row->note, sizeof row->note);
     /* Which reference verified a large problem. */
-    if (run.reference && config->verify && !(row->flags & WARPLAB_ROW_FAILED)) {
-        size_t used = strlen(row->note);
-        wl_format(row->note + used, sizeof row->note - used, "%s%s", used ? "; " : "",
+    if (run.reference && config->verify && !(row->flags & WARPLAB_ROW_FAILED))
+        wl_append(row->note, sizeof row->note, "%s%s", row->note[0] ? "; " : "",
                   wl_reference_name(run.request.kind));
-    }
     release_run(&run);
     return status == WARPLAB_OK ? WARPLAB_OK : row->status;
 }
