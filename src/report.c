@@ -291,6 +291,19 @@ static void write_compute_table(const warplab_report *report, size_t begin, size
     }
 }
 
+/* Ladders with a bus bandwidth (all-reduce): a line under the row with
+ * nccl-tests' algbw (the GB/s column) and busbw, and the ratio to the row's
+ * vendor row. */
+static void write_bus_bandwidth(const warplab_row *row, FILE *out)
+{
+    if (!(row->busbw_gbs > 0))
+        return;
+    fprintf(out, "%-18s   algbw %.1f GB/s, busbw %.1f GB/s", "", row->gbs, row->busbw_gbs);
+    if (row->pct_of_vendor > 0 && row->vendor[0] && strcmp(row->vendor, row->rung) != 0)
+        fprintf(out, ", %.2fx %s", row->pct_of_vendor / 100.0, row->vendor);
+    fputc('\n', out);
+}
+
 static void write_table(const warplab_report *report, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
@@ -330,6 +343,7 @@ static void write_table(const warplab_report *report, FILE *out)
                     noise, rate, peak, copy, step, total, course);
             if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
                 fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
+            write_bus_bandwidth(row, out);
         }
         begin = end;
     }
@@ -537,6 +551,8 @@ static void write_json(const warplab_report *report, FILE *out)
         wl_write_json_number(out, "bytes", row->bytes, true);
         wl_write_json_number(out, "flops", row->flops, true);
         wl_write_json_number(out, "gbs", row->gbs, true);
+        if (row->busbw_gbs > 0) /* all-reduce: gbs is algbw */
+            wl_write_json_number(out, "busbw_gbs", row->busbw_gbs, true);
         wl_write_json_number(out, "gflops", row->gflops, true);
         wl_write_json_number(out, "pct_of_ceiling", row->pct_of_ceiling, true);
         wl_write_json_number(out, "pct_of_reference", row->pct_of_reference, true);
