@@ -270,9 +270,9 @@ warplab_status warplab_allreduce_group_create(int gpus, const int *devices, void
 void warplab_allreduce_group_destroy(warplab_allreduce_group *group);
 /* recv[r][i] = sum over ranks q of send[q][i], i < count, on every rank r:
  * float or int32 (wrapping) sums, device pointers on the ranks' devices
- * (recv[r] may be send[r]). Queued after the work on every rank's stream;
- * returns without waiting; rank 0's stream is ordered after all of it, and
- * rank r's after its own part. */
+ * (recv[r] may be send[r]). Queued after the work on every rank's stream
+ * (on all of them: it starts when every rank's stream reaches it); returns
+ * without waiting; every rank's stream is ordered after all of it. */
 warplab_status warplab_allreduce(warplab_allreduce_group *group, warplab_dtype dtype,
                                  void *const *send, void *const *recv, size_t count);
 /* Which algorithm the group runs: "two_shot" or "nccl". */
@@ -281,9 +281,11 @@ const char *warplab_allreduce_group_algorithm(const warplab_allreduce_group *gro
 /* One process per GPU (NCCL; docs/MULTIGPU.md): process `rank` of `ranks`
  * joins a communicator named by id: "file:PATH" (rank 0 makes the id and
  * writes it to PATH, atomically; the others wait for the file up to
- * timeout_seconds), "env:NAME" (the id as hex in environment variable NAME,
- * made beforehand by warplab_allreduce_id_create), or NULL: the environment
- * variable WARPLAB_ALLREDUCE_ID holds one of those. Works across hosts
+ * timeout_seconds), "env:NAME" (environment variable NAME holds HOST:PORT,
+ * rank 0's host and a free port: NCCL's NCCL_COMM_ID rendezvous; or the id
+ * as hex from warplab_allreduce_id_create, whose process must run until all
+ * ranks have joined), or NULL: the environment variable
+ * WARPLAB_ALLREDUCE_ID holds one of those. Works across hosts
  * wherever NCCL's network does (a shared file system for "file:"). Sets
  * NCCL_NVLS_ENABLE=0 before NCCL starts. WARPLAB_ERROR_UNSUPPORTED in a
  * build without NCCL. */

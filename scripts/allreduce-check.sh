@@ -32,16 +32,28 @@ echo "build: $(( $(date +%s) - start )) s"
 
 if [ "$mode" = check ]; then
     echo "== tests"
-    (cd "$build" && timeout 150 ctest -R "cuda\.allreduce" --output-on-failure --timeout 140 2>&1 | tail -40) | tee "$out/tests.txt"
+    (cd "$build" && timeout 60 ctest -R "cuda\.allreduce" --output-on-failure --timeout 55 2>&1 | tail -40) | tee "$out/tests.txt"
     echo "== peers"
-    timeout 40 "$build/warplab" devices --peers 2>&1 | tee "$out/peers.txt"
+    timeout 20 "$build/warplab" devices --peers 2>&1 | tee "$out/peers.txt"
     echo "== ladder"
-    timeout 120 "$build/warplab" bench allreduce --max-seconds 0.3 -q --json "$out/allreduce.json" \
+    timeout 75 "$build/warplab" bench allreduce --max-seconds 0.2 -q --json "$out/allreduce.json" \
         2>&1 | tee "$out/bench.txt" | tail -60
 else
+    echo "== api test"
+    (cd "$build" && timeout 30 ctest -R "cuda\.allreduce_api" --output-on-failure 2>&1 | tail -12) | tee "$out/tests.txt"
     echo "== sweep"
-    timeout 200 "$build/warplab" bench allreduce --sweep --max-seconds 0.1 -q --json "$out/allreduce.json" \
-        2>&1 | tee "$out/bench.txt" | tail -30
+    timeout 110 "$build/warplab" bench allreduce --sweep --max-seconds 0.1 -q --json "$out/allreduce.json" \
+        > "$out/bench.txt" 2>&1
+    echo "sweep exit $?"
+    grep -A4 "against nccl" "$out/bench.txt" | head -3
+    tail -14 "$out/bench.txt"
+    echo "== two processes"
+    NCCL_DEBUG=WARN WARPLAB_RANKS_TIMEOUT=30 timeout 70 sh tests/cuda/allreduce_ranks.sh \
+        "$build/tests/cuda/test_allreduce_cuda" 2>&1 | tee "$out/ranks.txt" | tail -25
+    echo "ranks exit ${PIPESTATUS[0]}"
+    echo "== memcheck, small problems"
+    timeout 30 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_ladders" --backend cuda \
+        --ladder allreduce --rung two_shot --max-size 70000 --no-timing 2>&1 | tail -6
 fi
 
 echo "== table"

@@ -179,25 +179,46 @@ warplab_status wl_allreduce_peer_check(int gpus, const int *devices, char *reaso
     return WARPLAB_OK;
 }
 
-/* Peer access from every GPU of the group to every other (kept for the
- * process's life, as CUDA keeps it). */
+/* Peer access from device a to device b, enabled once for the process's
+ * life (as CUDA keeps it): the pairs already enabled are remembered, so that
+ * cudaDeviceEnablePeerAccess is not called again (its "already enabled"
+ * answer is an error compute-sanitizer reports). */
+namespace
+{
+std::mutex peers_lock;
+bool peers_enabled[AR_MAX * 8][AR_MAX * 8];
+} // namespace
+
+cudaError_t wl_allreduce_enable_peer(int a, int b)
+{
+    if (a < 0 || b < 0 || a >= AR_MAX * 8 || b >= AR_MAX * 8)
+        return cudaErrorInvalidDevice;
+    std::lock_guard<std::mutex> hold(peers_lock);
+    if (peers_enabled[a][b])
+        return cudaSuccess;
+    DeviceScope scope;
+    cudaError_t e = cudaSetDevice(a);
+    if (e == cudaSuccess)
+        e = cudaDeviceEnablePeerAccess(b, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) { /* enabled by someone else */
+        cudaGetLastError();
+        e = cudaSuccess;
+    }
+    if (e == cudaSuccess)
+        peers_enabled[a][b] = true;
+    return e;
+}
+
+/* Peer access from every GPU of the group to every other. */
 static warplab_status enable_peers(wl_backend *backend, const ar_group *g)
 {
-    DeviceScope scope;
-    for (int a = 0; a < g->gpus; a++) {
-        cudaError_t e = cudaSetDevice(g->devices[a]);
-        for (int b = 0; b < g->gpus && e == cudaSuccess; b++) {
-            if (a == b)
-                continue;
-            e = cudaDeviceEnablePeerAccess(g->devices[b], 0);
-            if (e == cudaErrorPeerAccessAlreadyEnabled) {
-                cudaGetLastError();
-                e = cudaSuccess;
-            }
+    for (int a = 0; a < g->gpus; a++)
+        for (int b = 0; b < g->gpus; b++) {
+            cudaError_t e =
+                a == b ? cudaSuccess : wl_allreduce_enable_peer(g->devices[a], g->devices[b]);
+            if (e != cudaSuccess)
+                return wl_cuda_check(backend, e, "enabling peer access");
         }
-        if (e != cudaSuccess)
-            return wl_cuda_check(backend, e, "enabling peer access");
-    }
     return WARPLAB_OK;
 }
 
@@ -347,37 +368,49 @@ void wl_allreduce_group_close(ar_group *g)
 /* One all-reduce                                                           */
 
 /* Every rank's streams wait for rank 0's stream (rank 0's first stream is
- * that stream). */
+ * that stream); with every_rank (the library's calls), for every rank's
+ * first stream: no rank's work may start while another rank's caller still
+ * uses the arrays this all-reduce writes. */
 static cudaError_t begin(const ar_group *g)
 {
-    cudaError_t e = cudaSetDevice(g->devices[0]);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(g->start, g->stream[0][0]);
+    cudaError_t e = cudaSuccess;
+    const int recorded = g->every_rank ? g->gpus : 1;
+    for (int r = 0; r < recorded && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(g->every_rank ? g->event[r][0] : g->start, g->stream[r][0]);
+    }
     for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
         e = cudaSetDevice(g->devices[r]);
         for (int s = 0; s < g->streams && e == cudaSuccess; s++)
-            if (r || s)
-                e = cudaStreamWaitEvent(g->stream[r][s], g->start, 0);
+            for (int q = 0; q < recorded && e == cudaSuccess; q++)
+                if (q != r || s != 0)
+                    e = cudaStreamWaitEvent(g->stream[r][s],
+                                            g->every_rank ? g->event[q][0] : g->start, 0);
     }
     return e;
 }
 
-/* Rank 0's stream waits for every rank's streams. */
+/* Rank 0's stream waits for every rank's streams; with every_rank, every
+ * rank's first stream does (another rank's kernel may write this rank's
+ * output). */
 static cudaError_t end(const ar_group *g)
 {
     cudaError_t e = cudaSuccess;
     for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
         e = cudaSetDevice(g->devices[r]);
         for (int s = 0; s < g->streams && e == cudaSuccess; s++)
-            if (r || s)
+            if (r || s || g->every_rank)
                 e = cudaEventRecord(g->event[r][s], g->stream[r][s]);
     }
-    if (e == cudaSuccess)
-        e = cudaSetDevice(g->devices[0]);
-    for (int r = 0; r < g->gpus && e == cudaSuccess; r++)
-        for (int s = 0; s < g->streams && e == cudaSuccess; s++)
-            if (r || s)
-                e = cudaStreamWaitEvent(g->stream[0][0], g->event[r][s], 0);
+    const int waiting = g->every_rank ? g->gpus : 1;
+    for (int w = 0; w < waiting && e == cudaSuccess; w++) {
+        e = cudaSetDevice(g->devices[w]);
+        for (int r = 0; r < g->gpus && e == cudaSuccess; r++)
+            for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+                if (r != w || s != 0)
+                    e = cudaStreamWaitEvent(g->stream[w][0], g->event[r][s], 0);
+    }
     return e;
 }
 

@@ -73,6 +73,7 @@ extern "C" warplab_status warplab_allreduce_group_create(int gpus, const int *de
         free(g);
         return status;
     }
+    g->group.every_rank = true;
     *out = g;
     return WARPLAB_OK;
 }
@@ -268,12 +269,26 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
     if (strncmp(id_text, "file:", 5) == 0) {
         status = id_through_file(id_text + 5, rank, timeout_seconds, &id);
     } else if (strncmp(id_text, "env:", 4) == 0) {
-        const char *hex = getenv(id_text + 4);
-        if (!hex || !from_hex(hex, &id))
+        /* HOST:PORT (rank 0's host and a free port, as a launcher knows
+         * them): NCCL's own NCCL_COMM_ID rendezvous, every rank derives the
+         * same id and rank 0 serves it from ncclCommInitRank. Or 256 hex
+         * digits from warplab_allreduce_id_create, whose process must live
+         * until every rank has joined (it serves the rendezvous). */
+        const char *value = getenv(id_text + 4);
+        if (value && strchr(value, ':') && strlen(value) < 2 * sizeof id) {
+            setenv("NCCL_COMM_ID", value, 1);
+            ncclResult_t r = ncclGetUniqueId(&id);
+            if (r != ncclSuccess)
+                status = wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                          "%s=%s: not HOST:PORT for NCCL (%s)", id_text + 4, value,
+                                          ncclGetErrorString(r));
+        } else if (!value || !from_hex(value, &id)) {
             status = wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
-                                      "environment variable %s holds no all-reduce id (256 hex "
-                                      "digits from warplab_allreduce_id_create)",
+                                      "environment variable %s holds no all-reduce id (HOST:PORT "
+                                      "of rank 0, or 256 hex digits from "
+                                      "warplab_allreduce_id_create)",
                                       id_text + 4);
+        }
     } else {
         status = wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
                                   "all-reduce id '%s': \"file:PATH\" or \"env:NAME\"", id_text);

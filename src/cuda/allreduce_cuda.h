@@ -39,8 +39,12 @@ typedef struct ar_group {
     cudaStream_t stream[WL_ALLREDUCE_MAX_GPUS][AR_RING_STREAMS];
     cudaEvent_t event[WL_ALLREDUCE_MAX_GPUS][AR_RING_STREAMS];
     bool borrowed[WL_ALLREDUCE_MAX_GPUS]; /* stream[r][0] is the caller's */
-    cudaEvent_t start, summed;            /* on rank 0's device */
-    void *host[WL_ALLREDUCE_MAX_GPUS];    /* host staging: pinned arrays */
+    /* Every rank's first stream waits for every rank before and after a run
+     * (the library's calls); else only rank 0's stream orders the others
+     * (the harness times and waits on rank 0's stream alone). */
+    bool every_rank;
+    cudaEvent_t start, summed;         /* on rank 0's device */
+    void *host[WL_ALLREDUCE_MAX_GPUS]; /* host staging: pinned arrays */
     size_t host_n;
     warplab_dtype host_dtype;
 #ifdef WARPLAB_HAVE_NCCL
@@ -65,6 +69,9 @@ void wl_allreduce_nccl_env(void);
 warplab_status wl_allreduce_devices(int gpus, int home, int *devices, char *reason, size_t len);
 /* Whether every device of the list can access every other's memory. */
 warplab_status wl_allreduce_peer_check(int gpus, const int *devices, char *reason, size_t len);
+/* Enables device a's access to device b's memory once per process (later
+ * calls return at once). */
+cudaError_t wl_allreduce_enable_peer(int a, int b);
 /* Streams, events, peer access, staging memory (bytes per rank) or NCCL
  * communicators for the algorithm over gpus distinct devices; rank r's
  * first stream is streams[r] where streams and streams[r] are not NULL (the

@@ -126,16 +126,8 @@ extern "C" warplab_status wl_cuda_peer_query(warplab_peer_report *report, size_t
                 e = cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, a, b);
             report->access[a][b] = can;
             report->performance_rank[a][b] = rank;
-            if (e == cudaSuccess && can) {
-                e = cudaSetDevice(a);
-                if (e == cudaSuccess) {
-                    e = cudaDeviceEnablePeerAccess(b, 0);
-                    if (e == cudaErrorPeerAccessAlreadyEnabled) {
-                        cudaGetLastError();
-                        e = cudaSuccess;
-                    }
-                }
-            }
+            if (e == cudaSuccess && can)
+                e = wl_allreduce_enable_peer(a, b);
         }
     }
     for (int a = 0; a < report->gpus && e == cudaSuccess && bytes; a++)

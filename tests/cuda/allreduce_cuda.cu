@@ -288,16 +288,6 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--id"))
             id = argv[i + 1];
     }
-    /* For a launcher: a fresh id as hex, for the ranks' environment. */
-    if (argc == 2 && !strcmp(argv[1], "--print-id")) {
-        char hex[WARPLAB_ALLREDUCE_ID_HEX];
-        if (warplab_allreduce_id_create(hex) != WARPLAB_OK) {
-            fprintf(stderr, "%s\n", warplab_last_error(NULL));
-            return 1;
-        }
-        printf("%s\n", hex);
-        return 0;
-    }
     if (rank >= 0)
         return one_rank(rank, ranks, id);
     return single_process();

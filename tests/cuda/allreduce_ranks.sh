@@ -8,13 +8,19 @@ set -u
 program=$1
 export NCCL_NVLS_ENABLE=0
 export WARPLAB_RANKS_ONE_HOST=1
+# One host: NCCL's bootstrap over the loopback interface (a sandbox's other
+# interfaces may lead nowhere); a caller's choice stays.
+export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}
+# Each rank gives up after this many seconds (a rank that died leaves the
+# other waiting in NCCL's rendezvous).
+limit=${WARPLAB_RANKS_TIMEOUT:-240}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 run_pair() { # id spec for rank 0, id spec for rank 1
-    "$program" --rank 0 --ranks 2 --id "$1" >"$dir/rank0.log" 2>&1 &
+    timeout "$limit" "$program" --rank 0 --ranks 2 --id "$1" >"$dir/rank0.log" 2>&1 &
     first=$!
-    "$program" --rank 1 --ranks 2 --id "$2" >"$dir/rank1.log" 2>&1 &
+    timeout "$limit" "$program" --rank 1 --ranks 2 --id "$2" >"$dir/rank1.log" 2>&1 &
     second=$!
     wait $first; status0=$?
     wait $second; status1=$?
@@ -33,8 +39,9 @@ status=$?
 [ $status -ne 0 ] && exit $status
 
 echo "== id through an environment variable"
-# A launcher makes the id once and hands it to every rank's environment.
-WARPLAB_TEST_ID=$("$program" --print-id 2>/dev/null) || exit 1
+# A launcher hands every rank rank 0's address and a port (NCCL_COMM_ID's
+# rendezvous; rank 0 serves it).
+WARPLAB_TEST_ID=127.0.0.1:$(( 20000 + $$ % 20000 ))
 export WARPLAB_TEST_ID
 run_pair "env:WARPLAB_TEST_ID" "env:WARPLAB_TEST_ID"
 exit $?
