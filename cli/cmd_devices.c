@@ -82,18 +82,57 @@ static void print_device(const warplab_device_info *d)
     printf("\n");
 }
 
+/* --peers: the GPUs' peer-access matrix and copy bandwidths (all-reduce
+ * ladder, docs/MULTIGPU.md). */
+static int print_peers(void)
+{
+    static warplab_peer_report report;
+    warplab_status status = warplab_peer_query(&report, (size_t)256 << 20);
+    if (status != WARPLAB_OK)
+        return cli_fail(status, NULL, "peer query");
+    printf("peer access between the CUDA GPUs (P2P: can map the other's memory; r: CUDA's "
+           "link performance rank)\nand copy bandwidth by cudaMemcpyPeerAsync, %zu MiB, best of "
+           "5, GB/s: one way a->b / both ways at once a<->b\n\n",
+           report.bytes >> 20);
+    for (int a = 0; a < report.gpus; a++)
+        printf("  GPU %d: %s\n", a, report.names[a]);
+    printf("\n  %-6s", "a\\b");
+    for (int b = 0; b < report.gpus; b++)
+        printf(" %-24d", b);
+    printf("\n");
+    for (int a = 0; a < report.gpus; a++) {
+        printf("  %-6d", a);
+        for (int b = 0; b < report.gpus; b++) {
+            char cell[64];
+            if (a == b)
+                snprintf(cell, sizeof cell, "-");
+            else
+                snprintf(cell, sizeof cell, "%s r%d %6.1f / %6.1f",
+                         report.access[a][b] ? "P2P" : "no ", report.performance_rank[a][b],
+                         report.one_way_gbs[a][b], report.two_way_gbs[a][b]);
+            printf(" %-24s", cell);
+        }
+        printf("\n");
+    }
+    return CLI_OK;
+}
+
 int cmd_devices(int argc, char **argv)
 {
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: warplab devices [--backend NAME]\n\n"
+            printf("usage: warplab devices [--backend NAME] [--peers]\n\n"
                    "The course's device query for every device of every backend compiled in\n"
                    "(or of one): SMs, warp size, thread and block limits, registers, shared\n"
                    "memory, L2, memory bus and clock, and the theoretical bandwidth computed\n"
-                   "as the course does: bus width x data rate / 8 (GB = 1e9 bytes).\n");
+                   "as the course does: bus width x data rate / 8 (GB = 1e9 bytes).\n"
+                   "--peers: the CUDA GPUs' peer-access matrix and one-way and two-way copy\n"
+                   "bandwidth between every pair (docs/MULTIGPU.md).\n");
             return CLI_OK;
         }
+        if (!strcmp(argv[i], "--peers"))
+            return print_peers();
         if ((!strcmp(argv[i], "--backend") || !strcmp(argv[i], "-b")) && i + 1 < argc)
             only = argv[++i];
         else

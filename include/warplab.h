@@ -234,6 +234,75 @@ size_t warplab_dtype_size(warplab_dtype dtype);
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
                               const warplab_buffer *b, warplab_buffer *c, size_t n);
 
+/* --- all-reduce across GPUs (docs/MULTIGPU.md) --- */
+
+#define WARPLAB_MAX_GPUS 8
+
+/* The peer query, in the spirit of nvbandwidth: which GPU can access which
+ * one's memory, the link's performance rank, and measured copy bandwidths
+ * between every pair (cudaMemcpyPeerAsync, copy engines, best of several
+ * runs; GB = 1e9 bytes). [a][b]: from GPU a to GPU b. */
+typedef struct warplab_peer_report {
+    int gpus;
+    char names[WARPLAB_MAX_GPUS][256];
+    int access[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS];           /* 1: a can map b's memory */
+    int performance_rank[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS]; /* CUDA's, lower is better */
+    double one_way_gbs[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS]; /* a -> b alone */
+    double two_way_gbs[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS]; /* a -> b and b -> a at once, sum */
+    size_t bytes; /* per copy; 0: not measured */
+} warplab_peer_report;
+
+/* Fills report for the CUDA GPUs present (at most WARPLAB_MAX_GPUS); copies
+ * of bytes each are timed when bytes > 0. WARPLAB_ERROR_NO_DEVICE without a
+ * CUDA GPU (or without the cuda backend). */
+warplab_status warplab_peer_query(warplab_peer_report *report, size_t bytes);
+
+/* The all-reduce across the GPUs of one process, over the caller's device
+ * arrays (the all-reduce ladder's best rung, two_shot, where every pair of
+ * GPUs has peer access; ncclAllReduce otherwise, where warplab was built
+ * with NCCL). A group holds what the calls reuse (streams, events, peer
+ * access): made once, never per call. Rank r runs on devices[r], its work
+ * queued on streams[r] (a cudaStream_t of that device; streams or an entry
+ * NULL: a stream of the group's own). Failures: warplab_last_error(NULL). */
+typedef struct warplab_allreduce_group warplab_allreduce_group;
+warplab_status warplab_allreduce_group_create(int gpus, const int *devices, void *const *streams,
+                                              warplab_allreduce_group **group);
+void warplab_allreduce_group_destroy(warplab_allreduce_group *group);
+/* recv[r][i] = sum over ranks q of send[q][i], i < count, on every rank r:
+ * float or int32 (wrapping) sums, device pointers on the ranks' devices
+ * (recv[r] may be send[r]). Queued after the work on every rank's stream
+ * (on all of them: it starts when every rank's stream reaches it); returns
+ * without waiting; every rank's stream is ordered after all of it. */
+warplab_status warplab_allreduce(warplab_allreduce_group *group, warplab_dtype dtype,
+                                 void *const *send, void *const *recv, size_t count);
+/* Which algorithm the group runs: "two_shot" or "nccl". */
+const char *warplab_allreduce_group_algorithm(const warplab_allreduce_group *group);
+
+/* One process per GPU (NCCL; docs/MULTIGPU.md): process `rank` of `ranks`
+ * joins a communicator named by id: "file:PATH" (rank 0 makes the id and
+ * writes it to PATH, atomically; the others wait for the file up to
+ * timeout_seconds), "env:NAME" (environment variable NAME holds HOST:PORT,
+ * rank 0's host and a free port: NCCL's NCCL_COMM_ID rendezvous; or the id
+ * as hex from warplab_allreduce_id_create, whose process must run until all
+ * ranks have joined), or NULL: the environment variable
+ * WARPLAB_ALLREDUCE_ID holds one of those. Works across hosts
+ * wherever NCCL's network does (a shared file system for "file:"). Sets
+ * NCCL_NVLS_ENABLE=0 before NCCL starts. WARPLAB_ERROR_UNSUPPORTED in a
+ * build without NCCL. */
+#define WARPLAB_ALLREDUCE_ID_HEX 257 /* NCCL's 128-byte id as hex, and the NUL */
+typedef struct warplab_comm warplab_comm;
+warplab_status warplab_allreduce_id_create(char hex[WARPLAB_ALLREDUCE_ID_HEX]);
+warplab_status warplab_comm_join(int device, int rank, int ranks, const char *id,
+                                 double timeout_seconds, warplab_comm **comm);
+/* This rank's part of an all-reduce of count elements (float or int32 sum)
+ * from send into recv (device pointers on the comm's device), queued on
+ * stream (a cudaStream_t; NULL: the comm's own). Returns without waiting. */
+warplab_status warplab_comm_allreduce(warplab_comm *comm, warplab_dtype dtype, const void *send,
+                                      void *recv, size_t count, void *stream);
+/* Waits for the comm's own stream. */
+warplab_status warplab_comm_synchronize(warplab_comm *comm);
+void warplab_comm_destroy(warplab_comm *comm);
+
 /* --- reduction --- */
 
 typedef enum warplab_reduce_op {
@@ -415,6 +484,9 @@ typedef struct warplab_row {
     /* The vendor row pct_of_vendor compares with: the rung's own pairing
      * (e.g. the dispatcher with cuBLAS FP32), else the baseline; "" = none. */
     char vendor[48];
+    /* Ladders with a bus bandwidth (all-reduce: nccl-tests' busbw = algbw x
+     * 2(G-1)/G, gbs being algbw), 1e9 B/s; 0 = n/a. */
+    double busbw_gbs;
 } warplab_row;
 
 typedef struct warplab_report {

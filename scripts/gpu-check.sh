@@ -25,6 +25,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
+# NVLink multicast stays off (the all-reduce ladder's NCCL rows; docs/MULTIGPU.md).
+export NCCL_NVLS_ENABLE=0
 
 RESULTS=${RESULTS:-out/gpu-check}
 BUILD=${BUILD:-build-gpu}

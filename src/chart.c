@@ -339,15 +339,16 @@ void wl_write_json_members(FILE *out, const wl_column *columns, size_t count, co
     int written = 0;
     for (size_t i = 0; i < count; i++) {
         const wl_column *column = &columns[i];
-        if (!(column->in & WL_IN_JSON))
+        char scratch[512] = "";
+        const wl_cell cell = column->get(record, scratch, sizeof scratch);
+        const bool set = cell.text ? cell.text[0] != '\0' : cell.number > 0;
+        if (!(column->in & WL_IN_JSON) && !((column->in & WL_IN_JSON_IF_SET) && set))
             continue;
         if (written)
             fputs(per_line > 0 && written % per_line == 0 ? ",\n" : ", ", out);
         if (written && per_line > 0 && written % per_line == 0)
             fputs(indent, out);
         written++;
-        char scratch[512] = "";
-        const wl_cell cell = column->get(record, scratch, sizeof scratch);
         if (cell.text)
             wl_write_json_field(out, column->key, cell.text, false);
         else if (column->format == WL_CELL_BOOL)

@@ -547,6 +547,8 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
     if (stats.median > 0) {
         row->gbs = row->bytes / (stats.median * 1e-3) / 1e9;
         row->gflops = row->flops / (stats.median * 1e-3) / 1e9;
+        if (run->ladder->bus_bytes)
+            row->busbw_gbs = run->ladder->bus_bytes(run->problem) / (stats.median * 1e-3) / 1e9;
     }
     return WARPLAB_OK;
 }

@@ -329,6 +329,13 @@ typedef struct wl_ladder {
      * reference); NULL: the CPU reference always. */
     void (*device_reference)(const wl_rung *rung, const wl_problem *problem,
                              struct wl_reference_request *request);
+    /* Whether the ladder can run at all on a backend (the all-reduce ladder:
+     * the cuda backend with 2 GPUs or more); NULL = always. On refusal writes
+     * why; tests/test_ladders skips (77) a ladder it names that is not. */
+    warplab_status (*available)(const wl_backend *backend, char *reason, size_t reason_len);
+    /* Bytes for a row's bus bandwidth (warplab_row.busbw_gbs = bus_bytes /
+     * median time; the all-reduce's nccl-tests busbw), or NULL: none. */
+    double (*bus_bytes)(const wl_problem *problem);
 } wl_ladder;
 
 /* The ladders of src/ladders/ladders.def (src/registry.c lists them), and
@@ -342,6 +349,17 @@ enum {
 #undef WL_LADDER
     WL_LADDER_COUNT
 };
+
+/* The all-reduce ladder (src/ladders/allreduce.c): the CUDA GPUs an
+ * all-reduce spans (all present, or fewer where WARPLAB_ALLREDUCE_GPUS asks),
+ * at most WL_ALLREDUCE_MAX_GPUS. */
+#define WL_ALLREDUCE_MAX_GPUS 8
+int wl_allreduce_gpus(void);
+#ifdef WARPLAB_HAVE_CUDA
+/* warplab_peer_query's measurements (src/cuda/allreduce_peers.cu). */
+warplab_status wl_cuda_peer_query(warplab_peer_report *report, size_t bytes, char *error,
+                                  size_t error_len);
+#endif
 
 size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);
@@ -532,7 +550,9 @@ typedef enum wl_cell_format {
     WL_CELL_BYTES,   /* bytes, shown in decimal units ("17.2 GB"), or "-" */
 } wl_cell_format;
 
-enum { WL_IN_CSV = 1u, WL_IN_JSON = 2u };
+/* Where a column goes: CSV, JSON, or JSON only where its number is > 0
+ * (a field only some ladders fill). */
+enum { WL_IN_CSV = 1u, WL_IN_JSON = 2u, WL_IN_JSON_IF_SET = 4u };
 
 typedef struct wl_cell {
     const char *text; /* non-NULL: a text value */

@@ -249,6 +249,7 @@ ROW_NUMBER_GETTER(bytes)
 ROW_NUMBER_GETTER(flops)
 ROW_NUMBER_GETTER(gbs)
 ROW_NUMBER_GETTER(gflops)
+ROW_NUMBER_GETTER(busbw_gbs)
 ROW_NUMBER_GETTER(pct_of_ceiling)
 ROW_NUMBER_GETTER(pct_of_reference)
 ROW_NUMBER_GETTER(pct_of_vendor)
@@ -319,6 +320,8 @@ static const wl_column row_columns[] = {
     {"flops", NULL, NULL, WL_CELL_NUMBER, 17, WL_IN_CSV | WL_IN_JSON, get_flops},
     {"gbs", "GB/s", NULL, WL_CELL_RATE, 0, WL_IN_CSV | WL_IN_JSON, get_gbs},
     {"gflops", "GFLOP/s", NULL, WL_CELL_RATE, 0, WL_IN_CSV | WL_IN_JSON, get_gflops},
+    /* all-reduce: nccl-tests' bus bandwidth (gbs is then the algbw) */
+    {"busbw_gbs", NULL, NULL, WL_CELL_RATE, 0, WL_IN_JSON_IF_SET, get_busbw_gbs},
     {"pct_of_ceiling", "%peak", "% of peak", WL_CELL_PERCENT, 0, WL_IN_CSV | WL_IN_JSON,
      get_pct_of_ceiling},
     {"step_speedup", "step", NULL, WL_CELL_SPEEDUP, 0, WL_IN_CSV | WL_IN_JSON, get_step_speedup},
@@ -399,6 +402,19 @@ static void write_terminal_cell(FILE *out, const view_column *entry, const char 
         fputs(text, out);
 }
 
+/* Ladders with a bus bandwidth (all-reduce): a line under the row with
+ * nccl-tests' algbw (the GB/s column) and busbw, and the ratio to the row's
+ * vendor row. */
+static void write_bus_bandwidth(const warplab_row *row, FILE *out)
+{
+    if (!(row->busbw_gbs > 0))
+        return;
+    fprintf(out, "%-18s   algbw %.1f GB/s, busbw %.1f GB/s", "", row->gbs, row->busbw_gbs);
+    if (row->pct_of_vendor > 0 && row->vendor[0] && strcmp(row->vendor, row->rung) != 0)
+        fprintf(out, ", %.2fx %s", row->pct_of_vendor / 100.0, row->vendor);
+    fputc('\n', out);
+}
+
 static void write_terminal_group(const warplab_report *report, size_t begin, size_t end,
                                  const view_column *view, size_t count, FILE *out)
 {
@@ -420,6 +436,7 @@ static void write_terminal_group(const warplab_report *report, size_t begin, siz
         fputc('\n', out);
         if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
             fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
+        write_bus_bandwidth(row, out);
     }
 }
 

@@ -167,6 +167,16 @@ int main(int argc, char **argv)
         warplab_context_destroy(context);
         return TEST_SKIP;
     }
+    /* A ladder that cannot run here at all (the all-reduce ladder without 2
+     * CUDA GPUs) is skipped when named, and left out of a run over all. */
+    const wl_ladder *named = only ? wl_ladder_find(only) : NULL;
+    char unavailable[256] = "";
+    if (named && named->available &&
+        named->available(context->device, unavailable, sizeof unavailable) != WARPLAB_OK) {
+        printf("SKIP: %s\n", unavailable);
+        warplab_context_destroy(context);
+        return TEST_SKIP;
+    }
     printf("%s backend: %s\n", backend, warplab_context_device(context)->name);
     uint64_t seed = (uint64_t)time(NULL);
     printf("seed %llu\n", (unsigned long long)seed);
@@ -175,6 +185,11 @@ int main(int argc, char **argv)
         const wl_ladder *ladder = wl_ladder_at(l);
         if (only && strcmp(only, ladder->name) != 0)
             continue;
+        if (ladder->available &&
+            ladder->available(context->device, unavailable, sizeof unavailable) != WARPLAB_OK) {
+            printf("  %-10s left out: %s\n", ladder->name, unavailable);
+            continue;
+        }
         run_ladder(context, ladder, &f, seed, &rungs_run);
     }
     CHECK_MSG(rungs_run > 0 || f.rung, "no rung ran at all on %s", backend);

@@ -563,6 +563,43 @@ static void test_sweep_svg(void)
     free(text);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Bus bandwidth (the all-reduce ladder): busbw under the row in the table
+ * with the ratio to the paired vendor row, busbw_gbs in the JSON; nothing of
+ * it for rows without one (the other ladders' output is unchanged). */
+
+static void test_bus_bandwidth(const warplab_report *plain)
+{
+    warplab_report report = *plain;
+    warplab_row rows[2];
+    const char *p = "n=262144 float x 2 GPUs";
+    rows[0] = make_row("allreduce", "nccl", "ncclAllReduce (vendor)", p, WARPLAB_ROW_VENDOR, 0.028);
+    rows[1] = make_row("allreduce", "two_shot", "one kernel per GPU", p, 0, 0.021);
+    for (int i = 0; i < 2; i++)
+        rows[i].busbw_gbs = rows[i].gbs * 1.5;
+    rows[1].pct_of_vendor = 100.0 * 0.028 / 0.021;
+    wl_copy_string(rows[1].vendor, sizeof rows[1].vendor, "nccl");
+    report.rows = rows;
+    report.row_count = 2;
+    char *text = write_to_string(&report, WARPLAB_FORMAT_TABLE, "test_report_busbw.txt");
+    char line[128];
+    snprintf(line, sizeof line, "algbw %.1f GB/s, busbw %.1f GB/s, 1.33x nccl", rows[1].gbs,
+             rows[1].busbw_gbs);
+    CHECK_MSG(text && strstr(text, line), "no line '%s' in the table", line);
+    free(text);
+    text = write_to_string(&report, WARPLAB_FORMAT_JSON, "test_report_busbw.json");
+    char why[128] = "";
+    CHECK_MSG(text && json_well_formed(text, why, sizeof why), "JSON: %s", why);
+    CHECK(text && strstr(text, "\"busbw_gbs\": ") != NULL);
+    free(text);
+    text = write_to_string(plain, WARPLAB_FORMAT_JSON, "test_report_busbw_none.json");
+    CHECK(text && strstr(text, "busbw") == NULL);
+    free(text);
+    text = write_to_string(plain, WARPLAB_FORMAT_TABLE, "test_report_busbw_none.txt");
+    CHECK(text && strstr(text, "busbw") == NULL);
+    free(text);
+}
+
 int main(void)
 {
     test_sweep_svg();
@@ -572,6 +609,7 @@ int main(void)
     test_svg(report);
     test_markdown(report);
     test_bad_arguments(report);
+    test_bus_bandwidth(report);
     warplab_report_destroy(report);
     return check_report("test_report");
 }

@@ -1,0 +1,949 @@
+/* The cuda backend's all-reduce rungs (src/ladders/allreduce.c): G GPUs of
+ * one process, every GPU ending with the sum of all GPUs' arrays.
+ *
+ * Contents: the allreduce rungs this file implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders allreduce` lists it):
+ *    1. host_staging -- host staging: copy out, CPU sum, copy back
+ *    2. through_one -- through GPU 0: peer copies, reduce, broadcast
+ *    3. peer_read -- direct peer access: every GPU reads all
+ *    4. ring -- ring: reduce-scatter + all-gather, chunked
+ *    5. nccl -- ncclAllReduce (vendor)
+ *    6. two_shot -- one kernel per GPU, two-shot, 16-byte
+ *
+ * The group (ar_group): rank 0 is the device the harness (or the caller)
+ * runs on, ranks 1..G-1 the other devices in index order. Each rank has its
+ * streams (rank 0's first stream is the backend's), its events, and its
+ * input and output arrays. A run starts by making every rank's streams wait
+ * for an event on rank 0's stream and ends by making rank 0's stream wait for
+ * every rank's streams: whatever times rank 0's stream times the whole
+ * all-reduce, and nothing in between synchronises the host.
+ *
+ * Safety: NVLink multicast (NVLS) is never used. NCCL_NVLS_ENABLE is set to 0
+ * before NCCL initialises (wl_allreduce_nccl_env), and no multicast API
+ * (cuMulticastCreate) is called anywhere. */
+#include "allreduce_cuda.h"
+
+#ifdef WARPLAB_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#define AR_MAX WL_ALLREDUCE_MAX_GPUS
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                  */
+
+namespace
+{
+
+template <typename T> struct Pointers {
+    T *p[AR_MAX];
+};
+
+/* int32 sums wrap modulo 2^32: added as unsigned, where wrapping is defined. */
+__device__ inline float add(float a, float b)
+{
+    return a + b;
+}
+__device__ inline int add(int a, int b)
+{
+    return (int)((unsigned)a + (unsigned)b);
+}
+__device__ inline float4 add(float4 a, float4 b)
+{
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+__device__ inline int4 add(int4 a, int4 b)
+{
+    return make_int4(add(a.x, b.x), add(a.y, b.y), add(a.z, b.z), add(a.w, b.w));
+}
+
+template <typename T> struct Vector;
+template <> struct Vector<float> {
+    using type = float4;
+};
+template <> struct Vector<int> {
+    using type = int4;
+};
+
+/* dst[d][i] = src[0][i] + src[1][i] + ... (in source order, so every GPU that
+ * sums the same sources gets the same bits) for i < count, for every
+ * destination d. Elements [0, head) and [head + 4 * vectors, count) one at a
+ * time; the vectors in between with 16-byte loads and stores, UNROLL vectors
+ * per thread in flight from every source (vectors = 0: all scalar). The
+ * sources and destinations may be other GPUs' memory (peer access). */
+template <typename T, int UNROLL>
+__global__ void __launch_bounds__(256)
+    reduce_to_all(Pointers<const T> src, int sources, Pointers<T> dst, int destinations,
+                  size_t count, size_t head, size_t vectors)
+{
+    using V = typename Vector<T>::type;
+    const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * blockDim.x;
+    for (size_t base = thread; base < vectors; base += threads * UNROLL) {
+        V sum[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const size_t v = base + (size_t)u * threads;
+            if (v < vectors)
+                sum[u] = reinterpret_cast<const V *>(src.p[0] + head)[v];
+        }
+        for (int s = 1; s < sources; s++) {
+            V part[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                const size_t v = base + (size_t)u * threads;
+                if (v < vectors)
+                    part[u] = reinterpret_cast<const V *>(src.p[s] + head)[v];
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                sum[u] = add(sum[u], part[u]);
+        }
+        for (int d = 0; d < destinations; d++) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                const size_t v = base + (size_t)u * threads;
+                if (v < vectors)
+                    reinterpret_cast<V *>(dst.p[d] + head)[v] = sum[u];
+            }
+        }
+    }
+    /* The head, then the tail, one element at a time. */
+    const size_t tail = head + 4 * vectors;
+    for (size_t i = thread; i < head + (count - tail); i += threads) {
+        const size_t at = i < head ? i : tail + (i - head);
+        T sum = src.p[0][at];
+        for (int s = 1; s < sources; s++)
+            sum = add(sum, src.p[s][at]);
+        for (int d = 0; d < destinations; d++)
+            dst.p[d][at] = sum;
+    }
+}
+
+} // namespace
+
+/* ------------------------------------------------------------------------ */
+/* The group                                                                */
+
+/* Makes device the current one, and the one before current again on leaving. */
+struct DeviceScope {
+    int previous = 0;
+    explicit DeviceScope() { cudaGetDevice(&previous); }
+    ~DeviceScope() { cudaSetDevice(previous); }
+};
+
+void wl_allreduce_nccl_env(void)
+{
+    /* NVLink multicast can put a shared host's GPUs out of service: never
+     * let NCCL use it, whatever the environment said (a "0" stays). */
+    const char *value = getenv("NCCL_NVLS_ENABLE");
+    if (!value || strcmp(value, "0") != 0)
+        setenv("NCCL_NVLS_ENABLE", "0", 1);
+}
+
+warplab_status wl_allreduce_devices(int gpus, int home, int *devices, char *reason, size_t len)
+{
+    int present = 0;
+    if (cudaGetDeviceCount(&present) != cudaSuccess)
+        present = 0;
+    cudaGetLastError();
+    if (gpus < 2 || gpus > AR_MAX || gpus > present) {
+        wl_format(reason, len, "an all-reduce over %d GPUs: %d CUDA devices present (2 to %d)",
+                  gpus, present, AR_MAX);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    devices[0] = home;
+    for (int d = 0, r = 1; d < present && r < gpus; d++)
+        if (d != home)
+            devices[r++] = d;
+    return WARPLAB_OK;
+}
+
+warplab_status wl_allreduce_peer_check(int gpus, const int *devices, char *reason, size_t len)
+{
+    for (int a = 0; a < gpus; a++)
+        for (int b = 0; b < gpus; b++) {
+            int can = 0;
+            if (a != b &&
+                (cudaDeviceCanAccessPeer(&can, devices[a], devices[b]) != cudaSuccess || !can)) {
+                cudaGetLastError();
+                wl_format(reason, len, "GPU %d cannot access GPU %d's memory (no peer access)",
+                          devices[a], devices[b]);
+                return WARPLAB_ERROR_UNSUPPORTED;
+            }
+        }
+    return WARPLAB_OK;
+}
+
+/* Peer access from device a to device b, enabled once for the process's
+ * life (as CUDA keeps it): the pairs already enabled are remembered, so that
+ * cudaDeviceEnablePeerAccess is not called again (its "already enabled"
+ * answer is an error compute-sanitizer reports). */
+namespace
+{
+std::mutex peers_lock;
+bool peers_enabled[AR_MAX * 8][AR_MAX * 8];
+} // namespace
+
+cudaError_t wl_allreduce_enable_peer(int a, int b)
+{
+    if (a < 0 || b < 0 || a >= AR_MAX * 8 || b >= AR_MAX * 8)
+        return cudaErrorInvalidDevice;
+    std::lock_guard<std::mutex> hold(peers_lock);
+    if (peers_enabled[a][b])
+        return cudaSuccess;
+    DeviceScope scope;
+    cudaError_t e = cudaSetDevice(a);
+    if (e == cudaSuccess)
+        e = cudaDeviceEnablePeerAccess(b, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) { /* enabled by someone else */
+        cudaGetLastError();
+        e = cudaSuccess;
+    }
+    if (e == cudaSuccess)
+        peers_enabled[a][b] = true;
+    return e;
+}
+
+/* Peer access from every GPU of the group to every other. */
+static warplab_status enable_peers(wl_backend *backend, const ar_group *g)
+{
+    for (int a = 0; a < g->gpus; a++)
+        for (int b = 0; b < g->gpus; b++) {
+            cudaError_t e =
+                a == b ? cudaSuccess : wl_allreduce_enable_peer(g->devices[a], g->devices[b]);
+            if (e != cudaSuccess)
+                return wl_cuda_check(backend, e, "enabling peer access");
+        }
+    return WARPLAB_OK;
+}
+
+#ifdef WARPLAB_HAVE_NCCL
+/* NCCL communicators: made once per device list and kept for the process
+ * (ncclCommInitAll takes a second; the sweep would pay it at every size). */
+namespace
+{
+struct NcclCache {
+    int gpus = 0;
+    int devices[AR_MAX] = {};
+    ncclComm_t comms[AR_MAX] = {};
+};
+std::mutex nccl_lock;
+NcclCache nccl_cache[4];
+} // namespace
+
+static warplab_status nccl_comms(wl_backend *backend, ar_group *g)
+{
+    std::lock_guard<std::mutex> hold(nccl_lock);
+    for (NcclCache &c : nccl_cache)
+        if (c.gpus == g->gpus && memcmp(c.devices, g->devices, sizeof(int) * g->gpus) == 0) {
+            memcpy(g->comms, c.comms, sizeof(ncclComm_t) * g->gpus);
+            return WARPLAB_OK;
+        }
+    NcclCache *slot = nullptr;
+    for (NcclCache &c : nccl_cache)
+        if (!slot && c.gpus == 0)
+            slot = &c;
+    if (!slot)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "NCCL: communicators kept for 4 device lists already");
+    wl_allreduce_nccl_env();
+    DeviceScope scope;
+    ncclResult_t r = ncclCommInitAll(slot->comms, g->gpus, g->devices);
+    if (r != ncclSuccess)
+        return wl_fail(backend, WARPLAB_ERROR_BACKEND, "ncclCommInitAll: %s",
+                       ncclGetErrorString(r));
+    slot->gpus = g->gpus;
+    memcpy(slot->devices, g->devices, sizeof(int) * g->gpus);
+    memcpy(g->comms, slot->comms, sizeof(ncclComm_t) * g->gpus);
+    return WARPLAB_OK;
+}
+#endif
+
+warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpus,
+                                       const int *devices, const cudaStream_t *streams,
+                                       ar_algorithm algorithm, size_t bytes)
+{
+    memset(g, 0, sizeof *g);
+    g->algorithm = algorithm;
+    char reason[256];
+    int present = 0;
+    if (cudaGetDeviceCount(&present) != cudaSuccess)
+        present = 0;
+    cudaGetLastError();
+    for (int r = 0; r < gpus && r < AR_MAX; r++) {
+        bool repeated = false;
+        for (int q = 0; q < r; q++)
+            repeated = repeated || devices[q] == devices[r];
+        if (repeated || devices[r] < 0 || devices[r] >= present)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "an all-reduce group needs distinct devices of the %d present "
+                           "(rank %d: device %d)",
+                           present, r, devices[r]);
+    }
+    if (gpus < 2 || gpus > AR_MAX || gpus > present)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "an all-reduce over %d GPUs: %d CUDA devices present (2 to %d)", gpus,
+                       present, AR_MAX);
+    memcpy(g->devices, devices, sizeof(int) * (size_t)gpus);
+    g->gpus = gpus;
+    const int home = devices[0];
+    warplab_status status = WARPLAB_OK;
+    g->streams = algorithm == AR_RING ? AR_RING_STREAMS : 1;
+    DeviceScope scope;
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        for (int s = 0; s < g->streams && e == cudaSuccess; s++) {
+            if (s == 0 && streams && streams[r]) {
+                g->stream[r][0] = streams[r];
+                g->borrowed[r] = true;
+            } else
+                e = cudaStreamCreateWithFlags(&g->stream[r][s], cudaStreamNonBlocking);
+            if (e == cudaSuccess)
+                e = cudaEventCreateWithFlags(&g->event[r][s], cudaEventDisableTiming);
+        }
+    }
+    if (e == cudaSuccess)
+        e = cudaSetDevice(home);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&g->start, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&g->summed, cudaEventDisableTiming);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "all-reduce streams and events");
+    if (algorithm == AR_PEER_READ || algorithm == AR_RING || algorithm == AR_TWO_SHOT) {
+        status = wl_allreduce_peer_check(gpus, g->devices, reason, sizeof reason);
+        if (status != WARPLAB_OK)
+            return wl_fail(backend, status, "%s", reason);
+        status = enable_peers(backend, g);
+        if (status != WARPLAB_OK)
+            return status;
+    }
+    if (algorithm == AR_HOST_STAGING) {
+        for (int r = 0; r < gpus && e == cudaSuccess; r++)
+            e = cudaHostAlloc(&g->host[r], bytes ? bytes : 4, cudaHostAllocPortable);
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, "pinned host memory for staging");
+    }
+    if (algorithm == AR_NCCL) {
+#ifdef WARPLAB_HAVE_NCCL
+        return nccl_comms(backend, g);
+#else
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", WL_ALLREDUCE_NO_NCCL);
+#endif
+    }
+    return WARPLAB_OK;
+}
+
+void wl_allreduce_group_close(ar_group *g)
+{
+    DeviceScope scope;
+    for (int r = 0; r < g->gpus; r++) {
+        cudaSetDevice(g->devices[r]);
+        for (int s = 0; s < g->streams; s++) {
+            if (g->stream[r][s])
+                cudaStreamSynchronize(g->stream[r][s]);
+            if (g->stream[r][s] && !(s == 0 && g->borrowed[r]))
+                cudaStreamDestroy(g->stream[r][s]);
+            if (g->event[r][s])
+                cudaEventDestroy(g->event[r][s]);
+        }
+        if (g->host[r])
+            cudaFreeHost(g->host[r]);
+    }
+    if (g->start)
+        cudaEventDestroy(g->start);
+    if (g->summed)
+        cudaEventDestroy(g->summed);
+    cudaGetLastError();
+    memset(g, 0, sizeof *g);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One all-reduce                                                           */
+
+/* Every rank's streams wait for rank 0's stream (rank 0's first stream is
+ * that stream); with every_rank (the library's calls), for every rank's
+ * first stream: no rank's work may start while another rank's caller still
+ * uses the arrays this all-reduce writes. */
+static cudaError_t begin(const ar_group *g)
+{
+    cudaError_t e = cudaSuccess;
+    const int recorded = g->every_rank ? g->gpus : 1;
+    for (int r = 0; r < recorded && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(g->every_rank ? g->event[r][0] : g->start, g->stream[r][0]);
+    }
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+            for (int q = 0; q < recorded && e == cudaSuccess; q++)
+                if (q != r || s != 0)
+                    e = cudaStreamWaitEvent(g->stream[r][s],
+                                            g->every_rank ? g->event[q][0] : g->start, 0);
+    }
+    return e;
+}
+
+/* Rank 0's stream waits for every rank's streams; with every_rank, every
+ * rank's first stream does (another rank's kernel may write this rank's
+ * output). */
+static cudaError_t end(const ar_group *g)
+{
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+            if (r || s || g->every_rank)
+                e = cudaEventRecord(g->event[r][s], g->stream[r][s]);
+    }
+    const int waiting = g->every_rank ? g->gpus : 1;
+    for (int w = 0; w < waiting && e == cudaSuccess; w++) {
+        e = cudaSetDevice(g->devices[w]);
+        for (int r = 0; r < g->gpus && e == cudaSuccess; r++)
+            for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+                if (r != w || s != 0)
+                    e = cudaStreamWaitEvent(g->stream[w][0], g->event[r][s], 0);
+    }
+    return e;
+}
+
+/* Whether every pointer has the same address modulo 16 (then one head of
+ * scalars aligns them all for 16-byte accesses). */
+static bool same_alignment(const void *const *pointers, int count)
+{
+    for (int i = 1; i < count; i++)
+        if (((uintptr_t)pointers[i] & 15) != ((uintptr_t)pointers[0] & 15))
+            return false;
+    return count > 0 && ((uintptr_t)pointers[0] & 3) == 0;
+}
+
+/* Launches reduce_to_all on the current device: sources summed into every
+ * destination, count elements of 4 bytes from each pointer on. */
+static cudaError_t reduce(const ar_call *call, cudaStream_t stream, const void *const *sources,
+                          int source_count, void *const *destinations, int destination_count,
+                          size_t count, bool vectors, unsigned sms)
+{
+    if (count == 0)
+        return cudaSuccess;
+    const void *all[2 * AR_MAX];
+    for (int i = 0; i < source_count; i++)
+        all[i] = sources[i];
+    for (int i = 0; i < destination_count; i++)
+        all[source_count + i] = destinations[i];
+    size_t head = count, vector_count = 0;
+    if (vectors && same_alignment(all, source_count + destination_count)) {
+        head = ((16 - ((uintptr_t)sources[0] & 15)) & 15) / 4;
+        if (head > count)
+            head = count;
+        vector_count = (count - head) / 4;
+    }
+    if (vector_count == 0)
+        head = count;
+    /* Enough blocks to fill every SM several times over (peer reads need
+     * many bytes in flight), no more than the work. */
+    const int unroll = 4;
+    const size_t work = vector_count ? (vector_count + unroll - 1) / unroll : count;
+    size_t blocks = (work + 255) / 256;
+    const size_t most = (size_t)(sms ? sms : 132) * 8;
+    if (blocks > most)
+        blocks = most;
+    if (blocks == 0)
+        blocks = 1;
+    if (call->dtype == WARPLAB_INT32) {
+        Pointers<const int> src{};
+        Pointers<int> dst{};
+        for (int i = 0; i < source_count; i++)
+            src.p[i] = static_cast<const int *>(sources[i]);
+        for (int i = 0; i < destination_count; i++)
+            dst.p[i] = static_cast<int *>(destinations[i]);
+        reduce_to_all<int, 4><<<(unsigned)blocks, 256, 0, stream>>>(
+            src, source_count, dst, destination_count, count, head, vector_count);
+    } else {
+        Pointers<const float> src{};
+        Pointers<float> dst{};
+        for (int i = 0; i < source_count; i++)
+            src.p[i] = static_cast<const float *>(sources[i]);
+        for (int i = 0; i < destination_count; i++)
+            dst.p[i] = static_cast<float *>(destinations[i]);
+        reduce_to_all<float, 4><<<(unsigned)blocks, 256, 0, stream>>>(
+            src, source_count, dst, destination_count, count, head, vector_count);
+    }
+    return cudaGetLastError();
+}
+
+static const void *offset(const void *p, size_t elements)
+{
+    return static_cast<const char *>(p) + elements * 4;
+}
+static void *offset(void *p, size_t elements)
+{
+    return static_cast<char *>(p) + elements * 4;
+}
+
+/* 1. Host staging: the host function that adds the staged arrays. */
+typedef struct host_sum_job {
+    const ar_group *g;
+    size_t n;
+    warplab_dtype dtype;
+} host_sum_job;
+
+#define HOST_SUM_CHUNK ((size_t)1 << 20)
+
+static void host_sum_chunk(size_t task, void *user)
+{
+    const host_sum_job *job = static_cast<const host_sum_job *>(user);
+    const size_t begin_at = task * HOST_SUM_CHUNK;
+    const size_t end_at = job->n - begin_at < HOST_SUM_CHUNK ? job->n : begin_at + HOST_SUM_CHUNK;
+    for (int r = 1; r < job->g->gpus; r++) {
+        if (job->dtype == WARPLAB_INT32) {
+            uint32_t *sum = static_cast<uint32_t *>(job->g->host[0]);
+            const uint32_t *x = static_cast<const uint32_t *>(job->g->host[r]);
+            for (size_t i = begin_at; i < end_at; i++)
+                sum[i] += x[i];
+        } else {
+            float *sum = static_cast<float *>(job->g->host[0]);
+            const float *x = static_cast<const float *>(job->g->host[r]);
+            for (size_t i = begin_at; i < end_at; i++)
+                sum[i] += x[i];
+        }
+    }
+}
+
+static void CUDART_CB host_sum(void *user)
+{
+    ar_group *g = static_cast<ar_group *>(user);
+    host_sum_job job = {g, g->host_n, g->host_dtype};
+    wl_parallel_for(wl_cpu_threads(), (g->host_n + HOST_SUM_CHUNK - 1) / HOST_SUM_CHUNK,
+                    host_sum_chunk, &job);
+}
+
+static cudaError_t run_host_staging(ar_group *g, const ar_call *call)
+{
+    const size_t bytes = call->n * 4;
+    g->host_n = call->n;
+    g->host_dtype = call->dtype;
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(g->host[r], call->in[r], bytes, cudaMemcpyDeviceToHost,
+                                g->stream[r][0]);
+        if (e == cudaSuccess && r > 0)
+            e = cudaEventRecord(g->event[r][0], g->stream[r][0]);
+        if (e == cudaSuccess && r > 0)
+            e = cudaStreamWaitEvent(g->stream[0][0], g->event[r][0], 0);
+    }
+    if (e == cudaSuccess)
+        e = cudaSetDevice(g->devices[0]);
+    if (e == cudaSuccess)
+        e = cudaLaunchHostFunc(g->stream[0][0], host_sum, g);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(g->summed, g->stream[0][0]);
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        if (e == cudaSuccess && r > 0)
+            e = cudaStreamWaitEvent(g->stream[r][0], g->summed, 0);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(call->out[r], g->host[0], bytes, cudaMemcpyHostToDevice,
+                                g->stream[r][0]);
+    }
+    return e;
+}
+
+/* 2. Through GPU 0: the others' arrays into gather (G-1 arrays on GPU 0),
+ * one reduce there, peer copies of the sum back out. All on rank 0's stream,
+ * one after the other. */
+static cudaError_t run_through_one(ar_group *g, const ar_call *call, unsigned sms)
+{
+    const size_t bytes = call->n * 4;
+    cudaStream_t stream = g->stream[0][0];
+    const void *sources[AR_MAX];
+    sources[0] = call->in[0];
+    cudaError_t e = cudaSetDevice(g->devices[0]);
+    for (int r = 1; r < g->gpus && e == cudaSuccess; r++) {
+        void *slot = static_cast<char *>(call->gather) + (size_t)(r - 1) * bytes;
+        sources[r] = slot;
+        e = cudaMemcpyPeerAsync(slot, g->devices[0], call->in[r], g->devices[r], bytes, stream);
+    }
+    void *destination[1] = {call->out[0]};
+    if (e == cudaSuccess)
+        e = reduce(call, stream, sources, g->gpus, destination, 1, call->n, true, sms);
+    for (int r = 1; r < g->gpus && e == cudaSuccess; r++)
+        e = cudaMemcpyPeerAsync(call->out[r], g->devices[r], call->out[0], g->devices[0], bytes,
+                                stream);
+    return e;
+}
+
+/* 3. Direct peer access: every GPU reads all arrays, one element at a time,
+ * and writes its own sum. */
+static cudaError_t run_peer_read(ar_group *g, const ar_call *call, unsigned sms)
+{
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        void *destination[1] = {call->out[r]};
+        if (e == cudaSuccess)
+            e = reduce(call, g->stream[r][0], (const void *const *)call->in, g->gpus, destination,
+                       1, call->n, false, sms);
+    }
+    return e;
+}
+
+/* The part of [0, n) that segment k of G holds (segments of a multiple of 4
+ * elements, so every segment starts with the same 16-byte alignment), and
+ * chunk c of C of that. */
+static void segment_range(size_t n, int gpus, int k, int chunks, int c, size_t *first,
+                          size_t *count)
+{
+    size_t length = (n + (size_t)gpus - 1) / (size_t)gpus;
+    length = (length + 3) / 4 * 4;
+    size_t begin_at = (size_t)k * length, end_at = begin_at + length;
+    if (begin_at > n)
+        begin_at = n;
+    if (end_at > n)
+        end_at = n;
+    size_t piece = (end_at - begin_at + (size_t)chunks - 1) / (size_t)chunks;
+    piece = (piece + 3) / 4 * 4;
+    size_t c_begin = begin_at + (size_t)c * piece, c_end = c_begin + piece;
+    if (c_begin > end_at)
+        c_begin = end_at;
+    if (c_end > end_at)
+        c_end = end_at;
+    *first = c_begin;
+    *count = c_end - c_begin;
+}
+
+/* 4. The ring. Reduce-scatter step s (0..G-2): GPU q adds segment
+ * (q - s - 1) mod G of its left neighbour's (its input at s = 0, its
+ * partial sum after) to its own input, into its output. All-gather step s:
+ * GPU q copies segment (q - s) mod G, finished, from its left neighbour's
+ * output. Chunk c of every segment travels on stream c of every GPU, and an
+ * event per (GPU, stream) hands it to the right neighbour; before its first
+ * all-gather step, GPU q also waits for its right neighbour's last
+ * reduce-scatter step, which read the partial sums that all-gather now
+ * overwrites. Waits of a step are all queued before the step's records, so
+ * every wait sees the record of the step before. */
+static cudaError_t run_ring(ar_group *g, const ar_call *call, unsigned sms)
+{
+    const int G = g->gpus, C = g->streams;
+    cudaError_t e = cudaSuccess;
+    for (int step = 0; step < 2 * (G - 1) && e == cudaSuccess; step++) {
+        for (int q = 0; q < G && e == cudaSuccess; q++) {
+            const int left = (q + G - 1) % G, right = (q + 1) % G;
+            e = cudaSetDevice(g->devices[q]);
+            for (int c = 0; c < C && e == cudaSuccess && step > 0; c++) {
+                e = cudaStreamWaitEvent(g->stream[q][c], g->event[left][c], 0);
+                if (e == cudaSuccess && step == G - 1 && right != left)
+                    e = cudaStreamWaitEvent(g->stream[q][c], g->event[right][c], 0);
+            }
+        }
+        for (int q = 0; q < G && e == cudaSuccess; q++) {
+            const int left = (q + G - 1) % G;
+            e = cudaSetDevice(g->devices[q]);
+            for (int c = 0; c < C && e == cudaSuccess; c++) {
+                size_t first = 0, count = 0;
+                if (step < G - 1) {
+                    const int k = ((q - step - 1) % G + G) % G;
+                    segment_range(call->n, G, k, C, c, &first, &count);
+                    const void *sources[2] = {
+                        offset(call->in[q], first),
+                        offset(step == 0 ? (const void *)call->in[left] : call->out[left], first)};
+                    void *destination[1] = {offset(call->out[q], first)};
+                    e = reduce(call, g->stream[q][c], sources, 2, destination, 1, count, true, sms);
+                } else {
+                    const int k = ((q - (step - (G - 1))) % G + G) % G;
+                    segment_range(call->n, G, k, C, c, &first, &count);
+                    if (count)
+                        e = cudaMemcpyPeerAsync(offset(call->out[q], first), g->devices[q],
+                                                offset(call->out[left], first), g->devices[left],
+                                                count * 4, g->stream[q][c]);
+                }
+                if (e == cudaSuccess)
+                    e = cudaEventRecord(g->event[q][c], g->stream[q][c]);
+            }
+        }
+    }
+    return e;
+}
+
+/* 6. Two-shot in one kernel per GPU: GPU r reads segment r of every input
+ * and writes the sum into segment r of every output. */
+static cudaError_t run_two_shot(ar_group *g, const ar_call *call, unsigned sms)
+{
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        size_t first = 0, count = 0;
+        segment_range(call->n, g->gpus, r, 1, 0, &first, &count);
+        const void *sources[AR_MAX];
+        void *destinations[AR_MAX];
+        for (int k = 0; k < g->gpus; k++) {
+            sources[k] = offset(call->in[k], first);
+            destinations[k] = offset(call->out[k], first);
+        }
+        e = cudaSetDevice(g->devices[r]);
+        if (e == cudaSuccess)
+            e = reduce(call, g->stream[r][0], sources, g->gpus, destinations, g->gpus, count, true,
+                       sms);
+    }
+    return e;
+}
+
+#ifdef WARPLAB_HAVE_NCCL
+static warplab_status run_nccl(wl_backend *backend, ar_group *g, const ar_call *call)
+{
+    const ncclDataType_t type = call->dtype == WARPLAB_INT32 ? ncclInt32 : ncclFloat32;
+    ncclResult_t r = ncclGroupStart();
+    for (int k = 0; k < g->gpus && r == ncclSuccess; k++)
+        r = ncclAllReduce(call->in[k], call->out[k], call->n, type, ncclSum, g->comms[k],
+                          g->stream[k][0]);
+    ncclResult_t closed = ncclGroupEnd();
+    if (r == ncclSuccess)
+        r = closed;
+    if (r != ncclSuccess)
+        return wl_fail(backend, WARPLAB_ERROR_BACKEND, "ncclAllReduce: %s", ncclGetErrorString(r));
+    return WARPLAB_OK;
+}
+#endif
+
+warplab_status wl_allreduce_group_run(wl_backend *backend, ar_group *g, const ar_call *call)
+{
+    DeviceScope scope;
+    const unsigned sms = backend ? (unsigned)backend->info.multiprocessors : 0;
+    cudaError_t e = begin(g);
+    warplab_status status = WARPLAB_OK;
+    if (e == cudaSuccess && call->n > 0) {
+        switch (g->algorithm) {
+        case AR_HOST_STAGING: e = run_host_staging(g, call); break;
+        case AR_THROUGH_ONE: e = run_through_one(g, call, sms); break;
+        case AR_PEER_READ: e = run_peer_read(g, call, sms); break;
+        case AR_RING: e = run_ring(g, call, sms); break;
+        case AR_TWO_SHOT: e = run_two_shot(g, call, sms); break;
+        case AR_NCCL:
+#ifdef WARPLAB_HAVE_NCCL
+            status = run_nccl(backend, g, call);
+#else
+            status = wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", WL_ALLREDUCE_NO_NCCL);
+#endif
+            break;
+        }
+    }
+    if (e == cudaSuccess)
+        e = end(g);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "all-reduce");
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The rungs under the harness                                              */
+
+/* The harness's views hold every rank's array one after another (see
+ * src/ladders/allreduce.c): rank 0 works in its slices; ranks 1..G-1 get
+ * their own arrays on their GPUs, at the same misalignment, filled from the
+ * input's slices; finish copies their results back into the output's. */
+typedef struct harness_state {
+    ar_group group;
+    ar_call call;
+    void *owned[AR_MAX]; /* ranks 1..G-1: input and output in one allocation */
+} harness_state;
+
+static void harness_teardown(wl_backend *backend, void *state)
+{
+    (void)backend;
+    harness_state *h = static_cast<harness_state *>(state);
+    if (!h)
+        return;
+    wl_allreduce_group_close(&h->group);
+    for (void *p : h->owned)
+        if (p)
+            cudaFree(p);
+    cudaGetLastError();
+    free(h);
+}
+
+static int home_device(void)
+{
+    int device = 0;
+    cudaGetDevice(&device);
+    return device;
+}
+
+static warplab_status harness_setup(wl_backend *backend, const wl_launch *launch, void **state,
+                                    ar_algorithm algorithm)
+{
+    const wl_problem *p = launch->problem;
+    const int gpus = (int)p->param;
+    size_t bytes = 0, misalign = 0, block = 0, total = 0;
+    if (!wl_size_mul(p->dim[0], 4, &bytes) || !wl_size_mul(p->misalign, 4, &misalign) ||
+        !wl_size_add(bytes, misalign + 256, &block) || !wl_size_mul(block, 2, &total))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "all-reduce: n=%zu too large",
+                       p->dim[0]);
+    harness_state *h = static_cast<harness_state *>(calloc(1, sizeof *h));
+    if (!h)
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "all-reduce state");
+    *state = h;
+    const int home = home_device();
+    int devices[AR_MAX];
+    char reason[256];
+    warplab_status status = wl_allreduce_devices(gpus, home, devices, reason, sizeof reason);
+    if (status != WARPLAB_OK)
+        return wl_fail(backend, status, "%s", reason);
+    cudaStream_t streams[AR_MAX] = {wl_cuda_stream(backend)};
+    status = wl_allreduce_group_open(backend, &h->group, gpus, devices, streams, algorithm, bytes);
+    if (status != WARPLAB_OK)
+        return status;
+    ar_call *call = &h->call;
+    call->n = p->dim[0];
+    call->dtype = p->dtype;
+    call->gather = wl_view_ptr(launch->scratch);
+    char *in_all = static_cast<char *>(wl_view_ptr(launch->buf[0]));
+    char *out_all = static_cast<char *>(wl_view_ptr(launch->buf[1]));
+    call->in[0] = in_all;
+    call->out[0] = out_all;
+    DeviceScope scope;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    cudaError_t e = cudaSuccess;
+    for (int r = 1; r < gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(h->group.devices[r]);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&h->owned[r], total);
+        if (e != cudaSuccess)
+            break;
+        char *base = static_cast<char *>(h->owned[r]);
+        call->in[r] = base + misalign;
+        /* The output at the next 256-byte boundary past the input's block
+         * (block + 255 + misalign + bytes < 2 x block = total). */
+        call->out[r] = base + (block + 255) / 256 * 256 + misalign;
+        /* The input's slice r, copied on the harness's stream (after the
+         * harness's fill); the output poisoned on the rank's own stream. */
+        e = cudaMemcpyPeerAsync(call->in[r], h->group.devices[r], in_all + (size_t)r * bytes, home,
+                                bytes, stream);
+        if (e == cudaSuccess && p->dim[0])
+            e = wl_cuda_fill32_async(h->group.stream[r][0], call->out[r], WL_POISON_PATTERN,
+                                     p->dim[0]);
+    }
+    /* The harness's stream waits for the poisoning on the ranks' streams
+     * (through_one writes the other GPUs' outputs from rank 0's stream). */
+    for (int r = 1; r < gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(h->group.devices[r]);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(h->group.event[r][0], h->group.stream[r][0]);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(stream, h->group.event[r][0], 0);
+    }
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "all-reduce arrays on the other GPUs");
+    return WARPLAB_OK;
+}
+
+static warplab_status harness_launch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)launch;
+    harness_state *h = static_cast<harness_state *>(state);
+    return wl_allreduce_group_run(backend, &h->group, &h->call);
+}
+
+/* The ranks' results into the output's slices, on the harness's stream
+ * (which the launch left waiting for every rank). */
+static warplab_status harness_finish(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    harness_state *h = static_cast<harness_state *>(state);
+    const size_t bytes = launch->problem->dim[0] * 4;
+    char *out_all = static_cast<char *>(wl_view_ptr(launch->buf[1]));
+    cudaError_t e = cudaSuccess;
+    for (int r = 1; r < h->group.gpus && e == cudaSuccess && bytes; r++)
+        e = cudaMemcpyPeerAsync(out_all + (size_t)r * bytes, h->group.devices[0], h->call.out[r],
+                                h->group.devices[r], bytes, wl_cuda_stream(backend));
+    return wl_cuda_check(backend, e, "copying the ranks' results back");
+}
+
+static warplab_status group_supports(const wl_problem *p, bool peers, char *reason, size_t len)
+{
+    int devices[AR_MAX];
+    warplab_status status =
+        wl_allreduce_devices((int)p->param, home_device(), devices, reason, len);
+    if (status == WARPLAB_OK && peers)
+        status = wl_allreduce_peer_check((int)p->param, devices, reason, len);
+    if (status == WARPLAB_OK && (p->dtype != WARPLAB_FLOAT32 && p->dtype != WARPLAB_INT32)) {
+        wl_format(reason, len, "all-reduce takes float or int32");
+        status = WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return status;
+}
+
+static warplab_status supports_any(wl_backend *backend, const wl_problem *p, char *reason,
+                                   size_t len)
+{
+    (void)backend;
+    return group_supports(p, false, reason, len);
+}
+
+static warplab_status supports_peers(wl_backend *backend, const wl_problem *p, char *reason,
+                                     size_t len)
+{
+    (void)backend;
+    return group_supports(p, true, reason, len);
+}
+
+static warplab_status supports_nccl(wl_backend *backend, const wl_problem *p, char *reason,
+                                    size_t len)
+{
+    (void)backend;
+#ifdef WARPLAB_HAVE_NCCL
+    return group_supports(p, false, reason, len);
+#else
+    (void)p;
+    wl_copy_string(reason, len, WL_ALLREDUCE_NO_NCCL);
+    return WARPLAB_ERROR_UNSUPPORTED;
+#endif
+}
+
+/* through_one gathers the other G-1 arrays on GPU 0: its workspace. */
+static size_t gather_bytes(wl_backend *backend, const wl_problem *p)
+{
+    (void)backend;
+    size_t bytes = 0, total = 0;
+    if (p->param < 2 || !wl_size_mul(p->dim[0], 4, &bytes) ||
+        !wl_size_mul(bytes, (size_t)(p->param - 1), &total))
+        return 0;
+    return total;
+}
+
+#define HARNESS_SETUP(name, algorithm)                                                             \
+    static warplab_status setup_##name(wl_backend *backend, const wl_launch *launch, void **state) \
+    {                                                                                              \
+        return harness_setup(backend, launch, state, algorithm);                                   \
+    }
+HARNESS_SETUP(host_staging, AR_HOST_STAGING)
+HARNESS_SETUP(through_one, AR_THROUGH_ONE)
+HARNESS_SETUP(peer_read, AR_PEER_READ)
+HARNESS_SETUP(ring, AR_RING)
+HARNESS_SETUP(nccl, AR_NCCL)
+HARNESS_SETUP(two_shot, AR_TWO_SHOT)
+
+#define ALLREDUCE_IMPL(name, limits, scratch)                                                      \
+    static const wl_impl name##_impl = {.ladder = "allreduce",                                     \
+                                        .rung = #name,                                             \
+                                        .supports = limits,                                        \
+                                        .scratch_bytes = scratch,                                  \
+                                        .setup = setup_##name,                                     \
+                                        .launch = harness_launch,                                  \
+                                        .finish = harness_finish,                                  \
+                                        .teardown = harness_teardown};
+ALLREDUCE_IMPL(host_staging, supports_any, nullptr)
+ALLREDUCE_IMPL(through_one, supports_any, gather_bytes)
+ALLREDUCE_IMPL(peer_read, supports_peers, nullptr)
+ALLREDUCE_IMPL(ring, supports_peers, nullptr)
+ALLREDUCE_IMPL(nccl, supports_nccl, nullptr)
+ALLREDUCE_IMPL(two_shot, supports_peers, nullptr)
+
+extern "C" const wl_impl *const wl_cuda_allreduce_impls[] = {
+    &host_staging_impl, &through_one_impl, &peer_read_impl, &ring_impl,
+    &nccl_impl,         &two_shot_impl,    nullptr};

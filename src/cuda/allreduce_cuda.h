@@ -1,0 +1,92 @@
+/* The all-reduce engine of the cuda backend (src/cuda/allreduce.cu): a group
+ * of G GPUs of this process, and one all-reduce over arrays on them. The
+ * ladder's rungs run it on the harness's buffers; docs/MULTIGPU.md. */
+#ifndef WARPLAB_ALLREDUCE_CUDA_H
+#define WARPLAB_ALLREDUCE_CUDA_H
+
+#include "cuda_backend.h"
+
+#ifdef WARPLAB_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AR_RING_STREAMS 4
+
+/* Why the NCCL rows are missing from a build without NCCL. */
+#define WL_ALLREDUCE_NO_NCCL                                                                       \
+    "built without NCCL: CMake found no nccl.h and libnccl (install NCCL or set NCCL_ROOT, "       \
+    "then reconfigure)"
+
+typedef enum ar_algorithm {
+    AR_HOST_STAGING,
+    AR_THROUGH_ONE,
+    AR_PEER_READ,
+    AR_RING,
+    AR_NCCL,
+    AR_TWO_SHOT
+} ar_algorithm;
+
+typedef struct ar_group {
+    ar_algorithm algorithm;
+    int gpus;
+    int devices[WL_ALLREDUCE_MAX_GPUS]; /* rank -> CUDA device; rank 0 is the caller's */
+    int streams;                        /* per rank (the ring: one per chunk) */
+    /* stream[0][0] is the caller's stream (not owned); the others are. */
+    cudaStream_t stream[WL_ALLREDUCE_MAX_GPUS][AR_RING_STREAMS];
+    cudaEvent_t event[WL_ALLREDUCE_MAX_GPUS][AR_RING_STREAMS];
+    bool borrowed[WL_ALLREDUCE_MAX_GPUS]; /* stream[r][0] is the caller's */
+    /* Every rank's first stream waits for every rank before and after a run
+     * (the library's calls); else only rank 0's stream orders the others
+     * (the harness times and waits on rank 0's stream alone). */
+    bool every_rank;
+    cudaEvent_t start, summed;         /* on rank 0's device */
+    void *host[WL_ALLREDUCE_MAX_GPUS]; /* host staging: pinned arrays */
+    size_t host_n;
+    warplab_dtype host_dtype;
+#ifdef WARPLAB_HAVE_NCCL
+    ncclComm_t comms[WL_ALLREDUCE_MAX_GPUS]; /* kept by the process, not owned */
+#endif
+} ar_group;
+
+/* One all-reduce: n elements of dtype (float or int32) from in[r] into
+ * out[r] on rank r's device; gather: (G-1) x n elements on rank 0's device
+ * (through_one only). */
+typedef struct ar_call {
+    size_t n;
+    warplab_dtype dtype;
+    void *in[WL_ALLREDUCE_MAX_GPUS];
+    void *out[WL_ALLREDUCE_MAX_GPUS];
+    void *gather;
+} ar_call;
+
+/* Sets NCCL_NVLS_ENABLE=0 (unless already "0"): call before any NCCL call. */
+void wl_allreduce_nccl_env(void);
+/* The group's devices: home first, then the others in index order. */
+warplab_status wl_allreduce_devices(int gpus, int home, int *devices, char *reason, size_t len);
+/* Whether every device of the list can access every other's memory. */
+warplab_status wl_allreduce_peer_check(int gpus, const int *devices, char *reason, size_t len);
+/* Enables device a's access to device b's memory once per process (later
+ * calls return at once). */
+cudaError_t wl_allreduce_enable_peer(int a, int b);
+/* Streams, events, peer access, staging memory (bytes per rank) or NCCL
+ * communicators for the algorithm over gpus distinct devices; rank r's
+ * first stream is streams[r] where streams and streams[r] are not NULL (the
+ * caller's), else the group's own. Allocates and may synchronise: once,
+ * before the runs. backend (may be NULL) receives the failure's detail. */
+warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *group, int gpus,
+                                       const int *devices, const cudaStream_t *streams,
+                                       ar_algorithm algorithm, size_t bytes);
+void wl_allreduce_group_close(ar_group *group);
+/* Queues one all-reduce: ordered after the work on rank 0's stream, and
+ * rank 0's stream ordered after it; never waits on the host. */
+warplab_status wl_allreduce_group_run(wl_backend *backend, ar_group *group, const ar_call *call);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,294 @@
+/* The all-reduce's library calls on real GPUs (docs/MULTIGPU.md):
+ *
+ *   test_allreduce_cuda
+ *     warplab_allreduce over the caller's cudaMalloc'd arrays on every GPU
+ *     (odd counts, a misaligned view, in place, float and int32, the
+ *     caller's streams), each GPU's result checked against the CPU's
+ *     double-precision sum and against rank 0's bits; then warplab_peer_query
+ *     (the matrix printed, bandwidths positive where peers have access).
+ *
+ *   test_allreduce_cuda --rank R --ranks N --id file:PATH|env:NAME
+ *     one process of N (tests/cuda/allreduce_ranks.sh starts them): joins
+ *     through the id, sums its array with the others' by warplab_comm_*, and
+ *     checks the result against every rank's inputs regenerated here.
+ *
+ * Exits 77 (skip) with fewer than 2 GPUs (N for the ranks) or, for the
+ * ranks, in a build without NCCL. */
+#include "warplab.h"
+
+#include "../check.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+/* Rank r's element i: floats in [1, 2], int32 over the whole range. */
+static uint32_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+static void make_input(int rank, warplab_dtype dtype, size_t count, uint64_t seed,
+                       std::vector<uint32_t> &words)
+{
+    words.resize(count);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits = mix(seed * 1000003u + (uint64_t)rank * 0x9E3779B97F4A7C15ull + i);
+        if (dtype == WARPLAB_FLOAT32) {
+            float value = 1.0f + (float)(bits >> 8) / 16777216.0f;
+            memcpy(&words[i], &value, 4);
+        } else {
+            words[i] = bits;
+        }
+    }
+}
+
+/* Every element of got against the sum of inputs (double, or int64
+ * wrapped); returns the number of bad elements. */
+static size_t check_sum(const std::vector<std::vector<uint32_t>> &inputs, warplab_dtype dtype,
+                        const std::vector<uint32_t> &got, const char *what)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        bool ok;
+        double expected = 0.0, value = 0.0;
+        if (dtype == WARPLAB_INT32) {
+            uint32_t sum = 0;
+            for (const auto &in : inputs)
+                sum += in[i];
+            ok = sum == got[i];
+            expected = (double)(int32_t)sum;
+            value = (double)(int32_t)got[i];
+        } else {
+            double sum = 0.0, magnitude = 0.0;
+            for (const auto &in : inputs) {
+                float x;
+                memcpy(&x, &in[i], 4);
+                sum += x;
+                magnitude += fabs(x);
+            }
+            float g;
+            memcpy(&g, &got[i], 4);
+            expected = sum;
+            value = g;
+            ok = fabs(value - sum) <= (double)inputs.size() * FLT_EPSILON * magnitude;
+        }
+        if (!ok && bad++ == 0)
+            fprintf(stderr, "%s: element %zu is %.9g, expected %.9g\n", what, i, value, expected);
+    }
+    return bad;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One process, every GPU                                                   */
+
+static void one_case(warplab_allreduce_group *group, int gpus, const int *devices,
+                     cudaStream_t *streams, warplab_dtype dtype, size_t count, size_t offset,
+                     bool in_place, uint64_t seed)
+{
+    const size_t bytes = count * 4;
+    std::vector<std::vector<uint32_t>> inputs(gpus);
+    std::vector<void *> base(gpus), send(gpus), recv(gpus);
+    for (int r = 0; r < gpus; r++) {
+        make_input(r, dtype, count, seed, inputs[r]);
+        cudaSetDevice(devices[r]);
+        CHECK(cudaMalloc(&base[r], 2 * (bytes + offset) + 256) == cudaSuccess);
+        send[r] = (char *)base[r] + offset;
+        recv[r] =
+            in_place ? send[r] : (char *)base[r] + ((bytes + offset + 255) / 256 * 256) + offset;
+        CHECK(cudaMemcpy(send[r], inputs[r].data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        if (!in_place)
+            CHECK(cudaMemset(recv[r], 0xFF, bytes) == cudaSuccess);
+    }
+    warplab_status status = warplab_allreduce(group, dtype, send.data(), recv.data(), count);
+    CHECK_MSG(status == WARPLAB_OK, "warplab_allreduce: %s", warplab_last_error(NULL));
+    std::vector<uint32_t> first;
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        CHECK(cudaStreamSynchronize(streams[r]) == cudaSuccess);
+        std::vector<uint32_t> got(count);
+        CHECK(cudaMemcpy(got.data(), recv[r], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        char what[128];
+        snprintf(what, sizeof what, "%s n=%zu offset %zu%s, GPU %d",
+                 dtype == WARPLAB_INT32 ? "int32" : "float", count, offset,
+                 in_place ? " in place" : "", devices[r]);
+        CHECK_MSG(check_sum(inputs, dtype, got, what) == 0, "%s: wrong sums", what);
+        if (r == 0)
+            first = got;
+        else
+            CHECK_MSG(got == first, "%s: not the same bits as GPU %d", what, devices[0]);
+    }
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        cudaFree(base[r]);
+    }
+}
+
+static int single_process(void)
+{
+    int present = 0;
+    if (cudaGetDeviceCount(&present) != cudaSuccess || present < 2) {
+        printf("SKIP: the all-reduce needs 2 CUDA GPUs or more (%d present)\n", present);
+        return TEST_SKIP;
+    }
+    const int gpus = present < WARPLAB_MAX_GPUS ? present : WARPLAB_MAX_GPUS;
+    std::vector<int> devices(gpus);
+    std::vector<cudaStream_t> streams(gpus);
+    for (int r = 0; r < gpus; r++) {
+        devices[r] = r;
+        cudaSetDevice(r);
+        CHECK(cudaStreamCreateWithFlags(&streams[r], cudaStreamNonBlocking) == cudaSuccess);
+    }
+    warplab_allreduce_group *group = NULL;
+    warplab_status status =
+        warplab_allreduce_group_create(gpus, devices.data(), (void *const *)streams.data(), &group);
+    CHECK_MSG(status == WARPLAB_OK, "group: %s", warplab_last_error(NULL));
+    if (status != WARPLAB_OK)
+        return check_report("test_allreduce_cuda");
+    printf("%d GPUs, algorithm %s\n", gpus, warplab_allreduce_group_algorithm(group));
+    const size_t counts[] = {1, 3, 1000, 65537, (1u << 20) + 3};
+    for (int t = 0; t < 2; t++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            const warplab_dtype dtype = t ? WARPLAB_INT32 : WARPLAB_FLOAT32;
+            one_case(group, gpus, devices.data(), streams.data(), dtype, counts[c], 0, false,
+                     11 + c);
+            one_case(group, gpus, devices.data(), streams.data(), dtype, counts[c], 4, false,
+                     23 + c);
+            one_case(group, gpus, devices.data(), streams.data(), dtype, counts[c], 0, true,
+                     37 + c);
+        }
+    /* Arguments the call refuses. */
+    void *host_pointers[WARPLAB_MAX_GPUS] = {};
+    int on_host = 0;
+    for (int r = 0; r < gpus; r++)
+        host_pointers[r] = &on_host;
+    CHECK(warplab_allreduce(group, WARPLAB_FLOAT32, host_pointers, host_pointers, 1) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(warplab_allreduce(group, WARPLAB_FLOAT64, host_pointers, host_pointers, 1) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
+    warplab_allreduce_group_destroy(group);
+    int same[2] = {0, 0};
+    CHECK(warplab_allreduce_group_create(2, same, NULL, &group) != WARPLAB_OK);
+
+    /* The peer query. */
+    static warplab_peer_report report;
+    status = warplab_peer_query(&report, (size_t)64 << 20);
+    CHECK_MSG(status == WARPLAB_OK, "peer query: %s", warplab_last_error(NULL));
+    CHECK(report.gpus == gpus);
+    printf("peer access and copy bandwidth (GB/s, one way a->b / both ways a<->b, 64 MiB):\n");
+    for (int a = 0; a < report.gpus; a++) {
+        printf("  GPU %d %-28s", a, report.names[a]);
+        for (int b = 0; b < report.gpus; b++) {
+            if (a == b) {
+                printf("  %-22s", "-");
+                continue;
+            }
+            printf("  %s %6.1f / %6.1f      ", report.access[a][b] ? "P2P" : "no ",
+                   report.one_way_gbs[a][b], report.two_way_gbs[a][b]);
+            CHECK_MSG(report.one_way_gbs[a][b] > 0 && report.two_way_gbs[a][b] > 0,
+                      "GPU %d -> %d: no bandwidth measured", a, b);
+            CHECK(report.access[a][b] == report.access[b][a]);
+        }
+        printf("\n");
+    }
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(r);
+        cudaStreamDestroy(streams[r]);
+    }
+    /* NCCL never sees NVLink multicast. */
+    char id[WARPLAB_ALLREDUCE_ID_HEX];
+    if (warplab_allreduce_id_create(id) == WARPLAB_OK) {
+        const char *nvls = getenv("NCCL_NVLS_ENABLE");
+        CHECK(nvls && strcmp(nvls, "0") == 0);
+    }
+    return check_report("test_allreduce_cuda");
+}
+
+/* ------------------------------------------------------------------------ */
+/* One process of several                                                   */
+
+static int one_rank(int rank, int ranks, const char *id)
+{
+    int present = 0;
+    if (cudaGetDeviceCount(&present) != cudaSuccess)
+        present = 0;
+    const char *one_host = getenv("WARPLAB_RANKS_ONE_HOST");
+    if (one_host && *one_host == '1' && present < ranks) {
+        printf("SKIP: rank %d: %d ranks on one host need %d GPUs, %d present\n", rank, ranks, ranks,
+               present);
+        return TEST_SKIP;
+    }
+    if (present < 1) {
+        printf("SKIP: rank %d: no CUDA GPU\n", rank);
+        return TEST_SKIP;
+    }
+    char probe[WARPLAB_ALLREDUCE_ID_HEX];
+    if (warplab_allreduce_id_create(probe) == WARPLAB_ERROR_UNSUPPORTED) {
+        printf("SKIP: rank %d: %s\n", rank, warplab_last_error(NULL));
+        return TEST_SKIP;
+    }
+    const int device = rank % present;
+    warplab_comm *comm = NULL;
+    warplab_status status = warplab_comm_join(device, rank, ranks, id, 120.0, &comm);
+    CHECK_MSG(status == WARPLAB_OK, "rank %d: join: %s", rank, warplab_last_error(NULL));
+    if (status != WARPLAB_OK)
+        return check_report("test_allreduce_cuda rank");
+    const char *nvls = getenv("NCCL_NVLS_ENABLE");
+    CHECK(nvls && strcmp(nvls, "0") == 0);
+    const size_t counts[] = {1, 1000, (1u << 20) + 3};
+    for (int t = 0; t < 2; t++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            const warplab_dtype dtype = t ? WARPLAB_INT32 : WARPLAB_FLOAT32;
+            const size_t count = counts[c], bytes = count * 4;
+            std::vector<std::vector<uint32_t>> inputs(ranks);
+            for (int r = 0; r < ranks; r++)
+                make_input(r, dtype, count, 5 + c, inputs[r]);
+            void *send = NULL, *recv = NULL;
+            cudaSetDevice(device);
+            CHECK(cudaMalloc(&send, bytes) == cudaSuccess);
+            CHECK(cudaMalloc(&recv, bytes) == cudaSuccess);
+            CHECK(cudaMemcpy(send, inputs[rank].data(), bytes, cudaMemcpyHostToDevice) ==
+                  cudaSuccess);
+            status = warplab_comm_allreduce(comm, dtype, send, recv, count, NULL);
+            CHECK_MSG(status == WARPLAB_OK, "rank %d: %s", rank, warplab_last_error(NULL));
+            CHECK(warplab_comm_synchronize(comm) == WARPLAB_OK);
+            std::vector<uint32_t> got(count);
+            CHECK(cudaMemcpy(got.data(), recv, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+            char what[96];
+            snprintf(what, sizeof what, "rank %d of %d, %s n=%zu", rank, ranks,
+                     t ? "int32" : "float", count);
+            CHECK_MSG(check_sum(inputs, dtype, got, what) == 0, "%s: wrong sums", what);
+            cudaFree(send);
+            cudaFree(recv);
+        }
+    warplab_comm_destroy(comm);
+    printf("rank %d of %d on GPU %d: all-reduce results checked\n", rank, ranks, device);
+    return check_report("test_allreduce_cuda rank");
+}
+
+int main(int argc, char **argv)
+{
+    int rank = -1, ranks = 0;
+    const char *id = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--rank"))
+            rank = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ranks"))
+            ranks = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--id"))
+            id = argv[i + 1];
+    }
+    if (rank >= 0)
+        return one_rank(rank, ranks, id);
+    return single_process();
+}
