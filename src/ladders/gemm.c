@@ -561,10 +561,12 @@ static const wl_rung gemm_rungs[] = {
      * each against cuBLAS with the same contract. */
     {.id = "ex_tf32",
      .title = "warplab_gemm_ex, TF32 compute",
-     .lesson = "The library's TF32 call on the user's float A and B: the TMA + wgmma kernel "
-               "reads K-major operands in place and transposes the others into the workspace, "
-               "inside the timed call. Shapes with too few 128x256 tiles (GEMV, small m or n, "
-               "large k) run the FP32 dispatcher instead: faster there, and more accurate.",
+     .lesson = "The library's TF32 call on the user's float A and B. A cost model picks per "
+               "shape: the FP32 dispatcher (GEMV and skinny shapes: faster there, and more "
+               "accurate), the small mma.sync tiles (tf32_tiles), or the TMA + wgmma kernel "
+               "with 128x128 or 128x256 tiles and k split where tiles are few; a row-major B "
+               "(op N) is read as stored from registers (ex_tf32_wgmma: C^T = B^T A^T), other "
+               "operands that are not K-major are copied into the workspace in the timed call.",
      .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_tf32",
@@ -576,9 +578,10 @@ static const wl_rung gemm_rungs[] = {
                "float problem in setup, untimed): exact products, FP32 sums. A cost model picks "
                "per shape among the ex16_* rows: the skinny split-k kernels (GEMV, and m or n "
                "<= 8 with the big operand contiguous along k), mma.sync tiles on the operands as "
-               "stored with k split where tiles are few (small and mid shapes, large k), and "
-               "TMA + wgmma where its 128x256 tiles fill the SMs (large shapes; operands that "
-               "are not K-major transposed into the workspace in the timed call).",
+               "stored with k split where tiles are few (small shapes, rows not 16-byte "
+               "aligned), and TMA + wgmma on the operands as stored with 128x128 or 128x256 "
+               "tiles and k split (ex16_wgmma: everything else; ex16_tma, with copies, where "
+               "rows are not 16-byte aligned).",
      .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
@@ -632,6 +635,35 @@ static const wl_rung gemm_rungs[] = {
      .vendor = "cublas_ex_bf16",
      .bytes = compulsory_bytes_bf16,
      .verify = verify_bf16},
+    {.id = "ex16_wgmma",
+     .title = "gemm_ex BF16: TMA + wgmma on the operands as stored, split k",
+     .lesson = "ex16_tma pays a transposed copy of every operand that is not K-major (the "
+               "row-major B of the N, N case: a full extra read and write of B), and its "
+               "128x256 tiles leave SMs idle on mid shapes. wgmma reads 16-bit operands M- or "
+               "N-major too (its transpose bits): the copy engine writes 64-wide boxes of A or "
+               "B in their stored layout, with no copy. 128x128 tiles and a deterministic split "
+               "of k over (split, tile) units of the persistent grid, the partial sums added in "
+               "order by a second kernel, fill the SMs when tiles are few (m of 256-512 with k "
+               "of 4096 and more, 64 x 64 x 65536).",
+     .course = "past the course (cublasGemmEx's interface)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .vendor = "cublas_ex_bf16",
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_bf16},
+    {.id = "ex_tf32_wgmma",
+     .title = "gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k",
+     .lesson = "wgmma reads TF32 only K-major from shared memory, so ex_tf32 copied a "
+               "row-major B (op N) transposed into the workspace in every call: for 512 x 4096 "
+               "x 11008 the copy alone took longer than cuBLAS's whole product. Computing C^T = "
+               "B^T A^T instead makes B^T wgmma's A operand, which may come from registers: the "
+               "consumers read their fragments from the copy engine's N-major boxes of B, A "
+               "(K-major as stored) is the shared-memory operand, and the accumulator is "
+               "stored transposed. No copy; k split over the persistent grid as ex16_wgmma.",
+     .course = "past the course (cublasGemmEx's interface)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .vendor = "cublas_ex_tf32",
+     .bytes = compulsory_bytes,
+     .verify = verify_tf32_any},
     {.id = "cublas_fp32",
      .title = "cuBLAS sgemm, pedantic FP32",
      .lesson = "cublasSgemm with CUBLAS_PEDANTIC_MATH (true FP32, no TF32): the vendor's FP32 "

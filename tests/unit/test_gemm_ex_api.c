@@ -309,10 +309,21 @@ static void on_backend(warplab_backend_kind kind)
      * on the other layouts of those two, with 16-byte rows (72 x 136 x 96)
      * and with k split (40 x 48 x 2048), TMA + wgmma on rows that are not
      * 16-byte aligned (300 x 400 x 300); the tight variant has aligned rows
-     * where the sizes allow, the padded one not. */
-    static const size_t shapes[][3] = {{1, 1, 1},     {1, 67, 45},    {45, 1, 33},    {37, 29, 53},
-                                       {5, 7, 0},     {130, 257, 70}, {3, 136, 264},  {136, 5, 520},
-                                       {72, 136, 96}, {40, 48, 2048}, {300, 400, 300}};
+     * where the sizes allow, the padded one not. With 16-byte rows the TMA +
+     * wgmma kernel on the operands as stored (every op: M- and N-major
+     * boxes) takes most of the others: 128 x 128 tiles with ragged edges
+     * and a partial k tile (136 x 264 x 200, 72 x 136 x 96), k split in
+     * whole k tiles, partial sums added by a second kernel (96 x 80 x 4096,
+     * 40 x 48 x 2048), 128 x 256 tiles (1104 x 4104 x 16: k under one k
+     * tile); TF32 with op(B) = T takes it on K-major operands, split too.
+     * The shapes after the first gpu_first run on cuda alone (the CPU and
+     * PoCL backends compute every shape with the same code; the reference
+     * of these is the bulk of the test's time). */
+    static const size_t shapes[][3] = {
+        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},    {5, 7, 0},
+        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},   {40, 48, 2048},
+        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}};
+    const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;
         warplab_compute compute;
@@ -321,7 +332,9 @@ static void on_backend(warplab_backend_kind kind)
                       {WARPLAB_BFLOAT16, WARPLAB_COMPUTE_FP32},
                       {WARPLAB_FLOAT16, WARPLAB_COMPUTE_FP32}};
     int cases = 0;
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    const size_t shape_count =
+        kind == WARPLAB_BACKEND_CUDA ? sizeof shapes / sizeof shapes[0] : gpu_first;
+    for (size_t s = 0; s < shape_count; s++)
         for (int ops = 0; ops < 4; ops++)
             for (size_t q = 0; q < sizeof precisions / sizeof precisions[0]; q++)
                 for (int out = 0; out < (precisions[q].in == WARPLAB_FLOAT32 ? 1 : 2); out++)
@@ -354,10 +367,16 @@ static void on_backend(warplab_backend_kind kind)
      * on a GPU (tf32_tiles.cu): few tiles and large k (split-K, the partial
      * sums reduced in order), a few 64 x 64 to 128 x 128 tiles with ragged
      * edges, k not a multiple of the 32-wide k tile; rows 16-byte aligned
-     * (16-byte copies) and not (4-byte copies). */
+     * (16-byte copies) and not (4-byte copies). On sm_90a, op(B) = N with
+     * 16-byte rows takes the wgmma kernel that reads B as stored, from
+     * registers (C^T = B^T A^T): 256 x 512 x 1024 with k split in 4 (N, N),
+     * 136 x 264 x 200 above (N, N, one split) and 1104 x 4104 x 16 (T, N: A
+     * copied K-major; 256 x 128 tiles, ragged in m and n). */
     static const size_t tf32_shapes[][3] = {
-        {40, 36, 3001}, {203, 150, 517}, {129, 261, 97}, {96, 200, 1024}};
-    for (size_t s = 0; s < sizeof tf32_shapes / sizeof tf32_shapes[0]; s++)
+        {40, 36, 3001}, {203, 150, 517}, {129, 261, 97}, {96, 200, 1024}, {256, 512, 1024}};
+    const size_t tf32_count = sizeof tf32_shapes / sizeof tf32_shapes[0] -
+                              (kind == WARPLAB_BACKEND_CUDA ? 0 : 1); /* the last: cuda alone */
+    for (size_t s = 0; s < tf32_count; s++)
         for (int ops = 0; ops < 4; ops++)
             for (int variant = 0; variant < 2; variant++) {
                 gemm_case t;

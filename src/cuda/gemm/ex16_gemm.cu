@@ -598,6 +598,60 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
     return us;
 }
 
+/* The TMA + wgmma kernel on the operands as stored (wgmma_ex.sm90a.cu):
+ * 128 x bn tiles, k in `splits` whole 64-wide k tiles each; (split, tile)
+ * units in waves of one a SM, each at the SM's wgmma rate (5.5 TFLOP/s an
+ * SM, the rate of 4096^3 in 128 x 256 tiles on the H100; 128 x 128 tiles
+ * do as well: 512 x 4096 x 11008, 128 tiles, 69 us) plus ~0.7 us of fill
+ * and epilogue; no faster than the compulsory bytes at 80% of the
+ * bandwidth; the partial sums written, read back and C written when k is
+ * split, and a second launch. Fixed: 8.5 us (a launch, two tensor maps
+ * encoded on the host, the pipeline's fill: 128^3 takes 10.5 us, where
+ * ex16_mma takes 7.9). */
+#define EX16_WGMMA_FIXED_US 8.5
+static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
+                          int splits)
+{
+    const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
+    const double tiles = ceil((double)m / 128) * ceil((double)n / bn);
+    const double waves = ceil(tiles * splits / sms);
+    const double k_chunk = ceil((double)k / splits / 64) * 64;
+    const double rate = 5.5e6;
+    const double compute = waves * (2.0 * 128 * bn * k_chunk / rate + 0.7);
+    const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
+    double us = EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw));
+    if (splits > 1)
+        us += 2.5 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (0.7 * bw);
+    return us;
+}
+
+/* The best tile width and split of the wgmma kernel for a problem (k split
+ * into chunks of at least 256, at most 64 splits); ties keep the first
+ * (wider tiles, fewer splits). */
+static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, wl_ex16_plan *plan)
+{
+    static const int widths[2] = {256, 128};
+    plan->kind = WL_EX16_WGMMA;
+    plan->predicted_us = INFINITY;
+    const int k_tiles = (int)((k + 63) / 64);
+    int most = k_tiles / 4;
+    most = most < 1 ? 1 : most > 64 ? 64 : most;
+    for (int w = 0; w < 2; w++)
+        for (int splits = 1; splits <= most; splits++) {
+            /* Only splits that whole k tiles realise. */
+            const int chunk_tiles = (k_tiles + splits - 1) / splits;
+            if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
+                continue;
+            const double us = wgmma_model(backend, m, n, k, widths[w], splits);
+            if (us < plan->predicted_us) {
+                plan->predicted_us = us;
+                plan->tile = widths[w];
+                plan->splits = splits;
+                plan->k_chunk = chunk_tiles * 64;
+            }
+        }
+}
+
 static bool rows_aligned_16(size_t ld, size_t misalign)
 {
     return ld * 2 % 16 == 0 && misalign * 2 % 16 == 0;
@@ -620,6 +674,11 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
             plan.kind = WL_EX16_TMA;
             plan.predicted_us = tma_model(backend, p);
         }
+        return plan;
+    }
+    if (force & WL_GEMM_EX16_FORCE_WGMMA) {
+        if (tma_available)
+            wgmma_plan(backend, m, n, k, &plan);
         return plan;
     }
     /* The skinny kernels for m or n <= 8, where the big operand is
@@ -667,7 +726,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
                          rows_aligned_16(wl_gemm_ldb(p), p->misalign);
     if (!aligned)
         plan.predicted_us *= 3.0;
-    if (tma_available && m >= 64 && n >= 64 && !force) {
+    if (tma_available && m >= 64 && n >= 64 && !force && !aligned) {
         const double us = tma_model(backend, p);
         if (us < plan.predicted_us) {
             plan.kind = WL_EX16_TMA;
@@ -675,6 +734,14 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
             plan.splits = 1;
             plan.k_chunk = (int)k;
         }
+    }
+    /* With 16-byte rows, the wgmma kernel reads every layout as stored:
+     * no copies, and its split of k fills the SMs. */
+    if (tma_available && aligned && !force) {
+        wl_ex16_plan wgmma;
+        wgmma_plan(backend, m, n, k, &wgmma);
+        if (wgmma.predicted_us < plan.predicted_us)
+            plan = wgmma;
     }
     return plan;
 }
@@ -702,6 +769,10 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
         break;
     case WL_EX16_TMA:
         wl_format(text, len, "TMA + wgmma 128x256 tiles (%.0f us modelled)", plan->predicted_us);
+        break;
+    case WL_EX16_WGMMA:
+        wl_format(text, len, "ex16 wgmma as stored, 128x%d tiles, %d split%s (%.0f us modelled)",
+                  plan->tile, plan->splits, plan->splits == 1 ? "" : "s", plan->predicted_us);
         break;
     default: wl_format(text, len, "tiled CUDA-core fallback"); break;
     }
@@ -740,9 +811,9 @@ static bool aligned_16(const void *base, long long stride_elements)
     return (uintptr_t)base % 16 == 0 && stride_elements * 2 % 16 == 0;
 }
 
-static warplab_status launch_finish(wl_backend *backend, bool bf16, const float *part, int splits,
-                                    int rows, int cols, void *c, long long c_i, long long c_j,
-                                    bool narrow, float alpha, float beta)
+extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const float *part,
+                                         int splits, int rows, int cols, void *c, long long c_i,
+                                         long long c_j, bool narrow, float alpha, float beta)
 {
     const unsigned block = 256;
     const unsigned grid = wl_cuda_grid_for(backend, (size_t)rows * cols, block);
@@ -815,8 +886,8 @@ static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
     warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit skinny kernel");
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;
-    return launch_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
-                         params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
+    return wl_ex16_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
+                          params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
 }
 
 template <bool BF16, int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB, bool VEC>
@@ -898,8 +969,48 @@ static warplab_status run_mma(wl_backend *backend, const wl_launch *launch,
                       : launch_mma_ops<false, 64, 64, 2, 2>(backend, params, grid, ta, tb, vec);
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;
-    return launch_finish(backend, bf16, params.part, plan->splits, params.m, params.n, params.c,
-                         params.ldc, 1, params.narrow, params.alpha, params.beta);
+    return wl_ex16_finish(backend, bf16, params.part, plan->splits, params.m, params.n, params.c,
+                          params.ldc, 1, params.narrow, params.alpha, params.beta);
+}
+
+/* The wgmma kernel on the operands as stored; views whose rows turn out not
+ * 16-byte aligned at the call (the plan assumed they were) run ex16_mma with
+ * 64 x 64 tiles and the same split, which needs the same workspace. */
+static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
+                                const wl_ex16_plan *plan)
+{
+    const wl_problem *p = launch->problem;
+    wl_gemm_ex_wgmma_call call;
+    call.a = wl_view_ptr(launch->buf[GEMM_A]);
+    call.b = wl_view_ptr(launch->buf[GEMM_B]);
+    call.lda = (int)wl_gemm_lda(p);
+    call.ldb = (int)wl_gemm_ldb(p);
+    if (!aligned_16(call.a, call.lda) || !aligned_16(call.b, call.ldb)) {
+        wl_ex16_plan mma = *plan;
+        mma.kind = WL_EX16_MMA;
+        mma.tile = 1;
+        return run_mma(backend, launch, &mma);
+    }
+    call.a_m_major = wl_gemm_trans_a(p);
+    call.b_n_major = !wl_gemm_trans_b(p);
+    call.c = wl_view_ptr(launch->buf[GEMM_C]);
+    call.ldc = (int)wl_gemm_ldc(p);
+    call.m = (int)wl_gemm_m(p);
+    call.n = (int)wl_gemm_n(p);
+    call.k = (int)wl_gemm_k(p);
+    call.alpha = (float)p->alpha;
+    call.beta = (float)p->beta;
+    call.type = p->dtype;
+    call.c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    call.bn = plan->tile;
+    call.splits = plan->splits;
+    call.k_chunk = plan->k_chunk;
+    call.part = plan->splits > 1 ? (float *)wl_view_ptr(launch->scratch) : NULL;
+    warplab_status status = wl_gemm_ex_wgmma_run(backend, &call);
+    if (status != WARPLAB_OK || plan->splits == 1)
+        return status;
+    return wl_ex16_finish(backend, p->dtype == WARPLAB_BFLOAT16, call.part, plan->splits, call.m,
+                          call.n, call.c, call.ldc, 1, call.c_narrow, call.alpha, call.beta);
 }
 
 extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch,
@@ -913,6 +1024,8 @@ extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *laun
         return run_skinny(backend, launch, plan);
     if (plan->kind == WL_EX16_MMA)
         return run_mma(backend, launch, plan);
+    if (plan->kind == WL_EX16_WGMMA)
+        return run_wgmma(backend, launch, plan);
     return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemm_ex: no 16-bit kernel for plan %d",
                    (int)plan->kind);
 }

@@ -426,7 +426,7 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  *   at most SKINNY) go there, or with a transposed operand to run_skinny.
  * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. */
 #define TF32_SM_GFLOPS 3300.0
-#define TF32_FIXED_US 10.0
+#define TF32_FIXED_US 7.0
 #define TF32_COPY_LAUNCH_US 3.0
 
 typedef enum tf32_route {
@@ -442,6 +442,8 @@ typedef struct tf32_choice {
     wl_problem fp32_problem; /* TF32_FP32: the problem with FP32 compute */
     wl_tf32_tiles_plan tiles;
     double wgmma_us, fp32_us;
+    int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* TF32_WGMMA: the kernel's plan */
+    bool wgmma_rs; /* TF32_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
 } tf32_choice;
 
 static bool problem_rows_aligned(const wl_problem *p, size_t ld)
@@ -449,29 +451,65 @@ static bool problem_rows_aligned(const wl_problem *p, size_t ld)
     return p->misalign % 4 == 0 && ld % 4 == 0;
 }
 
-static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p)
+/* The wgmma kernel (wgmma_ex.sm90a.cu) on K-major operands: 128 x bn tiles
+ * (256: 3.3 TFLOP/s an SM, 128: 2.9), k split into whole 32-wide k tiles,
+ * (split, tile) units in waves of one an SM plus ~0.7 us of fill a unit;
+ * the split's partial sums written, read back and C written, and a second
+ * launch; the K-major copies before it. The best width and split are
+ * returned in the choice. */
+static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choice *c)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
     const double sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132;
     const double bandwidth = backend->info.theoretical_bandwidth_gbs > 0
                                  ? backend->info.theoretical_bandwidth_gbs
                                  : 3000.0;
-    const double tiles = ceil(m / 128) * ceil(n / 256);
     double copied = 0.0, copies = 0.0; /* elements copied K-major, and launches */
     if (wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p))) {
         copied += m * k;
         copies += 1.0;
     }
-    if (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p))) {
+    /* A row-major B with 16-byte rows is read as stored (gemm_ex_tf32_rs:
+     * tiles of bn rows of m x 128 of n, the fragments' loads and a wait a k
+     * tile cost about 15% of the rate); otherwise B^T is copied. */
+    const bool rs = !wl_gemm_trans_b(p) && problem_rows_aligned(p, wl_gemm_ldb(p));
+    if (!rs && (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p)))) {
         copied += n * k;
         copies += 1.0;
     }
-    const double kernel = ceil(tiles / sms) * 2.0 * 128 * 256 * k / (TF32_SM_GFLOPS * 1e3);
+    c->wgmma_rs = rs;
     const double traffic = 4.0 * (m * k + n * k + m * n) / (0.85 * bandwidth * 1e3);
     /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the H100 (B
      * of 4096^3: 70 us; of 512x4096x11008: 133 us). */
-    return TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copies * TF32_COPY_LAUNCH_US +
-           2.0 * copied * 4 / (0.7 * bandwidth * 1e3);
+    const double copy_us =
+        copies * TF32_COPY_LAUNCH_US + 2.0 * copied * 4 / (0.7 * bandwidth * 1e3);
+    static const int widths[2] = {256, 128};
+    const int k_tiles = (int)((wl_gemm_k(p) + 31) / 32);
+    int most = k_tiles / 8; /* at least 256 of k a split */
+    most = most < 1 ? 1 : most > 64 ? 64 : most;
+    double best = HUGE_VAL;
+    for (int w = 0; w < 2; w++)
+        for (int splits = 1; splits <= most; splits++) {
+            const int chunk_tiles = (k_tiles + splits - 1) / splits;
+            if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
+                continue;
+            const double tiles =
+                rs ? ceil(m / widths[w]) * ceil(n / 128) : ceil(m / 128) * ceil(n / widths[w]);
+            const double rate =
+                (widths[w] == 256 ? TF32_SM_GFLOPS : 2900.0) * (rs ? 0.85 : 1.0) * 1e3;
+            const double kernel = ceil(tiles * splits / sms) *
+                                  (2.0 * 128 * widths[w] * 32.0 * chunk_tiles / rate + 0.7);
+            double us = TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copy_us;
+            if (splits > 1)
+                us += 2.5 + 4.0 * (2.0 * splits + 1.0) * m * n / (0.7 * bandwidth * 1e3);
+            if (us < best) {
+                best = us;
+                c->wgmma_bn = widths[w];
+                c->wgmma_splits = splits;
+                c->wgmma_k_chunk = chunk_tiles * 32;
+            }
+        }
+    return best;
 }
 
 static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
@@ -511,7 +549,9 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
     }
     if (use_skinny(p))
         return c; /* the FP32 dispatcher, or run_skinny */
-    if (backend->info.cc_major >= 8) {
+    /* The ex_tf32_wgmma row: the wgmma kernel alone. */
+    const bool forced = (p->variant & WL_GEMM_EX16_FORCE_WGMMA) != 0;
+    if (backend->info.cc_major >= 8 && !forced) {
         const int aligned =
             problem_rows_aligned(p, wl_gemm_lda(p)) && problem_rows_aligned(p, wl_gemm_ldb(p));
         c.tiles = wl_tf32_tiles_choose(m, n, k, backend->info.multiprocessors,
@@ -522,8 +562,8 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
         }
     }
     if (use_tma(backend, p)) {
-        c.wgmma_us = tf32_wgmma_us(backend, p);
-        if (c.wgmma_us < best) {
+        c.wgmma_us = tf32_wgmma_us(backend, p, &c);
+        if (c.wgmma_us < best || forced) {
             best = c.wgmma_us;
             c.route = TF32_WGMMA;
         }
@@ -544,7 +584,7 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA)
+        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA)
             return wl_ex16_scratch(backend, p, &plan);
         if (plan.kind == WL_EX16_TILED)
             return 0;
@@ -559,7 +599,13 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
     if (!use_tma(backend, p))
         return 0;
     const size_t row = kmajor_ld(p) * element_bytes(p);
-    return round_up_1k(wl_gemm_m(p) * row) + round_up_1k(wl_gemm_n(p) * row);
+    /* gemm_ex_tf32_rs reads B as stored: no room for its copy. */
+    const bool b_in_place = tf32.route == TF32_WGMMA && tf32.wgmma_rs;
+    size_t bytes =
+        round_up_1k(wl_gemm_m(p) * row) + (b_in_place ? 0 : round_up_1k(wl_gemm_n(p) * row));
+    if (tf32.route == TF32_WGMMA && tf32.wgmma_splits > 1) /* the partial sums */
+        bytes += (size_t)tf32.wgmma_splits * wl_gemm_m(p) * wl_gemm_n(p) * sizeof(float);
+    return bytes;
 }
 
 static bool rows_16_aligned(const void *base, size_t ld, size_t element)
@@ -604,7 +650,10 @@ static warplab_status kmajor_into(wl_backend *backend, const void *src, int ld, 
     return WL_CUDA_LAUNCHED(backend, "gemm_ex K-major operand copy");
 }
 
-static warplab_status run_tma(wl_backend *backend, const wl_launch *launch)
+/* The K-major operands (copied into the workspace where needed), then the
+ * 16-bit TMA kernel (tf32 NULL) or the TF32 plan on the wgmma kernel of
+ * wgmma_ex.sm90a.cu, its partial sums after the copies. */
+static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, const tf32_choice *tf32)
 {
     const wl_problem *p = launch->problem;
     const size_t element = element_bytes(p);
@@ -637,7 +686,16 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch)
         status = kmajor_into(backend, a, lda, wl_gemm_trans_a(p), workspace, ld_k, m, k, element);
     }
     char *bt_space = workspace + round_up_1k((size_t)m * ld_k * element);
-    if (status == WARPLAB_OK && wl_gemm_trans_b(p) && rows_16_aligned(b, (size_t)ldb, element)) {
+    const bool rs = tf32 && tf32->wgmma_rs;
+    if (rs && !rows_16_aligned(b, (size_t)ldb, element))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: B's rows are not 16-byte aligned at the call, as its problem "
+                       "said they would be");
+    if (rs) {
+        o.bt = b; /* row-major k x n, read N-major by gemm_ex_tf32_rs */
+        o.ldbt = ldb;
+    } else if (status == WARPLAB_OK && wl_gemm_trans_b(p) &&
+               rows_16_aligned(b, (size_t)ldb, element)) {
         o.bt = b;
         o.ldbt = ldb;
     } else if (status == WARPLAB_OK) {
@@ -647,7 +705,35 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch)
     }
     if (status != WARPLAB_OK)
         return status;
-    return wl_gemm_ex_tma_run(backend, &o);
+    if (!tf32)
+        return wl_gemm_ex_tma_run(backend, &o);
+    wl_gemm_ex_wgmma_call call;
+    call.a = o.a;
+    call.b = o.bt;
+    call.lda = o.lda;
+    call.ldb = o.ldbt;
+    call.a_m_major = false;
+    call.b_n_major = rs;
+    call.c = o.c;
+    call.ldc = o.ldc;
+    call.m = m;
+    call.n = n;
+    call.k = k;
+    call.alpha = o.alpha;
+    call.beta = o.beta;
+    call.type = WARPLAB_FLOAT32;
+    call.c_narrow = false;
+    call.bn = tf32->wgmma_bn;
+    call.splits = tf32->wgmma_splits;
+    call.k_chunk = tf32->wgmma_k_chunk;
+    call.part = tf32->wgmma_splits > 1
+                    ? (float *)(bt_space + (rs ? 0 : round_up_1k((size_t)n * ld_k * element)))
+                    : NULL;
+    status = wl_gemm_ex_wgmma_run(backend, &call);
+    if (status != WARPLAB_OK || call.splits == 1)
+        return status;
+    return wl_ex16_finish(backend, false, call.part, call.splits, m, n, o.c, o.ldc, 1, false,
+                          o.alpha, o.beta);
 }
 
 template <typename T, typename OUT>
@@ -791,9 +877,10 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         return WARPLAB_OK;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA)
+        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA)
             return wl_ex16_run(backend, launch, &plan);
-        return plan.kind == WL_EX16_TMA ? run_tma(backend, launch) : run_tiled(backend, launch);
+        return plan.kind == WL_EX16_TMA ? run_tma(backend, launch, NULL)
+                                        : run_tiled(backend, launch);
     }
     const tf32_choice tf32 = tf32_choose(backend, p);
     if (tf32.route == TF32_FP32) {
@@ -821,7 +908,9 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     }
     if (use_skinny(p))
         return run_skinny(backend, launch);
-    return use_tma(backend, p) ? run_tma(backend, launch) : run_tiled(backend, launch);
+    if (tf32.route == TF32_WGMMA)
+        return run_tma(backend, launch, &tf32);
+    return run_tiled(backend, launch);
 }
 
 /* The ex16_* rows' forced paths: 16-bit inputs, sm_80 (the skinny kernels
@@ -833,6 +922,14 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
     const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
     if (!force)
         return WARPLAB_OK;
+    if (p->dtype == WARPLAB_FLOAT32 && force == WL_GEMM_EX16_FORCE_WGMMA &&
+        (p->variant & WL_GEMM_COMPUTE_TF32)) {
+        if (wl_gemm_ex_wgmma_available(backend))
+            return WARPLAB_OK;
+        wl_format(reason, len, "TMA + wgmma needs sm_90a; %s is %d.%d", backend->info.name,
+                  backend->info.cc_major, backend->info.cc_minor);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
     if (p->dtype == WARPLAB_FLOAT32) {
         wl_format(reason, len, "the ex16 paths take 16-bit inputs");
         return WARPLAB_ERROR_UNSUPPORTED;
@@ -843,6 +940,11 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), small = m < n ? m : n;
     if ((force & WL_GEMM_EX16_FORCE_SKINNY) && small > SKINNY) {
         wl_format(reason, len, "the skinny kernels take m or n <= %d (%zu x %zu)", SKINNY, m, n);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    if ((force & WL_GEMM_EX16_FORCE_WGMMA) && !wl_gemm_ex_wgmma_available(backend)) {
+        wl_format(reason, len, "TMA + wgmma needs sm_90a; %s is %d.%d", backend->info.name,
+                  backend->info.cc_major, backend->info.cc_minor);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     if (force & WL_GEMM_EX16_FORCE_TMA) {
@@ -883,7 +985,15 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         break;
     case TF32_TILES: wl_tf32_tiles_describe(&tf32.tiles, text, len); break;
     case TF32_WGMMA:
-        snprintf(text, len, "picked tf32 TMA + wgmma (model %.1f us)", tf32.wgmma_us);
+        if (tf32.wgmma_rs)
+            snprintf(text, len,
+                     "tf32 TMA + wgmma, B from registers, %dx128 tiles, %d split%s (model %.1f us)",
+                     tf32.wgmma_bn, tf32.wgmma_splits, tf32.wgmma_splits == 1 ? "" : "s",
+                     tf32.wgmma_us);
+        else
+            snprintf(text, len, "tf32 TMA + wgmma, 128x%d tiles, %d split%s (model %.1f us)",
+                     tf32.wgmma_bn, tf32.wgmma_splits, tf32.wgmma_splits == 1 ? "" : "s",
+                     tf32.wgmma_us);
         break;
     default: break;
     }

@@ -127,6 +127,28 @@ typedef struct wl_gemm_ex_operands {
 bool wl_gemm_ex_tma_available(wl_backend *backend);
 warplab_status wl_gemm_ex_tma_run(wl_backend *backend, const wl_gemm_ex_operands *operands);
 
+/* warplab_gemm_ex's TMA + wgmma kernel on the operands as stored, split k
+ * (wgmma_ex.sm90a.cu). A is m x k (a_m_major: stored k x m), B is n x k
+ * (b_n_major: stored k x n); 16-byte aligned base and rows; TF32 (FLOAT32)
+ * takes K-major operands only. bn: 128 or 256 columns a tile; k in splits
+ * of k_chunk (a multiple of 64), partial sums to part (splits x m x n
+ * floats) when splits > 1, to be added by wl_ex16_finish; else C. */
+typedef struct wl_gemm_ex_wgmma_call {
+    const void *a, *b;
+    int lda, ldb; /* elements */
+    bool a_m_major, b_n_major;
+    void *c;
+    int ldc;
+    int m, n, k;
+    float alpha, beta;
+    warplab_dtype type; /* of a and b */
+    bool c_narrow;
+    int bn, splits, k_chunk;
+    float *part;
+} wl_gemm_ex_wgmma_call;
+bool wl_gemm_ex_wgmma_available(wl_backend *backend);
+warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_call *call);
+
 /* cuBLAS rows (cublas.cu). */
 extern const wl_impl wl_gemm_cublas_fp32_impl;
 extern const wl_impl wl_gemm_cublas_tf32_impl;

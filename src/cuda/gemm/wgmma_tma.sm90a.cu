@@ -24,6 +24,7 @@
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
 #include "gemm_launch.h"
+#include "tma_encode.cuh"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -221,51 +222,17 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
 #endif
 }
 
-/* cuTensorMapEncodeTiled from the driver, found through the runtime (no
- * link against libcuda). */
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-static warplab_status find_encoder(wl_backend *backend, encode_tiled_fn *encode)
-{
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                           cudaEnableDefault, &found);
-    if (e != cudaSuccess)
-        return wl_cuda_check(backend, e, "looking up cuTensorMapEncodeTiled");
-    if (found != cudaDriverEntryPointSuccess || !fn)
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "the CUDA driver has no cuTensorMapEncodeTiled (needs CUDA 12 or newer)");
-    *encode = (encode_tiled_fn)fn;
-    return WARPLAB_OK;
-}
-
 /* A rows x k K-major operand (rows of ld elements) as boxes of box_rows
  * rows x 128 bytes, 128-byte swizzle, zeros outside. */
 static warplab_status encode_operand(wl_backend *backend, encode_tiled_fn encode, CUtensorMap *map,
                                      const void *base, int kind, int rows, int k, int ld,
                                      int box_rows)
 {
-    const int element_bytes = kind == TMA_TF32 ? 4 : 2;
-    const CUtensorMapDataType type = kind == TMA_BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                     : kind == TMA_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    const cuuint64_t dims[2] = {(cuuint64_t)(k > 0 ? k : 1), (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)ld * element_bytes};
-    const cuuint32_t box[2] = {(cuuint32_t)(TMA_ROW_BYTES / element_bytes), (cuuint32_t)box_rows};
-    const cuuint32_t element_strides[2] = {1, 1};
-    const CUresult r =
-        encode(map, type, 2, (void *)base, dims, strides, box, element_strides,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return wl_fail(backend, WARPLAB_ERROR_BACKEND,
-                       "cuTensorMapEncodeTiled refused a %d x %d operand (row stride %d): error %d",
-                       rows, k, ld, (int)r);
-    return WARPLAB_OK;
+    const warplab_dtype type = kind == TMA_BF16   ? WARPLAB_BFLOAT16
+                               : kind == TMA_FP16 ? WARPLAB_FLOAT16
+                                                  : WARPLAB_FLOAT32;
+    return tma_encode_2d(backend, encode, map, base, type, rows, k, ld,
+                         TMA_ROW_BYTES / (kind == TMA_TF32 ? 4 : 2), box_rows);
 }
 
 typedef struct tma_state {

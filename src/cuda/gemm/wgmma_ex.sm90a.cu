@@ -1,0 +1,702 @@
+/* warplab_gemm_ex's TMA + wgmma kernel on the operands as stored, with a
+ * split of k (sm_90a only): the ex16_wgmma rung.
+ *
+ * Over gemm_wgmma_tma (wgmma_tma.sm90a.cu, which wants both operands
+ * K-major, so that a row-major B (op N) or a transposed A (op T) were
+ * copied K-major into the workspace in the call), three changes:
+ *   - 16-bit operands are read in their stored layout. wgmma takes an
+ *     M-major A and an N-major B from shared memory (the instruction's
+ *     transpose immediates): the copy engine writes boxes of 64 m (or n)
+ *     x 64 k in the 128-byte swizzle, one 128-byte row per k, 8 rows an
+ *     atom of 1024 bytes (the descriptor's stride offset: the next 8 k),
+ *     boxes 8 KiB apart along m or n (its leading offset). No copy, no
+ *     extra pass over B. TF32 has no transposed form: its operands must be
+ *     K-major (the caller copies the others).
+ *   - Tiles of 128 x 128 as well as 128 x 256 (6 stages instead of 4 in
+ *     the same shared memory), so that mid-size problems have more tiles.
+ *   - A deterministic split of k: the persistent grid walks (split, tile)
+ *     units; with more than one split each unit writes its FP32 partial
+ *     sums to the workspace and a second kernel adds the splits in order
+ *     (ex16_gemm.cu). Problems with few tiles and a long k (m of 256-512,
+ *     k of 4096-14336, or 64 x 64 x 65536) fill the SMs.
+ * Producer warpgroup (one thread issues the copies), two consumer
+ * warpgroups (64 rows each), full / empty mbarriers a stage, as the ladder's
+ * kernel. Compiled for sm_90a alone; other devices are refused before. */
+#include "gemm_launch.h"
+#include "tma_encode.cuh"
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <type_traits>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WL_SM90A_BODY 1
+#include "wgmma_ops.cuh"
+#else
+#define WL_SM90A_BODY 0
+#endif
+
+#define XW_BM 128
+#define XW_ROW_BYTES 128 /* a k tile: one swizzle row (64 16-bit or 32 TF32 values) */
+#define XW_BOX_BYTES (64 * XW_ROW_BYTES) /* an MN-major box: 64 k rows of 64 m or n */
+#define XW_THREADS 384
+#define XW_SMEM_BYTES ((size_t)196608 + 1024 + 256) /* stages, alignment slack, barriers */
+#define XW_GROUP_ROWS 8
+
+enum { XW_TF32 = 0, XW_BF16 = 1, XW_FP16 = 2 };
+
+template <int BN> struct xw_shape {
+    static constexpr int A_BYTES = XW_BM * XW_ROW_BYTES;
+    static constexpr int B_BYTES = BN * XW_ROW_BYTES;
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int STAGES = 196608 / STAGE_BYTES; /* 4 (BN 256) or 6 (BN 128) */
+};
+
+struct xw_params {
+    void *c;
+    float *part; /* [split][m][n] when splits > 1 */
+    int m, n, k, ldc;
+    float alpha, beta;
+    int tiles_m, tiles_n, k_tiles, splits, split_tiles;
+    bool narrow; /* C has the 16-bit input type */
+    bool pairs;  /* C's rows keep column pairs aligned (ldc even, C aligned to a pair) */
+};
+
+#if WL_SM90A_BODY
+/* The 64 accumulator registers of an m64n128 wgmma. */
+#define XW_D64_REGISTERS                                                                           \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "             \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "             \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define XW_D64_OPERANDS(d)                                                                         \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63])
+
+/* D (64 x N) += A (64 x K) B (K x N), descriptors; 16-bit types take the
+ * transpose immediates TA (A M-major) and TB (B N-major). */
+#define XW_WGMMA16(name, shape, type, count, registers, operands)                                  \
+    template <int TA, int TB>                                                                      \
+    __device__ __forceinline__ void name(float(&d)[count], uint64_t desc_a, uint64_t desc_b)       \
+    {                                                                                              \
+        asm volatile("{\n"                                                                         \
+                     ".reg .pred accumulate;\n"                                                    \
+                     "setp.ne.b32 accumulate, %" XW_FLAG_##count                                   \
+                     ", 0;\n"                                                                      \
+                     "wgmma.mma_async.sync.aligned." shape ".f32." type "." type " {" registers    \
+                     "}, %" #count ", %" XW_NEXT_##count ", accumulate, 1, 1, %" XW_TA_##count     \
+                     ", %" XW_TB_##count ";\n"                                                     \
+                                         "}\n"                                                     \
+                     : operands(d)                                                                 \
+                     : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB));                        \
+    }
+#define XW_NEXT_64 "65"
+#define XW_FLAG_64 "66"
+#define XW_TA_64 "67"
+#define XW_TB_64 "68"
+#define XW_NEXT_128 "129"
+#define XW_FLAG_128 "130"
+#define XW_TA_128 "131"
+#define XW_TB_128 "132"
+XW_WGMMA16(xw_bf16_n256, "m64n256k16", "bf16", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
+XW_WGMMA16(xw_fp16_n256, "m64n256k16", "f16", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
+XW_WGMMA16(xw_bf16_n128, "m64n128k16", "bf16", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+XW_WGMMA16(xw_fp16_n128, "m64n128k16", "f16", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+
+#define XW_WGMMA_TF32(name, shape, count, registers, operands)                                     \
+    __device__ __forceinline__ void name(float(&d)[count], uint64_t desc_a, uint64_t desc_b)       \
+    {                                                                                              \
+        asm volatile("{\n"                                                                         \
+                     ".reg .pred accumulate;\n"                                                    \
+                     "setp.ne.b32 accumulate, %" XW_FLAG_##count                                   \
+                     ", 0;\n"                                                                      \
+                     "wgmma.mma_async.sync.aligned." shape ".f32.tf32.tf32 {" registers            \
+                     "}, %" #count ", %" XW_NEXT_##count ", accumulate, 1, 1;\n"                   \
+                                                         "}\n"                                     \
+                     : operands(d)                                                                 \
+                     : "l"(desc_a), "l"(desc_b), "r"(1));                                          \
+    }
+XW_WGMMA_TF32(xw_tf32_n256, "m64n256k8", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
+XW_WGMMA_TF32(xw_tf32_n128, "m64n128k8", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+
+/* The same with A from registers (four TF32 words a thread: rows g and
+ * g + 8 of the warp's 16, k q and q + 4, as mma.sync's m16n8k8 A). */
+#define XW_RS_A_64 "{%64, %65, %66, %67}, %68"
+#define XW_RS_F_64 "69"
+#define XW_RS_A_128 "{%128, %129, %130, %131}, %132"
+#define XW_RS_F_128 "133"
+#define XW_WGMMA_TF32_RS(name, shape, count, registers, operands)                                  \
+    __device__ __forceinline__ void name(float(&d)[count], const uint32_t(&a)[4], uint64_t desc_b) \
+    {                                                                                              \
+        asm volatile("{\n"                                                                         \
+                     ".reg .pred accumulate;\n"                                                    \
+                     "setp.ne.b32 accumulate, %" XW_RS_F_##count                                   \
+                     ", 0;\n"                                                                      \
+                     "wgmma.mma_async.sync.aligned." shape ".f32.tf32.tf32 {" registers            \
+                     "}, " XW_RS_A_##count ", accumulate, 1, 1;\n"                                 \
+                                           "}\n"                                                   \
+                     : operands(d)                                                                 \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));           \
+    }
+XW_WGMMA_TF32_RS(xw_tf32_rs_n256, "m64n256k8", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
+XW_WGMMA_TF32_RS(xw_tf32_rs_n128, "m64n128k8", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+
+template <int N> __device__ __forceinline__ void xw_pin(float (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* Descriptor of an MN-major operand in the 128-byte swizzle: 64 m (n) a
+ * 128-byte row, one row a k, 8 rows an atom; atoms along k 1024 bytes
+ * apart (stride offset), 64-wide boxes along m (n) XW_BOX_BYTES apart
+ * (leading offset). */
+__device__ __forceinline__ uint64_t xw_descriptor_mn(uint32_t smem_address)
+{
+    uint64_t desc = (uint64_t)((smem_address & 0x3FFFF) >> 4);
+    desc |= (uint64_t)(XW_BOX_BYTES >> 4) << 16; /* leading: the next 64 m or n */
+    desc |= (uint64_t)(1024 >> 4) << 32;         /* stride: the next 8 k */
+    desc |= (uint64_t)1 << 62;                   /* 128-byte swizzle */
+    return desc;
+}
+
+template <int KIND, int BN, int TA, int TB>
+__device__ __forceinline__ void xw_step(float (&acc)[BN / 2], uint32_t a_tile, uint32_t b_tile,
+                                        int s)
+{
+    /* K-major: the k step is a byte offset along the 128-byte rows (32
+     * bytes: 16 values, or 8 TF32); MN-major: 16 k are two atoms. */
+    const uint64_t da =
+        TA ? xw_descriptor_mn(a_tile + 2048 * s) : wgmma_descriptor_sw128(a_tile + 32 * s);
+    const uint64_t db =
+        TB ? xw_descriptor_mn(b_tile + 2048 * s) : wgmma_descriptor_sw128(b_tile + 32 * s);
+    if constexpr (KIND == XW_TF32) {
+        if constexpr (BN == 256)
+            xw_tf32_n256(acc, da, db);
+        else
+            xw_tf32_n128(acc, da, db);
+    } else if constexpr (KIND == XW_BF16) {
+        if constexpr (BN == 256)
+            xw_bf16_n256<TA, TB>(acc, da, db);
+        else
+            xw_bf16_n128<TA, TB>(acc, da, db);
+    } else {
+        if constexpr (BN == 256)
+            xw_fp16_n256<TA, TB>(acc, da, db);
+        else
+            xw_fp16_n128<TA, TB>(acc, da, db);
+    }
+}
+#endif
+
+template <typename OUT>
+__device__ __forceinline__ void xw_store(OUT *c, float sum, float alpha, float beta)
+{
+    float value = alpha * sum;
+    if constexpr (std::is_same<OUT, float>::value) {
+        if (beta != 0.0f)
+            value += beta * *c;
+        *c = value;
+    } else if constexpr (std::is_same<OUT, __nv_bfloat16>::value) {
+        if (beta != 0.0f)
+            value += beta * __bfloat162float(*c);
+        *c = __float2bfloat16_rn(value);
+    } else {
+        if (beta != 0.0f)
+            value += beta * __half2float(*c);
+        *c = __float2half_rn(value);
+    }
+}
+
+/* TA: A stored k x m (op T), M-major boxes; else m x k, K-major boxes.
+ * TB: B stored k x n (op N), N-major boxes; else n x k, K-major boxes. */
+template <int KIND, int BN, int TA, int TB>
+__global__ void __launch_bounds__(XW_THREADS, 1)
+    gemm_ex_wgmma(const __grid_constant__ CUtensorMap map_a,
+                  const __grid_constant__ CUtensorMap map_b, const xw_params p)
+{
+#if WL_SM90A_BODY
+    typedef xw_shape<BN> S;
+    constexpr int ELEMENT_BYTES = KIND == XW_TF32 ? 4 : 2;
+    constexpr int K_PER_TILE = XW_ROW_BYTES / ELEMENT_BYTES;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t tiles_base = (smem_address(smem_raw) + 1023) & ~1023u;
+    const uint32_t full_bar = tiles_base + S::STAGES * S::STAGE_BYTES;
+    const uint32_t empty_bar = full_bar + S::STAGES * 8;
+    const int tid = threadIdx.x, warpgroup = tid / 128;
+    const int tiles = p.tiles_m * p.tiles_n, units = tiles * p.splits;
+
+    if (tid == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            mbarrier_init(full_bar + 8 * s, 1);
+            mbarrier_init(empty_bar + 8 * s, 2);
+        }
+        mbarrier_init_fence();
+        tma_prefetch_descriptor(&map_a);
+        tma_prefetch_descriptor(&map_b);
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            for (int u = blockIdx.x; u < units; u += gridDim.x) {
+                const int split = u / tiles;
+                int tile_m, tile_n;
+                gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m,
+                                   &tile_n);
+                const int kt0 = split * p.split_tiles;
+                const int kt1 = min(p.k_tiles, kt0 + p.split_tiles);
+                for (int kt = kt0; kt < kt1; kt++) {
+                    mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
+                    const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
+                    const uint32_t b_tile = a_tile + S::A_BYTES, bar = full_bar + 8 * stage;
+                    mbarrier_arrive_expect_bytes(bar, S::STAGE_BYTES);
+                    const int k0 = kt * K_PER_TILE;
+                    if (TA) {
+                        tma_load_2d(a_tile, &map_a, bar, tile_m * XW_BM, k0);
+                        tma_load_2d(a_tile + XW_BOX_BYTES, &map_a, bar, tile_m * XW_BM + 64, k0);
+                    } else {
+                        tma_load_2d(a_tile, &map_a, bar, k0, tile_m * XW_BM);
+                    }
+                    if (TB) {
+#pragma unroll
+                        for (int box = 0; box < BN / 64; box++)
+                            tma_load_2d(b_tile + box * XW_BOX_BYTES, &map_b, bar,
+                                        tile_n * BN + box * 64, k0);
+                    } else {
+                        tma_load_2d(b_tile, &map_b, bar, k0, tile_n * BN);
+                    }
+                    if (++stage == S::STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
+        const bool signals = tid % 128 == 0;
+        int stage = 0;
+        uint32_t phase = 0;
+        float acc[BN / 2];
+        for (int u = blockIdx.x; u < units; u += gridDim.x) {
+            const int split = u / tiles;
+            int tile_m, tile_n;
+            gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m, &tile_n);
+            const int kt0 = split * p.split_tiles;
+            const int kt1 = min(p.k_tiles, kt0 + p.split_tiles);
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++)
+                acc[i] = 0.0f;
+            int previous = -1;
+            for (int kt = kt0; kt < kt1; kt++) {
+                mbarrier_wait(full_bar + 8 * stage, phase);
+                const uint32_t stage_base = tiles_base + stage * S::STAGE_BYTES;
+                /* This consumer's 64 rows: K-major, 64 rows of 128 bytes;
+                 * M-major, the second 64-wide box. */
+                const uint32_t a_tile = stage_base + consumer * (TA ? XW_BOX_BYTES : 64 * 128);
+                const uint32_t b_tile = stage_base + S::A_BYTES;
+                xw_pin(acc);
+                wgmma_fence();
+#pragma unroll
+                for (int s = 0; s < 4; s++)
+                    xw_step<KIND, BN, TA, TB>(acc, a_tile, b_tile, s);
+                wgmma_commit();
+                wgmma_wait<1>();
+                xw_pin(acc);
+                if (previous >= 0 && signals)
+                    mbarrier_arrive(empty_bar + 8 * previous);
+                previous = stage;
+                if (++stage == S::STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+            }
+            wgmma_wait<0>();
+            xw_pin(acc);
+            if (previous >= 0 && signals)
+                mbarrier_arrive(empty_bar + 8 * previous);
+
+            /* Registers i, i + 1: row g + 8 ((i / 2) % 2) of the warp's 16,
+             * columns 8 (i / 4) + 2 q and the next: stored as a pair (8 or 4
+             * bytes) where the row keeps pairs aligned, so that a warp's
+             * store covers whole 32-byte sectors. */
+            const int g = lane / 4, q = lane % 4;
+            const int row_base = tile_m * XW_BM + consumer * 64 + warp * 16 + g;
+            const int col_base = tile_n * BN + 2 * q;
+            float *part = p.part + (size_t)split * p.m * p.n;
+#pragma unroll
+            for (int i = 0; i < BN / 2; i += 2) {
+                const int row = row_base + 8 * ((i / 2) % 2), col = col_base + 8 * (i / 4);
+                if (row >= p.m || col >= p.n)
+                    continue;
+                const bool both = col + 1 < p.n;
+                if (p.splits > 1) {
+                    float *out = part + (size_t)row * p.n + col;
+                    if (both && p.n % 2 == 0) {
+                        *(float2 *)out = make_float2(acc[i], acc[i + 1]);
+                    } else {
+                        out[0] = acc[i];
+                        if (both)
+                            out[1] = acc[i + 1];
+                    }
+                } else if (KIND == XW_TF32 || !p.narrow) {
+                    float *out = (float *)p.c + (size_t)row * p.ldc + col;
+                    if (both && p.pairs) {
+                        float2 v = make_float2(p.alpha * acc[i], p.alpha * acc[i + 1]);
+                        if (p.beta != 0.0f) {
+                            const float2 old = *(const float2 *)out;
+                            v.x += p.beta * old.x;
+                            v.y += p.beta * old.y;
+                        }
+                        *(float2 *)out = v;
+                    } else {
+                        xw_store(out, acc[i], p.alpha, p.beta);
+                        if (both)
+                            xw_store(out + 1, acc[i + 1], p.alpha, p.beta);
+                    }
+                } else {
+                    typedef
+                        typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type T16;
+                    T16 *out = (T16 *)p.c + (size_t)row * p.ldc + col;
+                    if (both && p.pairs) {
+                        T16 v[2]; /* C is read only when beta != 0 */
+                        if (p.beta != 0.0f) {
+                            v[0] = out[0];
+                            v[1] = out[1];
+                        }
+                        xw_store(&v[0], acc[i], p.alpha, p.beta);
+                        xw_store(&v[1], acc[i + 1], p.alpha, p.beta);
+                        *(uint32_t *)out = *(const uint32_t *)v;
+                    } else {
+                        xw_store(out, acc[i], p.alpha, p.beta);
+                        if (both)
+                            xw_store(out + 1, acc[i + 1], p.alpha, p.beta);
+                    }
+                }
+            }
+        }
+    }
+#endif
+}
+
+/* TF32 with a row-major B (op N): wgmma reads TF32 only K-major from
+ * shared memory, and B (k x n) is N-major. Instead of a transposed copy of
+ * B, the kernel computes C^T = B^T A^T: B^T is wgmma's A operand, taken
+ * from registers (the consumers read their 64 rows of n x 8 k per step
+ * from the copy engine's N-major boxes of 32 n x 32 k), and A (m x k,
+ * K-major as stored) is its B operand from shared memory. A tile is BM
+ * rows of m (the instruction's N: 128 or 256) x 128 columns of n (64 per
+ * consumer); the accumulator holds C^T, stored transposed (a warp's store:
+ * 8 consecutive n, 32 bytes, in each of 4 rows of C). The fragments of a
+ * stage are read before its wgmma and waited for after it (register
+ * operands stay live until the group completes); the other consumer keeps
+ * the tensor cores busy meanwhile. */
+#define XW_RS_BN 128
+template <int BM> struct xw_rs_shape {
+    static constexpr int A_BYTES = BM * XW_ROW_BYTES;
+    static constexpr int B_BYTES = XW_RS_BN * XW_ROW_BYTES; /* 4 boxes of 32 k x 32 n */
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int STAGES = 196608 / STAGE_BYTES; /* 4 (BM 256) or 6 (BM 128) */
+};
+
+template <int BM>
+__global__ void __launch_bounds__(XW_THREADS, 1)
+    gemm_ex_tf32_rs(const __grid_constant__ CUtensorMap map_a,
+                    const __grid_constant__ CUtensorMap map_b, const xw_params p)
+{
+#if WL_SM90A_BODY
+    typedef xw_rs_shape<BM> S;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t tiles_base = (smem_address(smem_raw) + 1023) & ~1023u;
+    const uint32_t full_bar = tiles_base + S::STAGES * S::STAGE_BYTES;
+    const uint32_t empty_bar = full_bar + S::STAGES * 8;
+    const int tid = threadIdx.x, warpgroup = tid / 128;
+    const int tiles = p.tiles_m * p.tiles_n, units = tiles * p.splits;
+
+    if (tid == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            mbarrier_init(full_bar + 8 * s, 1);
+            mbarrier_init(empty_bar + 8 * s, 2);
+        }
+        mbarrier_init_fence();
+        tma_prefetch_descriptor(&map_a);
+        tma_prefetch_descriptor(&map_b);
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 0) {
+            int stage = 0;
+            uint32_t phase = 0;
+            for (int u = blockIdx.x; u < units; u += gridDim.x) {
+                const int split = u / tiles;
+                int tile_m, tile_n;
+                gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m,
+                                   &tile_n);
+                const int kt0 = split * p.split_tiles;
+                const int kt1 = min(p.k_tiles, kt0 + p.split_tiles);
+                for (int kt = kt0; kt < kt1; kt++) {
+                    mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
+                    const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
+                    const uint32_t b_tile = a_tile + S::A_BYTES, bar = full_bar + 8 * stage;
+                    mbarrier_arrive_expect_bytes(bar, S::STAGE_BYTES);
+                    const int k0 = kt * 32;
+                    tma_load_2d(a_tile, &map_a, bar, k0, tile_m * BM);
+#pragma unroll
+                    for (int box = 0; box < XW_RS_BN / 32; box++)
+                        tma_load_2d(b_tile + box * 4096, &map_b, bar, tile_n * XW_RS_BN + box * 32,
+                                    k0);
+                    if (++stage == S::STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
+        const int g = lane / 4, q = lane % 4;
+        const bool signals = tid % 128 == 0;
+        /* The thread's fragment rows (n within the tile): g and g + 8 of the
+         * warp's 16, in one 32-wide box: 4-byte words n % 4 of the 16-byte
+         * chunks n % 32 / 4 of a k row. */
+        const int n_local = consumer * 64 + warp * 16 + g;
+        const uint32_t box_offset = (uint32_t)(n_local / 32) * 4096;
+        const int chunk0 = n_local % 32 / 4, chunk1 = (n_local + 8) % 32 / 4;
+        const uint32_t within = (uint32_t)(n_local % 4) * 4;
+        int stage = 0;
+        uint32_t phase = 0;
+        float acc[BM / 2];
+        for (int u = blockIdx.x; u < units; u += gridDim.x) {
+            const int split = u / tiles;
+            int tile_m, tile_n;
+            gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m, &tile_n);
+            const int kt0 = split * p.split_tiles;
+            const int kt1 = min(p.k_tiles, kt0 + p.split_tiles);
+#pragma unroll
+            for (int i = 0; i < BM / 2; i++)
+                acc[i] = 0.0f;
+            for (int kt = kt0; kt < kt1; kt++) {
+                mbarrier_wait(full_bar + 8 * stage, phase);
+                const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
+                const uint32_t b_box = a_tile + S::A_BYTES + box_offset;
+                /* The 4 k steps' fragments: k = 8 s + q (+ 4), one 128-byte
+                 * row of the box each; the swizzle XORs the chunk with k % 8. */
+                uint32_t frag[4][4];
+#pragma unroll
+                for (int s = 0; s < 4; s++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int k = 8 * s + q + 4 * h, x = k % 8;
+                        const uint32_t row = b_box + (uint32_t)k * 128 + within;
+                        asm volatile("ld.shared.b32 %0, [%1];\n"
+                                     : "=r"(frag[s][2 * h])
+                                     : "r"(row + (uint32_t)((chunk0 ^ x) << 4)));
+                        asm volatile("ld.shared.b32 %0, [%1];\n"
+                                     : "=r"(frag[s][2 * h + 1])
+                                     : "r"(row + (uint32_t)((chunk1 ^ x) << 4)));
+                    }
+                xw_pin(acc);
+                wgmma_fence();
+#pragma unroll
+                for (int s = 0; s < 4; s++) {
+                    const uint64_t db = wgmma_descriptor_sw128(a_tile + 32 * s);
+                    if constexpr (BM == 256)
+                        xw_tf32_rs_n256(acc, frag[s], db);
+                    else
+                        xw_tf32_rs_n128(acc, frag[s], db);
+                }
+                wgmma_commit();
+                wgmma_wait<0>();
+                xw_pin(acc);
+                if (signals)
+                    mbarrier_arrive(empty_bar + 8 * stage);
+                if (++stage == S::STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+            }
+
+            /* Register i: C^T row (n) warp * 16 + g + 8 ((i / 2) % 2), column
+             * (m) 8 (i / 4) + 2 q + i % 2. */
+            const int n_base = tile_n * XW_RS_BN + consumer * 64 + warp * 16 + g;
+            const int m_base = tile_m * BM + 2 * q;
+            float *part = p.part + (size_t)split * p.m * p.n;
+#pragma unroll
+            for (int i = 0; i < BM / 2; i++) {
+                const int n = n_base + 8 * ((i / 2) % 2), m = m_base + 8 * (i / 4) + i % 2;
+                if (n >= p.n || m >= p.m)
+                    continue;
+                if (p.splits > 1)
+                    part[(size_t)m * p.n + n] = acc[i];
+                else
+                    xw_store((float *)p.c + (size_t)m * p.ldc + n, acc[i], p.alpha, p.beta);
+            }
+        }
+    }
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host side                                                                */
+
+/* A row-major matrix (rows x cols, rows ld elements apart) as boxes of
+ * box_cols x box_rows, 128-byte swizzle, zeros outside. */
+static warplab_status xw_encode(wl_backend *backend, encode_tiled_fn encode, CUtensorMap *map,
+                                const void *base, int kind, int rows, int cols, int ld,
+                                int box_cols, int box_rows)
+{
+    const warplab_dtype type = kind == XW_BF16   ? WARPLAB_BFLOAT16
+                               : kind == XW_FP16 ? WARPLAB_FLOAT16
+                                                 : WARPLAB_FLOAT32;
+    return tma_encode_2d(backend, encode, map, base, type, rows, cols, ld, box_cols, box_rows);
+}
+
+template <int KIND, int BN, int TA, int TB>
+static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
+                                const CUtensorMap &map_b, const xw_params &p, unsigned blocks)
+{
+    static unsigned allowed = 0;
+    const cudaError_t e =
+        wl_cuda_allow_smem((const void *)gemm_ex_wgmma<KIND, BN, TA, TB>, XW_SMEM_BYTES, &allowed);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
+    gemm_ex_wgmma<KIND, BN, TA, TB>
+        <<<blocks, XW_THREADS, XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, p);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel (operands as stored)");
+}
+
+template <int KIND, int BN>
+static warplab_status xw_launch_ops(wl_backend *backend, const CUtensorMap &map_a,
+                                    const CUtensorMap &map_b, const xw_params &p, unsigned blocks,
+                                    bool ta, bool tb)
+{
+    if (KIND == XW_TF32 || (!ta && !tb))
+        return xw_launch<KIND, BN, 0, 0>(backend, map_a, map_b, p, blocks);
+    if (!ta)
+        return xw_launch<KIND, BN, 0, 1>(backend, map_a, map_b, p, blocks);
+    if (!tb)
+        return xw_launch<KIND, BN, 1, 0>(backend, map_a, map_b, p, blocks);
+    return xw_launch<KIND, BN, 1, 1>(backend, map_a, map_b, p, blocks);
+}
+
+template <int KIND>
+static warplab_status xw_launch_bn(wl_backend *backend, const CUtensorMap &map_a,
+                                   const CUtensorMap &map_b, const xw_params &p, unsigned blocks,
+                                   int bn, bool ta, bool tb)
+{
+    if (bn == 256)
+        return xw_launch_ops<KIND, 256>(backend, map_a, map_b, p, blocks, ta, tb);
+    return xw_launch_ops<KIND, 128>(backend, map_a, map_b, p, blocks, ta, tb);
+}
+
+template <int BM>
+static warplab_status xw_launch_rs(wl_backend *backend, const CUtensorMap &map_a,
+                                   const CUtensorMap &map_b, const xw_params &p, unsigned blocks)
+{
+    static unsigned allowed = 0;
+    const cudaError_t e =
+        wl_cuda_allow_smem((const void *)gemm_ex_tf32_rs<BM>, XW_SMEM_BYTES, &allowed);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_tf32_rs");
+    gemm_ex_tf32_rs<BM>
+        <<<blocks, XW_THREADS, XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, p);
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex TF32 wgmma kernel (B from registers)");
+}
+
+extern "C" bool wl_gemm_ex_wgmma_available(wl_backend *backend)
+{
+    char reason[8];
+    return wl_gemm_needs_sm90a(backend, XW_SMEM_BYTES, "TMA + wgmma", reason, sizeof reason) ==
+           WARPLAB_OK;
+}
+
+extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_call *c)
+{
+    const int kind = c->type == WARPLAB_BFLOAT16  ? XW_BF16
+                     : c->type == WARPLAB_FLOAT16 ? XW_FP16
+                                                  : XW_TF32;
+    const int element_bytes = kind == XW_TF32 ? 4 : 2;
+    if ((c->bn != 128 && c->bn != 256) || c->splits < 1 || c->m <= 0 || c->n <= 0 || c->k <= 0 ||
+        (kind == XW_TF32 && c->a_m_major))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex wgmma: an invalid plan (tiles %d, %d splits)", c->bn, c->splits);
+    static encode_tiled_fn encode = NULL;
+    if (!encode) {
+        const warplab_status status = find_encoder(backend, &encode);
+        if (status != WARPLAB_OK)
+            return status;
+    }
+    const int box_k = XW_ROW_BYTES / element_bytes;
+    CUtensorMap map_a, map_b;
+    /* TF32 with B N-major: C^T = B^T A^T, B^T from registers, tiles of bn
+     * rows of m x 128 columns of n; A K-major boxes of bn rows. */
+    const bool rs = kind == XW_TF32 && c->b_n_major;
+    warplab_status status;
+    if (c->a_m_major)
+        status = xw_encode(backend, encode, &map_a, c->a, kind, c->k, c->m, c->lda, 64, 64);
+    else
+        status = xw_encode(backend, encode, &map_a, c->a, kind, c->m, c->k, c->lda, box_k,
+                           rs ? c->bn : XW_BM);
+    if (status == WARPLAB_OK && rs)
+        status = xw_encode(backend, encode, &map_b, c->b, kind, c->k, c->n, c->ldb, 32, 32);
+    else if (status == WARPLAB_OK && c->b_n_major)
+        status = xw_encode(backend, encode, &map_b, c->b, kind, c->k, c->n, c->ldb, 64, 64);
+    else if (status == WARPLAB_OK)
+        status = xw_encode(backend, encode, &map_b, c->b, kind, c->n, c->k, c->ldb, box_k, c->bn);
+    if (status != WARPLAB_OK)
+        return status;
+    xw_params p;
+    p.c = c->c;
+    p.part = c->part;
+    p.m = c->m;
+    p.n = c->n;
+    p.k = c->k;
+    p.ldc = c->ldc;
+    p.alpha = c->alpha;
+    p.beta = c->beta;
+    p.narrow = c->c_narrow;
+    const size_t c_element = kind == XW_TF32 || !c->c_narrow ? 4 : 2;
+    p.pairs = c->ldc % 2 == 0 && (uintptr_t)c->c % (2 * c_element) == 0;
+    p.tiles_m = rs ? (c->m + c->bn - 1) / c->bn : (c->m + XW_BM - 1) / XW_BM;
+    p.tiles_n = rs ? (c->n + XW_RS_BN - 1) / XW_RS_BN : (c->n + c->bn - 1) / c->bn;
+    p.k_tiles = (c->k + box_k - 1) / box_k;
+    p.split_tiles = (c->k_chunk + box_k - 1) / box_k;
+    if (p.split_tiles < 1)
+        p.split_tiles = 1;
+    p.splits = (p.k_tiles + p.split_tiles - 1) / p.split_tiles;
+    if (p.splits != c->splits || (p.splits > 1 && !c->part))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex wgmma: %d splits of %d k do not match the plan's %d", p.splits,
+                       c->k_chunk, c->splits);
+    const long long units = (long long)p.tiles_m * p.tiles_n * p.splits;
+    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
+    const unsigned blocks = (unsigned)(units < sms ? units : sms);
+    if (kind == XW_BF16)
+        return xw_launch_bn<XW_BF16>(backend, map_a, map_b, p, blocks, c->bn, c->a_m_major,
+                                     c->b_n_major);
+    if (kind == XW_FP16)
+        return xw_launch_bn<XW_FP16>(backend, map_a, map_b, p, blocks, c->bn, c->a_m_major,
+                                     c->b_n_major);
+    if (rs)
+        return c->bn == 256 ? xw_launch_rs<256>(backend, map_a, map_b, p, blocks)
+                            : xw_launch_rs<128>(backend, map_a, map_b, p, blocks);
+    return xw_launch_bn<XW_TF32>(backend, map_a, map_b, p, blocks, c->bn, false, false);
+}
