@@ -118,5 +118,6 @@ int cmd_devices(int argc, char **argv);
 int cmd_ladders(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 
 #endif

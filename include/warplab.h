@@ -731,6 +731,18 @@ warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE 
  * "64x64x64" into up to 3 dimensions. *dims receives how many were given. */
 warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims);
 
+/* ------------------------------------------------------------------------ */
+/* Rung sources (warplab show)                                              */
+
+/* What a rung teaches and the code that does it, as compiled into this
+ * build: the title, lesson, the course's reference and figure, then per
+ * backend (backend AUTO: every backend compiled in, else that one) the
+ * rung's marked kernel source regions and a unified diff against the rung
+ * below on that backend. rung NULL or "": every rung of the ladder. Needs no
+ * device. WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
+warplab_status warplab_show_write(const char *ladder, const char *rung,
+                                  warplab_backend_kind backend, FILE *stream);
+
 #ifdef __cplusplus
 }
 #endif

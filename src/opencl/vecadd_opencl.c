@@ -52,6 +52,7 @@ static size_t device_range(const wl_backend *backend, size_t work, size_t group)
     return work < full ? work : full;
 }
 
+/* warplab:rung vecadd one_block */
 static warplab_status launch_one_block(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -60,7 +61,9 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
     size_t size = N;
     return wl_opencl_launch(backend, "vecadd", "vecadd_one_block", 1, &size, &size, 7, args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid */
 static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -69,7 +72,9 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
     size_t global = N, local = group_size(backend, 1024);
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid", 1, &global, &local, 7, args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid_stride */
 static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -79,7 +84,9 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid_stride", 1, &global, &local, 7,
                             args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd vectorized */
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -91,7 +98,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
     return wl_opencl_launch(backend, "vecadd", "vecadd_vectorized", 1, &global, &local, 7,
                             args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd copy */
 static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -104,7 +113,9 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
                                                NULL),
                            "clEnqueueCopyBuffer");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd h2d d2h */
 /* Transfers: a host array holding a's values, copied in (h2d, into c) or
  * out (d2h, from a; finish puts it into c for the check). */
 static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch, void **state)
@@ -122,7 +133,9 @@ static void staging_teardown(wl_backend *backend, void *state)
     (void)backend;
     free(state);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd h2d */
 static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, void *state)
 {
     if (N == 0)
@@ -133,7 +146,9 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
                                                 state, 0, NULL, NULL),
                            "clEnqueueWriteBuffer");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd d2h */
 static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
 {
     if (N == 0)
@@ -153,6 +168,7 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
     return backend->ops->upload(backend, launch->buf[2].handle, launch->buf[2].offset, state,
                                 N * sizeof(float));
 }
+/* warplab:end */
 
 static const wl_impl one_block_impl = {
     .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
