@@ -49,6 +49,32 @@ static const char *find_mark(const line_cursor *line, const char *mark)
     return NULL;
 }
 
+/* Carries the block-comment state over [from, to) of a line: a // comment
+ * ends the scan, string and character literals are skipped. Returns the
+ * state at to. */
+static bool comment_state(const char *from, const char *to, bool in_comment)
+{
+    for (const char *p = from; p < to; p++) {
+        if (in_comment) {
+            if (p + 1 < to && p[0] == '*' && p[1] == '/') {
+                in_comment = false;
+                p++;
+            }
+        } else if (p + 1 < to && p[0] == '/' && p[1] == '*') {
+            in_comment = true;
+            p++;
+        } else if (p + 1 < to && p[0] == '/' && p[1] == '/') {
+            break;
+        } else if (*p == '"' || *p == '\'') {
+            const char quote = *p;
+            for (p++; p < to && *p != quote; p++)
+                if (*p == '\\')
+                    p++;
+        }
+    }
+    return in_comment;
+}
+
 static bool ends_with_backslash(const line_cursor *line)
 {
     size_t len = line->len;
@@ -142,10 +168,25 @@ static size_t walk_file(const wl_source_file *file, const char *ladder, const ch
     line_cursor line, previous = {0};
     bool have_previous = false;
     const bool checking = problem_count != NULL;
+    bool in_comment = false;
     for (const char *p = file->text; line_at(p, &line); p = line.next) {
         number++;
         const char *begin = find_mark(&line, BEGIN_MARK);
         const char *end = begin ? NULL : find_mark(&line, END_MARK);
+        /* A marker opens its own comment: one inside another comment (a
+         * comment's text, or a marker misplaced into a comment) is not one. */
+        if ((begin || end) && checking) {
+            const char *mark = begin ? begin : end;
+            const char *opener = mark;
+            while (opener > line.text &&
+                   !(opener[-1] == '*' && opener - 1 > line.text && opener[-2] == '/') &&
+                   !(opener[-1] == '/' && opener - 1 > line.text && opener[-2] == '/'))
+                opener--;
+            opener = opener > line.text + 1 ? opener - 2 : line.text;
+            if (comment_state(line.text, opener, in_comment))
+                add_problem(problems, problem_capacity, problem_count, file, number,
+                            "a marker inside a comment%s%s", "", "");
+        }
         if ((begin || end) && checking &&
             (ends_with_backslash(&line) || (have_previous && ends_with_backslash(&previous))))
             add_problem(problems, problem_capacity, problem_count, file, number,
@@ -172,6 +213,7 @@ static size_t walk_file(const wl_source_file *file, const char *ladder, const ch
             }
             /* The region begins after the marker's comment. */
             while (line.text != last.text) {
+                in_comment = comment_state(line.text, line.text + line.len, in_comment);
                 previous = line;
                 line_at(line.next, &line);
                 number++;
@@ -201,6 +243,7 @@ static size_t walk_file(const wl_source_file *file, const char *ladder, const ch
             }
             open = wanted = false;
         }
+        in_comment = comment_state(line.text, line.text + line.len, in_comment);
         previous = line;
         have_previous = true;
         if (!line.next)

@@ -780,14 +780,13 @@ unsigned unrolled_threads(size_t count)
     return threads;
 }
 
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
+ * complete_unroll cascade shuffle */
 /* Runs Rung's levels: each block of a level writes one partial; the level
  * with one block writes the result. Level 1's partials go to the first region
-/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
-complete_unroll cascade shuffle */
-*of scratch, level 2's to the second,
-    level 3's to the first again.* /
-        template <typename R>
-        warplab_status run_levels(wl_backend *backend, const wl_launch *launch, const char *what)
+ * of scratch, level 2's to the second, level 3's to the first again. */
+template <typename R>
+warplab_status run_levels(wl_backend *backend, const wl_launch *launch, const char *what)
 {
     using T = typename R::value_type;
     const T *src = input_of<T>(launch);

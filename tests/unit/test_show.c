@@ -203,6 +203,11 @@ static void test_marker_checker(void)
                "begins inside");
     check_text("#define K(x) \\\n  // warplab:rung reduce naive\n// warplab:end\n", "macro body");
     check_text("/* warplab:rung reduce naive */\nx\n/* warplab:end */\n", NULL);
+    check_text("/* a comment\n/* warplab:rung reduce naive */\nx\n/* warplab:end */\n",
+               "inside a comment");
+    check_text("/* warplab:rung reduce naive\n * interleaved */\nx\n/* warplab:end */\n", NULL);
+    check_text("const char *s = \"/*\";\n/* warplab:rung reduce naive */\nx\n/* warplab:end */\n",
+               NULL);
 }
 
 /* Every marker of this build's sources is well formed; every rung that a
