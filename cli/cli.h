@@ -119,14 +119,16 @@ void cli_outputs_abandon(cli_output *json, cli_output *plot);
 /* warplab bench --counters: every cuda rung of the report's first problem
  * of each ladder under Nsight Compute, one process per rung, the counters
  * (one per report row) filled and the counters table printed; where ncu is
- * missing or not permitted, a message to stderr and nothing else. */
-int cli_counters(const warplab_report *report, const cli_run *run, warplab_counters *counters);
+ * missing or not permitted, a message to stderr and nothing else. The
+ * device's L2 size goes with each row's counters (DRAM writes may trail). */
+int cli_counters(const warplab_report *report, const cli_run *run,
+                 const warplab_device_info *device, warplab_counters *counters);
 
 /* After a bench run: --counters (above), then --html into html (begun
  * before the run; NULL when not asked), the counters on the page when
  * measured and the command line (argv) as its settings. */
-int cli_bench_extras(const warplab_report *report, const cli_run *run, int argc, char **argv,
-                     cli_output *html);
+int cli_bench_extras(const warplab_report *report, const cli_run *run,
+                     const warplab_device_info *device, int argc, char **argv, cli_output *html);
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);

@@ -252,7 +252,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (run.counters || run.html) {
         /* Hardware counters (cuda, ncu) and the course handout. */
-        const int extra = cli_bench_extras(report, &run, argc, argv, run.html ? &html_out : NULL);
+        const int extra = cli_bench_extras(report, &run, warplab_context_device(context), argc,
+                                           argv, run.html ? &html_out : NULL);
         if (code == CLI_OK)
             code = extra;
     }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,18 @@ static bool find_ncu(char *path, size_t len)
         if (executable(path))
             return true;
     }
-    return false;
+    /* A stand-alone Nsight Compute, newest version last in glob order. */
+    glob_t found;
+    bool any = false;
+    if (glob("/opt/nvidia/nsight-compute/*/ncu", 0, NULL, &found) == 0) {
+        for (size_t i = found.gl_pathc; i-- > 0 && !any;)
+            if (executable(found.gl_pathv[i])) {
+                snprintf(path, len, "%s", found.gl_pathv[i]);
+                any = true;
+            }
+        globfree(&found);
+    }
+    return any;
 }
 
 /* Runs argv with stdout and stderr into the file out; returns the exit
@@ -146,7 +158,8 @@ static bool measurable(const warplab_row *row)
            !(row->flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_HOST | WARPLAB_ROW_TRANSFER));
 }
 
-int cli_counters(const warplab_report *report, const cli_run *run, warplab_counters *counters)
+int cli_counters(const warplab_report *report, const cli_run *run,
+                 const warplab_device_info *device, warplab_counters *counters)
 {
     for (size_t i = 0; i < report->row_count; i++) {
         memset(&counters[i], 0, sizeof counters[i]);
@@ -186,9 +199,9 @@ int cli_counters(const warplab_report *report, const cli_run *run, warplab_count
     ncu_version(ncu, out_path, tool, sizeof tool);
     char metrics[1024];
     snprintf(metrics, sizeof metrics, "%s", warplab_counters_metrics());
-    char seed[32], device[16];
+    char seed[32], device_index[16];
     snprintf(seed, sizeof seed, "%llu", run->seed ? run->seed : 1ull);
-    snprintf(device, sizeof device, "%d", run->device < 0 ? 0 : run->device);
+    snprintf(device_index, sizeof device_index, "%d", run->device < 0 ? 0 : run->device);
     setenv(WARPLAB_PROFILE_ENV, "1", 1);
     size_t measured = 0, total = 0;
     bool refused = false;
@@ -234,7 +247,7 @@ int cli_counters(const warplab_report *report, const cli_run *run, warplab_count
                                "--backend",
                                "cuda",
                                "--device",
-                               device,
+                               device_index,
                                "--seed",
                                seed};
         for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
@@ -268,6 +281,7 @@ int cli_counters(const warplab_report *report, const cli_run *run, warplab_count
         } else {
             measured++;
         }
+        counters[i].l2_cache_bytes = device ? (double)device->l2_cache_bytes : 0.0;
         free(text);
     }
     unsetenv(WARPLAB_PROFILE_ENV);
@@ -283,8 +297,8 @@ int cli_counters(const warplab_report *report, const cli_run *run, warplab_count
     return CLI_OK;
 }
 
-int cli_bench_extras(const warplab_report *report, const cli_run *run, int argc, char **argv,
-                     cli_output *html)
+int cli_bench_extras(const warplab_report *report, const cli_run *run,
+                     const warplab_device_info *device, int argc, char **argv, cli_output *html)
 {
     warplab_counters *counters = NULL;
     int code = CLI_OK;
@@ -294,7 +308,7 @@ int cli_bench_extras(const warplab_report *report, const cli_run *run, int argc,
             fprintf(stderr, "warplab bench --counters: out of memory\n");
             code = CLI_FAILED;
         } else {
-            code = cli_counters(report, run, counters);
+            code = cli_counters(report, run, device, counters);
         }
     }
     if (html) {

@@ -760,7 +760,11 @@ typedef struct warplab_counters {
     double branch_efficiency_pct;  /* smsp__sass_average_branch_targets_threads_uniform.pct */
     double divergent_branches;     /* smsp__sass_branch_targets_threads_divergent.sum */
     double l2_hit_rate_pct;        /* lts__t_sector_hit_rate.pct */
-    char note[160];                /* why not measured */
+    /* The device's L2 size, set by the caller (0: unknown). Output still
+     * dirty in L2 when the kernel ends is written back to DRAM after it, so
+     * dram__bytes_write may fall short of the bytes written by up to this. */
+    double l2_cache_bytes;
+    char note[160]; /* why not measured */
 } warplab_counters;
 
 /* The environment variable under which a bench run opens the profiler
