@@ -92,6 +92,9 @@ typedef struct cli_run {
     /* bench only */
     const char *rungs, *dtype, *op;
     bool sweep, shapes;
+    /* bench --counters (cli/counters_run.c) and --html FILE */
+    bool counters;
+    const char *html;
 } cli_run;
 /* Parses argv for bench (bench-only options accepted) or probe; returns
  * CLI_OK, an exit code, or -1 after printing help (help(stdout)). Leaves
@@ -112,10 +115,25 @@ size_t cli_list_failures(const warplab_report *report, const char *name);
 void cli_outputs_init(cli_output *json, cli_output *plot);
 void cli_outputs_abandon(cli_output *json, cli_output *plot);
 
+/* warplab bench --counters: every cuda rung of the report's first problem
+ * of each ladder under Nsight Compute, one process per rung, the counters
+ * (one per report row) filled and the counters table printed; where ncu is
+ * missing or not permitted, a message to stderr and nothing else. The
+ * device's L2 size goes with each row's counters (DRAM writes may trail). */
+int cli_counters(const warplab_report *report, const cli_run *run,
+                 const warplab_device_info *device, warplab_counters *counters);
+
+/* After a bench run: --counters (above), then --html into html (begun
+ * before the run; NULL when not asked), the counters on the page when
+ * measured and the command line (argv) as its settings. */
+int cli_bench_extras(const warplab_report *report, const cli_run *run,
+                     const warplab_device_info *device, int argc, char **argv, cli_output *html);
+
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_ladders(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 
 #endif

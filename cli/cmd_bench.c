@@ -207,6 +207,12 @@ int cmd_bench(int argc, char **argv)
         cli_output_abandon(&json_out);
         return code;
     }
+    cli_output html_out, no_output;
+    cli_outputs_init(&html_out, &no_output);
+    if (run.html && (code = cli_output_begin(&html_out, run.html, "--html")) != CLI_OK) {
+        cli_outputs_abandon(&json_out, &plot_out);
+        return code;
+    }
     warplab_context *context = NULL;
     code = cli_open_context(run.backend, run.device, &context);
     warplab_status status = WARPLAB_OK;
@@ -214,6 +220,7 @@ int cmd_bench(int argc, char **argv)
         code = cli_fail(status, warplab_last_error(context), "bench");
     if (code != CLI_OK) {
         cli_outputs_abandon(&json_out, &plot_out);
+        cli_output_abandon(&html_out);
         warplab_context_destroy(context);
         return code;
     }
@@ -229,6 +236,7 @@ int cmd_bench(int argc, char **argv)
     if (status != WARPLAB_OK) {
         code = cli_fail(status, warplab_last_error(context), "bench");
         cli_outputs_abandon(&json_out, &plot_out);
+        cli_output_abandon(&html_out);
         warplab_context_destroy(context);
         return code;
     }
@@ -243,6 +251,13 @@ int cmd_bench(int argc, char **argv)
                                 : cli_write_file(report, &plot_out, WARPLAB_FORMAT_TABLE, true);
         if (code == CLI_OK)
             code = plotted;
+    }
+    if (run.counters || run.html) {
+        /* Hardware counters (cuda, ncu) and the course handout. */
+        const int extra = cli_bench_extras(report, &run, warplab_context_device(context), argc,
+                                           argv, run.html ? &html_out : NULL);
+        if (code == CLI_OK)
+            code = extra;
     }
 
     size_t ran = 0;

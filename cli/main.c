@@ -22,6 +22,7 @@ static const struct {
     {"probe", cmd_probe, "run an experiment (coalescing, banks, divergence, ...)"},
     {"devices", cmd_devices, "the course's device query, for every device of every backend"},
     {"occupancy", cmd_occupancy, "blocks and warps per SM for a block size, and what limits it"},
+    {"show", cmd_show, "a rung's lesson, course figure, kernel source and diff to the rung below"},
 };
 
 static void print_help(FILE *out)

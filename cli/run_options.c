@@ -19,7 +19,9 @@ enum {
     OPT_JSON,
     OPT_PLOT,
     OPT_SWEEP,
-    OPT_SHAPES
+    OPT_SHAPES,
+    OPT_COUNTERS,
+    OPT_HTML
 };
 
 /* One option: getopt's entry, whether only bench takes it, and its help
@@ -151,6 +153,22 @@ static const run_option run_options[] = {
      "ends with each pair's per-shape ratios, geometric mean" CONTINUED "and worst shape",
      NULL,
      NULL},
+    {{"counters", no_argument, NULL, OPT_COUNTERS},
+     true,
+     "      --counters       ",
+     "cuda: each rung once more under Nsight Compute (ncu): DRAM" CONTINUED
+     "bytes beside the rung's moved bytes, bank conflicts," CONTINUED
+     "occupancy, branch efficiency, L2 hit rate, and what each" CONTINUED
+     "lesson predicts (a contradicted one flagged); the ladder's" CONTINUED "first size only",
+     NULL,
+     NULL},
+    {{"html", required_argument, NULL, OPT_HTML},
+     true,
+     "      --html FILE      ",
+     "also write one self-contained page: tables, charts, lessons," CONTINUED
+     "each rung's code and diff, the device and the settings",
+     NULL,
+     NULL},
     {{"quiet", no_argument, NULL, 'q'},
      false,
      "  -q, --quiet          ",
@@ -225,6 +243,8 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case OPT_PLOT: run->plot = optarg; break;
         case OPT_SWEEP: run->sweep = true; break;
         case OPT_SHAPES: run->shapes = true; break;
+        case OPT_COUNTERS: run->counters = true; break;
+        case OPT_HTML: run->html = optarg; break;
         case 'q': run->quiet = true; break;
         case 'h': help(stdout); return -1;
         default: return cli_usage_error(command, "unknown option");

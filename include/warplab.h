@@ -810,6 +810,85 @@ warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE 
  * "64x64x64" into up to 3 dimensions. *dims receives how many were given. */
 warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims);
 
+/* ------------------------------------------------------------------------ */
+/* Rung sources (warplab show)                                              */
+
+/* What a rung teaches and the code that does it, as compiled into this
+ * build: the title, lesson, the course's reference and figure, then per
+ * backend (backend AUTO: every backend compiled in, else that one) the
+ * rung's marked kernel source regions and a unified diff against the rung
+ * below on that backend. rung NULL or "": every rung of the ladder. Needs no
+ * device. WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
+warplab_status warplab_show_write(const char *ladder, const char *rung,
+                                  warplab_backend_kind backend, FILE *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Hardware counters (warplab bench --counters, cuda): Nsight Compute's      */
+/* measurements of one launch of each rung, beside the lessons' claims       */
+
+/* One launch of a rung as Nsight Compute measured it (summed over the
+ * launch's kernels; percentages weighted by each kernel's duration). */
+typedef struct warplab_counters {
+    int valid;                     /* 1: measured */
+    int kernels;                   /* kernels in the launch */
+    double duration_ns;            /* the kernels' GPU time */
+    double dram_read_bytes;        /* dram__bytes_read.sum */
+    double dram_write_bytes;       /* dram__bytes_write.sum */
+    double shared_bank_conflicts;  /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st} */
+    double achieved_occupancy_pct; /* sm__warps_active.avg.pct_of_peak_sustained_active */
+    double branch_efficiency_pct;  /* smsp__sass_average_branch_targets_threads_uniform.pct */
+    double divergent_branches;     /* smsp__sass_branch_targets_threads_divergent.sum */
+    double l2_hit_rate_pct;        /* lts__t_sector_hit_rate.pct */
+    /* The device's L2 size, set by the caller (0: unknown). Output still
+     * dirty in L2 when the kernel ends is written back to DRAM after it, so
+     * dram__bytes_write may fall short of the bytes written by up to this. */
+    double l2_cache_bytes;
+    char note[160]; /* why not measured */
+} warplab_counters;
+
+/* The environment variable under which a bench run opens the profiler
+ * window (cudaProfilerStart/Stop) around each rung's first timed launch
+ * only, for `ncu --profile-from-start off` ("1" to ask). */
+#define WARPLAB_PROFILE_ENV "WARPLAB_PROFILE_LAUNCH"
+
+/* The metric list to pass to `ncu --metrics`. */
+const char *warplab_counters_metrics(void);
+/* Parses the CSV of `ncu --csv --page raw --print-units base --metrics
+ * <warplab_counters_metrics()>` (other lines of a log around it are
+ * skipped) into one launch's counters. WARPLAB_ERROR_INVALID_ARGUMENT, with
+ * why in counters->note, when it holds no kernel or lacks a metric. */
+warplab_status warplab_counters_parse(const char *csv, warplab_counters *counters);
+/* The counters table: for each ladder's first problem, each row with
+ * counters[i] (one per report row; invalid ones show their note): DRAM
+ * bytes read + written beside the rung's own "moved" count, shared-memory
+ * bank conflicts, achieved occupancy, branch efficiency and divergent
+ * branches, L2 hit rate; then each lesson's prediction (the counter it
+ * says moves, against which rung) with the verdict, a contradicted one
+ * flagged. tool: the profiler's name and version for the heading. */
+warplab_status warplab_counters_write(const warplab_report *report,
+                                      const warplab_counters *counters, const char *tool,
+                                      FILE *stream);
+/* How many lesson predictions the counters contradicted (those that could
+ * be judged); *judged receives how many were judged. */
+size_t warplab_counters_contradictions(const warplab_report *report,
+                                       const warplab_counters *counters, size_t *judged);
+/* A ladder's default sizes ("2^28", "4096x4096, ..."), for a GPU (gpu 1) or
+ * a CPU-class device; NULL for an unknown ladder. */
+const char *warplab_ladder_default_sizes(const char *ladder, int gpu);
+
+/* ------------------------------------------------------------------------ */
+/* The course handout (warplab bench --html)                                */
+
+/* One self-contained HTML page (no script, no fetch: every chart, style
+ * and code listing inline): the device and the run's settings (settings: the
+ * command line or any text, may be NULL), the bar charts, each ladder's
+ * table, each rung's lesson and course reference, its kernel source on the
+ * report's backend and the diff against the rung below (collapsible), and
+ * the counters table when counters is given (one per row, may be NULL). */
+warplab_status warplab_report_write_html(const warplab_report *report,
+                                         const warplab_counters *counters, const char *settings,
+                                         FILE *stream);
+
 #ifdef __cplusplus
 }
 #endif

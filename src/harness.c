@@ -1,6 +1,7 @@
 /* The harness: the one place that fills inputs, poisons outputs, verifies
  * against the CPU reference and times. Every ladder and backend goes through
  * wl_run_rung. */
+#include "counters.h"
 #include "internal.h"
 #include "reference.h"
 
@@ -528,8 +529,16 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
             status = run->impl->prepare(backend, &run->launch, run->state);
         if (status == WARPLAB_OK)
             status = ops->timer_start(backend, i);
+        /* warplab bench --counters: the profiler measures this launch alone. */
+        const bool profiled = i == 0 && wl_profile_requested(backend);
+        if (status == WARPLAB_OK && profiled)
+            status = wl_profile_window(backend, 1);
         if (status == WARPLAB_OK)
             status = run->impl->launch(backend, &run->launch, run->state);
+        if (profiled) {
+            const warplab_status closed = wl_profile_window(backend, 0);
+            status = status == WARPLAB_OK ? closed : status;
+        }
         if (status == WARPLAB_OK)
             status = ops->timer_stop(backend, i);
     }

@@ -37,7 +37,7 @@ expect(RC 0 OUT "usage: warplab COMMAND" ARGS --help)
 expect(RC 0 OUT "^warplab [0-9]+\\.[0-9]+\\.[0-9]+\n$" ARGS --version)
 expect(RC 2 ERR "usage: warplab COMMAND" ARGS)
 expect(RC 2 ERR "unknown command 'frobnicate'" ARGS frobnicate)
-foreach(command bench devices ladders occupancy probe)
+foreach(command bench devices ladders occupancy probe show)
   expect(RC 0 OUT "usage: warplab ${command}" ARGS ${command} --help)
 endforeach()
 
@@ -303,6 +303,24 @@ expect(RC 0 OUT "cpu_loop: CPU loop, one core \\[host\\]\n +The course's host lo
 expect(RC 0 OUT "see: seed 001" ARGS ladders --lessons)
 expect(RC 2 ERR "no ladder named 'nope'" ARGS ladders nope)
 expect(RC 2 ERR "unknown option '--frob'" ARGS ladders --frob)
+
+# show: a rung's lesson, course figure, code and diff; the whole ladder; errors.
+expect(RC 0 OUT "reduce / sequential: .*lesson: .*course: seed 001.*== C \\(cpu backend\\) ==|reduce / sequential: .*lesson: .*course: seed 001.*== (CUDA|OpenCL) C =="
+       ARGS show reduce sequential)
+expect(RC 0 OUT "--- reduce/strided_index \\((CUDA|OpenCL) C\\)\n\\+\\+\\+ reduce/sequential"
+       ARGS show reduce sequential)
+expect(RC 0 OUT "transpose / padded: .*transpose / persistent: " ARGS show transpose)
+expect(RC 0 OUT "== C \\(cpu backend\\) ==.*--- vecadd/cpu_loop \\(C \\(cpu backend\\)\\)"
+       ARGS show vecadd cpu_threads --backend cpu)
+expect(RC 2 ERR "which ladder" ARGS show)
+expect(RC 2 ERR "no ladder named 'nope'" ARGS show nope)
+expect(RC 2 ERR "has no rung 'nope'" ARGS show reduce nope)
+expect(RC 2 ERR "unknown backend 'gpu'" ARGS show reduce --backend gpu)
+expect(RC 2 ERR "one ladder and at most one rung" ARGS show reduce naive sequential)
+# --counters without a GPU or without ncu: a clear message and the plain table.
+expect(RC 0 OUT "cpu_loop" ERR "--counters: .*the plain one"
+       ARGS bench vecadd --backend cpu --size 1000 --repeat 2 --quiet --counters)
+expect(RC 2 ERR "--html" ARGS bench vecadd --backend cpu --html /nonexistent-dir/x.html)
 
 # occupancy: the course's Fermi numbers, a register-bound Hopper block, errors.
 expect(RC 0 OUT "6 blocks per SM: 48 warps, 1536 threads; occupancy 100.0%"

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+/* warplab:rung gemm cpu_loop cpu_blocked */
 typedef struct gemm_args {
     const float *a, *b;
     float *c;
@@ -34,7 +35,9 @@ static inline float epilogue(float sum, float alpha, float beta, const float *c)
 {
     return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
 }
+/* warplab:end */
 
+/* warplab:rung gemm cpu_loop */
 /* Rung cpu_loop: seed 002's MatrixMulOnHost, with row strides, alpha and
  * beta. The inner loop walks a column of B, one cache line per element. */
 static warplab_status gemm_loop(wl_backend *backend, const wl_launch *launch, void *state)
@@ -52,7 +55,9 @@ static warplab_status gemm_loop(wl_backend *backend, const wl_launch *launch, vo
         }
     return WARPLAB_OK;
 }
+/* warplab:end */
 
+/* warplab:rung gemm cpu_blocked */
 /* Rung cpu_blocked: C in 64 x 256 blocks, one block per task over every core.
  * A block's sums live in a task-local tile while k advances in panels of 256
  * rows of B (64 KB of B per 16 columns of micro-tiles: it stays in L2), and
@@ -149,6 +154,7 @@ static warplab_status gemm_blocked(wl_backend *backend, const wl_launch *launch,
                     &job);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
 static const wl_impl loop_impl = {.ladder = "gemm", .rung = "cpu_loop", .launch = gemm_loop};
 static const wl_impl blocked_impl = {

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+/* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 /* Columns of C a task sums at once (on its stack). */
 #define EX_COLUMNS 512
 
@@ -138,6 +139,7 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     wl_parallel_for(threads, job.m, row_task, &job);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
 const wl_impl wl_cpu_gemm_ex_impl = {
     .ladder = "gemm", .rung = WL_GEMM_EX_IMPL, .scratch_bytes = ex_scratch, .launch = ex_launch};

@@ -17,6 +17,7 @@
 /* Work split for the multithreaded rung: chunks of 256 Ki elements. */
 #define CHUNK_ELEMENTS ((size_t)1 << 18)
 
+/* warplab:rung reduce cpu_loop cpu_threads */
 /* The int32 sum is done in uint32_t, where wrapping is defined; converting
  * back is modulo 2^32 with GCC and Clang (C11 leaves it to the compiler). */
 static inline int32_t sum_int32(int32_t a, int32_t b)
@@ -113,7 +114,9 @@ static void reduce_host(warplab_dtype dtype, warplab_reduce_op op, const void *x
     }
     }
 }
+/* warplab:end */
 
+/* warplab:rung reduce cpu_loop */
 /* Rung cpu_loop: one core, one element per iteration. */
 static warplab_status reduce_loop(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -124,7 +127,9 @@ static warplab_status reduce_loop(wl_backend *backend, const wl_launch *launch, 
                 wl_view_ptr(launch->buf[1]));
     return WARPLAB_OK;
 }
+/* warplab:end */
 
+/* warplab:rung reduce cpu_threads */
 /* Rung cpu_threads: one partial per chunk on every core, then the partials
  * reduced by the same loop. The partials live in the rung's state (setup,
  * untimed). */
@@ -180,6 +185,7 @@ static warplab_status reduce_threads(wl_backend *backend, const wl_launch *launc
     reduce_host(p->dtype, p->op, job.partials, chunks, wl_view_ptr(launch->buf[1]));
     return WARPLAB_OK;
 }
+/* warplab:end */
 
 static const wl_impl loop_impl = {.ladder = "reduce", .rung = "cpu_loop", .launch = reduce_loop};
 static const wl_impl threads_impl = {.ladder = "reduce",

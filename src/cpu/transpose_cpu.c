@@ -19,6 +19,7 @@
 #define CPU_BLOCK 64
 #define BLOCKS_PER_TASK 4
 
+/* warplab:rung transpose cpu_loop cpu_blocked */
 /* out[c][r] = in[r][c] for r in [r0, r1), c in [c0, c1): the plain double
  * loop, reads along input rows, writes down output columns. */
 #define DEFINE_TRANSPOSE_RECT(name, T)                                                             \
@@ -62,7 +63,9 @@ static transpose_job job_of(const wl_launch *launch)
     job.strips_per_band = (job.m.cols + strip - 1) / strip;
     return job;
 }
+/* warplab:end */
 
+/* warplab:rung transpose cpu_loop */
 /* Rung cpu_loop: the whole matrix through the plain double loop, one core. */
 static warplab_status transpose_loop(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -72,7 +75,9 @@ static warplab_status transpose_loop(wl_backend *backend, const wl_launch *launc
     transpose_rect(&job, 0, job.m.rows, 0, job.m.cols);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
+/* warplab:rung transpose cpu_blocked */
 static void transpose_strip(size_t task, void *user)
 {
     const transpose_job *job = user;
@@ -96,7 +101,9 @@ static warplab_status transpose_blocked(wl_backend *backend, const wl_launch *la
                     &job);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy */
 static void copy_band(size_t task, void *user)
 {
     const transpose_job *job = user;
@@ -119,6 +126,7 @@ static warplab_status transpose_copy(wl_backend *backend, const wl_launch *launc
                     copy_band, &job);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
 static const wl_impl loop_impl = {
     .ladder = "transpose", .rung = "cpu_loop", .launch = transpose_loop};

@@ -15,6 +15,7 @@
 /* Work split for the multithreaded rows: contiguous chunks of 1 MiB-ish. */
 #define CHUNK_ELEMENTS ((size_t)1 << 18)
 
+/* warplab:rung vecadd cpu_loop */
 static warplab_status vecadd_loop(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)backend;
@@ -27,7 +28,9 @@ static warplab_status vecadd_loop(wl_backend *backend, const wl_launch *launch, 
         c[i] = a[i] + b[i];
     return WARPLAB_OK;
 }
+/* warplab:end */
 
+/* warplab:rung vecadd cpu_threads */
 typedef struct chunked {
     const float *a, *b;
     float *c;
@@ -52,7 +55,9 @@ static warplab_status vecadd_threads(wl_backend *backend, const wl_launch *launc
                     add_chunk, &job);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
+/* warplab:rung vecadd copy */
 static void copy_chunk(size_t task, void *user)
 {
     const chunked *job = user;
@@ -70,6 +75,7 @@ static warplab_status vecadd_copy(wl_backend *backend, const wl_launch *launch, 
                     copy_chunk, &job);
     return WARPLAB_OK;
 }
+/* warplab:end */
 
 static const wl_impl loop_impl = {.ladder = "vecadd", .rung = "cpu_loop", .launch = vecadd_loop};
 static const wl_impl threads_impl = {

@@ -47,6 +47,7 @@ static warplab_status launch_tiles(wl_backend *backend, const wl_launch *launch,
 /* ------------------------------------------------------------------------ */
 /* The course                                                               */
 
+/* warplab:rung gemm one_block */
 static warplab_status launch_one_block(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -57,7 +58,9 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
     gemm_one_block<<<1, dim3((unsigned)g.n, (unsigned)g.m), 0, wl_cuda_stream(backend)>>>(g);
     return WL_CUDA_LAUNCHED(backend, "gemm one_block");
 }
+/* warplab:end */
 
+/* warplab:rung gemm many_blocks */
 static warplab_status launch_many_blocks(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -65,7 +68,9 @@ static warplab_status launch_many_blocks(wl_backend *backend, const wl_launch *l
                         dim3(MANY_BLOCKS_TILE, MANY_BLOCKS_TILE), gemm_many_blocks,
                         "gemm many_blocks");
 }
+/* warplab:end */
 
+/* warplab:rung gemm tiled16 tiled32 */
 /* The rung's supports() has checked that TILE divides m, n and k. */
 template <int TILE>
 static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch, void *state)
@@ -74,31 +79,39 @@ static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch,
     return launch_tiles(backend, launch, TILE, TILE, dim3(TILE, TILE), gemm_tiled<TILE>,
                         "gemm tiled");
 }
+/* warplab:end */
 
+/* warplab:rung gemm tiled_bounds */
 static warplab_status launch_tiled_bounds(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, BOUNDS_TILE, BOUNDS_TILE, dim3(BOUNDS_TILE, BOUNDS_TILE),
                         gemm_tiled_bounds, "gemm tiled_bounds");
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Register blocking, 16-byte loads, conflict-free layouts                  */
 
+/* warplab:rung gemm regblock_1d */
 static warplab_status launch_regblock_1d(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, RB1_BM, RB1_BN, dim3(RB1_THREADS), gemm_regblock_1d,
                         "gemm regblock_1d");
 }
+/* warplab:end */
 
+/* warplab:rung gemm regblock_2d */
 static warplab_status launch_regblock_2d(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, RB2_BM, RB2_BN, dim3(RB2_THREADS), gemm_regblock_2d,
                         "gemm regblock_2d");
 }
+/* warplab:end */
 
+/* warplab:rung gemm vectorized conflict_free */
 /* vectorized and conflict_free: the 16-byte path when A's and B's rows are
  * 16-byte aligned, else the same kernel loading element by element. */
 template <bool CONFLICT_FREE>
@@ -113,12 +126,15 @@ static warplab_status launch_vector_loads(wl_backend *backend, const wl_launch *
     return launch_tiles(backend, launch, RB2_BM, RB2_BN, dim3(RB2_THREADS), kernel,
                         CONFLICT_FREE ? "gemm conflict_free" : "gemm vectorized");
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* The cp.async pipeline at its shapes                                      */
 
 /* The shapes (double_buffered_shape .. tuned_shape): gemm/pipelined_shapes.cuh. */
 
+/* warplab:rung gemm double_buffered warptile tuned tuned_128x128 tuned_256x128 frag_128x256
+ * frag_128x128 frag_128x128_w64 frag_128x128_k8 frag_256x128 frag_256x128_s6 */
 template <class T>
 static warplab_status pipelined_supports(wl_backend *backend, const wl_problem *problem,
                                          char *reason, size_t len)
@@ -168,6 +184,7 @@ static warplab_status launch_pipelined(wl_backend *backend, const wl_launch *lau
                         : run_pipelined<T, false>(g, (unsigned)blocks, stream);
     return wl_cuda_check(backend, e, "gemm pipelined kernel launch");
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* The table                                                                */
@@ -180,26 +197,66 @@ static warplab_status launch_pipelined(wl_backend *backend, const wl_launch *lau
                                 .supports = pipelined_supports<shape>,                             \
                                 .launch = launch_pipelined<shape>}
 
+/* warplab:rung gemm one_block */
 GEMM_IMPL(one_block_impl, "one_block", launch_one_block);
+/* warplab:end */
+/* warplab:rung gemm many_blocks */
 GEMM_IMPL(many_blocks_impl, "many_blocks", launch_many_blocks);
+/* warplab:end */
+/* warplab:rung gemm tiled16 */
 GEMM_IMPL(tiled16_impl, "tiled16", launch_tiled<16>);
+/* warplab:end */
+/* warplab:rung gemm tiled32 */
 GEMM_IMPL(tiled32_impl, "tiled32", launch_tiled<32>);
+/* warplab:end */
+/* warplab:rung gemm tiled_bounds */
 GEMM_IMPL(tiled_bounds_impl, "tiled_bounds", launch_tiled_bounds);
+/* warplab:end */
+/* warplab:rung gemm regblock_1d */
 GEMM_IMPL(regblock_1d_impl, "regblock_1d", launch_regblock_1d);
+/* warplab:end */
+/* warplab:rung gemm regblock_2d */
 GEMM_IMPL(regblock_2d_impl, "regblock_2d", launch_regblock_2d);
+/* warplab:end */
+/* warplab:rung gemm vectorized */
 GEMM_IMPL(vectorized_impl, "vectorized", launch_vector_loads<false>);
+/* warplab:end */
+/* warplab:rung gemm conflict_free */
 GEMM_IMPL(conflict_free_impl, "conflict_free", launch_vector_loads<true>);
+/* warplab:end */
+/* warplab:rung gemm double_buffered */
 PIPELINED_IMPL(double_buffered_impl, "double_buffered", double_buffered_shape);
+/* warplab:end */
+/* warplab:rung gemm warptile */
 PIPELINED_IMPL(warptile_impl, "warptile", warptile_shape);
+/* warplab:end */
+/* warplab:rung gemm tuned */
 PIPELINED_IMPL(tuned_impl, "tuned", tuned_shape);
+/* warplab:end */
+/* warplab:rung gemm tuned_128x128 */
 PIPELINED_IMPL(tuned_128x128_impl, "tuned_128x128", tuned_128x128_shape);
+/* warplab:end */
+/* warplab:rung gemm tuned_256x128 */
 PIPELINED_IMPL(tuned_256x128_impl, "tuned_256x128", tuned_256x128_shape);
+/* warplab:end */
+/* warplab:rung gemm frag_128x256 */
 PIPELINED_IMPL(frag_128x256_impl, "frag_128x256", frag_128x256_shape);
+/* warplab:end */
+/* warplab:rung gemm frag_128x128 */
 PIPELINED_IMPL(frag_128x128_impl, "frag_128x128", frag_128x128_shape);
+/* warplab:end */
+/* warplab:rung gemm frag_128x128_w64 */
 PIPELINED_IMPL(frag_128x128_w64_impl, "frag_128x128_w64", frag_128x128_w64_shape);
+/* warplab:end */
+/* warplab:rung gemm frag_128x128_k8 */
 PIPELINED_IMPL(frag_128x128_k8_impl, "frag_128x128_k8", frag_128x128_k8_shape);
+/* warplab:end */
+/* warplab:rung gemm frag_256x128 */
 PIPELINED_IMPL(frag_256x128_impl, "frag_256x128", frag_256x128_shape);
+/* warplab:end */
+/* warplab:rung gemm frag_256x128_s6 */
 PIPELINED_IMPL(frag_256x128_s6_impl, "frag_256x128_s6", frag_256x128_s6_shape);
+/* warplab:end */
 
 extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
     &one_block_impl, &many_blocks_impl, &tiled16_impl, &tiled32_impl, &tiled_bounds_impl,

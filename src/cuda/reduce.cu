@@ -186,6 +186,7 @@ template <typename Op, typename T> __device__ void atomic_combine(T *target, T v
 /* levels work in place in scratch; the last (2 * stride >= n) writes the    */
 /* result. An element with no partner (n not a power of two) is carried up.  */
 
+/* warplab:rung reduce naive */
 template <typename T, typename Op>
 __global__ void naive_level_kernel(const T *src, T *dst, size_t n, size_t stride)
 {
@@ -193,6 +194,7 @@ __global__ void naive_level_kernel(const T *src, T *dst, size_t n, size_t stride
     if (i < n)
         dst[i] = i + stride < n ? Op::apply(src[i], src[i + stride]) : src[i];
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Rung interleaved (seed 001 reduce0, seed 004 attempt #1): one element per */
@@ -200,6 +202,7 @@ __global__ void naive_level_kernel(const T *src, T *dst, size_t n, size_t stride
 /* tid % (2s) == 0. Threads past n load the identity, so the tree never      */
 /* needs n to be a power of two.                                             */
 
+/* warplab:rung reduce interleaved */
 template <typename T, typename Op> __global__ void interleaved_kernel(const T *in, T *out, size_t n)
 {
     T *s = shared_array<T>();
@@ -214,11 +217,13 @@ template <typename T, typename Op> __global__ void interleaved_kernel(const T *i
     if (tid == 0)
         out[blockIdx.x] = s[0];
 }
+/* warplab:end */
 
 /* Rung strided_index (attempt #2): the same tree, index = 2 * s * tid. The   */
 /* working threads are now the first ones (no divergence within a warp until */
 /* fewer than 32 work), but neighbouring threads hit words 2s apart: bank     */
 /* conflicts.                                                                 */
+/* warplab:rung reduce strided_index */
 template <typename T, typename Op>
 __global__ void strided_index_kernel(const T *in, T *out, size_t n)
 {
@@ -235,9 +240,11 @@ __global__ void strided_index_kernel(const T *in, T *out, size_t n)
     if (tid == 0)
         out[blockIdx.x] = s[0];
 }
+/* warplab:end */
 
 /* Rung sequential (attempt #3): reversed loop, sdata[tid] += sdata[tid + s]: */
 /* a warp reads 32 consecutive words, no conflicts, no divergence above s=32. */
+/* warplab:rung reduce sequential */
 template <typename T, typename Op> __global__ void sequential_kernel(const T *in, T *out, size_t n)
 {
     T *s = shared_array<T>();
@@ -252,18 +259,22 @@ template <typename T, typename Op> __global__ void sequential_kernel(const T *in
     if (tid == 0)
         out[blockIdx.x] = s[0];
 }
+/* warplab:end */
 
 /* Two elements per thread, i and i + blockDim, combined during the load (the */
 /* first step of the tree, which left half the threads idle).                */
+/* warplab:rung reduce first_add warp_volatile warp_syncwarp complete_unroll cascade */
 template <typename T, typename Op>
 __device__ inline T load_pair(const T *in, size_t n, unsigned block)
 {
     const size_t i = blockIdx.x * (size_t)(2 * block) + threadIdx.x;
     return Op::apply(load_or_identity<T, Op>(in, n, i), load_or_identity<T, Op>(in, n, i + block));
 }
+/* warplab:end */
 
 /* The tree's steps above one warp (s = blockDim/2 down to 64), leaving       */
 /* s[0..63] for the last warp. Needs blockDim >= 64.                          */
+/* warplab:rung reduce warp_volatile warp_syncwarp */
 template <typename T, typename Op> __device__ inline void tree_above_warp(T *s, unsigned tid)
 {
     for (unsigned stride = blockDim.x / 2; stride > 32; stride >>= 1) {
@@ -272,8 +283,10 @@ template <typename T, typename Op> __device__ inline void tree_above_warp(T *s, 
         __syncthreads();
     }
 }
+/* warplab:end */
 
 /* Rung first_add (attempt #4): half the blocks, each thread adding twice.   */
+/* warplab:rung reduce first_add */
 template <typename T, typename Op> __global__ void first_add_kernel(const T *in, T *out, size_t n)
 {
     T *s = shared_array<T>();
@@ -288,11 +301,13 @@ template <typename T, typename Op> __global__ void first_add_kernel(const T *in,
     if (tid == 0)
         out[blockIdx.x] = s[0];
 }
+/* warplab:end */
 
 /* Rung warp_volatile (attempt #5 as the course wrote it): the last warp     */
 /* without barriers, trusting lockstep execution through a volatile pointer. */
 /* On Volta and later the lanes of a warp may run apart: lane t can read     */
 /* s[t + 16] before lane t + 16 has written it. A data race, kept to show it. */
+/* warplab:rung reduce warp_volatile */
 template <typename T, typename Op> __device__ void warp_reduce_volatile(volatile T *s, unsigned tid)
 {
     s[tid] = Op::apply((T)s[tid], (T)s[tid + 32]);
@@ -316,10 +331,12 @@ __global__ void warp_volatile_kernel(const T *in, T *out, size_t n)
     if (tid == 0)
         out[blockIdx.x] = s[0];
 }
+/* warplab:end */
 
 /* Rung warp_syncwarp (5b): the same unrolled last warp made correct. Each   */
 /* step reads its partner into a register, waits for the whole warp          */
 /* (__syncwarp), then writes, and waits again before the next read.          */
+/* warplab:rung reduce warp_syncwarp */
 template <typename T, typename Op> __device__ T warp_reduce_syncwarp(T *s, unsigned tid)
 {
     T v = s[tid];
@@ -347,6 +364,7 @@ __global__ void warp_syncwarp_kernel(const T *in, T *out, size_t n)
             out[blockIdx.x] = v;
     }
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Rungs complete_unroll (attempt #6) and cascade (attempt #7): the block    */
@@ -356,6 +374,7 @@ __global__ void warp_syncwarp_kernel(const T *in, T *out, size_t n)
 /* leave their BLOCK words of shared memory (the course's version reads past */
 /* them).                                                                    */
 
+/* warplab:rung reduce complete_unroll cascade */
 template <unsigned BLOCK, unsigned OFFSET, typename T, typename Op>
 __device__ inline void unrolled_warp_step(T *s, unsigned tid, T &v)
 {
@@ -440,11 +459,13 @@ cudaError_t launch_unrolled(unsigned threads, size_t blocks, cudaStream_t stream
     }
     return cudaSuccess;
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Rungs shuffle, atomic_warp, atomic_block (seed 004)                        */
 
 /* Lane 0 ends with the warp's value. */
+/* warplab:rung reduce shuffle atomic_warp atomic_block single_pass */
 template <typename T, typename Op> __device__ inline T warp_reduce_shuffle(T v)
 {
 #pragma unroll
@@ -452,9 +473,11 @@ template <typename T, typename Op> __device__ inline T warp_reduce_shuffle(T v)
         v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, offset));
     return v;
 }
+/* warplab:end */
 
 /* sm_80 and later reduce a warp of 32-bit integers in one instruction
  * (redux.sync); other types and older GPUs shuffle. */
+/* warplab:rung reduce shuffle atomic_block single_pass */
 template <typename T, typename Op> __device__ inline T warp_reduce_fast(T v)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -492,8 +515,10 @@ template <typename T, typename Op, bool FAST = false> __device__ T block_reduce(
     }
     return v;
 }
+/* warplab:end */
 
 /* Each thread's slice of a grid-stride loop, one element per trip. */
+/* warplab:rung reduce shuffle atomic_warp atomic_block */
 template <typename T, typename Op> __device__ inline T grid_stride_reduce(const T *in, size_t n)
 {
     T v = identity<T, Op>();
@@ -502,21 +527,27 @@ template <typename T, typename Op> __device__ inline T grid_stride_reduce(const 
         v = Op::apply(v, in[i]);
     return v;
 }
+/* warplab:end */
 
+/* warplab:rung reduce shuffle */
 template <typename T, typename Op> __global__ void shuffle_kernel(const T *in, T *out, size_t n)
 {
     const T v = block_reduce<T, Op>(grid_stride_reduce<T, Op>(in, n));
     if (threadIdx.x == 0)
         out[blockIdx.x] = v;
 }
+/* warplab:end */
 
+/* warplab:rung reduce atomic_warp */
 template <typename T, typename Op> __global__ void atomic_warp_kernel(const T *in, T *out, size_t n)
 {
     const T v = warp_reduce_shuffle<T, Op>(grid_stride_reduce<T, Op>(in, n));
     if (threadIdx.x % 32 == 0)
         atomic_combine<Op>(out, v);
 }
+/* warplab:end */
 
+/* warplab:rung reduce atomic_block */
 template <typename T, typename Op>
 __global__ void atomic_block_kernel(const T *in, T *out, size_t n)
 {
@@ -524,6 +555,7 @@ __global__ void atomic_block_kernel(const T *in, T *out, size_t n)
     if (threadIdx.x == 0)
         atomic_combine<Op>(out, v);
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Rung single_pass (past the course): 16-byte loads, several in flight, a   */
@@ -536,6 +568,7 @@ __global__ void atomic_block_kernel(const T *in, T *out, size_t n)
 /* (n - head) % W are read one at a time, by the first threads of the grid */
 /* (a block has 512 >= 4 of them).                                          */
 
+/* warplab:rung reduce single_pass */
 constexpr unsigned ONE_PASS_THREADS = 512;
 constexpr unsigned ONE_PASS_LOADS = 4; /* 16-byte loads in flight per thread */
 /* Resident blocks asked of the compiler (__launch_bounds__): every thread an
@@ -626,6 +659,7 @@ __global__ void __launch_bounds__(ONE_PASS_THREADS, ONE_PASS_MIN_BLOCKS)
         *tickets = 0;
     }
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Host side: running a rung for the problem's type and operation            */
@@ -685,6 +719,7 @@ warplab_status check_grid(wl_backend *backend, size_t blocks, const char *what)
 
 /* ---- rung naive ---- */
 
+/* warplab:rung reduce naive */
 template <typename T, typename Op> struct Naive {
     static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
     {
@@ -712,6 +747,7 @@ template <typename T, typename Op> struct Naive {
         }
     }
 };
+/* warplab:end */
 
 size_t naive_scratch(wl_backend *backend, const wl_problem *problem)
 {
@@ -744,6 +780,8 @@ unsigned unrolled_threads(size_t count)
     return threads;
 }
 
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
+ * complete_unroll cascade shuffle */
 /* Runs Rung's levels: each block of a level writes one partial; the level
  * with one block writes the result. Level 1's partials go to the first region
  * of scratch, level 2's to the second, level 3's to the first again. */
@@ -772,6 +810,7 @@ warplab_status run_levels(wl_backend *backend, const wl_launch *launch, const ch
         count = shape.blocks;
     }
 }
+/* warplab:end */
 
 /* Scratch for run_levels: the first two levels' partials. */
 template <template <typename, typename> class Rung>
@@ -787,6 +826,7 @@ size_t levels_scratch(wl_backend *backend, const wl_problem *problem)
     });
 }
 
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp */
 /* A tree rung whose kernel takes (in, out, n) with blockDim x sizeof(T)
  * bytes of shared memory, THREADS threads and PER_BLOCK elements per block. */
 #define TREE_RUNG(NAME, KERNEL, THREADS, PER_BLOCK)                                                \
@@ -817,9 +857,11 @@ TREE_RUNG(Sequential, sequential_kernel, 512, 512)
 TREE_RUNG(FirstAdd, first_add_kernel, 512, 1024)
 TREE_RUNG(WarpVolatile, warp_volatile_kernel, 512, 1024)
 TREE_RUNG(WarpSyncwarp, warp_syncwarp_kernel, 512, 1024)
+/* warplab:end */
 
 /* Rung complete_unroll: the block size of each level chosen at run time and
  * dispatched to its template instance. */
+/* warplab:rung reduce complete_unroll */
 template <typename T, typename Op> struct CompleteUnroll {
     using value_type = T;
     static LevelShape shape(const wl_backend *, size_t count)
@@ -836,10 +878,12 @@ template <typename T, typename Op> struct CompleteUnroll {
         return run_levels<CompleteUnroll>(backend, launch, "reduce complete_unroll");
     }
 };
+/* warplab:end */
 
 /* Rung cascade: as complete_unroll, with a grid that just fills the GPU
  * (every SM's resident blocks): each thread sums about n / (grid x block)
  * elements first, and the next level is a single block. */
+/* warplab:rung reduce cascade */
 template <typename T, typename Op> struct Cascade {
     using value_type = T;
     static LevelShape shape(const wl_backend *backend, size_t count)
@@ -856,6 +900,7 @@ template <typename T, typename Op> struct Cascade {
         return run_levels<Cascade>(backend, launch, "reduce cascade");
     }
 };
+/* warplab:end */
 
 /* Seed 004's grid: 512-thread blocks, one element per thread, at most 1024. */
 size_t seed004_blocks(size_t count)
@@ -866,6 +911,7 @@ size_t seed004_blocks(size_t count)
 
 /* Rung shuffle: seed 004's two kernels, 512 threads and at most 1024 blocks,
  * then <<<1, 1024>>> over the partials (one launch when n <= 1024). */
+/* warplab:rung reduce shuffle */
 template <typename T, typename Op> struct Shuffle {
     using value_type = T;
     static LevelShape shape(const wl_backend *, size_t count)
@@ -884,10 +930,12 @@ template <typename T, typename Op> struct Shuffle {
         return run_levels<Shuffle>(backend, launch, "reduce shuffle");
     }
 };
+/* warplab:end */
 
 /* Rungs atomic_warp and atomic_block: the result starts as the identity (a
  * one-thread kernel, timed: it is part of the work), then one kernel of
  * seed 004's shape adds into it atomically. */
+/* warplab:rung reduce atomic_warp atomic_block */
 template <typename T, typename Op, bool PER_WARP>
 warplab_status run_atomic(wl_backend *backend, const wl_launch *launch)
 {
@@ -918,6 +966,7 @@ template <typename T, typename Op> struct AtomicBlock {
         return run_atomic<T, Op, false>(backend, launch);
     }
 };
+/* warplab:end */
 
 /* ---- rung single_pass ---- */
 
@@ -960,6 +1009,7 @@ template <typename T, typename Op> cudaError_t single_pass_per_sm(int device, in
     return e;
 }
 
+/* warplab:rung reduce single_pass */
 template <typename T, typename Op> struct SinglePass {
     /* Untimed: the grid from the kernel's occupancy, and the counter zeroed
      * (each launch leaves it at zero again, so a workspace this rung had last
@@ -1008,6 +1058,7 @@ template <typename T, typename Op> struct SinglePass {
         return WL_CUDA_LAUNCHED(backend, "reduce single_pass");
     }
 };
+/* warplab:end */
 
 warplab_status single_pass_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
@@ -1024,6 +1075,7 @@ void free_state(wl_backend *backend, void *state)
 /* ---- vendor row: cub::DeviceReduce ---- */
 
 /* CUB's offsets: 32-bit when n fits, as a caller with an int count gets. */
+/* warplab:rung reduce cub */
 template <typename T, typename Op>
 cudaError_t cub_reduce(void *temp, size_t &bytes, const T *in, T *out, size_t n,
                        cudaStream_t stream)
@@ -1096,6 +1148,7 @@ void cub_teardown(wl_backend *backend, void *state)
         cudaFree(s->temp);
     free(s);
 }
+/* warplab:end */
 
 const wl_impl naive_impl = {.ladder = "reduce",
                             .rung = "naive",

@@ -52,6 +52,7 @@ constexpr int BLOCK_ROWS = 8;
  * the input instead of neighbouring columns (one row). TRANSPOSE: write
  * out[c][r] (pitch ld_out) instead of the copy's out[r][c] (pitch cols).
  * tiles_slow: tiles along the dimension threadIdx.y walks. */
+/* warplab:rung transpose copy_strided naive naive_mirror */
 template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
 __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
     move_elements(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m,
@@ -71,6 +72,7 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
             }
         }
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* A 32x32 tile through shared memory: copy_shared, tiled, padded, diagonal */
@@ -81,6 +83,7 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
  * DIAGONAL renumbers the blocks so that blocks running together take tiles
  * along a diagonal of the tile grid (a bijection for any tiles_x x tiles_y:
  * the tile column is offset by the tile row, modulo tiles_x). */
+/* warplab:rung transpose copy_shared tiled padded diagonal */
 template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
 __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
     move_tiles(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m, size_t tiles_x,
@@ -119,10 +122,13 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
         __syncthreads(); /* the next tile must not overwrite this one early */
     }
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* 16-byte accesses                                                          */
 
+/* warplab:rung transpose vectorized vectorized_strip vectorized_out vectorized_grouped
+ * grouped_strip persistent */
 /* 16 bytes of T: a float4, or a double2. */
 template <typename T> struct vector16;
 template <> struct vector16<float> {
@@ -204,7 +210,9 @@ __device__ __forceinline__ void transpose_sub_block(const T *__restrict__ in, T 
                 out[(size_t)c * m.ld_out + r] = in[(size_t)r * m.ld_in + c];
         }
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized vectorized_strip */
 /* Each thread loads its 4x4 sub-block as four 16-byte row pieces, and stores
  * the sub-block's columns as four 16-byte pieces of output rows: the
  * transpose happens in registers (v[k][j] goes out as row j, column k).
@@ -256,7 +264,9 @@ __global__ void __launch_bounds__(VEC_THREADS)
             transpose_sub_block(in, out, m, r0 + s * VEC_TILE, c0);
     }
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* ------------------------------------------------------------------------ */
 /* 16-byte accesses in a chosen block order: the ordered candidates          */
 
@@ -403,7 +413,9 @@ __global__ void __launch_bounds__(VEC_THREADS, PREFETCH && sizeof(T) == 4 ? 4 : 
         }
     }
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy */
 /* The copy reference: rows of cols elements from in (pitch ld_in) to out
  * (pitch out_pitch). A block takes COPY_UNROLL x 256 16-byte vectors of a
  * row, all loads issued before the first store. The row's head (until both
@@ -457,7 +469,9 @@ __global__ void __launch_bounds__(COPY_THREADS)
         }
     }
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered rungs' kernel for a problem whose input pitch is whole
  * 16-byte units but whose output pitch is not (3001x4000: out rows of 3001
  * floats start 4, 8, 12 bytes off a 16-byte boundary, so no vector store
@@ -529,6 +543,7 @@ __global__ void __launch_bounds__(VEC_THREADS)
         __syncthreads();
     }
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* Launchers                                                                */
@@ -581,6 +596,7 @@ warplab_status launch_typed(wl_backend *backend, const wl_launch *launch, void *
     return m.element_size == 8 ? DOUBLE_FORM(backend, m, in, out) : FLOAT_FORM(backend, m, in, out);
 }
 
+/* warplab:rung transpose copy_strided naive naive_mirror */
 template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
 warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                               void *out)
@@ -596,7 +612,9 @@ warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m,
             static_cast<const T *>(in), static_cast<T *>(out), m, tiles_slow);
     return WL_CUDA_LAUNCHED(backend, "transpose element kernel");
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy_shared tiled padded diagonal */
 template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
 warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                         void *out)
@@ -611,7 +629,9 @@ warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const
             static_cast<const T *>(in), static_cast<T *>(out), m, tiles_x, tiles_y);
     return WL_CUDA_LAUNCHED(backend, "transpose tile kernel");
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized vectorized_strip */
 /* Rungs vectorized and vectorized_strip: the 16-byte kernel when both
  * pitches are whole 16-byte units and the views are element-aligned;
  * otherwise the padded-tile kernel, the fastest rung with no alignment
@@ -640,7 +660,9 @@ warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, 
         static_cast<const T *>(in), static_cast<T *>(out), m, shift_r, shift_c, strips_y);
     return WL_CUDA_LAUNCHED(backend, "transpose vectorized");
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered candidates: the vectorized rungs' alignment rules and grid
  * shift, items dealt in the order of transpose_order.h. GROUP: item rows
  * per band, 0 for all of them (write-major). resident: blocks the device
@@ -719,7 +741,9 @@ warplab_status ordered_all(wl_backend *backend, const wl_transpose_layout &m, co
 {
     return ordered_on<T, STRIP, GROUP, false>(backend, m, in, out, 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose persistent */
 /* The persistent candidate: the grid is what the device holds at once,
  * measured untimed in setup from the kernel's occupancy. */
 typedef struct persistent_state {
@@ -774,7 +798,9 @@ warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, v
                ? ordered_on<double, 1, GROUP_TILES, true>(backend, m, in, out, resident)
                : ordered_on<float, 1, GROUP_TILES, true>(backend, m, in, out, resident);
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy */
 /* Rung copy (reference): rows of the input to tight rows of the output. A
  * tight input is one long row, so the whole matrix streams as one array. */
 template <typename T>
@@ -794,7 +820,9 @@ warplab_status copy_on(wl_backend *backend, const wl_transpose_layout &m, const 
         static_cast<const T *>(in), static_cast<T *>(out), rows, cols, m.ld_in, cols);
     return WL_CUDA_LAUNCHED(backend, "transpose copy");
 }
+/* warplab:end */
 
+/* warplab:rung transpose cublas */
 /* ------------------------------------------------------------------------ */
 /* cuBLAS                                                                   */
 
@@ -879,102 +907,133 @@ warplab_status launch_cublas(wl_backend *backend, const wl_launch *launch, void 
                                     &zero, a, ld_in, static_cast<float *>(out), ld_out),
                         "cublasSgeam");
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* The rung table                                                           */
 
 /* Rung copy_shared: the copy through a 32x32 shared tile and a barrier. */
+/* warplab:rung transpose copy_shared */
 const wl_impl copy_shared_impl = {
     .ladder = "transpose",
     .rung = "copy_shared",
     .launch = launch_typed<tiles_on<float, 0, false, false>, tiles_on<double, 0, false, false>>};
+/* warplab:end */
 /* Rung copy_strided: threads down columns, copied: both sides strided. */
+/* warplab:rung transpose copy_strided */
 const wl_impl copy_strided_impl = {
     .ladder = "transpose",
     .rung = "copy_strided",
     .launch =
         launch_typed<elementwise_on<float, true, false>, elementwise_on<double, true, false>>};
+/* warplab:end */
 /* Rung naive: the course's mtran, threads along input rows: writes stride. */
+/* warplab:rung transpose naive */
 const wl_impl naive_impl = {
     .ladder = "transpose",
     .rung = "naive",
     .launch =
         launch_typed<elementwise_on<float, false, true>, elementwise_on<double, false, true>>};
+/* warplab:end */
 /* Rung naive_mirror: threads down input columns: reads stride instead. */
+/* warplab:rung transpose naive_mirror */
 const wl_impl naive_mirror_impl = {
     .ladder = "transpose",
     .rung = "naive_mirror",
     .launch = launch_typed<elementwise_on<float, true, true>, elementwise_on<double, true, true>>};
+/* warplab:end */
 /* Rung tiled: over naive, a shared 32x32 tile makes both global sides
  * coalesced; reading its columns is a 32-way bank conflict. */
+/* warplab:rung transpose tiled */
 const wl_impl tiled_impl = {
     .ladder = "transpose",
     .rung = "tiled",
     .launch = launch_typed<tiles_on<float, 0, false, true>, tiles_on<double, 0, false, true>>};
+/* warplab:end */
 /* Rung padded: over tiled, [32][33] removes the bank conflicts. */
+/* warplab:rung transpose padded */
 const wl_impl padded_impl = {
     .ladder = "transpose",
     .rung = "padded",
     .launch = launch_typed<tiles_on<float, 1, false, true>, tiles_on<double, 1, false, true>>};
+/* warplab:end */
 /* Rung diagonal: over padded, blocks take tiles in diagonal order against
  * partition camping. */
+/* warplab:rung transpose diagonal */
 const wl_impl diagonal_impl = {
     .ladder = "transpose",
     .rung = "diagonal",
     .launch = launch_typed<tiles_on<float, 1, true, true>, tiles_on<double, 1, true, true>>};
+/* warplab:end */
 /* Rung vectorized: past the course, 16-byte accesses and a 4x4 transpose in
  * registers, one 64x64 tile per block. */
+/* warplab:rung transpose vectorized */
 const wl_impl vectorized_impl = {
     .ladder = "transpose",
     .rung = "vectorized",
     .launch = launch_typed<vectorized_on<float, 1>, vectorized_on<double, 1>>};
+/* warplab:end */
 /* Rung vectorized_strip: over vectorized, a block takes 4 tiles of floats
  * (2 of doubles: 1 KB of each output row it touches, 64 elements of data per
  * thread either way) with all its loads in flight before the first store. */
+/* warplab:rung transpose vectorized_strip */
 const wl_impl vectorized_strip_impl = {
     .ladder = "transpose",
     .rung = "vectorized_strip",
     .launch = launch_typed<vectorized_on<float, 4>, vectorized_on<double, 2>>};
+/* warplab:end */
 /* The ordered candidates (off the ladder until a GPU run picks one): the
  * vectorized rung's kernel, items dealt in another order. */
 /* vectorized_out: consecutive blocks go down a column of input tiles, i.e.
  * along the output's rows: writes of running blocks are few long runs, reads
  * many short ones (the vectorized rung's grid, mirrored). */
+/* warplab:rung transpose vectorized_out */
 const wl_impl vectorized_out_impl = {
     .ladder = "transpose",
     .rung = "vectorized_out",
     .launch = launch_typed<ordered_all<float, 1, 0>, ordered_all<double, 1, 0>>};
+/* warplab:end */
 /* vectorized_grouped: bands GROUP_TILES tiles tall, walked column by
  * column: the running blocks read and write a near-square patch. */
+/* warplab:rung transpose vectorized_grouped */
 const wl_impl vectorized_grouped_impl = {
     .ladder = "transpose",
     .rung = "vectorized_grouped",
     .launch =
         launch_typed<ordered_all<float, 1, GROUP_TILES>, ordered_all<double, 1, GROUP_TILES>>};
+/* warplab:end */
 /* grouped_strip: the grouped order with 2 tiles down a column per block
  * (bands half as many items tall: the same patch): each block writes 512 B
  * runs of 64 output rows (1 KiB of doubles), and a thread has 8 16-byte
  * loads of floats (16 of doubles) in flight before its first store. */
+/* warplab:rung transpose grouped_strip */
 const wl_impl grouped_strip_impl = {.ladder = "transpose",
                                     .rung = "grouped_strip",
                                     .launch =
                                         launch_typed<ordered_all<float, 2, GROUP_TILES / 2>,
                                                      ordered_all<double, 2, GROUP_TILES / 2>>};
+/* warplab:end */
 /* persistent: the grouped order over a grid of the blocks the device holds
  * at once, each loading its next tile before storing this one. */
+/* warplab:rung transpose persistent */
 const wl_impl persistent_impl = {.ladder = "transpose",
                                  .rung = "persistent",
                                  .setup = persistent_setup,
                                  .launch = launch_persistent,
                                  .teardown = persistent_teardown};
+/* warplab:end */
+/* warplab:rung transpose copy */
 const wl_impl copy_impl = {
     .ladder = "transpose", .rung = "copy", .launch = launch_typed<copy_on<float>, copy_on<double>>};
+/* warplab:end */
+/* warplab:rung transpose cublas */
 const wl_impl cublas_impl = {.ladder = "transpose",
                              .rung = "cublas",
                              .supports = cublas_supports,
                              .setup = cublas_setup,
                              .launch = launch_cublas,
                              .teardown = cublas_teardown};
+/* warplab:end */
 
 } // namespace
 

@@ -21,6 +21,7 @@
 #define VIEW(i) ((float *)wl_view_ptr(launch->buf[i]))
 #define N (launch->problem->dim[0])
 
+/* warplab:rung vecadd one_block */
 /* Rung one_block: the course's first kernel, vectoradd<<<1, N>>>. One thread
  * per element in a single block, so one SM does all the work; the rung's
  * limit (n <= max threads per block) is checked before the launch. */
@@ -39,7 +40,9 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
                                                                      VIEW(VECADD_C));
     return WL_CUDA_LAUNCHED(backend, "vecadd one_block");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid */
 /* Rung grid: ceil(n / 1024) blocks of 1024 threads, the course's
  * thread_block_size. Over one_block: every SM gets blocks, n is unlimited.
  * The bounds check is ours; the course's kernel writes past the end when n is
@@ -66,7 +69,9 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
         VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
     return WL_CUDA_LAUNCHED(backend, "vecadd grid");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid_stride managed managed_prefetch */
 /* Rung grid_stride: a grid that just fills the GPU (SMs x resident blocks),
  * each thread looping with stride gridDim x blockDim. Over grid: far fewer
  * blocks to schedule, and one launch shape for any n. */
@@ -93,7 +98,9 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
     (void)state;
     return grid_stride_on(backend, VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd vectorized */
 /* Rung vectorized: float4 loads and stores, two of each in flight per loop
  * trip. Over grid_stride: a quarter of the memory instructions for the same
  * bytes, and more bytes in flight per thread, which is what HBM needs to
@@ -157,7 +164,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
                         wl_cuda_stream(backend)>>>(a, b, c, n, head);
     return WL_CUDA_LAUNCHED(backend, "vecadd vectorized");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd vectorized_flat */
 /* Rung vectorized_flat: the float4 accesses of vectorized, one quad of
  * each array per thread and a grid that covers them all (no loop). The
  * misaligned head and the tail, fewer than 4 elements each, go to the first
@@ -202,7 +211,9 @@ static warplab_status launch_vectorized_flat(wl_backend *backend, const wl_launc
                                                                                     head, quads);
     return WL_CUDA_LAUNCHED(backend, "vecadd vectorized_flat");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd h2d d2h */
 /* ------------------------------------------------------------------------ */
 /* Transfers, counted apart from the kernels                                */
 
@@ -239,7 +250,9 @@ static void staging_teardown(wl_backend *backend, void *state)
             cudaFree(s->managed[i]);
     free(s);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd h2d */
 /* Rung h2d: the copy of one input array from page-locked host memory. */
 static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -249,7 +262,9 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
                                          cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd d2h */
 /* Rung d2h: the copy of one array back to page-locked host memory; finish()
  * puts it in c so that the harness can check what arrived. */
 static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
@@ -269,7 +284,9 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
                                          cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd managed managed_prefetch */
 /* Managed memory: never ask for more than the card has free (on these
  * machines, oversubscribing managed memory can hang the GPU). */
 static warplab_status managed_setup(wl_backend *backend, const wl_launch *launch, void **state)
@@ -322,7 +339,9 @@ static warplab_status managed_prepare(wl_backend *backend, const wl_launch *laun
         e = cudaStreamSynchronize(wl_cuda_stream(backend));
     return wl_cuda_check(backend, e, "moving managed pages to the host");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd managed */
 /* Rung managed: the grid-stride kernel on managed arrays; pages fault over
  * on first touch, inside the timed kernel. */
 static warplab_status launch_managed(wl_backend *backend, const wl_launch *launch, void *state)
@@ -330,7 +349,9 @@ static warplab_status launch_managed(wl_backend *backend, const wl_launch *launc
     staging *s = (staging *)state;
     return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2], N);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd managed_prefetch */
 /* Rung managed_prefetch: one bulk prefetch of the three arrays, then the
  * kernel, both timed. */
 static warplab_status launch_managed_prefetch(wl_backend *backend, const wl_launch *launch,
@@ -350,7 +371,9 @@ static warplab_status launch_managed_prefetch(wl_backend *backend, const wl_laun
         return wl_cuda_check(backend, e, "prefetching managed memory");
     return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2], N);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd managed managed_prefetch */
 static warplab_status managed_finish(wl_backend *backend, const wl_launch *launch, void *state)
 {
     staging *s = (staging *)state;
@@ -359,7 +382,9 @@ static warplab_status managed_finish(wl_backend *backend, const wl_launch *launc
                                          cudaMemcpyDefault, wl_cuda_stream(backend)),
                          "reading managed memory");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd copy */
 /* Rung copy (reference): cudaMemcpy of one array, device to device. */
 static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -369,6 +394,7 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
                                          cudaMemcpyDeviceToDevice, wl_cuda_stream(backend)),
                          "device-to-device copy");
 }
+/* warplab:end */
 
 static const wl_impl one_block_impl = {
     .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};

@@ -185,6 +185,7 @@ const wl_impl *const wl_opencl_gemm_impls[] = {
     &double_buffered_impl, &warptile_impl,      &tuned_impl,
     &tuned_128x128_impl,   &tuned_256x128_impl, NULL};
 
+/* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex (src/opencl/kernels/gemm_ex.cl)                          */
 
@@ -222,6 +223,7 @@ static warplab_status launch_ex(wl_backend *backend, const wl_launch *launch, vo
     const size_t global[2] = {(size_t)n, (size_t)m}, local[2] = {16, 16};
     return wl_opencl_launch(backend, "gemm_ex", "gemm_ex", 2, global, local, 19, args);
 }
+/* warplab:end */
 
 static const wl_impl ex_impl = {.ladder = "gemm", .rung = WL_GEMM_EX_IMPL, .launch = launch_ex};
 

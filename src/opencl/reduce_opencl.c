@@ -52,6 +52,7 @@ static warplab_status write_identity(wl_backend *backend, const wl_launch *launc
 }
 
 /* ------------------------------------------------------------------------ */
+/* warplab:rung reduce naive */
 /* Rung naive: one launch per level, stride 1, 2, 4, ...; level 1 reads the  */
 /* input and writes scratch, later levels work in place in scratch, the last */
 /* (2 * stride >= n) writes the result.                                      */
@@ -88,6 +89,7 @@ static warplab_status launch_naive(wl_backend *backend, const wl_launch *launch,
         src = scratch;
     }
 }
+/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* The tree rungs: each group writes one partial; the level with one group   */
@@ -101,14 +103,30 @@ typedef struct tree_rung {
     size_t least_group; /* the kernel's smallest group */
 } tree_rung;
 
+/* warplab:rung reduce interleaved */
 static const tree_rung interleaved_rung = {"interleaved", 1, false, false, 1};
+/* warplab:end */
+/* warplab:rung reduce strided_index */
 static const tree_rung strided_index_rung = {"strided_index", 1, false, false, 1};
+/* warplab:end */
+/* warplab:rung reduce sequential */
 static const tree_rung sequential_rung = {"sequential", 1, false, false, 1};
+/* warplab:end */
+/* warplab:rung reduce first_add */
 static const tree_rung first_add_rung = {"first_add", 2, false, false, 1};
+/* warplab:end */
+/* warplab:rung reduce warp_volatile */
 static const tree_rung warp_volatile_rung = {"warp_volatile", 2, false, false, 64};
+/* warplab:end */
+/* warplab:rung reduce warp_syncwarp */
 static const tree_rung warp_barrier_rung = {"warp_barrier", 2, false, false, 64};
+/* warplab:end */
+/* warplab:rung reduce complete_unroll */
 static const tree_rung complete_unroll_rung = {"complete_unroll", 2, true, false, GROUP};
+/* warplab:end */
+/* warplab:rung reduce cascade */
 static const tree_rung cascade_rung = {"cascade", 2, true, true, GROUP};
+/* warplab:end */
 
 /* GROUP, or the largest power of two the device takes when it takes less. */
 static size_t group_size(const wl_backend *backend)
@@ -158,6 +176,8 @@ static size_t tree_scratch(const wl_backend *backend, const tree_rung *rung,
     return (first + (second > 1 ? second : 0)) * warplab_dtype_size(problem->dtype);
 }
 
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
+ * complete_unroll cascade */
 static warplab_status run_tree(wl_backend *backend, const wl_launch *launch, const tree_rung *rung)
 {
     const wl_problem *p = launch->problem;
@@ -188,6 +208,7 @@ static warplab_status run_tree(wl_backend *backend, const wl_launch *launch, con
         count = groups;
     }
 }
+/* warplab:end */
 
 /* Each tree rung's launcher, scratch and limits around its descriptor. */
 #define TREE_IMPL(NAME, RUNG_ID)                                                                   \
@@ -222,6 +243,7 @@ TREE_IMPL(complete_unroll, "complete_unroll")
 TREE_IMPL(cascade, "cascade")
 
 /* ------------------------------------------------------------------------ */
+/* warplab:rung reduce atomic_warp atomic_block */
 /* The atomic rungs: the result starts as the identity (timed: part of the  */
 /* work), then seed 004's grid (one item per element, at most 1024 groups)   */
 /* combines into it atomically.                                              */
@@ -244,6 +266,7 @@ static warplab_status run_atomic(wl_backend *backend, const wl_launch *launch, c
                               WL_CL_VALUE(out.offset), WL_CL_VALUE(count),     WL_CL_VALUE(op)};
     return enqueue(backend, kernel, p->dtype, groups * GROUP, &group, 6, args);
 }
+/* warplab:end */
 
 static warplab_status atomic_supports(wl_backend *backend, const wl_problem *problem, char *reason,
                                       size_t len)
@@ -252,17 +275,21 @@ static warplab_status atomic_supports(wl_backend *backend, const wl_problem *pro
     return tree_supports(backend, &complete_unroll_rung, reason, len);
 }
 
+/* warplab:rung reduce atomic_warp */
 static warplab_status launch_atomic_slice(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return run_atomic(backend, launch, "atomic_slice");
 }
+/* warplab:end */
 
+/* warplab:rung reduce atomic_block */
 static warplab_status launch_atomic_group(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return run_atomic(backend, launch, "atomic_group");
 }
+/* warplab:end */
 
 static const wl_impl naive_impl = {
     .ladder = "reduce", .rung = "naive", .scratch_bytes = naive_scratch, .launch = launch_naive};

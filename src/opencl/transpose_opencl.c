@@ -99,55 +99,70 @@ static warplab_status launch_tiles(wl_backend *backend, const wl_launch *launch,
     return launch_named(backend, launch, rung, global, local);
 }
 
+/* warplab:rung transpose naive */
 /* Rung naive: work-items along input rows; writes stride by ld_out. */
 static warplab_status launch_naive(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "naive", 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose naive_mirror */
 /* Rung naive_mirror: work-items down input columns; reads stride by ld_in. */
 static warplab_status launch_naive_mirror(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "naive_mirror", 1);
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy_strided */
 /* Rung copy_strided: the copy with work-items down columns: both sides stride. */
 static warplab_status launch_copy_strided(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "copy_strided", 1);
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy_shared */
 /* Rung copy_shared: the copy through a 32x32 local-memory tile. */
 static warplab_status launch_copy_shared(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "copy_shared", 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose tiled */
 /* Rung tiled: 32x32 local-memory tiles; both global sides coalesce. */
 static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "tiled", 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose padded */
 /* Rung padded: tiles of 32x33, no bank conflicts on the column reads. */
 static warplab_status launch_padded(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "padded", 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose diagonal */
 /* Rung diagonal: padded tiles taken in diagonal order. */
 static warplab_status launch_diagonal(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return launch_tiles(backend, launch, "diagonal", 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy */
 /* Rung copy (reference), as CUDA's: a tight input is one long row; each
  * work-group moves COPY_UNROLL x 256 16-byte vectors of a row. */
 #define COPY_THREADS 256
@@ -171,7 +186,9 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
     const size_t local[2] = {COPY_THREADS, 1};
     return launch_with(backend, launch, "copy", &args, 8, global, local);
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized vectorized_strip */
 /* Rungs vectorized and vectorized_strip, as CUDA's: the 16-byte kernel when
  * both pitches are whole 16-byte units, the sub-block grid shifted so that
  * full sub-blocks are aligned (buffers start 16-byte aligned, so the element
@@ -196,13 +213,17 @@ static warplab_status vectorized_tiles(wl_backend *backend, const wl_launch *lau
     const size_t local[2] = {VEC_THREADS, 1};
     return launch_with(backend, launch, rung, &args, 10, global, local);
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized */
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return vectorized_tiles(backend, launch, "vectorized", 1);
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_strip */
 /* 4 tiles of floats, 2 of doubles per work-group, as in the kernel. */
 static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_launch *launch,
                                               void *state)
@@ -211,7 +232,9 @@ static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_laun
     return vectorized_tiles(backend, launch, "vectorized_strip",
                             warplab_dtype_size(launch->problem->dtype) == 8 ? 2 : 4);
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered candidates, as CUDA's ordered_on: the vectorized kernels'
  * alignment rules and shift, items (strips of `strip` tiles) dealt in the
  * order of transpose_order.h, bands `group` item rows tall (0: all of them).
@@ -253,33 +276,42 @@ static warplab_status ordered_tiles(wl_backend *backend, const wl_launch *launch
     const size_t local[2] = {VEC_THREADS, 1};
     return launch_with(backend, launch, rung, &args, TRANSPOSE_ARGS, global, local);
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out */
 static warplab_status launch_vectorized_out(wl_backend *backend, const wl_launch *launch,
                                             void *state)
 {
     (void)state;
     return ordered_tiles(backend, launch, "vectorized_out", 1, 0, 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_grouped */
 static warplab_status launch_vectorized_grouped(wl_backend *backend, const wl_launch *launch,
                                                 void *state)
 {
     (void)state;
     return ordered_tiles(backend, launch, "vectorized_grouped", 1, GROUP_TILES, 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose grouped_strip */
 static warplab_status launch_grouped_strip(wl_backend *backend, const wl_launch *launch,
                                            void *state)
 {
     (void)state;
     return ordered_tiles(backend, launch, "grouped_strip", 2, GROUP_TILES / 2, 0);
 }
+/* warplab:end */
 
+/* warplab:rung transpose persistent */
 static warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     return ordered_tiles(backend, launch, "persistent", 1, GROUP_TILES, 1);
 }
+/* warplab:end */
 
 static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
 static const wl_impl copy_shared_impl = {

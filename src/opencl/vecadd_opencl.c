@@ -53,6 +53,7 @@ static size_t device_range(const wl_backend *backend, size_t work, size_t group)
     return work < full ? work : full;
 }
 
+/* warplab:rung vecadd one_block */
 static warplab_status launch_one_block(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -61,7 +62,9 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
     size_t size = N;
     return wl_opencl_launch(backend, "vecadd", "vecadd_one_block", 1, &size, &size, 7, args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid */
 static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -70,7 +73,9 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
     size_t global = N, local = group_size(backend, 1024);
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid", 1, &global, &local, 7, args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid_stride */
 static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -80,7 +85,9 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid_stride", 1, &global, &local, 7,
                             args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd vectorized */
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -92,7 +99,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
     return wl_opencl_launch(backend, "vecadd", "vecadd_vectorized", 1, &global, &local, 7,
                             args.list);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd copy */
 static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
@@ -105,7 +114,9 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
                             launch->buf[VECADD_C].offset, N * sizeof(float), 0, NULL, NULL),
         "clEnqueueCopyBuffer");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd h2d d2h */
 /* Transfers: a host array holding a's values, copied in (h2d, into c) or
  * out (d2h, from a; finish puts it into c for the check). */
 static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch, void **state)
@@ -123,7 +134,9 @@ static void staging_teardown(wl_backend *backend, void *state)
     (void)backend;
     free(state);
 }
+/* warplab:end */
 
+/* warplab:rung vecadd h2d */
 static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, void *state)
 {
     if (N == 0)
@@ -134,7 +147,9 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
                              launch->buf[VECADD_C].offset, N * sizeof(float), state, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
 }
+/* warplab:end */
 
+/* warplab:rung vecadd d2h */
 static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
 {
     if (N == 0)
@@ -154,6 +169,7 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
     return backend->ops->upload(backend, launch->buf[VECADD_C].handle, launch->buf[VECADD_C].offset,
                                 state, N * sizeof(float));
 }
+/* warplab:end */
 
 static const wl_impl one_block_impl = {
     .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};

@@ -8,6 +8,7 @@
 
 #include "gemm_device.cuh"
 
+/* warplab:rung gemm regblock_1d */
 /* Rung regblock_1d: 64 x 64 tiles of C, BK = 8, 512 threads; each thread
  * computes a column of RB1_TM = 8 outputs. Over tiled_bounds: one B value
  * read from shared memory feeds 8 multiply-adds whose sums stay in
@@ -49,7 +50,9 @@ __global__ void __launch_bounds__(RB1_THREADS) gemm_regblock_1d(gemm_params p)
         }
     }
 }
+/* warplab:end */
 
+/* warplab:rung gemm regblock_2d vectorized conflict_free */
 /* The 128 x 128 x 8 tiles of the next rungs, 256 threads, 8 x 8 outputs a
  * thread. */
 #define RB2_BM 128
@@ -71,7 +74,9 @@ __global__ void __launch_bounds__(RB1_THREADS) gemm_regblock_1d(gemm_params p)
             }                                                                                      \
         }                                                                                          \
     }
+/* warplab:end */
 
+/* warplab:rung gemm regblock_2d */
 /* Rung regblock_2d: each thread an 8 x 8 block of C (rows tr*8.., columns
  * tc*8..). Over regblock_1d: per k, 8 values of A and 8 of B from shared
  * memory feed 64 multiply-adds (4 FMAs a load instead of 1), and 128 x 128
@@ -117,7 +122,9 @@ __global__ void __launch_bounds__(RB2_THREADS) gemm_regblock_2d(gemm_params p)
     }
     RB2_STORE(row0 + tr * RB2_T + i, col0 + tc * RB2_T + j)
 }
+/* warplab:end */
 
+/* warplab:rung gemm vectorized */
 /* Rung vectorized: as regblock_2d, with 16-byte global loads (one float4 of
  * A and one of B a thread a tile) and A stored transposed (as[k][m]), so a
  * thread's 8 values of A are contiguous: the inner loop reads shared memory
@@ -163,7 +170,9 @@ __global__ void __launch_bounds__(RB2_THREADS) gemm_vectorized(gemm_params p)
     }
     RB2_STORE(row0 + tr * RB2_T + i, col0 + tc * RB2_T + j)
 }
+/* warplab:end */
 
+/* warplab:rung gemm conflict_free */
 /* Rung conflict_free: as vectorized, with two layout fixes.
  * - The transposing stores of A (as[ac+i][ar]): rows 128 floats apart all
  *   start in bank 0, so the two halves of a warp (ac = 0 and 4) collide;
@@ -217,5 +226,6 @@ __global__ void __launch_bounds__(RB2_THREADS) gemm_conflict_free(gemm_params p)
     RB2_STORE(row0 + (i / 4) * (RB2_BM / 2) + tr * 4 + i % 4,
               col0 + (j / 4) * (RB2_BN / 2) + tc * 4 + j % 4)
 }
+/* warplab:end */
 
 #endif

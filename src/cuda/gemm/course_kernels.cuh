@@ -5,6 +5,7 @@
 
 #include "gemm_device.cuh"
 
+/* warplab:rung gemm one_block */
 /* Rung one_block: seed 002's MatrixMulKernel in one block. The CPU's two
  * outer loops become threadIdx.y (row) and threadIdx.x (column); each
  * thread walks a row of A and a column of B in global memory. The block is
@@ -20,7 +21,9 @@ __global__ void gemm_one_block(gemm_params p)
     float *c = p.c + (size_t)row * p.ldc + col;
     *c = gemm_epilogue(sum, c, p.alpha, p.beta);
 }
+/* warplab:end */
 
+/* warplab:rung gemm many_blocks */
 /* Rung many_blocks: the same thread, placed by blockIdx too (seed 002's
  * "Pd tile per block"), 16 x 16 threads a block. Any size; the bounds check
  * (the course's "if it does not divide, pad with zeros") guards the edges.
@@ -39,7 +42,9 @@ __global__ void __launch_bounds__(MANY_BLOCKS_TILE *MANY_BLOCKS_TILE)
     float *c = p.c + (size_t)row * p.ldc + col;
     *c = gemm_epilogue(sum, c, p.alpha, p.beta);
 }
+/* warplab:end */
 
+/* warplab:rung gemm tiled16 tiled32 */
 /* Rungs tiled16 / tiled32: lecture 2.6's kernel. Phase t loads one TILE x
  * TILE tile of A and of B into shared memory (one element per thread), and
  * each thread reuses the tiles TILE times: global loads / TILE. m, n and k
@@ -63,7 +68,9 @@ template <int TILE> __global__ void __launch_bounds__(TILE *TILE) gemm_tiled(gem
     float *c = p.c + (size_t)row * p.ldc + col;
     *c = gemm_epilogue(sum, c, p.alpha, p.beta);
 }
+/* warplab:end */
 
+/* warplab:rung gemm tiled_bounds */
 /* Rung tiled_bounds: lecture 2.8's kernel for arbitrary sizes, TILE_WIDTH
  * 32. Elements outside A or B load as 0 (which adds nothing), every thread
  * helps load even when its own C element is outside, and only elements
@@ -90,5 +97,6 @@ __global__ void __launch_bounds__(BOUNDS_TILE *BOUNDS_TILE) gemm_tiled_bounds(ge
         *c = gemm_epilogue(sum, c, p.alpha, p.beta);
     }
 }
+/* warplab:end */
 
 #endif

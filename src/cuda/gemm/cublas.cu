@@ -4,6 +4,7 @@
  * C^T = B^T * A^T: cuBLAS gets (n, m, k) with B first. The handle and the
  * BF16 copies are made in setup, never timed; the handle runs on the
  * backend's stream. */
+/* warplab:rung gemm cublas_fp32 cublas_tf32 cublas_bf16 */
 #include "gemm_launch.h"
 
 #include <cublas_v2.h>
@@ -158,6 +159,8 @@ extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
                                                      .launch = launch_bf16,
                                                      .teardown = cublas_teardown};
 
+/* warplab:end */
+/* warplab:rung gemm cublas_ex_tf32 cublas_ex_bf16 cublas_ex_fp16 */
 /* ------------------------------------------------------------------------ */
 /* The rows warplab_gemm_ex's rungs compare with: cublasGemmEx on A and B as
  * the user holds them (row-major, op(A) and op(B) as the problem stores
@@ -220,3 +223,4 @@ extern "C" const wl_impl wl_gemm_cublas_ex_fp16_impl = {.ladder = "gemm",
                                                         .setup = setup_ex_fp16,
                                                         .launch = cublas_ex_launch,
                                                         .teardown = cublas_teardown};
+/* warplab:end */

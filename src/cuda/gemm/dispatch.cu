@@ -42,6 +42,7 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
     return wl_gemm_plan_for((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned, &device);
 }
 
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch */
 /* ------------------------------------------------------------------------ */
 /* Launches                                                                 */
 
@@ -271,6 +272,7 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
     return wl_cuda_check(backend, e, what);
 }
 
+/* warplab:end */
 /* ------------------------------------------------------------------------ */
 /* The rungs                                                                */
 
@@ -293,6 +295,7 @@ static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem,
     return WARPLAB_OK;
 }
 
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch */
 #define KERNEL_RUNG(name, kernel)                                                                  \
     static size_t name##_scratch(wl_backend *backend, const wl_problem *problem)                   \
     {                                                                                              \
@@ -318,13 +321,25 @@ static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem,
                                                       .launch = name##_launch,                     \
                                                       .describe = name##_describe};
 
+/* warplab:end */
+/* warplab:rung gemm skinny_m */
 KERNEL_RUNG(skinny_m, WL_GEMM_KERNEL_SKINNY_M)
+/* warplab:end */
+/* warplab:rung gemm skinny_n */
 KERNEL_RUNG(skinny_n, WL_GEMM_KERNEL_SKINNY_N)
+/* warplab:end */
+/* warplab:rung gemm tile_32x128 */
 KERNEL_RUNG(tile_32x128, WL_GEMM_KERNEL_TILE_32X128)
+/* warplab:end */
+/* warplab:rung gemm tile_64x64 */
 KERNEL_RUNG(tile_64x64, WL_GEMM_KERNEL_TILE_64X64)
+/* warplab:end */
+/* warplab:rung gemm dispatch */
 /* The dispatcher: kernel -1 asks wl_gemm_choose. */
 KERNEL_RUNG(dispatch, -1)
+/* warplab:end */
 
+/* warplab:rung gemm copy_ab */
 /* ------------------------------------------------------------------------ */
 /* The copy reference: A and B copied device to device into the workspace,
  * C's view set to 0. Its GB/s is what a bandwidth-bound product can reach. */
@@ -360,3 +375,4 @@ extern "C" const wl_impl wl_gemm_copy_ab_impl = {.ladder = "gemm",
                                                  .rung = "copy_ab",
                                                  .scratch_bytes = copy_ab_scratch,
                                                  .launch = copy_ab_launch};
+/* warplab:end */

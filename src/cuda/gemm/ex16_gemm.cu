@@ -19,6 +19,7 @@
  * the matrix row and is 16-byte aligned; edges and unaligned rows take
  * element loads. The workspace (launch->scratch) is not zeroed: every
  * partial a finish reads is written first by the split kernel. */
+/* warplab:rung gemm ex16_skinny ex16_mma ex16_tma */
 #include "ex16.h"
 
 #include <cuda_bf16.h>
@@ -1029,3 +1030,4 @@ extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *laun
     return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemm_ex: no 16-bit kernel for plan %d",
                    (int)plan->kind);
 }
+/* warplab:end */

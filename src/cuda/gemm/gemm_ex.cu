@@ -22,6 +22,7 @@
  * FP32 compute on op N, N float operands never comes here: warplab_gemm_ex
  * runs warplab_gemm's path for it. No allocation or synchronisation: the
  * copies and partial sums live in launch->scratch, sized by ex_scratch. */
+/* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
 #include "gemm_launch.h"
 
@@ -1005,3 +1006,4 @@ extern "C" const wl_impl wl_gemm_ex_cuda_impl = {.ladder = "gemm",
                                                  .scratch_bytes = ex_scratch,
                                                  .launch = ex_launch,
                                                  .describe = ex_describe};
+/* warplab:end */

@@ -1,5 +1,6 @@
 /* The mma.sync tensor-core rungs (kernel in mma_kernel.cuh): tf32_mma on
  * the float inputs, bf16_mma on the BF16 copies of A and B made in setup. */
+/* warplab:rung gemm tf32_mma bf16_mma */
 #include "gemm_launch.h"
 #include "mma_kernel.cuh"
 
@@ -122,3 +123,4 @@ extern "C" const wl_impl wl_gemm_bf16_mma_impl = {.ladder = "gemm",
                                                   .setup = bf16_setup,
                                                   .launch = launch_bf16,
                                                   .teardown = bf16_teardown};
+/* warplab:end */

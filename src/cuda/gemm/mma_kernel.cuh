@@ -19,6 +19,7 @@
  *   BF16 A: a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..);
  *        B: b0 (k=2t..2t+1, n=g), b1 (k=2t+8..2t+9, n=g) (low half: lower k).
  *   C: c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1). */
+/* warplab:rung gemm tf32_mma bf16_mma */
 #ifndef WARPLAB_GEMM_MMA_KERNEL_CUH
 #define WARPLAB_GEMM_MMA_KERNEL_CUH
 
@@ -289,3 +290,4 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
 }
 
 #endif
+/* warplab:end */

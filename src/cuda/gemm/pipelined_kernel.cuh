@@ -22,6 +22,8 @@
  * (cp_async_16_edge: no 16-byte window ever leaves B); else 4 bytes at a
  * time. Out of bounds, cp.async writes
  * zeros without reading. The mapping mirrors generic_tiled in gemm.cl. */
+/* warplab:rung gemm double_buffered warptile tuned tuned_128x128 tuned_256x128 frag_128x256
+ * frag_128x128 frag_128x128_w64 frag_128x128_k8 frag_256x128 frag_256x128_s6 */
 #ifndef WARPLAB_GEMM_PIPELINED_KERNEL_CUH
 #define WARPLAB_GEMM_PIPELINED_KERNEL_CUH
 
@@ -327,3 +329,4 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
 }
 
 #endif
+/* warplab:end */

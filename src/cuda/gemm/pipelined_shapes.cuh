@@ -7,6 +7,8 @@
 
 #include "pipelined_kernel.cuh"
 
+/* warplab:rung gemm double_buffered warptile tuned tuned_128x128 tuned_256x128 frag_128x256
+ * frag_128x128 frag_128x128_w64 frag_128x128_k8 frag_256x128 frag_256x128_s6 */
 /* tile_shape<BM, BN, BK, WM, WN, TM, TN, STAGES, MIN_BLOCKS, GROUP_M, FRAGMENTS> */
 
 /* double_buffered: the conflict-free block-wide mapping (16 x 16 threads,
@@ -58,6 +60,7 @@ typedef tile_shape<32, 128, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_32x128_shape;
 typedef tile_shape<128, 32, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_128x32_shape;
 typedef tile_shape<64, 128, 16, 64, 32, 8, 8, 4, 3, 8, true> tile_64x128_shape;
 
+/* warplab:end */
 /* What the tuned rung and warplab_gemm() run: promote a shape here. */
 typedef sm90_128x256_shape tuned_shape;
 

@@ -4,6 +4,7 @@
  * rungs: tf32_tiles (the planned tile) and tf32_tile_64x64 / _128x64 /
  * _128x128 (one tile each, the best split). warplab_gemm_ex's TF32 path
  * (gemm_ex.cu) runs the same plan through wl_tf32_tiles_run. */
+/* warplab:rung gemm tf32_tile_64x64 tf32_tile_128x64 tf32_tile_128x128 tf32_tiles */
 #include "gemm_launch.h"
 #include "tf32_tiles.cuh"
 
@@ -286,3 +287,4 @@ TF32_TILE_RUNG(tf32_tile_64x64, WL_TF32_TILE_64X64)
 TF32_TILE_RUNG(tf32_tile_128x64, WL_TF32_TILE_128X64)
 TF32_TILE_RUNG(tf32_tile_128x128, WL_TF32_TILE_128X128)
 TF32_TILE_RUNG(tf32_tiles, -1)
+/* warplab:end */

@@ -21,6 +21,7 @@
  * block writes its partial tile to the workspace, which a second kernel
  * adds in chunk order (deterministic)
  * before alpha and beta. */
+/* warplab:rung gemm tf32_tile_64x64 tf32_tile_128x64 tf32_tile_128x128 tf32_tiles */
 #ifndef WARPLAB_GEMM_TF32_TILES_CUH
 #define WARPLAB_GEMM_TF32_TILES_CUH
 
@@ -227,3 +228,4 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
 #endif /* !WL_EMULATE */
 
 #endif
+/* warplab:end */

@@ -20,6 +20,7 @@
  * lacks: TMA with the 128-byte swizzle, producer/consumer warpgroups and a
  * persistent grid. Compiled for sm_90a alone (its own CMake target); devices
  * other than compute capability 9.0 are refused before launch. */
+/* warplab:rung gemm bf16_wgmma */
 #include "gemm_launch.h"
 
 #include <stdlib.h>
@@ -267,3 +268,4 @@ extern "C" const wl_impl wl_gemm_bf16_wgmma_impl = {.ladder = "gemm",
                                                     .setup = wgmma_setup,
                                                     .launch = wgmma_launch,
                                                     .teardown = wgmma_teardown};
+/* warplab:end */

@@ -23,6 +23,7 @@
  *
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
+/* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma */
 #include "gemm_launch.h"
 #include "tma_encode.cuh"
 
@@ -402,3 +403,4 @@ extern "C" warplab_status wl_gemm_ex_tma_run(wl_backend *backend, const wl_gemm_
     default: return tma_run<TMA_TF32, float>(backend, o);
     }
 }
+/* warplab:end */

@@ -35,6 +35,7 @@ inline float load_b(__global const float *B, int ldb, int k, int n, int row, int
     return row < k && col < n ? B[(long)row * ldb + col] : 0.0f;
 }
 
+/* warplab:rung gemm one_block */
 /* Rung one_block: one work-group of n x m work-items, one per element of C. */
 __kernel void gemm_one_block(GEMM_ARGS)
 {
@@ -47,7 +48,9 @@ __kernel void gemm_one_block(GEMM_ARGS)
         sum += A[(long)row * lda + p] * B[(long)p * ldb + col];
     store_c(C, ldc, row, col, sum, alpha, beta);
 }
+/* warplab:end */
 
+/* warplab:rung gemm many_blocks */
 /* Rung many_blocks: 16 x 16 work-groups over C, one element each. */
 __kernel void gemm_many_blocks(GEMM_ARGS)
 {
@@ -60,7 +63,9 @@ __kernel void gemm_many_blocks(GEMM_ARGS)
         sum += A[(long)row * lda + p] * B[(long)p * ldb + col];
     store_c(C, ldc, row, col, sum, alpha, beta);
 }
+/* warplab:end */
 
+/* warplab:rung gemm tiled16 tiled32 */
 /* Rungs tiled16 / tiled32: the course's kernel (lecture 2.6); m, n and k are
  * multiples of the tile. */
 #define COURSE_TILED(NAME, TILE)                                                                   \
@@ -81,9 +86,15 @@ __kernel void gemm_many_blocks(GEMM_ARGS)
         }                                                                                          \
         store_c(C, ldc, row, col, sum, alpha, beta);                                               \
     }
+/* warplab:end */
+/* warplab:rung gemm tiled16 */
 COURSE_TILED(gemm_tiled16, 16)
+/* warplab:end */
+/* warplab:rung gemm tiled32 */
 COURSE_TILED(gemm_tiled32, 32)
+/* warplab:end */
 
+/* warplab:rung gemm tiled_bounds */
 /* Rung tiled_bounds: lecture 2.8, TILE_WIDTH 32, any size. */
 #define BOUNDS_TILE 32
 __kernel __attribute__((reqd_work_group_size(BOUNDS_TILE, BOUNDS_TILE, 1))) void
@@ -105,7 +116,9 @@ gemm_tiled_bounds(GEMM_ARGS)
     if (row < m && col < n)
         store_c(C, ldc, row, col, sum, alpha, beta);
 }
+/* warplab:end */
 
+/* warplab:rung gemm regblock_1d */
 /* Rung regblock_1d: 64 x 64 tiles, BK 8, 512 work-items, each a column of 8
  * outputs (one B value from local memory feeds 8 multiply-adds). Work-group
  * (x, y) computes C's tile (row y, column x). */
@@ -141,7 +154,9 @@ __kernel __attribute__((reqd_work_group_size(512, 1, 1))) void gemm_regblock_1d(
             store_c(C, ldc, row, col, acc[i], alpha, beta);
     }
 }
+/* warplab:end */
 
+/* warplab:rung gemm regblock_2d */
 /* Rung regblock_2d: 128 x 128 tiles, BK 8, 256 work-items, each an 8 x 8
  * block of C (rows tr*8.., columns tc*8..). */
 #define R2_BM 128
@@ -188,7 +203,9 @@ __kernel __attribute__((reqd_work_group_size(R2_THREADS, 1, 1))) void gemm_regbl
                 store_c(C, ldc, row, col, acc[i][j], alpha, beta);
         }
 }
+/* warplab:end */
 
+/* warplab:rung gemm vectorized conflict_free */
 /* Four consecutive elements of a row, 0 outside the matrix: one vload4 when
  * all four are inside (vload4 needs only element alignment). */
 inline float4 load4(__global const float *X, int ld, int rows, int cols, int row, int col)
@@ -201,7 +218,9 @@ inline float4 load4(__global const float *X, int ld, int rows, int cols, int row
     return (float4)(col < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f,
                     col + 2 < cols ? p[2] : 0.0f, 0.0f);
 }
+/* warplab:end */
 
+/* warplab:rung gemm vectorized */
 /* Rung vectorized: as regblock_2d, with 16-byte loads, and A stored
  * transposed (as[k][m]) so that a work-item's 8 values of A are contiguous. */
 __kernel __attribute__((reqd_work_group_size(R2_THREADS, 1, 1))) void gemm_vectorized(GEMM_ARGS)
@@ -243,7 +262,9 @@ __kernel __attribute__((reqd_work_group_size(R2_THREADS, 1, 1))) void gemm_vecto
                 store_c(C, ldc, row, col, acc[i][j], alpha, beta);
         }
 }
+/* warplab:end */
 
+/* warplab:rung gemm conflict_free */
 /* Rung conflict_free: as vectorized, with A's rows padded by 4 floats (the
  * transposing stores hit 32 distinct banks) and a work-item's 8 x 8 outputs
  * as 2 x 2 blocks of 4 x 4, 64 rows and columns apart (neighbours read
@@ -289,7 +310,9 @@ __kernel __attribute__((reqd_work_group_size(R2_THREADS, 1, 1))) void gemm_confl
                 store_c(C, ldc, row, col, acc[i][j], alpha, beta);
         }
 }
+/* warplab:end */
 
+/* warplab:rung gemm double_buffered warptile tuned tuned_128x128 tuned_256x128 */
 /* ------------------------------------------------------------------------ */
 /* The generic tiled kernel behind conflict_free, double_buffered, warptile  */
 /* and the tuned shapes, mirroring the CUDA template sgemm_pipelined:        */
@@ -443,14 +466,25 @@ inline void generic_tiled(GEMM_ARGS, __local float *as, __local float *bs, const
         generic_tiled(A, a_off, lda, B, b_off, ldb, C, c_off, ldc, m, n, k, alpha, beta, as, bs,   \
                       BM, BN, BK, WM, WN, TM, TN);                                                 \
     }
+/* warplab:end */
 
+/* warplab:rung gemm double_buffered */
 /* double_buffered: one group of 16 x 16 work-items over the whole 128 x 128
  * tile, 8 x 8 outputs each as 2 x 2 blocks of 4 x 4 (conflict_free's
  * mapping), with the pipelined kernel's copy mapping. */
 GENERIC_TILED(gemm_double_buffered, 2, 128, 128, 8, 128, 128, 8, 8)
+/* warplab:end */
+/* warplab:rung gemm warptile */
 /* warptile: 8 groups of 32 (warps on CUDA) own 64 x 32 pieces. */
 GENERIC_TILED(gemm_warptile, 2, 128, 128, 8, 64, 32, 8, 8)
+/* warplab:end */
 /* The sm_90 shapes. */
+/* warplab:rung gemm tuned */
 GENERIC_TILED(gemm_tuned, 2, 128, 256, 16, 64, 64, 8, 16)
+/* warplab:end */
+/* warplab:rung gemm tuned_128x128 */
 GENERIC_TILED(gemm_tuned_128x128, 2, 128, 128, 16, 64, 32, 8, 8)
+/* warplab:end */
+/* warplab:rung gemm tuned_256x128 */
 GENERIC_TILED(gemm_tuned_256x128, 2, 256, 128, 16, 64, 64, 16, 8)
+/* warplab:end */

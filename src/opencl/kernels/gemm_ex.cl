@@ -11,6 +11,7 @@ inline float bf16_to_float(ushort h)
 {
     return as_float((uint)h << 16);
 }
+/* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 
 inline float fp16_to_float(ushort h)
 {
@@ -97,3 +98,4 @@ __kernel void gemm_ex(__global const uchar *A, ulong a_off, int lda, __global co
     else
         ((__global ushort *)c)[index] = float_to_fp16(value);
 }
+/* warplab:end */

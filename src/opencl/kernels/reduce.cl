@@ -112,14 +112,15 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
 #endif
 
 /* The kernels of every rung but the atomic ones, for one element type. */
-#define REDUCE_KERNELS(T, S)                                                                       \
-                                                                                                   \
+#define REDUCE_KERNELS_1(T, S)                                                                     \
     /* The result of an empty input (and the atomic rungs' starting value). */                     \
     __kernel void write_identity_##S(__global T *out, ulong out_off, int op)                       \
     {                                                                                              \
         out[out_off] = identity_##S(op);                                                           \
-    }                                                                                              \
-                                                                                                   \
+    }
+
+/* warplab:rung reduce naive */
+#define REDUCE_KERNELS_2(T, S)                                                                     \
     /* Rung naive: dst[i] = src[i] + src[i + stride] for i a multiple of 2 * stride; an            \
      * element without a partner is carried up. */                                                 \
     __kernel void naive_level_##S(__global const T *src, ulong src_off, __global T *dst,           \
@@ -130,13 +131,20 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
             dst[dst_off + i] = i + stride < n                                                      \
                                    ? combine_##S(src[src_off + i], src[src_off + i + stride], op)  \
                                    : src[src_off + i];                                             \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
+ * complete_unroll */
+#define REDUCE_KERNELS_3(T, S)                                                                     \
     inline T load_or_identity_##S(__global const T *in, ulong n, ulong i, int op)                  \
     {                                                                                              \
         return i < n ? in[i] : identity_##S(op);                                                   \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce interleaved */
+#define REDUCE_KERNELS_4(T, S)                                                                     \
     /* Rung interleaved: the divergent tid % (2s) tree. */                                         \
     __kernel void interleaved_##S(__global const T *in, ulong in_off, __global T *out,             \
                                   ulong out_off, ulong n, int op, __local T *s)                    \
@@ -151,8 +159,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = s[0];                                                 \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce strided_index */
+#define REDUCE_KERNELS_5(T, S)                                                                     \
     /* Rung strided_index: index = 2 * s * tid. */                                                 \
     __kernel void strided_index_##S(__global const T *in, ulong in_off, __global T *out,           \
                                     ulong out_off, ulong n, int op, __local T *s)                  \
@@ -168,8 +179,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = s[0];                                                 \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce sequential */
+#define REDUCE_KERNELS_6(T, S)                                                                     \
     /* Rung sequential: s from size/2 down, s[tid] += s[tid + s]. */                               \
     __kernel void sequential_##S(__global const T *in, ulong in_off, __global T *out,              \
                                  ulong out_off, ulong n, int op, __local T *s)                     \
@@ -184,16 +198,22 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = s[0];                                                 \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce first_add warp_volatile warp_syncwarp complete_unroll */
+#define REDUCE_KERNELS_7(T, S)                                                                     \
     /* Two elements per work-item, i and i + size, combined during the load. */                    \
     inline T load_pair_##S(__global const T *in, ulong n, uint size, int op)                       \
     {                                                                                              \
         ulong i = get_group_id(0) * (ulong)(2 * size) + get_local_id(0);                           \
         return combine_##S(load_or_identity_##S(in, n, i, op),                                     \
                            load_or_identity_##S(in, n, i + size, op), op);                         \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce first_add */
+#define REDUCE_KERNELS_8(T, S)                                                                     \
     /* Rung first_add. */                                                                          \
     __kernel void first_add_##S(__global const T *in, ulong in_off, __global T *out,               \
                                 ulong out_off, ulong n, int op, __local T *s)                      \
@@ -208,8 +228,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = s[0];                                                 \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce warp_volatile warp_syncwarp */
+#define REDUCE_KERNELS_9(T, S)                                                                     \
     /* The tree's steps above one warp (s = size/2 down to 64), leaving s[0..63] for the           \
      * last 32 items. */                                                                           \
     inline void tree_above_warp_##S(__local T *s, uint tid, uint size, int op)                     \
@@ -219,8 +242,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
                 s[tid] = combine_##S(s[tid], s[tid + stride], op);                                 \
             barrier(CLK_LOCAL_MEM_FENCE);                                                          \
         }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce warp_volatile */
+#define REDUCE_KERNELS_10(T, S)                                                                    \
     /* Rung warp_volatile: the last 32 work-items without barriers, through a volatile             \
      * pointer, as the course wrote it for CUDA. Nothing in OpenCL runs a group's items in         \
      * lockstep: PoCL runs them one after the other between barriers, so item 0 reads              \
@@ -243,8 +269,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = s[0];                                                 \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce warp_syncwarp */
+#define REDUCE_KERNELS_11(T, S)                                                                    \
     /* Rung warp_syncwarp: the same unrolled steps made correct. OpenCL 1.2 has no                 \
      * __syncwarp; the work-group barrier (which every item must reach, hence outside the          \
      * if) stands in for it between each read and write. */                                        \
@@ -266,8 +295,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = v;                                                    \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce complete_unroll cascade atomic_block */
+#define REDUCE_KERNELS_12(T, S)                                                                    \
     /* Rungs complete_unroll and cascade: the group size is a compile-time constant (GROUP,        \
      * required of the launch), so every step is unrolled. OpenCL C has no templates: one          \
      * size stands for the course's switch. */                                                     \
@@ -297,8 +329,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
             s[tid] = v = combine_##S(v, s[tid + 2], op);                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         return tid == 0 ? combine_##S(v, s[1], op) : v; /* the group's value, in item 0 */         \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce complete_unroll */
+#define REDUCE_KERNELS_13(T, S)                                                                    \
     __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void complete_unroll_##S(          \
         __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
     {                                                                                              \
@@ -307,8 +342,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         T v = unrolled_tree_##S(s, tid, load_pair_##S(in + in_off, n, GROUP, op), op);             \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = v;                                                    \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce cascade */
+#define REDUCE_KERNELS_14(T, S)                                                                    \
     /* Rung cascade: each item first combines its grid-stride slice, two per trip. */              \
     __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void cascade_##S(                  \
         __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
@@ -326,8 +364,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         v = unrolled_tree_##S(s, tid, v, op);                                                      \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = v;                                                    \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce cascade atomic_warp atomic_block */
+#define REDUCE_KERNELS_15(T, S)                                                                    \
     inline T grid_stride_##S(__global const T *x, ulong n, int op)                                 \
     {                                                                                              \
         T v = identity_##S(op);                                                                    \
@@ -335,10 +376,28 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
             v = combine_##S(v, x[i], op);                                                          \
         return v;                                                                                  \
     }
+/* warplab:end */
+
+#define REDUCE_KERNELS(T, S)                                                                       \
+    REDUCE_KERNELS_1(T, S)                                                                         \
+    REDUCE_KERNELS_2(T, S)                                                                         \
+    REDUCE_KERNELS_3(T, S)                                                                         \
+    REDUCE_KERNELS_4(T, S)                                                                         \
+    REDUCE_KERNELS_5(T, S)                                                                         \
+    REDUCE_KERNELS_6(T, S)                                                                         \
+    REDUCE_KERNELS_7(T, S)                                                                         \
+    REDUCE_KERNELS_8(T, S)                                                                         \
+    REDUCE_KERNELS_9(T, S)                                                                         \
+    REDUCE_KERNELS_10(T, S)                                                                        \
+    REDUCE_KERNELS_11(T, S)                                                                        \
+    REDUCE_KERNELS_12(T, S)                                                                        \
+    REDUCE_KERNELS_13(T, S)                                                                        \
+    REDUCE_KERNELS_14(T, S)                                                                        \
+    REDUCE_KERNELS_15(T, S)
 
 /* The atomic rungs, for a type with an atomic_combine. */
-#define ATOMIC_KERNELS(T, S)                                                                       \
-                                                                                                   \
+/* warplab:rung reduce atomic_warp */
+#define ATOMIC_KERNELS_1(T, S)                                                                     \
     /* Rung atomic_warp: 32-item slices stand in for warps (no subgroups in PoCL 3.1): each        \
      * slice reduces through local memory, then one atomic per slice. */                           \
     __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void atomic_slice_##S(             \
@@ -356,8 +415,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         }                                                                                          \
         if (lane == 0)                                                                             \
             atomic_combine_##S((volatile __global T *)(out + out_off), v, op);                     \
-    }                                                                                              \
-                                                                                                   \
+    }
+/* warplab:end */
+
+/* warplab:rung reduce atomic_block */
+#define ATOMIC_KERNELS_2(T, S)                                                                     \
     /* Rung atomic_block: the group's tree, then one atomic per group. */                          \
     __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void atomic_group_##S(             \
         __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
@@ -368,6 +430,11 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
         if (tid == 0)                                                                              \
             atomic_combine_##S((volatile __global T *)(out + out_off), v, op);                     \
     }
+/* warplab:end */
+
+#define ATOMIC_KERNELS(T, S)                                                                       \
+    ATOMIC_KERNELS_1(T, S)                                                                         \
+    ATOMIC_KERNELS_2(T, S)
 
 REDUCE_KERNELS(int, int)
 ATOMIC_KERNELS(int, int)

@@ -16,6 +16,7 @@
     __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong rows, ulong cols,    \
         ulong ld_in, ulong ld_out
 
+/* warplab:rung transpose naive naive_mirror copy_strided */
 /* One element per work-item and step, the work-group walking a TILE x TILE
  * block of the input. ALONG_ROWS: neighbouring work-items take neighbouring
  * rows (one column) instead of neighbouring columns (one row). TRANSPOSE:
@@ -39,14 +40,22 @@
             }                                                                                      \
         }                                                                                          \
     }
+/* warplab:end */
 
+/* warplab:rung transpose naive */
 ELEMENTWISE(naive, uint, u32, 0, 1)
 ELEMENTWISE(naive, ulong, u64, 0, 1)
+/* warplab:end */
+/* warplab:rung transpose naive_mirror */
 ELEMENTWISE(naive_mirror, uint, u32, 1, 1)
 ELEMENTWISE(naive_mirror, ulong, u64, 1, 1)
+/* warplab:end */
+/* warplab:rung transpose copy_strided */
 ELEMENTWISE(copy_strided, uint, u32, 1, 0)
 ELEMENTWISE(copy_strided, ulong, u64, 1, 0)
+/* warplab:end */
 
+/* warplab:rung transpose copy_shared tiled padded diagonal */
 /* A TILE x TILE block through local memory: read row by row (coalesced),
  * then written row by row from the tile's columns (TRANSPOSE) or rows (the
  * copy through local memory). PAD 1 adds a column so that a tile column
@@ -87,16 +96,27 @@ ELEMENTWISE(copy_strided, ulong, u64, 1, 0)
             }                                                                                      \
         }                                                                                          \
     }
+/* warplab:end */
 
+/* warplab:rung transpose copy_shared */
 TILED(copy_shared, uint, u32, 0, 0, 0)
 TILED(copy_shared, ulong, u64, 0, 0, 0)
+/* warplab:end */
+/* warplab:rung transpose tiled */
 TILED(tiled, uint, u32, 0, 0, 1)
 TILED(tiled, ulong, u64, 0, 0, 1)
+/* warplab:end */
+/* warplab:rung transpose padded */
 TILED(padded, uint, u32, 1, 0, 1)
 TILED(padded, ulong, u64, 1, 0, 1)
+/* warplab:end */
+/* warplab:rung transpose diagonal */
 TILED(diagonal, uint, u32, 1, 1, 1)
 TILED(diagonal, ulong, u64, 1, 1, 1)
+/* warplab:end */
 
+/* warplab:rung transpose copy vectorized vectorized_strip vectorized_out vectorized_grouped
+ * grouped_strip persistent */
 /* 16 bytes of elements, moved with one 16-byte access (uint4, ulong2): the
  * CUDA kernels' float4 and double2. Callers guarantee 16-byte alignment. */
 typedef uint4 vector16_u32;
@@ -130,7 +150,9 @@ void store4_u64(__global ulong *p, const ulong *v)
     ((__global ulong2 *)p)[0] = (ulong2)(v[0], v[1]);
     ((__global ulong2 *)p)[1] = (ulong2)(v[2], v[3]);
 }
+/* warplab:end */
 
+/* warplab:rung transpose copy */
 /* Rung copy (reference), as CUDA's copy_rows: rows of cols elements from in
  * (pitch ld_in) to out (pitch ld_out; the host passes cols, and a tight input
  * as a single row). A work-group of COPY_THREADS takes COPY_UNROLL x
@@ -182,7 +204,10 @@ void store4_u64(__global ulong *p, const ulong *v)
 
 COPY_ROWS(uint, u32)
 COPY_ROWS(ulong, u64)
+/* warplab:end */
 
+/* warplab:rung transpose vectorized vectorized_strip vectorized_out vectorized_grouped
+ * grouped_strip persistent */
 /* One 4x4 sub-block at (r0, c0) of the vectorized kernels: 16-byte pieces
  * when it lies wholly inside the matrix (the host's grid shift makes it
  * aligned), else element by element with bounds checks. */
@@ -212,7 +237,9 @@ COPY_ROWS(ulong, u64)
 
 SUB_BLOCK(uint, u32)
 SUB_BLOCK(ulong, u64)
+/* warplab:end */
 
+/* warplab:rung transpose vectorized vectorized_strip */
 /* Rungs vectorized and vectorized_strip, as CUDA's transpose_vectorized: a
  * work-group of 256 takes STRIP 64x64 tiles down a column of tiles, each
  * work-item a 4x4 sub-block of each, loaded as four 16-byte row pieces and
@@ -250,12 +277,18 @@ SUB_BLOCK(ulong, u64)
         for (int s = 0; s < STRIP; s++)                                                            \
             transpose_sub_block_##S(src, dst, rows_, cols_, ld_in, ld_out, r0 + s * VEC_TILE, c0); \
     }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized */
 VECTORIZED(vectorized, uint, u32, 1)
 VECTORIZED(vectorized, ulong, u64, 1)
+/* warplab:end */
+/* warplab:rung transpose vectorized_strip */
 VECTORIZED(vectorized_strip, uint, u32, 4)
 VECTORIZED(vectorized_strip, ulong, u64, 2)
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered candidates, as CUDA's transpose_ordered: the vectorized
  * kernels' tile and lane mapping, work items (strips of STRIP tiles) dealt
  * over a 1-D range in the order of src/ladders/transpose_order.h, spelled
@@ -351,12 +384,21 @@ void transpose_item(uint linear, uint items_x, uint items_y, uint group, uint *i
                         v[s][k][j] = w[s][k][j];                                                   \
         }                                                                                          \
     }
+/* warplab:end */
 
+/* warplab:rung transpose vectorized_out */
 ORDERED(vectorized_out, uint, u32, 1, 0)
 ORDERED(vectorized_out, ulong, u64, 1, 0)
+/* warplab:end */
+/* warplab:rung transpose vectorized_grouped */
 ORDERED(vectorized_grouped, uint, u32, 1, 0)
 ORDERED(vectorized_grouped, ulong, u64, 1, 0)
+/* warplab:end */
+/* warplab:rung transpose grouped_strip */
 ORDERED(grouped_strip, uint, u32, 2, 0)
 ORDERED(grouped_strip, ulong, u64, 2, 0)
+/* warplab:end */
+/* warplab:rung transpose persistent */
 ORDERED(persistent, uint, u32, 1, 1)
 ORDERED(persistent, ulong, u64, 1, 1)
+/* warplab:end */

@@ -3,6 +3,7 @@
  * cannot start at an arbitrary (misaligned) address. Global sizes are rounded
  * up to the work-group size, so every kernel checks its bounds. */
 
+/* warplab:rung vecadd one_block */
 /* Rung one_block: a single work-group of n work-items. */
 __kernel void vecadd_one_block(__global const float *a, ulong a_off, __global const float *b,
                                ulong b_off, __global float *c, ulong c_off, ulong n)
@@ -11,7 +12,9 @@ __kernel void vecadd_one_block(__global const float *a, ulong a_off, __global co
     if (i < n)
         c[c_off + i] = a[a_off + i] + b[b_off + i];
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid */
 /* Rung grid: one work-item per element, many work-groups. */
 __kernel void vecadd_grid(__global const float *a, ulong a_off, __global const float *b,
                           ulong b_off, __global float *c, ulong c_off, ulong n)
@@ -20,7 +23,9 @@ __kernel void vecadd_grid(__global const float *a, ulong a_off, __global const f
     if (i < n)
         c[c_off + i] = a[a_off + i] + b[b_off + i];
 }
+/* warplab:end */
 
+/* warplab:rung vecadd grid_stride */
 /* Rung grid_stride: a device-sized range, each work-item looping. */
 __kernel void vecadd_grid_stride(__global const float *a, ulong a_off, __global const float *b,
                                  ulong b_off, __global float *c, ulong c_off, ulong n)
@@ -29,7 +34,9 @@ __kernel void vecadd_grid_stride(__global const float *a, ulong a_off, __global 
     for (size_t i = get_global_id(0); i < n; i += stride)
         c[c_off + i] = a[a_off + i] + b[b_off + i];
 }
+/* warplab:end */
 
+/* warplab:rung vecadd vectorized */
 /* Rung vectorized: vload4/vstore4 move 16 bytes per access (they need only
  * element alignment, so misaligned views are fine); the n % 4 tail is
  * scalar. */
@@ -45,3 +52,4 @@ __kernel void vecadd_vectorized(__global const float *a, ulong a_off, __global c
     if (t < n)
         pc[t] = pa[t] + pb[t];
 }
+/* warplab:end */

@@ -1,0 +1,94 @@
+/*
+ * Rung sources (warplab show): the kernel code of each rung as compiled into
+ * this build, found through explicit markers in the sources, and a line diff.
+ *
+ * A rung's region is the text between a line holding
+ *     warplab:rung LADDER ID [ID ...]
+ * and the next line holding
+ *     warplab:end
+ * (in a comment: // or / * * /, in CUDA C, OpenCL C and C alike; outside any
+ * macro body, since a comment line would end it). A region may name several
+ * rungs of one ladder (a kernel they share); a rung may have several regions
+ * on a backend (its kernel, its launcher), shown in file order. Regions do
+ * not nest. cmake/embed_sources.cmake embeds every backend source file that
+ * has a marker (src/cuda, src/opencl, src/cpu; each backend's only when it is
+ * compiled in).
+ */
+#ifndef WARPLAB_SHOW_H
+#define WARPLAB_SHOW_H
+
+#include "internal.h"
+
+#include <stdio.h>
+
+typedef struct wl_source_file {
+    const char *path; /* relative to the source tree: "src/cuda/reduce.cu" */
+    warplab_backend_kind backend;
+    const char *text;
+} wl_source_file;
+
+/* Generated (cmake/embed_sources.cmake); the last entry is all zero. */
+extern const wl_source_file wl_source_files[];
+extern const size_t wl_source_file_count;
+
+/* One marked region of a source file. */
+typedef struct wl_source_region {
+    const wl_source_file *file;
+    size_t begin_line; /* 1-based line of the first line of code (after the marker) */
+    size_t lines;      /* lines of code (markers excluded) */
+    const char *begin; /* the code: lines characters-worth up to end */
+    const char *end;
+} wl_source_region;
+
+/* A marker that is wrong (the test's and the show command's check). */
+typedef struct wl_marker_problem {
+    const wl_source_file *file;
+    size_t line;
+    char what[160];
+} wl_marker_problem;
+
+/* Walks every embedded file's markers: counts regions, and stores up to
+ * capacity problems (an unknown ladder or rung, a region never closed, an
+ * end without a begin, a begin inside a region, a marker inside a macro
+ * body); returns how many problems there are. */
+size_t wl_show_check_markers(wl_marker_problem *problems, size_t capacity, size_t *regions);
+
+/* The same check of one file (problems counted from 0; regions added to). */
+size_t wl_show_check_file(const wl_source_file *file, wl_marker_problem *problems, size_t capacity,
+                          size_t *regions);
+
+/* The regions of a rung on a backend, in file order; returns how many (up to
+ * capacity stored). */
+size_t wl_show_regions(const char *ladder, const char *rung, warplab_backend_kind backend,
+                       wl_source_region *regions, size_t capacity);
+
+/* The rung's code on a backend as one string (each region led by a
+ * "// path:line" line, "// path" without line_numbers), malloc'd; NULL with *status set when it has
+ * none (WARPLAB_ERROR_UNKNOWN_NAME) or memory runs out. */
+char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend,
+                     bool line_numbers, warplab_status *status);
+
+/* The rung its diff is taken against on a backend: the nearest rung before
+ * it in ladder order that has code on that backend, of the same kind
+ * (vendor, copy reference and transfer rungs compare among themselves);
+ * NULL when there is none. */
+const wl_rung *wl_show_rung_below(const wl_ladder *ladder, const wl_rung *rung,
+                                  warplab_backend_kind backend);
+
+/* A unified diff of two texts line by line (Myers' O(ND) algorithm), with
+ * context lines around each change, to stream. Writes nothing when the
+ * texts are equal. Returns WARPLAB_ERROR_HOST_OUT_OF_MEMORY when it cannot. */
+warplab_status wl_diff_write(const char *old_text, const char *new_text, const char *old_name,
+                             const char *new_name, int context, FILE *stream);
+
+/* The backends whose sources are embedded, in display order. */
+#define WL_SHOW_BACKENDS 3
+extern const warplab_backend_kind wl_show_backends[WL_SHOW_BACKENDS];
+/* "CUDA C", "OpenCL C", "C (cpu backend)" */
+const char *wl_show_language(warplab_backend_kind backend);
+
+/* The course's figure of a rung: "3.5 GB/s on K40" (and a second device's);
+ * "" when it has none. */
+void wl_show_course_figure(const wl_rung *rung, char *text, size_t len);
+
+#endif
