@@ -33,6 +33,8 @@
 
 #define AR_MAX WL_ALLREDUCE_MAX_GPUS
 
+/* warplab:rung allreduce host_staging through_one peer_read ring nccl two_shot */
+
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
 
@@ -947,3 +949,4 @@ ALLREDUCE_IMPL(two_shot, supports_peers, nullptr)
 extern "C" const wl_impl *const wl_cuda_allreduce_impls[] = {
     &host_staging_impl, &through_one_impl, &peer_read_impl, &ring_impl,
     &nccl_impl,         &two_shot_impl,    nullptr};
+/* warplab:end */

@@ -28,6 +28,8 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+/* warplab:rung gemm ex16_wgmma ex_tf32_wgmma */
 #include <type_traits>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -700,3 +702,4 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
                             : xw_launch_rs<128>(backend, map_a, map_b, p, blocks);
     return xw_launch_bn<XW_TF32>(backend, map_a, map_b, p, blocks, c->bn, false, false);
 }
+/* warplab:end */
