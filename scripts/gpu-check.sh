@@ -8,13 +8,15 @@
 #      exact-size buffers (tests/unit/test_gemm_exact.c) and over the probes'
 #      kernels;
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
-#      and SVG output.
+#      and SVG output;
+#   5. one --counters pass (Nsight Compute) over reduce and transpose at
+#      moderate sizes: each lesson's counter, borne out or contradicted.
 # Writes logs and results under $RESULTS (default out/gpu-check) and prints a
 # summary last; when $OUT is set (the device tool's folder), packs them there
 # as gpu-check.tgz beside summary.txt and tables.txt. Never changes the GPU's
 # clocks or settings.
 #
-#   STEPS="build test sanitize bench probe"  which steps to run (default: all)
+#   STEPS="build test sanitize bench probe counters"  which steps to run (default: all)
 #   LADDERS="vecadd reduce transpose gemm"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
 #   SANITIZE_TOOLS="memcheck racecheck synccheck initcheck"
@@ -30,7 +32,7 @@ export NCCL_NVLS_ENABLE=0
 
 RESULTS=${RESULTS:-out/gpu-check}
 BUILD=${BUILD:-build-gpu}
-STEPS=${STEPS:-build test sanitize bench probe}
+STEPS=${STEPS:-build test sanitize bench probe counters}
 LADDERS=${LADDERS:-vecadd reduce transpose gemm}
 SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
 BENCH_ARGS=${BENCH_ARGS:-}
@@ -186,6 +188,23 @@ if has_step bench; then
         fi ;;
     esac
     note "bench: $((SECONDS - start)) s"
+fi
+
+if has_step counters; then
+    start=$SECONDS
+    # Each rung once more under ncu; the verdicts ("borne out", "CONTRADICTED")
+    # follow each ladder's table.
+    for spec in "reduce 2^24" "transpose 4096x4096"; do
+        set -- $spec
+        if "$BIN" bench "$1" --backend cuda --size "$2" --quiet --counters --max-seconds 0.2 \
+            >"$RESULTS/counters-$1.txt" 2>&1; then
+            note "counters $1 ($2): ok; $(grep -c 'borne out' "$RESULTS/counters-$1.txt") borne out, $(grep -c 'CONTRADICTED' "$RESULTS/counters-$1.txt") contradicted"
+        else
+            note "counters $1: FAILED or ncu unavailable (see counters-$1.txt)"
+            failed=1
+        fi
+    done
+    note "counters: $((SECONDS - start)) s"
 fi
 
 if has_step probe; then
