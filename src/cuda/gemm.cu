@@ -4,6 +4,67 @@
  * kernels live in the .cuh files of src/cuda/gemm; cuBLAS and the tensor-core
  * rungs in its .cu files. Every launcher checks its grid against the device and
  * every launch with WL_CUDA_LAUNCHED. */
+/*
+ * Contents: the gemm rungs the cuda backend implements, in ladder order
+ * (number = place on the ladder, as `warplab ladders gemm` lists it); those
+ * with a [file] live there (their kernels, launchers and impl rows), the
+ * others in this file (kernels in gemm/course_kernels.cuh,
+ * gemm/blocked_kernels.cuh and gemm/pipelined_*.cuh). This file's table
+ * lists them all.
+ *   3. one_block -- one block, one thread per element
+ *   4. many_blocks -- grid of 16x16 blocks, global memory
+ *   5. tiled16 -- shared-memory tiles, TILE_WIDTH 16
+ *   6. tiled32 -- shared-memory tiles, TILE_WIDTH 32
+ *   7. tiled_bounds -- tiles with boundary checks, any size
+ *   8. regblock_1d -- 1-D register blocking (8 outputs/thread)
+ *   9. regblock_2d -- 2-D register blocking (8x8 outputs/thread)
+ *  10. vectorized -- float4 loads, transposed A tile
+ *  11. conflict_free -- bank-conflict-free shared layouts
+ *  12. double_buffered -- double-buffered tiles (cp.async)
+ *  13. warptile -- warp tiling
+ *  14. tuned -- tuned for sm_90: 128x256x16, 4 stages
+ *  15. tuned_128x128 -- sm_90 alternative: 128x128x16, 4 stages
+ *  16. tuned_256x128 -- sm_90 alternative: 256x128x16, 4 stages
+ *  17. frag_128x256 -- sm_90 candidate: tuned's shape, barrier a step early
+ *  18. frag_128x128 -- sm_90 candidate: 128x128x16, 8x8 a thread, barrier early
+ *  19. frag_128x128_w64 -- sm_90 candidate: 128x128x16, 4 warps of 64x64, barrier early
+ *  20. frag_128x128_k8 -- sm_90 candidate: 128x128x8, 4 stages, barrier early
+ *  21. frag_256x128 -- sm_90 candidate: 256x128x16, barrier early
+ *  22. frag_256x128_s6 -- early barrier, 256x128, 6 stages
+ *  23. skinny_m -- GEMV / skinny m: stream B once [gemm/dispatch.cu]
+ *  24. skinny_n -- GEMV / skinny n: stream A once [gemm/dispatch.cu]
+ *  25. tile_32x128 -- small tiles 32x128, split-K [gemm/dispatch.cu]
+ *  26. tile_64x64 -- small tiles 64x64, split-K [gemm/dispatch.cu]
+ *  27. dispatch -- shape-aware dispatcher [gemm/dispatch.cu]
+ *  28. copy_ab -- copy of A and B (device to device) [gemm/dispatch.cu]
+ *  29. tf32_mma -- tensor cores, TF32 (mma.sync) [gemm/mma.cu]
+ *  30. bf16_mma -- tensor cores, BF16 (mma.sync) [gemm/mma.cu]
+ *  31. bf16_wgmma -- tensor cores, BF16 (wgmma, sm_90a) [gemm/wgmma_bf16.sm90a.cu]
+ *  32. tf32_wgmma_tma -- tensor cores, TF32 (TMA + wgmma, sm_90a) [gemm/wgmma_tma.sm90a.cu]
+ *  33. tf32_tile_64x64 -- tensor cores, TF32 64x64 tiles, either op, split-K [gemm/tf32_tiles.cu]
+ *  34. tf32_tile_128x64 -- tensor cores, TF32 128x64 tiles, either op, split-K [gemm/tf32_tiles.cu]
+ *  35. tf32_tile_128x128 -- tensor cores, TF32 128x128 tiles, either op, split-K
+ * [gemm/tf32_tiles.cu]
+ *  36. tf32_tiles -- tensor cores, TF32 small tiles, planned [gemm/tf32_tiles.cu]
+ *  37. bf16_wgmma_tma -- tensor cores, BF16 (TMA + wgmma, sm_90a) [gemm/wgmma_tma.sm90a.cu]
+ *  38. ex_tf32 -- warplab_gemm_ex, TF32 compute [gemm/gemm_ex.cu]
+ *  39. ex_bf16 -- warplab_gemm_ex, BF16 inputs [gemm/gemm_ex.cu]
+ *  40. ex_fp16 -- warplab_gemm_ex, FP16 inputs [gemm/gemm_ex.cu]
+ *  41. ex16_skinny -- gemm_ex BF16: skinny split-k kernels (m or n <= 8) [gemm/ex16_gemm.cu]
+ *  42. ex16_mma -- gemm_ex BF16: mma.sync tiles on the operands as stored, split k
+ * [gemm/ex16_gemm.cu]
+ *  43. ex16_tma -- gemm_ex BF16: TMA + wgmma on K-major operands [gemm/ex16_gemm.cu]
+ *  44. ex16_wgmma -- gemm_ex BF16: TMA + wgmma on the operands as stored, split k
+ * [gemm/wgmma_ex.sm90a.cu]
+ *  45. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
+ * [gemm/wgmma_ex.sm90a.cu]
+ *  46. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
+ *  47. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
+ *  48. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
+ *  49. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
+ *  50. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  51. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
+ */
 #include "gemm/blocked_kernels.cuh"
 #include "gemm/course_kernels.cuh"
 #include "gemm/gemm_launch.h"
