@@ -1,5 +1,11 @@
 /* The cpu backend's matrix-multiply rungs: the course's host loop, and a
- * blocked, multithreaded version (the "GPU vs CPU" row). */
+ * blocked, multithreaded version (the "GPU vs CPU" row).
+ *
+ * Contents: the gemm rungs this file implements, in ladder order (number =
+ * place on the ladder, as `warplab ladders gemm` lists it):
+ *   1. cpu_loop -- CPU triple loop, one core
+ *   2. cpu_blocked -- CPU blocked, all cores
+ * (ex_tf32, ex_bf16 and ex_fp16: gemm_ex_cpu.c) */
 #include "../ladders/gemm.h"
 #include "cpu.h"
 

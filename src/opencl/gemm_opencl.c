@@ -3,6 +3,27 @@
  * mappings. OpenCL has no cp.async, warp shuffles or tensor cores: the
  * pipelined rungs stage the next tile in registers instead, and the
  * tensor-core and cuBLAS rows are cuda only. */
+/*
+ * Contents: the gemm rungs this file implements, in ladder order (number =
+ * place on the ladder, as `warplab ladders gemm` lists it):
+ *   3. one_block -- one block, one thread per element
+ *   4. many_blocks -- grid of 16x16 blocks, global memory
+ *   5. tiled16 -- shared-memory tiles, TILE_WIDTH 16
+ *   6. tiled32 -- shared-memory tiles, TILE_WIDTH 32
+ *   7. tiled_bounds -- tiles with boundary checks, any size
+ *   8. regblock_1d -- 1-D register blocking (8 outputs/thread)
+ *   9. regblock_2d -- 2-D register blocking (8x8 outputs/thread)
+ *  10. vectorized -- float4 loads, transposed A tile
+ *  11. conflict_free -- bank-conflict-free shared layouts
+ *  12. double_buffered -- double-buffered tiles (cp.async)
+ *  13. warptile -- warp tiling
+ *  14. tuned -- tuned for sm_90: 128x256x16, 4 stages
+ *  15. tuned_128x128 -- sm_90 alternative: 128x128x16, 4 stages
+ *  16. tuned_256x128 -- sm_90 alternative: 256x128x16, 4 stages
+ *  38. ex_tf32 -- warplab_gemm_ex, TF32 compute
+ *  39. ex_bf16 -- warplab_gemm_ex, BF16 inputs
+ *  40. ex_fp16 -- warplab_gemm_ex, FP16 inputs
+ */
 #include "../ladders/gemm.h"
 #include "opencl_backend.h"
 
