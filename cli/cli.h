@@ -63,6 +63,9 @@ int cli_write_file(const warplab_report *report, cli_output *out, warplab_format
 /* Writes a sweep's line chart (GB/s against n) as SVG. */
 int cli_write_sweep_svg(const warplab_report *report, cli_output *out);
 
+/* The ladders, a line each ("  name  title"), for the help texts. */
+void cli_print_ladders(FILE *out);
+
 /* Prints text word-wrapped to width columns, each line led by indent;
  * newlines in text start new lines. */
 void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);

@@ -15,8 +15,7 @@ static void bench_help(FILE *out)
                  "caches flushed between them. Without LADDER, runs every ladder.\n"
                  "\n"
                  "ladders:\n");
-    for (size_t i = 0; i < warplab_ladder_count(); i++)
-        fprintf(out, "  %-10s %s\n", warplab_ladder_name(i), warplab_ladder_title(i));
+    cli_print_ladders(out);
     fprintf(out, "  %-10s %s\n", "api",
             "the library's calls against CUB, cuBLAS and a float4 kernel (cuda; --rung picks\n"
             "             reduce, reduce_device, transpose, gemm, vecadd)");

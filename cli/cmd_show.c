@@ -23,8 +23,7 @@ static void show_help(FILE *out)
                  "  -h, --help           this help\n"
                  "\n"
                  "ladders:\n");
-    for (size_t i = 0; i < warplab_ladder_count(); i++)
-        fprintf(out, "  %-10s %s\n", warplab_ladder_name(i), warplab_ladder_title(i));
+    cli_print_ladders(out);
 }
 
 int cmd_show(int argc, char **argv)

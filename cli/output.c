@@ -151,3 +151,9 @@ int cli_write_sweep_svg(const warplab_report *report, cli_output *out)
         return output_failed(out, "out of memory", errno);
     return cli_output_commit(out, warplab_report_write_sweep_svg(report, file));
 }
+
+void cli_print_ladders(FILE *out)
+{
+    for (size_t i = 0; i < warplab_ladder_count(); i++)
+        fprintf(out, "  %-10s %s\n", warplab_ladder_name(i), warplab_ladder_title(i));
+}

@@ -253,7 +253,13 @@ void wl_column_display(const wl_column *column, const void *record, char *out, s
         return;
     }
     const double x = cell.number;
-    const bool shown = x > 0 && isfinite(x); /* "-" for the optional figures */
+    /* The optional figures show "-" where there is none. */
+    const bool optional = column->format == WL_CELL_PERCENT || column->format == WL_CELL_SPEEDUP ||
+                          column->format == WL_CELL_BYTES;
+    if (optional && !(x > 0 && isfinite(x))) {
+        wl_copy_string(out, len, "-");
+        return;
+    }
     switch (column->format) {
     case WL_CELL_TEXT:
     case WL_CELL_NUMBER: wl_format(out, len, "%.4g", x); break;
@@ -261,25 +267,10 @@ void wl_column_display(const wl_column *column, const void *record, char *out, s
     case WL_CELL_BOOL: wl_copy_string(out, len, x != 0 ? "yes" : "no"); break;
     case WL_CELL_TIME: wl_format_time(out, len, x); break;
     case WL_CELL_RATE: wl_format(out, len, "%.1f", x); break;
-    case WL_CELL_NOISE: wl_format(out, len, "%.1f%%", x); break;
-    case WL_CELL_PERCENT:
-        if (shown)
-            wl_format(out, len, "%.1f%%", x);
-        else
-            wl_copy_string(out, len, "-");
-        break;
-    case WL_CELL_SPEEDUP:
-        if (shown)
-            wl_format(out, len, "%.2fx", x);
-        else
-            wl_copy_string(out, len, "-");
-        break;
-    case WL_CELL_BYTES:
-        if (shown)
-            format_decimal_bytes(out, len, x);
-        else
-            wl_copy_string(out, len, "-");
-        break;
+    case WL_CELL_NOISE:
+    case WL_CELL_PERCENT: wl_format(out, len, "%.1f%%", x); break;
+    case WL_CELL_SPEEDUP: wl_format(out, len, "%.2fx", x); break;
+    case WL_CELL_BYTES: format_decimal_bytes(out, len, x); break;
     }
 }
 
@@ -339,10 +330,12 @@ void wl_write_json_members(FILE *out, const wl_column *columns, size_t count, co
     int written = 0;
     for (size_t i = 0; i < count; i++) {
         const wl_column *column = &columns[i];
+        if (!(column->in & (WL_IN_JSON | WL_IN_JSON_IF_SET)))
+            continue;
         char scratch[512] = "";
         const wl_cell cell = column->get(record, scratch, sizeof scratch);
         const bool set = cell.text ? cell.text[0] != '\0' : cell.number > 0;
-        if (!(column->in & WL_IN_JSON) && !((column->in & WL_IN_JSON_IF_SET) && set))
+        if (!(column->in & WL_IN_JSON) && !set)
             continue;
         if (written)
             fputs(per_line > 0 && written % per_line == 0 ? ",\n" : ", ", out);
