@@ -267,14 +267,15 @@ int cli_counters(const warplab_report *report, const cli_run *run,
                     size);
         const int rc = run_to_file(argv, out_path);
         char *text = read_file(out_path);
-        if (text && (strstr(text, "ERR_NVGPUCTRPERM") || strstr(text, "permission to access"))) {
+        const warplab_status parsed = warplab_counters_parse(text, &counters[i]);
+        if (counters[i].refused) {
             fprintf(stderr,
                     "\nwarplab bench --counters: this user may not read the GPU's performance "
                     "counters (ERR_NVGPUCTRPERM: see "
                     "https://developer.nvidia.com/ERR_NVGPUCTRPERM): no counters; the table "
                     "above is the plain one\n");
             refused = true;
-        } else if (warplab_counters_parse(text, &counters[i]) != WARPLAB_OK) {
+        } else if (parsed != WARPLAB_OK) {
             char note[160];
             snprintf(note, sizeof note, "ncu exit %d: %s", rc, counters[i].note);
             snprintf(counters[i].note, sizeof counters[i].note, "%s", note);

@@ -839,10 +839,19 @@ typedef struct warplab_counters {
     double branch_efficiency_pct;  /* smsp__sass_average_branch_targets_threads_uniform.pct */
     double divergent_branches;     /* smsp__sass_branch_targets_threads_divergent.sum */
     double l2_hit_rate_pct;        /* lts__t_sector_hit_rate.pct */
+    /* Lane use: of the 32 lanes of each warp instruction executed, the share
+     * that was active (smsp__thread_inst_executed / 32 x smsp__inst_executed)
+     * and the share that was active and not predicated off (..._pred_on).
+     * A branch the compiler turned into predicated instructions shows in the
+     * second, not in divergent_branches. NAN when not measured. */
+    double warp_instructions;       /* smsp__inst_executed.sum */
+    double active_lanes_pct;        /* smsp__thread_inst_executed.sum */
+    double predicated_on_lanes_pct; /* smsp__thread_inst_executed_pred_on.sum */
     /* The device's L2 size, set by the caller (0: unknown). Output still
      * dirty in L2 when the kernel ends is written back to DRAM after it, so
      * dram__bytes_write may fall short of the bytes written by up to this. */
     double l2_cache_bytes;
+    int refused;    /* 1: the profiler was refused the counters (ERR_NVGPUCTRPERM) */
     char note[160]; /* why not measured */
 } warplab_counters;
 
@@ -856,7 +865,9 @@ const char *warplab_counters_metrics(void);
 /* Parses the CSV of `ncu --csv --page raw --print-units base --metrics
  * <warplab_counters_metrics()>` (other lines of a log around it are
  * skipped) into one launch's counters. WARPLAB_ERROR_INVALID_ARGUMENT, with
- * why in counters->note, when it holds no kernel or lacks a metric. */
+ * why in counters->note, when it holds no kernel or lacks a metric (the
+ * lane-use metrics are optional: NAN when absent); counters->refused is set
+ * when the output says that the user may not read the counters. */
 warplab_status warplab_counters_parse(const char *csv, warplab_counters *counters);
 /* The counters table: for each ladder's first problem, each row with
  * counters[i] (one per report row; invalid ones show their note): DRAM

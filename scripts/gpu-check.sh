@@ -9,8 +9,10 @@
 #      kernels;
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
 #      and SVG output;
-#   5. one --counters pass (Nsight Compute) over reduce and transpose at
-#      moderate sizes: each lesson's counter, borne out or contradicted.
+#   5. one --counters pass (Nsight Compute) over reduce (2^24) and transpose
+#      (16384^2: 1 GiB each way, well past the L2, so that the DRAM bytes of
+#      the best rung are all of them): each lesson's counter, borne out or
+#      contradicted.
 # Writes logs and results under $RESULTS (default out/gpu-check) and prints a
 # summary last; when $OUT is set (the device tool's folder), packs them there
 # as gpu-check.tgz beside summary.txt and tables.txt. Never changes the GPU's
@@ -194,7 +196,7 @@ if has_step counters; then
     start=$SECONDS
     # Each rung once more under ncu; the verdicts ("borne out", "CONTRADICTED")
     # follow each ladder's table.
-    for spec in "reduce 2^24" "transpose 4096x4096"; do
+    for spec in "reduce 2^24" "transpose 16384x16384"; do
         set -- $spec
         if "$BIN" bench "$1" --backend cuda --size "$2" --quiet --counters --max-seconds 0.2 \
             >"$RESULTS/counters-$1.txt" 2>&1; then

@@ -102,10 +102,47 @@ static void test_parse(void)
     CHECK(warplab_counters_parse(no_kernel, &c) == WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(c.note, "no kernel") != NULL);
     free(no_kernel);
-    /* The tool's failure text, no CSV at all. */
+    /* Without the optional lane-use metrics: parsed, those figures NAN. */
+    CHECK(warplab_counters_parse(csv_two_kernels, &c) == WARPLAB_OK);
+    CHECK(isnan(c.warp_instructions) && isnan(c.active_lanes_pct) &&
+          isnan(c.predicated_on_lanes_pct));
+    CHECK(c.refused == 0);
+    /* The tool's failure text, no CSV at all; the refusal is told apart. */
     CHECK(warplab_counters_parse("==ERROR== ERR_NVGPUCTRPERM\n", &c) ==
           WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(c.refused == 1 && c.valid == 0);
+    CHECK(strstr(c.note, "may not read") != NULL);
+    CHECK(warplab_counters_parse("==ERROR== the application returned an error\n", &c) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(c.refused == 0);
     CHECK(warplab_counters_parse(NULL, &c) == WARPLAB_ERROR_INVALID_ARGUMENT);
+}
+
+/* The lane-use metrics: summed over the kernels, then the share of the 32
+ * lanes of each warp instruction that was active and predicated on. */
+static void test_parse_lanes(void)
+{
+    static const char csv[] =
+        "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\",\"dram__bytes_write.sum\","
+        "\"gpu__time_duration.sum\","
+        "\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\","
+        "\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum\","
+        "\"lts__t_sector_hit_rate.pct\",\"sm__warps_active.avg.pct_of_peak_sustained_active\","
+        "\"smsp__sass_average_branch_targets_threads_uniform.pct\","
+        "\"smsp__sass_branch_targets_threads_divergent.sum\",\"smsp__inst_executed.sum\","
+        "\"smsp__thread_inst_executed.sum\",\"smsp__thread_inst_executed_pred_on.sum\"\n"
+        "\"\",\"\",\"byte\",\"byte\",\"nsecond\",\"\",\"\",\"%\",\"%\",\"%\",\"\",\"inst\","
+        "\"inst\",\"inst\"\n"
+        "\"0\",\"k\",\"100\",\"0\",\"10\",\"0\",\"0\",\"50\",\"50\",\"100\",\"0\","
+        "\"1,000\",\"32,000\",\"16,000\"\n"
+        "\"1\",\"k\",\"100\",\"0\",\"10\",\"0\",\"0\",\"50\",\"50\",\"100\",\"0\","
+        "\"3000\",\"48000\",\"48000\"\n";
+    warplab_counters c;
+    CHECK(warplab_counters_parse(csv, &c) == WARPLAB_OK);
+    CHECK(c.kernels == 2);
+    CHECK_NEAR(c.warp_instructions, 4000.0, 0);
+    CHECK_NEAR(c.active_lanes_pct, 100.0 * 80000 / (32.0 * 4000), 1e-9);
+    CHECK_NEAR(c.predicated_on_lanes_pct, 100.0 * 64000 / (32.0 * 4000), 1e-9);
 }
 
 /* A reduce report of one problem: four rungs with counters. */
@@ -161,6 +198,8 @@ static void test_predictions(void)
      * the one-pass kernel reads the input once. */
     warplab_counters c[4] = {make_counters(moved, 0, 90000), make_counters(moved, 500000, 100),
                              make_counters(moved, 0, 100), make_counters(moved * 1.01, 0, 10)};
+    c[0].warp_instructions = 1.5e8; /* the modulo's instructions */
+    c[1].warp_instructions = 0.75e8;
     size_t judged = 0;
     CHECK(warplab_counters_contradictions(&report, c, &judged) == 0);
     CHECK_MSG(judged == 5, "%zu judged", judged);
@@ -181,33 +220,52 @@ static void test_predictions(void)
     CHECK(strstr(text, "the counters contradict the lesson") != NULL);
     free(text);
     /* DRAM bytes short of "moved" by output still dirty in L2 at the
-     * kernel's end: within the L2's size, borne out; without an L2 size, or
-     * past it, contradicted; reads alone short of it (nothing written),
-     * contradicted whatever the L2. */
+     * kernel's end: contradicted all the same (the claim is "within 5%"),
+     * and the text says that the shortfall fits in the L2 (measure past
+     * it); without an L2 size, or past it, contradicted without that text;
+     * within 5%, borne out. */
     c[2].shared_bank_conflicts = 0;
     c[3].dram_read_bytes = 0.5 * moved;
     c[3].dram_write_bytes = 0.35 * moved;
     c[3].l2_cache_bytes = 0.2 * moved;
-    CHECK(warplab_counters_contradictions(&report, c, &judged) == 0);
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
     text = write_counters(&report, c);
-    CHECK(strstr(text, "may reach DRAM after the kernel") != NULL);
+    CHECK(strstr(text, "may reach DRAM after the kernel: measure at a size well past the L2") !=
+          NULL);
     free(text);
     c[3].l2_cache_bytes = 0;
     CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
+    text = write_counters(&report, c);
+    CHECK(strstr(text, "may reach DRAM after the kernel") == NULL);
+    free(text);
     c[3].l2_cache_bytes = 0.05 * moved;
     CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
+    c[3].dram_write_bytes = 0.47 * moved;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 0);
+    c[3].dram_write_bytes = 0.35 * moved;
     c[3].dram_read_bytes = 0.85 * moved;
     c[3].dram_write_bytes = 0;
     c[3].l2_cache_bytes = 0.2 * moved;
     CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
     c[3].dram_read_bytes = moved;
     /* "Fewer than" a rung that had none is not judged (nothing to fall). */
-    c[0].divergent_branches = 0;
-    c[1].divergent_branches = 0;
     const size_t before = judged;
-    CHECK(warplab_counters_contradictions(&report, c, &judged) == 1); /* interleaved's zero */
+    c[0].warp_instructions = 0;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 0);
     CHECK(judged == before - 1);
+    c[0].warp_instructions = 1.5e8;
+    /* Predicated, not branched: no divergent branch in interleaved is
+     * flagged with the hint that points at lanes% and warp inst. */
+    c[0].divergent_branches = 0;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
+    text = write_counters(&report, c);
+    CHECK(strstr(text, "compare lanes% and warp inst") != NULL);
+    free(text);
     c[0].divergent_branches = 90000;
+    /* strided_index with as many instructions as interleaved: contradicted. */
+    c[1].warp_instructions = 1.4e8;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
+    c[1].warp_instructions = 0.75e8;
     /* Unmeasured rows are not judged, and say why. */
     c[1].valid = 0;
     snprintf(c[1].note, sizeof c[1].note, "ncu exit 1: the profiler measured no kernel");
@@ -277,6 +335,7 @@ static void test_profile_window(void)
 int main(void)
 {
     test_parse();
+    test_parse_lanes();
     test_parse_real_output();
     test_predictions();
     test_profile_window();
