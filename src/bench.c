@@ -42,6 +42,7 @@ typedef struct plan {
     wl_problem problems[MAX_LIST];
     int problem_count;
     const wl_rung *rungs[MAX_LIST];
+    const wl_impl *impls[MAX_LIST]; /* rungs[i]'s impl (wl_rung_impl), or NULL */
     int rung_count;
 } plan;
 
@@ -141,6 +142,8 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
         for (size_t r = 0; r < ladder->rung_count && r < MAX_LIST; r++)
             p->rungs[p->rung_count++] = &ladder->rungs[r];
     }
+    for (int r = 0; r < p->rung_count; r++)
+        p->impls[r] = wl_rung_impl(context->device, context->host, ladder, p->rungs[r]);
     return WARPLAB_OK;
 }
 
@@ -297,8 +300,8 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
                     options->progress(options->progress_user, p->ladder->name, p->rungs[r]->id,
                                       problem_text, done, total);
                 config.seed = report->seed + 0x632BE59BD9B4E019ull * (uint64_t)(done + 1);
-                wl_run_rung(context->device, context->host, p->ladder, p->rungs[r], &p->problems[s],
-                            &config, row);
+                wl_run_rung(context->device, context->host, p->ladder, p->rungs[r], p->impls[r],
+                            &p->problems[s], &config, row);
                 done++;
             }
             finalize_group(report, p->rungs, group);

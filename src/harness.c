@@ -598,8 +598,9 @@ static double rung_work(const wl_ladder *ladder, const wl_rung *rung, const wl_p
  * a run at full size; past the budget the row is skipped, the prediction its
  * reason. Problems with pitches, or too small to scale, are run as they are. */
 static warplab_status host_row_budget(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
-                                      const wl_rung *rung, const wl_problem *problem,
-                                      const wl_run_config *config, warplab_row *row)
+                                      const wl_rung *rung, const wl_impl *impl,
+                                      const wl_problem *problem, const wl_run_config *config,
+                                      warplab_row *row)
 {
     const double budget =
         config->host_run_budget > 0 ? config->host_run_budget : WL_HOST_RUN_BUDGET;
@@ -628,7 +629,8 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
                                   .seed = config->seed,
                                   .host_run_budget = -1.0};
     warplab_row probe_row;
-    if (wl_run_rung(device, host, ladder, rung, &probe, &probe_config, &probe_row) != WARPLAB_OK ||
+    if (wl_run_rung(device, host, ladder, rung, impl, &probe, &probe_config, &probe_row) !=
+            WARPLAB_OK ||
         !(probe_row.median_ms > 0.0))
         return WARPLAB_OK;
     const double predicted = probe_row.median_ms * 1e-3 * full / part;
@@ -642,8 +644,15 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
     return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
 }
 
+const wl_impl *wl_rung_impl(const wl_backend *device, const wl_backend *host,
+                            const wl_ladder *ladder, const wl_rung *rung)
+{
+    const wl_backend *backend = (rung->flags & WL_RUNG_HOST) ? host : device;
+    return wl_backend_find_impl(backend, ladder->name, rung->id);
+}
+
 warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
-                           const wl_rung *rung, const wl_problem *problem,
+                           const wl_rung *rung, const wl_impl *impl, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row)
 {
     harness_run run;
@@ -658,7 +667,7 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
         wl_copy_string(row->note, sizeof row->note,
                        "unsafe on today's GPUs (a data race); shown for the lesson, never picked");
 
-    run.impl = wl_backend_find_impl(run.backend, ladder->name, rung->id);
+    run.impl = impl;
     if (!run.impl) {
         char note[256];
         describe_missing_impl(run.backend, ladder, rung, note, sizeof note);
@@ -669,7 +678,7 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
         wl_rung_supports(run.backend, ladder, rung, run.impl, problem, reason, sizeof reason);
     if (status != WARPLAB_OK)
         return row_fail(row, status, WARPLAB_ROW_SKIPPED, reason);
-    status = host_row_budget(device, host, ladder, rung, problem, config, row);
+    status = host_row_budget(device, host, ladder, rung, impl, problem, config, row);
     if (status != WARPLAB_OK)
         return status;
 

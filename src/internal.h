@@ -395,11 +395,18 @@ typedef struct wl_run_config {
 
 #define WL_HOST_RUN_BUDGET 3.0
 
-/* Checks (and optionally times) one rung of a ladder on one problem. The row
- * is filled whatever happens; the return value is the row's status. host is
- * the cpu backend used for WL_RUNG_HOST rungs (may equal device). */
+/* The impl that runs rung: the host backend's for WL_RUNG_HOST rungs, else
+ * the device's; NULL when that backend has no form of it. A run resolves it
+ * once, when it is planned, and hands it to wl_run_rung with the rung. */
+const wl_impl *wl_rung_impl(const wl_backend *device, const wl_backend *host,
+                            const wl_ladder *ladder, const wl_rung *rung);
+
+/* Checks (and optionally times) one rung of a ladder on one problem with
+ * impl (from wl_rung_impl; NULL: the row says which backends have the rung).
+ * The row is filled whatever happens; the return value is the row's status.
+ * host is the cpu backend used for WL_RUNG_HOST rungs (may equal device). */
 warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
-                           const wl_rung *rung, const wl_problem *problem,
+                           const wl_rung *rung, const wl_impl *impl, const wl_problem *problem,
                            const wl_run_config *config, warplab_row *row);
 
 /* The bytes the harness allocates for a problem's buffers (views, misaligned

@@ -129,6 +129,7 @@ typedef struct section_plan {
     wl_problem problems[MAX_POINTS];
     int point_count;
     const wl_rung *series[32];
+    const wl_impl *impls[32]; /* series[i]'s impl on the device */
     int series_count;
 } section_plan;
 
@@ -194,9 +195,11 @@ static warplab_status plan_sections(warplab_context *context, const wl_probe *pr
         plan->series_count = 0;
         for (size_t r = 0; r < section->ladder->rung_count && r < 32; r++) {
             const wl_rung *rung = &section->ladder->rungs[r];
-            if (wl_ops_find_impl(ops, section->ladder->name, rung->id))
+            const wl_impl *impl = wl_ops_find_impl(ops, section->ladder->name, rung->id);
+            if (impl) {
+                plan->impls[plan->series_count] = impl;
                 plan->series[plan->series_count++] = rung;
-            else
+            } else
                 wl_append(missing, missing_len, "%s%s", missing[0] ? ", " : "", rung->id);
         }
         *rows += (size_t)plan->point_count * (size_t)plan->series_count;
@@ -341,7 +344,7 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
                 }
                 config.seed = report->seed + 0x632BE59BD9B4E019ull * (uint64_t)(done + 1);
                 wl_run_rung(context->device, context->host, section->ladder, plan->series[r],
-                            problem, &config, row);
+                            plan->impls[r], problem, &config, row);
                 fill_point(section, s, row, annotation, &result->points[report->row_count]);
                 report->row_count++;
                 done++;

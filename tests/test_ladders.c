@@ -56,12 +56,13 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, const f
         const wl_rung *rung = &ladder->rungs[r];
         if (!rung_selected(f, rung))
             continue;
+        const wl_impl *impl = wl_rung_impl(context->device, context->host, ladder, rung);
         int ran = 0, skipped = 0, lesson_wrong = 0;
         char last_skip[256] = "";
         for (int p = 0; p < count; p++) {
             warplab_row row;
             check_only.seed = seed + 7919u * (uint64_t)(r * MAX_PROBLEMS + (size_t)p);
-            warplab_status status = wl_run_rung(context->device, context->host, ladder, rung,
+            warplab_status status = wl_run_rung(context->device, context->host, ladder, rung, impl,
                                                 &problems[p], &check_only, &row);
             if (status == WARPLAB_OK) {
                 ran++;
@@ -106,8 +107,11 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, const f
             if (!rung_selected(f, &ladder->rungs[r]))
                 continue;
             warplab_row row;
-            warplab_status status = wl_run_rung(context->device, context->host, ladder,
-                                                &ladder->rungs[r], &problems[p], &timed, &row);
+            const wl_rung *rung = &ladder->rungs[r];
+            warplab_status status =
+                wl_run_rung(context->device, context->host, ladder, rung,
+                            wl_rung_impl(context->device, context->host, ladder, rung),
+                            &problems[p], &timed, &row);
             if (status == WARPLAB_OK)
                 CHECK_MSG(row.runs >= 3 && row.median_ms >= 0.0 && row.median_ms <= row.max_ms,
                           "%s/%s timing: runs %d median %g", ladder->name, row.rung, row.runs,

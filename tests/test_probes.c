@@ -40,7 +40,8 @@ static int check_section(warplab_context *context, const wl_probe *probe,
     int series_run = 0;
     for (size_t r = 0; r < ladder->rung_count; r++) {
         const wl_rung *rung = &ladder->rungs[r];
-        if (!wl_backend_find_impl(context->device, ladder->name, rung->id)) {
+        const wl_impl *impl = wl_backend_find_impl(context->device, ladder->name, rung->id);
+        if (!impl) {
             printf("  %-10s %-14s no form here\n", probe->name, rung->id);
             continue;
         }
@@ -51,7 +52,7 @@ static int check_section(warplab_context *context, const wl_probe *probe,
                                         .time = false,
                                         .seed = seed + 7919u * (uint64_t)(r * MAX_PROBLEMS + p)};
             warplab_row row;
-            warplab_status status = wl_run_rung(context->device, context->host, ladder, rung,
+            warplab_status status = wl_run_rung(context->device, context->host, ladder, rung, impl,
                                                 &problems[p], &check_only, &row);
             if (status == WARPLAB_OK) {
                 ran++;
@@ -84,7 +85,7 @@ static int check_section(warplab_context *context, const wl_probe *probe,
                                .time = true,
                                .seed = seed};
         warplab_row row;
-        warplab_status status = wl_run_rung(context->device, context->host, ladder, rung,
+        warplab_status status = wl_run_rung(context->device, context->host, ladder, rung, impl,
                                             &problems[timed_at], &timed, &row);
         CHECK_MSG(status == WARPLAB_OK && row.runs >= 3 && row.median_ms > 0 &&
                       row.median_ms <= row.max_ms,

@@ -1,6 +1,8 @@
-/* The cuda backend's reduction rungs (seeds 001, 003, 004), one kernel per
- * rung in ladder order, then the one-pass kernel past the course and the
- * CUB row.
+/* The cuda backend's reduction rungs (seeds 001, 003, 004). First what the
+ * rungs share (the operations, the host glue that runs a rung for the
+ * problem's type and operation, and the level loop of the tree rungs); then
+ * each rung in ladder order, its kernel, its launcher and its impl row
+ * together, up to the one-pass kernel past the course and the CUB row.
  *
  * Every kernel is a template over the element type (int, float, double) and
  * the operation (OpSum, OpMin, OpMax), and is correct for any n: threads past
@@ -180,6 +182,157 @@ template <typename Op, typename T> __device__ void atomic_combine(T *target, T v
 }
 
 /* ------------------------------------------------------------------------ */
+/* Host side: running a rung for the problem's type and operation            */
+
+/* Calls call(Rung<T, Op>{}) for the problem's element type and operation. */
+template <template <typename, typename> class Rung, typename T, typename F>
+auto with_op(warplab_reduce_op op, F &call)
+{
+    switch (op) {
+    case WARPLAB_REDUCE_SUM: return call(Rung<T, OpSum>{});
+    case WARPLAB_REDUCE_MIN: return call(Rung<T, OpMin>{});
+    default: return call(Rung<T, OpMax>{});
+    }
+}
+
+template <template <typename, typename> class Rung, typename F>
+auto with_types(const wl_problem *problem, F &&call)
+{
+    switch (problem->dtype) {
+    case WARPLAB_INT32: return with_op<Rung, int>(problem->op, call);
+    case WARPLAB_FLOAT32: return with_op<Rung, float>(problem->op, call);
+    default: return with_op<Rung, double>(problem->op, call);
+    }
+}
+
+template <template <typename, typename> class Rung>
+warplab_status launch_rung(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    return with_types<Rung>(
+        launch->problem, [&](auto rung) { return decltype(rung)::launch(backend, launch, state); });
+}
+
+template <typename T> T *input_of(const wl_launch *launch)
+{
+    return static_cast<T *>(wl_view_ptr(launch->buf[0]));
+}
+template <typename T> T *output_of(const wl_launch *launch)
+{
+    return static_cast<T *>(wl_view_ptr(launch->buf[1]));
+}
+
+/* The result of an empty input, for rungs whose kernels would write nothing. */
+template <typename T, typename Op> warplab_status write_identity(wl_backend *backend, T *out)
+{
+    write_identity_kernel<T, Op><<<1, 1, 0, wl_cuda_stream(backend)>>>(out);
+    return WL_CUDA_LAUNCHED(backend, "reduce: writing the identity");
+}
+
+warplab_status check_grid(wl_backend *backend, size_t blocks, const char *what)
+{
+    if (blocks > (size_t)backend->info.max_grid_dim[0])
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "%s: %zu blocks are past the grid limit of %d", what, blocks,
+                       backend->info.max_grid_dim[0]);
+    return WARPLAB_OK;
+}
+
+/* ---- the tree rungs: one launch per level ---- */
+
+struct LevelShape {
+    unsigned threads;
+    size_t blocks;
+};
+
+size_t blocks_for(size_t count, size_t per_block)
+{
+    const size_t blocks = (count + per_block - 1) / per_block;
+    return blocks ? blocks : 1;
+}
+
+/* Seed 001's choice for the templated rungs: 512 threads, fewer (a power of
+ * two, at least 1) when the level has under 1024 elements. */
+unsigned unrolled_threads(size_t count)
+{
+    if (count >= 2 * 512)
+        return 512;
+    unsigned threads = 1;
+    while (threads < (count + 1) / 2)
+        threads *= 2;
+    return threads;
+}
+
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
+ * complete_unroll cascade shuffle */
+/* Runs Rung's levels: each block of a level writes one partial; the level
+ * with one block writes the result. Level 1's partials go to the first region
+ * of scratch, level 2's to the second, level 3's to the first again. */
+template <typename R>
+warplab_status run_levels(wl_backend *backend, const wl_launch *launch, const char *what)
+{
+    using T = typename R::value_type;
+    const T *src = input_of<T>(launch);
+    T *out = output_of<T>(launch);
+    T *scratch = static_cast<T *>(wl_view_ptr(launch->scratch));
+    size_t count = N;
+    const size_t first_level = R::shape(backend, count).blocks;
+    for (int level = 0;; level++) {
+        const LevelShape shape = R::shape(backend, count);
+        warplab_status status = check_grid(backend, shape.blocks, what);
+        if (status != WARPLAB_OK)
+            return status;
+        T *dst = shape.blocks == 1 ? out : scratch + (level % 2 ? first_level : 0);
+        status =
+            wl_cuda_check(backend, R::level(shape, wl_cuda_stream(backend), src, dst, count), what);
+        if (status == WARPLAB_OK)
+            status = WL_CUDA_LAUNCHED(backend, what);
+        if (status != WARPLAB_OK || shape.blocks == 1)
+            return status;
+        src = dst;
+        count = shape.blocks;
+    }
+}
+/* warplab:end */
+
+/* Scratch for run_levels: the first two levels' partials. */
+template <template <typename, typename> class Rung>
+size_t levels_scratch(wl_backend *backend, const wl_problem *problem)
+{
+    return with_types<Rung>(problem, [&](auto rung) -> size_t {
+        using R = decltype(rung);
+        const size_t first = R::shape(backend, problem->dim[0]).blocks;
+        if (first <= 1)
+            return 0;
+        const size_t second = R::shape(backend, first).blocks;
+        return (first + (second > 1 ? second : 0)) * sizeof(typename R::value_type);
+    });
+}
+
+/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp */
+/* A tree rung whose kernel takes (in, out, n) with blockDim x sizeof(T)
+ * bytes of shared memory, THREADS threads and PER_BLOCK elements per block. */
+#define TREE_RUNG(NAME, KERNEL, THREADS, PER_BLOCK)                                                \
+    template <typename T, typename Op> struct NAME {                                               \
+        using value_type = T;                                                                      \
+        static LevelShape shape(const wl_backend *, size_t count)                                  \
+        {                                                                                          \
+            return {THREADS, blocks_for(count, PER_BLOCK)};                                        \
+        }                                                                                          \
+        static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst,          \
+                                 size_t count)                                                     \
+        {                                                                                          \
+            KERNEL<T, Op><<<(unsigned)s.blocks, s.threads, s.threads * sizeof(T), stream>>>(       \
+                src, dst, count);                                                                  \
+            return cudaSuccess;                                                                    \
+        }                                                                                          \
+        static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)         \
+        {                                                                                          \
+            return run_levels<NAME>(backend, launch, "reduce " #NAME);                             \
+        }                                                                                          \
+    };
+/* warplab:end */
+
+/* ------------------------------------------------------------------------ */
 /* Rung naive (seed 003): v[i] += v[i + stride] for i a multiple of           */
 /* 2 * stride, one launch per level, stride 1, 2, 4, ... The first level     */
 /* reads the input and writes scratch (the input must stay untouched); later */
@@ -195,6 +348,49 @@ __global__ void naive_level_kernel(const T *src, T *dst, size_t n, size_t stride
         dst[i] = i + stride < n ? Op::apply(src[i], src[i + stride]) : src[i];
 }
 /* warplab:end */
+
+/* ---- rung naive ---- */
+
+/* warplab:rung reduce naive */
+template <typename T, typename Op> struct Naive {
+    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
+    {
+        const size_t n = N;
+        T *out = output_of<T>(launch);
+        if (n == 0)
+            return write_identity<T, Op>(backend, out);
+        T *scratch = static_cast<T *>(wl_view_ptr(launch->scratch));
+        const T *src = input_of<T>(launch);
+        const unsigned block = 256;
+        for (size_t stride = 1;; stride *= 2) {
+            const bool last = 2 * stride >= n;
+            const size_t pairs = (n + 2 * stride - 1) / (2 * stride);
+            const size_t blocks = (pairs + block - 1) / block;
+            warplab_status status = check_grid(backend, blocks, "reduce naive");
+            if (status != WARPLAB_OK)
+                return status;
+            T *dst = last ? out : scratch;
+            naive_level_kernel<T, Op>
+                <<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(src, dst, n, stride);
+            status = WL_CUDA_LAUNCHED(backend, "reduce naive level");
+            if (status != WARPLAB_OK || last)
+                return status;
+            src = scratch;
+        }
+    }
+};
+/* warplab:end */
+
+size_t naive_scratch(wl_backend *backend, const wl_problem *problem)
+{
+    (void)backend;
+    return problem->dim[0] > 2 ? problem->dim[0] * warplab_dtype_size(problem->dtype) : 0;
+}
+
+const wl_impl naive_impl = {.ladder = "reduce",
+                            .rung = "naive",
+                            .scratch_bytes = naive_scratch,
+                            .launch = launch_rung<Naive>};
 
 /* ------------------------------------------------------------------------ */
 /* Rung interleaved (seed 001 reduce0, seed 004 attempt #1): one element per */
@@ -219,6 +415,17 @@ template <typename T, typename Op> __global__ void interleaved_kernel(const T *i
 }
 /* warplab:end */
 
+/* 512 threads per block, the course's (seed 001: "Set the GPU thread block
+ * size to 512 threads"). */
+/* warplab:rung reduce interleaved */
+TREE_RUNG(Interleaved, interleaved_kernel, 512, 512)
+/* warplab:end */
+
+const wl_impl interleaved_impl = {.ladder = "reduce",
+                                  .rung = "interleaved",
+                                  .scratch_bytes = levels_scratch<Interleaved>,
+                                  .launch = launch_rung<Interleaved>};
+
 /* Rung strided_index (attempt #2): the same tree, index = 2 * s * tid. The   */
 /* working threads are now the first ones (no divergence within a warp until */
 /* fewer than 32 work), but neighbouring threads hit words 2s apart: bank     */
@@ -242,6 +449,15 @@ __global__ void strided_index_kernel(const T *in, T *out, size_t n)
 }
 /* warplab:end */
 
+/* warplab:rung reduce strided_index */
+TREE_RUNG(StridedIndex, strided_index_kernel, 512, 512)
+/* warplab:end */
+
+const wl_impl strided_index_impl = {.ladder = "reduce",
+                                    .rung = "strided_index",
+                                    .scratch_bytes = levels_scratch<StridedIndex>,
+                                    .launch = launch_rung<StridedIndex>};
+
 /* Rung sequential (attempt #3): reversed loop, sdata[tid] += sdata[tid + s]: */
 /* a warp reads 32 consecutive words, no conflicts, no divergence above s=32. */
 /* warplab:rung reduce sequential */
@@ -260,6 +476,15 @@ template <typename T, typename Op> __global__ void sequential_kernel(const T *in
         out[blockIdx.x] = s[0];
 }
 /* warplab:end */
+
+/* warplab:rung reduce sequential */
+TREE_RUNG(Sequential, sequential_kernel, 512, 512)
+/* warplab:end */
+
+const wl_impl sequential_impl = {.ladder = "reduce",
+                                 .rung = "sequential",
+                                 .scratch_bytes = levels_scratch<Sequential>,
+                                 .launch = launch_rung<Sequential>};
 
 /* Two elements per thread, i and i + blockDim, combined during the load (the */
 /* first step of the tree, which left half the threads idle).                */
@@ -303,6 +528,15 @@ template <typename T, typename Op> __global__ void first_add_kernel(const T *in,
 }
 /* warplab:end */
 
+/* warplab:rung reduce first_add */
+TREE_RUNG(FirstAdd, first_add_kernel, 512, 1024)
+/* warplab:end */
+
+const wl_impl first_add_impl = {.ladder = "reduce",
+                                .rung = "first_add",
+                                .scratch_bytes = levels_scratch<FirstAdd>,
+                                .launch = launch_rung<FirstAdd>};
+
 /* Rung warp_volatile (attempt #5 as the course wrote it): the last warp     */
 /* without barriers, trusting lockstep execution through a volatile pointer. */
 /* On Volta and later the lanes of a warp may run apart: lane t can read     */
@@ -332,6 +566,15 @@ __global__ void warp_volatile_kernel(const T *in, T *out, size_t n)
         out[blockIdx.x] = s[0];
 }
 /* warplab:end */
+
+/* warplab:rung reduce warp_volatile */
+TREE_RUNG(WarpVolatile, warp_volatile_kernel, 512, 1024)
+/* warplab:end */
+
+const wl_impl warp_volatile_impl = {.ladder = "reduce",
+                                    .rung = "warp_volatile",
+                                    .scratch_bytes = levels_scratch<WarpVolatile>,
+                                    .launch = launch_rung<WarpVolatile>};
 
 /* Rung warp_syncwarp (5b): the same unrolled last warp made correct. Each   */
 /* step reads its partner into a register, waits for the whole warp          */
@@ -365,6 +608,15 @@ __global__ void warp_syncwarp_kernel(const T *in, T *out, size_t n)
     }
 }
 /* warplab:end */
+
+/* warplab:rung reduce warp_syncwarp */
+TREE_RUNG(WarpSyncwarp, warp_syncwarp_kernel, 512, 1024)
+/* warplab:end */
+
+const wl_impl warp_syncwarp_impl = {.ladder = "reduce",
+                                    .rung = "warp_syncwarp",
+                                    .scratch_bytes = levels_scratch<WarpSyncwarp>,
+                                    .launch = launch_rung<WarpSyncwarp>};
 
 /* ------------------------------------------------------------------------ */
 /* Rungs complete_unroll (attempt #6) and cascade (attempt #7): the block    */
@@ -461,6 +713,59 @@ cudaError_t launch_unrolled(unsigned threads, size_t blocks, cudaStream_t stream
 }
 /* warplab:end */
 
+/* Rung complete_unroll: the block size of each level chosen at run time and
+ * dispatched to its template instance. */
+/* warplab:rung reduce complete_unroll */
+template <typename T, typename Op> struct CompleteUnroll {
+    using value_type = T;
+    static LevelShape shape(const wl_backend *, size_t count)
+    {
+        const unsigned threads = unrolled_threads(count);
+        return {threads, blocks_for(count, 2 * (size_t)threads)};
+    }
+    static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
+    {
+        return launch_unrolled<false, T, Op>(s.threads, s.blocks, stream, src, dst, count);
+    }
+    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
+    {
+        return run_levels<CompleteUnroll>(backend, launch, "reduce complete_unroll");
+    }
+};
+/* warplab:end */
+
+const wl_impl complete_unroll_impl = {.ladder = "reduce",
+                                      .rung = "complete_unroll",
+                                      .scratch_bytes = levels_scratch<CompleteUnroll>,
+                                      .launch = launch_rung<CompleteUnroll>};
+
+/* Rung cascade: as complete_unroll, with a grid that just fills the GPU
+ * (every SM's resident blocks): each thread sums about n / (grid x block)
+ * elements first, and the next level is a single block. */
+/* warplab:rung reduce cascade */
+template <typename T, typename Op> struct Cascade {
+    using value_type = T;
+    static LevelShape shape(const wl_backend *backend, size_t count)
+    {
+        const unsigned threads = unrolled_threads(count);
+        return {threads, wl_cuda_grid_for(backend, (count + 1) / 2, threads)};
+    }
+    static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
+    {
+        return launch_unrolled<true, T, Op>(s.threads, s.blocks, stream, src, dst, count);
+    }
+    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
+    {
+        return run_levels<Cascade>(backend, launch, "reduce cascade");
+    }
+};
+/* warplab:end */
+
+const wl_impl cascade_impl = {.ladder = "reduce",
+                              .rung = "cascade",
+                              .scratch_bytes = levels_scratch<Cascade>,
+                              .launch = launch_rung<Cascade>};
+
 /* ------------------------------------------------------------------------ */
 /* Rungs shuffle, atomic_warp, atomic_block (seed 004)                        */
 
@@ -538,6 +843,41 @@ template <typename T, typename Op> __global__ void shuffle_kernel(const T *in, T
 }
 /* warplab:end */
 
+/* Seed 004's grid: 512-thread blocks, one element per thread, at most 1024. */
+size_t seed004_blocks(size_t count)
+{
+    const size_t blocks = blocks_for(count, 512);
+    return blocks < 1024 ? blocks : 1024;
+}
+
+/* Rung shuffle: seed 004's two kernels, 512 threads and at most 1024 blocks,
+ * then <<<1, 1024>>> over the partials (one launch when n <= 1024). */
+/* warplab:rung reduce shuffle */
+template <typename T, typename Op> struct Shuffle {
+    using value_type = T;
+    static LevelShape shape(const wl_backend *, size_t count)
+    {
+        if (count <= 1024)
+            return {1024, 1};
+        return {512, seed004_blocks(count)};
+    }
+    static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
+    {
+        shuffle_kernel<T, Op><<<(unsigned)s.blocks, s.threads, 0, stream>>>(src, dst, count);
+        return cudaSuccess;
+    }
+    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
+    {
+        return run_levels<Shuffle>(backend, launch, "reduce shuffle");
+    }
+};
+/* warplab:end */
+
+const wl_impl shuffle_impl = {.ladder = "reduce",
+                              .rung = "shuffle",
+                              .scratch_bytes = levels_scratch<Shuffle>,
+                              .launch = launch_rung<Shuffle>};
+
 /* warplab:rung reduce atomic_warp */
 template <typename T, typename Op> __global__ void atomic_warp_kernel(const T *in, T *out, size_t n)
 {
@@ -556,6 +896,48 @@ __global__ void atomic_block_kernel(const T *in, T *out, size_t n)
         atomic_combine<Op>(out, v);
 }
 /* warplab:end */
+
+/* Rungs atomic_warp and atomic_block: the result starts as the identity (a
+ * one-thread kernel, timed: it is part of the work), then one kernel of
+ * seed 004's shape adds into it atomically. */
+/* warplab:rung reduce atomic_warp atomic_block */
+template <typename T, typename Op, bool PER_WARP>
+warplab_status run_atomic(wl_backend *backend, const wl_launch *launch)
+{
+    T *out = output_of<T>(launch);
+    warplab_status status = write_identity<T, Op>(backend, out);
+    if (status != WARPLAB_OK || N == 0)
+        return status;
+    const size_t blocks = seed004_blocks(N);
+    if (PER_WARP)
+        atomic_warp_kernel<T, Op>
+            <<<(unsigned)blocks, 512, 0, wl_cuda_stream(backend)>>>(input_of<T>(launch), out, N);
+    else
+        atomic_block_kernel<T, Op>
+            <<<(unsigned)blocks, 512, 0, wl_cuda_stream(backend)>>>(input_of<T>(launch), out, N);
+    return WL_CUDA_LAUNCHED(backend, PER_WARP ? "reduce atomic_warp" : "reduce atomic_block");
+}
+
+template <typename T, typename Op> struct AtomicWarp {
+    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
+    {
+        return run_atomic<T, Op, true>(backend, launch);
+    }
+};
+
+template <typename T, typename Op> struct AtomicBlock {
+    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
+    {
+        return run_atomic<T, Op, false>(backend, launch);
+    }
+};
+/* warplab:end */
+
+const wl_impl atomic_warp_impl = {
+    .ladder = "reduce", .rung = "atomic_warp", .launch = launch_rung<AtomicWarp>};
+
+const wl_impl atomic_block_impl = {
+    .ladder = "reduce", .rung = "atomic_block", .launch = launch_rung<AtomicBlock>};
 
 /* ------------------------------------------------------------------------ */
 /* Rung single_pass (past the course): 16-byte loads, several in flight, a   */
@@ -659,313 +1041,6 @@ __global__ void __launch_bounds__(ONE_PASS_THREADS, ONE_PASS_MIN_BLOCKS)
         *tickets = 0;
     }
 }
-/* warplab:end */
-
-/* ------------------------------------------------------------------------ */
-/* Host side: running a rung for the problem's type and operation            */
-
-/* Calls call(Rung<T, Op>{}) for the problem's element type and operation. */
-template <template <typename, typename> class Rung, typename T, typename F>
-auto with_op(warplab_reduce_op op, F &call)
-{
-    switch (op) {
-    case WARPLAB_REDUCE_SUM: return call(Rung<T, OpSum>{});
-    case WARPLAB_REDUCE_MIN: return call(Rung<T, OpMin>{});
-    default: return call(Rung<T, OpMax>{});
-    }
-}
-
-template <template <typename, typename> class Rung, typename F>
-auto with_types(const wl_problem *problem, F &&call)
-{
-    switch (problem->dtype) {
-    case WARPLAB_INT32: return with_op<Rung, int>(problem->op, call);
-    case WARPLAB_FLOAT32: return with_op<Rung, float>(problem->op, call);
-    default: return with_op<Rung, double>(problem->op, call);
-    }
-}
-
-template <template <typename, typename> class Rung>
-warplab_status launch_rung(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    return with_types<Rung>(
-        launch->problem, [&](auto rung) { return decltype(rung)::launch(backend, launch, state); });
-}
-
-template <typename T> T *input_of(const wl_launch *launch)
-{
-    return static_cast<T *>(wl_view_ptr(launch->buf[0]));
-}
-template <typename T> T *output_of(const wl_launch *launch)
-{
-    return static_cast<T *>(wl_view_ptr(launch->buf[1]));
-}
-
-/* The result of an empty input, for rungs whose kernels would write nothing. */
-template <typename T, typename Op> warplab_status write_identity(wl_backend *backend, T *out)
-{
-    write_identity_kernel<T, Op><<<1, 1, 0, wl_cuda_stream(backend)>>>(out);
-    return WL_CUDA_LAUNCHED(backend, "reduce: writing the identity");
-}
-
-warplab_status check_grid(wl_backend *backend, size_t blocks, const char *what)
-{
-    if (blocks > (size_t)backend->info.max_grid_dim[0])
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "%s: %zu blocks are past the grid limit of %d", what, blocks,
-                       backend->info.max_grid_dim[0]);
-    return WARPLAB_OK;
-}
-
-/* ---- rung naive ---- */
-
-/* warplab:rung reduce naive */
-template <typename T, typename Op> struct Naive {
-    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
-    {
-        const size_t n = N;
-        T *out = output_of<T>(launch);
-        if (n == 0)
-            return write_identity<T, Op>(backend, out);
-        T *scratch = static_cast<T *>(wl_view_ptr(launch->scratch));
-        const T *src = input_of<T>(launch);
-        const unsigned block = 256;
-        for (size_t stride = 1;; stride *= 2) {
-            const bool last = 2 * stride >= n;
-            const size_t pairs = (n + 2 * stride - 1) / (2 * stride);
-            const size_t blocks = (pairs + block - 1) / block;
-            warplab_status status = check_grid(backend, blocks, "reduce naive");
-            if (status != WARPLAB_OK)
-                return status;
-            T *dst = last ? out : scratch;
-            naive_level_kernel<T, Op>
-                <<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(src, dst, n, stride);
-            status = WL_CUDA_LAUNCHED(backend, "reduce naive level");
-            if (status != WARPLAB_OK || last)
-                return status;
-            src = scratch;
-        }
-    }
-};
-/* warplab:end */
-
-size_t naive_scratch(wl_backend *backend, const wl_problem *problem)
-{
-    (void)backend;
-    return problem->dim[0] > 2 ? problem->dim[0] * warplab_dtype_size(problem->dtype) : 0;
-}
-
-/* ---- the tree rungs: one launch per level ---- */
-
-struct LevelShape {
-    unsigned threads;
-    size_t blocks;
-};
-
-size_t blocks_for(size_t count, size_t per_block)
-{
-    const size_t blocks = (count + per_block - 1) / per_block;
-    return blocks ? blocks : 1;
-}
-
-/* Seed 001's choice for the templated rungs: 512 threads, fewer (a power of
- * two, at least 1) when the level has under 1024 elements. */
-unsigned unrolled_threads(size_t count)
-{
-    if (count >= 2 * 512)
-        return 512;
-    unsigned threads = 1;
-    while (threads < (count + 1) / 2)
-        threads *= 2;
-    return threads;
-}
-
-/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
- * complete_unroll cascade shuffle */
-/* Runs Rung's levels: each block of a level writes one partial; the level
- * with one block writes the result. Level 1's partials go to the first region
- * of scratch, level 2's to the second, level 3's to the first again. */
-template <typename R>
-warplab_status run_levels(wl_backend *backend, const wl_launch *launch, const char *what)
-{
-    using T = typename R::value_type;
-    const T *src = input_of<T>(launch);
-    T *out = output_of<T>(launch);
-    T *scratch = static_cast<T *>(wl_view_ptr(launch->scratch));
-    size_t count = N;
-    const size_t first_level = R::shape(backend, count).blocks;
-    for (int level = 0;; level++) {
-        const LevelShape shape = R::shape(backend, count);
-        warplab_status status = check_grid(backend, shape.blocks, what);
-        if (status != WARPLAB_OK)
-            return status;
-        T *dst = shape.blocks == 1 ? out : scratch + (level % 2 ? first_level : 0);
-        status =
-            wl_cuda_check(backend, R::level(shape, wl_cuda_stream(backend), src, dst, count), what);
-        if (status == WARPLAB_OK)
-            status = WL_CUDA_LAUNCHED(backend, what);
-        if (status != WARPLAB_OK || shape.blocks == 1)
-            return status;
-        src = dst;
-        count = shape.blocks;
-    }
-}
-/* warplab:end */
-
-/* Scratch for run_levels: the first two levels' partials. */
-template <template <typename, typename> class Rung>
-size_t levels_scratch(wl_backend *backend, const wl_problem *problem)
-{
-    return with_types<Rung>(problem, [&](auto rung) -> size_t {
-        using R = decltype(rung);
-        const size_t first = R::shape(backend, problem->dim[0]).blocks;
-        if (first <= 1)
-            return 0;
-        const size_t second = R::shape(backend, first).blocks;
-        return (first + (second > 1 ? second : 0)) * sizeof(typename R::value_type);
-    });
-}
-
-/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp */
-/* A tree rung whose kernel takes (in, out, n) with blockDim x sizeof(T)
- * bytes of shared memory, THREADS threads and PER_BLOCK elements per block. */
-#define TREE_RUNG(NAME, KERNEL, THREADS, PER_BLOCK)                                                \
-    template <typename T, typename Op> struct NAME {                                               \
-        using value_type = T;                                                                      \
-        static LevelShape shape(const wl_backend *, size_t count)                                  \
-        {                                                                                          \
-            return {THREADS, blocks_for(count, PER_BLOCK)};                                        \
-        }                                                                                          \
-        static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst,          \
-                                 size_t count)                                                     \
-        {                                                                                          \
-            KERNEL<T, Op><<<(unsigned)s.blocks, s.threads, s.threads * sizeof(T), stream>>>(       \
-                src, dst, count);                                                                  \
-            return cudaSuccess;                                                                    \
-        }                                                                                          \
-        static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)         \
-        {                                                                                          \
-            return run_levels<NAME>(backend, launch, "reduce " #NAME);                             \
-        }                                                                                          \
-    };
-
-/* 512 threads per block, the course's (seed 001: "Set the GPU thread block
- * size to 512 threads"). */
-TREE_RUNG(Interleaved, interleaved_kernel, 512, 512)
-TREE_RUNG(StridedIndex, strided_index_kernel, 512, 512)
-TREE_RUNG(Sequential, sequential_kernel, 512, 512)
-TREE_RUNG(FirstAdd, first_add_kernel, 512, 1024)
-TREE_RUNG(WarpVolatile, warp_volatile_kernel, 512, 1024)
-TREE_RUNG(WarpSyncwarp, warp_syncwarp_kernel, 512, 1024)
-/* warplab:end */
-
-/* Rung complete_unroll: the block size of each level chosen at run time and
- * dispatched to its template instance. */
-/* warplab:rung reduce complete_unroll */
-template <typename T, typename Op> struct CompleteUnroll {
-    using value_type = T;
-    static LevelShape shape(const wl_backend *, size_t count)
-    {
-        const unsigned threads = unrolled_threads(count);
-        return {threads, blocks_for(count, 2 * (size_t)threads)};
-    }
-    static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
-    {
-        return launch_unrolled<false, T, Op>(s.threads, s.blocks, stream, src, dst, count);
-    }
-    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
-    {
-        return run_levels<CompleteUnroll>(backend, launch, "reduce complete_unroll");
-    }
-};
-/* warplab:end */
-
-/* Rung cascade: as complete_unroll, with a grid that just fills the GPU
- * (every SM's resident blocks): each thread sums about n / (grid x block)
- * elements first, and the next level is a single block. */
-/* warplab:rung reduce cascade */
-template <typename T, typename Op> struct Cascade {
-    using value_type = T;
-    static LevelShape shape(const wl_backend *backend, size_t count)
-    {
-        const unsigned threads = unrolled_threads(count);
-        return {threads, wl_cuda_grid_for(backend, (count + 1) / 2, threads)};
-    }
-    static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
-    {
-        return launch_unrolled<true, T, Op>(s.threads, s.blocks, stream, src, dst, count);
-    }
-    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
-    {
-        return run_levels<Cascade>(backend, launch, "reduce cascade");
-    }
-};
-/* warplab:end */
-
-/* Seed 004's grid: 512-thread blocks, one element per thread, at most 1024. */
-size_t seed004_blocks(size_t count)
-{
-    const size_t blocks = blocks_for(count, 512);
-    return blocks < 1024 ? blocks : 1024;
-}
-
-/* Rung shuffle: seed 004's two kernels, 512 threads and at most 1024 blocks,
- * then <<<1, 1024>>> over the partials (one launch when n <= 1024). */
-/* warplab:rung reduce shuffle */
-template <typename T, typename Op> struct Shuffle {
-    using value_type = T;
-    static LevelShape shape(const wl_backend *, size_t count)
-    {
-        if (count <= 1024)
-            return {1024, 1};
-        return {512, seed004_blocks(count)};
-    }
-    static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
-    {
-        shuffle_kernel<T, Op><<<(unsigned)s.blocks, s.threads, 0, stream>>>(src, dst, count);
-        return cudaSuccess;
-    }
-    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
-    {
-        return run_levels<Shuffle>(backend, launch, "reduce shuffle");
-    }
-};
-/* warplab:end */
-
-/* Rungs atomic_warp and atomic_block: the result starts as the identity (a
- * one-thread kernel, timed: it is part of the work), then one kernel of
- * seed 004's shape adds into it atomically. */
-/* warplab:rung reduce atomic_warp atomic_block */
-template <typename T, typename Op, bool PER_WARP>
-warplab_status run_atomic(wl_backend *backend, const wl_launch *launch)
-{
-    T *out = output_of<T>(launch);
-    warplab_status status = write_identity<T, Op>(backend, out);
-    if (status != WARPLAB_OK || N == 0)
-        return status;
-    const size_t blocks = seed004_blocks(N);
-    if (PER_WARP)
-        atomic_warp_kernel<T, Op>
-            <<<(unsigned)blocks, 512, 0, wl_cuda_stream(backend)>>>(input_of<T>(launch), out, N);
-    else
-        atomic_block_kernel<T, Op>
-            <<<(unsigned)blocks, 512, 0, wl_cuda_stream(backend)>>>(input_of<T>(launch), out, N);
-    return WL_CUDA_LAUNCHED(backend, PER_WARP ? "reduce atomic_warp" : "reduce atomic_block");
-}
-
-template <typename T, typename Op> struct AtomicWarp {
-    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
-    {
-        return run_atomic<T, Op, true>(backend, launch);
-    }
-};
-
-template <typename T, typename Op> struct AtomicBlock {
-    static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
-    {
-        return run_atomic<T, Op, false>(backend, launch);
-    }
-};
 /* warplab:end */
 
 /* ---- rung single_pass ---- */
@@ -1072,6 +1147,13 @@ void free_state(wl_backend *backend, void *state)
     free(state);
 }
 
+const wl_impl single_pass_impl = {.ladder = "reduce",
+                                  .rung = "single_pass",
+                                  .scratch_bytes = single_pass_scratch,
+                                  .setup = single_pass_setup,
+                                  .launch = launch_rung<SinglePass>,
+                                  .teardown = free_state};
+
 /* ---- vendor row: cub::DeviceReduce ---- */
 
 /* CUB's offsets: 32-bit when n fits, as a caller with an int count gets. */
@@ -1150,56 +1232,6 @@ void cub_teardown(wl_backend *backend, void *state)
 }
 /* warplab:end */
 
-const wl_impl naive_impl = {.ladder = "reduce",
-                            .rung = "naive",
-                            .scratch_bytes = naive_scratch,
-                            .launch = launch_rung<Naive>};
-const wl_impl interleaved_impl = {.ladder = "reduce",
-                                  .rung = "interleaved",
-                                  .scratch_bytes = levels_scratch<Interleaved>,
-                                  .launch = launch_rung<Interleaved>};
-const wl_impl strided_index_impl = {.ladder = "reduce",
-                                    .rung = "strided_index",
-                                    .scratch_bytes = levels_scratch<StridedIndex>,
-                                    .launch = launch_rung<StridedIndex>};
-const wl_impl sequential_impl = {.ladder = "reduce",
-                                 .rung = "sequential",
-                                 .scratch_bytes = levels_scratch<Sequential>,
-                                 .launch = launch_rung<Sequential>};
-const wl_impl first_add_impl = {.ladder = "reduce",
-                                .rung = "first_add",
-                                .scratch_bytes = levels_scratch<FirstAdd>,
-                                .launch = launch_rung<FirstAdd>};
-const wl_impl warp_volatile_impl = {.ladder = "reduce",
-                                    .rung = "warp_volatile",
-                                    .scratch_bytes = levels_scratch<WarpVolatile>,
-                                    .launch = launch_rung<WarpVolatile>};
-const wl_impl warp_syncwarp_impl = {.ladder = "reduce",
-                                    .rung = "warp_syncwarp",
-                                    .scratch_bytes = levels_scratch<WarpSyncwarp>,
-                                    .launch = launch_rung<WarpSyncwarp>};
-const wl_impl complete_unroll_impl = {.ladder = "reduce",
-                                      .rung = "complete_unroll",
-                                      .scratch_bytes = levels_scratch<CompleteUnroll>,
-                                      .launch = launch_rung<CompleteUnroll>};
-const wl_impl cascade_impl = {.ladder = "reduce",
-                              .rung = "cascade",
-                              .scratch_bytes = levels_scratch<Cascade>,
-                              .launch = launch_rung<Cascade>};
-const wl_impl shuffle_impl = {.ladder = "reduce",
-                              .rung = "shuffle",
-                              .scratch_bytes = levels_scratch<Shuffle>,
-                              .launch = launch_rung<Shuffle>};
-const wl_impl atomic_warp_impl = {
-    .ladder = "reduce", .rung = "atomic_warp", .launch = launch_rung<AtomicWarp>};
-const wl_impl atomic_block_impl = {
-    .ladder = "reduce", .rung = "atomic_block", .launch = launch_rung<AtomicBlock>};
-const wl_impl single_pass_impl = {.ladder = "reduce",
-                                  .rung = "single_pass",
-                                  .scratch_bytes = single_pass_scratch,
-                                  .setup = single_pass_setup,
-                                  .launch = launch_rung<SinglePass>,
-                                  .teardown = free_state};
 const wl_impl cub_impl = {.ladder = "reduce",
                           .rung = "cub",
                           .setup = cub_setup,

@@ -8,8 +8,11 @@
  * rows of tiles. */
 /*
  * Contents: the transpose rungs this file implements, in ladder order
- * (number = place on the ladder, as `warplab ladders transpose` lists it;
- * the sections below do not follow this order yet):
+ * (number = place on the ladder, as `warplab ladders transpose` lists it).
+ * The sections below follow it by kernel family, each family's kernel, its
+ * launcher and its rungs' impl rows together (a rung is a template instance
+ * of its family's kernel); copy, the reference, comes after the 16-byte
+ * helpers it shares with the vectorized rungs:
  *    3. copy -- copy, 16-byte accesses (reference)
  *    4. copy_shared -- copy through a shared-memory tile
  *    5. copy_strided -- copy, reads and writes strided
@@ -46,6 +49,57 @@ constexpr int TILE = 32;
 constexpr int BLOCK_ROWS = 8;
 
 /* ------------------------------------------------------------------------ */
+/* Launchers                                                                */
+
+/* A grid of tiles_x x tiles_y blocks; the y dimension is capped at the
+ * device's limit and the kernels loop over the rest. */
+warplab_status tile_grid(wl_backend *backend, size_t tiles_x, size_t tiles_y, dim3 *grid)
+{
+    const warplab_device_info *info = &backend->info;
+    if (tiles_x > (size_t)info->max_grid_dim[0])
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "transpose needs %zu blocks along x, past the grid limit of %d", tiles_x,
+                       info->max_grid_dim[0]);
+    const size_t y_limit = (size_t)(info->max_grid_dim[1] > 0 ? info->max_grid_dim[1] : 65535);
+    grid->x = (unsigned)tiles_x;
+    grid->y = (unsigned)(tiles_y < y_limit ? tiles_y : y_limit);
+    grid->z = 1;
+    return WARPLAB_OK;
+}
+
+size_t tiles_of(size_t n, size_t tile)
+{
+    return (n + tile - 1) / tile;
+}
+
+/* The problem's layout and views; false when there is nothing to move. */
+bool matrix_of(const wl_launch *launch, wl_transpose_layout *m, const void **in, void **out)
+{
+    *m = wl_transpose_layout_of(launch->problem);
+    *in = wl_view_ptr(launch->buf[0]);
+    *out = wl_view_ptr(launch->buf[1]);
+    return m->rows > 0 && m->cols > 0;
+}
+
+/* A kernel launcher for one element type: (backend, layout, in, out). */
+using typed_launcher = warplab_status (*)(wl_backend *, const wl_transpose_layout &, const void *,
+                                          void *);
+
+/* A rung's launch: nothing to do for an empty matrix, else the float or the
+ * double form. */
+template <typed_launcher FLOAT_FORM, typed_launcher DOUBLE_FORM>
+warplab_status launch_typed(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    wl_transpose_layout m;
+    const void *in;
+    void *out;
+    if (!matrix_of(launch, &m, &in, &out))
+        return WARPLAB_OK;
+    return m.element_size == 8 ? DOUBLE_FORM(backend, m, in, out) : FLOAT_FORM(backend, m, in, out);
+}
+
+/* ------------------------------------------------------------------------ */
 /* One element per thread and step: naive, naive_mirror, copy_strided       */
 
 /* ALONG_ROWS: neighbouring threads take neighbouring rows (one column) of
@@ -72,6 +126,48 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
             }
         }
 }
+/* warplab:end */
+
+/* warplab:rung transpose copy_strided naive naive_mirror */
+template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
+warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
+                              void *out)
+{
+    const size_t tiles_fast = tiles_of(ALONG_ROWS ? m.rows : m.cols, TILE);
+    const size_t tiles_slow = tiles_of(ALONG_ROWS ? m.cols : m.rows, TILE);
+    dim3 grid;
+    warplab_status status = tile_grid(backend, tiles_fast, tiles_slow, &grid);
+    if (status != WARPLAB_OK)
+        return status;
+    move_elements<T, ALONG_ROWS, TRANSPOSE>
+        <<<grid, dim3(TILE, BLOCK_ROWS), 0, wl_cuda_stream(backend)>>>(
+            static_cast<const T *>(in), static_cast<T *>(out), m, tiles_slow);
+    return WL_CUDA_LAUNCHED(backend, "transpose element kernel");
+}
+/* warplab:end */
+
+/* Rung copy_strided: threads down columns, copied: both sides strided. */
+/* warplab:rung transpose copy_strided */
+const wl_impl copy_strided_impl = {
+    .ladder = "transpose",
+    .rung = "copy_strided",
+    .launch =
+        launch_typed<elementwise_on<float, true, false>, elementwise_on<double, true, false>>};
+/* warplab:end */
+/* Rung naive: the course's mtran, threads along input rows: writes stride. */
+/* warplab:rung transpose naive */
+const wl_impl naive_impl = {
+    .ladder = "transpose",
+    .rung = "naive",
+    .launch =
+        launch_typed<elementwise_on<float, false, true>, elementwise_on<double, false, true>>};
+/* warplab:end */
+/* Rung naive_mirror: threads down input columns: reads stride instead. */
+/* warplab:rung transpose naive_mirror */
+const wl_impl naive_mirror_impl = {
+    .ladder = "transpose",
+    .rung = "naive_mirror",
+    .launch = launch_typed<elementwise_on<float, true, true>, elementwise_on<double, true, true>>};
 /* warplab:end */
 
 /* ------------------------------------------------------------------------ */
@@ -122,6 +218,54 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
         __syncthreads(); /* the next tile must not overwrite this one early */
     }
 }
+/* warplab:end */
+
+/* warplab:rung transpose copy_shared tiled padded diagonal */
+template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
+warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
+                        void *out)
+{
+    const size_t tiles_x = tiles_of(m.cols, TILE), tiles_y = tiles_of(m.rows, TILE);
+    dim3 grid;
+    warplab_status status = tile_grid(backend, tiles_x, tiles_y, &grid);
+    if (status != WARPLAB_OK)
+        return status;
+    move_tiles<T, PAD, DIAGONAL, TRANSPOSE>
+        <<<grid, dim3(TILE, BLOCK_ROWS), 0, wl_cuda_stream(backend)>>>(
+            static_cast<const T *>(in), static_cast<T *>(out), m, tiles_x, tiles_y);
+    return WL_CUDA_LAUNCHED(backend, "transpose tile kernel");
+}
+/* warplab:end */
+
+/* Rung copy_shared: the copy through a 32x32 shared tile and a barrier. */
+/* warplab:rung transpose copy_shared */
+const wl_impl copy_shared_impl = {
+    .ladder = "transpose",
+    .rung = "copy_shared",
+    .launch = launch_typed<tiles_on<float, 0, false, false>, tiles_on<double, 0, false, false>>};
+/* warplab:end */
+/* Rung tiled: over naive, a shared 32x32 tile makes both global sides
+ * coalesced; reading its columns is a 32-way bank conflict. */
+/* warplab:rung transpose tiled */
+const wl_impl tiled_impl = {
+    .ladder = "transpose",
+    .rung = "tiled",
+    .launch = launch_typed<tiles_on<float, 0, false, true>, tiles_on<double, 0, false, true>>};
+/* warplab:end */
+/* Rung padded: over tiled, [32][33] removes the bank conflicts. */
+/* warplab:rung transpose padded */
+const wl_impl padded_impl = {
+    .ladder = "transpose",
+    .rung = "padded",
+    .launch = launch_typed<tiles_on<float, 1, false, true>, tiles_on<double, 1, false, true>>};
+/* warplab:end */
+/* Rung diagonal: over padded, blocks take tiles in diagonal order against
+ * partition camping. */
+/* warplab:rung transpose diagonal */
+const wl_impl diagonal_impl = {
+    .ladder = "transpose",
+    .rung = "diagonal",
+    .launch = launch_typed<tiles_on<float, 1, true, true>, tiles_on<double, 1, true, true>>};
 /* warplab:end */
 
 /* ------------------------------------------------------------------------ */
@@ -264,6 +408,55 @@ __global__ void __launch_bounds__(VEC_THREADS)
             transpose_sub_block(in, out, m, r0 + s * VEC_TILE, c0);
     }
 }
+/* warplab:end */
+
+/* warplab:rung transpose vectorized vectorized_strip */
+/* Rungs vectorized and vectorized_strip: the 16-byte kernel when both
+ * pitches are whole 16-byte units and the views are element-aligned;
+ * otherwise the padded-tile kernel, the fastest rung with no alignment
+ * needs. STRIP: tiles per block down a column of tiles. */
+template <typename T, int STRIP>
+warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
+                             void *out)
+{
+    constexpr size_t per_vector = 16 / sizeof(T);
+    const uintptr_t in_address = (uintptr_t)in, out_address = (uintptr_t)out;
+    if (m.ld_in % per_vector || m.ld_out % per_vector || in_address % sizeof(T) ||
+        out_address % sizeof(T))
+        return tiles_on<T, 1, false, true>(backend, m, in, out);
+    /* Shift the sub-block grid so that full sub-blocks start on 16 bytes:
+     * input column c0 is aligned when (in / sizeof(T) + c0) % per_vector == 0,
+     * and c0 = 64 bx + 4 j - shift_c. Likewise for output column r0. */
+    const unsigned shift_c = (unsigned)(in_address / sizeof(T) % per_vector);
+    const unsigned shift_r = (unsigned)(out_address / sizeof(T) % per_vector);
+    const size_t tiles_x = tiles_of(m.cols + shift_c, VEC_TILE);
+    const size_t strips_y = tiles_of(tiles_of(m.rows + shift_r, VEC_TILE), STRIP);
+    dim3 grid;
+    warplab_status status = tile_grid(backend, tiles_x, strips_y, &grid);
+    if (status != WARPLAB_OK)
+        return status;
+    transpose_vectorized<T, STRIP><<<grid, VEC_THREADS, 0, wl_cuda_stream(backend)>>>(
+        static_cast<const T *>(in), static_cast<T *>(out), m, shift_r, shift_c, strips_y);
+    return WL_CUDA_LAUNCHED(backend, "transpose vectorized");
+}
+/* warplab:end */
+
+/* Rung vectorized: past the course, 16-byte accesses and a 4x4 transpose in
+ * registers, one 64x64 tile per block. */
+/* warplab:rung transpose vectorized */
+const wl_impl vectorized_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized",
+    .launch = launch_typed<vectorized_on<float, 1>, vectorized_on<double, 1>>};
+/* warplab:end */
+/* Rung vectorized_strip: over vectorized, a block takes 4 tiles of floats
+ * (2 of doubles: 1 KB of each output row it touches, 64 elements of data per
+ * thread either way) with all its loads in flight before the first store. */
+/* warplab:rung transpose vectorized_strip */
+const wl_impl vectorized_strip_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized_strip",
+    .launch = launch_typed<vectorized_on<float, 4>, vectorized_on<double, 2>>};
 /* warplab:end */
 
 /* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
@@ -415,62 +608,6 @@ __global__ void __launch_bounds__(VEC_THREADS, PREFETCH && sizeof(T) == 4 ? 4 : 
 }
 /* warplab:end */
 
-/* warplab:rung transpose copy */
-/* The copy reference: rows of cols elements from in (pitch ld_in) to out
- * (pitch out_pitch). A block takes COPY_UNROLL x 256 16-byte vectors of a
- * row, all loads issued before the first store. The row's head (until both
- * sides reach a 16-byte boundary) and tail go element by element; a row whose
- * two sides can never be aligned together goes element by element. */
-constexpr int COPY_THREADS = 256;
-constexpr int COPY_UNROLL = 4;
-
-template <typename T>
-__global__ void __launch_bounds__(COPY_THREADS)
-    copy_rows(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, size_t ld_in,
-              size_t out_pitch)
-{
-    using vec = typename vector16<T>::type;
-    constexpr unsigned per_vector = sizeof(vec) / sizeof(T);
-    const size_t first = (size_t)blockIdx.x * COPY_THREADS * COPY_UNROLL; /* vector or element */
-    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const T *src = in + r * ld_in;
-        T *dst = out + r * out_pitch;
-        const unsigned phase = (unsigned)((uintptr_t)src / sizeof(T) % per_vector);
-        if (phase == (unsigned)((uintptr_t)dst / sizeof(T) % per_vector)) {
-            size_t head = (per_vector - phase) % per_vector;
-            head = head < cols ? head : cols;
-            const size_t vectors = (cols - head) / per_vector;
-            const vec *s = reinterpret_cast<const vec *>(src + head);
-            vec *d = reinterpret_cast<vec *>(dst + head);
-            vec buffer[COPY_UNROLL];
-#pragma unroll
-            for (int u = 0; u < COPY_UNROLL; u++) {
-                const size_t q = first + (size_t)u * COPY_THREADS + threadIdx.x;
-                if (q < vectors)
-                    buffer[u] = s[q];
-            }
-#pragma unroll
-            for (int u = 0; u < COPY_UNROLL; u++) {
-                const size_t q = first + (size_t)u * COPY_THREADS + threadIdx.x;
-                if (q < vectors)
-                    d[q] = buffer[u];
-            }
-            const size_t tail = head + vectors * per_vector; /* cols - tail < per_vector */
-            if (blockIdx.x == 0 && threadIdx.x < head)
-                dst[threadIdx.x] = src[threadIdx.x];
-            if (blockIdx.x == 0 && threadIdx.x < cols - tail)
-                dst[tail + threadIdx.x] = src[tail + threadIdx.x];
-        } else {
-            for (unsigned u = 0; u < COPY_UNROLL * per_vector; u++) {
-                const size_t e = first * per_vector + (size_t)u * COPY_THREADS + threadIdx.x;
-                if (e < cols)
-                    dst[e] = src[e];
-            }
-        }
-    }
-}
-/* warplab:end */
-
 /* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered rungs' kernel for a problem whose input pitch is whole
  * 16-byte units but whose output pitch is not (3001x4000: out rows of 3001
@@ -542,123 +679,6 @@ __global__ void __launch_bounds__(VEC_THREADS)
         }
         __syncthreads();
     }
-}
-/* warplab:end */
-
-/* ------------------------------------------------------------------------ */
-/* Launchers                                                                */
-
-/* A grid of tiles_x x tiles_y blocks; the y dimension is capped at the
- * device's limit and the kernels loop over the rest. */
-warplab_status tile_grid(wl_backend *backend, size_t tiles_x, size_t tiles_y, dim3 *grid)
-{
-    const warplab_device_info *info = &backend->info;
-    if (tiles_x > (size_t)info->max_grid_dim[0])
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "transpose needs %zu blocks along x, past the grid limit of %d", tiles_x,
-                       info->max_grid_dim[0]);
-    const size_t y_limit = (size_t)(info->max_grid_dim[1] > 0 ? info->max_grid_dim[1] : 65535);
-    grid->x = (unsigned)tiles_x;
-    grid->y = (unsigned)(tiles_y < y_limit ? tiles_y : y_limit);
-    grid->z = 1;
-    return WARPLAB_OK;
-}
-
-size_t tiles_of(size_t n, size_t tile)
-{
-    return (n + tile - 1) / tile;
-}
-
-/* The problem's layout and views; false when there is nothing to move. */
-bool matrix_of(const wl_launch *launch, wl_transpose_layout *m, const void **in, void **out)
-{
-    *m = wl_transpose_layout_of(launch->problem);
-    *in = wl_view_ptr(launch->buf[0]);
-    *out = wl_view_ptr(launch->buf[1]);
-    return m->rows > 0 && m->cols > 0;
-}
-
-/* A kernel launcher for one element type: (backend, layout, in, out). */
-using typed_launcher = warplab_status (*)(wl_backend *, const wl_transpose_layout &, const void *,
-                                          void *);
-
-/* A rung's launch: nothing to do for an empty matrix, else the float or the
- * double form. */
-template <typed_launcher FLOAT_FORM, typed_launcher DOUBLE_FORM>
-warplab_status launch_typed(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    (void)state;
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    return m.element_size == 8 ? DOUBLE_FORM(backend, m, in, out) : FLOAT_FORM(backend, m, in, out);
-}
-
-/* warplab:rung transpose copy_strided naive naive_mirror */
-template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
-warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
-                              void *out)
-{
-    const size_t tiles_fast = tiles_of(ALONG_ROWS ? m.rows : m.cols, TILE);
-    const size_t tiles_slow = tiles_of(ALONG_ROWS ? m.cols : m.rows, TILE);
-    dim3 grid;
-    warplab_status status = tile_grid(backend, tiles_fast, tiles_slow, &grid);
-    if (status != WARPLAB_OK)
-        return status;
-    move_elements<T, ALONG_ROWS, TRANSPOSE>
-        <<<grid, dim3(TILE, BLOCK_ROWS), 0, wl_cuda_stream(backend)>>>(
-            static_cast<const T *>(in), static_cast<T *>(out), m, tiles_slow);
-    return WL_CUDA_LAUNCHED(backend, "transpose element kernel");
-}
-/* warplab:end */
-
-/* warplab:rung transpose copy_shared tiled padded diagonal */
-template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
-warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
-                        void *out)
-{
-    const size_t tiles_x = tiles_of(m.cols, TILE), tiles_y = tiles_of(m.rows, TILE);
-    dim3 grid;
-    warplab_status status = tile_grid(backend, tiles_x, tiles_y, &grid);
-    if (status != WARPLAB_OK)
-        return status;
-    move_tiles<T, PAD, DIAGONAL, TRANSPOSE>
-        <<<grid, dim3(TILE, BLOCK_ROWS), 0, wl_cuda_stream(backend)>>>(
-            static_cast<const T *>(in), static_cast<T *>(out), m, tiles_x, tiles_y);
-    return WL_CUDA_LAUNCHED(backend, "transpose tile kernel");
-}
-/* warplab:end */
-
-/* warplab:rung transpose vectorized vectorized_strip */
-/* Rungs vectorized and vectorized_strip: the 16-byte kernel when both
- * pitches are whole 16-byte units and the views are element-aligned;
- * otherwise the padded-tile kernel, the fastest rung with no alignment
- * needs. STRIP: tiles per block down a column of tiles. */
-template <typename T, int STRIP>
-warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
-                             void *out)
-{
-    constexpr size_t per_vector = 16 / sizeof(T);
-    const uintptr_t in_address = (uintptr_t)in, out_address = (uintptr_t)out;
-    if (m.ld_in % per_vector || m.ld_out % per_vector || in_address % sizeof(T) ||
-        out_address % sizeof(T))
-        return tiles_on<T, 1, false, true>(backend, m, in, out);
-    /* Shift the sub-block grid so that full sub-blocks start on 16 bytes:
-     * input column c0 is aligned when (in / sizeof(T) + c0) % per_vector == 0,
-     * and c0 = 64 bx + 4 j - shift_c. Likewise for output column r0. */
-    const unsigned shift_c = (unsigned)(in_address / sizeof(T) % per_vector);
-    const unsigned shift_r = (unsigned)(out_address / sizeof(T) % per_vector);
-    const size_t tiles_x = tiles_of(m.cols + shift_c, VEC_TILE);
-    const size_t strips_y = tiles_of(tiles_of(m.rows + shift_r, VEC_TILE), STRIP);
-    dim3 grid;
-    warplab_status status = tile_grid(backend, tiles_x, strips_y, &grid);
-    if (status != WARPLAB_OK)
-        return status;
-    transpose_vectorized<T, STRIP><<<grid, VEC_THREADS, 0, wl_cuda_stream(backend)>>>(
-        static_cast<const T *>(in), static_cast<T *>(out), m, shift_r, shift_c, strips_y);
-    return WL_CUDA_LAUNCHED(backend, "transpose vectorized");
 }
 /* warplab:end */
 
@@ -800,6 +820,103 @@ warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, v
 }
 /* warplab:end */
 
+/* The ordered candidates (off the ladder until a GPU run picks one): the
+ * vectorized rung's kernel, items dealt in another order. */
+/* vectorized_out: consecutive blocks go down a column of input tiles, i.e.
+ * along the output's rows: writes of running blocks are few long runs, reads
+ * many short ones (the vectorized rung's grid, mirrored). */
+/* warplab:rung transpose vectorized_out */
+const wl_impl vectorized_out_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized_out",
+    .launch = launch_typed<ordered_all<float, 1, 0>, ordered_all<double, 1, 0>>};
+/* warplab:end */
+/* vectorized_grouped: bands GROUP_TILES tiles tall, walked column by
+ * column: the running blocks read and write a near-square patch. */
+/* warplab:rung transpose vectorized_grouped */
+const wl_impl vectorized_grouped_impl = {
+    .ladder = "transpose",
+    .rung = "vectorized_grouped",
+    .launch =
+        launch_typed<ordered_all<float, 1, GROUP_TILES>, ordered_all<double, 1, GROUP_TILES>>};
+/* warplab:end */
+/* grouped_strip: the grouped order with 2 tiles down a column per block
+ * (bands half as many items tall: the same patch): each block writes 512 B
+ * runs of 64 output rows (1 KiB of doubles), and a thread has 8 16-byte
+ * loads of floats (16 of doubles) in flight before its first store. */
+/* warplab:rung transpose grouped_strip */
+const wl_impl grouped_strip_impl = {.ladder = "transpose",
+                                    .rung = "grouped_strip",
+                                    .launch =
+                                        launch_typed<ordered_all<float, 2, GROUP_TILES / 2>,
+                                                     ordered_all<double, 2, GROUP_TILES / 2>>};
+/* warplab:end */
+/* persistent: the grouped order over a grid of the blocks the device holds
+ * at once, each loading its next tile before storing this one. */
+/* warplab:rung transpose persistent */
+const wl_impl persistent_impl = {.ladder = "transpose",
+                                 .rung = "persistent",
+                                 .setup = persistent_setup,
+                                 .launch = launch_persistent,
+                                 .teardown = persistent_teardown};
+/* warplab:end */
+
+/* warplab:rung transpose copy */
+/* The copy reference: rows of cols elements from in (pitch ld_in) to out
+ * (pitch out_pitch). A block takes COPY_UNROLL x 256 16-byte vectors of a
+ * row, all loads issued before the first store. The row's head (until both
+ * sides reach a 16-byte boundary) and tail go element by element; a row whose
+ * two sides can never be aligned together goes element by element. */
+constexpr int COPY_THREADS = 256;
+constexpr int COPY_UNROLL = 4;
+
+template <typename T>
+__global__ void __launch_bounds__(COPY_THREADS)
+    copy_rows(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, size_t ld_in,
+              size_t out_pitch)
+{
+    using vec = typename vector16<T>::type;
+    constexpr unsigned per_vector = sizeof(vec) / sizeof(T);
+    const size_t first = (size_t)blockIdx.x * COPY_THREADS * COPY_UNROLL; /* vector or element */
+    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const T *src = in + r * ld_in;
+        T *dst = out + r * out_pitch;
+        const unsigned phase = (unsigned)((uintptr_t)src / sizeof(T) % per_vector);
+        if (phase == (unsigned)((uintptr_t)dst / sizeof(T) % per_vector)) {
+            size_t head = (per_vector - phase) % per_vector;
+            head = head < cols ? head : cols;
+            const size_t vectors = (cols - head) / per_vector;
+            const vec *s = reinterpret_cast<const vec *>(src + head);
+            vec *d = reinterpret_cast<vec *>(dst + head);
+            vec buffer[COPY_UNROLL];
+#pragma unroll
+            for (int u = 0; u < COPY_UNROLL; u++) {
+                const size_t q = first + (size_t)u * COPY_THREADS + threadIdx.x;
+                if (q < vectors)
+                    buffer[u] = s[q];
+            }
+#pragma unroll
+            for (int u = 0; u < COPY_UNROLL; u++) {
+                const size_t q = first + (size_t)u * COPY_THREADS + threadIdx.x;
+                if (q < vectors)
+                    d[q] = buffer[u];
+            }
+            const size_t tail = head + vectors * per_vector; /* cols - tail < per_vector */
+            if (blockIdx.x == 0 && threadIdx.x < head)
+                dst[threadIdx.x] = src[threadIdx.x];
+            if (blockIdx.x == 0 && threadIdx.x < cols - tail)
+                dst[tail + threadIdx.x] = src[tail + threadIdx.x];
+        } else {
+            for (unsigned u = 0; u < COPY_UNROLL * per_vector; u++) {
+                const size_t e = first * per_vector + (size_t)u * COPY_THREADS + threadIdx.x;
+                if (e < cols)
+                    dst[e] = src[e];
+            }
+        }
+    }
+}
+/* warplab:end */
+
 /* warplab:rung transpose copy */
 /* Rung copy (reference): rows of the input to tight rows of the output. A
  * tight input is one long row, so the whole matrix streams as one array. */
@@ -820,6 +937,11 @@ warplab_status copy_on(wl_backend *backend, const wl_transpose_layout &m, const 
         static_cast<const T *>(in), static_cast<T *>(out), rows, cols, m.ld_in, cols);
     return WL_CUDA_LAUNCHED(backend, "transpose copy");
 }
+/* warplab:end */
+
+/* warplab:rung transpose copy */
+const wl_impl copy_impl = {
+    .ladder = "transpose", .rung = "copy", .launch = launch_typed<copy_on<float>, copy_on<double>>};
 /* warplab:end */
 
 /* warplab:rung transpose cublas */
@@ -909,123 +1031,6 @@ warplab_status launch_cublas(wl_backend *backend, const wl_launch *launch, void 
 }
 /* warplab:end */
 
-/* ------------------------------------------------------------------------ */
-/* The rung table                                                           */
-
-/* Rung copy_shared: the copy through a 32x32 shared tile and a barrier. */
-/* warplab:rung transpose copy_shared */
-const wl_impl copy_shared_impl = {
-    .ladder = "transpose",
-    .rung = "copy_shared",
-    .launch = launch_typed<tiles_on<float, 0, false, false>, tiles_on<double, 0, false, false>>};
-/* warplab:end */
-/* Rung copy_strided: threads down columns, copied: both sides strided. */
-/* warplab:rung transpose copy_strided */
-const wl_impl copy_strided_impl = {
-    .ladder = "transpose",
-    .rung = "copy_strided",
-    .launch =
-        launch_typed<elementwise_on<float, true, false>, elementwise_on<double, true, false>>};
-/* warplab:end */
-/* Rung naive: the course's mtran, threads along input rows: writes stride. */
-/* warplab:rung transpose naive */
-const wl_impl naive_impl = {
-    .ladder = "transpose",
-    .rung = "naive",
-    .launch =
-        launch_typed<elementwise_on<float, false, true>, elementwise_on<double, false, true>>};
-/* warplab:end */
-/* Rung naive_mirror: threads down input columns: reads stride instead. */
-/* warplab:rung transpose naive_mirror */
-const wl_impl naive_mirror_impl = {
-    .ladder = "transpose",
-    .rung = "naive_mirror",
-    .launch = launch_typed<elementwise_on<float, true, true>, elementwise_on<double, true, true>>};
-/* warplab:end */
-/* Rung tiled: over naive, a shared 32x32 tile makes both global sides
- * coalesced; reading its columns is a 32-way bank conflict. */
-/* warplab:rung transpose tiled */
-const wl_impl tiled_impl = {
-    .ladder = "transpose",
-    .rung = "tiled",
-    .launch = launch_typed<tiles_on<float, 0, false, true>, tiles_on<double, 0, false, true>>};
-/* warplab:end */
-/* Rung padded: over tiled, [32][33] removes the bank conflicts. */
-/* warplab:rung transpose padded */
-const wl_impl padded_impl = {
-    .ladder = "transpose",
-    .rung = "padded",
-    .launch = launch_typed<tiles_on<float, 1, false, true>, tiles_on<double, 1, false, true>>};
-/* warplab:end */
-/* Rung diagonal: over padded, blocks take tiles in diagonal order against
- * partition camping. */
-/* warplab:rung transpose diagonal */
-const wl_impl diagonal_impl = {
-    .ladder = "transpose",
-    .rung = "diagonal",
-    .launch = launch_typed<tiles_on<float, 1, true, true>, tiles_on<double, 1, true, true>>};
-/* warplab:end */
-/* Rung vectorized: past the course, 16-byte accesses and a 4x4 transpose in
- * registers, one 64x64 tile per block. */
-/* warplab:rung transpose vectorized */
-const wl_impl vectorized_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized",
-    .launch = launch_typed<vectorized_on<float, 1>, vectorized_on<double, 1>>};
-/* warplab:end */
-/* Rung vectorized_strip: over vectorized, a block takes 4 tiles of floats
- * (2 of doubles: 1 KB of each output row it touches, 64 elements of data per
- * thread either way) with all its loads in flight before the first store. */
-/* warplab:rung transpose vectorized_strip */
-const wl_impl vectorized_strip_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized_strip",
-    .launch = launch_typed<vectorized_on<float, 4>, vectorized_on<double, 2>>};
-/* warplab:end */
-/* The ordered candidates (off the ladder until a GPU run picks one): the
- * vectorized rung's kernel, items dealt in another order. */
-/* vectorized_out: consecutive blocks go down a column of input tiles, i.e.
- * along the output's rows: writes of running blocks are few long runs, reads
- * many short ones (the vectorized rung's grid, mirrored). */
-/* warplab:rung transpose vectorized_out */
-const wl_impl vectorized_out_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized_out",
-    .launch = launch_typed<ordered_all<float, 1, 0>, ordered_all<double, 1, 0>>};
-/* warplab:end */
-/* vectorized_grouped: bands GROUP_TILES tiles tall, walked column by
- * column: the running blocks read and write a near-square patch. */
-/* warplab:rung transpose vectorized_grouped */
-const wl_impl vectorized_grouped_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized_grouped",
-    .launch =
-        launch_typed<ordered_all<float, 1, GROUP_TILES>, ordered_all<double, 1, GROUP_TILES>>};
-/* warplab:end */
-/* grouped_strip: the grouped order with 2 tiles down a column per block
- * (bands half as many items tall: the same patch): each block writes 512 B
- * runs of 64 output rows (1 KiB of doubles), and a thread has 8 16-byte
- * loads of floats (16 of doubles) in flight before its first store. */
-/* warplab:rung transpose grouped_strip */
-const wl_impl grouped_strip_impl = {.ladder = "transpose",
-                                    .rung = "grouped_strip",
-                                    .launch =
-                                        launch_typed<ordered_all<float, 2, GROUP_TILES / 2>,
-                                                     ordered_all<double, 2, GROUP_TILES / 2>>};
-/* warplab:end */
-/* persistent: the grouped order over a grid of the blocks the device holds
- * at once, each loading its next tile before storing this one. */
-/* warplab:rung transpose persistent */
-const wl_impl persistent_impl = {.ladder = "transpose",
-                                 .rung = "persistent",
-                                 .setup = persistent_setup,
-                                 .launch = launch_persistent,
-                                 .teardown = persistent_teardown};
-/* warplab:end */
-/* warplab:rung transpose copy */
-const wl_impl copy_impl = {
-    .ladder = "transpose", .rung = "copy", .launch = launch_typed<copy_on<float>, copy_on<double>>};
-/* warplab:end */
 /* warplab:rung transpose cublas */
 const wl_impl cublas_impl = {.ladder = "transpose",
                              .rung = "cublas",
