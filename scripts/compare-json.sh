@@ -13,6 +13,11 @@
 #       1000,2049 on cuda (WL_COMPARE_SIZES overrides); the sweep is left out
 #       on opencl (PoCL takes minutes at 2^30).
 #
+# WL_COMPARE_COMMON=1 compares only the rows (ladder, rung, problem, backend)
+# that both runs have: for an old build that predates rungs added since. A
+# row's inputs come from the run's seed and its place in the run, so rows
+# that moved get other random inputs: their max_rel_error is left out.
+#
 # On the GPU machine, old against new (two checkouts, each built with
 # -DCMAKE_CUDA_ARCHITECTURES=90 into BUILD_OLD and BUILD_NEW):
 #   scripts/compare-json.sh --run BUILD_OLD/warplab BUILD_NEW/warplab cuda out/
@@ -32,6 +37,16 @@ normalize() {
            timeless' "$1"
 }
 
+# The rows of $1 whose (ladder, rung, problem, backend) $2 has too.
+common_rows() {
+    jq --slurpfile other "$2" '
+        def key: [.ladder, .rung, .problem, .backend] | tostring;
+        ([$other[0].rows // [] | .[] | key]) as $keys
+        | if has("rows") then .rows |= map(select(key as $k | $keys | index($k) != null)
+                                            | del(.max_rel_error))
+          else . end' "$1"
+}
+
 compare() {
     local old=$1 new=$2 file
     for file in "$old" "$new"; do
@@ -40,6 +55,14 @@ compare() {
             return 1
         fi
     done
+    if [ "${WL_COMPARE_COMMON:-0}" = 1 ]; then
+        local dir
+        dir=$(mktemp -d)
+        common_rows "$old" "$new" >"$dir/old.json"
+        common_rows "$new" "$old" >"$dir/new.json"
+        echo "common rows: $(jq '.rows // [] | length' "$dir/old.json") of $(jq '.rows // [] | length' "$old") old, $(jq '.rows // [] | length' "$new") new"
+        old=$dir/old.json new=$dir/new.json
+    fi
     if diff <(normalize "$old") <(normalize "$new") >/dev/null; then
         echo "same: $old $new"
     else
