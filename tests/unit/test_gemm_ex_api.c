@@ -10,10 +10,10 @@
  *
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
- * [backend] [--ex-only] (all compiled backends by default; the GPU check
- * runs "cuda" under compute-sanitizer). --ex-only leaves out the FP32 op
- * N, N float cases, which run warplab_gemm's own path (for a sanitizer run
- * of gemm_ex's own kernels while that path has a known fault). */
+ * [backend] [--ex-only | --tf32-only | --sanitizer] (all compiled backends
+ * by default). --ex-only leaves out the FP32 op N, N float cases, which run
+ * warplab_gemm's own path; --sanitizer is the GPU check's short list under
+ * compute-sanitizer (see sanitizer_keeps). */
 #include "../check.h"
 
 #include <warplab.h>
@@ -99,7 +99,35 @@ typedef struct gemm_case {
 
 static char describe_buffer[256];
 static bool ex_only = false;
-static bool tf32_only = false; /* --tf32-only: the TF32 cases alone (sanitizer runs) */
+static bool tf32_only = false; /* --tf32-only: the TF32 cases alone */
+static bool sanitizer = false; /* --sanitizer: the short list (sanitizer_keeps) */
+
+/* --sanitizer: the full list takes minutes on the GPU (the double-precision
+ * reference of the large shapes) and far longer under compute-sanitizer's
+ * racecheck and initcheck. The short list keeps every shape (so every path
+ * of the cost models: skinny columns and warps, mma.sync whole and split,
+ * the TMA path's copies, wgmma as stored with ragged edges, split k and
+ * 128 x 256 tiles, the tiled fallback, k = 0, TF32's FP32-dispatcher, small
+ * tile and wgmma routes) and every op combination for TF32 and BF16, and
+ * rotates the rest over the ops: BF16's output type and tight/padded
+ * variant through the four ops; FP16 (the same kernels, another type) and
+ * FP32 (the dispatcher at N, N; the tiled fallback at T, T) at N, N and T, T
+ * alone; TF32 tight at N, N and T, N, padded at N, T and T, T. C of more than
+ * a million elements (1104 x 4104 x 16, 256 x 512 x 1024) once or twice. */
+static bool sanitizer_keeps(const gemm_case *t, int ops)
+{
+    if (!sanitizer)
+        return true;
+    const bool large = t->m * t->n > ((size_t)1 << 20) || t->m * t->n * t->k > ((size_t)1 << 26);
+    if (t->in == WARPLAB_FLOAT32 && t->compute == WARPLAB_COMPUTE_TF32)
+        return t->padded == (ops == 2 || ops == 3) && (!large || ops == 1);
+    if (t->in == WARPLAB_FLOAT32)
+        return (ops == 0 || ops == 3) && t->padded == (ops == 3) && !large;
+    const bool narrow = t->out != WARPLAB_FLOAT32;
+    if (t->in == WARPLAB_FLOAT16)
+        return (ops == 0 || ops == 3) && t->padded == (ops == 3) && narrow == (ops == 3) && !large;
+    return t->padded == ((ops & 1) != 0) && narrow == ((ops & 2) != 0) && (!large || ops == 0);
+}
 
 static const char *describe(const gemm_case *t)
 {
@@ -358,7 +386,8 @@ static void on_backend(warplab_backend_kind kind)
                         if (ex_only && t.in == WARPLAB_FLOAT32 &&
                             t.compute == WARPLAB_COMPUTE_FP32 && ops == 0)
                             continue;
-                        if (tf32_only && t.compute != WARPLAB_COMPUTE_TF32)
+                        if ((tf32_only && t.compute != WARPLAB_COMPUTE_TF32) ||
+                            !sanitizer_keeps(&t, ops))
                             continue;
                         run_case(context, backend, &t);
                         cases++;
@@ -392,6 +421,8 @@ static void on_backend(warplab_backend_kind kind)
                 t.alpha = variant ? -1.5f : 1.0f;
                 t.beta = variant ? 0.5f : 0.0f;
                 t.nan = !variant;
+                if (!sanitizer_keeps(&t, ops))
+                    continue;
                 run_case(context, backend, &t);
                 cases++;
             }
@@ -403,6 +434,7 @@ int main(int argc, char **argv)
 {
     ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;
     tf32_only = argc > 2 && strcmp(argv[2], "--tf32-only") == 0;
+    sanitizer = argc > 2 && strcmp(argv[2], "--sanitizer") == 0;
     if (argc > 1) {
         warplab_backend_kind kind;
         if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {

@@ -8,6 +8,7 @@
  * which every split writes in full before the reduction reads it. */
 #include "gemm_launch.h"
 #include "pipelined_shapes.cuh"
+#include "plan_cache.h"
 #include "skinny_kernels.cuh"
 
 #include <string.h>
@@ -37,8 +38,18 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
         a_aligned = problem->misalign % 4 == 0 && wl_gemm_lda(problem) % 4 == 0;
         b_aligned = problem->misalign % 4 == 0 && wl_gemm_ldb(problem) % 4 == 0;
     }
-    if (kernel < 0)
-        return wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
+    if (kernel < 0) {
+        /* The dispatcher's search (6 tile kinds x up to 128 splits of k):
+         * once a problem and alignment (plan_cache.h). */
+        static thread_local wl_plan_cache<wl_gemm_plan> cache;
+        const wl_plan_key key = wl_plan_key_of(backend, problem, a_aligned * 2 + b_aligned);
+        const wl_gemm_plan *kept = cache.find(key);
+        if (kept)
+            return *kept;
+        const wl_gemm_plan plan = wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
+        cache.keep(key, plan);
+        return plan;
+    }
     return wl_gemm_plan_for((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned, &device);
 }
 

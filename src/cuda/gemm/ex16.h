@@ -21,6 +21,10 @@ typedef struct wl_ex16_plan {
     int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: 128 x tile */
     int splits; /* k split in this many parts (summed in order afterwards) */
     int k_chunk;
+    /* WL_EX16_WGMMA: operands whose rows are not 16-byte aligned (TMA's
+     * strides must be), copied first into the workspace with 16-byte rows,
+     * in their stored layout: bit 0 A, bit 1 B. */
+    int restride;
     double predicted_us;
 } wl_ex16_plan;
 

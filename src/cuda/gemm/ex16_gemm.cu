@@ -608,42 +608,63 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
  * bandwidth; the partial sums written, read back and C written when k is
  * split, and a second launch. Fixed: 8.5 us (a launch, two tensor maps
  * encoded on the host, the pipeline's fill: 128^3 takes 10.5 us, where
- * ex16_mma takes 7.9). */
+ * ex16_mma takes 7.9). With m <= 64 (one 64-row slab) the second consumer
+ * has no rows and issues no wgmma: half the work. An SM streams its
+ * operands at up to ~40 GB/s, so that fewer units than ~65 cannot reach
+ * the bandwidth (H100: 2 x 4096 x 4096 in 3 splits, 96 units, took 25 us;
+ * in 2, 64 units, 28 us; 128 x 128 x 32768 in 37 splits 19 us). */
+#define EX16_SM_STREAM_GBS 40.0
 #define EX16_WGMMA_FIXED_US 8.5
+#define EX16_COPY_LAUNCH_US 2.5
 static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                           int splits)
 {
     const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
     const double tiles = ceil((double)m / 128) * ceil((double)n / bn);
-    const double waves = ceil(tiles * splits / sms);
+    const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
-    const double rate = 5.5e6;
-    const double compute = waves * (2.0 * 128 * bn * k_chunk / rate + 0.7);
+    const double rate = 5.5e6, rows = m <= 64 ? 64 : 128;
+    const double compute = waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
-    double us = EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw));
+    const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
+    double us = EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw * streaming));
     if (splits > 1)
         us += 2.5 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (0.7 * bw);
     return us;
 }
 
 /* The best tile width and split of the wgmma kernel for a problem (k split
- * into chunks of at least 256, at most 64 splits); ties keep the first
- * (wider tiles, fewer splits). */
-static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, wl_ex16_plan *plan)
+ * into chunks of at least 256, at most 128 splits: 64 x 64 x 65536 fills
+ * the SMs); ties keep fewer splits. */
+static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, int restride,
+                       wl_ex16_plan *plan)
 {
-    static const int widths[2] = {256, 128};
+    /* Ties keep the first: the wider tile, except where n fits the narrow
+     * one (n <= 128: a 128 x 256 tile loads and multiplies 128 columns of
+     * zeros past B's edge; 65536 x 64 x 64 took 32 us in them). */
+    const int widths[2] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128};
     plan->kind = WL_EX16_WGMMA;
+    plan->restride = restride;
     plan->predicted_us = INFINITY;
+    /* The copies of operands with rows that are not 16-byte aligned: a
+     * launch, a read and a write each (an element a thread: ~60% of the
+     * bandwidth). */
+    const double bw = bandwidth_gbs(backend) * 1e3;
+    double copies = 0.0;
+    if (restride & 1)
+        copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)m * k / (0.6 * bw);
+    if (restride & 2)
+        copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)n * k / (0.6 * bw);
     const int k_tiles = (int)((k + 63) / 64);
     int most = k_tiles / 4;
-    most = most < 1 ? 1 : most > 64 ? 64 : most;
+    most = most < 1 ? 1 : most > 128 ? 128 : most;
     for (int w = 0; w < 2; w++)
         for (int splits = 1; splits <= most; splits++) {
             /* Only splits that whole k tiles realise. */
             const int chunk_tiles = (k_tiles + splits - 1) / splits;
             if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
                 continue;
-            const double us = wgmma_model(backend, m, n, k, widths[w], splits);
+            const double us = copies + wgmma_model(backend, m, n, k, widths[w], splits);
             if (us < plan->predicted_us) {
                 plan->predicted_us = us;
                 plan->tile = widths[w];
@@ -658,6 +679,13 @@ static bool rows_aligned_16(size_t ld, size_t misalign)
     return ld * 2 % 16 == 0 && misalign * 2 % 16 == 0;
 }
 
+/* The operands whose rows are not 16-byte aligned: bit 0 A, bit 1 B. */
+static int unaligned_operands(const wl_problem *p)
+{
+    return (rows_aligned_16(wl_gemm_lda(p), p->misalign) ? 0 : 1) |
+           (rows_aligned_16(wl_gemm_ldb(p), p->misalign) ? 0 : 2);
+}
+
 extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p, bool tma_available)
 {
     wl_ex16_plan plan;
@@ -665,6 +693,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     plan.tile = 0;
     plan.splits = 1;
     plan.k_chunk = (int)wl_gemm_k(p);
+    plan.restride = 0;
     plan.predicted_us = 0.0;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
     const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
@@ -679,7 +708,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     }
     if (force & WL_GEMM_EX16_FORCE_WGMMA) {
         if (tma_available)
-            wgmma_plan(backend, m, n, k, &plan);
+            wgmma_plan(backend, m, n, k, unaligned_operands(p), &plan);
         return plan;
     }
     /* The skinny kernels for m or n <= 8, where the big operand is
@@ -723,8 +752,8 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     plan.splits = (int)((k + plan.k_chunk - 1) / plan.k_chunk);
     /* Unaligned rows make ex16_mma load element by element: the TMA path's
      * copies are cheaper where there is work to amortise them. */
-    const bool aligned = rows_aligned_16(wl_gemm_lda(p), p->misalign) &&
-                         rows_aligned_16(wl_gemm_ldb(p), p->misalign);
+    const int unaligned = unaligned_operands(p);
+    const bool aligned = unaligned == 0;
     if (!aligned)
         plan.predicted_us *= 3.0;
     if (tma_available && m >= 64 && n >= 64 && !force && !aligned) {
@@ -737,23 +766,59 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
         }
     }
     /* With 16-byte rows, the wgmma kernel reads every layout as stored:
-     * no copies, and its split of k fills the SMs. */
-    if (tma_available && aligned && !force) {
+     * no copies, and its split of k fills the SMs. Without, the operands
+     * that lack them are first re-strided in the workspace (their layout
+     * kept: a plain copy, where the TMA path transposes to K-major, and the
+     * split of k kept: 17 x 3001 x 1999 and 777 x 555 x 333 took 44 and 34
+     * us on mma.sync and the TMA path, 2.3x and 1.9x cuBLAS). */
+    if (tma_available && !force) {
         wl_ex16_plan wgmma;
-        wgmma_plan(backend, m, n, k, &wgmma);
+        wgmma_plan(backend, m, n, k, unaligned, &wgmma);
         if (wgmma.predicted_us < plan.predicted_us)
             plan = wgmma;
     }
     return plan;
 }
 
+static size_t round_up_256(size_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+
+/* An operand's copy with 16-byte rows: stored rows x cols, cols rounded up
+ * to 8 elements. */
+static size_t restrided_ld(size_t cols)
+{
+    return (cols + 7) / 8 * 8;
+}
+
+/* The workspace of a plan: the split's partial sums, then the re-strided
+ * copies of A and B (WL_EX16_WGMMA), each on a 256-byte boundary. */
+typedef struct ex16_workspace {
+    size_t part, a, b, total; /* byte offsets, and the whole */
+} ex16_workspace;
+
+static ex16_workspace workspace_of(const wl_problem *p, const wl_ex16_plan *plan)
+{
+    ex16_workspace w;
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
+    w.part = 0;
+    w.a = plan->splits > 1 ? round_up_256((size_t)plan->splits * m * n * sizeof(float)) : 0;
+    const bool wgmma = plan->kind == WL_EX16_WGMMA;
+    const size_t a_rows = wl_gemm_trans_a(p) ? k : m, a_cols = wl_gemm_trans_a(p) ? m : k;
+    const size_t b_rows = wl_gemm_trans_b(p) ? n : k, b_cols = wl_gemm_trans_b(p) ? k : n;
+    w.b =
+        w.a + (wgmma && (plan->restride & 1) ? round_up_256(a_rows * restrided_ld(a_cols) * 2) : 0);
+    w.total =
+        w.b + (wgmma && (plan->restride & 2) ? round_up_256(b_rows * restrided_ld(b_cols) * 2) : 0);
+    return w;
+}
+
 extern "C" size_t wl_ex16_scratch(wl_backend *backend, const wl_problem *p,
                                   const wl_ex16_plan *plan)
 {
     (void)backend;
-    if (plan->splits <= 1)
-        return 0;
-    return (size_t)plan->splits * wl_gemm_m(p) * wl_gemm_n(p) * sizeof(float);
+    return workspace_of(p, plan).total;
 }
 
 extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t len)
@@ -772,7 +837,11 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
         wl_format(text, len, "TMA + wgmma 128x256 tiles (%.0f us modelled)", plan->predicted_us);
         break;
     case WL_EX16_WGMMA:
-        wl_format(text, len, "ex16 wgmma as stored, 128x%d tiles, %d split%s (%.0f us modelled)",
+        wl_format(text, len, "ex16 wgmma as stored%s, 128x%d tiles, %d split%s (%.0f us modelled)",
+                  plan->restride == 3   ? ", A and B re-strided"
+                  : plan->restride == 1 ? ", A re-strided"
+                  : plan->restride == 2 ? ", B re-strided"
+                                        : "",
                   plan->tile, plan->splits, plan->splits == 1 ? "" : "s", plan->predicted_us);
         break;
     default: wl_format(text, len, "tiled CUDA-core fallback"); break;
@@ -977,6 +1046,46 @@ static warplab_status run_mma(wl_backend *backend, const wl_launch *launch,
 /* The wgmma kernel on the operands as stored; views whose rows turn out not
  * 16-byte aligned at the call (the plan assumed they were) run ex16_mma with
  * 64 x 64 tiles and the same split, which needs the same workspace. */
+/* dst (rows x restrided_ld(cols) 16-bit words) = src (rows x cols, ld
+ * apart), the row tails zeroed (no uninitialised word near a TMA box). A
+ * thread 8 words of a row: 8 loads (the source rows have no alignment; a
+ * warp's loads still cover whole sectors) and one 16-byte store; rows
+ * along the grid's y. */
+__global__ void ex16_restride(const uint16_t *src, long long ld, uint16_t *dst, long long dst_ld,
+                              int rows, int cols)
+{
+    const long long col = 8 * (blockIdx.x * (long long)blockDim.x + threadIdx.x);
+    if (col >= dst_ld)
+        return;
+    for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+        const uint16_t *row = src + r * ld;
+        uint32_t words[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const long long c = col + 2 * i;
+            const uint32_t lo = c < cols ? row[c] : 0u, hi = c + 1 < cols ? row[c + 1] : 0u;
+            words[i] = lo | hi << 16;
+        }
+        *(uint4 *)(dst + r * dst_ld + col) = make_uint4(words[0], words[1], words[2], words[3]);
+    }
+}
+
+/* The operand *src (rows x cols, *ld apart) copied to dst with 16-byte rows;
+ * *src and *ld then name the copy. */
+static warplab_status restride(wl_backend *backend, const void **src, int *ld, char *dst,
+                               size_t rows, size_t cols)
+{
+    const long long dst_ld = (long long)restrided_ld(cols);
+    const unsigned block = 128;
+    const dim3 grid((unsigned)((dst_ld / 8 + block - 1) / block),
+                    (unsigned)(rows < 65535 ? rows : 65535));
+    ex16_restride<<<grid, block, 0, wl_cuda_stream(backend)>>>(
+        (const uint16_t *)*src, *ld, (uint16_t *)dst, dst_ld, (int)rows, (int)cols);
+    *src = dst;
+    *ld = (int)dst_ld;
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex: an operand re-strided to 16-byte rows");
+}
+
 static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
                                 const wl_ex16_plan *plan)
 {
@@ -986,12 +1095,30 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     call.b = wl_view_ptr(launch->buf[GEMM_B]);
     call.lda = (int)wl_gemm_lda(p);
     call.ldb = (int)wl_gemm_ldb(p);
-    if (!aligned_16(call.a, call.lda) || !aligned_16(call.b, call.ldb)) {
+    /* Rows that are not 16-byte aligned: re-strided into the room the plan
+     * kept for them; without room (views less aligned than the problem
+     * said), mma.sync, which reads any row. */
+    const bool a_copy = !aligned_16(call.a, call.lda), b_copy = !aligned_16(call.b, call.ldb);
+    char *workspace = (char *)wl_view_ptr(launch->scratch);
+    if ((a_copy && !(plan->restride & 1)) || (b_copy && !(plan->restride & 2)) ||
+        ((a_copy || b_copy) && (uintptr_t)workspace % 16 != 0)) {
         wl_ex16_plan mma = *plan;
         mma.kind = WL_EX16_MMA;
         mma.tile = 1;
+        mma.restride = 0;
         return run_mma(backend, launch, &mma);
     }
+    const ex16_workspace w = workspace_of(p, plan);
+    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
+    warplab_status status = WARPLAB_OK;
+    if (a_copy) /* A as stored: m x k, or k x m (op T) */
+        status = restride(backend, &call.a, &call.lda, workspace + w.a, wl_gemm_trans_a(p) ? k : m,
+                          wl_gemm_trans_a(p) ? m : k);
+    if (b_copy && status == WARPLAB_OK) /* B as stored: k x n, or n x k (op T) */
+        status = restride(backend, &call.b, &call.ldb, workspace + w.b, wl_gemm_trans_b(p) ? n : k,
+                          wl_gemm_trans_b(p) ? k : n);
+    if (status != WARPLAB_OK)
+        return status;
     call.a_m_major = wl_gemm_trans_a(p);
     call.b_n_major = !wl_gemm_trans_b(p);
     call.c = wl_view_ptr(launch->buf[GEMM_C]);
@@ -1006,8 +1133,8 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     call.bn = plan->tile;
     call.splits = plan->splits;
     call.k_chunk = plan->k_chunk;
-    call.part = plan->splits > 1 ? (float *)wl_view_ptr(launch->scratch) : NULL;
-    warplab_status status = wl_gemm_ex_wgmma_run(backend, &call);
+    call.part = plan->splits > 1 ? (float *)(workspace + w.part) : NULL;
+    status = wl_gemm_ex_wgmma_run(backend, &call);
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;
     return wl_ex16_finish(backend, p->dtype == WARPLAB_BFLOAT16, call.part, plan->splits, call.m,
@@ -1017,7 +1144,7 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
 extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch,
                                       const wl_ex16_plan *plan)
 {
-    if (plan->splits > 1 && launch->scratch.bytes < wl_ex16_scratch(backend, launch->problem, plan))
+    if (launch->scratch.bytes < wl_ex16_scratch(backend, launch->problem, plan))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
                        wl_ex16_scratch(backend, launch->problem, plan));

@@ -25,6 +25,7 @@
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
 #include "gemm_launch.h"
+#include "plan_cache.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -220,16 +221,18 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-/* The same operand re-strided (K-major already, rows not 16-byte aligned). */
+/* The same operand re-strided (K-major already, rows not 16-byte aligned):
+ * a thread an element of a row, rows along the grid's y (no 64-bit division
+ * an element, as the flat loop had: 3001 x 2999 x 1001 BF16 spent most of
+ * its 125 us in these copies). */
 template <typename W>
 __global__ void kmajor_restride(const W *src, int ld, W *dst, int dst_ld, int rows, int k)
 {
-    const size_t count = (size_t)rows * k;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
-         e += (size_t)gridDim.x * blockDim.x) {
-        const size_t r = e / k, q = e % k;
-        dst[r * dst_ld + q] = src[r * ld + q];
-    }
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= k)
+        return;
+    for (int r = blockIdx.y; r < rows; r += gridDim.y)
+        dst[(size_t)r * dst_ld + q] = src[(size_t)r * ld + q];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -513,7 +516,7 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choic
     return best;
 }
 
-static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
+static tf32_choice tf32_choose_now(wl_backend *backend, const wl_problem *p)
 {
     tf32_choice c;
     memset(&c, 0, sizeof c);
@@ -572,14 +575,46 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
     return c;
 }
 
-/* Room for K-major copies of both operands (whether a call needs them
- * depends on its views' alignment, known only at launch). */
+/* tf32_choose_now's answer, computed once a problem (plan_cache.h): the
+ * search over the FP32 dispatcher's and the small tiles' splits of k costs
+ * tens of microseconds on the host for a large k, and scratch_bytes, launch
+ * and run_tma each ask. The FP32 problem (alpha and beta are no part of the
+ * plan) is the caller's. */
+static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
+{
+    static thread_local wl_plan_cache<tf32_choice> cache;
+    const wl_plan_key key = wl_plan_key_of(backend, p, 0);
+    const tf32_choice *kept = cache.find(key);
+    tf32_choice c;
+    if (kept) {
+        c = *kept;
+    } else {
+        c = tf32_choose_now(backend, p);
+        cache.keep(key, c);
+    }
+    if (c.route == TF32_FP32) {
+        c.fp32_problem = *p;
+        c.fp32_problem.variant = 0;
+    }
+    return c;
+}
+
 /* 16-bit inputs: the plan of ex16.h's cost model (skinny, mma.sync, TMA +
- * wgmma, or the tiled fallback). */
+ * wgmma, or the tiled fallback), computed once a problem. */
 static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p)
 {
-    return wl_ex16_choose(backend, p, wl_gemm_ex_tma_available(backend));
+    static thread_local wl_plan_cache<wl_ex16_plan> cache;
+    const wl_plan_key key = wl_plan_key_of(backend, p, 0);
+    const wl_ex16_plan *kept = cache.find(key);
+    if (kept)
+        return *kept;
+    const wl_ex16_plan plan = wl_ex16_choose(backend, p, wl_gemm_ex_tma_available(backend));
+    cache.keep(key, plan);
+    return plan;
 }
+
+/* Room for K-major copies of both operands (whether a call needs them
+ * depends on its views' alignment, known only at launch). */
 
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
@@ -621,9 +656,10 @@ static void kmajor_launch(wl_backend *backend, const void *src, int ld, bool tra
     cudaStream_t stream = wl_cuda_stream(backend);
     if (!transposed) {
         const unsigned block = 256;
+        const dim3 grid((unsigned)((k + block - 1) / block),
+                        (unsigned)(rows < 65535 ? rows : 65535));
         kmajor_restride<W>
-            <<<wl_cuda_grid_for(backend, (size_t)rows * k, block), block, 0, stream>>>(
-                (const W *)src, ld, (W *)dst, dst_ld, rows, k);
+            <<<grid, block, 0, stream>>>((const W *)src, ld, (W *)dst, dst_ld, rows, k);
         return;
     }
     const dim3 block(COPY_TILE / 2, 8);

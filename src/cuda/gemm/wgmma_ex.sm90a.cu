@@ -304,6 +304,21 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
 #pragma unroll
             for (int i = 0; i < BN / 2; i++)
                 acc[i] = 0.0f;
+            /* A consumer whose 64 rows are all past m (m <= 64, or the last
+             * tile's edge) keeps the barriers' count but issues no wgmma:
+             * the other consumer has the tensor cores to itself. */
+            if (tile_m * XW_BM + consumer * 64 >= p.m) {
+                for (int kt = kt0; kt < kt1; kt++) {
+                    mbarrier_wait(full_bar + 8 * stage, phase);
+                    if (signals)
+                        mbarrier_arrive(empty_bar + 8 * stage);
+                    if (++stage == S::STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+                continue; /* no rows to store */
+            }
             int previous = -1;
             for (int kt = kt0; kt < kt1; kt++) {
                 mbarrier_wait(full_bar + 8 * stage, phase);
