@@ -1,5 +1,6 @@
 /* Contexts, devices, buffers and the library's own operations. */
 #include "context.h"
+#include "ladders/gemm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -426,6 +427,7 @@ static void resolve_operations(warplab_context *context)
             operation->impls[operation->count++] = impl;
         }
     }
+    context->gemm_ex = wl_backend_find_impl(device, "gemm", WL_GEMM_EX_IMPL);
 }
 
 /* The rung a library operation uses for this problem: the first of its
@@ -580,16 +582,13 @@ warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *la
     return run_impl(context, impl, problem, views, count);
 }
 
-warplab_status wl_context_run_impl(warplab_context *context, const char *ladder_name,
-                                   const char *impl_name, const wl_problem *problem,
-                                   const wl_view *views, int count)
+warplab_status wl_context_run_impl(warplab_context *context, const wl_impl *impl, const char *what,
+                                   const wl_problem *problem, const wl_view *views, int count)
 {
     wl_backend *device = context->device;
-    const wl_impl *impl = wl_backend_find_impl(device, ladder_name, impl_name);
     if (!impl)
-        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
-                               "the %s backend has no %s implementation '%s'", device->ops->name,
-                               ladder_name, impl_name);
+        return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED, "the %s backend has no %s",
+                               device->ops->name, what);
     char reason[256] = "";
     if (impl->supports && impl->supports(device, problem, reason, sizeof reason) != WARPLAB_OK)
         return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);

@@ -42,6 +42,9 @@ struct warplab_context {
     void *result_handle;
     void *result_host;
     wl_operation operations[WL_LADDER_COUNT]; /* in ladders.def order */
+    /* warplab_gemm_ex's impl (gemm's "ex", not a rung), resolved with the
+     * operations; NULL when the backend has none. */
+    const wl_impl *gemm_ex;
 };
 
 struct warplab_buffer {
@@ -85,12 +88,11 @@ warplab_status wl_check_operand(warplab_context *context, const warplab_buffer *
  * download). */
 warplab_status wl_context_result_slot(warplab_context *context, void **handle, void **host);
 
-/* Runs one implementation of a ladder (by the name in its wl_impl, which
- * need not be a rung: warplab_gemm_ex's "ex") the same way, workspace
- * included. */
-warplab_status wl_context_run_impl(warplab_context *context, const char *ladder_name,
-                                   const char *impl_name, const wl_problem *problem,
-                                   const wl_view *views, int count);
+/* Runs one implementation resolved when the context was made (one that need
+ * not be a rung: context->gemm_ex) the same way, workspace included; what
+ * names it in the error when impl is NULL ("gemm implementation 'ex'"). */
+warplab_status wl_context_run_impl(warplab_context *context, const wl_impl *impl, const char *what,
+                                   const wl_problem *problem, const wl_view *views, int count);
 
 /* Runs the ladder's best rung on the context's device, asynchronously on the
  * context's stream, with scratch from the context's workspace. */

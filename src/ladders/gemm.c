@@ -1090,7 +1090,8 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
      * (the ladder's best rung, the shape-aware dispatcher on cuda). */
     if (problem.variant == 0 && a_type == WARPLAB_FLOAT32)
         return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
-    return wl_context_run_impl(context, "gemm", WL_GEMM_EX_IMPL, &problem, views, 3);
+    return wl_context_run_impl(context, context->gemm_ex,
+                               "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
 }
 
 /* The device reference (reference.h): the sampled double-precision check of
