@@ -129,6 +129,8 @@ static warplab_status reduce_loop(wl_backend *backend, const wl_launch *launch, 
 }
 /* warplab:end */
 
+static const wl_impl loop_impl = {.ladder = "reduce", .rung = "cpu_loop", .launch = reduce_loop};
+
 /* warplab:rung reduce cpu_threads */
 /* Rung cpu_threads: one partial per chunk on every core, then the partials
  * reduced by the same loop. The partials live in the rung's state (setup,
@@ -187,7 +189,6 @@ static warplab_status reduce_threads(wl_backend *backend, const wl_launch *launc
 }
 /* warplab:end */
 
-static const wl_impl loop_impl = {.ladder = "reduce", .rung = "cpu_loop", .launch = reduce_loop};
 static const wl_impl threads_impl = {.ladder = "reduce",
                                      .rung = "cpu_threads",
                                      .setup = threads_setup,

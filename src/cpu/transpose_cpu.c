@@ -77,6 +77,9 @@ static warplab_status transpose_loop(wl_backend *backend, const wl_launch *launc
 }
 /* warplab:end */
 
+static const wl_impl loop_impl = {
+    .ladder = "transpose", .rung = "cpu_loop", .launch = transpose_loop};
+
 /* warplab:rung transpose cpu_blocked */
 static void transpose_strip(size_t task, void *user)
 {
@@ -103,6 +106,9 @@ static warplab_status transpose_blocked(wl_backend *backend, const wl_launch *la
 }
 /* warplab:end */
 
+static const wl_impl blocked_impl = {
+    .ladder = "transpose", .rung = "cpu_blocked", .launch = transpose_blocked};
+
 /* warplab:rung transpose copy */
 static void copy_band(size_t task, void *user)
 {
@@ -128,10 +134,6 @@ static warplab_status transpose_copy(wl_backend *backend, const wl_launch *launc
 }
 /* warplab:end */
 
-static const wl_impl loop_impl = {
-    .ladder = "transpose", .rung = "cpu_loop", .launch = transpose_loop};
-static const wl_impl blocked_impl = {
-    .ladder = "transpose", .rung = "cpu_blocked", .launch = transpose_blocked};
 static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = transpose_copy};
 
 const wl_impl *const wl_cpu_transpose_impls[] = {&loop_impl, &blocked_impl, &copy_impl, NULL};

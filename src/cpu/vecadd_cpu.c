@@ -30,6 +30,8 @@ static warplab_status vecadd_loop(wl_backend *backend, const wl_launch *launch, 
 }
 /* warplab:end */
 
+static const wl_impl loop_impl = {.ladder = "vecadd", .rung = "cpu_loop", .launch = vecadd_loop};
+
 /* warplab:rung vecadd cpu_threads */
 typedef struct chunked {
     const float *a, *b;
@@ -57,6 +59,9 @@ static warplab_status vecadd_threads(wl_backend *backend, const wl_launch *launc
 }
 /* warplab:end */
 
+static const wl_impl threads_impl = {
+    .ladder = "vecadd", .rung = "cpu_threads", .launch = vecadd_threads};
+
 /* warplab:rung vecadd copy */
 static void copy_chunk(size_t task, void *user)
 {
@@ -77,9 +82,6 @@ static warplab_status vecadd_copy(wl_backend *backend, const wl_launch *launch, 
 }
 /* warplab:end */
 
-static const wl_impl loop_impl = {.ladder = "vecadd", .rung = "cpu_loop", .launch = vecadd_loop};
-static const wl_impl threads_impl = {
-    .ladder = "vecadd", .rung = "cpu_threads", .launch = vecadd_threads};
 static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = vecadd_copy};
 
 const wl_impl *const wl_cpu_vecadd_impls[] = {&loop_impl, &threads_impl, &copy_impl, NULL};

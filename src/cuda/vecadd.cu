@@ -42,6 +42,9 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
 }
 /* warplab:end */
 
+static const wl_impl one_block_impl = {
+    .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
+
 /* warplab:rung vecadd grid */
 /* Rung grid: ceil(n / 1024) blocks of 1024 threads, the course's
  * thread_block_size. Over one_block: every SM gets blocks, n is unlimited.
@@ -71,6 +74,8 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
 }
 /* warplab:end */
 
+static const wl_impl grid_impl = {.ladder = "vecadd", .rung = "grid", .launch = launch_grid};
+
 /* warplab:rung vecadd grid_stride managed managed_prefetch */
 /* Rung grid_stride: a grid that just fills the GPU (SMs x resident blocks),
  * each thread looping with stride gridDim x blockDim. Over grid: far fewer
@@ -99,6 +104,9 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
     return grid_stride_on(backend, VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
 }
 /* warplab:end */
+
+static const wl_impl grid_stride_impl = {
+    .ladder = "vecadd", .rung = "grid_stride", .launch = launch_grid_stride};
 
 /* warplab:rung vecadd vectorized */
 /* Rung vectorized: float4 loads and stores, two of each in flight per loop
@@ -166,6 +174,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
 }
 /* warplab:end */
 
+static const wl_impl vectorized_impl = {
+    .ladder = "vecadd", .rung = "vectorized", .launch = launch_vectorized};
+
 /* warplab:rung vecadd vectorized_flat */
 /* Rung vectorized_flat: the float4 accesses of vectorized, one quad of
  * each array per thread and a grid that covers them all (no loop). The
@@ -212,6 +223,9 @@ static warplab_status launch_vectorized_flat(wl_backend *backend, const wl_launc
     return WL_CUDA_LAUNCHED(backend, "vecadd vectorized_flat");
 }
 /* warplab:end */
+
+static const wl_impl vectorized_flat_impl = {
+    .ladder = "vecadd", .rung = "vectorized_flat", .launch = launch_vectorized_flat};
 
 /* warplab:rung vecadd h2d d2h */
 /* ------------------------------------------------------------------------ */
@@ -264,6 +278,12 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
 }
 /* warplab:end */
 
+static const wl_impl h2d_impl = {.ladder = "vecadd",
+                                 .rung = "h2d",
+                                 .setup = staging_setup,
+                                 .launch = launch_h2d,
+                                 .teardown = staging_teardown};
+
 /* warplab:rung vecadd d2h */
 /* Rung d2h: the copy of one array back to page-locked host memory; finish()
  * puts it in c so that the harness can check what arrived. */
@@ -285,6 +305,13 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
                          "copy host to device");
 }
 /* warplab:end */
+
+static const wl_impl d2h_impl = {.ladder = "vecadd",
+                                 .rung = "d2h",
+                                 .setup = staging_setup,
+                                 .launch = launch_d2h,
+                                 .finish = finish_d2h,
+                                 .teardown = staging_teardown};
 
 /* warplab:rung vecadd managed managed_prefetch */
 /* Managed memory: never ask for more than the card has free (on these
@@ -384,6 +411,22 @@ static warplab_status managed_finish(wl_backend *backend, const wl_launch *launc
 }
 /* warplab:end */
 
+static const wl_impl managed_impl = {.ladder = "vecadd",
+                                     .rung = "managed",
+                                     .setup = managed_setup,
+                                     .prepare = managed_prepare,
+                                     .launch = launch_managed,
+                                     .finish = managed_finish,
+                                     .teardown = staging_teardown};
+
+static const wl_impl managed_prefetch_impl = {.ladder = "vecadd",
+                                              .rung = "managed_prefetch",
+                                              .setup = managed_setup,
+                                              .prepare = managed_prepare,
+                                              .launch = launch_managed_prefetch,
+                                              .finish = managed_finish,
+                                              .teardown = staging_teardown};
+
 /* warplab:rung vecadd copy */
 /* Rung copy (reference): cudaMemcpy of one array, device to device. */
 static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
@@ -396,40 +439,6 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
 }
 /* warplab:end */
 
-static const wl_impl one_block_impl = {
-    .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
-static const wl_impl grid_impl = {.ladder = "vecadd", .rung = "grid", .launch = launch_grid};
-static const wl_impl grid_stride_impl = {
-    .ladder = "vecadd", .rung = "grid_stride", .launch = launch_grid_stride};
-static const wl_impl vectorized_impl = {
-    .ladder = "vecadd", .rung = "vectorized", .launch = launch_vectorized};
-static const wl_impl vectorized_flat_impl = {
-    .ladder = "vecadd", .rung = "vectorized_flat", .launch = launch_vectorized_flat};
-static const wl_impl h2d_impl = {.ladder = "vecadd",
-                                 .rung = "h2d",
-                                 .setup = staging_setup,
-                                 .launch = launch_h2d,
-                                 .teardown = staging_teardown};
-static const wl_impl d2h_impl = {.ladder = "vecadd",
-                                 .rung = "d2h",
-                                 .setup = staging_setup,
-                                 .launch = launch_d2h,
-                                 .finish = finish_d2h,
-                                 .teardown = staging_teardown};
-static const wl_impl managed_impl = {.ladder = "vecadd",
-                                     .rung = "managed",
-                                     .setup = managed_setup,
-                                     .prepare = managed_prepare,
-                                     .launch = launch_managed,
-                                     .finish = managed_finish,
-                                     .teardown = staging_teardown};
-static const wl_impl managed_prefetch_impl = {.ladder = "vecadd",
-                                              .rung = "managed_prefetch",
-                                              .setup = managed_setup,
-                                              .prepare = managed_prepare,
-                                              .launch = launch_managed_prefetch,
-                                              .finish = managed_finish,
-                                              .teardown = staging_teardown};
 static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = launch_copy};
 
 extern "C" const wl_impl *const wl_cuda_vecadd_impls[] = {&one_block_impl,

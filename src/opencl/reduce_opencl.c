@@ -91,6 +91,9 @@ static warplab_status launch_naive(wl_backend *backend, const wl_launch *launch,
 }
 /* warplab:end */
 
+static const wl_impl naive_impl = {
+    .ladder = "reduce", .rung = "naive", .scratch_bytes = naive_scratch, .launch = launch_naive};
+
 /* ------------------------------------------------------------------------ */
 /* The tree rungs: each group writes one partial; the level with one group   */
 /* writes the result.                                                         */
@@ -283,6 +286,11 @@ static warplab_status launch_atomic_slice(wl_backend *backend, const wl_launch *
 }
 /* warplab:end */
 
+static const wl_impl atomic_warp_impl = {.ladder = "reduce",
+                                         .rung = "atomic_warp",
+                                         .supports = atomic_supports,
+                                         .launch = launch_atomic_slice};
+
 /* warplab:rung reduce atomic_block */
 static warplab_status launch_atomic_group(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -291,12 +299,6 @@ static warplab_status launch_atomic_group(wl_backend *backend, const wl_launch *
 }
 /* warplab:end */
 
-static const wl_impl naive_impl = {
-    .ladder = "reduce", .rung = "naive", .scratch_bytes = naive_scratch, .launch = launch_naive};
-static const wl_impl atomic_warp_impl = {.ladder = "reduce",
-                                         .rung = "atomic_warp",
-                                         .supports = atomic_supports,
-                                         .launch = launch_atomic_slice};
 static const wl_impl atomic_block_impl = {.ladder = "reduce",
                                           .rung = "atomic_block",
                                           .supports = atomic_supports,

@@ -108,6 +108,8 @@ static warplab_status launch_naive(wl_backend *backend, const wl_launch *launch,
 }
 /* warplab:end */
 
+static const wl_impl naive_impl = {.ladder = "transpose", .rung = "naive", .launch = launch_naive};
+
 /* warplab:rung transpose naive_mirror */
 /* Rung naive_mirror: work-items down input columns; reads stride by ld_in. */
 static warplab_status launch_naive_mirror(wl_backend *backend, const wl_launch *launch, void *state)
@@ -116,6 +118,9 @@ static warplab_status launch_naive_mirror(wl_backend *backend, const wl_launch *
     return launch_tiles(backend, launch, "naive_mirror", 1);
 }
 /* warplab:end */
+
+static const wl_impl naive_mirror_impl = {
+    .ladder = "transpose", .rung = "naive_mirror", .launch = launch_naive_mirror};
 
 /* warplab:rung transpose copy_strided */
 /* Rung copy_strided: the copy with work-items down columns: both sides stride. */
@@ -126,6 +131,9 @@ static warplab_status launch_copy_strided(wl_backend *backend, const wl_launch *
 }
 /* warplab:end */
 
+static const wl_impl copy_strided_impl = {
+    .ladder = "transpose", .rung = "copy_strided", .launch = launch_copy_strided};
+
 /* warplab:rung transpose copy_shared */
 /* Rung copy_shared: the copy through a 32x32 local-memory tile. */
 static warplab_status launch_copy_shared(wl_backend *backend, const wl_launch *launch, void *state)
@@ -134,6 +142,9 @@ static warplab_status launch_copy_shared(wl_backend *backend, const wl_launch *l
     return launch_tiles(backend, launch, "copy_shared", 0);
 }
 /* warplab:end */
+
+static const wl_impl copy_shared_impl = {
+    .ladder = "transpose", .rung = "copy_shared", .launch = launch_copy_shared};
 
 /* warplab:rung transpose tiled */
 /* Rung tiled: 32x32 local-memory tiles; both global sides coalesce. */
@@ -144,6 +155,8 @@ static warplab_status launch_tiled(wl_backend *backend, const wl_launch *launch,
 }
 /* warplab:end */
 
+static const wl_impl tiled_impl = {.ladder = "transpose", .rung = "tiled", .launch = launch_tiled};
+
 /* warplab:rung transpose padded */
 /* Rung padded: tiles of 32x33, no bank conflicts on the column reads. */
 static warplab_status launch_padded(wl_backend *backend, const wl_launch *launch, void *state)
@@ -153,6 +166,9 @@ static warplab_status launch_padded(wl_backend *backend, const wl_launch *launch
 }
 /* warplab:end */
 
+static const wl_impl padded_impl = {
+    .ladder = "transpose", .rung = "padded", .launch = launch_padded};
+
 /* warplab:rung transpose diagonal */
 /* Rung diagonal: padded tiles taken in diagonal order. */
 static warplab_status launch_diagonal(wl_backend *backend, const wl_launch *launch, void *state)
@@ -161,6 +177,9 @@ static warplab_status launch_diagonal(wl_backend *backend, const wl_launch *laun
     return launch_tiles(backend, launch, "diagonal", 0);
 }
 /* warplab:end */
+
+static const wl_impl diagonal_impl = {
+    .ladder = "transpose", .rung = "diagonal", .launch = launch_diagonal};
 
 /* warplab:rung transpose copy */
 /* Rung copy (reference), as CUDA's: a tight input is one long row; each
@@ -187,6 +206,8 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
     return launch_with(backend, launch, "copy", &args, 8, global, local);
 }
 /* warplab:end */
+
+static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
 
 /* warplab:rung transpose vectorized vectorized_strip */
 /* Rungs vectorized and vectorized_strip, as CUDA's: the 16-byte kernel when
@@ -223,6 +244,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
 }
 /* warplab:end */
 
+static const wl_impl vectorized_impl = {
+    .ladder = "transpose", .rung = "vectorized", .launch = launch_vectorized};
+
 /* warplab:rung transpose vectorized_strip */
 /* 4 tiles of floats, 2 of doubles per work-group, as in the kernel. */
 static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_launch *launch,
@@ -233,6 +257,9 @@ static warplab_status launch_vectorized_strip(wl_backend *backend, const wl_laun
                             warplab_dtype_size(launch->problem->dtype) == 8 ? 2 : 4);
 }
 /* warplab:end */
+
+static const wl_impl vectorized_strip_impl = {
+    .ladder = "transpose", .rung = "vectorized_strip", .launch = launch_vectorized_strip};
 
 /* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered candidates, as CUDA's ordered_on: the vectorized kernels'
@@ -287,6 +314,9 @@ static warplab_status launch_vectorized_out(wl_backend *backend, const wl_launch
 }
 /* warplab:end */
 
+static const wl_impl vectorized_out_impl = {
+    .ladder = "transpose", .rung = "vectorized_out", .launch = launch_vectorized_out};
+
 /* warplab:rung transpose vectorized_grouped */
 static warplab_status launch_vectorized_grouped(wl_backend *backend, const wl_launch *launch,
                                                 void *state)
@@ -295,6 +325,9 @@ static warplab_status launch_vectorized_grouped(wl_backend *backend, const wl_la
     return ordered_tiles(backend, launch, "vectorized_grouped", 1, GROUP_TILES, 0);
 }
 /* warplab:end */
+
+static const wl_impl vectorized_grouped_impl = {
+    .ladder = "transpose", .rung = "vectorized_grouped", .launch = launch_vectorized_grouped};
 
 /* warplab:rung transpose grouped_strip */
 static warplab_status launch_grouped_strip(wl_backend *backend, const wl_launch *launch,
@@ -305,6 +338,9 @@ static warplab_status launch_grouped_strip(wl_backend *backend, const wl_launch 
 }
 /* warplab:end */
 
+static const wl_impl grouped_strip_impl = {
+    .ladder = "transpose", .rung = "grouped_strip", .launch = launch_grouped_strip};
+
 /* warplab:rung transpose persistent */
 static warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -313,30 +349,6 @@ static warplab_status launch_persistent(wl_backend *backend, const wl_launch *la
 }
 /* warplab:end */
 
-static const wl_impl copy_impl = {.ladder = "transpose", .rung = "copy", .launch = launch_copy};
-static const wl_impl copy_shared_impl = {
-    .ladder = "transpose", .rung = "copy_shared", .launch = launch_copy_shared};
-static const wl_impl copy_strided_impl = {
-    .ladder = "transpose", .rung = "copy_strided", .launch = launch_copy_strided};
-static const wl_impl naive_impl = {.ladder = "transpose", .rung = "naive", .launch = launch_naive};
-static const wl_impl naive_mirror_impl = {
-    .ladder = "transpose", .rung = "naive_mirror", .launch = launch_naive_mirror};
-static const wl_impl tiled_impl = {.ladder = "transpose", .rung = "tiled", .launch = launch_tiled};
-static const wl_impl padded_impl = {
-    .ladder = "transpose", .rung = "padded", .launch = launch_padded};
-static const wl_impl diagonal_impl = {
-    .ladder = "transpose", .rung = "diagonal", .launch = launch_diagonal};
-static const wl_impl vectorized_impl = {
-    .ladder = "transpose", .rung = "vectorized", .launch = launch_vectorized};
-static const wl_impl vectorized_strip_impl = {
-    .ladder = "transpose", .rung = "vectorized_strip", .launch = launch_vectorized_strip};
-
-static const wl_impl vectorized_out_impl = {
-    .ladder = "transpose", .rung = "vectorized_out", .launch = launch_vectorized_out};
-static const wl_impl vectorized_grouped_impl = {
-    .ladder = "transpose", .rung = "vectorized_grouped", .launch = launch_vectorized_grouped};
-static const wl_impl grouped_strip_impl = {
-    .ladder = "transpose", .rung = "grouped_strip", .launch = launch_grouped_strip};
 static const wl_impl persistent_impl = {
     .ladder = "transpose", .rung = "persistent", .launch = launch_persistent};
 

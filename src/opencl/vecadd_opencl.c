@@ -64,6 +64,9 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
 }
 /* warplab:end */
 
+static const wl_impl one_block_impl = {
+    .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
+
 /* warplab:rung vecadd grid */
 static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -74,6 +77,8 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid", 1, &global, &local, 7, args.list);
 }
 /* warplab:end */
+
+static const wl_impl grid_impl = {.ladder = "vecadd", .rung = "grid", .launch = launch_grid};
 
 /* warplab:rung vecadd grid_stride */
 static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
@@ -86,6 +91,9 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
                             args.list);
 }
 /* warplab:end */
+
+static const wl_impl grid_stride_impl = {
+    .ladder = "vecadd", .rung = "grid_stride", .launch = launch_grid_stride};
 
 /* warplab:rung vecadd vectorized */
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
@@ -101,6 +109,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
 }
 /* warplab:end */
 
+static const wl_impl vectorized_impl = {
+    .ladder = "vecadd", .rung = "vectorized", .launch = launch_vectorized};
+
 /* warplab:rung vecadd copy */
 static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -115,6 +126,8 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
         "clEnqueueCopyBuffer");
 }
 /* warplab:end */
+
+static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = launch_copy};
 
 /* warplab:rung vecadd h2d d2h */
 /* Transfers: a host array holding a's values, copied in (h2d, into c) or
@@ -149,6 +162,12 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
 }
 /* warplab:end */
 
+static const wl_impl h2d_impl = {.ladder = "vecadd",
+                                 .rung = "h2d",
+                                 .setup = staging_setup,
+                                 .launch = launch_h2d,
+                                 .teardown = staging_teardown};
+
 /* warplab:rung vecadd d2h */
 static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -171,25 +190,12 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
 }
 /* warplab:end */
 
-static const wl_impl one_block_impl = {
-    .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
-static const wl_impl grid_impl = {.ladder = "vecadd", .rung = "grid", .launch = launch_grid};
-static const wl_impl grid_stride_impl = {
-    .ladder = "vecadd", .rung = "grid_stride", .launch = launch_grid_stride};
-static const wl_impl vectorized_impl = {
-    .ladder = "vecadd", .rung = "vectorized", .launch = launch_vectorized};
-static const wl_impl h2d_impl = {.ladder = "vecadd",
-                                 .rung = "h2d",
-                                 .setup = staging_setup,
-                                 .launch = launch_h2d,
-                                 .teardown = staging_teardown};
 static const wl_impl d2h_impl = {.ladder = "vecadd",
                                  .rung = "d2h",
                                  .setup = staging_setup,
                                  .launch = launch_d2h,
                                  .finish = finish_d2h,
                                  .teardown = staging_teardown};
-static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = launch_copy};
 
 const wl_impl *const wl_opencl_vecadd_impls[] = {&one_block_impl,  &grid_impl, &grid_stride_impl,
                                                  &vectorized_impl, &h2d_impl,  &d2h_impl,
