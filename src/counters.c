@@ -244,8 +244,7 @@ typedef enum counter_id {
     COUNTER_BRANCH_EFFICIENCY,
     COUNTER_DIVERGENT,
     COUNTER_L2_HIT,
-    COUNTER_WARP_INSTRUCTIONS,
-    COUNTER_LANES_ON
+    COUNTER_WARP_INSTRUCTIONS
 } counter_id;
 
 typedef enum relation {
@@ -316,7 +315,6 @@ static const char *counter_name(counter_id counter)
     case COUNTER_DIVERGENT: return "divergent branches";
     case COUNTER_L2_HIT: return "L2 hit rate";
     case COUNTER_WARP_INSTRUCTIONS: return "warp instructions executed";
-    case COUNTER_LANES_ON: return "lanes on per warp instruction (%)";
     }
     return "?";
 }
@@ -331,7 +329,6 @@ static double counter_value(const warplab_counters *c, counter_id counter)
     case COUNTER_DIVERGENT: return c->divergent_branches;
     case COUNTER_L2_HIT: return c->l2_hit_rate_pct;
     case COUNTER_WARP_INSTRUCTIONS: return c->warp_instructions;
-    case COUNTER_LANES_ON: return c->predicated_on_lanes_pct;
     }
     return NAN;
 }
