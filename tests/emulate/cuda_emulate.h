@@ -10,7 +10,9 @@
  * NaN, so reading what no copy wrote shows up too.
  *
  * mma.sync (TF32 m16n8k8, BF16 m16n8k16) is emulated warp-wide from the
- * PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit.
+ * PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit. The TF32 mma reads
+ * the top 19 bits of each word, as the hardware does (truncation of a word
+ * not rounded before).
  *
  * __shfl_xor_sync (float, whole warps) is emulated the same way.
  *
@@ -65,6 +67,17 @@ struct float4 {
 inline float4 make_float4(float x, float y, float z, float w)
 {
     return float4{x, y, z, w};
+}
+
+struct float2 {
+    float x, y;
+};
+
+inline unsigned __float_as_uint(float x)
+{
+    unsigned bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return bits;
 }
 
 #define WL_DYNAMIC_SMEM(T, name) T *name = reinterpret_cast<T *>(emu_dynamic_smem)
@@ -146,10 +159,10 @@ inline void mma_tf32_m16n8k8(float d[4], const unsigned a[4], const unsigned b[2
         d, a, b,
         [](const emu_mma_post *posts, unsigned row, unsigned k) {
             const unsigned lane = (row % 8) * 4 + k % 4, reg = (row / 8) + 2 * (k / 4);
-            return emu_bits_float(posts[lane].a[reg]);
+            return emu_bits_float(posts[lane].a[reg] & ~0x1FFFu);
         },
         [](const emu_mma_post *posts, unsigned k, unsigned col) {
-            return emu_bits_float(posts[col * 4 + k % 4].b[k / 4]);
+            return emu_bits_float(posts[col * 4 + k % 4].b[k / 4] & ~0x1FFFu);
         });
 }
 

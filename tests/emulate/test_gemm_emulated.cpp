@@ -13,6 +13,7 @@
 #include "../../src/cuda/gemm/mma_kernel.cuh"
 #include "../../src/cuda/gemm/pipelined_shapes.cuh"
 #include "../../src/cuda/gemm/skinny_kernels.cuh"
+#include "../../src/cuda/gemm/tf32_tiles.cuh"
 #include "../../src/ladders/gemm.h"
 
 #include <cstdio>
@@ -93,6 +94,66 @@ static void run_bf16_mma(const gemm_params &g)
                           lda,      ldbt,      g.ldc, g.alpha, g.beta};
     emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<true>::SMEM_BYTES,
                [&] { gemm_mma<true, true>(p); });
+}
+
+/* The rows x cols matrix x (leading dimension ld) stored transposed, as
+ * the caller of an op T hands it over: cols rows of rows elements, each
+ * row 16-byte aligned when `aligned` (else one float past, and an odd
+ * leading dimension: the 4-byte copies). */
+static std::vector<float> transposed(const float *x, int ld, int rows, int cols, bool aligned,
+                                     const float **view, int *view_ld)
+{
+    *view_ld = aligned ? (rows + 3) / 4 * 4 : rows + 1;
+    std::vector<float> copy((size_t)(cols > 0 ? cols : 1) * *view_ld + 8, poison_value());
+    const uintptr_t at = reinterpret_cast<uintptr_t>(copy.data());
+    float *first = copy.data() + (16 - at % 16) % 16 / sizeof(float) + (aligned ? 0 : 1);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            first[(size_t)c * *view_ld + r] = x[(size_t)r * ld + c];
+    *view = first;
+    return copy;
+}
+
+/* warplab_gemm_ex's TF32 small tiles (tf32_tiles.cuh) as wl_tf32_tiles_run
+ * launches them: op(A) and op(B) as stored (TA: A^T, k x m; TB: B^T, n x
+ * k), SPLITS chunks of k (a multiple of the kernel's 32) into a workspace
+ * poisoned with NaN, then the chunks' sum. */
+template <int BM, int BN, int WM, int WN, bool TA, bool TB, int SPLITS>
+static void run_tf32_tiles(const gemm_params &g)
+{
+    typedef tf32_tiles_shape<BM, BN, WM, WN> S;
+    typedef tf32_tiles_layout<BM, BN, WM, WN, TA, TB> L;
+    std::vector<float> a_copy, b_copy;
+    tf32_tiles_params p;
+    p.a = g.a;
+    p.b = g.b;
+    p.lda = g.lda;
+    p.ldb = g.ldb;
+    if (TA)
+        a_copy = transposed(g.a, g.lda, g.m, g.k, aligned_rows(g.a, g.lda), &p.a, &p.lda);
+    if (TB)
+        b_copy = transposed(g.b, g.ldb, g.k, g.n, aligned_rows(g.b, g.ldb), &p.b, &p.ldb);
+    p.c = g.c;
+    p.m = g.m;
+    p.n = g.n;
+    p.k = g.k;
+    p.ldc = g.ldc;
+    p.alpha = g.alpha;
+    p.beta = g.beta;
+    p.a_vec = aligned_rows(p.a, p.lda);
+    p.b_vec = aligned_rows(p.b, p.ldb);
+    const int chunk = (g.k + SPLITS - 1) / SPLITS;
+    p.k_chunk = chunk > 0 ? (chunk + TF32T_BK - 1) / TF32T_BK * TF32T_BK : TF32T_BK;
+    const int splits = g.k > 0 ? (g.k + p.k_chunk - 1) / p.k_chunk : 1;
+    std::vector<float> part((size_t)splits * (size_t)g.m * (size_t)g.n + 1, poison_value());
+    p.part = part.data();
+    const dim3 grid((unsigned)((g.n + BN - 1) / BN), (unsigned)((g.m + BM - 1) / BM),
+                    (unsigned)splits);
+    emu_launch(grid, dim3(S::THREADS), L::SMEM_BYTES,
+               [&] { gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>(p); });
+    if (splits > 1)
+        emu_launch(dim3((unsigned)(((size_t)g.m * g.n + 255) / 256)), dim3(256), 0,
+                   [&] { tf32_tiles_sum(p.part, splits, p.m, p.n, p.c, p.ldc, p.alpha, p.beta); });
 }
 
 /* The shape-aware kernels (src/cuda/gemm/dispatch.cu's launches): a plan
@@ -293,6 +354,21 @@ static const rung rungs[] = {
     {"frag_256x128_s6 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_256X128, 2>},
     {"dispatch", 0, 0, run_kernel<-1, 0>, WL_GEMM_FP32, true},
     {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
+    /* warplab_gemm_ex's TF32 tiles: every op pair on the 64 x 64 tile, the
+     * others on two each; split k (k of 33 and more: several chunks), and
+     * on the long-k (skinny) cases on the 64 x 64 tile. */
+    {"tf32_tile_64x64 N,N", 0, 0, run_tf32_tiles<64, 64, 32, 32, false, false, 1>, WL_GEMM_TF32},
+    {"tf32_tile_64x64 N,T", 0, 0, run_tf32_tiles<64, 64, 32, 32, false, true, 1>, WL_GEMM_TF32},
+    {"tf32_tile_64x64 T,N split 3", 0, 0, run_tf32_tiles<64, 64, 32, 32, true, false, 3>,
+     WL_GEMM_TF32, true},
+    {"tf32_tile_64x64 T,T", 0, 0, run_tf32_tiles<64, 64, 32, 32, true, true, 1>, WL_GEMM_TF32},
+    {"tf32_tile_128x64 N,T split 2", 0, 0, run_tf32_tiles<128, 64, 32, 32, false, true, 2>,
+     WL_GEMM_TF32},
+    {"tf32_tile_128x64 T,N", 0, 0, run_tf32_tiles<128, 64, 32, 32, true, false, 1>, WL_GEMM_TF32},
+    {"tf32_tile_128x128 N,N", 0, 0, run_tf32_tiles<128, 128, 64, 32, false, false, 1>,
+     WL_GEMM_TF32},
+    {"tf32_tile_128x128 T,T split 2", 0, 0, run_tf32_tiles<128, 128, 64, 32, true, true, 2>,
+     WL_GEMM_TF32},
     {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
 };
 
@@ -410,7 +486,7 @@ int main(int argc, char **argv)
         int before = failures;
         for (const problem_case &c : cases)
             check_case(r, c, seed++);
-        std::printf("  %-16s %s\n", r.id, failures == before ? "ok" : "FAILED");
+        std::printf("  %-30s %s\n", r.id, failures == before ? "ok" : "FAILED");
     }
     std::printf("%d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;

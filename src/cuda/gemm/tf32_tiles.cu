@@ -113,21 +113,6 @@ extern "C" void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *tex
         snprintf(text, len, "picked tf32_tile_%s (model %.1f us)", name, plan->predicted_us);
 }
 
-/* C = alpha * (the chunks' partial sums added in chunk order) + beta * C. */
-__global__ void tf32_tiles_sum(const float *part, int splits, int m, int n, float *c, int ldc,
-                               float alpha, float beta)
-{
-    const size_t count = (size_t)m * n;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
-         e += (size_t)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; s++)
-            sum += part[(size_t)s * count + e];
-        float *out = c + (e / n) * (size_t)ldc + e % n;
-        *out = gemm_epilogue(sum, out, alpha, beta);
-    }
-}
-
 template <int BM, int BN, int WM, int WN, bool TA, bool TB>
 static cudaError_t launch_tiles(const tf32_tiles_params &p, unsigned splits, cudaStream_t stream)
 {

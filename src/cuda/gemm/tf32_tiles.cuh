@@ -64,7 +64,6 @@ template <int BM, int BN, int WM, int WN, bool TA, bool TB> struct tf32_tiles_la
         (size_t)TF32T_STAGES * (A::ELEMENTS + B::ELEMENTS) * sizeof(float);
 };
 
-#ifndef WL_EMULATE
 /* The two operand values a thread gives one mma for k slots t and t + 4.
  * The sum over k does not care which k sits in which slot as long as A and
  * B agree, so slot t takes k = 2t and slot t + 4 takes k = 2t + 1 of the
@@ -145,7 +144,7 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
     const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;
     const int g = lane / 4, t = lane % 4;
     const int k_begin = blockIdx.z * p.k_chunk;
-    const int k_end = min(p.k, k_begin + p.k_chunk);
+    const int k_end = p.k - k_begin < p.k_chunk ? p.k : k_begin + p.k_chunk;
     const int tiles = (k_end - k_begin + TF32T_BK - 1) / TF32T_BK;
 
     auto load_tile = [&](int tile, int stage) {
@@ -225,7 +224,22 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
             }
 #endif
 }
-#endif /* !WL_EMULATE */
+
+/* With several chunks of k: C = alpha * (the chunks' partial sums added in
+ * chunk order) + beta * C. */
+__global__ void tf32_tiles_sum(const float *part, int splits, int m, int n, float *c, int ldc,
+                               float alpha, float beta)
+{
+    const size_t count = (size_t)m * n;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; s++)
+            sum += part[(size_t)s * count + e];
+        float *out = c + (e / n) * (size_t)ldc + e % n;
+        *out = gemm_epilogue(sum, out, alpha, beta);
+    }
+}
 
 #endif
 /* warplab:end */
