@@ -292,6 +292,7 @@ int main(void)
     test_gemm(backend, "tiled_bounds", 67, 45, 333, 0.5, 0);
     test_gemm(backend, "tf32_mma", 64, 64, 64, 0.0, 0);
     test_gemm(backend, "bf16_mma", 64, 64, 64, 0.25, 0);
+    test_gemm(backend, "fp16_mma", 64, 64, 64, 0.25, 0);
     warplab_context_destroy(context);
     return check_report("test_reference");
 }

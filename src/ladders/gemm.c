@@ -487,6 +487,16 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128_bf16_bytes,
      .verify = verify_bf16},
+    {.id = "fp16_mma",
+     .title = "tensor cores, FP16 (mma.sync)",
+     .lesson = "bf16_mma's kernel on IEEE half copies (mma.sync.m16n8k16 .f16, the same fragment "
+               "layout): 3 more mantissa bits than BF16 for 3 fewer exponent bits (inputs past "
+               "65504 overflow), at the same tensor rate. Verified on the CPU by the CUDA "
+               "emulator; not yet measured on a GPU. Compare with cublas_ex_fp16.",
+     .course = "seed 001, 'Volta GV100' (mixed precision)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bf16_bytes,
+     .verify = verify_fp16},
     {.id = "bf16_wgmma",
      .title = "tensor cores, BF16 (wgmma, sm_90a)",
      .lesson = "Hopper's warpgroup MMA: 4 warps issue one asynchronous m64n128k16 that reads "

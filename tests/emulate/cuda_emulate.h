@@ -9,10 +9,10 @@
  * still reads shows up as a wrong result. Dynamic shared memory starts as
  * NaN, so reading what no copy wrote shows up too.
  *
- * mma.sync (TF32 m16n8k8, BF16 m16n8k16) is emulated warp-wide from the
- * PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit. The TF32 mma reads
- * the top 19 bits of each word, as the hardware does (truncation of a word
- * not rounded before).
+ * mma.sync (TF32 m16n8k8, BF16 and FP16 m16n8k16) is emulated warp-wide from
+ * the PTX ISA's fragment layouts, cvt.rna.tf32 bit for bit. The TF32 mma
+ * reads the top 19 bits of each word, as the hardware does (truncation of a
+ * word not rounded before).
  *
  * __shfl_xor_sync (float, whole warps) is emulated the same way.
  *
@@ -183,6 +183,37 @@ inline void mma_bf16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[
         },
         [](const emu_mma_post *posts, unsigned k, unsigned col) {
             return emu_bf16(posts[col * 4 + (k % 8) / 2].b[k / 8], k % 2);
+        });
+}
+
+/* An IEEE half (the low or high 16 bits of a word) as the float it is:
+ * normal, subnormal, zero, infinity, NaN. */
+inline float emu_f16(unsigned word, unsigned half)
+{
+    const unsigned bits = (word >> (16 * half)) & 0xFFFFu;
+    const unsigned exponent = (bits >> 10) & 0x1Fu, mantissa = bits & 0x3FFu;
+    float magnitude;
+    if (exponent == 0x1Fu)
+        magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN()
+                             : std::numeric_limits<float>::infinity();
+    else if (exponent == 0)
+        magnitude = std::ldexp((float)mantissa, -24);
+    else
+        magnitude = std::ldexp((float)(mantissa | 0x400u), (int)exponent - 25);
+    return bits & 0x8000u ? -magnitude : magnitude;
+}
+
+/* The same fragment layout as BF16 (the ISA gives one table for both). */
+inline void mma_f16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    emu_mma<16>(
+        d, a, b,
+        [](const emu_mma_post *posts, unsigned row, unsigned k) {
+            const unsigned lane = (row % 8) * 4 + (k % 8) / 2, reg = (row / 8) + 2 * (k / 8);
+            return emu_f16(posts[lane].a[reg], k % 2);
+        },
+        [](const emu_mma_post *posts, unsigned k, unsigned col) {
+            return emu_f16(posts[col * 4 + (k % 8) / 2].b[k / 8], k % 2);
         });
 }
 

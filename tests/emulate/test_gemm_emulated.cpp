@@ -60,40 +60,39 @@ static void run_tf32_mma(const gemm_params &g)
     const mma_params p = {g.a, g.b, g.c, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.alpha, g.beta};
     if (aligned_rows(g.a, g.lda) && aligned_rows(g.b, g.ldb))
         emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<false>::SMEM_BYTES,
-                   [&] { gemm_mma<false, true>(p); });
+                   [&] { gemm_mma<MMA_TF32, true>(p); });
     else
         emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<false>::SMEM_BYTES,
-                   [&] { gemm_mma<false, false>(p); });
+                   [&] { gemm_mma<MMA_TF32, false>(p); });
 }
 
-/* As wl_gemm_bf16_make does on the device: BF16 copies (nearest even) of
- * A and of B transposed, rows padded to multiples of 8 with zeros. */
-static std::vector<uint16_t> bf16_copy(const float *x, int ld, int rows, int cols, bool transpose,
-                                       int *copy_ld)
+/* As wl_gemm_kmajor_make does on the device: BF16 or FP16 copies (nearest
+ * even) of A and of B transposed, rows padded to multiples of 8 with zeros. */
+static std::vector<uint16_t> sixteen_bit_copy(const float *x, int ld, int rows, int cols,
+                                              bool transpose, int *copy_ld, bool fp16)
 {
     const int out_rows = transpose ? cols : rows, out_cols = transpose ? rows : cols;
     *copy_ld = out_cols < 8 ? 8 : (out_cols + 7) / 8 * 8;
     std::vector<uint16_t> copy((size_t)(out_rows > 0 ? out_rows : 1) * *copy_ld + 8, 0);
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) {
-            float v = wl_gemm_round_bf16(x[(size_t)r * ld + c]);
-            uint32_t bits;
-            std::memcpy(&bits, &v, sizeof bits);
+            const float v = x[(size_t)r * ld + c];
             size_t at = transpose ? (size_t)c * *copy_ld + r : (size_t)r * *copy_ld + c;
-            copy[at] = (uint16_t)(bits >> 16);
+            copy[at] = fp16 ? wl_float_to_fp16(v) : wl_float_to_bf16(v);
         }
     return copy;
 }
 
-static void run_bf16_mma(const gemm_params &g)
+template <int KIND> static void run_sixteen_bit_mma(const gemm_params &g)
 {
     int lda = 0, ldbt = 0;
-    std::vector<uint16_t> a = bf16_copy(g.a, g.lda, g.m, g.k, false, &lda);
-    std::vector<uint16_t> bt = bf16_copy(g.b, g.ldb, g.k, g.n, true, &ldbt);
+    const bool fp16 = KIND == MMA_FP16;
+    std::vector<uint16_t> a = sixteen_bit_copy(g.a, g.lda, g.m, g.k, false, &lda, fp16);
+    std::vector<uint16_t> bt = sixteen_bit_copy(g.b, g.ldb, g.k, g.n, true, &ldbt, fp16);
     const mma_params p = {a.data(), bt.data(), g.c,   g.m,     g.n,   g.k,
                           lda,      ldbt,      g.ldc, g.alpha, g.beta};
     emu_launch(mma_grid(g), dim3(MMA_THREADS), mma_tiles<true>::SMEM_BYTES,
-               [&] { gemm_mma<true, true>(p); });
+               [&] { gemm_mma<KIND, true>(p); });
 }
 
 /* The rows x cols matrix x (leading dimension ld) stored transposed, as
@@ -369,7 +368,8 @@ static const rung rungs[] = {
      WL_GEMM_TF32},
     {"tf32_tile_128x128 T,T split 2", 0, 0, run_tf32_tiles<128, 128, 64, 32, true, true, 2>,
      WL_GEMM_TF32},
-    {"bf16_mma", 0, 0, run_bf16_mma, WL_GEMM_BF16},
+    {"bf16_mma", 0, 0, run_sixteen_bit_mma<MMA_BF16>, WL_GEMM_BF16},
+    {"fp16_mma", 0, 0, run_sixteen_bit_mma<MMA_FP16>, WL_GEMM_FP16},
 };
 
 struct problem_case {

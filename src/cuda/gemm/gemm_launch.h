@@ -91,16 +91,17 @@ static inline cudaError_t wl_cuda_allow_smem(const void *kernel, size_t bytes, u
 
 /* K-major copies of A (m x k) and of B transposed (n x k): the layout the
  * tensor cores read without transposing, in the precision they multiply
- * (BF16 nearest even, or FP32 words rounded to TF32), rows padded to
+ * (BF16 or FP16 nearest even, or FP32 words rounded to TF32), rows padded to
  * multiples of 16 bytes and the padding zeroed; made once in setup
  * (untimed) for the rungs and cuBLAS alike. */
 typedef enum wl_gemm_operand_type {
     WL_GEMM_OPERANDS_BF16,
-    WL_GEMM_OPERANDS_TF32
+    WL_GEMM_OPERANDS_TF32,
+    WL_GEMM_OPERANDS_FP16
 } wl_gemm_operand_type;
 
 typedef struct wl_gemm_kmajor {
-    void *a, *bt; /* __nv_bfloat16 or float, device memory */
+    void *a, *bt; /* __nv_bfloat16, __half or float, device memory */
     int lda, ldbt;
 } wl_gemm_kmajor;
 
@@ -161,6 +162,7 @@ extern const wl_impl wl_gemm_ex_cuda_impl;
 /* Tensor-core rungs (mma.cu; wgmma_bf16.sm90a.cu; wgmma_tma.sm90a.cu). */
 extern const wl_impl wl_gemm_tf32_mma_impl;
 extern const wl_impl wl_gemm_bf16_mma_impl;
+extern const wl_impl wl_gemm_fp16_mma_impl;
 extern const wl_impl wl_gemm_bf16_wgmma_impl;
 extern const wl_impl wl_gemm_bf16_wgmma_tma_impl;
 extern const wl_impl wl_gemm_tf32_wgmma_tma_impl;

@@ -2,12 +2,14 @@
  * their operands by descriptor or through the copy engine (the rungs and
  * cuBLAS alike): made in setup, never timed, so that all time the same work
  * from operands already in device memory in the precision they multiply.
- * BF16: rounded to nearest even. TF32: FP32 words rounded to TF32 (cvt.rna,
+ * BF16 and FP16: rounded to nearest even. TF32: FP32 words rounded to TF32 (cvt.rna,
  * nearest, ties away), the low 13 bits zero. Both as the verification
  * models. */
 #include "gemm_launch.h"
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <type_traits>
 
 /* dst[r][c] = rounded(src[r][c]) for r < rows, c < cols, or transposed
  * (dst[c][r]); dst's padding was zeroed before. Setup only: simple, not
@@ -21,7 +23,9 @@ __global__ void convert_operand(const float *src, int ld, T *dst, int dst_ld, in
          i += (size_t)gridDim.x * blockDim.x) {
         const size_t r = i / (size_t)cols, c = i % (size_t)cols;
         T value;
-        if constexpr (sizeof(T) == 2)
+        if constexpr (std::is_same<T, __half>::value)
+            value = __float2half_rn(src[r * ld + c]);
+        else if constexpr (sizeof(T) == 2)
             value = __float2bfloat16_rn(src[r * ld + c]);
         else
             value = __uint_as_float(to_tf32(src[r * ld + c]));
@@ -67,7 +71,7 @@ extern "C" warplab_status wl_gemm_kmajor_make(wl_backend *backend, const wl_laun
                                               wl_gemm_operand_type type, wl_gemm_kmajor *out)
 {
     const gemm_params g = wl_gemm_params(launch);
-    const int element_bytes = type == WL_GEMM_OPERANDS_BF16 ? 2 : 4;
+    const int element_bytes = type == WL_GEMM_OPERANDS_TF32 ? 4 : 2;
     out->a = out->bt = NULL;
     out->lda = padded_row(g.k, element_bytes);
     out->ldbt = padded_row(g.k, element_bytes);
@@ -76,6 +80,10 @@ extern "C" warplab_status wl_gemm_kmajor_make(wl_backend *backend, const wl_laun
         e = make_copy<__nv_bfloat16>(backend, g.a, g.lda, g.m, g.k, false, out->lda, &out->a);
         if (e == cudaSuccess)
             e = make_copy<__nv_bfloat16>(backend, g.b, g.ldb, g.k, g.n, true, out->ldbt, &out->bt);
+    } else if (type == WL_GEMM_OPERANDS_FP16) {
+        e = make_copy<__half>(backend, g.a, g.lda, g.m, g.k, false, out->lda, &out->a);
+        if (e == cudaSuccess)
+            e = make_copy<__half>(backend, g.b, g.ldb, g.k, g.n, true, out->ldbt, &out->bt);
     } else {
         e = make_copy<float>(backend, g.a, g.lda, g.m, g.k, false, out->lda, &out->a);
         if (e == cudaSuccess)
@@ -86,8 +94,9 @@ extern "C" warplab_status wl_gemm_kmajor_make(wl_backend *backend, const wl_laun
     if (e != cudaSuccess) {
         wl_gemm_kmajor_free(out);
         return wl_cuda_check(backend, e,
-                             type == WL_GEMM_OPERANDS_BF16 ? "making BF16 copies of A and B"
-                                                           : "making TF32 copies of A and B");
+                             type == WL_GEMM_OPERANDS_BF16   ? "making BF16 copies of A and B"
+                             : type == WL_GEMM_OPERANDS_FP16 ? "making FP16 copies of A and B"
+                                                             : "making TF32 copies of A and B");
     }
     return WARPLAB_OK;
 }

@@ -1,6 +1,7 @@
 /* The mma.sync tensor-core rungs (kernel in mma_kernel.cuh): tf32_mma on
- * the float inputs, bf16_mma on the BF16 copies of A and B made in setup. */
-/* warplab:rung gemm tf32_mma bf16_mma */
+ * the float inputs, bf16_mma and fp16_mma on the BF16 or FP16 copies of A
+ * and B made in setup. */
+/* warplab:rung gemm tf32_mma bf16_mma fp16_mma */
 #include "gemm_launch.h"
 #include "mma_kernel.cuh"
 
@@ -10,7 +11,8 @@ static warplab_status mma_supports(wl_backend *backend, const wl_problem *proble
                                    size_t len, size_t smem_bytes)
 {
     (void)problem;
-    warplab_status status = wl_gemm_needs_sm80(backend, reason, len, "mma.sync with TF32/BF16");
+    warplab_status status =
+        wl_gemm_needs_sm80(backend, reason, len, "mma.sync with TF32/BF16/FP16");
     if (status != WARPLAB_OK)
         return status;
     const size_t most = backend->info.shared_memory_per_block_optin;
@@ -28,23 +30,24 @@ static warplab_status tf32_supports(wl_backend *backend, const wl_problem *probl
     return mma_supports(backend, problem, reason, len, mma_tiles<false>::SMEM_BYTES);
 }
 
-static warplab_status bf16_supports(wl_backend *backend, const wl_problem *problem, char *reason,
-                                    size_t len)
+/* BF16 and FP16 alike: the same 16-bit tiles. */
+static warplab_status sixteen_bit_supports(wl_backend *backend, const wl_problem *problem,
+                                           char *reason, size_t len)
 {
     return mma_supports(backend, problem, reason, len, mma_tiles<true>::SMEM_BYTES);
 }
 
-template <bool BF16, bool VEC>
+template <int KIND, bool VEC>
 static cudaError_t run_mma(const mma_params &p, dim3 grid, cudaStream_t stream)
 {
-    const size_t smem = mma_tiles<BF16>::SMEM_BYTES;
+    const size_t smem = mma_tiles<KIND != MMA_TF32>::SMEM_BYTES;
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024)
-        e = cudaFuncSetAttribute(gemm_mma<BF16, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        e = cudaFuncSetAttribute(gemm_mma<KIND, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)smem);
     if (e != cudaSuccess)
         return e;
-    gemm_mma<BF16, VEC><<<grid, MMA_THREADS, smem, stream>>>(p);
+    gemm_mma<KIND, VEC><<<grid, MMA_THREADS, smem, stream>>>(p);
     return cudaGetLastError();
 }
 
@@ -76,21 +79,25 @@ static warplab_status launch_tf32(wl_backend *backend, const wl_launch *launch, 
     const bool vec = wl_gemm_rows_aligned(g.a, g.lda) && wl_gemm_rows_aligned(g.b, g.ldb);
     cudaStream_t stream = wl_cuda_stream(backend);
     return wl_cuda_check(backend,
-                         vec ? run_mma<false, true>(p, grid, stream)
-                             : run_mma<false, false>(p, grid, stream),
+                         vec ? run_mma<MMA_TF32, true>(p, grid, stream)
+                             : run_mma<MMA_TF32, false>(p, grid, stream),
                          "gemm tf32_mma launch");
 }
 
-static warplab_status bf16_setup(wl_backend *backend, const wl_launch *launch, void **state)
+/* The K-major 16-bit copies of A and B (BF16 or FP16), made untimed. */
+template <int KIND>
+static warplab_status sixteen_bit_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     wl_gemm_kmajor *operands = (wl_gemm_kmajor *)calloc(1, sizeof *operands);
     if (!operands)
-        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "BF16 operands");
+        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "16-bit operands");
     *state = operands;
-    return wl_gemm_kmajor_make(backend, launch, WL_GEMM_OPERANDS_BF16, operands);
+    return wl_gemm_kmajor_make(backend, launch,
+                               KIND == MMA_FP16 ? WL_GEMM_OPERANDS_FP16 : WL_GEMM_OPERANDS_BF16,
+                               operands);
 }
 
-static void bf16_teardown(wl_backend *backend, void *state)
+static void sixteen_bit_teardown(wl_backend *backend, void *state)
 {
     (void)backend;
     if (!state)
@@ -99,7 +106,8 @@ static void bf16_teardown(wl_backend *backend, void *state)
     free(state);
 }
 
-static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, void *state)
+template <int KIND>
+static warplab_status launch_sixteen_bit(wl_backend *backend, const wl_launch *launch, void *state)
 {
     const wl_gemm_kmajor *operands = (const wl_gemm_kmajor *)state;
     const gemm_params g = wl_gemm_params(launch);
@@ -111,16 +119,22 @@ static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, 
     warplab_status status = check_mma_grid(backend, grid);
     if (status != WARPLAB_OK)
         return status;
-    return wl_cuda_check(backend, run_mma<true, true>(p, grid, wl_cuda_stream(backend)),
-                         "gemm bf16_mma launch");
+    return wl_cuda_check(backend, run_mma<KIND, true>(p, grid, wl_cuda_stream(backend)),
+                         KIND == MMA_FP16 ? "gemm fp16_mma launch" : "gemm bf16_mma launch");
 }
 
 extern "C" const wl_impl wl_gemm_tf32_mma_impl = {
     .ladder = "gemm", .rung = "tf32_mma", .supports = tf32_supports, .launch = launch_tf32};
 extern "C" const wl_impl wl_gemm_bf16_mma_impl = {.ladder = "gemm",
                                                   .rung = "bf16_mma",
-                                                  .supports = bf16_supports,
-                                                  .setup = bf16_setup,
-                                                  .launch = launch_bf16,
-                                                  .teardown = bf16_teardown};
+                                                  .supports = sixteen_bit_supports,
+                                                  .setup = sixteen_bit_setup<MMA_BF16>,
+                                                  .launch = launch_sixteen_bit<MMA_BF16>,
+                                                  .teardown = sixteen_bit_teardown};
+extern "C" const wl_impl wl_gemm_fp16_mma_impl = {.ladder = "gemm",
+                                                  .rung = "fp16_mma",
+                                                  .supports = sixteen_bit_supports,
+                                                  .setup = sixteen_bit_setup<MMA_FP16>,
+                                                  .launch = launch_sixteen_bit<MMA_FP16>,
+                                                  .teardown = sixteen_bit_teardown};
 /* warplab:end */

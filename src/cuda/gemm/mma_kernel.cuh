@@ -1,7 +1,8 @@
 /* Tensor cores through mma.sync (sm_80+): the Volta slide's D = A*B + C on
  * small tiles, issued by a warp. TF32: mma.m16n8k8 on float inputs rounded
- * to TF32 (cvt.rna) after they leave shared memory. BF16: mma.m16n8k16 on
- * the BF16 copies of A and B made in setup. FP32 sums either way.
+ * to TF32 (cvt.rna) after they leave shared memory. BF16 and FP16:
+ * mma.m16n8k16 on the 16-bit copies of A and B made in setup (one kernel,
+ * the instruction's type alone differs). FP32 sums either way.
  *
  * A block computes 128 x 128 of C with 8 warps (2 x 4), each warp 64 x 32:
  * 4 x 4 tiles of m16 x n8. k advances in tiles of 32 through a 3-stage
@@ -9,17 +10,18 @@
  * barrier a tile, as in the FP32 pipeline. Shared tiles are row-major with
  * padding chosen so that a warp's fragment loads hit 32 distinct banks: A
  * as[m][k] (+4 floats / +8 bf16 a row); B bs[k][n] (TF32, +8 a row), or for
- * BF16 the K-major B^T copy as bs[n][k] (+8), whose fragment pairs are
+ * 16-bit operands the K-major B^T copy as bs[n][k] (+8), whose fragment pairs are
  * contiguous.
  *
  * Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k8 / k16"),
  * g = lane / 4, t = lane % 4:
  *   TF32 A: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4);
  *        B: b0 (k=t, n=g), b1 (k=t+4, n=g).
- *   BF16 A: a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..);
+ *   BF16 and FP16 (one layout for both types in the ISA's table):
+ *        A: a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..);
  *        B: b0 (k=2t..2t+1, n=g), b1 (k=2t+8..2t+9, n=g) (low half: lower k).
  *   C: c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1). */
-/* warplab:rung gemm tf32_mma bf16_mma */
+/* warplab:rung gemm tf32_mma bf16_mma fp16_mma */
 #ifndef WARPLAB_GEMM_MMA_KERNEL_CUH
 #define WARPLAB_GEMM_MMA_KERNEL_CUH
 
@@ -47,10 +49,26 @@ __device__ __forceinline__ void mma_bf16_m16n8k16(float d[4], const unsigned a[4
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
+
+__device__ __forceinline__ void mma_f16_m16n8k16(float d[4], const unsigned a[4],
+                                                 const unsigned b[2])
+{
+#if WL_SM80_BODY
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
 #endif
 
-/* The two precisions: element type in memory, k per mma, shared padding. */
-template <bool BF16> struct mma_precision;
+/* What the kernel multiplies: FP32 words rounded to TF32, or 16-bit copies
+ * (BF16 or FP16, the same tiles and fragments). */
+enum { MMA_TF32 = 0, MMA_BF16 = 1, MMA_FP16 = 2 };
+
+/* The two operand widths (4 bytes: TF32; 2 bytes: BF16 or FP16): element
+ * type in memory, k per mma, shared padding. */
+template <bool SIXTEEN_BIT> struct mma_precision;
 template <> struct mma_precision<false> {
     typedef float element;
     static constexpr int K_STEP = 8;
@@ -58,7 +76,7 @@ template <> struct mma_precision<false> {
     static constexpr int PER_CHUNK = 4; /* elements a 16-byte copy */
 };
 template <> struct mma_precision<true> {
-    typedef uint16_t element; /* BF16 bits */
+    typedef uint16_t element; /* BF16 or FP16 bits */
     static constexpr int K_STEP = 16;
     static constexpr int A_PAD = 8, B_PAD = 8;
     static constexpr int PER_CHUNK = 8;
@@ -75,13 +93,13 @@ template <> struct mma_precision<true> {
 #define MMA_NI (MMA_WN / 8)
 
 /* Shared tiles: A as[m][k]; B as bs[k][n] (TF32: B itself) or bs[n][k]
- * (BF16: the K-major copy of B transposed, same shape as A's tile). */
-template <bool BF16> struct mma_tiles {
-    typedef mma_precision<BF16> P;
+ * (16-bit: the K-major copy of B transposed, same shape as A's tile). */
+template <bool SIXTEEN_BIT> struct mma_tiles {
+    typedef mma_precision<SIXTEEN_BIT> P;
     static constexpr int AS_STRIDE = MMA_BK + P::A_PAD;
-    static constexpr int BS_STRIDE = BF16 ? MMA_BK + P::A_PAD : MMA_BN + P::B_PAD;
+    static constexpr int BS_STRIDE = SIXTEEN_BIT ? MMA_BK + P::A_PAD : MMA_BN + P::B_PAD;
     static constexpr int AS_STAGE = MMA_BM * AS_STRIDE;
-    static constexpr int BS_STAGE = (BF16 ? MMA_BN : MMA_BK) * BS_STRIDE;
+    static constexpr int BS_STAGE = (SIXTEEN_BIT ? MMA_BN : MMA_BK) * BS_STRIDE;
     static constexpr size_t SMEM_BYTES =
         (size_t)MMA_STAGES * (AS_STAGE + BS_STAGE) * sizeof(typename P::element);
     static constexpr int A_CHUNKS = MMA_BM * MMA_BK / P::PER_CHUNK / MMA_THREADS;
@@ -89,8 +107,8 @@ template <bool BF16> struct mma_tiles {
 };
 
 /* The operands as this kernel reads them: A (m x k, lda) and B (TF32: k x n
- * floats, ldb) or B^T (BF16: n x k, ldb its row stride); C float. VEC: A's and B's rows are 16-byte
- * aligned (always so for the BF16 copies), else 4-byte copies (TF32). */
+ * floats, ldb) or B^T (16-bit: n x k, ldb its row stride); C float. VEC: A's and B's rows are
+ * 16-byte aligned (always so for the 16-bit copies), else 4-byte copies (TF32). */
 struct mma_params {
     const void *a;
     const void *b;
@@ -99,12 +117,13 @@ struct mma_params {
     float alpha, beta;
 };
 
-template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) gemm_mma(mma_params p)
+template <int KIND, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) gemm_mma(mma_params p)
 {
-    static_assert(VEC || !BF16, "the BF16 copies are always 16-byte aligned");
+    constexpr bool SIXTEEN_BIT = KIND != MMA_TF32; /* 16-bit operands: BF16 or FP16 */
+    static_assert(VEC || !SIXTEEN_BIT, "the 16-bit copies are always 16-byte aligned");
 #if WL_SM80_BODY
-    typedef mma_precision<BF16> P;
-    typedef mma_tiles<BF16> T;
+    typedef mma_precision<SIXTEEN_BIT> P;
+    typedef mma_tiles<SIXTEEN_BIT> T;
     typedef typename P::element element;
     WL_DYNAMIC_SMEM(float4, smem4);
     element *const as = reinterpret_cast<element *>(smem4);
@@ -120,10 +139,10 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
 
     /* One chunk of P::PER_CHUNK elements, `valid` of them inside. FP32
      * operands are the caller's matrices: cp_async_16_edge never lets a
-     * 16-byte window leave them. The BF16 operands are the rung's own copies,
+     * 16-byte window leave them. The 16-bit operands are the rung's own copies,
      * rows padded to 16 bytes, so a partial 16-byte copy stays inside. */
     auto copy_chunk = [](element *dst, const element *src, int valid) {
-        if (BF16)
+        if (SIXTEEN_BIT)
             cp_async_16(reinterpret_cast<float *>(dst), reinterpret_cast<const float *>(src),
                         valid * (int)sizeof(element));
         else
@@ -151,7 +170,7 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
 #pragma unroll
             for (int l = 0; l < T::B_CHUNKS; l++) {
                 const int chunk = tid + l * MMA_THREADS;
-                if (BF16) { /* rows of B^T: n, k along the row */
+                if (SIXTEEN_BIT) { /* rows of B^T: n, k along the row */
                     const int r = chunk / (MMA_BK / P::PER_CHUNK);
                     const int c = (chunk % (MMA_BK / P::PER_CHUNK)) * P::PER_CHUNK;
                     const int left = p.k - (k0 + c);
@@ -218,12 +237,12 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
             load_tile(next, next % MMA_STAGES);
         cp_async_commit();
         const element *a_tile = as + stage * T::AS_STAGE + (wm + g) * T::AS_STRIDE;
-        const element *b_tile = BF16 ? bs + stage * T::BS_STAGE + (wn + g) * T::BS_STRIDE
-                                     : bs + stage * T::BS_STAGE + wn + g;
+        const element *b_tile = SIXTEEN_BIT ? bs + stage * T::BS_STAGE + (wn + g) * T::BS_STRIDE
+                                            : bs + stage * T::BS_STAGE + wn + g;
 #pragma unroll
         for (int ks = 0; ks < MMA_BK; ks += P::K_STEP) {
             unsigned af[MMA_MI][4], bf[MMA_NI][2];
-            if (BF16) {
+            if (SIXTEEN_BIT) {
                 const uint16_t *a16 = reinterpret_cast<const uint16_t *>(a_tile) + ks + 2 * t;
                 const uint16_t *b16 = reinterpret_cast<const uint16_t *>(b_tile) + ks + 2 * t;
 #pragma unroll
@@ -244,7 +263,10 @@ template <bool BF16, bool VEC> __global__ void __launch_bounds__(MMA_THREADS) ge
                 for (int i = 0; i < MMA_MI; i++)
 #pragma unroll
                     for (int j = 0; j < MMA_NI; j++)
-                        mma_bf16_m16n8k16(acc[i][j], af[i], bf[j]);
+                        if (KIND == MMA_FP16)
+                            mma_f16_m16n8k16(acc[i][j], af[i], bf[j]);
+                        else
+                            mma_bf16_m16n8k16(acc[i][j], af[i], bf[j]);
             } else {
                 const float *a32 = reinterpret_cast<const float *>(a_tile) + ks + t;
                 const float *b32 =
