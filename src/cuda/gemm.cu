@@ -56,14 +56,16 @@
  *  43. ex16_tma -- gemm_ex BF16: TMA + wgmma on K-major operands [gemm/ex16_gemm.cu]
  *  44. ex16_wgmma -- gemm_ex BF16: TMA + wgmma on the operands as stored, split k
  * [gemm/wgmma_ex.sm90a.cu]
- *  45. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
+ *  45. ex16_thin -- gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory,
+ * split k [gemm/ex16_thin.cuh]
+ *  46. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
  * [gemm/wgmma_ex.sm90a.cu]
- *  46. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
- *  47. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
- *  48. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
- *  49. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
- *  50. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
- *  51. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  47. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
+ *  48. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
+ *  49. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
+ *  50. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
+ *  51. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  52. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
  */
 #include "gemm/blocked_kernels.cuh"
 #include "gemm/course_kernels.cuh"
@@ -332,7 +334,7 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
     /* warplab_gemm_ex and its rungs */
     &wl_gemm_ex_cuda_impl, &wl_gemm_ex_tf32_impl, &wl_gemm_ex_bf16_impl, &wl_gemm_ex_fp16_impl,
     &wl_gemm_ex16_skinny_impl, &wl_gemm_ex16_mma_impl, &wl_gemm_ex16_tma_impl,
-    &wl_gemm_ex16_wgmma_impl, &wl_gemm_ex_tf32_wgmma_impl, &wl_gemm_cublas_ex_tf32_impl,
-    &wl_gemm_cublas_ex_bf16_impl, &wl_gemm_cublas_ex_fp16_impl, &wl_gemm_tf32_tile_64x64_impl,
-    &wl_gemm_tf32_tile_128x64_impl, &wl_gemm_tf32_tile_128x128_impl, &wl_gemm_tf32_tiles_impl,
-    NULL};
+    &wl_gemm_ex16_wgmma_impl, &wl_gemm_ex16_thin_impl, &wl_gemm_ex_tf32_wgmma_impl,
+    &wl_gemm_cublas_ex_tf32_impl, &wl_gemm_cublas_ex_bf16_impl, &wl_gemm_cublas_ex_fp16_impl,
+    &wl_gemm_tf32_tile_64x64_impl, &wl_gemm_tf32_tile_128x64_impl, &wl_gemm_tf32_tile_128x128_impl,
+    &wl_gemm_tf32_tiles_impl, NULL};

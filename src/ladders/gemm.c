@@ -660,6 +660,23 @@ static const wl_rung gemm_rungs[] = {
      .vendor = "cublas_ex_bf16",
      .bytes = compulsory_bytes_bf16,
      .verify = verify_bf16},
+    {.id = "ex16_thin",
+     .title = "gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory, split k",
+     .lesson = "With m (or n) of 1 to 64 the product is bound by the big operand's bytes, yet "
+               "ex16_skinny sums on FP32 FMAs (compute-bound from m = 8) and ex16_mma/ex16_wgmma "
+               "stage 128-row tiles that are mostly zeros, in too few units for 132 SMs. Here "
+               "each lane loads the big operand 16 bytes at a time straight into mma.sync "
+               "m16n8k16 fragments (k permuted inside a 32-wide step so that 8 consecutive k "
+               "are one lane's two fragment pairs; along n, 8 consecutive columns become 8 n8 "
+               "tiles), no shared memory on the way; 4 warps of a block take interleaved k "
+               "steps of one 64-column strip and add their sums in shared memory, and k is "
+               "split until about 4 blocks an SM are in flight. Verified on the CPU emulator; "
+               "not yet measured on a GPU, so the cost model does not pick it.",
+     .course = "past the course (cublasGemmEx's interface)",
+     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
+     .vendor = "cublas_ex_bf16",
+     .bytes = compulsory_bytes_bf16,
+     .verify = verify_bf16},
     {.id = "ex_tf32_wgmma",
      .title = "gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k",
      .lesson = "wgmma reads TF32 only K-major from shared memory, so ex_tf32 copied a "

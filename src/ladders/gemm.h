@@ -44,8 +44,9 @@ enum {
     WL_GEMM_EX16_FORCE_MMA = 32,    /* mma.sync tiles on the operands as stored */
     WL_GEMM_EX16_FORCE_TMA = 64,    /* TMA + wgmma on K-major operands (copies) */
     WL_GEMM_EX16_FORCE_WGMMA = 128, /* TMA + wgmma on the operands as stored, split k */
+    WL_GEMM_EX16_FORCE_THIN = 256,  /* mma.sync from registers, m or n <= 64, split k */
     WL_GEMM_EX16_FORCE = WL_GEMM_EX16_FORCE_SKINNY | WL_GEMM_EX16_FORCE_MMA |
-                         WL_GEMM_EX16_FORCE_TMA | WL_GEMM_EX16_FORCE_WGMMA
+                         WL_GEMM_EX16_FORCE_TMA | WL_GEMM_EX16_FORCE_WGMMA | WL_GEMM_EX16_FORCE_THIN
 };
 
 static inline bool wl_gemm_trans_a(const wl_problem *p)
@@ -144,6 +145,7 @@ extern const wl_impl wl_gemm_ex16_skinny_impl;
 extern const wl_impl wl_gemm_ex16_mma_impl;
 extern const wl_impl wl_gemm_ex16_tma_impl;
 extern const wl_impl wl_gemm_ex16_wgmma_impl;
+extern const wl_impl wl_gemm_ex16_thin_impl;
 extern const wl_impl wl_gemm_ex_tf32_wgmma_impl;
 extern const wl_impl wl_gemm_ex_fp16_impl;
 /* Setup for a vendor row of the same contract: 16-bit copies of A and B

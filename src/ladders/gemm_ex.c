@@ -216,6 +216,7 @@ EX_RUNG_FORCED(ex16_skinny, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_SKINNY)
 EX_RUNG_FORCED(ex16_mma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_MMA)
 EX_RUNG_FORCED(ex16_tma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_TMA)
 EX_RUNG_FORCED(ex16_wgmma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_WGMMA)
+EX_RUNG_FORCED(ex16_thin, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_THIN)
 /* TF32: the wgmma kernel forced (B of op N read as stored, from registers). */
 EX_RUNG_FORCED(ex_tf32_wgmma, WARPLAB_FLOAT32, WL_GEMM_EX16_FORCE_WGMMA)
 
@@ -234,6 +235,10 @@ static warplab_status ex16_tma_setup(wl_backend *backend, const wl_launch *launc
 static warplab_status ex16_wgmma_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_WGMMA);
+}
+static warplab_status ex16_thin_setup(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_THIN);
 }
 static warplab_status ex_tf32_wgmma_setup(wl_backend *backend, const wl_launch *launch,
                                           void **state)
@@ -263,4 +268,5 @@ EX_IMPL(ex16_skinny, "ex16_skinny");
 EX_IMPL(ex16_mma, "ex16_mma");
 EX_IMPL(ex16_tma, "ex16_tma");
 EX_IMPL(ex16_wgmma, "ex16_wgmma");
+EX_IMPL(ex16_thin, "ex16_thin");
 EX_IMPL(ex_tf32_wgmma, "ex_tf32_wgmma");

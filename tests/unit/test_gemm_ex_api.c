@@ -344,13 +344,16 @@ static void on_backend(warplab_backend_kind kind)
      * whole k tiles, partial sums added by a second kernel (96 x 80 x 4096,
      * 40 x 48 x 2048), 128 x 256 tiles (1104 x 4104 x 16: k under one k
      * tile); TF32 with op(B) = T takes it on K-major operands, split too.
+     * 33 x 200 x 517 (three 16-row tiles, a ragged 64-column strip, k not
+     * a multiple of 8): ex16_thin's class (m or n <= 64), for when the cost
+     * model picks it; until then the ex16_thin row runs it forced.
      * The shapes after the first gpu_first run on cuda alone (the CPU and
      * PoCL backends compute every shape with the same code; the reference
      * of these is the bulk of the test's time). */
     static const size_t shapes[][3] = {
-        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},    {5, 7, 0},
-        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},   {40, 48, 2048},
-        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}};
+        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},     {5, 7, 0},
+        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},    {40, 48, 2048},
+        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517}};
     const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;

@@ -15,12 +15,16 @@
  *   over blockIdx.z when the tiles alone leave SMs idle (large k, small m
  *   and n); the splits' partial sums go to the workspace and ex16_finish
  *   adds them in order.
+ * - ex16_thin (ex16_thin.cuh; forced rows only until measured): m or n of
+ *   at most 64, mma.sync fragments loaded straight from global memory, 16
+ *   bytes a load, split k; partial sums always, ex16_finish writes C.
  * A 16-byte global access is issued only when its whole window lies inside
  * the matrix row and is 16-byte aligned; edges and unaligned rows take
  * element loads. The workspace (launch->scratch) is not zeroed: every
  * partial a finish reads is written first by the split kernel. */
 /* warplab:rung gemm ex16_skinny ex16_mma ex16_tma */
 #include "ex16.h"
+#include "ex16_thin.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -80,21 +84,8 @@ template <bool BF16> __device__ __forceinline__ void ex16_load8(const uint16_t *
 /* ------------------------------------------------------------------------ */
 /* Skinny problems                                                          */
 
-/* The big operand X (k x big, [q][j] at q * x_q + j * x_j) times the small
- * one Y (small x k, [i][q] at i * y_i + q * y_q). For m small, X = op(B)
- * and Y = op(A); for n small, X = op(A)^T and Y = op(B)^T, and C is written
- * transposed (c_i, c_j). */
-struct ex16_skinny_params {
-    const uint16_t *x, *y;
-    long long x_q, x_j, y_i, y_q;
-    int big, small, k, k_chunk, splits;
-    bool x_vec, y_vec; /* 16-byte loads of X (Y) along its contiguous dimension */
-    float *part;       /* [split][small][big] */
-    void *c;
-    long long c_i, c_j;
-    float alpha, beta;
-    bool narrow;
-};
+/* The big operand X (k x big) times the small one Y (small x k):
+ * ex16_skinny_params, in ex16_thin.cuh. */
 
 #define EX16_COL_THREADS 64 /* threads along big, 8 columns each */
 #define EX16_COL_GROUPS 4   /* groups along k, summed in shared memory */
@@ -252,22 +243,7 @@ __global__ void ex16_finish(const float *part, int splits, int rows, int cols, v
 /* ------------------------------------------------------------------------ */
 /* Tensor-core tiles: mma.sync m16n8k16 with ldmatrix                        */
 
-template <bool BF16>
-__device__ __forceinline__ void ex16_mma_16816(float d[4], const unsigned a[4], const unsigned b[2])
-{
-#if WL_SM80_BODY
-    if (BF16)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
-}
+/* ex16_mma_16816 (m16n8k16, BF16 or FP16): ex16_thin.cuh. */
 
 /* Four 8 x 8 matrices of 16-bit elements from shared memory: lanes 8q..8q+7
  * give the row addresses of matrix q. Plain: lane l receives row l / 4,
@@ -674,6 +650,43 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
         }
 }
 
+/* ex16_thin (m or n <= 64): 64-column strips of the big operand, k split
+ * so that about EX16_THIN_BLOCKS_SM blocks an SM are in flight (4 warps
+ * each, every warp with 4 or 8 KB of loads outstanding), the partial sums
+ * at most an eighth of the big operand's bytes, every warp of a split at
+ * least one k step; splits start on whole k steps (16-byte boundaries).
+ * Modelled: the big operand at 85% of the bandwidth, a launch, and the
+ * finish's launch. Not yet measured on a GPU: no unforced plan takes it. */
+#define EX16_THIN_BLOCKS_SM 4
+static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
+{
+    static_assert(WL_EX16_THIN_SMALL == EX16_THIN_SMALL, "ex16.h and ex16_thin.cuh agree");
+    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const long long k = (long long)wl_gemm_k(p);
+    const int row_tiles = (sh.small + 15) / 16;
+    plan->kind = WL_EX16_THIN;
+    plan->tile = row_tiles <= 1 ? 1 : row_tiles <= 2 ? 2 : 4;
+    const long long strips = (sh.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS;
+    const long long block_k = (long long)EX16_THIN_STEP * EX16_THIN_WARPS;
+    long long splits = (EX16_THIN_BLOCKS_SM * (long long)sm_count(backend) + strips - 1) / strips;
+    const long long bytes_cap = k / (16LL * sh.small), steps = (k + block_k - 1) / block_k;
+    if (splits > bytes_cap)
+        splits = bytes_cap;
+    if (splits > steps)
+        splits = steps;
+    if (splits > 65535)
+        splits = 65535;
+    if (splits < 1)
+        splits = 1;
+    long long chunk = (k + splits - 1) / splits;
+    chunk = (chunk + EX16_THIN_STEP - 1) / EX16_THIN_STEP * EX16_THIN_STEP;
+    plan->k_chunk = (int)chunk;
+    plan->splits = (int)((k + chunk - 1) / chunk);
+    const double bw = bandwidth_gbs(backend) * 1e3;
+    plan->predicted_us = 2.0 * EX16_COPY_LAUNCH_US + 2.0 * (double)k * sh.big / (0.85 * bw) +
+                         4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (0.7 * bw);
+}
+
 static bool rows_aligned_16(size_t ld, size_t misalign)
 {
     return ld * 2 % 16 == 0 && misalign * 2 % 16 == 0;
@@ -709,6 +722,11 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     if (force & WL_GEMM_EX16_FORCE_WGMMA) {
         if (tma_available)
             wgmma_plan(backend, m, n, k, unaligned_operands(p), &plan);
+        return plan;
+    }
+    if (force & WL_GEMM_EX16_FORCE_THIN) {
+        if ((m < n ? m : n) <= WL_EX16_THIN_SMALL)
+            thin_plan(backend, p, &plan);
         return plan;
     }
     /* The skinny kernels for m or n <= 8, where the big operand is
@@ -803,7 +821,9 @@ static ex16_workspace workspace_of(const wl_problem *p, const wl_ex16_plan *plan
     ex16_workspace w;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
     w.part = 0;
-    w.a = plan->splits > 1 ? round_up_256((size_t)plan->splits * m * n * sizeof(float)) : 0;
+    /* ex16_thin writes partial sums with one split too. */
+    const bool partials = plan->splits > 1 || plan->kind == WL_EX16_THIN;
+    w.a = partials ? round_up_256((size_t)plan->splits * m * n * sizeof(float)) : 0;
     const bool wgmma = plan->kind == WL_EX16_WGMMA;
     const size_t a_rows = wl_gemm_trans_a(p) ? k : m, a_cols = wl_gemm_trans_a(p) ? m : k;
     const size_t b_rows = wl_gemm_trans_b(p) ? n : k, b_cols = wl_gemm_trans_b(p) ? k : n;
@@ -835,6 +855,11 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
         break;
     case WL_EX16_TMA:
         wl_format(text, len, "TMA + wgmma 128x256 tiles (%.0f us modelled)", plan->predicted_us);
+        break;
+    case WL_EX16_THIN:
+        wl_format(text, len, "ex16 thin mma.sync, %d row tile%s, %d split%s (%.0f us modelled)",
+                  plan->tile, plan->tile == 1 ? "" : "s", plan->splits,
+                  plan->splits == 1 ? "" : "s", plan->predicted_us);
         break;
     case WL_EX16_WGMMA:
         wl_format(text, len, "ex16 wgmma as stored%s, 128x%d tiles, %d split%s (%.0f us modelled)",
@@ -897,17 +922,12 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
     return WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit split sums");
 }
 
-static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
-                                 const wl_ex16_plan *plan)
+/* The skinny and thin kernels' parameters: X, Y and C of a problem (see
+ * ex16_skinny_params), the plan's split of k. */
+static ex16_skinny_params skinny_params_of(const wl_launch *launch, const wl_ex16_plan *plan)
 {
     const wl_problem *p = launch->problem;
     const ex16_skinny_shape sh = skinny_shape_of(p);
-    const int *most = backend->info.max_grid_dim;
-    if ((most[0] > 0 && sh.big_blocks > (unsigned)most[0]) ||
-        (most[1] > 0 && plan->splits > most[1]))
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "gemm_ex: a grid of %u x %d blocks is past this device's", sh.big_blocks,
-                       plan->splits);
     const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
     const long long ldc = (long long)wl_gemm_ldc(p);
     const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
@@ -946,6 +966,21 @@ static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
     params.alpha = (float)p->alpha;
     params.beta = (float)p->beta;
     params.narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    return params;
+}
+
+static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
+                                 const wl_ex16_plan *plan)
+{
+    const wl_problem *p = launch->problem;
+    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && sh.big_blocks > (unsigned)most[0]) ||
+        (most[1] > 0 && plan->splits > most[1]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm_ex: a grid of %u x %d blocks is past this device's", sh.big_blocks,
+                       plan->splits);
+    const ex16_skinny_params params = skinny_params_of(launch, plan);
     const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
     cudaStream_t stream = wl_cuda_stream(backend);
     const dim3 grid(sh.big_blocks, (unsigned)plan->splits);
@@ -955,6 +990,63 @@ static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
         launch_skinny<false>(sh, params, grid, stream);
     warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit skinny kernel");
     if (status != WARPLAB_OK || plan->splits == 1)
+        return status;
+    return wl_ex16_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
+                          params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
+}
+
+/* ex16_thin: MI 16-row tiles of the small side; 2 k steps in flight a
+ * warp with 1 or 2 tiles, 1 with 4 (its sums take 128 registers). */
+template <bool BF16, int MI>
+static void launch_thin_tiles(const ex16_skinny_params &params, bool along_k, dim3 grid,
+                              cudaStream_t stream)
+{
+    constexpr int depth = MI <= 2 ? 2 : 1;
+    if (along_k)
+        ex16_thin<BF16, MI, true, depth><<<grid, 32 * EX16_THIN_WARPS, 0, stream>>>(params);
+    else
+        ex16_thin<BF16, MI, false, depth><<<grid, 32 * EX16_THIN_WARPS, 0, stream>>>(params);
+}
+
+template <bool BF16>
+static void launch_thin(const ex16_skinny_params &params, int tiles, bool along_k, dim3 grid,
+                        cudaStream_t stream)
+{
+    if (tiles <= 1)
+        launch_thin_tiles<BF16, 1>(params, along_k, grid, stream);
+    else if (tiles <= 2)
+        launch_thin_tiles<BF16, 2>(params, along_k, grid, stream);
+    else
+        launch_thin_tiles<BF16, 4>(params, along_k, grid, stream);
+}
+
+/* ex16_thin's partial sums (always: the kernel never writes C), then
+ * ex16_finish writes C. */
+static warplab_status run_thin(wl_backend *backend, const wl_launch *launch,
+                               const wl_ex16_plan *plan)
+{
+    const wl_problem *p = launch->problem;
+    const ex16_skinny_shape sh = skinny_shape_of(p);
+    if (sh.small > EX16_THIN_SMALL || 16 * plan->tile < sh.small)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: ex16_thin takes at most %d rows of the small side (%d, tile %d)",
+                       EX16_THIN_SMALL, sh.small, plan->tile);
+    const unsigned strips = (unsigned)((sh.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS);
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && strips > (unsigned)most[0]) || (most[1] > 0 && plan->splits > most[1]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm_ex: a grid of %u x %d blocks is past this device's", strips,
+                       plan->splits);
+    const ex16_skinny_params params = skinny_params_of(launch, plan);
+    const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    const dim3 grid(strips, (unsigned)plan->splits);
+    if (bf16)
+        launch_thin<true>(params, plan->tile, !sh.columns, grid, stream);
+    else
+        launch_thin<false>(params, plan->tile, !sh.columns, grid, stream);
+    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit thin kernel");
+    if (status != WARPLAB_OK)
         return status;
     return wl_ex16_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
                           params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
@@ -1154,6 +1246,8 @@ extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *laun
         return run_mma(backend, launch, plan);
     if (plan->kind == WL_EX16_WGMMA)
         return run_wgmma(backend, launch, plan);
+    if (plan->kind == WL_EX16_THIN)
+        return run_thin(backend, launch, plan);
     return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemm_ex: no 16-bit kernel for plan %d",
                    (int)plan->kind);
 }

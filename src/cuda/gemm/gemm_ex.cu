@@ -620,7 +620,8 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA)
+        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
+            plan.kind == WL_EX16_THIN)
             return wl_ex16_scratch(backend, p, &plan);
         if (plan.kind == WL_EX16_TILED)
             return 0;
@@ -914,7 +915,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         return WARPLAB_OK;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA)
+        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
+            plan.kind == WL_EX16_THIN)
             return wl_ex16_run(backend, launch, &plan);
         return plan.kind == WL_EX16_TMA ? run_tma(backend, launch, NULL)
                                         : run_tiled(backend, launch);
@@ -977,6 +979,11 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), small = m < n ? m : n;
     if ((force & WL_GEMM_EX16_FORCE_SKINNY) && small > SKINNY) {
         wl_format(reason, len, "the skinny kernels take m or n <= %d (%zu x %zu)", SKINNY, m, n);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    if ((force & WL_GEMM_EX16_FORCE_THIN) && small > WL_EX16_THIN_SMALL) {
+        wl_format(reason, len, "ex16_thin takes m or n <= %d (%zu x %zu)", WL_EX16_THIN_SMALL, m,
+                  n);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     if ((force & WL_GEMM_EX16_FORCE_WGMMA) && !wl_gemm_ex_wgmma_available(backend)) {
