@@ -328,7 +328,8 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
     &frag_128x256_impl, &frag_128x128_impl, &frag_128x128_w64_impl, &frag_128x128_k8_impl,
     &frag_256x128_impl, &frag_256x128_s6_impl, &wl_gemm_skinny_m_impl, &wl_gemm_skinny_n_impl,
     &wl_gemm_tile_32x128_impl, &wl_gemm_tile_64x64_impl, &wl_gemm_dispatch_impl,
-    &wl_gemm_copy_ab_impl, &wl_gemm_tf32_mma_impl, &wl_gemm_bf16_mma_impl, &wl_gemm_fp16_mma_impl,
+    &wl_gemm_tail_128x128_impl, &wl_gemm_tail_256x128_impl, &wl_gemm_copy_ab_impl,
+    &wl_gemm_tf32_mma_impl, &wl_gemm_bf16_mma_impl, &wl_gemm_fp16_mma_impl,
     &wl_gemm_bf16_wgmma_impl, &wl_gemm_bf16_wgmma_tma_impl, &wl_gemm_tf32_wgmma_tma_impl,
     &wl_gemm_cublas_fp32_impl, &wl_gemm_cublas_tf32_impl, &wl_gemm_cublas_bf16_impl,
     /* warplab_gemm_ex and its rungs */

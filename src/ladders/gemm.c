@@ -452,6 +452,25 @@ static const wl_rung gemm_rungs[] = {
      .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile64_bytes},
+    /* Not yet measured on a GPU: off the dispatcher's candidates. */
+    {.id = "tail_128x128",
+     .title = "128x128 tiles, last wave split over k",
+     .lesson = "Over frag_128x128: 576 tiles on 264 resident slots (3001x2999x1001) are 2.18 "
+               "waves, and the third runs 48 blocks on 48 of 132 SMs. The whole waves run as "
+               "they are; only the last wave's tiles are split over k, into enough short blocks "
+               "to fill the SMs, their partial sums added in order by a second kernel. Not yet "
+               "measured on a GPU.",
+     .course = "past the course (wave quantization)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128_bytes},
+    {.id = "tail_256x128",
+     .title = "256x128 tiles, last wave split over k",
+     .lesson = "frag_256x128_s6 with the last wave's tiles split over k: 2048x11008x4096 runs 5 "
+               "whole waves of 132 tiles and 28 tiles in 4 chunks of k, where split-K on every "
+               "tile wrote and read C's partial sums twice. Not yet measured on a GPU.",
+     .course = "past the course (wave quantization)",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile256x128_bytes},
     {.id = "dispatch",
      .title = "shape-aware dispatcher",
      .lesson = "What warplab_gemm() runs: models each kernel's time from m, n, k, alignment and "

@@ -184,6 +184,10 @@ typedef struct wl_gemm_plan {
     int splits;          /* >= 1 */
     int k_chunk;         /* k / splits rounded up to the kernel's step; k when splits = 1 */
     double predicted_us; /* the cost model's estimate, for the notes */
+    /* Tile kernels, splits > 1 only: 0, every tile split over k; t > 0, the
+     * tiles run whole except the last t (the last, partial wave), which are
+     * split over k (wl_gemm_plan_tail_split). */
+    int tail_tiles;
 } wl_gemm_plan;
 
 /* What the dispatcher sees of the device: SMs, FP32 peak and bandwidth (0 =
@@ -205,7 +209,18 @@ wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, in
  * is chosen. */
 wl_gemm_plan wl_gemm_plan_for(wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
                               int a_rows_aligned, int b_rows_aligned, const wl_gemm_device *device);
-/* Workspace a plan needs: splits * m * n floats when split, else 0. */
+/* The tile kernel's tiles in whole waves of (resident blocks x SMs), and the
+ * last, partial wave's tiles split over k into enough blocks to fill a wave
+ * (a data-parallel + split-K hybrid; a plain plan when the tiles fill their
+ * waves, fit in one wave, or k is too short to split). Off the dispatcher's
+ * candidates until measured on a GPU. */
+wl_gemm_plan wl_gemm_plan_tail_split(wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
+                                     int a_rows_aligned, int b_rows_aligned,
+                                     const wl_gemm_device *device);
+/* A tile kernel's tile (0 x 0 for the skinny kernels). */
+void wl_gemm_kernel_tile(wl_gemm_kernel kernel, int *bm, int *bn);
+/* Workspace a plan needs: splits * m * n floats when split (splits *
+ * tail_tiles tiles when only the tail is), else 0. */
 size_t wl_gemm_plan_scratch_bytes(const wl_gemm_plan *plan, size_t m, size_t n);
 /* "skinny_m", "tile_64x64", ... */
 const char *wl_gemm_kernel_name(wl_gemm_kernel kernel);

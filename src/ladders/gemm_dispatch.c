@@ -37,6 +37,9 @@
  * 256x128 tiles with chunks of 128 ran at half the modelled rate. */
 #define SHORT_K_CHUNK 96
 #define MAX_SPLITS 128
+/* The shortest k chunk of a tail split (wl_gemm_plan_tail_split): 8 k
+ * tiles of 16, twice the 4-stage ring. */
+#define TAIL_MIN_K_CHUNK 128
 #define MAX_SCRATCH_BYTES ((size_t)256 << 20)
 /* Fractions of the FP32 peak and of the bandwidth the kernels reach. */
 #define BANDWIDTH_EFFICIENCY 0.85
@@ -62,6 +65,21 @@ static const tile_kind tile_kinds[] = {
     {WL_GEMM_KERNEL_TILE_32X128, 32, 128, 4, 0.42},
     {WL_GEMM_KERNEL_TILE_128X32, 128, 32, 4, 0.42},
 };
+
+static const tile_kind *tile_kind_of(wl_gemm_kernel kernel)
+{
+    for (size_t i = 0; i < sizeof tile_kinds / sizeof tile_kinds[0]; i++)
+        if (tile_kinds[i].kernel == kernel)
+            return &tile_kinds[i];
+    return NULL;
+}
+
+void wl_gemm_kernel_tile(wl_gemm_kernel kernel, int *bm, int *bn)
+{
+    const tile_kind *t = tile_kind_of(kernel);
+    *bm = t ? t->bm : 0;
+    *bn = t ? t->bn : 0;
+}
 
 static const char *const kernel_names[WL_GEMM_KERNEL_COUNT] = {
     "skinny_m",    "skinny_n",    "tile_32x128",  "tile_64x64",
@@ -115,6 +133,7 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
     const double compulsory = 4.0 * (m * k + k * n + m * n);
     double time = compulsory / md->bytes_per_us;
     double kernel_time = 0.0;
+    double partial_elements = m * n; /* written and read back once a split */
     if (plan->kernel == WL_GEMM_KERNEL_SKINNY_M || plan->kernel == WL_GEMM_KERNEL_SKINNY_N) {
         const bool rows = plan->kernel == WL_GEMM_KERNEL_SKINNY_M;
         const double small = rows ? m : n, big = rows ? n : m;
@@ -134,19 +153,25 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
         kernel_time = fmax(streamed / md->bytes_per_us / fill,
                            2.0 * m * n * k / (md->flops_per_us * SKINNY_FMA_EFFICIENCY * fill));
     } else {
-        const tile_kind *t = NULL;
-        for (size_t i = 0; i < sizeof tile_kinds / sizeof tile_kinds[0]; i++)
-            if (tile_kinds[i].kernel == plan->kernel)
-                t = &tile_kinds[i];
-        const double blocks = ceil_div(m, t->bm) * ceil_div(n, t->bn) * s;
+        const tile_kind *t = tile_kind_of(plan->kernel);
+        const double sm_rate = md->flops_per_us / md->sms * t->efficiency;
+        const double tiles = ceil_div(m, t->bm) * ceil_div(n, t->bn);
+        /* The tiles split over k: all, or the tail's (the others then run
+         * whole, in waves that fill every SM). */
+        const double split_tiles = plan->tail_tiles > 0 ? plan->tail_tiles : tiles;
+        if (plan->tail_tiles > 0)
+            kernel_time =
+                ceil_div(tiles - split_tiles, md->sms) * 2.0 * t->bm * t->bn * k / sm_rate;
+        const double blocks = split_tiles * s;
         const double per_sm = ceil_div(blocks, md->sms);
         const double fill = sqrt(fmin(1.0, per_sm / t->resident));
-        kernel_time =
-            per_sm * 2.0 * t->bm * t->bn * kc / (md->flops_per_us / md->sms * t->efficiency * fill);
+        kernel_time += per_sm * 2.0 * t->bm * t->bn * kc / (sm_rate * fill);
+        if (plan->tail_tiles > 0)
+            partial_elements = split_tiles * t->bm * t->bn;
     }
     time = fmax(time, kernel_time);
     if (plan->splits > 1)
-        time += LAUNCH_US + 4.0 * m * n * (2.0 * s + 1.0) / md->bytes_per_us;
+        time += LAUNCH_US + 4.0 * partial_elements * (2.0 * s + 1.0) / md->bytes_per_us;
     return time;
 }
 
@@ -154,7 +179,7 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
 static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
                                int a_rows_aligned, int b_rows_aligned)
 {
-    wl_gemm_plan best = {kernel, 0, 1, (int)k, 0.0};
+    wl_gemm_plan best = {kernel, 0, 1, (int)k, 0.0, 0};
     if (kernel == WL_GEMM_KERNEL_SKINNY_M)
         best.group = skinny_group(m);
     else if (kernel == WL_GEMM_KERNEL_SKINNY_N)
@@ -167,10 +192,7 @@ static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m,
     size_t min_chunk = MIN_K_CHUNK;
     if (kernel == WL_GEMM_KERNEL_TILE_64X64 || kernel == WL_GEMM_KERNEL_TILE_32X128 ||
         kernel == WL_GEMM_KERNEL_TILE_128X32) {
-        const tile_kind *t = NULL;
-        for (size_t i = 0; i < sizeof tile_kinds / sizeof tile_kinds[0]; i++)
-            if (tile_kinds[i].kernel == kernel)
-                t = &tile_kinds[i];
+        const tile_kind *t = tile_kind_of(kernel);
         if (ceil_div((double)m, t->bm) * ceil_div((double)n, t->bn) <= md->sms / 2)
             min_chunk = SHORT_K_CHUNK;
     }
@@ -226,9 +248,47 @@ wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, in
     return best;
 }
 
+wl_gemm_plan wl_gemm_plan_tail_split(wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
+                                     int a_rows_aligned, int b_rows_aligned,
+                                     const wl_gemm_device *device)
+{
+    const model md = make_model(device);
+    const tile_kind *t = tile_kind_of(kernel);
+    if (!t)
+        return best_split(&md, kernel, m, n, k, a_rows_aligned, b_rows_aligned);
+    wl_gemm_plan plan = {kernel, 0, 1, (int)k, 0.0, 0};
+    const size_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
+    const size_t wave = (size_t)md.sms * (size_t)t->resident;
+    const size_t tail = tiles % wave;
+    /* Enough splits to bring the tail to about a wave of blocks, with
+     * chunks of at least TAIL_MIN_K_CHUNK. */
+    size_t splits = tail > 0 ? wave / tail : 0;
+    while (splits > 1 && k / splits < TAIL_MIN_K_CHUNK)
+        splits--;
+    if (tiles >= wave && tail > 0 && splits >= 2) {
+        const size_t chunk = (k + splits - 1) / splits;
+        const size_t step = (size_t)k_step(kernel);
+        plan.k_chunk = (int)((chunk + step - 1) / step * step);
+        plan.splits = (int)((k + (size_t)plan.k_chunk - 1) / (size_t)plan.k_chunk);
+        plan.tail_tiles = plan.splits > 1 ? (int)tail : 0;
+        if (plan.splits == 1)
+            plan.k_chunk = (int)k;
+    }
+    plan.predicted_us =
+        plan_time(&md, &plan, (double)m, (double)n, (double)k, b_rows_aligned, a_rows_aligned);
+    return plan;
+}
+
 size_t wl_gemm_plan_scratch_bytes(const wl_gemm_plan *plan, size_t m, size_t n)
 {
-    return plan->splits > 1 ? (size_t)plan->splits * m * n * sizeof(float) : 0;
+    if (plan->splits <= 1)
+        return 0;
+    if (plan->tail_tiles > 0) {
+        const tile_kind *t = tile_kind_of(plan->kernel);
+        return (size_t)plan->splits * (size_t)plan->tail_tiles * (size_t)(t->bm * t->bn) *
+               sizeof(float);
+    }
+    return (size_t)plan->splits * m * n * sizeof(float);
 }
 
 void wl_gemm_plan_describe(const wl_gemm_plan *plan, char *text, size_t len)
@@ -239,7 +299,10 @@ void wl_gemm_plan_describe(const wl_gemm_plan *plan, char *text, size_t len)
         snprintf(group, sizeof group, " MR=%d", plan->group);
     else if (plan->kernel == WL_GEMM_KERNEL_SKINNY_N)
         snprintf(group, sizeof group, " NR=%d", plan->group);
-    if (plan->splits > 1)
+    if (plan->splits > 1 && plan->tail_tiles > 0)
+        snprintf(text, len, "picked %s, last wave's %d tiles split-K %d x %d (model %.1f us)", name,
+                 plan->tail_tiles, plan->splits, plan->k_chunk, plan->predicted_us);
+    else if (plan->splits > 1)
         snprintf(text, len, "picked %s%s, split-K %d x %d (model %.1f us)", name, group,
                  plan->splits, plan->k_chunk, plan->predicted_us);
     else

@@ -175,6 +175,63 @@ static void run_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float 
     });
 }
 
+/* The tail split (tail_128x128, tail_256x128): whole tiles first, then the
+ * last tail_tiles tiles in chunks of k, then their reduction, as
+ * dispatch.cu launches it. The test problems are smaller than a wave of a
+ * real GPU, so the split is forced: a third of the tiles (at least one) in
+ * the tail, k in 3 chunks of a multiple of 16 (fewer when k is short). */
+static int tail_split_runs = 0; /* launches that split a tail: the path ran */
+
+template <class T> static void run_tail_split(const gemm_params &g, int tail_tiles, int k_chunk)
+{
+    const int tiles = ((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN);
+    const int splits = k_chunk > 0 ? (g.k + k_chunk - 1) / k_chunk : 1;
+    if (splits < 2 || tail_tiles < 1 || tail_tiles > tiles) {
+        run_pipelined<T>(g);
+        return;
+    }
+    const int full_tiles = tiles - tail_tiles;
+    tail_split_runs++;
+    std::vector<float> partial((size_t)splits * (size_t)tail_tiles * T::BM * T::BN + 1,
+                               poison_value());
+    float *ws = partial.data();
+    const bool vec = aligned_rows(g.b, g.ldb);
+    emu_launch(dim3((unsigned)(full_tiles + tail_tiles * splits)), dim3(T::THREADS), T::SMEM_BYTES,
+               [&] {
+                   if (vec)
+                       gemm_pipelined_tail_split<T, true>(g, ws, full_tiles, tail_tiles, k_chunk);
+                   else
+                       gemm_pipelined_tail_split<T, false>(g, ws, full_tiles, tail_tiles, k_chunk);
+               });
+    const size_t elements = (size_t)tail_tiles * T::BM * T::BN;
+    emu_launch(
+        dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
+        dim3(SPLITK_REDUCE_THREADS), 0,
+        [&] { gemm_tail_reduce<T::BM, T::BN>(g, ws, full_tiles, tail_tiles, splits, T::GROUP_M); });
+}
+
+template <class T> static void run_tail_forced(const gemm_params &g)
+{
+    const int tiles = ((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN);
+    const int chunk = (g.k + 2) / 3;
+    run_tail_split<T>(g, (tiles + 2) / 3, (chunk + 15) / 16 * 16);
+}
+
+/* Through the planner (wl_gemm_plan_tail_split) on a pretend device of SMS
+ * SMs (a wave of 2 blocks), where the skinny cases (3 tiles, k past 1000)
+ * have a whole wave and a tail of one tile in 2 chunks of k. */
+template <class T, int KERNEL, int SMS> static void run_tail_planned(const gemm_params &g)
+{
+    const wl_gemm_device small = {SMS, 500.0, 25.0};
+    const wl_gemm_plan plan =
+        wl_gemm_plan_tail_split((wl_gemm_kernel)KERNEL, (size_t)g.m, (size_t)g.n, (size_t)g.k,
+                                aligned_rows(g.a, g.lda), aligned_rows(g.b, g.ldb), &small);
+    if (plan.splits > 1 && plan.tail_tiles > 0)
+        run_tail_split<T>(g, plan.tail_tiles, plan.k_chunk);
+    else
+        run_pipelined<T>(g);
+}
+
 template <int MR>
 static void run_skinny_m(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
 {
@@ -352,6 +409,12 @@ static const rung rungs[] = {
     {"frag_128x128 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_128X128, 2>},
     {"frag_256x128_s6 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_256X128, 2>},
     {"dispatch", 0, 0, run_kernel<-1, 0>, WL_GEMM_FP32, true},
+    {"tail_128x128", 0, 0, run_tail_forced<frag_128x128_shape>},
+    {"tail_256x128", 0, 0, run_tail_forced<frag_256x128_s6_shape>},
+    {"tail_128x128 planned", 0, 0,
+     run_tail_planned<frag_128x128_shape, WL_GEMM_KERNEL_TILE_128X128, 1>, WL_GEMM_FP32, true},
+    {"tail_256x128 planned", 0, 0,
+     run_tail_planned<frag_256x128_s6_shape, WL_GEMM_KERNEL_TILE_256X128, 2>, WL_GEMM_FP32, true},
     {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
     /* warplab_gemm_ex's TF32 tiles: every op pair on the 64 x 64 tile, the
      * others on two each; split k (k of 33 and more: several chunks), and
@@ -484,8 +547,13 @@ int main(int argc, char **argv)
         if (only && std::string(only) != r.id)
             continue;
         int before = failures;
+        const int tail_runs_before = tail_split_runs;
         for (const problem_case &c : cases)
             check_case(r, c, seed++);
+        if (std::string(r.id).rfind("tail_", 0) == 0 && tail_split_runs == tail_runs_before) {
+            std::fprintf(stderr, "FAIL %s: no case split a tail\n", r.id);
+            failures++;
+        }
         std::printf("  %-30s %s\n", r.id, failures == before ? "ok" : "FAILED");
     }
     std::printf("%d passed, %d failed\n", checks - failures, failures);

@@ -23,10 +23,11 @@ static wl_gemm_device gemm_device_of(const wl_backend *backend)
 }
 
 /* The plan a rung runs on a problem: the dispatcher's choice, or its own
- * kernel with the best split. Alignment from the views when there are
- * views, else from the problem (the harness misaligns by whole elements). */
+ * kernel with the best split (tail: with the last wave's tiles split, see
+ * wl_gemm_plan_tail_split). Alignment from the views when there are views,
+ * else from the problem (the harness misaligns by whole elements). */
 static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem,
-                            const gemm_params *g, int kernel)
+                            const gemm_params *g, int kernel, bool tail = false)
 {
     const wl_gemm_device device = gemm_device_of(backend);
     const size_t m = wl_gemm_m(problem), n = wl_gemm_n(problem), k = wl_gemm_k(problem);
@@ -50,10 +51,13 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
         cache.keep(key, plan);
         return plan;
     }
+    if (tail)
+        return wl_gemm_plan_tail_split((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned,
+                                       &device);
     return wl_gemm_plan_for((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned, &device);
 }
 
-/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch */
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch tail_128x128 tail_256x128 */
 /* ------------------------------------------------------------------------ */
 /* Launches                                                                 */
 
@@ -62,7 +66,29 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
                                       float *partial, cudaStream_t stream)
 {
     const unsigned tiles = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
-    static unsigned split_smem_set = 0, whole_smem_set = 0;
+    static unsigned split_smem_set = 0, whole_smem_set = 0, tail_smem_set = 0;
+    if (plan.splits > 1 && plan.tail_tiles > 0) {
+        /* The tail split: whole tiles, then the tail's pieces; then the
+         * tail's reduction (see gemm_pipelined_tail_split). */
+        cudaError_t e =
+            wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, B_VEC>),
+                               T::SMEM_BYTES, &tail_smem_set);
+        if (e != cudaSuccess)
+            return e;
+        const int full_tiles = (int)tiles - plan.tail_tiles;
+        gemm_pipelined_tail_split<T, B_VEC>
+            <<<(unsigned)full_tiles + (unsigned)(plan.tail_tiles * plan.splits), T::THREADS,
+               T::SMEM_BYTES, stream>>>(g, partial, full_tiles, plan.tail_tiles, plan.k_chunk);
+        e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return e;
+        const size_t elements = (size_t)plan.tail_tiles * T::BM * T::BN;
+        gemm_tail_reduce<T::BM, T::BN>
+            <<<(unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS),
+               SPLITK_REDUCE_THREADS, 0, stream>>>(g, partial, full_tiles, plan.tail_tiles,
+                                                   plan.splits, T::GROUP_M);
+        return cudaGetLastError();
+    }
     const cudaError_t e =
         plan.splits > 1
             ? wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined_split<T, B_VEC>),
@@ -271,7 +297,7 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
             break;
         default: e = launch_tile_plan<frag_256x128_s6_shape>(g_run, plan, partial, stream); break;
         }
-    if (e == cudaSuccess && plan.splits > 1) {
+    if (e == cudaSuccess && plan.splits > 1 && plan.tail_tiles == 0) {
         const size_t elements = (size_t)g.m * (size_t)g.n;
         const unsigned blocks =
             (unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS);
@@ -306,23 +332,25 @@ static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem,
     return WARPLAB_OK;
 }
 
-/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch */
-#define KERNEL_RUNG(name, kernel)                                                                  \
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch tail_128x128 tail_256x128 */
+#define KERNEL_RUNG(name, kernel) PLAN_RUNG(name, kernel, false)
+/* tail: the kernel with the last wave's tiles split (wl_gemm_plan_tail_split). */
+#define PLAN_RUNG(name, kernel, tail)                                                              \
     static size_t name##_scratch(wl_backend *backend, const wl_problem *problem)                   \
     {                                                                                              \
-        return plan_scratch(backend, problem, plan_of(backend, problem, NULL, (kernel)));          \
+        return plan_scratch(backend, problem, plan_of(backend, problem, NULL, (kernel), (tail)));  \
     }                                                                                              \
     static warplab_status name##_launch(wl_backend *backend, const wl_launch *launch, void *state) \
     {                                                                                              \
         (void)state;                                                                               \
         const gemm_params g = wl_gemm_params(launch);                                              \
-        return run_plan(backend, launch, plan_of(backend, launch->problem, &g, (kernel)));         \
+        return run_plan(backend, launch, plan_of(backend, launch->problem, &g, (kernel), (tail))); \
     }                                                                                              \
     static void name##_describe(wl_backend *backend, const wl_launch *launch, char *text,          \
                                 size_t len)                                                        \
     {                                                                                              \
         const gemm_params g = wl_gemm_params(launch);                                              \
-        const wl_gemm_plan plan = plan_of(backend, launch->problem, &g, (kernel));                 \
+        const wl_gemm_plan plan = plan_of(backend, launch->problem, &g, (kernel), (tail));         \
         wl_gemm_plan_describe(&plan, text, len);                                                   \
     }                                                                                              \
     extern "C" const wl_impl wl_gemm_##name##_impl = {.ladder = "gemm",                            \
@@ -348,6 +376,12 @@ KERNEL_RUNG(tile_64x64, WL_GEMM_KERNEL_TILE_64X64)
 /* warplab:rung gemm dispatch */
 /* The dispatcher: kernel -1 asks wl_gemm_choose. */
 KERNEL_RUNG(dispatch, -1)
+/* warplab:end */
+/* warplab:rung gemm tail_128x128 */
+PLAN_RUNG(tail_128x128, WL_GEMM_KERNEL_TILE_128X128, true)
+/* warplab:end */
+/* warplab:rung gemm tail_256x128 */
+PLAN_RUNG(tail_256x128, WL_GEMM_KERNEL_TILE_256X128, true)
 /* warplab:end */
 
 /* warplab:rung gemm copy_ab */

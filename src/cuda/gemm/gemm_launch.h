@@ -172,6 +172,8 @@ extern const wl_impl wl_gemm_skinny_n_impl;
 extern const wl_impl wl_gemm_tile_32x128_impl;
 extern const wl_impl wl_gemm_tile_64x64_impl;
 extern const wl_impl wl_gemm_dispatch_impl;
+extern const wl_impl wl_gemm_tail_128x128_impl;
+extern const wl_impl wl_gemm_tail_256x128_impl;
 extern const wl_impl wl_gemm_copy_ab_impl;
 
 /* The TF32 small-tile kernel on row-major float A and B in either op, with

@@ -23,7 +23,8 @@
  * time. Out of bounds, cp.async writes
  * zeros without reading. The mapping mirrors generic_tiled in gemm.cl. */
 /* warplab:rung gemm double_buffered warptile tuned tuned_128x128 tuned_256x128 frag_128x256
- * frag_128x128 frag_128x128_w64 frag_128x128_k8 frag_256x128 frag_256x128_s6 */
+ * frag_128x128 frag_128x128_w64 frag_128x128_k8 frag_256x128 frag_256x128_s6 tail_128x128
+ * tail_256x128 */
 #ifndef WARPLAB_GEMM_PIPELINED_KERNEL_CUH
 #define WARPLAB_GEMM_PIPELINED_KERNEL_CUH
 
@@ -67,8 +68,9 @@ struct tile_shape {
 };
 
 /* One block's tile (block-th in the 1-D tile order of gemm_tile_of_block):
- * the body of gemm_pipelined and gemm_pipelined_split. */
-template <class T, bool B_VEC>
+ * the body of gemm_pipelined and gemm_pipelined_split. TILE_OUT: p.c is the
+ * tile's own BM x BN piece of a workspace (rows p.ldc apart) instead of C. */
+template <class T, bool B_VEC, bool TILE_OUT = false>
 __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int block)
 {
 #if WL_SM80_BODY
@@ -271,14 +273,17 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
             const int row = row0 + gm * T::WM + u * T::LM * 4 + lm * 4 + i;
             if (row >= p.m)
                 continue;
-            float *c_row = p.c + (size_t)row * p.ldc;
+            /* TILE_OUT: the tile's row, its columns from col0. */
+            float *c_row =
+                TILE_OUT ? p.c + (size_t)(row - row0) * p.ldc : p.c + (size_t)row * p.ldc;
+            const int c_col0 = TILE_OUT ? col0 : 0;
 #pragma unroll
             for (int v = 0; v < T::TN / 4; v++) {
                 const int col = col0 + gn * T::WN + v * T::LN * 4 + ln * 4;
                 const float sum[4] = {acc[u * 4 + i][v * 4 + 0], acc[u * 4 + i][v * 4 + 1],
                                       acc[u * 4 + i][v * 4 + 2], acc[u * 4 + i][v * 4 + 3]};
                 if (c_vec && col + 3 < p.n) {
-                    float4 *c4 = reinterpret_cast<float4 *>(c_row + col);
+                    float4 *c4 = reinterpret_cast<float4 *>(c_row + (col - c_col0));
                     float4 out = make_float4(p.alpha * sum[0], p.alpha * sum[1], p.alpha * sum[2],
                                              p.alpha * sum[3]);
                     if (p.beta != 0.0f) {
@@ -293,8 +298,8 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
 #pragma unroll
                     for (int j = 0; j < 4; j++)
                         if (col + j < p.n)
-                            c_row[col + j] =
-                                gemm_epilogue(sum[j], c_row + col + j, p.alpha, p.beta);
+                            c_row[col - c_col0 + j] =
+                                gemm_epilogue(sum[j], c_row + (col - c_col0 + j), p.alpha, p.beta);
                 }
             }
         }
@@ -328,5 +333,72 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_tile<T, B_VEC>(q, (int)blockIdx.x);
 }
 
+/* Tail split (tail_128x128, tail_256x128; over split-K on every tile): a
+ * grid of whole tiles leaves its last wave part full (3001x2999x1001: 576
+ * tiles of 128x128 are 2.18 waves of 264 resident blocks; the third wave
+ * runs 48 blocks on 48 of 132 SMs). Here the first full_tiles tiles (whole
+ * waves) run whole, and only the last tail_tiles are split over k into
+ * chunks of k_chunk: the last wave becomes tail_tiles x splits short
+ * blocks that fill the SMs. The grid is 1-D, whole tiles first (blocks
+ * start about in index order, so the short ones make the last wave). A
+ * piece writes its tile's sums (alpha 1, beta 0) to its own BM x BN slot
+ * of partial, [split][tail tile][BM][BN], rows BN apart; gemm_tail_reduce
+ * adds the splits in order. Unlike split-K on every tile, only the tail's
+ * partial sums cross memory (2048x11008x4096: 28 tiles' instead of all of
+ * C's twice). */
+template <class T, bool B_VEC>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
+    gemm_pipelined_tail_split(gemm_params p, float *partial, int full_tiles, int tail_tiles,
+                              int k_chunk)
+{
+    /* The tile body twice (whole, piece): one call with the output kind
+     * chosen at run time needs more registers (128x128: 20 bytes of spills
+     * under its 128-register cap). */
+    const int block = (int)blockIdx.x;
+    if (block < full_tiles) {
+        gemm_pipelined_tile<T, B_VEC>(p, block);
+        return;
+    }
+    const int split = (block - full_tiles) / tail_tiles;
+    const int tail = (block - full_tiles) % tail_tiles;
+    const int k0 = split * k_chunk;
+    gemm_params q = p;
+    q.a = p.a + k0;
+    q.b = p.b + (size_t)k0 * (size_t)p.ldb;
+    q.k = p.k - k0 < k_chunk ? p.k - k0 : k_chunk;
+    q.c = partial + ((size_t)split * (size_t)tail_tiles + (size_t)tail) * (size_t)(T::BM * T::BN);
+    q.ldc = T::BN;
+    q.alpha = 1.0f;
+    q.beta = 0.0f;
+    gemm_pipelined_tile<T, B_VEC, true>(q, full_tiles + tail);
+}
+
+/* C of the tail's tiles = alpha * (the splits' partial sums, added in split
+ * order) + beta * C: a thread an element of a tail tile, inside C only (the
+ * elements the pieces wrote). */
+template <int BM, int BN>
+__global__ void gemm_tail_reduce(gemm_params p, const float *partial, int full_tiles,
+                                 int tail_tiles, int splits, int group_m)
+{
+    const size_t tile_elements = (size_t)BM * BN;
+    const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (size_t)tail_tiles * tile_elements)
+        return;
+    const int tail = (int)(e / tile_elements);
+    const int local = (int)(e % tile_elements);
+    const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    int tile_m, tile_n;
+    gemm_tile_of_block(full_tiles + tail, tiles_m, tiles_n, group_m, &tile_m, &tile_n);
+    const int row = tile_m * BM + local / BN, col = tile_n * BN + local % BN;
+    if (row >= p.m || col >= p.n)
+        return;
+    float sum = 0.0f;
+    for (int s = 0; s < splits; s++)
+        sum += partial[((size_t)s * (size_t)tail_tiles + (size_t)tail) * tile_elements + local];
+    float *c = p.c + (size_t)row * p.ldc + col;
+    *c = gemm_epilogue(sum, c, p.alpha, p.beta);
+}
+
 #endif
+
 /* warplab:end */
