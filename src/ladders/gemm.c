@@ -933,6 +933,10 @@ static const gemm_case gpu_cases[] = {
     /* More 128x256 tiles than twice the SMs of an H200, k not a multiple of
      * a k tile, C read: a persistent kernel's blocks walk several tiles. */
     {4100, 2100, 40, 0, 0, 0, 1.0, 0.5, 0, 0},
+    /* On 132 SMs, 272 tiles of 128x128 (2 resident: 8 past a wave) and 144
+     * of 256x128 (12 past): the tail rungs split their last wave (3 chunks
+     * of k), with padded rows, beta != 0 and every size odd. */
+    {2175, 2047, 509, 2177, 2049, 2051, 1.0, -0.5, 0, 0},
 };
 
 static int add_cases(const gemm_case *cases, size_t count, wl_problem *problems, int used,

@@ -58,6 +58,9 @@ static const exact_case cases[] = {
     {900, 803, 700, 0, 0, 0, 1.0f, 0.0f, 1, 1,
      "B rows not 16-byte aligned: B re-strided into the workspace after the split's sums, NaN"},
     {900, 803, 700, 900, 806, 805, -1.0f, 0.5f, 0, 1, "B re-strided, padded leading dimensions"},
+    {2175, 2047, 509, 2177, 2049, 2051, 1.0f, -0.5f, 1, 0,
+     "128x128 tiles, 8 past a wave of 132 SMs (the tail split's shape, not yet dispatched), "
+     "padded, NaN"},
     {33, 47, 0, 0, 0, 0, 1.0f, 0.5f, 0, 0, "k = 0: C = beta C"},
     {5, 3, 0, 0, 0, 0, 2.0f, 0.0f, 0, 0, "k = 0, beta = 0"},
 };
