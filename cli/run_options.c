@@ -221,11 +221,13 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case OPT_OP: run->op = optarg; break;
         case 'n':
             if (!cli_parse_int(optarg, &run->repeat) || run->repeat < 1)
-                return cli_usage_error(command, "--repeat needs a count >= 1, not '%s'", optarg);
+                return cli_usage_error(
+                    command, "--repeat needs a count from 1 to 2147483647, not '%s'", optarg);
             break;
         case OPT_WARMUP:
             if (!cli_parse_int(optarg, &run->warmup) || run->warmup < 1)
-                return cli_usage_error(command, "--warmup needs a count >= 1, not '%s'", optarg);
+                return cli_usage_error(
+                    command, "--warmup needs a count from 1 to 2147483647, not '%s'", optarg);
             break;
         case OPT_MAX_SECONDS:
             if (!cli_parse_double(optarg, &run->max_seconds) || !(run->max_seconds > 0))

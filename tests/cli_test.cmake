@@ -87,6 +87,7 @@ expect(RC 2 ERR "size 'banana'" ARGS bench --size banana --quiet)
 expect(RC 2 ERR "no ladder named 'nosuchladder'" ARGS bench nosuchladder --backend cpu --quiet)
 expect(RC 2 ERR "no rung 'nosuchrung'" ARGS bench vecadd --backend cpu --rung nosuchrung --quiet)
 expect(RC 2 ERR "--repeat needs a count" ARGS bench --repeat 0)
+expect(RC 2 ERR "--repeat needs a count from 1 to 2147483647" ARGS bench --repeat 99999999999999)
 # bench api needs CUB and cuBLAS: elsewhere it says so and exits 0.
 expect(RC 0 OUT "bench api: skipped: .*cuda backend" ARGS bench api --backend cpu --quiet)
 expect(RC 2 ERR "leave out --sweep" ARGS bench api --sweep --backend cpu --quiet)
