@@ -6,7 +6,8 @@
 #      cuda backend's rung tests (unsafe rungs left out; racecheck then runs on
 #      them alone, to show the race they teach), over warplab_gemm with
 #      exact-size buffers (tests/unit/test_gemm_exact.c) and over the probes'
-#      kernels;
+#      kernels; first, whether initcheck sees a TMA store's writes at all
+#      (scripts/tma-store-initcheck.cu, informational);
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
 #      and SVG output;
 #   5. one --counters pass (Nsight Compute) over reduce (2^24) and transpose
@@ -100,6 +101,36 @@ if has_step sanitize; then
             local rc=$?
             if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $name(rc=$rc)"; fi
         }
+        # Does initcheck see what the copy engine (a TMA store) writes? A
+        # self-test of the tool, not of the library (scripts/tma-store-initcheck.cu;
+        # docs/NOTES.md, gemm3's epilogue): a fully written box stored by TMA,
+        # clipped or not, against the same written by st.global. Informational.
+        case " $SANITIZE_TOOLS " in *" initcheck "*)
+            self_test="$BUILD/tma-store-initcheck"
+            log="$RESULTS/sanitize-initcheck-tma-self-test.log"
+            if nvcc -arch=sm_90a -o "$self_test" scripts/tma-store-initcheck.cu -lcuda >"$log" 2>&1 &&
+                "$self_test" >>"$log" 2>&1; then
+                verdict=""
+                modes="plain tma edge"
+                compute-sanitizer --help 2>/dev/null | grep -q -- --check-bulk-copy && modes="$modes bulk"
+                for mode in $modes; do
+                    case $mode in
+                    plain | edge) args=("$self_test" "$mode") ;;
+                    tma) args=("$self_test") ;;
+                    bulk) args=(--check-bulk-copy yes "$self_test") ;;
+                    esac
+                    echo "== initcheck $mode" >>"$log"
+                    if compute-sanitizer --tool initcheck --error-exitcode 99 "${args[@]}" >>"$log" 2>&1; then
+                        verdict="$verdict $mode clean,"
+                    else
+                        verdict="$verdict $mode REPORTS,"
+                    fi
+                done
+                note "initcheck self-test on TMA stores (st.global = plain):${verdict%,}"
+            else
+                note "initcheck self-test on TMA stores: not run (no sm_90a build or run; see $(basename "$log"))"
+            fi ;;
+        esac
         for tool in $SANITIZE_TOOLS; do
             start=$SECONDS
             bad=""
