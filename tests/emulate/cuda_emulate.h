@@ -32,6 +32,8 @@
 #include <thread>
 #include <vector>
 
+#include "../../src/ladders/gemm.h" /* the library's 16-bit conversions */
+
 #define __global__
 #define __device__
 #define __host__
@@ -73,11 +75,68 @@ struct float2 {
     float x, y;
 };
 
+struct uint4 {
+    unsigned x, y, z, w;
+};
+
+template <class T> inline T __ldg(const T *p)
+{
+    return *p;
+}
+
+inline int min(int a, int b)
+{
+    return a < b ? a : b;
+}
+
 inline unsigned __float_as_uint(float x)
 {
     unsigned bits;
     std::memcpy(&bits, &x, sizeof bits);
     return bits;
+}
+
+inline float __uint_as_float(unsigned bits)
+{
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* cuda_fp16.h and cuda_bf16.h: the two 16-bit types as their bits, the
+ * conversions the kernels use through the library's own (round to nearest
+ * even, NaN kept), which the test suite checks against the hardware's
+ * rules. */
+struct __half {
+    uint16_t bits;
+};
+struct __nv_bfloat16 {
+    uint16_t bits;
+};
+
+inline __half __ushort_as_half(unsigned short bits)
+{
+    return __half{bits};
+}
+inline unsigned short __half_as_ushort(__half h)
+{
+    return h.bits;
+}
+inline float __half2float(__half h)
+{
+    return wl_fp16_to_float(h.bits);
+}
+inline __half __float2half_rn(float x)
+{
+    return __half{wl_float_to_fp16(x)};
+}
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h)
+{
+    return h.bits;
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float x)
+{
+    return __nv_bfloat16{wl_float_to_bf16(x)};
 }
 
 #define WL_DYNAMIC_SMEM(T, name) T *name = reinterpret_cast<T *>(emu_dynamic_smem)
@@ -186,21 +245,10 @@ inline void mma_bf16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[
         });
 }
 
-/* An IEEE half (the low or high 16 bits of a word) as the float it is:
- * normal, subnormal, zero, infinity, NaN. */
+/* An IEEE half (the low or high 16 bits of a word) as the float it is. */
 inline float emu_f16(unsigned word, unsigned half)
 {
-    const unsigned bits = (word >> (16 * half)) & 0xFFFFu;
-    const unsigned exponent = (bits >> 10) & 0x1Fu, mantissa = bits & 0x3FFu;
-    float magnitude;
-    if (exponent == 0x1Fu)
-        magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN()
-                             : std::numeric_limits<float>::infinity();
-    else if (exponent == 0)
-        magnitude = std::ldexp((float)mantissa, -24);
-    else
-        magnitude = std::ldexp((float)(mantissa | 0x400u), (int)exponent - 25);
-    return bits & 0x8000u ? -magnitude : magnitude;
+    return wl_fp16_to_float((uint16_t)((word >> (16 * half)) & 0xFFFFu));
 }
 
 /* The same fragment layout as BF16 (the ISA gives one table for both). */

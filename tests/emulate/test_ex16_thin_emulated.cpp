@@ -1,14 +1,18 @@
-/* ex16_thin (src/cuda/gemm/ex16_thin.cuh) run on the CPU by
- * cuda_emulate.h: BF16 and FP16, X contiguous along k or along big, Y
- * contiguous along k or along small, 16-byte rows and not (misaligned
- * bases, odd strides), partial strips and k steps, k split; the partial
- * sums (poisoned with NaN first) added in split order as ex16_finish adds
- * them, against a double-precision reference of the 16-bit values. Every
- * element outside the matrices (guards, padding of the leading dimension)
- * is a NaN, so a load that strays shows up in the results. */
+/* warplab_gemm_ex's 16-bit kernels for one small side, run on the CPU by
+ * cuda_emulate.h: ex16_thin (src/cuda/gemm/ex16_thin.cuh, m or n up to 64)
+ * and, where the small side is at most 8, the skinny kernels
+ * (ex16_skinny.cuh: ex16_skinny_columns with X contiguous along big,
+ * ex16_skinny_warps along k), each with k split and the partial sums
+ * (poisoned with NaN first) added by ex16_finish, and the skinny kernels
+ * with one split writing C themselves. BF16 and FP16, X contiguous along k
+ * or along big, Y contiguous along k or along small, 16-byte rows and not
+ * (misaligned bases, odd strides), partial strips and k steps; C = alpha
+ * A B + beta C against a double-precision reference of the 16-bit values.
+ * Every element outside the matrices (guards, padding of the leading
+ * dimension) is a NaN, so a load that strays shows up in the results. */
 #include "cuda_emulate.h"
 
-#include "../../src/cuda/gemm/ex16_thin.cuh"
+#include "../../src/cuda/gemm/ex16_skinny.cuh"
 #include "../../src/ladders/gemm.h"
 
 #include <cstdio>
@@ -35,10 +39,17 @@ static const thin_case cases[] = {
     {64, 129, 256, false, true, true, 0, 7, 0, 8, 64, false},
     {64, 70, 300, true, false, false, 0, 4, 0, 0, 128, false},
     {2, 8, 8, false, true, false, 0, 0, 0, 0, 32, false},
+    /* The skinny kernels' sizes too: 3 and 8 rows, X by element, padded. */
+    {3, 131, 700, true, false, true, 1, 0, 0, 1, 288, false},
+    {8, 77, 333, false, true, false, 0, 3, 0, 0, 96, false},
     /* NaN in X and in Y reach their column and row, and no other. */
     {16, 100, 200, false, true, true, 0, 4, 0, 0, 96, true},
     {40, 90, 150, true, true, false, 0, 2, 0, 2, 64, true},
+    {4, 100, 600, true, true, true, 0, 0, 0, 0, 256, true},
 };
+
+/* C = alpha * op(A) op(B) + beta * C in every check: C's input is random. */
+static const float ALPHA = 1.5f, BETA = 0.5f;
 
 static const uint16_t NAN16 = 0x7FC0; /* a NaN in BF16 and in FP16 (0x7FC0: exponent all ones) */
 
@@ -105,6 +116,49 @@ template <bool BF16> static void launch_small(const ex16_skinny_params &p, dim3 
         launch_layout<BF16, 4>(p, grid, along_k);
 }
 
+template <bool BF16, int S>
+static void launch_skinny_sized(const ex16_skinny_params &p, bool columns)
+{
+    if (columns)
+        emu_launch(dim3((unsigned)((p.big + EX16_COL_THREADS * 8 - 1) / (EX16_COL_THREADS * 8)),
+                        (unsigned)p.splits),
+                   dim3(EX16_COL_THREADS * EX16_COL_GROUPS), 0,
+                   [&] { ex16_skinny_columns<BF16, S>(p); });
+    else
+        emu_launch(dim3((unsigned)((p.big + EX16_WARP_THREADS / 32 - 1) / (EX16_WARP_THREADS / 32)),
+                        (unsigned)p.splits),
+                   dim3(EX16_WARP_THREADS), 0, [&] { ex16_skinny_warps<BF16, S>(p); });
+}
+
+/* As ex16_gemm.cu's launch_skinny: the row count rounded up to 1, 2, 4, 8. */
+template <bool BF16> static void launch_skinny(const ex16_skinny_params &p, bool columns)
+{
+    if (p.small <= 1)
+        launch_skinny_sized<BF16, 1>(p, columns);
+    else if (p.small <= 2)
+        launch_skinny_sized<BF16, 2>(p, columns);
+    else if (p.small <= 4)
+        launch_skinny_sized<BF16, 4>(p, columns);
+    else
+        launch_skinny_sized<BF16, 8>(p, columns);
+}
+
+/* The splits' partial sums into C (small x big, row-major, FP32). */
+static void finish(const ex16_skinny_params &p, bool bf16)
+{
+    const dim3 grid(4), block(128); /* a grid-stride loop: fewer threads than elements */
+    if (bf16)
+        emu_launch(grid, block, 0, [&] {
+            ex16_finish<true>(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, false, p.alpha,
+                              p.beta);
+        });
+    else
+        emu_launch(grid, block, 0, [&] {
+            ex16_finish<false>(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, false, p.alpha,
+                               p.beta);
+        });
+}
+
 static int failures = 0;
 
 static void check(const thin_case &c, unsigned seed)
@@ -138,49 +192,91 @@ static void check(const thin_case &c, unsigned seed)
     p.big = c.big;
     p.small = c.small;
     p.k = c.k;
-    p.k_chunk = c.k_chunk;
-    p.splits = (c.k + c.k_chunk - 1) / c.k_chunk;
-    std::vector<float> part((size_t)p.splits * c.small * c.big,
-                            std::numeric_limits<float>::quiet_NaN());
-    p.part = part.data();
-    const dim3 grid((unsigned)((c.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS), (unsigned)p.splits);
-    if (c.bf16)
-        launch_small<true>(p, grid, c.x_along_k);
-    else
-        launch_small<false>(p, grid, c.x_along_k);
+    std::vector<float> c0((size_t)c.small * c.big);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    for (float &e : c0)
+        e = value(random);
 
-    const std::string name = std::to_string(c.small) + "x" + std::to_string(c.big) + "x" +
-                             std::to_string(c.k) + (c.bf16 ? " bf16" : " fp16") +
-                             (c.x_along_k ? " X along k" : " X along big") +
-                             (c.y_along_k ? ", Y along k" : ", Y along small") +
-                             (p.x_vec ? "" : ", X by element") + (p.y_vec ? "" : ", Y by element") +
-                             ", " + std::to_string(p.splits) + " splits" + (c.nan ? ", NaN" : "");
-    size_t bad = 0, checked = 0;
-    for (int i = 0; i < c.small; i++)
-        for (int j = 0; j < c.big; j++) {
-            double ref = 0.0, magnitude = 0.0;
-            for (int q = 0; q < c.k; q++) {
-                const double term = (double)decode(c.bf16, ye(i, q)) * decode(c.bf16, xe(q, j));
-                ref += term;
-                magnitude += std::fabs(term);
+    const std::string shape =
+        std::to_string(c.small) + "x" + std::to_string(c.big) + "x" + std::to_string(c.k) +
+        (c.bf16 ? " bf16" : " fp16") + (c.x_along_k ? " X along k" : " X along big") +
+        (c.y_along_k ? ", Y along k" : ", Y along small") + (p.x_vec ? "" : ", X by element") +
+        (p.y_vec ? "" : ", Y by element") + (c.nan ? ", NaN" : "");
+    /* One kernel (run) with k_chunk, then C against the reference. */
+    auto run_and_check = [&](const char *kernel, int k_chunk, auto run) {
+        p.k_chunk = k_chunk;
+        p.splits = (c.k + k_chunk - 1) / k_chunk;
+        std::vector<float> part((size_t)p.splits * c.small * c.big,
+                                std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> out = c0;
+        p.part = part.data();
+        p.c = out.data();
+        p.c_i = c.big;
+        p.c_j = 1;
+        p.alpha = ALPHA;
+        p.beta = BETA;
+        p.narrow = false;
+        run();
+        const std::string name =
+            std::string(kernel) + " " + shape + ", " + std::to_string(p.splits) + " splits";
+        size_t bad = 0, checked = 0;
+        for (int i = 0; i < c.small; i++)
+            for (int j = 0; j < c.big; j++) {
+                double ref = 0.0, magnitude = 0.0;
+                for (int q = 0; q < c.k; q++) {
+                    const double term = (double)decode(c.bf16, ye(i, q)) * decode(c.bf16, xe(q, j));
+                    ref += term;
+                    magnitude += std::fabs(term);
+                }
+                const double c_in = c0[(size_t)i * c.big + j];
+                ref = ALPHA * ref + BETA * c_in;
+                magnitude = ALPHA * magnitude + std::fabs(BETA * c_in);
+                const float got = out[(size_t)i * c.big + j];
+                const bool want_nan = j == nan_j || i == nan_i;
+                const bool ok =
+                    want_nan ? std::isnan(got)
+                             : !std::isnan(got) && std::fabs(got - ref) <= 1e-5 * magnitude + 1e-6;
+                checked++;
+                if (!ok && bad++ == 0)
+                    std::fprintf(stderr, "FAIL %s: (%d, %d) got %.9g, expected %.9g\n",
+                                 name.c_str(), i, j, got,
+                                 want_nan ? std::numeric_limits<double>::quiet_NaN() : ref);
             }
-            float got = 0.0f;
-            for (int s = 0; s < p.splits; s++)
-                got += part[((size_t)s * c.small + i) * c.big + j];
-            const bool want_nan = j == nan_j || i == nan_i;
-            const bool ok =
-                want_nan ? std::isnan(got)
-                         : !std::isnan(got) && std::fabs(got - ref) <= 1e-5 * magnitude + 1e-6;
-            checked++;
-            if (!ok && bad++ == 0)
-                std::fprintf(stderr, "FAIL %s: (%d, %d) got %.9g, expected %.9g\n", name.c_str(), i,
-                             j, got, want_nan ? std::numeric_limits<double>::quiet_NaN() : ref);
+        std::printf("  %-96s %s\n", name.c_str(), bad ? "FAILED" : "ok");
+        if (bad) {
+            std::fprintf(stderr, "  %zu of %zu wrong\n", bad, checked);
+            failures++;
         }
-    std::printf("  %-80s %s\n", name.c_str(), bad ? "FAILED" : "ok");
-    if (bad) {
-        std::fprintf(stderr, "  %zu of %zu wrong\n", bad, checked);
-        failures++;
-    }
+    };
+
+    run_and_check("thin", c.k_chunk, [&] {
+        const dim3 grid((unsigned)((c.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS),
+                        (unsigned)p.splits);
+        if (c.bf16)
+            launch_small<true>(p, grid, c.x_along_k);
+        else
+            launch_small<false>(p, grid, c.x_along_k);
+        finish(p, c.bf16);
+    });
+    if (c.small > 8)
+        return;
+    /* X contiguous along big: the columns kernel; along k: the warps kernel. */
+    const bool columns = !c.x_along_k;
+    const char *skinny = columns ? "skinny_columns" : "skinny_warps";
+    run_and_check(skinny, c.k_chunk, [&] {
+        if (c.bf16)
+            launch_skinny<true>(p, columns);
+        else
+            launch_skinny<false>(p, columns);
+        if (p.splits > 1) /* one split: the kernel wrote C (as ex16_gemm.cu launches it) */
+            finish(p, c.bf16);
+    });
+    run_and_check(skinny, c.k > 0 ? c.k : 1, [&] { /* one split: the kernel writes C */
+                                                   if (c.bf16)
+                                                       launch_skinny<true>(p, columns);
+                                                   else
+                                                       launch_skinny<false>(p, columns);
+    });
 }
 
 int main()
@@ -188,7 +284,6 @@ int main()
     unsigned seed = 20261123;
     for (const thin_case &c : cases)
         check(c, seed++);
-    const size_t count = sizeof cases / sizeof cases[0];
-    std::printf("%zu passed, %d failed\n", count - (size_t)failures, failures);
+    std::printf("%d failed\n", failures);
     return failures ? 1 : 0;
 }
