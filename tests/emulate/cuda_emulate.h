@@ -171,18 +171,10 @@ inline unsigned emu_thread()
     return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
 
-inline float emu_bits_float(unsigned bits)
-{
-    float x;
-    std::memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
 /* cvt.rna.tf32.f32 */
 inline unsigned to_tf32(float x)
 {
-    unsigned bits;
-    std::memcpy(&bits, &x, sizeof bits);
+    const unsigned bits = __float_as_uint(x);
     if (std::isnan(x))
         return bits;
     return (bits + 0x1000u) & ~0x1FFFu;
@@ -218,16 +210,16 @@ inline void mma_tf32_m16n8k8(float d[4], const unsigned a[4], const unsigned b[2
         d, a, b,
         [](const emu_mma_post *posts, unsigned row, unsigned k) {
             const unsigned lane = (row % 8) * 4 + k % 4, reg = (row / 8) + 2 * (k / 4);
-            return emu_bits_float(posts[lane].a[reg] & ~0x1FFFu);
+            return __uint_as_float(posts[lane].a[reg] & ~0x1FFFu);
         },
         [](const emu_mma_post *posts, unsigned k, unsigned col) {
-            return emu_bits_float(posts[col * 4 + k % 4].b[k / 4] & ~0x1FFFu);
+            return __uint_as_float(posts[col * 4 + k % 4].b[k / 4] & ~0x1FFFu);
         });
 }
 
 inline float emu_bf16(unsigned word, unsigned half)
 {
-    return emu_bits_float(((word >> (16 * half)) & 0xFFFFu) << 16);
+    return wl_bf16_to_float((uint16_t)((word >> (16 * half)) & 0xFFFFu));
 }
 
 inline void mma_bf16_m16n8k16(float d[4], const unsigned a[4], const unsigned b[2])

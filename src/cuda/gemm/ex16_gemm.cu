@@ -286,21 +286,10 @@ static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16
     const ex16_skinny_shape sh = skinny_shape_of(p);
     const long long k = (long long)wl_gemm_k(p);
     const long long least = sh.columns ? 32 : 256;
-    long long splits = (4LL * sm_count(backend) + sh.big_blocks - 1) / sh.big_blocks;
-    const long long most = (k + least - 1) / least;
-    const long long bytes_cap = k / (16LL * sh.small);
-    if (splits > bytes_cap)
-        splits = bytes_cap;
-    if (splits > most)
-        splits = most;
-    if (splits > 65535)
-        splits = 65535;
-    if (splits < 1)
-        splits = 1;
-    long long chunk = (k + splits - 1) / splits;
-    chunk = (chunk + 7) / 8 * 8;
-    plan->k_chunk = (int)chunk;
-    plan->splits = (int)((k + chunk - 1) / chunk);
+    const long long wanted = (4LL * sm_count(backend) + sh.big_blocks - 1) / sh.big_blocks;
+    const long long most = (k + least - 1) / least, bytes_cap = k / (16LL * sh.small);
+    wl_gemm_split_k(k, wanted, most < bytes_cap ? most : bytes_cap, 8, &plan->k_chunk,
+                    &plan->splits);
 }
 
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
@@ -458,20 +447,11 @@ static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_pl
     plan->tile = row_tiles <= 1 ? 1 : row_tiles <= 2 ? 2 : 4;
     const long long strips = (sh.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS;
     const long long block_k = (long long)EX16_THIN_STEP * EX16_THIN_WARPS;
-    long long splits = (EX16_THIN_BLOCKS_SM * (long long)sm_count(backend) + strips - 1) / strips;
+    const long long wanted =
+        (EX16_THIN_BLOCKS_SM * (long long)sm_count(backend) + strips - 1) / strips;
     const long long bytes_cap = k / (16LL * sh.small), steps = (k + block_k - 1) / block_k;
-    if (splits > bytes_cap)
-        splits = bytes_cap;
-    if (splits > steps)
-        splits = steps;
-    if (splits > 65535)
-        splits = 65535;
-    if (splits < 1)
-        splits = 1;
-    long long chunk = (k + splits - 1) / splits;
-    chunk = (chunk + EX16_THIN_STEP - 1) / EX16_THIN_STEP * EX16_THIN_STEP;
-    plan->k_chunk = (int)chunk;
-    plan->splits = (int)((k + chunk - 1) / chunk);
+    wl_gemm_split_k(k, wanted, steps < bytes_cap ? steps : bytes_cap, EX16_THIN_STEP,
+                    &plan->k_chunk, &plan->splits);
     const double bw = bandwidth_gbs(backend) * 1e3;
     plan->predicted_us = 2.0 * EX16_COPY_LAUNCH_US + 2.0 * (double)k * sh.big / (0.85 * bw) +
                          4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (0.7 * bw);

@@ -386,16 +386,10 @@ static skinny_shape skinny_of(const wl_backend *backend, const wl_problem *p)
     const int per_block = sh.columns ? SKINNY_THREADS : SKINNY_THREADS / 32;
     sh.big_blocks = (unsigned)((sh.big + per_block - 1) / per_block);
     const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
-    long long splits = (4LL * sms + sh.big_blocks - 1) / sh.big_blocks;
-    const long long most = (k + 127) / 128; /* at least 128 of k a split */
-    if (splits > most)
-        splits = most;
-    if (splits > 65535)
-        splits = 65535;
-    if (splits < 1)
-        splits = 1;
-    sh.k_chunk = (int)((k + splits - 1) / splits);
-    sh.splits = (unsigned)((k + sh.k_chunk - 1) / sh.k_chunk);
+    int splits;
+    wl_gemm_split_k(k, (4LL * sms + sh.big_blocks - 1) / sh.big_blocks,
+                    (k + 127) / 128 /* at least 128 of k a split */, 1, &sh.k_chunk, &splits);
+    sh.splits = (unsigned)splits;
     return sh;
 }
 

@@ -33,6 +33,23 @@ static inline bool wl_gemm_rows_aligned(const float *base, int ld)
     return (uintptr_t)base % 16 == 0 && ld % 4 == 0;
 }
 
+/* A deterministic split of k (k > 0) into *splits chunks of *k_chunk: the
+ * `wanted` splits, at most `most` (the kernel's own limits), and within the
+ * grid's 1 .. 65535; the chunk rounded up to a multiple of `step`, and the
+ * count of chunks that k then needs. */
+static inline void wl_gemm_split_k(long long k, long long wanted, long long most, long long step,
+                                   int *k_chunk, int *splits)
+{
+    long long count = wanted < most ? wanted : most;
+    if (count > 65535)
+        count = 65535;
+    if (count < 1)
+        count = 1;
+    const long long chunk = ((k + count - 1) / count + step - 1) / step * step;
+    *k_chunk = (int)chunk;
+    *splits = (int)((k + chunk - 1) / chunk);
+}
+
 /* The device runs sm_80 instructions (cp.async, mma.sync). */
 static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reason, size_t len,
                                                 const char *what)

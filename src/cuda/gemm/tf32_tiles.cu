@@ -140,11 +140,6 @@ static cudaError_t launch_ops(const tf32_tiles_params &p, bool ta, bool tb, unsi
               : launch_tiles<BM, BN, WM, WN, false, false>(p, splits, stream);
 }
 
-static bool rows_aligned(const float *base, int ld)
-{
-    return (uintptr_t)base % 16 == 0 && ld % 4 == 0;
-}
-
 extern "C" warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_tiles_call *call,
                                             const wl_tf32_tiles_plan *plan, void *scratch,
                                             size_t scratch_bytes)
@@ -176,8 +171,8 @@ extern "C" warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_t
     p.k_chunk = plan->k_chunk;
     p.alpha = call->alpha;
     p.beta = call->beta;
-    p.a_vec = rows_aligned(call->a, call->lda);
-    p.b_vec = rows_aligned(call->b, call->ldb);
+    p.a_vec = wl_gemm_rows_aligned(call->a, call->lda);
+    p.b_vec = wl_gemm_rows_aligned(call->b, call->ldb);
     const unsigned splits = (unsigned)(plan->splits > 1 ? plan->splits : 1);
     cudaStream_t stream = wl_cuda_stream(backend);
     cudaError_t e;
