@@ -489,6 +489,16 @@ static warplab_status workspace_for(warplab_context *context, const wl_impl *imp
     warplab_status status = device->ops->alloc(device, grown, &slot->handle);
     if (status != WARPLAB_OK)
         return status;
+    /* Zeroed once, here, not per call: some kernels write their partial sums
+     * through the copy engine (TMA bulk stores), whose writes
+     * compute-sanitizer's initcheck does not track (docs/NOTES.md, gemm3), so
+     * the sum kernel's reads would be reported as reads of unset memory. */
+    status = device->ops->fill32(device, slot->handle, 0, 0u, grown & ~(size_t)3);
+    if (status != WARPLAB_OK) {
+        device->ops->release(device, slot->handle);
+        slot->handle = NULL;
+        return status;
+    }
     slot->bytes = grown;
     *handle = slot->handle;
     *kept = 0;
