@@ -220,7 +220,11 @@ int cli_counters(const warplab_report *report, const cli_run *run,
                    sizeof size);
         char *argv[64];
         int argc = 0;
+        /* --clock-control none: ncu's default locks the GPU's clocks to base
+         * while it profiles; warplab never changes the card's clocks. */
         char *const fixed[] = {ncu,
+                               "--clock-control",
+                               "none",
                                "--csv",
                                "--page",
                                "raw",

@@ -38,8 +38,16 @@
 #define SHORT_K_CHUNK 96
 #define MAX_SPLITS 128
 /* The shortest k chunk of a tail split (wl_gemm_plan_tail_split): 8 k
- * tiles of 16, twice the 4-stage ring. */
+ * tiles of 16, twice the 4-stage ring. The 256x128 kernel (one block an
+ * SM, a 6-stage ring) needs longer pieces: on the H100 its tail split ran
+ * 14-25% over the model with chunks of about 200 (k = 1000) and 50% over at
+ * k = 509, but on the model at chunks of 1024 (2048x11008x4096). */
 #define TAIL_MIN_K_CHUNK 128
+#define TAIL_MIN_K_CHUNK_256 512
+/* A tail split's pieces each fill the pipeline again: the 128x128 tail ran
+ * about 3% further over the model than the same kernel's whole tiles
+ * (H100, k of 500 to 3000). */
+#define TAIL_MODEL_MARGIN 1.03
 #define MAX_SCRATCH_BYTES ((size_t)256 << 20)
 /* Fractions of the FP32 peak and of the bandwidth the kernels reach. */
 #define BANDWIDTH_EFFICIENCY 0.85
@@ -172,6 +180,8 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
     time = fmax(time, kernel_time);
     if (plan->splits > 1)
         time += LAUNCH_US + 4.0 * partial_elements * (2.0 * s + 1.0) / md->bytes_per_us;
+    if (plan->splits > 1 && plan->tail_tiles > 0)
+        time *= TAIL_MODEL_MARGIN;
     return time;
 }
 
@@ -232,6 +242,15 @@ wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, in
         if (plan.predicted_us < best.predicted_us)
             best = plan;
     }
+    /* The two large tiles with only their last, partial wave split over k
+     * (wave quantization: 576 tiles of 128x128 on 264 slots leave a third
+     * wave of 48 blocks on 48 SMs). */
+    for (size_t i = 0; i < 2; i++) {
+        const wl_gemm_plan plan = wl_gemm_plan_tail_split(tile_kinds[i].kernel, m, n, k,
+                                                          a_rows_aligned, b_rows_aligned, device);
+        if (plan.tail_tiles > 0 && plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
     /* The bandwidth-bound kernels where one side is at most 16 wide. */
     if (m <= 16) {
         const wl_gemm_plan plan =
@@ -263,7 +282,9 @@ wl_gemm_plan wl_gemm_plan_tail_split(wl_gemm_kernel kernel, size_t m, size_t n, 
     /* Enough splits to bring the tail to about a wave of blocks, with
      * chunks of at least TAIL_MIN_K_CHUNK. */
     size_t splits = tail > 0 ? wave / tail : 0;
-    while (splits > 1 && k / splits < TAIL_MIN_K_CHUNK)
+    const size_t min_chunk =
+        kernel == WL_GEMM_KERNEL_TILE_256X128 ? TAIL_MIN_K_CHUNK_256 : TAIL_MIN_K_CHUNK;
+    while (splits > 1 && k / splits < min_chunk)
         splits--;
     if (tiles >= wave && tail > 0 && splits >= 2) {
         const size_t chunk = (k + splits - 1) / splits;
