@@ -422,7 +422,12 @@ typedef enum warplab_compute {
  * tiled kernel otherwise), opencl and cpu (plain loops). FP32 compute with
  * op N, N runs warplab_gemm's path. Arguments are checked before any work
  * starts. Sums are accumulated in an order that depends on the path, but a
- * given shape, layout and device always takes the same path. */
+ * given shape, layout and device always takes the same path.
+ * compute-sanitizer: the wgmma kernels may write an FP32 C through the copy
+ * engine (TMA bulk stores), whose writes initcheck does not track; a C
+ * that was never set before such a call and is then read by a kernel is
+ * reported as uninitialized although it is not (initcheck's own test:
+ * scripts/tma-store-initcheck.cu). */
 warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
                                size_t n, size_t k, float alpha, const warplab_buffer *a,
                                warplab_dtype a_type, size_t lda, const warplab_buffer *b,

@@ -39,11 +39,13 @@
 #define MAX_SPLITS 128
 /* The shortest k chunk of a tail split (wl_gemm_plan_tail_split): 8 k
  * tiles of 16, twice the 4-stage ring. The 256x128 kernel (one block an
- * SM, a 6-stage ring) needs longer pieces: on the H100 its tail split ran
- * 14-25% over the model with chunks of about 200 (k = 1000) and 50% over at
- * k = 509, but on the model at chunks of 1024 (2048x11008x4096). */
+ * SM, a 6-stage ring) needs longer pieces. On the H100 its tail split ran
+ * 14-25% over the model with chunks of about 200 (k = 1000), 50% over at
+ * k = 509, and lost 4% to whole 128x128 tiles with 2 chunks of 752
+ * (3064x4665x1500), but ran on the model and won with chunks of 832 to
+ * 1504 (k of 3000 and 4096). */
 #define TAIL_MIN_K_CHUNK 128
-#define TAIL_MIN_K_CHUNK_256 512
+#define TAIL_MIN_K_CHUNK_256 1024
 /* A tail split's pieces each fill the pipeline again: the 128x128 tail ran
  * about 3% further over the model than the same kernel's whole tiles
  * (H100, k of 500 to 3000). */

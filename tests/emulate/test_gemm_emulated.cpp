@@ -218,8 +218,9 @@ template <class T> static void run_tail_forced(const gemm_params &g)
 }
 
 /* Through the planner (wl_gemm_plan_tail_split) on a pretend device of SMS
- * SMs (a wave of 2 blocks), where the skinny cases (3 tiles, k past 1000)
- * have a whole wave and a tail of one tile in 2 chunks of k. */
+ * SMs (a wave of 2 blocks), where the skinny cases of 3 tiles have a whole
+ * wave and a tail of one tile in 2 chunks of k (k past 256 for 128x128
+ * tiles, past 2048 for 256x128). */
 template <class T, int KERNEL, int SMS> static void run_tail_planned(const gemm_params &g)
 {
     const wl_gemm_device small = {SMS, 500.0, 25.0};
@@ -462,6 +463,9 @@ static const problem_case cases[] = {
     {3, 131, 700, 0, 0, 0, 1.0f, 0.5f, 1, true},
     {40, 5, 1500, 1503, 7, 9, -1.0f, 0.25f, 0, true},
     {2, 9, 1030, 1033, 0, 0, 1.0f, 0.0f, 1, true},
+    /* k past twice the shortest chunk of a 256x128 tail split (1024), so
+     * that the planner splits that kernel's tail too. */
+    {2, 300, 2100, 0, 0, 0, 1.0f, 0.5f, 1, true},
 };
 
 static void check_case(const rung &r, const problem_case &c, uint64_t seed)
