@@ -553,19 +553,51 @@ static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, v
     return WL_CUDA_LAUNCHED(backend, what);
 }
 
-#define TMA_IMPL(name, id, kind, variant)                                                          \
+/* The row's note for the new rungs: how C left, and the cluster grid. */
+template <int KIND, int VARIANT>
+static void tma_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
+{
+    typedef tma_variant<VARIANT> V;
+    const gemm_params g = wl_gemm_params(launch);
+    const char *c_path = g.beta == 0.0f && wl_gemm_rows_aligned(g.c, g.ldc)
+                             ? "C by TMA store"
+                             : "C from the registers (beta != 0 or rows not 16-byte aligned)";
+    if (!V::CLUSTER || g.m == 0 || g.n == 0) {
+        wl_format(text, len, "%s", c_path);
+        return;
+    }
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute attribute;
+    tma_cluster_config(&config, &attribute, 2, V::SMEM_BYTES, wl_cuda_stream(backend));
+    int resident = 0;
+    if (cudaOccupancyMaxActiveClusters(
+            &resident, (const void *)gemm_wgmma_tma<KIND, float, VARIANT>, &config) != cudaSuccess)
+        (void)cudaGetLastError(); /* a note only: leave no error behind */
+    const tma_params p =
+        tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
+    const long long units = (long long)p.cluster_rows * p.tiles_n;
+    wl_format(text, len, "%s; %lld clusters of 2 CTAs (%d fit at once) over %lld pairs of tiles",
+              c_path, units < resident ? units : (long long)resident, resident, units);
+}
+
+#define TMA_IMPL(name, id, kind, variant, describer)                                               \
     extern "C" const wl_impl name = {.ladder = "gemm",                                             \
                                      .rung = id,                                                   \
                                      .supports = tma_supports<variant>,                            \
                                      .setup = tma_setup<kind, variant>,                            \
                                      .launch = tma_launch<kind, variant>,                          \
-                                     .teardown = tma_teardown}
-TMA_IMPL(wl_gemm_bf16_wgmma_tma_impl, "bf16_wgmma_tma", TMA_BF16, TMA_REGISTERS);
-TMA_IMPL(wl_gemm_tf32_wgmma_tma_impl, "tf32_wgmma_tma", TMA_TF32, TMA_REGISTERS);
-TMA_IMPL(wl_gemm_bf16_wgmma_tma_store_impl, "bf16_wgmma_tma_store", TMA_BF16, TMA_STORE);
-TMA_IMPL(wl_gemm_bf16_wgmma_cluster_impl, "bf16_wgmma_cluster", TMA_BF16, TMA_CLUSTER);
-TMA_IMPL(wl_gemm_fp16_wgmma_tma_store_impl, "fp16_wgmma_tma_store", TMA_FP16, TMA_STORE);
-TMA_IMPL(wl_gemm_fp16_wgmma_cluster_impl, "fp16_wgmma_cluster", TMA_FP16, TMA_CLUSTER);
+                                     .teardown = tma_teardown,                                     \
+                                     .describe = describer}
+TMA_IMPL(wl_gemm_bf16_wgmma_tma_impl, "bf16_wgmma_tma", TMA_BF16, TMA_REGISTERS, NULL);
+TMA_IMPL(wl_gemm_tf32_wgmma_tma_impl, "tf32_wgmma_tma", TMA_TF32, TMA_REGISTERS, NULL);
+TMA_IMPL(wl_gemm_bf16_wgmma_tma_store_impl, "bf16_wgmma_tma_store", TMA_BF16, TMA_STORE,
+         (tma_describe<TMA_BF16, TMA_STORE>));
+TMA_IMPL(wl_gemm_bf16_wgmma_cluster_impl, "bf16_wgmma_cluster", TMA_BF16, TMA_CLUSTER,
+         (tma_describe<TMA_BF16, TMA_CLUSTER>));
+TMA_IMPL(wl_gemm_fp16_wgmma_tma_store_impl, "fp16_wgmma_tma_store", TMA_FP16, TMA_STORE,
+         (tma_describe<TMA_FP16, TMA_STORE>));
+TMA_IMPL(wl_gemm_fp16_wgmma_cluster_impl, "fp16_wgmma_cluster", TMA_FP16, TMA_CLUSTER,
+         (tma_describe<TMA_FP16, TMA_CLUSTER>));
 
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex's tensor-core path                                       */
