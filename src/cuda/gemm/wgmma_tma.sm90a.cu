@@ -30,10 +30,11 @@
  *     tensor store (whole lines, the edges clipped by the hardware), then
  *     goes on to the next tile's main loop while the stores drain; the
  *     register epilogue's 8-rows-x-32-bytes stores were a tile's fixed
- *     cost. setmaxnreg 24 / 240 instead of 40 / 232: the producer's one
- *     thread needs few registers, the consumers the epilogue's addresses
- *     beside 128 accumulators (the same 64,512 registers in all). Beta != 0
- *     or rows of C that are not 16-byte aligned keep the register epilogue.
+ *     cost. setmaxnreg 24 / 240 instead of 40 / 232, a re-balance of the
+ *     same 64,512 registers (the SASS: the producer's code uses 22, the
+ *     consumers' 160, within the 168 ptxas gives all: no gain expected).
+ *     Beta != 0 or rows of C that are not 16-byte aligned keep the register
+ *     epilogue.
  *   - *_wgmma_cluster: two CTAs of a 2 x 1 thread-block cluster take
  *     neighbouring tile rows of one tile column. They multiply the same B
  *     tile, so each loads its own A and half of B, and the half goes into
