@@ -140,9 +140,11 @@ if has_step sanitize; then
                         --ladder "$ladder" --skip-unsafe --no-timing --max-size "$SANITIZE_MAX_SIZE"
                 done
                 # The persistent TMA rungs on problems of more tiles than SMs (each
-                # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta).
+                # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta;
+                # the clusters' odd tile rows: 4100x2100x40, 2175x2047x509).
                 case " $LADDERS " in *" gemm "*)
-                    for rung in bf16_wgmma_tma tf32_wgmma_tma; do
+                    for rung in bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store \
+                        bf16_wgmma_cluster fp16_wgmma_tma_store fp16_wgmma_cluster; do
                         sanitize "$tool" "gemm-$rung-multitile" "$TESTS/test_ladders" \
                             --backend cuda --ladder gemm --rung "$rung" --no-timing --max-size 4e8
                     done ;;

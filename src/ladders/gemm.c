@@ -590,6 +590,55 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
      .verify = verify_bf16},
+    /* Issue 15's rungs past bf16_wgmma_tma, BF16 and FP16: variants of its
+     * kernel (wgmma_tma.sm90a.cu). Not yet measured on a GPU. */
+    {.id = "bf16_wgmma_tma_store",
+     .title = "tensor cores, BF16 (TMA + wgmma, C by TMA store, sm_90a)",
+     .lesson = "Over bf16_wgmma_tma: C leaves through shared memory instead of straight from "
+               "the registers. Each consumer writes 32-column slices of its 64 x 256 result "
+               "into two 8 KiB buffers in the 128-byte swizzle (no bank conflicts) and one "
+               "thread hands each to a bulk tensor store, which writes whole lines and clips "
+               "the matrix's edges; the consumers go on to the next tile's main loop while the "
+               "stores drain, where the register stores (8 rows x 32 bytes each) were every "
+               "tile's fixed cost. setmaxnreg 24 / 240 instead of 40 / 232 is a re-balance that "
+               "should change nothing measurable (the SASS: the consumers use 160 registers, "
+               "the producer 22, no spills). Beta != 0 or unaligned rows of C keep the register "
+               "stores. Not yet measured. Compare with cublas_bf16.",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_bf16},
+    {.id = "bf16_wgmma_cluster",
+     .title = "tensor cores, BF16 (TMA store, 2x1 cluster multicasting B, sm_90a)",
+     .lesson = "Over bf16_wgmma_tma_store: the two CTAs of a 2 x 1 thread-block cluster take "
+               "neighbouring tile rows of one tile column, so they read the same B tile. Each "
+               "loads its own A and half of B, and the copy engine writes that half into both "
+               "CTAs' shared memory at once (.multicast::cluster): 32 KiB from L2 a k tile "
+               "instead of 48. A stage is refilled only once the consumers of both CTAs have "
+               "released it (each arrives on its own and its peer's barrier); the grid is as "
+               "many clusters as fit at once, walking bands of 16 tile rows. Not yet measured. "
+               "Compare with cublas_bf16.",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_bf16},
+    {.id = "fp16_wgmma_tma_store",
+     .title = "tensor cores, FP16 (TMA + wgmma, C by TMA store, sm_90a)",
+     .lesson = "bf16_wgmma_tma_store's kernel on IEEE half copies (wgmma .f16): 3 more mantissa "
+               "bits than BF16 at the same tensor rate. Not yet measured. Compare with "
+               "cublas_ex_fp16.",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_fp16},
+    {.id = "fp16_wgmma_cluster",
+     .title = "tensor cores, FP16 (TMA store, 2x1 cluster multicasting B, sm_90a)",
+     .lesson = "bf16_wgmma_cluster's kernel on IEEE half copies (wgmma .f16). Not yet measured. "
+               "Compare with cublas_ex_fp16.",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_fp16},
     /* warplab_gemm_ex, exactly as a user calls it (the inputs held in the
      * rung's type, row-major, op(A) and op(B) as the problem stores them),
      * each against cuBLAS with the same contract. */
@@ -946,6 +995,11 @@ static const gemm_case gpu_cases[] = {
     /* More 128x256 tiles than twice the SMs of an H200, k not a multiple of
      * a k tile, C read: a persistent kernel's blocks walk several tiles. */
     {4100, 2100, 40, 0, 0, 0, 1.0, 0.5, 0, 0},
+    /* The same with beta 0 and 16-byte rows (C through the copy engine where
+     * a rung can): 33 tile rows, an odd count for the 2 x 1 clusters, each
+     * of which walks several pairs; the last tile column (12 columns) has a
+     * second B half wholly past n. */
+    {4100, 2060, 40, 0, 0, 0, 1.0, 0.0, 0, 0},
     /* On 132 SMs, 272 tiles of 128x128 (2 resident: 8 past a wave) and 144
      * of 256x128 (12 past): the tail rungs split their last wave (3 chunks
      * of k), with padded rows, beta != 0 and every size odd. */

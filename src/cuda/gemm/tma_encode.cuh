@@ -1,7 +1,7 @@
 /* Tensor maps for the copy engine (TMA), host side, shared by the sm_90a
  * kernels' files: cuTensorMapEncodeTiled found through the runtime (no link
  * against libcuda), and a row-major 2-D matrix described as boxes in the
- * 128-byte swizzle with zeros outside. */
+ * 128-byte swizzle with zeros outside; FP32 C for the copy engine's stores. */
 #ifndef WARPLAB_TMA_ENCODE_CUH
 #define WARPLAB_TMA_ENCODE_CUH
 
@@ -52,6 +52,30 @@ static inline warplab_status tma_encode_2d(wl_backend *backend, encode_tiled_fn 
         return wl_fail(backend, WARPLAB_ERROR_BACKEND,
                        "cuTensorMapEncodeTiled refused a %d x %d operand (row stride %d): error %d",
                        rows, cols, ld, (int)r);
+    return WARPLAB_OK;
+}
+
+/* FP32 C (or a split's partial sums: planes of rows x cols, one a split) as
+ * boxes of 32 columns x 64 rows, 128-byte swizzle, for the copy engine's
+ * stores (store_c_tile in wgmma_ops.cuh): rows and the base 16-byte
+ * aligned. */
+static inline warplab_status tma_encode_c(wl_backend *backend, encode_tiled_fn encode,
+                                          CUtensorMap *map, void *base, int rows, int cols, int ld,
+                                          int planes)
+{
+    const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows, (cuuint64_t)planes};
+    const cuuint64_t strides[2] = {(cuuint64_t)ld * 4, (cuuint64_t)ld * 4 * (cuuint64_t)rows};
+    const cuuint32_t box[3] = {32, 64, 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    const CUresult r =
+        encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, base, dims, strides, box, element_strides,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return wl_fail(backend, WARPLAB_ERROR_BACKEND,
+                       "cuTensorMapEncodeTiled refused C of %d x %d (row stride %d, %d planes): "
+                       "error %d",
+                       rows, cols, ld, planes, (int)r);
     return WARPLAB_OK;
 }
 

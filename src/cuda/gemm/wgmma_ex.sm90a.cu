@@ -216,44 +216,6 @@ __device__ __forceinline__ void xw_step(float (&acc)[BN / 2], uint32_t a_tile, u
     }
 }
 
-/* The epilogue through the copy engine: a consumer's 128 threads meet at a
- * named barrier of their own (1 + consumer; 0 is __syncthreads). */
-__device__ __forceinline__ void xw_consumer_sync(int consumer)
-{
-    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
-}
-
-/* C's box (32 columns x 64 rows, at column x, row y, plane z: the split of
- * the partial sums) from shared memory to global memory, past the edges
- * clipped by the copy engine; one bulk group a box. */
-__device__ __forceinline__ void xw_tma_store_3d(const void *tensor_map, uint32_t src, int x, int y,
-                                                int z)
-{
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
-                 "cp.async.bulk.commit_group;\n" ::"l"((uint64_t)tensor_map),
-                 "r"(src), "r"(x), "r"(y), "r"(z)
-                 : "memory");
-}
-
-/* The 16 accumulator registers [16 j, 16 j + 16) of a consumer thread (its
- * 32-column slice j of the tile) into a staging buffer of 64 rows x 128
- * bytes in the copy engine's 128-byte swizzle (16-byte chunk c of row r at
- * c ^ (r % 8)): a warp's 8-byte stores fall in distinct banks. The buffer
- * is free once the store that read it two slices ago is done reading. */
-template <int N>
-__device__ __forceinline__ void xw_stage_slice(const float (&acc)[N], int j, uint32_t buffer,
-                                               int warp, int g, int q, float scale)
-{
-#pragma unroll
-    for (int i = 16 * j; i < 16 * j + 16; i += 2) {
-        const int r = warp * 16 + g + 8 * ((i / 2) % 2), col = 8 * ((i / 4) % 4) + 2 * q;
-        const uint32_t address =
-            buffer + (uint32_t)r * 128 + (uint32_t)(((col / 4) ^ g) << 4) + (uint32_t)(col % 4) * 4;
-        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(scale * acc[i]),
-                     "f"(scale * acc[i + 1])
-                     : "memory");
-    }
-}
 #endif
 
 template <typename OUT>
@@ -410,21 +372,9 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
                  * the partial sums) while the next unit's main loop runs. */
                 const uint32_t staging =
                     tiles_base + 196608 + 1024 + (uint32_t)consumer * (XW_STAGING_BYTES / 2);
-                const float scale = p.splits > 1 ? 1.0f : p.alpha;
-#pragma unroll
-                for (int j = 0; j < BN / 32; j++) {
-                    const uint32_t buffer = staging + (uint32_t)(j % 2) * 8192;
-                    if (signals) /* the store of slice j - 2 has read the buffer */
-                        asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
-                    xw_consumer_sync(consumer);
-                    xw_stage_slice(acc, j, buffer, warp, lane / 4, lane % 4, scale);
-                    /* The copy engine (async proxy) sees the threads' writes. */
-                    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-                    xw_consumer_sync(consumer);
-                    if (signals)
-                        xw_tma_store_3d(&map_c, buffer, tile_n * BN + 32 * j,
-                                        tile_m * XW_BM + consumer * 64, p.splits > 1 ? split : 0);
-                }
+                store_c_tile(acc, &map_c, staging, consumer, warp, lane, signals, tile_n * BN,
+                             tile_m * XW_BM + consumer * 64, p.splits > 1 ? split : 0,
+                             p.splits > 1 ? 1.0f : p.alpha);
                 continue;
             }
 
@@ -489,7 +439,7 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
         }
         /* The block's shared memory lives until its last stores are done. */
         if (p.tma_store && signals)
-            asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+            tma_store_drain();
     }
 #endif
 }
@@ -719,28 +669,6 @@ static warplab_status xw_encode(wl_backend *backend, encode_tiled_fn encode, CUt
     return tma_encode_2d(backend, encode, map, base, type, rows, cols, ld, box_cols, box_rows);
 }
 
-/* FP32 C (or the partial sums: planes of m x n, one a split) as boxes of
- * 32 columns x 64 rows, 128-byte swizzle, for the copy engine's stores:
- * rows and the base 16-byte aligned. */
-static warplab_status xw_encode_c(wl_backend *backend, encode_tiled_fn encode, CUtensorMap *map,
-                                  void *base, int rows, int cols, int ld, int planes)
-{
-    const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows, (cuuint64_t)planes};
-    const cuuint64_t strides[2] = {(cuuint64_t)ld * 4, (cuuint64_t)ld * 4 * (cuuint64_t)rows};
-    const cuuint32_t box[3] = {32, 64, 1};
-    const cuuint32_t element_strides[3] = {1, 1, 1};
-    const CUresult r =
-        encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, base, dims, strides, box, element_strides,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-               CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return wl_fail(backend, WARPLAB_ERROR_BACKEND,
-                       "cuTensorMapEncodeTiled refused C of %d x %d (row stride %d, %d planes): "
-                       "error %d",
-                       rows, cols, ld, planes, (int)r);
-    return WARPLAB_OK;
-}
-
 template <int KIND, int BN, int TA, int TB>
 static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
                                 const CUtensorMap &map_b, const CUtensorMap &map_c,
@@ -875,7 +803,7 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     p.tma_store = (p.splits > 1 || ((kind == XW_TF32 || !p.narrow) && p.beta == 0.0f)) &&
                   (uintptr_t)store % 16 == 0 && store_ld % 4 == 0;
     if (p.tma_store) {
-        status = xw_encode_c(backend, encode, &map_c, store, p.m, p.n, store_ld, p.splits);
+        status = tma_encode_c(backend, encode, &map_c, store, p.m, p.n, store_ld, p.splits);
         if (status != WARPLAB_OK)
             return status;
     }

@@ -1,6 +1,8 @@
-/* PTX wrappers for the TMA + wgmma kernel (sm_90a): the two m64n256
- * warpgroup MMAs with their 128 accumulator registers, mbarrier waits and
- * arrivals, and the bulk tensor copy. Included by *.sm90a.cu files only.
+/* PTX wrappers for the TMA + wgmma kernels (sm_90a): the m64n256 warpgroup
+ * MMAs with their 128 accumulator registers, mbarrier waits and arrivals
+ * (in this CTA and across a cluster), the bulk tensor copies (loads, the
+ * multicast load, stores), and the epilogue that stages C in shared memory
+ * for the copy engine. Included by *.sm90a.cu files only.
  *
  * The accumulator lists are long but regular: register i of a thread holds
  * D[warp * 16 + lane / 4 + 8 * ((i / 2) % 2)][8 * (i / 4) + 2 * (lane % 4) + i % 2]
@@ -164,6 +166,160 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *tensor_map
 __device__ __forceinline__ void tma_prefetch_descriptor(const void *tensor_map)
 {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tensor_map) : "memory");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Thread-block clusters                                                    */
+
+/* This CTA's rank in its cluster, the cluster's index in the grid and the
+ * grid's count of clusters (x dimension). */
+__device__ __forceinline__ uint32_t cluster_ctarank()
+{
+    uint32_t rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    return rank;
+}
+
+__device__ __forceinline__ uint32_t cluster_index_x()
+{
+    uint32_t index;
+    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(index));
+    return index;
+}
+
+__device__ __forceinline__ uint32_t cluster_count_x()
+{
+    uint32_t count;
+    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(count));
+    return count;
+}
+
+/* Every thread of every CTA of the cluster meets here: what each wrote
+ * before (its barriers' initialisation, its arrivals on a peer's barriers)
+ * is visible to all after (release, acquire). Not .aligned: callable where
+ * a warp's threads have diverged (the producer's idle lanes). */
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;\n" ::
+                     : "memory");
+}
+
+/* Waits on a barrier of this CTA that other CTAs of the cluster arrive on:
+ * what they did before arriving is visible after (acquire at cluster scope). */
+__device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, uint32_t parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+/* Arrives on the barrier at the same offset as `bar` in the cluster's CTA
+ * of rank `rank` (this one included), releasing at cluster scope. A thread
+ * may arrive on a peer's barrier, never wait on it. */
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+                 "}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
+/* tma_load_2d into every CTA of ctaMask (bit r: rank r): the box lands at
+ * the offset `dst` in each, and each one's barrier at the offset `bar` is
+ * credited with the box's bytes. */
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const void *tensor_map,
+                                                      uint32_t bar, int inner, int outer,
+                                                      uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+                 "l"((uint64_t)tensor_map), "r"(bar), "r"(inner), "r"(outer), "h"(cta_mask)
+                 : "memory");
+}
+
+/* ------------------------------------------------------------------------ */
+/* C through shared memory and the copy engine                              */
+
+/* A consumer warpgroup's 128 threads meet at a named barrier of their own
+ * (1 + consumer; 0 is __syncthreads). */
+__device__ __forceinline__ void consumer_sync(int consumer)
+{
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+}
+
+/* C's box (32 columns x 64 rows, at column x, row y, plane z) from shared
+ * memory to global memory, past the edges clipped by the copy engine; one
+ * bulk group a box. */
+__device__ __forceinline__ void tma_store_3d(const void *tensor_map, uint32_t src, int x, int y,
+                                             int z)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"((uint64_t)tensor_map),
+                 "r"(src), "r"(x), "r"(y), "r"(z)
+                 : "memory");
+}
+
+/* The block's shared memory must outlive the stores that read it: the
+ * thread that issued them waits for all before it exits. */
+__device__ __forceinline__ void tma_store_drain()
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+/* The 16 accumulator registers [16 j, 16 j + 16) of a consumer thread (its
+ * 32-column slice j of the tile) into a staging buffer of 64 rows x 128
+ * bytes in the copy engine's 128-byte swizzle (16-byte chunk c of row r at
+ * c ^ (r % 8)): a warp's 8-byte stores fall in distinct banks. */
+template <int N>
+__device__ __forceinline__ void stage_c_slice(const float (&acc)[N], int j, uint32_t buffer,
+                                              int warp, int g, int q, float scale)
+{
+#pragma unroll
+    for (int i = 16 * j; i < 16 * j + 16; i += 2) {
+        const int r = warp * 16 + g + 8 * ((i / 2) % 2), col = 8 * ((i / 4) % 4) + 2 * q;
+        const uint32_t address =
+            buffer + (uint32_t)r * 128 + (uint32_t)(((col / 4) ^ g) << 4) + (uint32_t)(col % 4) * 4;
+        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(scale * acc[i]),
+                     "f"(scale * acc[i + 1])
+                     : "memory");
+    }
+}
+
+/* A consumer's 64 x (N / 2) FP32 results, times scale, to C's tensor map at
+ * (column x, row y, plane z): 32 columns at a time through two 8 KiB
+ * staging buffers (1024-byte aligned, `staging` and staging + 8192), so
+ * the copy engine writes whole lines while the warpgroup goes on (to the
+ * next tile's main loop after the last slice). A buffer is rewritten only
+ * once the store that read it two slices ago is done reading; the stores
+ * still in flight are the caller's to drain (tma_store_drain) before the
+ * block exits. `signals`: the warpgroup's one thread that issues. */
+template <int N>
+__device__ __forceinline__ void store_c_tile(const float (&acc)[N], const void *map_c,
+                                             uint32_t staging, int consumer, int warp, int lane,
+                                             bool signals, int x, int y, int z, float scale)
+{
+#pragma unroll
+    for (int j = 0; j < N / 16; j++) {
+        const uint32_t buffer = staging + (uint32_t)(j % 2) * 8192;
+        if (signals) /* the store of slice j - 2 has read the buffer */
+            asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+        consumer_sync(consumer);
+        stage_c_slice(acc, j, buffer, warp, lane / 4, lane % 4, scale);
+        /* The copy engine (async proxy) sees the threads' writes. */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        consumer_sync(consumer);
+        if (signals)
+            tma_store_3d(map_c, buffer, x + 32 * j, y, z);
+    }
 }
 
 #endif

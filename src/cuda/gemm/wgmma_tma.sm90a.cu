@@ -21,9 +21,33 @@
  * of 48 KB. TF32 multiplies FP32 words rounded to TF32 in setup, K-major
  * (wgmma reads TF32 only K-major), like the BF16 copies.
  *
+ * Two rungs past it (issue 15), each a variant of the same kernel, BF16
+ * and FP16 alike:
+ *   - *_wgmma_tma_store: C leaves through shared memory and the copy
+ *     engine, as in warplab_gemm_ex's kernel (wgmma_ex.sm90a.cu): each
+ *     consumer writes 32-column slices of its 64 rows into two 8 KiB
+ *     buffers in the 128-byte swizzle and one thread hands each to a bulk
+ *     tensor store (whole lines, the edges clipped by the hardware), then
+ *     goes on to the next tile's main loop while the stores drain; the
+ *     register epilogue's 8-rows-x-32-bytes stores were a tile's fixed
+ *     cost. setmaxnreg 24 / 240 instead of 40 / 232, a re-balance of the
+ *     same 64,512 registers (the SASS: the producer's code uses 22, the
+ *     consumers' 160, within the 168 ptxas gives all: no gain expected).
+ *     Beta != 0 or rows of C that are not 16-byte aligned keep the register
+ *     epilogue.
+ *   - *_wgmma_cluster: two CTAs of a 2 x 1 thread-block cluster take
+ *     neighbouring tile rows of one tile column. They multiply the same B
+ *     tile, so each loads its own A and half of B, and the half goes into
+ *     both CTAs' shared memory at once (.multicast::cluster): a third less
+ *     traffic from L2 a k tile. A stage is refilled only when the consumers
+ *     of both CTAs have released it (the empty barrier counts 4: two
+ *     consumers in each CTA, arriving on their own and the peer's barrier).
+ *     Tiles are walked in bands of 16 tile rows (8 pairs), and the grid is
+ *     as many clusters as can be resident at once.
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
-/* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma */
+/* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store bf16_wgmma_cluster
+ * fp16_wgmma_tma_store fp16_wgmma_cluster */
 #include "gemm_launch.h"
 #include "tma_encode.cuh"
 
@@ -31,6 +55,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -51,17 +76,39 @@
 #define TMA_STAGE_BYTES (TMA_A_BYTES + TMA_B_BYTES)
 /* Stages, the barriers after them, and slack to align the base to 1024. */
 #define TMA_SMEM_BYTES ((size_t)TMA_STAGES * TMA_STAGE_BYTES + 2 * TMA_STAGES * 8 + 1024)
-/* Tile rows walked together, for L2 reuse. */
+/* Tile rows walked together, for L2 reuse (the cluster: pairs of rows). */
 #define TMA_GROUP_ROWS 8
 
 /* The operand types the kernel multiplies: TF32 (FP32 words), BF16, FP16. */
 enum { TMA_TF32 = 0, TMA_BF16 = 1, TMA_FP16 = 2 };
+
+/* What the rungs add to the kernel: C stored from the registers
+ * (*_wgmma_tma, and warplab_gemm_ex), C through the copy engine
+ * (*_wgmma_tma_store), and that with a 2 x 1 cluster multicasting B
+ * (*_wgmma_cluster). */
+enum { TMA_REGISTERS = 0, TMA_STORE = 1, TMA_CLUSTER = 2 };
+
+template <int VARIANT> struct tma_variant {
+    static constexpr bool CLUSTER = VARIANT == TMA_CLUSTER;
+    /* C's staging buffers, two of 8 KiB a consumer, after the stages (the
+     * barriers after them): 230,464 bytes in all. */
+    static constexpr int STAGING_BYTES = VARIANT == TMA_REGISTERS ? 0 : TMA_CONSUMERS * 2 * 8192;
+    static constexpr size_t SMEM_BYTES = TMA_SMEM_BYTES + STAGING_BYTES;
+    /* setmaxnreg: producer and consumer registers a thread. */
+    static constexpr int PRODUCER_REGISTERS = VARIANT == TMA_REGISTERS ? 40 : 24;
+    static constexpr int CONSUMER_REGISTERS = VARIANT == TMA_REGISTERS ? 232 : 240;
+    /* A stage's empty barrier hears from every consumer that reads it: in
+     * a cluster, the B half a producer multicasts is read in both CTAs. */
+    static constexpr unsigned EMPTY_ARRIVALS = CLUSTER ? 2 * TMA_CONSUMERS : TMA_CONSUMERS;
+};
 
 struct tma_params {
     void *c; /* float, or the 16-bit input type (warplab_gemm_ex) */
     int m, n, k, ldc;
     float alpha, beta;
     int tiles_m, tiles_n, k_tiles;
+    int cluster_rows; /* pairs of tile rows (TMA_CLUSTER) */
+    bool tma_store;   /* C through map_c (TMA_STORE, TMA_CLUSTER) */
 };
 
 /* C = alpha * acc + beta * C for one element of a 16-bit C (rounded to
@@ -82,51 +129,118 @@ __device__ __forceinline__ void store_narrow(OUT *c, float sum, float alpha, flo
         *c = __float2half_rn(value);
 }
 
-template <int KIND, typename OUT>
+#if WL_SM90A_BODY
+/* Unit u of a block's walk -> its tile: tiles in bands of TMA_GROUP_ROWS
+ * tile rows; a cluster walks pairs of tile rows (bands of 16 tile rows),
+ * rank r taking the pair's row r. */
+template <bool CLUSTER>
+__device__ __forceinline__ void tma_tile_of_unit(int u, const tma_params &p, int rank, int *tile_m,
+                                                 int *tile_n)
+{
+    if constexpr (CLUSTER) {
+        int pair;
+        gemm_tile_of_block(u, p.cluster_rows, p.tiles_n, TMA_GROUP_ROWS, &pair, tile_n);
+        *tile_m = 2 * pair + rank;
+    } else {
+        gemm_tile_of_block(u, p.tiles_m, p.tiles_n, TMA_GROUP_ROWS, tile_m, tile_n);
+    }
+}
+
+/* A consumer is done reading a stage: its producer may refill it (in a
+ * cluster, both CTAs' producers, each of which writes half of B into it). */
+template <bool CLUSTER> __device__ __forceinline__ void tma_release(uint32_t empty)
+{
+    if constexpr (CLUSTER) {
+        mbarrier_arrive_cluster(empty, 0);
+        mbarrier_arrive_cluster(empty, 1);
+    } else {
+        mbarrier_arrive(empty);
+    }
+}
+#endif
+
+template <int KIND, typename OUT, int VARIANT>
 __global__ void __launch_bounds__(TMA_THREADS, 1)
     gemm_wgmma_tma(const __grid_constant__ CUtensorMap map_a,
-                   const __grid_constant__ CUtensorMap map_bt, const tma_params p)
+                   const __grid_constant__ CUtensorMap map_bt,
+                   const __grid_constant__ CUtensorMap map_c, const tma_params p)
 {
 #if WL_SM90A_BODY
+    typedef tma_variant<VARIANT> V;
     constexpr int ELEMENT_BYTES = KIND == TMA_TF32 ? 4 : 2;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t raw = smem_address(smem_raw);
     const uint32_t tiles_base = (raw + 1023) & ~1023u; /* the swizzle wants 1024 */
-    const uint32_t full_bar = tiles_base + TMA_STAGES * TMA_STAGE_BYTES;
+    const uint32_t staging = tiles_base + TMA_STAGES * TMA_STAGE_BYTES;
+    const uint32_t full_bar = staging + V::STAGING_BYTES;
     const uint32_t empty_bar = full_bar + TMA_STAGES * 8;
     const int tid = threadIdx.x, warpgroup = tid / 128;
-    const int tiles = p.tiles_m * p.tiles_n;
+    /* The walk: tiles, one block after another; in a cluster, pairs of
+     * tiles, one cluster after another, this CTA's rank its row of each. */
+    const int rank = V::CLUSTER ? (int)cluster_ctarank() : 0;
+    const int first = V::CLUSTER ? (int)cluster_index_x() : (int)blockIdx.x;
+    const int step = V::CLUSTER ? (int)cluster_count_x() : (int)gridDim.x;
+    const int units = V::CLUSTER ? p.cluster_rows * p.tiles_n : p.tiles_m * p.tiles_n;
 
     if (tid == 0) {
         for (int s = 0; s < TMA_STAGES; s++) {
-            mbarrier_init(full_bar + 8 * s, 1);              /* the producer's arrival */
-            mbarrier_init(empty_bar + 8 * s, TMA_CONSUMERS); /* one per consumer */
+            mbarrier_init(full_bar + 8 * s, 1);                  /* the producer's arrival */
+            mbarrier_init(empty_bar + 8 * s, V::EMPTY_ARRIVALS); /* the consumers' */
         }
         mbarrier_init_fence();
         tma_prefetch_descriptor(&map_a);
         tma_prefetch_descriptor(&map_bt);
+        if (VARIANT != TMA_REGISTERS && p.tma_store)
+            tma_prefetch_descriptor(&map_c);
     }
-    __syncthreads();
+    /* In a cluster, no peer may multicast into or arrive on a barrier that
+     * is not yet initialised. */
+    if constexpr (V::CLUSTER)
+        cluster_sync();
+    else
+        __syncthreads();
 
     if (warpgroup == 0) {
         /* Producer: few registers, one thread issuing copies. */
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(V::PRODUCER_REGISTERS)
+                     : "memory");
         if (tid == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            for (int u = first; u < units; u += step) {
                 int tile_m, tile_n;
-                gemm_tile_of_block(t, p.tiles_m, p.tiles_n, TMA_GROUP_ROWS, &tile_m, &tile_n);
+                tma_tile_of_unit<V::CLUSTER>(u, p, rank, &tile_m, &tile_n);
                 for (int kt = 0; kt < p.k_tiles; kt++) {
-                    /* Wait until both consumers are done with the stage's
-                     * last tile (at the first pass: at once). */
-                    mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
                     const uint32_t a_tile = tiles_base + stage * TMA_STAGE_BYTES;
-                    mbarrier_arrive_expect_bytes(full_bar + 8 * stage, TMA_STAGE_BYTES);
+                    const uint32_t full = full_bar + 8 * stage;
                     const int k0 = kt * (TMA_ROW_BYTES / ELEMENT_BYTES);
-                    tma_load_2d(a_tile, &map_a, full_bar + 8 * stage, k0, tile_m * TMA_BM);
-                    tma_load_2d(a_tile + TMA_A_BYTES, &map_bt, full_bar + 8 * stage, k0,
-                                tile_n * TMA_BN);
+                    if constexpr (V::CLUSTER) {
+                        /* The consumers of both CTAs are done with the
+                         * stage's last tile (its B halves came from both). */
+                        mbarrier_wait_cluster(empty_bar + 8 * stage, phase ^ 1);
+                        /* Own A, own B half, the peer's B half: all counted
+                         * here (the peer's bytes may come first: the phase
+                         * still waits for this arrival). */
+                        mbarrier_arrive_expect_bytes(full, TMA_STAGE_BYTES);
+                        /* Rank 1 past the last, odd tile row loads real rows
+                         * (the last tile row's) and stores nothing; a B half
+                         * wholly past n loads the tile's first half instead
+                         * (columns of C that are never stored). */
+                        const int a_row = (tile_m < p.tiles_m ? tile_m : p.tiles_m - 1) * TMA_BM;
+                        int b_row = tile_n * TMA_BN + rank * (TMA_BN / 2);
+                        if (b_row >= p.n)
+                            b_row = tile_n * TMA_BN;
+                        tma_load_2d(a_tile, &map_a, full, k0, a_row);
+                        tma_load_2d_multicast(a_tile + TMA_A_BYTES + rank * (TMA_B_BYTES / 2),
+                                              &map_bt, full, k0, b_row, 0x3);
+                    } else {
+                        /* Wait until both consumers are done with the
+                         * stage's last tile (at the first pass: at once). */
+                        mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
+                        mbarrier_arrive_expect_bytes(full, TMA_STAGE_BYTES);
+                        tma_load_2d(a_tile, &map_a, full, k0, tile_m * TMA_BM);
+                        tma_load_2d(a_tile + TMA_A_BYTES, &map_bt, full, k0, tile_n * TMA_BN);
+                    }
                     if (++stage == TMA_STAGES) {
                         stage = 0;
                         phase ^= 1;
@@ -136,16 +250,17 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         }
     } else {
         /* Consumers: 64 rows x 256 columns of each tile, FP32 sums. */
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(V::CONSUMER_REGISTERS)
+                     : "memory");
         const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
         const bool signals = tid % 128 == 0;
         const bool pairs = p.ldc % 2 == 0 && (uintptr_t)p.c % (2 * sizeof(OUT)) == 0;
         int stage = 0;
         uint32_t phase = 0;
         float acc[128];
-        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        for (int u = first; u < units; u += step) {
             int tile_m, tile_n;
-            gemm_tile_of_block(t, p.tiles_m, p.tiles_n, TMA_GROUP_ROWS, &tile_m, &tile_n);
+            tma_tile_of_unit<V::CLUSTER>(u, p, rank, &tile_m, &tile_n);
 #pragma unroll
             for (int i = 0; i < 128; i++)
                 acc[i] = 0.0f;
@@ -174,7 +289,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
                 wgmma_wait<1>();
                 wgmma_pin(acc);
                 if (previous >= 0 && signals)
-                    mbarrier_arrive(empty_bar + 8 * previous);
+                    tma_release<V::CLUSTER>(empty_bar + 8 * previous);
                 previous = stage;
                 if (++stage == TMA_STAGES) {
                     stage = 0;
@@ -184,7 +299,23 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
             wgmma_wait<0>();
             wgmma_pin(acc);
             if (previous >= 0 && signals)
-                mbarrier_arrive(empty_bar + 8 * previous);
+                tma_release<V::CLUSTER>(empty_bar + 8 * previous);
+            /* Nothing to store where this consumer's 64 rows all lie past
+             * m: the last tile row's edge, or rank 1 of a cluster past the
+             * last, odd tile row (it loaded and released in step with its
+             * peer). */
+            if (VARIANT != TMA_REGISTERS && tile_m * TMA_BM + consumer * 64 >= p.m)
+                continue;
+
+            if (VARIANT != TMA_REGISTERS && p.tma_store) {
+                /* Through shared memory, 32 columns at a time, two buffers a
+                 * consumer: the copy engine writes whole lines of C while the
+                 * next tile's main loop runs. */
+                store_c_tile(acc, &map_c, staging + (uint32_t)consumer * 16384, consumer, warp,
+                             lane, signals, tile_n * TMA_BN, tile_m * TMA_BM + consumer * 64, 0,
+                             p.alpha);
+                continue;
+            }
 
             /* C = alpha * acc + beta * C, straight from the registers: each
              * warp stores 8 rows x 32 bytes per instruction (whole sectors). */
@@ -219,7 +350,14 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
                 }
             }
         }
+        /* The block's shared memory lives until its last stores are done. */
+        if (VARIANT != TMA_REGISTERS && p.tma_store && signals)
+            tma_store_drain();
     }
+    /* No CTA of a cluster exits while its peer may still arrive on its
+     * barriers (every thread, the producer warpgroup's idle ones too). */
+    if constexpr (V::CLUSTER)
+        cluster_sync();
 #endif
 }
 
@@ -238,26 +376,72 @@ static warplab_status encode_operand(wl_backend *backend, encode_tiled_fn encode
 
 typedef struct tma_state {
     wl_gemm_kmajor operands;
-    CUtensorMap map_a, map_bt;
+    CUtensorMap map_a, map_bt, map_c;
+    const void *c_mapped; /* the C that map_c describes; NULL: C from the registers */
+    unsigned clusters;    /* TMA_CLUSTER: 2 x 1 clusters resident at once */
 } tma_state;
 
+template <int VARIANT>
 static warplab_status tma_supports(wl_backend *backend, const wl_problem *problem, char *reason,
                                    size_t len)
 {
     (void)problem;
-    return wl_gemm_needs_sm90a(backend, TMA_SMEM_BYTES, "TMA + wgmma", reason, len);
+    return wl_gemm_needs_sm90a(backend, tma_variant<VARIANT>::SMEM_BYTES, "TMA + wgmma", reason,
+                               len);
 }
 
-template <int KIND>
+/* A launch of `blocks` CTAs in 2 x 1 clusters. */
+static void tma_cluster_config(cudaLaunchConfig_t *config, cudaLaunchAttribute *attribute,
+                               unsigned blocks, size_t smem_bytes, cudaStream_t stream)
+{
+    *config = cudaLaunchConfig_t{};
+    *attribute = cudaLaunchAttribute{};
+    attribute->id = cudaLaunchAttributeClusterDimension;
+    attribute->val.clusterDim.x = 2;
+    attribute->val.clusterDim.y = 1;
+    attribute->val.clusterDim.z = 1;
+    config->gridDim = dim3(blocks, 1, 1);
+    config->blockDim = dim3(TMA_THREADS, 1, 1);
+    config->dynamicSmemBytes = smem_bytes;
+    config->stream = stream;
+    config->attrs = attribute;
+    config->numAttrs = 1;
+}
+
+/* The persistent cluster grid: as many 2 x 1 clusters as the device holds
+ * at once, which is not simply half the SMs (a cluster's CTAs share a GPC,
+ * and a GPC may have an odd count of usable SMs). */
+static warplab_status tma_cluster_capacity(wl_backend *backend, const void *kernel,
+                                           size_t smem_bytes, unsigned *clusters)
+{
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute attribute;
+    tma_cluster_config(&config, &attribute, 2, smem_bytes, wl_cuda_stream(backend));
+    int count = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveClusters(&count, kernel, &config);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "counting the resident 2 x 1 clusters of the TMA kernel");
+    if (count < 1)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "%s cannot hold a 2 x 1 cluster of the TMA wgmma kernel",
+                       backend->info.name);
+    *clusters = (unsigned)count;
+    return WARPLAB_OK;
+}
+
+template <int KIND, int VARIANT>
 static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
+    typedef tma_variant<VARIANT> V;
     tma_state *s = (tma_state *)calloc(1, sizeof *s);
     if (!s)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "TMA gemm state");
     *state = s;
-    warplab_status status = wl_gemm_kmajor_make(
-        backend, launch, KIND == TMA_BF16 ? WL_GEMM_OPERANDS_BF16 : WL_GEMM_OPERANDS_TF32,
-        &s->operands);
+    warplab_status status = wl_gemm_kmajor_make(backend, launch,
+                                                KIND == TMA_BF16   ? WL_GEMM_OPERANDS_BF16
+                                                : KIND == TMA_FP16 ? WL_GEMM_OPERANDS_FP16
+                                                                   : WL_GEMM_OPERANDS_TF32,
+                                                &s->operands);
     if (status != WARPLAB_OK)
         return status;
     const gemm_params g = wl_gemm_params(launch);
@@ -268,15 +452,27 @@ static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, vo
     if (status == WARPLAB_OK)
         status = encode_operand(backend, encode, &s->map_a, s->operands.a, KIND, g.m, g.k,
                                 s->operands.lda, TMA_BM);
+    /* A cluster's CTA loads half of the B tile (and multicasts it). */
     if (status == WARPLAB_OK)
         status = encode_operand(backend, encode, &s->map_bt, s->operands.bt, KIND, g.n, g.k,
-                                s->operands.ldbt, TMA_BN);
+                                s->operands.ldbt, V::CLUSTER ? TMA_BN / 2 : TMA_BN);
+    /* The copy engine stores C where C is not read (beta 0) and its base and
+     * rows are 16-byte aligned; elsewhere C leaves from the registers. */
+    if (status == WARPLAB_OK && VARIANT != TMA_REGISTERS && g.beta == 0.0f &&
+        wl_gemm_rows_aligned(g.c, g.ldc)) {
+        status = tma_encode_c(backend, encode, &s->map_c, g.c, g.m, g.n, g.ldc, 1);
+        if (status == WARPLAB_OK)
+            s->c_mapped = g.c;
+    }
     if (status == WARPLAB_OK)
         status = wl_cuda_check(backend,
-                               cudaFuncSetAttribute(gemm_wgmma_tma<KIND, float>,
+                               cudaFuncSetAttribute(gemm_wgmma_tma<KIND, float, VARIANT>,
                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                    (int)TMA_SMEM_BYTES),
+                                                    (int)V::SMEM_BYTES),
                                "raising the shared-memory limit of the TMA wgmma kernel");
+    if (status == WARPLAB_OK && V::CLUSTER)
+        status = tma_cluster_capacity(backend, (const void *)gemm_wgmma_tma<KIND, float, VARIANT>,
+                                      V::SMEM_BYTES, &s->clusters);
     return status;
 }
 
@@ -305,6 +501,8 @@ static tma_params tma_make_params(void *c, int m, int n, int k, int ldc, float a
     p.tiles_n = (n + TMA_BN - 1) / TMA_BN;
     const int k_per_tile = TMA_ROW_BYTES / element_bytes;
     p.k_tiles = (k + k_per_tile - 1) / k_per_tile;
+    p.cluster_rows = (p.tiles_m + 1) / 2;
+    p.tma_store = false;
     return p;
 }
 
@@ -315,34 +513,92 @@ static unsigned tma_blocks(const wl_backend *backend, const tma_params &p)
     return (unsigned)(tiles < sms ? tiles : sms);
 }
 
-template <int KIND>
+template <int KIND, int VARIANT> static const char *tma_launch_name()
+{
+    if (VARIANT == TMA_CLUSTER)
+        return KIND == TMA_FP16 ? "gemm fp16_wgmma_cluster" : "gemm bf16_wgmma_cluster";
+    if (VARIANT == TMA_STORE)
+        return KIND == TMA_FP16 ? "gemm fp16_wgmma_tma_store" : "gemm bf16_wgmma_tma_store";
+    return KIND == TMA_BF16 ? "gemm bf16_wgmma_tma" : "gemm tf32_wgmma_tma";
+}
+
+template <int KIND, int VARIANT>
 static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, void *state)
 {
+    typedef tma_variant<VARIANT> V;
     const tma_state *s = (const tma_state *)state;
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
-    const tma_params p =
+    tma_params p =
         tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
-    gemm_wgmma_tma<KIND, float>
-        <<<tma_blocks(backend, p), TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(
-            s->map_a, s->map_bt, p);
-    return WL_CUDA_LAUNCHED(backend,
-                            KIND == TMA_BF16 ? "gemm bf16_wgmma_tma" : "gemm tf32_wgmma_tma");
+    p.tma_store = s->c_mapped && s->c_mapped == (const void *)g.c;
+    const char *what = tma_launch_name<KIND, VARIANT>();
+    if constexpr (V::CLUSTER) {
+        /* Pairs of tile rows x tile columns, one cluster each at a time. */
+        const long long units = (long long)p.cluster_rows * p.tiles_n;
+        const unsigned clusters = (unsigned)(units < s->clusters ? units : s->clusters);
+        cudaLaunchConfig_t config;
+        cudaLaunchAttribute attribute;
+        tma_cluster_config(&config, &attribute, 2 * clusters, V::SMEM_BYTES,
+                           wl_cuda_stream(backend));
+        const cudaError_t e = cudaLaunchKernelEx(&config, gemm_wgmma_tma<KIND, float, VARIANT>,
+                                                 s->map_a, s->map_bt, s->map_c, p);
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, what);
+        return WL_CUDA_LAUNCHED(backend, what);
+    }
+    gemm_wgmma_tma<KIND, float, VARIANT>
+        <<<tma_blocks(backend, p), TMA_THREADS, V::SMEM_BYTES, wl_cuda_stream(backend)>>>(
+            s->map_a, s->map_bt, s->map_c, p);
+    return WL_CUDA_LAUNCHED(backend, what);
 }
 
-extern "C" const wl_impl wl_gemm_bf16_wgmma_tma_impl = {.ladder = "gemm",
-                                                        .rung = "bf16_wgmma_tma",
-                                                        .supports = tma_supports,
-                                                        .setup = tma_setup<TMA_BF16>,
-                                                        .launch = tma_launch<TMA_BF16>,
-                                                        .teardown = tma_teardown};
-extern "C" const wl_impl wl_gemm_tf32_wgmma_tma_impl = {.ladder = "gemm",
-                                                        .rung = "tf32_wgmma_tma",
-                                                        .supports = tma_supports,
-                                                        .setup = tma_setup<TMA_TF32>,
-                                                        .launch = tma_launch<TMA_TF32>,
-                                                        .teardown = tma_teardown};
+/* The row's note for the new rungs: how C left, and the cluster grid. */
+template <int KIND, int VARIANT>
+static void tma_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
+{
+    typedef tma_variant<VARIANT> V;
+    const gemm_params g = wl_gemm_params(launch);
+    const char *c_path = g.beta == 0.0f && wl_gemm_rows_aligned(g.c, g.ldc)
+                             ? "C by TMA store"
+                             : "C from the registers (beta != 0 or rows not 16-byte aligned)";
+    if (!V::CLUSTER || g.m == 0 || g.n == 0) {
+        wl_format(text, len, "%s", c_path);
+        return;
+    }
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute attribute;
+    tma_cluster_config(&config, &attribute, 2, V::SMEM_BYTES, wl_cuda_stream(backend));
+    int resident = 0;
+    if (cudaOccupancyMaxActiveClusters(
+            &resident, (const void *)gemm_wgmma_tma<KIND, float, VARIANT>, &config) != cudaSuccess)
+        (void)cudaGetLastError(); /* a note only: leave no error behind */
+    const tma_params p =
+        tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
+    const long long units = (long long)p.cluster_rows * p.tiles_n;
+    wl_format(text, len, "%s; %lld clusters of 2 CTAs (%d fit at once) over %lld pairs of tiles",
+              c_path, units < resident ? units : (long long)resident, resident, units);
+}
+
+#define TMA_IMPL(name, id, kind, variant, describer)                                               \
+    extern "C" const wl_impl name = {.ladder = "gemm",                                             \
+                                     .rung = id,                                                   \
+                                     .supports = tma_supports<variant>,                            \
+                                     .setup = tma_setup<kind, variant>,                            \
+                                     .launch = tma_launch<kind, variant>,                          \
+                                     .teardown = tma_teardown,                                     \
+                                     .describe = describer}
+TMA_IMPL(wl_gemm_bf16_wgmma_tma_impl, "bf16_wgmma_tma", TMA_BF16, TMA_REGISTERS, NULL);
+TMA_IMPL(wl_gemm_tf32_wgmma_tma_impl, "tf32_wgmma_tma", TMA_TF32, TMA_REGISTERS, NULL);
+TMA_IMPL(wl_gemm_bf16_wgmma_tma_store_impl, "bf16_wgmma_tma_store", TMA_BF16, TMA_STORE,
+         (tma_describe<TMA_BF16, TMA_STORE>));
+TMA_IMPL(wl_gemm_bf16_wgmma_cluster_impl, "bf16_wgmma_cluster", TMA_BF16, TMA_CLUSTER,
+         (tma_describe<TMA_BF16, TMA_CLUSTER>));
+TMA_IMPL(wl_gemm_fp16_wgmma_tma_store_impl, "fp16_wgmma_tma_store", TMA_FP16, TMA_STORE,
+         (tma_describe<TMA_FP16, TMA_STORE>));
+TMA_IMPL(wl_gemm_fp16_wgmma_cluster_impl, "fp16_wgmma_cluster", TMA_FP16, TMA_CLUSTER,
+         (tma_describe<TMA_FP16, TMA_CLUSTER>));
 
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex's tensor-core path                                       */
@@ -363,7 +619,7 @@ static warplab_status tma_run(wl_backend *backend, const wl_gemm_ex_operands *o)
     if (!raised) {
         warplab_status status = wl_cuda_check(
             backend,
-            cudaFuncSetAttribute(gemm_wgmma_tma<KIND, OUT>,
+            cudaFuncSetAttribute(gemm_wgmma_tma<KIND, OUT, TMA_REGISTERS>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)TMA_SMEM_BYTES),
             "raising the shared-memory limit of the TMA wgmma kernel");
         if (status != WARPLAB_OK)
@@ -385,9 +641,11 @@ static warplab_status tma_run(wl_backend *backend, const wl_gemm_ex_operands *o)
         return status;
     const tma_params p = tma_make_params(o->c, o->m, o->n, o->k, o->ldc, o->alpha, o->beta,
                                          KIND == TMA_TF32 ? 4 : 2);
-    gemm_wgmma_tma<KIND, OUT>
+    CUtensorMap map_c; /* unused: C leaves from the registers */
+    memset(&map_c, 0, sizeof map_c);
+    gemm_wgmma_tma<KIND, OUT, TMA_REGISTERS>
         <<<tma_blocks(backend, p), TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(
-            map_a, map_bt, p);
+            map_a, map_bt, map_c, p);
     return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel");
 }
 
