@@ -680,9 +680,8 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
                                          int splits, int rows, int cols, void *c, long long c_i,
                                          long long c_j, bool narrow, float alpha, float beta)
 {
-    const int groups = ex16_finish_groups(splits);
-    const unsigned block = 32u * (unsigned)groups;
-    const unsigned grid = wl_cuda_grid_for(backend, (size_t)rows * cols * (size_t)groups, block);
+    const unsigned block = 256;
+    const unsigned grid = wl_cuda_grid_for(backend, (size_t)rows * cols, block);
     cudaStream_t stream = wl_cuda_stream(backend);
     if (bf16)
         ex16_finish<true><<<grid, block, 0, stream>>>(part, splits, rows, cols, c, c_i, c_j, narrow,

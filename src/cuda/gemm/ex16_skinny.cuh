@@ -206,44 +206,20 @@ __global__ void __launch_bounds__(EX16_WARP_THREADS) ex16_skinny_warps(ex16_skin
     }
 }
 
-/* C[i * c_i + j * c_j] = alpha * (sum over the splits of part[s][i][j]) +
- * beta * C, for i < rows, j < cols. A block of 32 x G threads (G = blockDim.x
- * / 32, at most EX16_FINISH_GROUPS: ex16_finish_groups) takes 32 elements at
- * a time; warp g adds splits g, g + G, g + 2G, ... in order, then the first
- * warp adds the G sums in order: a fixed order for a given split count.
- * One thread an element (the first form) put 4096 elements of 64 splits on
- * 16 blocks: 6.5 us on an H100 behind a 16 us GEMV; here they are 128
- * blocks of 8 warps. */
-#define EX16_FINISH_GROUPS 8
-
-static inline int ex16_finish_groups(int splits)
-{
-    return splits < 1 ? 1 : splits < EX16_FINISH_GROUPS ? splits : EX16_FINISH_GROUPS;
-}
-
+/* C[i * c_i + j * c_j] = alpha * (sum over the splits of part[s][i][j], in
+ * split order) + beta * C, for i < rows, j < cols. */
 template <bool BF16>
 __global__ void ex16_finish(const float *part, int splits, int rows, int cols, void *c,
                             long long c_i, long long c_j, bool narrow, float alpha, float beta)
 {
-    __shared__ float group_sums[EX16_FINISH_GROUPS][32];
-    const int lane = threadIdx.x % 32, group = threadIdx.x / 32, groups = blockDim.x / 32;
     const size_t count = (size_t)rows * cols;
-    for (size_t first = blockIdx.x * (size_t)32; first < count; first += (size_t)gridDim.x * 32) {
-        const size_t e = first + lane;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
         float sum = 0.0f;
-        if (e < count)
-            for (int s = group; s < splits; s += groups)
-                sum += part[(size_t)s * count + e];
-        group_sums[group][lane] = sum;
-        __syncthreads();
-        if (group == 0 && e < count) {
-            float total = group_sums[0][lane];
-            for (int g = 1; g < groups; g++)
-                total += group_sums[g][lane];
-            const size_t i = e / cols, j = e % cols;
-            ex16_store<BF16>(c, i * c_i + j * c_j, narrow, total, alpha, beta);
-        }
-        __syncthreads();
+        for (int s = 0; s < splits; s++)
+            sum += part[(size_t)s * count + e];
+        const size_t i = e / cols, j = e % cols;
+        ex16_store<BF16>(c, i * c_i + j * c_j, narrow, sum, alpha, beta);
     }
 }
 
