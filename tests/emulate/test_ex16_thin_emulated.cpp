@@ -46,6 +46,8 @@ static const thin_case cases[] = {
     {16, 100, 200, false, true, true, 0, 4, 0, 0, 96, true},
     {40, 90, 150, true, true, false, 0, 2, 0, 2, 64, true},
     {4, 100, 600, true, true, true, 0, 0, 0, 0, 256, true},
+    /* 22 splits, with NaN: ex16_finish adds many. */
+    {2, 75, 700, true, true, true, 0, 0, 0, 0, 32, true},
 };
 
 /* C = alpha * op(A) op(B) + beta * C in every check: C's input is random. */
