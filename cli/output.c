@@ -1,7 +1,11 @@
 /* Output files written atomically: a temporary file beside the target,
- * created before the run starts (so a path that cannot be written is a usage
- * error, not a lost run), filled at the end and renamed over the target. A
- * failed write removes the temporary file and reports the real errno. */
+ * filled at the end and renamed over the target. Before the run starts the
+ * same temporary file is created and removed at once, so that a path that
+ * cannot be written is a usage error, not a lost run; it exists again only
+ * while the output is written, so a signal during the run, whoever handles
+ * it (an OpenCL runtime's compiler may install handlers of its own), leaves
+ * nothing behind. A failed write removes the temporary file and reports the
+ * real errno. */
 #define _GNU_SOURCE
 #include "cli.h"
 
@@ -35,6 +39,27 @@ void cli_output_remove_temporaries(void)
     }
 }
 
+/* The temporary file beside out->path, tracked for the signal handler. */
+static bool create_temporary(cli_output *out)
+{
+    snprintf(out->temp, sizeof out->temp, "%s.tmp-XXXXXX", out->path);
+    out->fd = mkstemp(out->temp);
+    if (out->fd < 0)
+        return false;
+    track(out, true);
+    return true;
+}
+
+static void remove_temporary(cli_output *out)
+{
+    track(out, false);
+    if (out->fd >= 0) {
+        close(out->fd);
+        unlink(out->temp);
+    }
+    out->fd = -1;
+}
+
 int cli_output_begin(cli_output *out, const char *path, const char *option)
 {
     memset(out, 0, sizeof *out);
@@ -48,32 +73,27 @@ int cli_output_begin(cli_output *out, const char *path, const char *option)
         fprintf(stderr, "warplab: %s %s: is a directory, not a file\n", option, path);
         return CLI_USAGE;
     }
-    int used = snprintf(out->temp, sizeof out->temp, "%s.tmp-XXXXXX", path);
-    if (used < 0 || (size_t)used >= sizeof out->temp || strlen(path) >= sizeof out->path) {
+    if (strlen(path) >= sizeof out->path ||
+        strlen(path) + sizeof ".tmp-XXXXXX" > sizeof out->temp) {
         fprintf(stderr, "warplab: %s: the path is too long\n", option);
         return CLI_USAGE;
     }
     memcpy(out->path, path, strlen(path) + 1);
-    out->fd = mkstemp(out->temp);
-    if (out->fd < 0) {
+    if (!create_temporary(out)) {
         fprintf(stderr, "warplab: %s %s: cannot write there: %s\n", option, path, strerror(errno));
         return CLI_USAGE;
     }
-    track(out, true);
+    /* Writable: removed until the output is written (cli_output_commit). */
+    remove_temporary(out);
     return CLI_OK;
 }
 
 void cli_output_abandon(cli_output *out)
 {
-    track(out, false);
-    if (out->fd >= 0) {
-        close(out->fd);
-        unlink(out->temp);
-    }
+    remove_temporary(out);
     if (out->memory)
         fclose(out->memory);
     free(out->data);
-    out->fd = -1;
     out->memory = NULL;
     out->data = NULL;
 }
@@ -104,6 +124,8 @@ int cli_output_commit(cli_output *out, warplab_status status)
         return output_failed(out, "out of memory", errno);
     }
     out->memory = NULL;
+    if (!create_temporary(out))
+        return output_failed(out, "create", errno);
     for (size_t done = 0; done < out->size;) {
         ssize_t n = write(out->fd, out->data + done, out->size - done);
         if (n < 0 && errno == EINTR)
