@@ -247,9 +247,11 @@ wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, in
     /* The two large tiles with only their last, partial wave split over k
      * (wave quantization: 576 tiles of 128x128 on 264 slots leave a third
      * wave of 48 blocks on 48 SMs). */
-    for (size_t i = 0; i < 2; i++) {
-        const wl_gemm_plan plan = wl_gemm_plan_tail_split(tile_kinds[i].kernel, m, n, k,
-                                                          a_rows_aligned, b_rows_aligned, device);
+    static const wl_gemm_kernel tail_kernels[] = {WL_GEMM_KERNEL_TILE_256X128,
+                                                  WL_GEMM_KERNEL_TILE_128X128};
+    for (size_t i = 0; i < sizeof tail_kernels / sizeof tail_kernels[0]; i++) {
+        const wl_gemm_plan plan = wl_gemm_plan_tail_split(tail_kernels[i], m, n, k, a_rows_aligned,
+                                                          b_rows_aligned, device);
         if (plan.tail_tiles > 0 && plan.predicted_us < best.predicted_us)
             best = plan;
     }
