@@ -83,11 +83,11 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
         if (e != cudaSuccess)
             return e;
         const size_t elements = (size_t)plan.tail_tiles * T::BM * T::BN;
-        gemm_tail_reduce<T::BM, T::BN>
-            <<<(unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS),
-               SPLITK_REDUCE_THREADS, 0, stream>>>(g, partial, full_tiles, plan.tail_tiles,
-                                                   plan.splits, T::GROUP_M);
-        return cudaGetLastError();
+        return wl_launch_dependent(
+            gemm_tail_reduce<T::BM, T::BN>,
+            dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
+            dim3(SPLITK_REDUCE_THREADS), stream, g, (const float *)partial, full_tiles,
+            plan.tail_tiles, plan.splits, (int)T::GROUP_M);
     }
     const cudaError_t e =
         plan.splits > 1
@@ -301,8 +301,8 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
         const size_t elements = (size_t)g.m * (size_t)g.n;
         const unsigned blocks =
             (unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS);
-        gemm_splitk_reduce<<<blocks, SPLITK_REDUCE_THREADS, 0, stream>>>(g, partial, plan.splits);
-        e = cudaGetLastError();
+        e = wl_launch_dependent(gemm_splitk_reduce, dim3(blocks), dim3(SPLITK_REDUCE_THREADS),
+                                stream, g, (const float *)partial, plan.splits);
     }
     char what[96];
     wl_format(what, sizeof what, "gemm %s launch", wl_gemm_kernel_name(plan.kernel));

@@ -129,6 +129,8 @@ template <bool BF16, int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB,
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) ex16_mma(ex16_mma_params p)
 {
 #if WL_SM80_BODY
+    if (gridDim.z > 1) /* split: ex16_finish follows */
+        wl_release_dependents();
     typedef ex16_tiles<BM, BN, WARPS_M, WARPS_N, TA, TB> T;
     WL_DYNAMIC_SMEM(uint4, smem);
     uint16_t *const as = reinterpret_cast<uint16_t *>(smem);
@@ -683,13 +685,10 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
     const unsigned block = 256;
     const unsigned grid = wl_cuda_grid_for(backend, (size_t)rows * cols, block);
     cudaStream_t stream = wl_cuda_stream(backend);
-    if (bf16)
-        ex16_finish<true><<<grid, block, 0, stream>>>(part, splits, rows, cols, c, c_i, c_j, narrow,
-                                                      alpha, beta);
-    else
-        ex16_finish<false><<<grid, block, 0, stream>>>(part, splits, rows, cols, c, c_i, c_j,
-                                                       narrow, alpha, beta);
-    return WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit split sums");
+    const cudaError_t e =
+        wl_launch_dependent(bf16 ? ex16_finish<true> : ex16_finish<false>, dim3(grid), dim3(block),
+                            stream, part, splits, rows, cols, c, c_i, c_j, narrow, alpha, beta);
+    return wl_cuda_check(backend, e, "gemm_ex 16-bit split sums");
 }
 
 /* The skinny and thin kernels' parameters: X, Y and C of a problem (see

@@ -80,6 +80,8 @@ template <bool BF16, int S>
 __global__ void __launch_bounds__(EX16_COL_THREADS *EX16_COL_GROUPS)
     ex16_skinny_columns(ex16_skinny_params p)
 {
+    if (gridDim.y > 1) /* split: ex16_finish follows */
+        wl_release_dependents();
     __shared__ float sums[EX16_COL_GROUPS - 1][EX16_COL_THREADS * 8];
     const int tx = threadIdx.x % EX16_COL_THREADS, group = threadIdx.x / EX16_COL_THREADS;
     const int j0 = (blockIdx.x * EX16_COL_THREADS + tx) * 8, split = blockIdx.y;
@@ -150,6 +152,8 @@ __global__ void __launch_bounds__(EX16_COL_THREADS *EX16_COL_GROUPS)
 template <bool BF16, int S>
 __global__ void __launch_bounds__(EX16_WARP_THREADS) ex16_skinny_warps(ex16_skinny_params p)
 {
+    if (gridDim.y > 1) /* split: ex16_finish follows */
+        wl_release_dependents();
     const int lane = threadIdx.x % 32;
     const int j = blockIdx.x * (EX16_WARP_THREADS / 32) + threadIdx.x / 32, split = blockIdx.y;
     const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
@@ -212,12 +216,11 @@ template <bool BF16>
 __global__ void ex16_finish(const float *part, int splits, int rows, int cols, void *c,
                             long long c_i, long long c_j, bool narrow, float alpha, float beta)
 {
+    wl_wait_for_producer();
     const size_t count = (size_t)rows * cols;
     for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
          e += (size_t)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; s++)
-            sum += part[(size_t)s * count + e];
+        const float sum = wl_split_sum(part, splits, count, e);
         const size_t i = e / cols, j = e % cols;
         ex16_store<BF16>(c, i * c_i + j * c_j, narrow, sum, alpha, beta);
     }

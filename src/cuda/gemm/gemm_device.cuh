@@ -111,6 +111,67 @@ __device__ __forceinline__ unsigned to_tf32(float x)
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* Split-K sums, launched as dependents (sm_90's programmatic launch).      */
+
+/* A split-K product is two launches: the split kernel writes partial sums,
+ * a sum kernel adds them. Launched plainly, the sum kernel starts only after
+ * the split kernel has drained and its launch has been processed: 2-4 us of
+ * an idle GPU, as long as a GEMV's whole sum. Launched as a dependent
+ * (wl_launch_dependent, gemm_launch.h), its blocks are placed while the
+ * split kernel runs, once every block of that kernel has called
+ * wl_release_dependents, and wait in wl_wait_for_producer until it has
+ * finished and its writes are visible. Before sm_90, under the emulator,
+ * and for a kernel launched plainly, both are no-ops. */
+__device__ __forceinline__ void wl_release_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void wl_wait_for_producer()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* sum += part[s * stride + e] for the BATCH splits from s, in split order:
+ * the BATCH loads are issued before the first add. */
+template <int BATCH>
+__device__ __forceinline__ float wl_split_sum_batch(const float *part, int s, size_t stride,
+                                                    size_t e, float sum)
+{
+    float v[BATCH];
+#pragma unroll
+    for (int i = 0; i < BATCH; i++)
+        v[i] = part[(size_t)(s + i) * stride + e];
+#pragma unroll
+    for (int i = 0; i < BATCH; i++)
+        sum += v[i];
+    return sum;
+}
+
+/* part[0 * stride + e] + part[1 * stride + e] + ..., added in split order
+ * (the same bits as a plain loop). The sum is a chain of round trips to
+ * the L2, where the partial sums are: a plain loop, unrolled 4 ways by the
+ * compiler, makes 16 of them for 64 splits (ex16_finish took ~5 us behind
+ * a 16 us GEMV); loads issued 32, then 8, at a time make 2. */
+__device__ __forceinline__ float wl_split_sum(const float *part, int splits, size_t stride,
+                                              size_t e)
+{
+    float sum = 0.0f;
+    int s = 0;
+    for (; s + 32 <= splits; s += 32)
+        sum = wl_split_sum_batch<32>(part, s, stride, e, sum);
+    for (; s + 8 <= splits; s += 8)
+        sum = wl_split_sum_batch<8>(part, s, stride, e, sum);
+    for (; s < splits; s++)
+        sum += part[(size_t)s * stride + e];
+    return sum;
+}
+
+/* ------------------------------------------------------------------------ */
 /* cp.async (sm_80+): global -> shared copies that bypass registers.        */
 
 #ifndef WL_EMULATE

@@ -258,6 +258,7 @@ struct skinny_params {
 template <typename T>
 __global__ void __launch_bounds__(SKINNY_THREADS) skinny_columns(skinny_params p)
 {
+    wl_release_dependents(); /* skinny_finish follows */
     const T *x = (const T *)p.x, *y = (const T *)p.y;
     const int j = blockIdx.x * SKINNY_THREADS + threadIdx.x, split = blockIdx.y;
     const int p0 = split * p.k_chunk, p1 = min(p.k, p0 + p.k_chunk);
@@ -287,6 +288,7 @@ __global__ void __launch_bounds__(SKINNY_THREADS) skinny_columns(skinny_params p
 template <typename T>
 __global__ void __launch_bounds__(SKINNY_THREADS) skinny_warps(skinny_params p)
 {
+    wl_release_dependents(); /* skinny_finish follows */
     const T *x = (const T *)p.x, *y = (const T *)p.y;
     const int lane = threadIdx.x % 32;
     const int j = blockIdx.x * (SKINNY_THREADS / 32) + threadIdx.x / 32, split = blockIdx.y;
@@ -321,12 +323,11 @@ template <typename OUT>
 __global__ void skinny_finish(const float *part, int splits, int small, int big, OUT *c,
                               long long c_i, long long c_j, float alpha, float beta)
 {
+    wl_wait_for_producer();
     const size_t count = (size_t)small * big;
     for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
          e += (size_t)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; s++)
-            sum += part[(size_t)s * count + e];
+        const float sum = wl_split_sum(part, splits, count, e);
         const size_t i = e / big, j = e % big;
         OUT *out = c + i * c_i + j * c_j;
         float value = alpha * sum;
@@ -830,13 +831,14 @@ static void launch_skinny(const skinny_shape &sh, const skinny_params &params, c
 }
 
 template <typename OUT>
-static void launch_finish(wl_backend *backend, const skinny_shape &sh, const float *part, void *c,
-                          long long c_i, long long c_j, float alpha, float beta)
+static cudaError_t launch_finish(wl_backend *backend, const skinny_shape &sh, const float *part,
+                                 void *c, long long c_i, long long c_j, float alpha, float beta)
 {
     const unsigned block = 256;
-    skinny_finish<OUT><<<wl_cuda_grid_for(backend, (size_t)sh.small * sh.big, block), block, 0,
-                         wl_cuda_stream(backend)>>>(part, (int)sh.splits, sh.small, sh.big,
-                                                    (OUT *)c, c_i, c_j, alpha, beta);
+    return wl_launch_dependent(skinny_finish<OUT>,
+                               dim3(wl_cuda_grid_for(backend, (size_t)sh.small * sh.big, block)),
+                               dim3(block), wl_cuda_stream(backend), part, (int)sh.splits, sh.small,
+                               sh.big, (OUT *)c, c_i, c_j, alpha, beta);
 }
 
 static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch)
@@ -892,13 +894,14 @@ static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch)
     const long long c_i = sh.small_m ? ldc : 1, c_j = sh.small_m ? 1 : ldc;
     void *c = wl_view_ptr(launch->buf[GEMM_C]);
     const float alpha = (float)p->alpha, beta = (float)p->beta;
+    cudaError_t e;
     if (!(p->variant & WL_GEMM_C_INPUT_TYPE))
-        launch_finish<float>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
+        e = launch_finish<float>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
     else if (p->dtype == WARPLAB_BFLOAT16)
-        launch_finish<__nv_bfloat16>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
+        e = launch_finish<__nv_bfloat16>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
     else
-        launch_finish<__half>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
-    return WL_CUDA_LAUNCHED(backend, "gemm_ex skinny sums");
+        e = launch_finish<__half>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
+    return wl_cuda_check(backend, e, "gemm_ex skinny sums");
 }
 
 static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, void *state)

@@ -321,6 +321,7 @@ template <class T, bool B_VEC>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
 {
+    wl_release_dependents(); /* gemm_splitk_reduce follows */
     const int k0 = (int)blockIdx.y * k_chunk;
     gemm_params q = p;
     q.a = p.a + k0;
@@ -354,6 +355,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     /* The tile body twice (whole, piece): one call with the output kind
      * chosen at run time needs more registers (128x128: 20 bytes of spills
      * under its 128-register cap). */
+    wl_release_dependents(); /* gemm_tail_reduce follows */
     const int block = (int)blockIdx.x;
     if (block < full_tiles) {
         gemm_pipelined_tile<T, B_VEC>(p, block);
@@ -380,6 +382,7 @@ template <int BM, int BN>
 __global__ void gemm_tail_reduce(gemm_params p, const float *partial, int full_tiles,
                                  int tail_tiles, int splits, int group_m)
 {
+    wl_wait_for_producer();
     const size_t tile_elements = (size_t)BM * BN;
     const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (size_t)tail_tiles * tile_elements)
@@ -392,9 +395,8 @@ __global__ void gemm_tail_reduce(gemm_params p, const float *partial, int full_t
     const int row = tile_m * BM + local / BN, col = tile_n * BN + local % BN;
     if (row >= p.m || col >= p.n)
         return;
-    float sum = 0.0f;
-    for (int s = 0; s < splits; s++)
-        sum += partial[((size_t)s * (size_t)tail_tiles + (size_t)tail) * tile_elements + local];
+    const float sum = wl_split_sum(partial + (size_t)tail * tile_elements, splits,
+                                   (size_t)tail_tiles * tile_elements, (size_t)local);
     float *c = p.c + (size_t)row * p.ldc + col;
     *c = gemm_epilogue(sum, c, p.alpha, p.beta);
 }

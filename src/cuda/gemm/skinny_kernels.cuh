@@ -62,6 +62,8 @@ template <int MR, bool VEC>
 __global__ void __launch_bounds__(skinny_m_threads(MR))
     gemm_skinny_m(gemm_params p, float *partial, int k_chunk)
 {
+    if (gridDim.y > 1) /* split: gemm_splitk_reduce follows */
+        wl_release_dependents();
     constexpr int THREADS = skinny_m_threads(MR), U = skinny_m_unroll(MR);
     constexpr int GROUPS = THREADS / SKINNY_M_COL_THREADS, WARPS = THREADS / 32;
     WL_DYNAMIC_SMEM(float, warp_sums); /* [WARPS][MR][SKINNY_M_COLS] */
@@ -157,6 +159,8 @@ template <int NR, bool VEC>
 __global__ void __launch_bounds__(SKINNY_N_THREADS)
     gemm_skinny_n(gemm_params p, float *partial, int k_chunk)
 {
+    if (gridDim.y > 1) /* split: gemm_splitk_reduce follows */
+        wl_release_dependents();
     constexpr int RW = skinny_n_rows_per_warp(NR);
     WL_DYNAMIC_SMEM(float4, bt4);
     float *const bt = reinterpret_cast<float *>(bt4); /* [NR][SKINNY_N_KC] */
@@ -263,13 +267,12 @@ __global__ void __launch_bounds__(SKINNY_N_THREADS)
 __global__ void __launch_bounds__(SPLITK_REDUCE_THREADS)
     gemm_splitk_reduce(gemm_params p, const float *partial, int splits)
 {
+    wl_wait_for_producer();
     const size_t e = (size_t)blockIdx.x * SPLITK_REDUCE_THREADS + threadIdx.x;
     const size_t elements = (size_t)p.m * (size_t)p.n;
     if (e >= elements)
         return;
-    float sum = 0.0f;
-    for (int s = 0; s < splits; s++)
-        sum += partial[(size_t)s * elements + e];
+    const float sum = wl_split_sum(partial, splits, elements, e);
     const size_t row = e / (size_t)p.n, col = e % (size_t)p.n;
     float *c = p.c + row * (size_t)p.ldc + col;
     *c = gemm_epilogue(sum, c, p.alpha, p.beta);

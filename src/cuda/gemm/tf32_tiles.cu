@@ -191,9 +191,10 @@ extern "C" warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_t
     if (status != WARPLAB_OK || splits == 1)
         return status;
     const unsigned block = 256;
-    tf32_tiles_sum<<<wl_cuda_grid_for(backend, (size_t)call->m * call->n, block), block, 0,
-                     stream>>>(p.part, (int)splits, p.m, p.n, p.c, p.ldc, p.alpha, p.beta);
-    return WL_CUDA_LAUNCHED(backend, "gemm tf32 tiles sums");
+    e = wl_launch_dependent(
+        tf32_tiles_sum, dim3(wl_cuda_grid_for(backend, (size_t)call->m * call->n, block)),
+        dim3(block), stream, p.part, (int)splits, p.m, p.n, p.c, p.ldc, p.alpha, p.beta);
+    return wl_cuda_check(backend, e, "gemm tf32 tiles sums");
 }
 
 /* ------------------------------------------------------------------------ */

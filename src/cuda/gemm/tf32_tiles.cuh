@@ -130,6 +130,8 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
     gemm_tf32_tiles(tf32_tiles_params p)
 {
 #if WL_SM80_BODY
+    if (gridDim.z > 1) /* split: tf32_tiles_sum follows */
+        wl_release_dependents();
     typedef tf32_tiles_shape<BM, BN, WM, WN> S;
     typedef tf32_tiles_layout<BM, BN, WM, WN, TA, TB> L;
     typedef typename L::A LA;
@@ -230,12 +232,11 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
 __global__ void tf32_tiles_sum(const float *part, int splits, int m, int n, float *c, int ldc,
                                float alpha, float beta)
 {
+    wl_wait_for_producer();
     const size_t count = (size_t)m * n;
     for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
          e += (size_t)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; s++)
-            sum += part[(size_t)s * count + e];
+        const float sum = wl_split_sum(part, splits, count, e);
         float *out = c + (e / n) * (size_t)ldc + e % n;
         *out = gemm_epilogue(sum, out, alpha, beta);
     }

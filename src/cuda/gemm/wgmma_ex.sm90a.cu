@@ -246,6 +246,8 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
                   const __grid_constant__ CUtensorMap map_c, const xw_params p)
 {
 #if WL_SM90A_BODY
+    if (p.splits > 1) /* ex16_finish follows */
+        wl_release_dependents();
     typedef xw_shape<BN> S;
     constexpr int ELEMENT_BYTES = KIND == XW_TF32 ? 4 : 2;
     constexpr int K_PER_TILE = XW_ROW_BYTES / ELEMENT_BYTES;
@@ -531,6 +533,8 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
                     const __grid_constant__ CUtensorMap map_b, const xw_params p)
 {
 #if WL_SM90A_BODY
+    if (p.splits > 1) /* the split sums follow */
+        wl_release_dependents();
     typedef xw_rs_shape<BM> S;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t tiles_base = (smem_address(smem_raw) + 1023) & ~1023u;
