@@ -220,14 +220,21 @@ __device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, uint32_t par
 }
 
 /* Arrives on the barrier at the same offset as `bar` in the cluster's CTA
- * of rank `rank` (this one included), releasing at cluster scope. A thread
- * may arrive on a peer's barrier, never wait on it. */
+ * of rank `rank` (this one included), relaxed: no memory fence. A thread
+ * may arrive on a peer's barrier, never wait on it. For an empty barrier
+ * only: the stage's readers were wgmma groups that wgmma.wait_group has
+ * already retired, so no access of this thread is left to order before
+ * the producer's copy into the stage. The release form (.release.cluster)
+ * compiles to MEMBAR.ALL.CTA + MEMBAR.ALL.GPU before the arrive, twice a
+ * stage: ncu put 4.3 membar stalls an issued instruction on the cluster
+ * rung (none on the TMA-store rung), which ran at 0.47x cublas_bf16 at
+ * 4096^3; relaxed, 0.99x (H100). */
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t rank)
 {
     asm volatile("{\n"
                  ".reg .b32 remote;\n"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+                 "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [remote];\n"
                  "}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
