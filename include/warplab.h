@@ -247,9 +247,9 @@ typedef struct warplab_peer_report {
     char names[WARPLAB_MAX_GPUS][256];
     int access[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS];           /* 1: a can map b's memory */
     int performance_rank[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS]; /* CUDA's, lower is better */
-    double one_way_gbs[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS]; /* a -> b alone */
-    double two_way_gbs[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS]; /* a -> b and b -> a at once, sum */
-    size_t bytes; /* per copy; 0: not measured */
+    double one_way_gbs[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS];   /* a -> b alone */
+    double two_way_gbs[WARPLAB_MAX_GPUS][WARPLAB_MAX_GPUS];   /* a -> b and b -> a at once, sum */
+    size_t bytes;                                             /* per copy; 0: not measured */
 } warplab_peer_report;
 
 /* Fills report for the CUDA GPUs present (at most WARPLAB_MAX_GPUS); copies
