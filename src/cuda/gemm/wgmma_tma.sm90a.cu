@@ -41,7 +41,9 @@
  *     both CTAs' shared memory at once (.multicast::cluster): a third less
  *     traffic from L2 a k tile. A stage is refilled only when the consumers
  *     of both CTAs have released it (the empty barrier counts 4: two
- *     consumers in each CTA, arriving on their own and the peer's barrier).
+ *     consumers in each CTA, arriving on their own and the peer's barrier,
+ *     relaxed: a release arrive put a GPU-wide fence before each, and the
+ *     rung ran at half speed; mbarrier_arrive_cluster, wgmma_ops.cuh).
  *     Tiles are walked in bands of 16 tile rows (8 pairs), and the grid is
  *     as many clusters as can be resident at once.
  * Compiled for sm_90a alone (its own CMake target); devices other than
