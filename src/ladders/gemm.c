@@ -742,7 +742,12 @@ static const wl_rung gemm_rungs[] = {
                "partial sums) leaves through shared memory and the copy engine's bulk stores "
                "(cp.async.bulk.tensor, whole lines, edges clipped by the hardware), which run "
                "while the next unit's main loop does: 4096 x 4096 x 64 went from 43 to 26 us, "
-               "4096^3 from 201 to 183 us (H100).",
+               "4096^3 from 201 to 183 us (H100). For m <= 64 a narrow 64x64 tile with one "
+               "consumer warpgroup and 12 stages: 64 blocks at n = 4096 stream B over the whole "
+               "k with no split and no second kernel, and A's box holds only m rows (the copy "
+               "engine's zero fill of a box mostly past the edge was slow): 2 to 64 x 4096 x "
+               "4096 went from 21-23 us to 17 (0.96-1.07x cuBLAS; H100), the GEMV with B "
+               "row-major from 20.6 to 17.1.",
      .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",

@@ -107,8 +107,9 @@ static bool sanitizer = false; /* --sanitizer: the short list (sanitizer_keeps) 
  * racecheck and initcheck. The short list keeps every shape (so every path
  * of the cost models: skinny columns and warps, mma.sync whole and split,
  * the TMA path's copies, wgmma as stored with ragged edges, split k and
- * 128 x 256 tiles, the tiled fallback, k = 0, TF32's FP32-dispatcher, small
- * tile and wgmma routes) and every op combination for TF32 and BF16, and
+ * 128 x 256 tiles and the narrow 64 x 64 tile, the tiled fallback, k = 0,
+ * TF32's FP32-dispatcher, small tile and wgmma routes) and every op
+ * combination for TF32 and BF16, and
  * rotates the rest over the ops: BF16's output type and tight/padded
  * variant through the four ops; FP16 (the same kernels, another type) and
  * FP32 (the dispatcher at N, N; the tiled fallback at T, T) at N, N and T, T
@@ -347,13 +348,17 @@ static void on_backend(warplab_backend_kind kind)
      * 33 x 200 x 517 (three 16-row tiles, a ragged 64-column strip, k not
      * a multiple of 8): ex16_thin's class (m or n <= 64), for when the cost
      * model picks it; until then the ex16_thin row runs it forced.
+     * 48 x 520 x 1000: the wgmma kernel's narrow 64 x 64 tile (m <= 64,
+     * one consumer, k whole): rows past m and a ragged last 8 columns
+     * (zero-filled boxes, clipped stores), a partial k tile.
      * The shapes after the first gpu_first run on cuda alone (the CPU and
      * PoCL backends compute every shape with the same code; the reference
      * of these is the bulk of the test's time). */
     static const size_t shapes[][3] = {
-        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},     {5, 7, 0},
-        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},    {40, 48, 2048},
-        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517}};
+        {1, 1, 1},      {1, 67, 45},      {45, 1, 33},     {37, 29, 53},
+        {5, 7, 0},      {130, 257, 70},   {3, 136, 264},   {136, 5, 520},
+        {72, 136, 96},  {40, 48, 2048},   {300, 400, 300}, {136, 264, 200},
+        {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517},  {48, 520, 1000}};
     const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;

@@ -22,8 +22,9 @@ typedef enum wl_ex16_kind {
 
 typedef struct wl_ex16_plan {
     wl_ex16_kind kind;
-    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: 128 x tile;
-                 * WL_EX16_THIN: 16-row tiles of the small side (1, 2 or 4) */
+    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: 128 x tile,
+                 * or 64 x 64 for tile 64 (m <= 64); WL_EX16_THIN: 16-row tiles of the small
+                 * side (1, 2 or 4) */
     int splits; /* k split in this many parts (summed in order afterwards) */
     int k_chunk;
     /* WL_EX16_WGMMA: operands whose rows are not 16-byte aligned (TMA's

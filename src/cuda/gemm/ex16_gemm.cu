@@ -366,21 +366,30 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
  * split, and a second launch. Fixed: 8.5 us (a launch, two tensor maps
  * encoded on the host, the pipeline's fill: 128^3 takes 10.5 us, where
  * ex16_mma takes 7.9). With m <= 64 (one 64-row slab) the second consumer
- * has no rows and issues no wgmma: half the work. An SM streams its
- * operands at up to ~40 GB/s, so that fewer units than ~65 cannot reach
- * the bandwidth (H100: 2 x 4096 x 4096 in 3 splits, 96 units, took 25 us;
- * in 2, 64 units, 28 us; 128 x 128 x 32768 in 37 splits 19 us). */
+ * has no rows and issues no wgmma: half the work; the narrow tile (bn 64:
+ * 64 x 64, one consumer) has only the work. An SM streams its operands at
+ * up to ~40 GB/s, so that fewer units than ~65 cannot reach the bandwidth
+ * (H100: 2 x 4096 x 4096 in 3 splits, 96 units, took 25 us; in 2, 64
+ * units, 28 us; 128 x 128 x 32768 in 37 splits 19 us). The model is
+ * pessimistic for the narrow tile (2 to 64 x 4096 x 4096 in 64 units
+ * unsplit: 22 us modelled, 17 measured; 3 splits of 128 x 128 tiles: 24
+ * modelled, 19-20 measured), but it ranks the two as measured: unsplit
+ * narrow tiles where there are at least about 64 of them, 128 x 128
+ * tiles where the narrow ones would take two waves (64 x 11008 x 4096:
+ * 36 us in 86 units, 42 in 172). */
 #define EX16_SM_STREAM_GBS 40.0
+#define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
 #define EX16_WGMMA_FIXED_US 8.5
 #define EX16_COPY_LAUNCH_US 2.5
 static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                           int splits)
 {
     const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
-    const double tiles = ceil((double)m / 128) * ceil((double)n / bn);
+    const double bm = bn == EX16_WGMMA_NARROW ? 64 : 128;
+    const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
     const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
-    const double rate = 5.5e6, rows = m <= 64 ? 64 : 128;
+    const double rate = 5.5e6, rows = m <= 64 ? 64 : bm;
     const double compute = waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
     const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
@@ -399,7 +408,9 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
     /* Ties keep the first: the wider tile, except where n fits the narrow
      * one (n <= 128: a 128 x 256 tile loads and multiplies 128 columns of
      * zeros past B's edge; 65536 x 64 x 64 took 32 us in them). */
-    const int widths[2] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128};
+    const int widths[3] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128, EX16_WGMMA_NARROW};
+    /* The narrow tile only where one 64-row slab holds every row. */
+    const int width_count = m <= 64 ? 3 : 2;
     plan->kind = WL_EX16_WGMMA;
     plan->restride = restride;
     plan->predicted_us = INFINITY;
@@ -415,7 +426,7 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
     const int k_tiles = (int)((k + 63) / 64);
     int most = k_tiles / 4;
     most = most < 1 ? 1 : most > 128 ? 128 : most;
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; w < width_count; w++)
         for (int splits = 1; splits <= most; splits++) {
             /* Only splits that whole k tiles realise. */
             const int chunk_tiles = (k_tiles + splits - 1) / splits;
@@ -514,6 +525,17 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
         skinny_split(backend, p, &plan);
         plan.predicted_us = EX16_FIXED_US + 2.0 * (double)k * (double)(m > n ? m : n) /
                                                 (EX16_BANDWIDTH * bandwidth_gbs(backend) * 1e3);
+        /* A GEMV with B row-major (m = 1, the columns kernel): the wgmma
+         * kernel's narrow tile streams B faster, where there is enough of
+         * it (H100: 1 x 4096 x 4096 17.1 us against 20.6 split in 64 and
+         * summed, 1 x 11008 x 4096 35.0 against 41.1). */
+        const ex16_skinny_shape sh = skinny_shape_of(p);
+        if (!force && tma_available && sh.small_m && sh.columns) {
+            wl_ex16_plan wgmma;
+            wgmma_plan(backend, m, n, k, unaligned_operands(p), &wgmma);
+            if (wgmma.predicted_us < plan.predicted_us)
+                return wgmma;
+        }
         return plan;
     }
     /* ex16_mma: each configuration, splits up to 4x the SMs' slots, k at
@@ -634,12 +656,13 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
                   plan->splits == 1 ? "" : "s", plan->predicted_us);
         break;
     case WL_EX16_WGMMA:
-        wl_format(text, len, "ex16 wgmma as stored%s, 128x%d tiles, %d split%s (%.0f us modelled)",
+        wl_format(text, len, "ex16 wgmma as stored%s, %dx%d tiles, %d split%s (%.0f us modelled)",
                   plan->restride == 3   ? ", A and B re-strided"
                   : plan->restride == 1 ? ", A re-strided"
                   : plan->restride == 2 ? ", B re-strided"
                                         : "",
-                  plan->tile, plan->splits, plan->splits == 1 ? "" : "s", plan->predicted_us);
+                  plan->tile == EX16_WGMMA_NARROW ? 64 : 128, plan->tile, plan->splits,
+                  plan->splits == 1 ? "" : "s", plan->predicted_us);
         break;
     default: wl_format(text, len, "tiled CUDA-core fallback"); break;
     }

@@ -172,7 +172,8 @@ warplab_status wl_gemm_ex_tma_run(wl_backend *backend, const wl_gemm_ex_operands
 /* warplab_gemm_ex's TMA + wgmma kernel on the operands as stored, split k
  * (wgmma_ex.sm90a.cu). A is m x k (a_m_major: stored k x m), B is n x k
  * (b_n_major: stored k x n); 16-byte aligned base and rows; TF32 (FLOAT32)
- * takes K-major operands only. bn: 128 or 256 columns a tile; k in splits
+ * takes K-major operands only. bn: 128 or 256 columns a tile of 128 rows, or
+ * 64 (16-bit only): 64 x 64 tiles, one consumer; k in splits
  * of k_chunk (a multiple of 64), partial sums to part (splits x m x n
  * floats) when splits > 1, to be added by wl_ex16_finish; else C. */
 typedef struct wl_gemm_ex_wgmma_call {

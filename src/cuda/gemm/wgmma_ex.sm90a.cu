@@ -14,6 +14,13 @@
  *     K-major (the caller copies the others).
  *   - Tiles of 128 x 128 as well as 128 x 256 (6 stages instead of 4 in
  *     the same shared memory), so that mid-size problems have more tiles.
+ *   - A narrow tile for m <= 64 (16-bit): 64 x 64, one consumer warpgroup,
+ *     12 stages of 16 KiB. cuBLAS streams B for such m in one kernel of
+ *     64 to 128 narrow blocks over the whole k; 128 x 128 tiles give only
+ *     32 blocks at n = 4096, so k had to be split and the sums added in a
+ *     second kernel (4-6 us of a 22 us GEMM). 64 columns give 64 blocks
+ *     at n = 4096 with no split, and with m <= 64 the second consumer of
+ *     a 128-row tile had nothing to do anyway.
  *   - A deterministic split of k: the persistent grid walks (split, tile)
  *     units; with more than one split each unit writes its FP32 partial
  *     sums to the workspace and a second kernel adds the splits in order
@@ -55,6 +62,10 @@
 #define XW_ROW_BYTES 128 /* a k tile: one swizzle row (64 16-bit or 32 TF32 values) */
 #define XW_BOX_BYTES (64 * XW_ROW_BYTES) /* an MN-major box: 64 k rows of 64 m or n */
 #define XW_THREADS 384
+/* The narrow tile (BN 64, 16-bit only): 64 rows, one consumer warpgroup. */
+#define XW_NARROW 64
+#define XW_BM_OF(BN) ((BN) == XW_NARROW ? 64 : XW_BM)
+#define XW_THREADS_OF(BN) (128 + 2 * XW_BM_OF(BN))
 /* Stages (192 KiB), the barriers (in a 1 KiB slot), C's staging buffers
  * (two of 8 KiB a consumer) and slack to align the base to 1024. */
 #define XW_STAGING_BYTES 32768
@@ -64,10 +75,13 @@
 enum { XW_TF32 = 0, XW_BF16 = 1, XW_FP16 = 2 };
 
 template <int BN> struct xw_shape {
-    static constexpr int A_BYTES = XW_BM * XW_ROW_BYTES;
+    static constexpr int BM = XW_BM_OF(BN);
+    static constexpr int CONSUMERS = BM / 64;
+    static constexpr int A_BYTES = BM * XW_ROW_BYTES;
     static constexpr int B_BYTES = BN * XW_ROW_BYTES;
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-    static constexpr int STAGES = 196608 / STAGE_BYTES; /* 4 (BN 256) or 6 (BN 128) */
+    /* 4 (BN 256), 6 (BN 128) or 12 (the narrow 64 x 64) */
+    static constexpr int STAGES = 196608 / STAGE_BYTES;
 };
 
 struct xw_params {
@@ -79,6 +93,7 @@ struct xw_params {
     bool narrow;    /* C has the 16-bit input type */
     bool tma_store; /* C (or the partial sums) stored by the copy engine through map_c */
     bool pairs;     /* C's rows keep column pairs aligned (ldc even, C aligned to a pair) */
+    int a_bytes;    /* of A's boxes a k tile: fewer rows than the tile's when m is less */
 };
 
 #if WL_SM90A_BODY
@@ -100,6 +115,17 @@ struct xw_params {
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
         "+f"(d[63])
 
+/* The 32 accumulator registers of an m64n64 wgmma. */
+#define XW_D32_REGISTERS                                                                           \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define XW_D32_OPERANDS(d)                                                                         \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+
 /* D (64 x N) += A (64 x K) B (K x N), descriptors; 16-bit types take the
  * transpose immediates TA (A M-major) and TB (B N-major). */
 #define XW_WGMMA16(name, shape, type, count, registers, operands)                                  \
@@ -117,6 +143,10 @@ struct xw_params {
                      : operands(d)                                                                 \
                      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TA), "n"(TB));                        \
     }
+#define XW_NEXT_32 "33"
+#define XW_FLAG_32 "34"
+#define XW_TA_32 "35"
+#define XW_TB_32 "36"
 #define XW_NEXT_64 "65"
 #define XW_FLAG_64 "66"
 #define XW_TA_64 "67"
@@ -129,6 +159,8 @@ XW_WGMMA16(xw_bf16_n256, "m64n256k16", "bf16", 128, WGMMA_D128_REGISTERS, WGMMA_
 XW_WGMMA16(xw_fp16_n256, "m64n256k16", "f16", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
 XW_WGMMA16(xw_bf16_n128, "m64n128k16", "bf16", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
 XW_WGMMA16(xw_fp16_n128, "m64n128k16", "f16", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+XW_WGMMA16(xw_bf16_n64, "m64n64k16", "bf16", 32, XW_D32_REGISTERS, XW_D32_OPERANDS)
+XW_WGMMA16(xw_fp16_n64, "m64n64k16", "f16", 32, XW_D32_REGISTERS, XW_D32_OPERANDS)
 
 #define XW_WGMMA_TF32(name, shape, count, registers, operands)                                     \
     __device__ __forceinline__ void name(float(&d)[count], uint64_t desc_a, uint64_t desc_b)       \
@@ -199,6 +231,7 @@ __device__ __forceinline__ void xw_step(float (&acc)[BN / 2], uint32_t a_tile, u
     const uint64_t db =
         TB ? xw_descriptor_mn(b_tile + 2048 * s) : wgmma_descriptor_sw128(b_tile + 32 * s);
     if constexpr (KIND == XW_TF32) {
+        static_assert(BN != XW_NARROW, "the narrow tile is 16-bit only");
         if constexpr (BN == 256)
             xw_tf32_n256(acc, da, db);
         else
@@ -206,13 +239,17 @@ __device__ __forceinline__ void xw_step(float (&acc)[BN / 2], uint32_t a_tile, u
     } else if constexpr (KIND == XW_BF16) {
         if constexpr (BN == 256)
             xw_bf16_n256<TA, TB>(acc, da, db);
-        else
+        else if constexpr (BN == 128)
             xw_bf16_n128<TA, TB>(acc, da, db);
+        else
+            xw_bf16_n64<TA, TB>(acc, da, db);
     } else {
         if constexpr (BN == 256)
             xw_fp16_n256<TA, TB>(acc, da, db);
-        else
+        else if constexpr (BN == 128)
             xw_fp16_n128<TA, TB>(acc, da, db);
+        else
+            xw_fp16_n64<TA, TB>(acc, da, db);
     }
 }
 
@@ -240,7 +277,7 @@ __device__ __forceinline__ void xw_store(OUT *c, float sum, float alpha, float b
 /* TA: A stored k x m (op T), M-major boxes; else m x k, K-major boxes.
  * TB: B stored k x n (op N), N-major boxes; else n x k, K-major boxes. */
 template <int KIND, int BN, int TA, int TB>
-__global__ void __launch_bounds__(XW_THREADS, 1)
+__global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     gemm_ex_wgmma(const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b,
                   const __grid_constant__ CUtensorMap map_c, const xw_params p)
@@ -261,7 +298,7 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
     if (tid == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             mbarrier_init(full_bar + 8 * s, 1);
-            mbarrier_init(empty_bar + 8 * s, 2);
+            mbarrier_init(empty_bar + 8 * s, S::CONSUMERS);
         }
         mbarrier_init_fence();
         tma_prefetch_descriptor(&map_a);
@@ -285,13 +322,15 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
                     mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
                     const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
                     const uint32_t b_tile = a_tile + S::A_BYTES, bar = full_bar + 8 * stage;
-                    mbarrier_arrive_expect_bytes(bar, S::STAGE_BYTES);
+                    mbarrier_arrive_expect_bytes(bar, p.a_bytes + S::B_BYTES);
                     const int k0 = kt * K_PER_TILE;
                     if (TA) {
-                        tma_load_2d(a_tile, &map_a, bar, tile_m * XW_BM, k0);
-                        tma_load_2d(a_tile + XW_BOX_BYTES, &map_a, bar, tile_m * XW_BM + 64, k0);
+#pragma unroll
+                        for (int box = 0; box < S::BM / 64; box++)
+                            tma_load_2d(a_tile + box * XW_BOX_BYTES, &map_a, bar,
+                                        tile_m * S::BM + box * 64, k0);
                     } else {
-                        tma_load_2d(a_tile, &map_a, bar, k0, tile_m * XW_BM);
+                        tma_load_2d(a_tile, &map_a, bar, k0, tile_m * S::BM);
                     }
                     if (TB) {
 #pragma unroll
@@ -327,7 +366,7 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
             /* A consumer whose 64 rows are all past m (m <= 64, or the last
              * tile's edge) keeps the barriers' count but issues no wgmma:
              * the other consumer has the tensor cores to itself. */
-            if (tile_m * XW_BM + consumer * 64 >= p.m) {
+            if (tile_m * S::BM + consumer * 64 >= p.m) {
                 for (int kt = kt0; kt < kt1; kt++) {
                     mbarrier_wait(full_bar + 8 * stage, phase);
                     if (signals)
@@ -375,7 +414,7 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
                 const uint32_t staging =
                     tiles_base + 196608 + 1024 + (uint32_t)consumer * (XW_STAGING_BYTES / 2);
                 store_c_tile(acc, &map_c, staging, consumer, warp, lane, signals, tile_n * BN,
-                             tile_m * XW_BM + consumer * 64, p.splits > 1 ? split : 0,
+                             tile_m * S::BM + consumer * 64, p.splits > 1 ? split : 0,
                              p.splits > 1 ? 1.0f : p.alpha);
                 continue;
             }
@@ -385,7 +424,7 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
              * bytes) where the row keeps pairs aligned, so that a warp's
              * store covers whole 32-byte sectors. */
             const int g = lane / 4, q = lane % 4;
-            const int row_base = tile_m * XW_BM + consumer * 64 + warp * 16 + g;
+            const int row_base = tile_m * S::BM + consumer * 64 + warp * 16 + g;
             const int col_base = tile_n * BN + 2 * q;
             float *part = p.part + (size_t)split * p.m * p.n;
 #pragma unroll
@@ -684,7 +723,8 @@ static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
     gemm_ex_wgmma<KIND, BN, TA, TB>
-        <<<blocks, XW_THREADS, XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c, p);
+        <<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c,
+                                                                                p);
     return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel (operands as stored)");
 }
 
@@ -709,6 +749,10 @@ static warplab_status xw_launch_bn(wl_backend *backend, const CUtensorMap &map_a
 {
     if (bn == 256)
         return xw_launch_ops<KIND, 256>(backend, map_a, map_b, map_c, p, blocks, ta, tb);
+    if constexpr (KIND != XW_TF32) {
+        if (bn == XW_NARROW)
+            return xw_launch_ops<KIND, XW_NARROW>(backend, map_a, map_b, map_c, p, blocks, ta, tb);
+    }
     return xw_launch_ops<KIND, 128>(backend, map_a, map_b, map_c, p, blocks, ta, tb);
 }
 
@@ -739,8 +783,8 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
                      : c->type == WARPLAB_FLOAT16 ? XW_FP16
                                                   : XW_TF32;
     const int element_bytes = kind == XW_TF32 ? 4 : 2;
-    if ((c->bn != 128 && c->bn != 256) || c->splits < 1 || c->m <= 0 || c->n <= 0 || c->k <= 0 ||
-        (kind == XW_TF32 && c->a_m_major))
+    if ((c->bn != 128 && c->bn != 256 && (c->bn != XW_NARROW || kind == XW_TF32)) ||
+        c->splits < 1 || c->m <= 0 || c->n <= 0 || c->k <= 0 || (kind == XW_TF32 && c->a_m_major))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex wgmma: an invalid plan (tiles %d, %d splits)", c->bn, c->splits);
     static encode_tiled_fn encode = NULL;
@@ -754,12 +798,19 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     /* TF32 with B N-major: C^T = B^T A^T, B^T from registers, tiles of bn
      * rows of m x 128 columns of n; A K-major boxes of bn rows. */
     const bool rs = kind == XW_TF32 && c->b_n_major;
+    const int bm = rs ? c->bn : XW_BM_OF(c->bn), tiles_m = (c->m + bm - 1) / bm;
+    /* K-major A with one tile row: boxes of m rows (to the next 8, a
+     * swizzle atom), not the tile's. Rows past m are never stored, and the
+     * copy engine's zero fill of a box mostly past the edge is slow (the
+     * narrow tile: 2 x 4096 x 4096 took 22 us, 64 x 4096 x 4096 17). */
+    const int a_rows = !rs && !c->a_m_major && tiles_m == 1
+                           ? ((c->m + 7) / 8 * 8 < bm ? (c->m + 7) / 8 * 8 : bm)
+                           : bm;
     warplab_status status;
     if (c->a_m_major)
         status = xw_encode(backend, encode, &map_a, c->a, kind, c->k, c->m, c->lda, 64, 64);
     else
-        status = xw_encode(backend, encode, &map_a, c->a, kind, c->m, c->k, c->lda, box_k,
-                           rs ? c->bn : XW_BM);
+        status = xw_encode(backend, encode, &map_a, c->a, kind, c->m, c->k, c->lda, box_k, a_rows);
     if (status == WARPLAB_OK && rs)
         status = xw_encode(backend, encode, &map_b, c->b, kind, c->k, c->n, c->ldb, 32, 32);
     else if (status == WARPLAB_OK && c->b_n_major)
@@ -781,7 +832,8 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     p.tma_store = false;
     const size_t c_element = kind == XW_TF32 || !c->c_narrow ? 4 : 2;
     p.pairs = c->ldc % 2 == 0 && (uintptr_t)c->c % (2 * c_element) == 0;
-    p.tiles_m = rs ? (c->m + c->bn - 1) / c->bn : (c->m + XW_BM - 1) / XW_BM;
+    p.a_bytes = a_rows * XW_ROW_BYTES;
+    p.tiles_m = tiles_m;
     p.tiles_n = rs ? (c->n + XW_RS_BN - 1) / XW_RS_BN : (c->n + c->bn - 1) / c->bn;
     p.k_tiles = (c->k + box_k - 1) / box_k;
     p.split_tiles = (c->k_chunk + box_k - 1) / box_k;
