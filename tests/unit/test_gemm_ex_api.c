@@ -351,14 +351,17 @@ static void on_backend(warplab_backend_kind kind)
      * 48 x 520 x 1000: the wgmma kernel's narrow 64 x 64 tile (m <= 64,
      * one consumer, k whole): rows past m and a ragged last 8 columns
      * (zero-filled boxes, clipped stores), a partial k tile.
+     * 4000 x 1 x 2048: y = A x through the same kernel on the transposed
+     * problem (C^T = x^T A^T) where C and x are contiguous (the tight
+     * variant); the padded one keeps the skinny kernel.
      * The shapes after the first gpu_first run on cuda alone (the CPU and
      * PoCL backends compute every shape with the same code; the reference
      * of these is the bulk of the test's time). */
     static const size_t shapes[][3] = {
-        {1, 1, 1},      {1, 67, 45},      {45, 1, 33},     {37, 29, 53},
-        {5, 7, 0},      {130, 257, 70},   {3, 136, 264},   {136, 5, 520},
-        {72, 136, 96},  {40, 48, 2048},   {300, 400, 300}, {136, 264, 200},
-        {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517},  {48, 520, 1000}};
+        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},     {5, 7, 0},
+        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},    {40, 48, 2048},
+        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517},
+        {48, 520, 1000}, {4000, 1, 2048}};
     const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;

@@ -31,6 +31,9 @@ typedef struct wl_ex16_plan {
      * strides must be), copied first into the workspace with 16-byte rows,
      * in their stored layout: bit 0 A, bit 1 B. */
     int restride;
+    /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
+     * B^T A^T, so that y = A x streams A through the narrow tile as B. */
+    bool transposed;
     double predicted_us;
 } wl_ex16_plan;
 

@@ -413,6 +413,7 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
     const int width_count = m <= 64 ? 3 : 2;
     plan->kind = WL_EX16_WGMMA;
     plan->restride = restride;
+    plan->transposed = false;
     plan->predicted_us = INFINITY;
     /* The copies of operands with rows that are not 16-byte aligned: a
      * launch, a read and a write each (an element a thread: ~60% of the
@@ -490,6 +491,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     plan.splits = 1;
     plan.k_chunk = (int)wl_gemm_k(p);
     plan.restride = 0;
+    plan.transposed = false;
     plan.predicted_us = 0.0;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
     const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
@@ -533,6 +535,18 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
         if (!force && tma_available && sh.small_m && sh.columns) {
             wl_ex16_plan wgmma;
             wgmma_plan(backend, m, n, k, unaligned_operands(p), &wgmma);
+            if (wgmma.predicted_us < plan.predicted_us)
+                return wgmma;
+        }
+        /* y = A x (n = 1) with C and x contiguous: the same kernel on the
+         * transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read as
+         * stored as its B operand (K-major, or N-major with op(A) = T). */
+        if (!force && tma_available && n == 1 && m > 1 && wl_gemm_ldc(p) == 1 &&
+            (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) && p->misalign * 2 % 16 == 0 &&
+            rows_aligned_16(wl_gemm_lda(p), p->misalign)) {
+            wl_ex16_plan wgmma;
+            wgmma_plan(backend, 1, m, k, 0, &wgmma);
+            wgmma.transposed = true;
             if (wgmma.predicted_us < plan.predicted_us)
                 return wgmma;
         }
@@ -657,7 +671,8 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
         break;
     case WL_EX16_WGMMA:
         wl_format(text, len, "ex16 wgmma as stored%s, %dx%d tiles, %d split%s (%.0f us modelled)",
-                  plan->restride == 3   ? ", A and B re-strided"
+                  plan->transposed      ? ", transposed (C^T = B^T A^T)"
+                  : plan->restride == 3 ? ", A and B re-strided"
                   : plan->restride == 1 ? ", A re-strided"
                   : plan->restride == 2 ? ", B re-strided"
                                         : "",
@@ -970,6 +985,60 @@ static warplab_status restride(wl_backend *backend, const void **src, int *ld, c
     return WL_CUDA_LAUNCHED(backend, "gemm_ex: an operand re-strided to 16-byte rows");
 }
 
+/* The rest of a call (C, sizes, scalars, the plan's tiles and split),
+ * the kernel, and the sum of a split. */
+static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
+                                   const wl_ex16_plan *plan, wl_gemm_ex_wgmma_call *call,
+                                   float *part)
+{
+    const wl_problem *p = launch->problem;
+    call->alpha = (float)p->alpha;
+    call->beta = (float)p->beta;
+    call->type = p->dtype;
+    call->c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
+    call->bn = plan->tile;
+    call->splits = plan->splits;
+    call->k_chunk = plan->k_chunk;
+    call->part = plan->splits > 1 ? part : NULL;
+    const warplab_status status = wl_gemm_ex_wgmma_run(backend, call);
+    if (status != WARPLAB_OK || plan->splits == 1)
+        return status;
+    return wl_ex16_finish(backend, p->dtype == WARPLAB_BFLOAT16, call->part, plan->splits, call->m,
+                          call->n, call->c, call->ldc, 1, call->c_narrow, call->alpha, call->beta);
+}
+
+/* y = A x (n = 1, x and C contiguous) as C^T = x^T A^T: x is the one row of
+ * a K-major A operand, A the B operand as stored (n' = m rows of k, or k x
+ * m with op(A) = T), C^T one row. A row's stride is never used; the tensor
+ * maps only need one that is a multiple of 16 bytes. */
+static warplab_status run_wgmma_transposed(wl_backend *backend, const wl_launch *launch,
+                                           const wl_ex16_plan *plan, wl_gemm_ex_wgmma_call *call)
+{
+    const wl_problem *p = launch->problem;
+    const void *a = call->a, *x = call->b;
+    const int lda = call->lda, m = (int)wl_gemm_m(p), k = (int)wl_gemm_k(p);
+    float *part = (float *)wl_view_ptr(launch->scratch);
+    if (!aligned_16(x, 8) || !aligned_16(a, lda) || (uintptr_t)part % 16 != 0) {
+        wl_ex16_plan mma = *plan; /* views less aligned than the problem said */
+        mma.kind = WL_EX16_MMA;
+        mma.tile = 1;
+        mma.transposed = false;
+        return run_mma(backend, launch, &mma);
+    }
+    call->a = x;
+    call->lda = (k + 7) / 8 * 8;
+    call->a_m_major = false;
+    call->b = a;
+    call->ldb = lda;
+    call->b_n_major = wl_gemm_trans_a(p);
+    call->c = wl_view_ptr(launch->buf[GEMM_C]);
+    call->ldc = (m + 7) / 8 * 8;
+    call->m = 1;
+    call->n = m;
+    call->k = k;
+    return launch_wgmma(backend, launch, plan, call, part);
+}
+
 static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
                                 const wl_ex16_plan *plan)
 {
@@ -979,6 +1048,8 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     call.b = wl_view_ptr(launch->buf[GEMM_B]);
     call.lda = (int)wl_gemm_lda(p);
     call.ldb = (int)wl_gemm_ldb(p);
+    if (plan->transposed)
+        return run_wgmma_transposed(backend, launch, plan, &call);
     /* Rows that are not 16-byte aligned: re-strided into the room the plan
      * kept for them; without room (views less aligned than the problem
      * said), mma.sync, which reads any row. */
@@ -1010,19 +1081,7 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     call.m = (int)wl_gemm_m(p);
     call.n = (int)wl_gemm_n(p);
     call.k = (int)wl_gemm_k(p);
-    call.alpha = (float)p->alpha;
-    call.beta = (float)p->beta;
-    call.type = p->dtype;
-    call.c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
-    call.bn = plan->tile;
-    call.splits = plan->splits;
-    call.k_chunk = plan->k_chunk;
-    call.part = plan->splits > 1 ? (float *)(workspace + w.part) : NULL;
-    status = wl_gemm_ex_wgmma_run(backend, &call);
-    if (status != WARPLAB_OK || plan->splits == 1)
-        return status;
-    return wl_ex16_finish(backend, p->dtype == WARPLAB_BFLOAT16, call.part, plan->splits, call.m,
-                          call.n, call.c, call.ldc, 1, call.c_narrow, call.alpha, call.beta);
+    return launch_wgmma(backend, launch, plan, &call, (float *)(workspace + w.part));
 }
 
 extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch,
