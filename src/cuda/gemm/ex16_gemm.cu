@@ -527,26 +527,25 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
         skinny_split(backend, p, &plan);
         plan.predicted_us = EX16_FIXED_US + 2.0 * (double)k * (double)(m > n ? m : n) /
                                                 (EX16_BANDWIDTH * bandwidth_gbs(backend) * 1e3);
-        /* A GEMV with B row-major (m = 1, the columns kernel): the wgmma
-         * kernel's narrow tile streams B faster, where there is enough of
-         * it (H100: 1 x 4096 x 4096 17.1 us against 20.6 split in 64 and
-         * summed, 1 x 11008 x 4096 35.0 against 41.1). */
-        const ex16_skinny_shape sh = skinny_shape_of(p);
-        if (!force && tma_available && sh.small_m && sh.columns) {
-            wl_ex16_plan wgmma;
-            wgmma_plan(backend, m, n, k, unaligned_operands(p), &wgmma);
-            if (wgmma.predicted_us < plan.predicted_us)
-                return wgmma;
-        }
-        /* y = A x (n = 1) with C and x contiguous: the same kernel on the
+        /* The GEMVs through the wgmma kernel's narrow tile, where the model
+         * prices it below the skinny kernel: with B row-major (m = 1, the
+         * columns kernel) as they are (H100: 1 x 4096 x 4096 17.1 us
+         * against 20.6 split in 64 and summed, 1 x 11008 x 4096 35.0
+         * against 41.1); y = A x (n = 1) with C and x contiguous on the
          * transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read as
          * stored as its B operand (K-major, or N-major with op(A) = T). */
-        if (!force && tma_available && n == 1 && m > 1 && wl_gemm_ldc(p) == 1 &&
-            (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) && p->misalign * 2 % 16 == 0 &&
-            rows_aligned_16(wl_gemm_lda(p), p->misalign)) {
+        const ex16_skinny_shape sh = skinny_shape_of(p);
+        const bool as_is = sh.small_m && sh.columns;
+        const bool transposed =
+            n == 1 && m > 1 && wl_gemm_ldc(p) == 1 && (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) &&
+            p->misalign * 2 % 16 == 0 && rows_aligned_16(wl_gemm_lda(p), p->misalign);
+        if (!force && tma_available && (as_is || transposed)) {
             wl_ex16_plan wgmma;
-            wgmma_plan(backend, 1, m, k, 0, &wgmma);
-            wgmma.transposed = true;
+            if (transposed)
+                wgmma_plan(backend, 1, m, k, 0, &wgmma);
+            else
+                wgmma_plan(backend, m, n, k, unaligned_operands(p), &wgmma);
+            wgmma.transposed = transposed;
             if (wgmma.predicted_us < plan.predicted_us)
                 return wgmma;
         }
@@ -1012,11 +1011,11 @@ static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
  * m with op(A) = T), C^T one row. A row's stride is never used; the tensor
  * maps only need one that is a multiple of 16 bytes. */
 static warplab_status run_wgmma_transposed(wl_backend *backend, const wl_launch *launch,
-                                           const wl_ex16_plan *plan, wl_gemm_ex_wgmma_call *call)
+                                           const wl_ex16_plan *plan)
 {
     const wl_problem *p = launch->problem;
-    const void *a = call->a, *x = call->b;
-    const int lda = call->lda, m = (int)wl_gemm_m(p), k = (int)wl_gemm_k(p);
+    const void *a = wl_view_ptr(launch->buf[GEMM_A]), *x = wl_view_ptr(launch->buf[GEMM_B]);
+    const int lda = (int)wl_gemm_lda(p), m = (int)wl_gemm_m(p), k = (int)wl_gemm_k(p);
     float *part = (float *)wl_view_ptr(launch->scratch);
     if (!aligned_16(x, 8) || !aligned_16(a, lda) || (uintptr_t)part % 16 != 0) {
         wl_ex16_plan mma = *plan; /* views less aligned than the problem said */
@@ -1025,31 +1024,32 @@ static warplab_status run_wgmma_transposed(wl_backend *backend, const wl_launch 
         mma.transposed = false;
         return run_mma(backend, launch, &mma);
     }
-    call->a = x;
-    call->lda = (k + 7) / 8 * 8;
-    call->a_m_major = false;
-    call->b = a;
-    call->ldb = lda;
-    call->b_n_major = wl_gemm_trans_a(p);
-    call->c = wl_view_ptr(launch->buf[GEMM_C]);
-    call->ldc = (m + 7) / 8 * 8;
-    call->m = 1;
-    call->n = m;
-    call->k = k;
-    return launch_wgmma(backend, launch, plan, call, part);
+    wl_gemm_ex_wgmma_call call;
+    call.a = x;
+    call.lda = (k + 7) / 8 * 8;
+    call.a_m_major = false;
+    call.b = a;
+    call.ldb = lda;
+    call.b_n_major = wl_gemm_trans_a(p);
+    call.c = wl_view_ptr(launch->buf[GEMM_C]);
+    call.ldc = (m + 7) / 8 * 8;
+    call.m = 1;
+    call.n = m;
+    call.k = k;
+    return launch_wgmma(backend, launch, plan, &call, part);
 }
 
 static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
                                 const wl_ex16_plan *plan)
 {
+    if (plan->transposed)
+        return run_wgmma_transposed(backend, launch, plan);
     const wl_problem *p = launch->problem;
     wl_gemm_ex_wgmma_call call;
     call.a = wl_view_ptr(launch->buf[GEMM_A]);
     call.b = wl_view_ptr(launch->buf[GEMM_B]);
     call.lda = (int)wl_gemm_lda(p);
     call.ldb = (int)wl_gemm_ldb(p);
-    if (plan->transposed)
-        return run_wgmma_transposed(backend, launch, plan, &call);
     /* Rows that are not 16-byte aligned: re-strided into the room the plan
      * kept for them; without room (views less aligned than the problem
      * said), mma.sync, which reads any row. */

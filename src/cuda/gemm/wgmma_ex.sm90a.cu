@@ -803,9 +803,8 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
      * swizzle atom), not the tile's. Rows past m are never stored, and the
      * copy engine's zero fill of a box mostly past the edge is slow (the
      * narrow tile: 2 x 4096 x 4096 took 22 us, 64 x 4096 x 4096 17). */
-    const int a_rows = !rs && !c->a_m_major && tiles_m == 1
-                           ? ((c->m + 7) / 8 * 8 < bm ? (c->m + 7) / 8 * 8 : bm)
-                           : bm;
+    const int m_rows = (c->m + 7) / 8 * 8;
+    const int a_rows = !rs && !c->a_m_major && tiles_m == 1 && m_rows < bm ? m_rows : bm;
     warplab_status status;
     if (c->a_m_major)
         status = xw_encode(backend, encode, &map_a, c->a, kind, c->k, c->m, c->lda, 64, 64);
