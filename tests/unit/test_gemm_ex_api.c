@@ -354,6 +354,8 @@ static void on_backend(warplab_backend_kind kind)
      * 4000 x 1 x 2048: y = A x through the same kernel on the transposed
      * problem (C^T = x^T A^T) where C and x are contiguous (the tight
      * variant); the padded one keeps the skinny kernel.
+     * 256 x 264 x 256: narrow tiles in more than one tile row (A's box not
+     * trimmed), a ragged last strip of 8 columns.
      * The shapes after the first gpu_first run on cuda alone (the CPU and
      * PoCL backends compute every shape with the same code; the reference
      * of these is the bulk of the test's time). */
@@ -361,7 +363,7 @@ static void on_backend(warplab_backend_kind kind)
         {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},     {5, 7, 0},
         {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},    {40, 48, 2048},
         {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517},
-        {48, 520, 1000}, {4000, 1, 2048}};
+        {48, 520, 1000}, {4000, 1, 2048}, {256, 264, 256}};
     const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;

@@ -409,8 +409,12 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
      * one (n <= 128: a 128 x 256 tile loads and multiplies 128 columns of
      * zeros past B's edge; 65536 x 64 x 64 took 32 us in them). */
     const int widths[3] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128, EX16_WGMMA_NARROW};
-    /* The narrow tile only where one 64-row slab holds every row. */
-    const int width_count = m <= 64 ? 3 : 2;
+    /* The narrow tile where one 64-row slab holds every row, or where its
+     * tiles fit in one wave (256^3, 512^3, 8192 x 32 x 4096, 777 x 555 x
+     * 333: 0.61-0.84x cuBLAS -> 0.93-1.14x on the H100; in two waves 1000^3
+     * lost 40%: NOTES, the narrow tile, item 10). */
+    const double narrow_tiles = ceil((double)m / 64) * ceil((double)n / EX16_WGMMA_NARROW);
+    const int width_count = m <= 64 || narrow_tiles <= sm_count(backend) ? 3 : 2;
     plan->kind = WL_EX16_WGMMA;
     plan->restride = restride;
     plan->transposed = false;
