@@ -35,48 +35,49 @@
  *  24. skinny_n -- GEMV / skinny n: stream A once [gemm/dispatch.cu]
  *  25. tile_32x128 -- small tiles 32x128, split-K [gemm/dispatch.cu]
  *  26. tile_64x64 -- small tiles 64x64, split-K [gemm/dispatch.cu]
- *  27. tail_128x128 -- 128x128 tiles, last wave split over k [gemm/dispatch.cu]
- *  28. tail_256x128 -- 256x128 tiles, last wave split over k [gemm/dispatch.cu]
- *  29. dispatch -- shape-aware dispatcher [gemm/dispatch.cu]
- *  30. copy_ab -- copy of A and B (device to device) [gemm/dispatch.cu]
- *  31. tf32_mma -- tensor cores, TF32 (mma.sync) [gemm/mma.cu]
- *  32. bf16_mma -- tensor cores, BF16 (mma.sync) [gemm/mma.cu]
- *  33. fp16_mma -- tensor cores, FP16 (mma.sync) [gemm/mma.cu]
- *  34. bf16_wgmma -- tensor cores, BF16 (wgmma, sm_90a) [gemm/wgmma_bf16.sm90a.cu]
- *  35. tf32_wgmma_tma -- tensor cores, TF32 (TMA + wgmma, sm_90a) [gemm/wgmma_tma.sm90a.cu]
- *  36. tf32_tile_64x64 -- tensor cores, TF32 64x64 tiles, either op, split-K [gemm/tf32_tiles.cu]
- *  37. tf32_tile_128x64 -- tensor cores, TF32 128x64 tiles, either op, split-K [gemm/tf32_tiles.cu]
- *  38. tf32_tile_128x128 -- tensor cores, TF32 128x128 tiles, either op, split-K
+ *  27. tile_32x64 -- small tiles 32x64, 4x4 a thread, split-K [gemm/dispatch.cu]
+ *  28. tail_128x128 -- 128x128 tiles, last wave split over k [gemm/dispatch.cu]
+ *  29. tail_256x128 -- 256x128 tiles, last wave split over k [gemm/dispatch.cu]
+ *  30. dispatch -- shape-aware dispatcher [gemm/dispatch.cu]
+ *  31. copy_ab -- copy of A and B (device to device) [gemm/dispatch.cu]
+ *  32. tf32_mma -- tensor cores, TF32 (mma.sync) [gemm/mma.cu]
+ *  33. bf16_mma -- tensor cores, BF16 (mma.sync) [gemm/mma.cu]
+ *  34. fp16_mma -- tensor cores, FP16 (mma.sync) [gemm/mma.cu]
+ *  35. bf16_wgmma -- tensor cores, BF16 (wgmma, sm_90a) [gemm/wgmma_bf16.sm90a.cu]
+ *  36. tf32_wgmma_tma -- tensor cores, TF32 (TMA + wgmma, sm_90a) [gemm/wgmma_tma.sm90a.cu]
+ *  37. tf32_tile_64x64 -- tensor cores, TF32 64x64 tiles, either op, split-K [gemm/tf32_tiles.cu]
+ *  38. tf32_tile_128x64 -- tensor cores, TF32 128x64 tiles, either op, split-K [gemm/tf32_tiles.cu]
+ *  39. tf32_tile_128x128 -- tensor cores, TF32 128x128 tiles, either op, split-K
  * [gemm/tf32_tiles.cu]
- *  39. tf32_tiles -- tensor cores, TF32 small tiles, planned [gemm/tf32_tiles.cu]
- *  40. bf16_wgmma_tma -- tensor cores, BF16 (TMA + wgmma, sm_90a) [gemm/wgmma_tma.sm90a.cu]
- *  41. bf16_wgmma_tma_store -- tensor cores, BF16 (TMA + wgmma, C by TMA store, sm_90a)
+ *  40. tf32_tiles -- tensor cores, TF32 small tiles, planned [gemm/tf32_tiles.cu]
+ *  41. bf16_wgmma_tma -- tensor cores, BF16 (TMA + wgmma, sm_90a) [gemm/wgmma_tma.sm90a.cu]
+ *  42. bf16_wgmma_tma_store -- tensor cores, BF16 (TMA + wgmma, C by TMA store, sm_90a)
  * [gemm/wgmma_tma.sm90a.cu]
- *  42. bf16_wgmma_cluster -- tensor cores, BF16 (TMA store, 2x1 cluster multicasting B, sm_90a)
+ *  43. bf16_wgmma_cluster -- tensor cores, BF16 (TMA store, 2x1 cluster multicasting B, sm_90a)
  * [gemm/wgmma_tma.sm90a.cu]
- *  43. fp16_wgmma_tma_store -- tensor cores, FP16 (TMA + wgmma, C by TMA store, sm_90a)
+ *  44. fp16_wgmma_tma_store -- tensor cores, FP16 (TMA + wgmma, C by TMA store, sm_90a)
  * [gemm/wgmma_tma.sm90a.cu]
- *  44. fp16_wgmma_cluster -- tensor cores, FP16 (TMA store, 2x1 cluster multicasting B, sm_90a)
+ *  45. fp16_wgmma_cluster -- tensor cores, FP16 (TMA store, 2x1 cluster multicasting B, sm_90a)
  * [gemm/wgmma_tma.sm90a.cu]
- *  45. ex_tf32 -- warplab_gemm_ex, TF32 compute [gemm/gemm_ex.cu]
- *  46. ex_bf16 -- warplab_gemm_ex, BF16 inputs [gemm/gemm_ex.cu]
- *  47. ex_fp16 -- warplab_gemm_ex, FP16 inputs [gemm/gemm_ex.cu]
- *  48. ex16_skinny -- gemm_ex BF16: skinny split-k kernels (m or n <= 8) [gemm/ex16_gemm.cu]
- *  49. ex16_mma -- gemm_ex BF16: mma.sync tiles on the operands as stored, split k
+ *  46. ex_tf32 -- warplab_gemm_ex, TF32 compute [gemm/gemm_ex.cu]
+ *  47. ex_bf16 -- warplab_gemm_ex, BF16 inputs [gemm/gemm_ex.cu]
+ *  48. ex_fp16 -- warplab_gemm_ex, FP16 inputs [gemm/gemm_ex.cu]
+ *  49. ex16_skinny -- gemm_ex BF16: skinny split-k kernels (m or n <= 8) [gemm/ex16_gemm.cu]
+ *  50. ex16_mma -- gemm_ex BF16: mma.sync tiles on the operands as stored, split k
  * [gemm/ex16_gemm.cu]
- *  50. ex16_tma -- gemm_ex BF16: TMA + wgmma on K-major operands [gemm/ex16_gemm.cu]
- *  51. ex16_wgmma -- gemm_ex BF16: TMA + wgmma on the operands as stored, split k
+ *  51. ex16_tma -- gemm_ex BF16: TMA + wgmma on K-major operands [gemm/ex16_gemm.cu]
+ *  52. ex16_wgmma -- gemm_ex BF16: TMA + wgmma on the operands as stored, split k
  * [gemm/wgmma_ex.sm90a.cu]
- *  52. ex16_thin -- gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory, split k
+ *  53. ex16_thin -- gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory, split k
  * [gemm/ex16_thin.cuh]
- *  53. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
+ *  54. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
  * [gemm/wgmma_ex.sm90a.cu]
- *  54. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
- *  55. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
- *  56. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
- *  57. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
- *  58. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
- *  59. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  55. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
+ *  56. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
+ *  57. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
+ *  58. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
+ *  59. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  60. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
  */
 #include "gemm/blocked_kernels.cuh"
 #include "gemm/course_kernels.cuh"
@@ -338,9 +339,9 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
     &double_buffered_impl, &warptile_impl, &tuned_impl, &tuned_128x128_impl, &tuned_256x128_impl,
     &frag_128x256_impl, &frag_128x128_impl, &frag_128x128_w64_impl, &frag_128x128_k8_impl,
     &frag_256x128_impl, &frag_256x128_s6_impl, &wl_gemm_skinny_m_impl, &wl_gemm_skinny_n_impl,
-    &wl_gemm_tile_32x128_impl, &wl_gemm_tile_64x64_impl, &wl_gemm_dispatch_impl,
-    &wl_gemm_tail_128x128_impl, &wl_gemm_tail_256x128_impl, &wl_gemm_copy_ab_impl,
-    &wl_gemm_tf32_mma_impl, &wl_gemm_bf16_mma_impl, &wl_gemm_fp16_mma_impl,
+    &wl_gemm_tile_32x128_impl, &wl_gemm_tile_64x64_impl, &wl_gemm_tile_32x64_impl,
+    &wl_gemm_dispatch_impl, &wl_gemm_tail_128x128_impl, &wl_gemm_tail_256x128_impl,
+    &wl_gemm_copy_ab_impl, &wl_gemm_tf32_mma_impl, &wl_gemm_bf16_mma_impl, &wl_gemm_fp16_mma_impl,
     &wl_gemm_bf16_wgmma_impl, &wl_gemm_bf16_wgmma_tma_impl, &wl_gemm_tf32_wgmma_tma_impl,
     &wl_gemm_bf16_wgmma_tma_store_impl, &wl_gemm_bf16_wgmma_cluster_impl,
     &wl_gemm_fp16_wgmma_tma_store_impl, &wl_gemm_fp16_wgmma_cluster_impl, &wl_gemm_cublas_fp32_impl,

@@ -171,6 +171,7 @@ typedef enum wl_gemm_kernel {
     WL_GEMM_KERNEL_TILE_64X128,  /* pipelined tiles, 64 x 128 */
     WL_GEMM_KERNEL_TILE_128X128, /* pipelined tiles, 128 x 128 (frag_128x128) */
     WL_GEMM_KERNEL_TILE_256X128, /* pipelined tiles, 256 x 128 (frag_256x128_s6) */
+    WL_GEMM_KERNEL_TILE_32X64,   /* pipelined tiles, 32 x 64, 4 x 4 a thread */
     WL_GEMM_KERNEL_COUNT
 } wl_gemm_kernel;
 

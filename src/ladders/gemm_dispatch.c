@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define MIN_K_CHUNK 256
-/* Chunks down to SHORT_K_CHUNK for a small tile (64x64, 32x128, 128x32)
+/* Chunks down to SHORT_K_CHUNK for a small tile (64x64, 32x128, 128x32, 32x64)
  * when its tiles fill at most half of the SMs: 256^3 (16 tiles of
  * 64x64) went from 16.3 to 13.2 us with 2 chunks of 128 on the H100, but
  * 777x555x333 (117 tiles) from 25.1 to 28.0 us with 3 chunks of 112, and
@@ -74,6 +74,12 @@ static const tile_kind tile_kinds[] = {
     {WL_GEMM_KERNEL_TILE_64X64, 64, 64, 4, 0.45},
     {WL_GEMM_KERNEL_TILE_32X128, 32, 128, 4, 0.42},
     {WL_GEMM_KERNEL_TILE_128X32, 128, 32, 4, 0.42},
+    /* 4 x 4 a thread: a lower FMA : LDS ratio, but twice the blocks of
+     * tile_64x64 (H100: 1000^3, 4 blocks an SM, ran at 0.38-0.39 of the
+     * peak; 0.37 leaves the long-k shapes split many ways, 384x384x2048
+     * and 200x200x5000, on tile_64x64 and tile_32x128, which measured 5-9%
+     * faster there; 777x555x333 went 23.6 -> 20.2 us on it). */
+    {WL_GEMM_KERNEL_TILE_32X64, 32, 64, 4, 0.37},
 };
 
 static const tile_kind *tile_kind_of(wl_gemm_kernel kernel)
@@ -92,8 +98,8 @@ void wl_gemm_kernel_tile(wl_gemm_kernel kernel, int *bm, int *bn)
 }
 
 static const char *const kernel_names[WL_GEMM_KERNEL_COUNT] = {
-    "skinny_m",    "skinny_n",    "tile_32x128",  "tile_64x64",
-    "tile_128x32", "tile_64x128", "frag_128x128", "frag_256x128_s6"};
+    "skinny_m",    "skinny_n",     "tile_32x128",     "tile_64x64", "tile_128x32",
+    "tile_64x128", "frag_128x128", "frag_256x128_s6", "tile_32x64"};
 
 const char *wl_gemm_kernel_name(wl_gemm_kernel kernel)
 {
@@ -203,7 +209,7 @@ static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m,
     const size_t step = (size_t)k_step(kernel);
     size_t min_chunk = MIN_K_CHUNK;
     if (kernel == WL_GEMM_KERNEL_TILE_64X64 || kernel == WL_GEMM_KERNEL_TILE_32X128 ||
-        kernel == WL_GEMM_KERNEL_TILE_128X32) {
+        kernel == WL_GEMM_KERNEL_TILE_128X32 || kernel == WL_GEMM_KERNEL_TILE_32X64) {
         const tile_kind *t = tile_kind_of(kernel);
         if (ceil_div((double)m, t->bm) * ceil_div((double)n, t->bn) <= md->sms / 2)
             min_chunk = SHORT_K_CHUNK;

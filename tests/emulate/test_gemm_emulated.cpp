@@ -299,6 +299,7 @@ static void run_plan(const gemm_params &g, wl_gemm_plan plan, int splits)
     case WL_GEMM_KERNEL_TILE_64X64: run_tile_plan<tile_64x64_shape>(g, plan, ws); break;
     case WL_GEMM_KERNEL_TILE_128X32: run_tile_plan<tile_128x32_shape>(g, plan, ws); break;
     case WL_GEMM_KERNEL_TILE_64X128: run_tile_plan<tile_64x128_shape>(g, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_32X64: run_tile_plan<tile_32x64_shape>(g, plan, ws); break;
     case WL_GEMM_KERNEL_TILE_128X128: run_tile_plan<frag_128x128_shape>(g, plan, ws); break;
     default: run_tile_plan<frag_256x128_s6_shape>(g, plan, ws); break;
     }
@@ -405,6 +406,8 @@ static const rung rungs[] = {
     {"tile_32x128", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X128, 0>},
     {"tile_32x128 split 3", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X128, 3>, WL_GEMM_FP32, true},
     {"tile_64x64 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_64X64, 2>},
+    {"tile_32x64", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X64, 0>},
+    {"tile_32x64 split 3", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_32X64, 3>},
     {"tile_128x32 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_128X32, 2>},
     {"tile_64x128 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_64X128, 2>},
     {"frag_128x128 split 2", 0, 0, run_kernel<WL_GEMM_KERNEL_TILE_128X128, 2>},

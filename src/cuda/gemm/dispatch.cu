@@ -57,7 +57,8 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
     return wl_gemm_plan_for((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned, &device);
 }
 
-/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch tail_128x128 tail_256x128 */
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 tile_32x64 dispatch tail_128x128
+ * tail_256x128 */
 /* ------------------------------------------------------------------------ */
 /* Launches                                                                 */
 
@@ -289,6 +290,9 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
         case WL_GEMM_KERNEL_TILE_128X32:
             e = launch_tile_plan<tile_128x32_shape>(g_run, plan, partial, stream);
             break;
+        case WL_GEMM_KERNEL_TILE_32X64:
+            e = launch_tile_plan<tile_32x64_shape>(g_run, plan, partial, stream);
+            break;
         case WL_GEMM_KERNEL_TILE_64X128:
             e = launch_tile_plan<tile_64x128_shape>(g_run, plan, partial, stream);
             break;
@@ -332,7 +336,8 @@ static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem,
     return WARPLAB_OK;
 }
 
-/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch tail_128x128 tail_256x128 */
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 tile_32x64 dispatch tail_128x128
+ * tail_256x128 */
 #define KERNEL_RUNG(name, kernel) PLAN_RUNG(name, kernel, false)
 /* tail: the kernel with the last wave's tiles split (wl_gemm_plan_tail_split). */
 #define PLAN_RUNG(name, kernel, tail)                                                              \
@@ -372,6 +377,9 @@ KERNEL_RUNG(tile_32x128, WL_GEMM_KERNEL_TILE_32X128)
 /* warplab:end */
 /* warplab:rung gemm tile_64x64 */
 KERNEL_RUNG(tile_64x64, WL_GEMM_KERNEL_TILE_64X64)
+/* warplab:end */
+/* warplab:rung gemm tile_32x64 */
+KERNEL_RUNG(tile_32x64, WL_GEMM_KERNEL_TILE_32X64)
 /* warplab:end */
 /* warplab:rung gemm dispatch */
 /* The dispatcher: kernel -1 asks wl_gemm_choose. */

@@ -217,6 +217,7 @@ extern const wl_impl wl_gemm_skinny_m_impl;
 extern const wl_impl wl_gemm_skinny_n_impl;
 extern const wl_impl wl_gemm_tile_32x128_impl;
 extern const wl_impl wl_gemm_tile_64x64_impl;
+extern const wl_impl wl_gemm_tile_32x64_impl;
 extern const wl_impl wl_gemm_dispatch_impl;
 extern const wl_impl wl_gemm_tail_128x128_impl;
 extern const wl_impl wl_gemm_tail_256x128_impl;

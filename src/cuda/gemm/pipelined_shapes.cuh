@@ -59,6 +59,14 @@ typedef tile_shape<32, 128, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_32x128_shape;
  *   ratio), for m of 33 to 64 and mid-size problems of few large tiles. */
 typedef tile_shape<128, 32, 16, 32, 32, 4, 8, 4, 4, 8, true> tile_128x32_shape;
 typedef tile_shape<64, 128, 16, 64, 32, 8, 8, 4, 3, 8, true> tile_64x128_shape;
+/* - tile_32x64: 4 warps of 32 x 16 (4 x 4 a thread): half tile_64x64's
+ *   tile, so twice the blocks, and a quarter of the FMAs a thread between
+ *   barriers. Where the tiles make about one wave every block is alone
+ *   with its latency (a barrier and a copy wait each k tile); more, shorter
+ *   warps hide it (H100: 777x555x333 23.2 -> 19.5 us, 512^3 26.8 -> 17.6,
+ *   unsplit) and lose where the SMs are full (1000^3: 83 against
+ *   tile_64x128's 68 us). */
+typedef tile_shape<32, 64, 16, 32, 16, 4, 4, 4, 4, 8, true> tile_32x64_shape;
 
 /* warplab:end */
 /* What the tuned rung and warplab_gemm() run: promote a shape here. */

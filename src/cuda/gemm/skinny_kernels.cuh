@@ -11,7 +11,7 @@
  *
  * Every 16-byte load stays inside its matrix: it is issued only when all
  * four floats are inside the row, element loads otherwise. */
-/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 dispatch */
+/* warplab:rung gemm skinny_m skinny_n tile_32x128 tile_64x64 tile_32x64 dispatch */
 #ifndef WARPLAB_GEMM_SKINNY_KERNELS_CUH
 #define WARPLAB_GEMM_SKINNY_KERNELS_CUH
 
