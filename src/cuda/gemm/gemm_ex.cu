@@ -416,7 +416,7 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  *   128 x 256 tiles, one wave of them per SM at a time, no split of k;
  *   modelled from the H100 measurements (about 3.3 TFLOP/s an SM, 10 us of
  *   fixed cost, at least A, B and C once at 85% of the bandwidth, the
- *   copies at 70%, read and write, and 3 us a copy launch);
+ *   copies at 70%, read and write, and 6.5 us a copy launch);
  * - the small-tile mma.sync kernel (tf32_tiles.cu): the operands read as
  *   stored in either op, 64 x 64 to 128 x 128 tiles, split-K; its own plan;
  * - on op N, N, the FP32 dispatcher (warplab_gemm's path: skinny kernels
@@ -426,7 +426,12 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. */
 #define TF32_SM_GFLOPS 3300.0
 #define TF32_FIXED_US 7.0
-#define TF32_COPY_LAUNCH_US 3.0
+/* A K-major copy's launch and fill. 3 us modelled the shapes with copies
+ * 6-8 us short on the H100 (wgmma on 777x555x333, two copies: 26.7-27.0 us
+ * measured, 19.2 modelled; 900x803x700, one copy: 27.2 against 20.6;
+ * 1001x999x1003, 40.4 against 32.1), so the small odd shapes went to it
+ * instead of the FP32 dispatcher (20.2 us) or the small tiles (21.3). */
+#define TF32_COPY_LAUNCH_US 6.5
 
 typedef enum tf32_route {
     TF32_OTHER, /* not TF32, or the skinny / tiled kernels of this file */
