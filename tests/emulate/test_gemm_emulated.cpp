@@ -158,21 +158,40 @@ static void run_tf32_tiles(const gemm_params &g)
 /* The shape-aware kernels (src/cuda/gemm/dispatch.cu's launches): a plan
  * (kernel, group, split of k) run as the launcher runs it, the split
  * partial sums in a workspace poisoned with NaN, then the reduction. */
-template <class T>
-static void run_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
+template <class T, bool STAGE_C>
+static void run_tile_plan_as(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
 {
     const unsigned tiles = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
     const bool vec = aligned_rows(g.b, g.ldb);
     if (plan.splits == 1) {
-        run_pipelined<T>(g);
+        emu_launch(dim3(tiles), dim3(T::THREADS), T::SMEM_BYTES, [&] {
+            if (vec)
+                gemm_pipelined<T, true, STAGE_C>(g);
+            else
+                gemm_pipelined<T, false, STAGE_C>(g);
+        });
         return;
     }
     emu_launch(dim3(tiles, (unsigned)plan.splits), dim3(T::THREADS), T::SMEM_BYTES, [&] {
         if (vec)
-            gemm_pipelined_split<T, true>(g, partial, plan.k_chunk);
+            gemm_pipelined_split<T, true, STAGE_C>(g, partial, plan.k_chunk);
         else
-            gemm_pipelined_split<T, false>(g, partial, plan.k_chunk);
+            gemm_pipelined_split<T, false, STAGE_C>(g, partial, plan.k_chunk);
     });
+}
+
+/* As dispatch.cu's launch_tile_plan: the large tiles' staged-C variant
+ * where C (or a split's partial rows) is not 16-byte aligned. */
+template <class T>
+static void run_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float *partial)
+{
+    if constexpr (T::C_STAGED_VARIANT) {
+        if (gemm_stage_c<T>(g)) {
+            run_tile_plan_as<T, true>(g, plan, partial);
+            return;
+        }
+    }
+    run_tile_plan_as<T, T::C_STAGED>(g, plan, partial);
 }
 
 /* The tail split (tail_128x128, tail_256x128): whole tiles first, then the
@@ -195,9 +214,17 @@ template <class T> static void run_tail_split(const gemm_params &g, int tail_til
     std::vector<float> partial((size_t)splits * (size_t)tail_tiles * T::BM * T::BN + 1,
                                poison_value());
     float *ws = partial.data();
-    const bool vec = aligned_rows(g.b, g.ldb);
+    const bool vec = aligned_rows(g.b, g.ldb), stage = gemm_stage_c<T>(g);
     emu_launch(dim3((unsigned)(full_tiles + tail_tiles * splits)), dim3(T::THREADS), T::SMEM_BYTES,
                [&] {
+                   if constexpr (T::C_STAGED_VARIANT) {
+                       if (stage && vec)
+                           return gemm_pipelined_tail_split<T, true, true>(g, ws, full_tiles,
+                                                                           tail_tiles, k_chunk);
+                       if (stage)
+                           return gemm_pipelined_tail_split<T, false, true>(g, ws, full_tiles,
+                                                                            tail_tiles, k_chunk);
+                   }
                    if (vec)
                        gemm_pipelined_tail_split<T, true>(g, ws, full_tiles, tail_tiles, k_chunk);
                    else

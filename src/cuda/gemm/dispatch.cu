@@ -62,7 +62,7 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
 /* ------------------------------------------------------------------------ */
 /* Launches                                                                 */
 
-template <class T, bool B_VEC>
+template <class T, bool B_VEC, bool STAGE_C>
 static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &plan,
                                       float *partial, cudaStream_t stream)
 {
@@ -71,13 +71,13 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
     if (plan.splits > 1 && plan.tail_tiles > 0) {
         /* The tail split: whole tiles, then the tail's pieces; then the
          * tail's reduction (see gemm_pipelined_tail_split). */
-        cudaError_t e =
-            wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, B_VEC>),
-                               T::SMEM_BYTES, &tail_smem_set);
+        cudaError_t e = wl_cuda_allow_smem(
+            reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, B_VEC, STAGE_C>),
+            T::SMEM_BYTES, &tail_smem_set);
         if (e != cudaSuccess)
             return e;
         const int full_tiles = (int)tiles - plan.tail_tiles;
-        gemm_pipelined_tail_split<T, B_VEC>
+        gemm_pipelined_tail_split<T, B_VEC, STAGE_C>
             <<<(unsigned)full_tiles + (unsigned)(plan.tail_tiles * plan.splits), T::THREADS,
                T::SMEM_BYTES, stream>>>(g, partial, full_tiles, plan.tail_tiles, plan.k_chunk);
         e = cudaGetLastError();
@@ -92,18 +92,19 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
     }
     const cudaError_t e =
         plan.splits > 1
-            ? wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined_split<T, B_VEC>),
-                                 T::SMEM_BYTES, &split_smem_set)
-            : wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined<T, B_VEC>),
+            ? wl_cuda_allow_smem(
+                  reinterpret_cast<const void *>(gemm_pipelined_split<T, B_VEC, STAGE_C>),
+                  T::SMEM_BYTES, &split_smem_set)
+            : wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined<T, B_VEC, STAGE_C>),
                                  T::SMEM_BYTES, &whole_smem_set);
     if (e != cudaSuccess)
         return e;
     if (plan.splits > 1)
-        gemm_pipelined_split<T, B_VEC>
+        gemm_pipelined_split<T, B_VEC, STAGE_C>
             <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, T::SMEM_BYTES, stream>>>(
                 g, partial, plan.k_chunk);
     else
-        gemm_pipelined<T, B_VEC><<<tiles, T::THREADS, T::SMEM_BYTES, stream>>>(g);
+        gemm_pipelined<T, B_VEC, STAGE_C><<<tiles, T::THREADS, T::SMEM_BYTES, stream>>>(g);
     return cudaGetLastError();
 }
 
@@ -111,9 +112,16 @@ template <class T>
 static cudaError_t launch_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float *partial,
                                     cudaStream_t stream)
 {
-    return wl_gemm_rows_aligned(g.b, g.ldb)
-               ? launch_tiles_split<T, true>(g, plan, partial, stream)
-               : launch_tiles_split<T, false>(g, plan, partial, stream);
+    const bool b_vec = wl_gemm_rows_aligned(g.b, g.ldb);
+    if constexpr (T::C_STAGED_VARIANT) {
+        /* frag_256x128_s6's variant that stages an unaligned C (or a
+         * split's partial rows) through shared memory. */
+        if (gemm_stage_c<T>(g))
+            return b_vec ? launch_tiles_split<T, true, true>(g, plan, partial, stream)
+                         : launch_tiles_split<T, false, true>(g, plan, partial, stream);
+    }
+    return b_vec ? launch_tiles_split<T, true, T::C_STAGED>(g, plan, partial, stream)
+                 : launch_tiles_split<T, false, T::C_STAGED>(g, plan, partial, stream);
 }
 
 template <int MR, bool VEC>

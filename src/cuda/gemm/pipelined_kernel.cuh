@@ -56,13 +56,20 @@ struct tile_shape {
     static constexpr int B_PER_THREAD = BK * BN / THREADS;
     static constexpr int B_ROW_STEP = THREADS / BN;
     static constexpr size_t SMEM_BYTES = (size_t)STAGES * (AS_STAGE + BS_STAGE) * sizeof(float);
-    /* Unaligned C goes out through shared memory (BM x (BN + 1) floats in
-     * the stages' space), in the small tiles only: the few-tile kernels,
-     * whose epilogue is not hidden behind other blocks' work. With the path
-     * in it, frag_256x128_s6 (255 registers, no spills either way) ran
-     * aligned 4096^3 8% slower on the H100 (2.93 -> 3.18 ms). */
-    static constexpr bool C_STAGED =
-        BM * BN <= 64 * 128 && BM * (BN + 1) <= STAGES * (AS_STAGE + BS_STAGE);
+    /* Unaligned C can go out through shared memory: BM x (BN + 1) floats
+     * in the stages' space. The small tiles (the few-tile kernels, whose
+     * epilogue no other block's work hides) take that path whenever C is
+     * unaligned. A large tile keeps it out of the kernel that aligned C
+     * runs: with the path in it, frag_256x128_s6 (255 registers, no spills
+     * either way) ran aligned 4096^3 8% slower on the H100 (2.93 -> 3.18
+     * ms). C_STAGED_VARIANT: a staged kernel of its own, launched where C is
+     * unaligned (gemm_stage_c), for a large tile alone on its SM
+     * (frag_256x128_s6: 1999x777x555 101 -> 88 us). frag_128x128 has two
+     * blocks an SM, one computing while the other stores, and its staged
+     * variant ran no faster (4097x4095x1025: 860 -> 870 us). */
+    static constexpr bool C_STAGE_FITS = BM * (BN + 1) <= STAGES * (AS_STAGE + BS_STAGE);
+    static constexpr bool C_STAGED = C_STAGE_FITS && BM * BN <= 64 * 128;
+    static constexpr bool C_STAGED_VARIANT = C_STAGE_FITS && !C_STAGED && MIN_BLOCKS == 1;
 
     static_assert(TM % 4 == 0 && TN % 4 == 0, "4 x 4 blocks");
     static_assert(WM % TM == 0 && WN % TN == 0 && BM % WM == 0 && BN % WN == 0, "tiling");
@@ -77,9 +84,10 @@ struct tile_shape {
 /* One block's tile (block-th in the 1-D tile order of gemm_tile_of_block):
  * the body of gemm_pipelined and gemm_pipelined_split. TILE_OUT: p.c is the
  * tile's own BM x BN piece of a workspace (rows p.ldc apart) instead of C. */
-template <class T, bool B_VEC, bool TILE_OUT = false>
+template <class T, bool B_VEC, bool TILE_OUT = false, bool STAGE_C = T::C_STAGED>
 __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int block)
 {
+    static_assert(!STAGE_C || T::C_STAGE_FITS, "the staged C tile fits in the stages");
 #if WL_SM80_BODY
     WL_DYNAMIC_SMEM(float4, smem4);
     float *const as = reinterpret_cast<float *>(smem4); /* [STAGES][BK][BM + 4] */
@@ -273,7 +281,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
     /* Epilogue: 4 consecutive columns at a time, one 16-byte access when C's
      * rows are 16-byte aligned and all four are inside. */
     const bool c_vec = ((uintptr_t)p.c % 16 == 0) && (p.ldc % 4 == 0);
-    if (T::C_STAGED && !c_vec) {
+    if (STAGE_C && !c_vec) {
         /* C's rows not 16-byte aligned (odd n): the tile goes through shared
          * memory, and each warp then stores whole runs of 32 consecutive
          * columns, 4-byte stores that cover their sectors. Stored from the
@@ -344,10 +352,19 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
 #endif
 }
 
-template <class T, bool B_VEC>
+template <class T, bool B_VEC, bool STAGE_C = T::C_STAGED>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
 {
-    gemm_pipelined_tile<T, B_VEC>(p, (int)blockIdx.x);
+    gemm_pipelined_tile<T, B_VEC, false, STAGE_C>(p, (int)blockIdx.x);
+}
+
+/* Whether a launch of a large tile takes its variant that stages C through
+ * shared memory (C_STAGED_VARIANT): where C's rows, or a split's partial
+ * rows (n apart), are not 16-byte aligned. The small tiles have the path in
+ * every variant. */
+template <class T> inline bool gemm_stage_c(const gemm_params &p)
+{
+    return T::C_STAGED_VARIANT && ((uintptr_t)p.c % 16 != 0 || p.ldc % 4 != 0 || p.n % 4 != 0);
 }
 
 /* Split-K: blockIdx.y takes rows [y * k_chunk, (y + 1) * k_chunk) of k and
@@ -355,7 +372,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm
  * (tight rows); gemm_splitk_reduce (skinny_kernels.cuh) adds the slices in
  * order and applies alpha and beta. The same tile code, on views shifted to
  * the k range: A's columns and B's rows start at the range. */
-template <class T, bool B_VEC>
+template <class T, bool B_VEC, bool STAGE_C = T::C_STAGED>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
 {
@@ -369,7 +386,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     q.ldc = p.n;
     q.alpha = 1.0f;
     q.beta = 0.0f;
-    gemm_pipelined_tile<T, B_VEC>(q, (int)blockIdx.x);
+    gemm_pipelined_tile<T, B_VEC, false, STAGE_C>(q, (int)blockIdx.x);
 }
 
 /* Tail split (tail_128x128, tail_256x128; over split-K on every tile): a
@@ -385,7 +402,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
  * adds the splits in order. Unlike split-K on every tile, only the tail's
  * partial sums cross memory (2048x11008x4096: 28 tiles' instead of all of
  * C's twice). */
-template <class T, bool B_VEC>
+template <class T, bool B_VEC, bool STAGE_C = T::C_STAGED>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_tail_split(gemm_params p, float *partial, int full_tiles, int tail_tiles,
                               int k_chunk)
@@ -396,7 +413,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     wl_release_dependents(); /* gemm_tail_reduce follows */
     const int block = (int)blockIdx.x;
     if (block < full_tiles) {
-        gemm_pipelined_tile<T, B_VEC>(p, block);
+        gemm_pipelined_tile<T, B_VEC, false, STAGE_C>(p, block);
         return;
     }
     const int split = (block - full_tiles) / tail_tiles;
@@ -410,7 +427,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     q.ldc = T::BN;
     q.alpha = 1.0f;
     q.beta = 0.0f;
-    gemm_pipelined_tile<T, B_VEC, true>(q, full_tiles + tail);
+    gemm_pipelined_tile<T, B_VEC, true, STAGE_C>(q, full_tiles + tail);
 }
 
 /* C of the tail's tiles = alpha * (the splits' partial sums, added in split
