@@ -97,34 +97,6 @@ struct xw_params {
 };
 
 #if WL_SM90A_BODY
-/* The 64 accumulator registers of an m64n128 wgmma. */
-#define XW_D64_REGISTERS                                                                           \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "             \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "             \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define XW_D64_OPERANDS(d)                                                                         \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
-        "+f"(d[63])
-
-/* The 32 accumulator registers of an m64n64 wgmma. */
-#define XW_D32_REGISTERS                                                                           \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define XW_D32_OPERANDS(d)                                                                         \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 
 /* D (64 x N) += A (64 x K) B (K x N), descriptors; 16-bit types take the
  * transpose immediates TA (A M-major) and TB (B N-major). */
@@ -157,10 +129,10 @@ struct xw_params {
 #define XW_TB_128 "132"
 XW_WGMMA16(xw_bf16_n256, "m64n256k16", "bf16", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
 XW_WGMMA16(xw_fp16_n256, "m64n256k16", "f16", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
-XW_WGMMA16(xw_bf16_n128, "m64n128k16", "bf16", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
-XW_WGMMA16(xw_fp16_n128, "m64n128k16", "f16", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
-XW_WGMMA16(xw_bf16_n64, "m64n64k16", "bf16", 32, XW_D32_REGISTERS, XW_D32_OPERANDS)
-XW_WGMMA16(xw_fp16_n64, "m64n64k16", "f16", 32, XW_D32_REGISTERS, XW_D32_OPERANDS)
+XW_WGMMA16(xw_bf16_n128, "m64n128k16", "bf16", 64, WGMMA_D64_REGISTERS, WGMMA_D64_OPERANDS)
+XW_WGMMA16(xw_fp16_n128, "m64n128k16", "f16", 64, WGMMA_D64_REGISTERS, WGMMA_D64_OPERANDS)
+XW_WGMMA16(xw_bf16_n64, "m64n64k16", "bf16", 32, WGMMA_D32_REGISTERS, WGMMA_D32_OPERANDS)
+XW_WGMMA16(xw_fp16_n64, "m64n64k16", "f16", 32, WGMMA_D32_REGISTERS, WGMMA_D32_OPERANDS)
 
 #define XW_WGMMA_TF32(name, shape, count, registers, operands)                                     \
     __device__ __forceinline__ void name(float(&d)[count], uint64_t desc_a, uint64_t desc_b)       \
@@ -176,7 +148,7 @@ XW_WGMMA16(xw_fp16_n64, "m64n64k16", "f16", 32, XW_D32_REGISTERS, XW_D32_OPERAND
                      : "l"(desc_a), "l"(desc_b), "r"(1));                                          \
     }
 XW_WGMMA_TF32(xw_tf32_n256, "m64n256k8", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
-XW_WGMMA_TF32(xw_tf32_n128, "m64n128k8", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+XW_WGMMA_TF32(xw_tf32_n128, "m64n128k8", 64, WGMMA_D64_REGISTERS, WGMMA_D64_OPERANDS)
 
 /* The same with A from registers (four TF32 words a thread: rows g and
  * g + 8 of the warp's 16, k q and q + 4, as mma.sync's m16n8k8 A). */
@@ -198,7 +170,7 @@ XW_WGMMA_TF32(xw_tf32_n128, "m64n128k8", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));           \
     }
 XW_WGMMA_TF32_RS(xw_tf32_rs_n256, "m64n256k8", 128, WGMMA_D128_REGISTERS, WGMMA_D128_OPERANDS)
-XW_WGMMA_TF32_RS(xw_tf32_rs_n128, "m64n128k8", 64, XW_D64_REGISTERS, XW_D64_OPERANDS)
+XW_WGMMA_TF32_RS(xw_tf32_rs_n128, "m64n128k8", 64, WGMMA_D64_REGISTERS, WGMMA_D64_OPERANDS)
 
 template <int N> __device__ __forceinline__ void xw_pin(float (&d)[N])
 {
