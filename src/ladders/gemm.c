@@ -457,9 +457,9 @@ static const wl_rung gemm_rungs[] = {
      .title = "small tiles 32x64, 4x4 a thread, split-K",
      .lesson = "Over tile_64x64: half the tile and a quarter of the outputs a thread (4x4). Where "
                "the tiles make about one wave, each block waits alone on its barriers and copies; "
-               "twice the blocks of shorter warps hide that latency (777x555x333: 23.2 -> 19.5 "
-               "us, 512^3 unsplit 26.8 -> 17.6 on the H100). A full SM gains nothing and pays "
-               "the lower FMA : LDS ratio (1000^3: 83 us against 68).",
+               "twice the blocks of shorter warps hide that latency (H100: 777x555x333 23.6 -> "
+               "20.2 us, 256^3 12.2 -> 9.5, 513x1025x257 26.7 -> 21.6). A full SM gains nothing "
+               "and pays the lower FMA : LDS ratio (1000^3: 84 us against tile_64x64's 74).",
      .course = "past the course (split-K)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile32x64_bytes},

@@ -63,9 +63,10 @@ typedef tile_shape<64, 128, 16, 64, 32, 8, 8, 4, 3, 8, true> tile_64x128_shape;
  *   tile, so twice the blocks, and a quarter of the FMAs a thread between
  *   barriers. Where the tiles make about one wave every block is alone
  *   with its latency (a barrier and a copy wait each k tile); more, shorter
- *   warps hide it (H100: 777x555x333 23.2 -> 19.5 us, 512^3 26.8 -> 17.6,
- *   unsplit) and lose where the SMs are full (1000^3: 83 against
- *   tile_64x128's 68 us). */
+ *   warps hide it (H100, warplab bench, each tile at its best split:
+ *   777x555x333 23.6 -> 20.2 us, 256^3 12.2 -> 9.5, 513x1025x257 26.7 ->
+ *   21.6) and lose where the SMs are full (1000^3: 84 us against
+ *   tile_64x64's 74 and the dispatcher's tile_64x128, 68). */
 typedef tile_shape<32, 64, 16, 32, 16, 4, 4, 4, 4, 8, true> tile_32x64_shape;
 
 /* warplab:end */
