@@ -246,6 +246,27 @@ __device__ __forceinline__ void xw_store(OUT *c, float sum, float alpha, float b
     }
 }
 
+/* FP32 C (or partial sums) at out[0] and, where `both`, out[1]: one 8-byte
+ * store where the pair is aligned, so that a warp's stores cover whole
+ * 32-byte sectors. */
+__device__ __forceinline__ void xw_store_pair(float *out, float x, float y, bool both, bool aligned,
+                                              float alpha, float beta)
+{
+    if (both && aligned) {
+        float2 v = make_float2(alpha * x, alpha * y);
+        if (beta != 0.0f) {
+            const float2 old = *(const float2 *)out;
+            v.x += beta * old.x;
+            v.y += beta * old.y;
+        }
+        *(float2 *)out = v;
+    } else {
+        xw_store(out, x, alpha, beta);
+        if (both)
+            xw_store(out + 1, y, alpha, beta);
+    }
+}
+
 /* TA: A stored k x m (op T), M-major boxes; else m x k, K-major boxes.
  * TB: B stored k x n (op N), N-major boxes; else n x k, K-major boxes. */
 template <int KIND, int BN, int TA, int TB>
@@ -406,29 +427,11 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                     continue;
                 const bool both = col + 1 < p.n;
                 if (p.splits > 1) {
-                    float *out = part + (size_t)row * p.n + col;
-                    if (both && p.n % 2 == 0) {
-                        *(float2 *)out = make_float2(acc[i], acc[i + 1]);
-                    } else {
-                        out[0] = acc[i];
-                        if (both)
-                            out[1] = acc[i + 1];
-                    }
+                    xw_store_pair(part + (size_t)row * p.n + col, acc[i], acc[i + 1], both,
+                                  p.n % 2 == 0, 1.0f, 0.0f);
                 } else if (KIND == XW_TF32 || !p.narrow) {
-                    float *out = (float *)p.c + (size_t)row * p.ldc + col;
-                    if (both && p.pairs) {
-                        float2 v = make_float2(p.alpha * acc[i], p.alpha * acc[i + 1]);
-                        if (p.beta != 0.0f) {
-                            const float2 old = *(const float2 *)out;
-                            v.x += p.beta * old.x;
-                            v.y += p.beta * old.y;
-                        }
-                        *(float2 *)out = v;
-                    } else {
-                        xw_store(out, acc[i], p.alpha, p.beta);
-                        if (both)
-                            xw_store(out + 1, acc[i + 1], p.alpha, p.beta);
-                    }
+                    xw_store_pair((float *)p.c + (size_t)row * p.ldc + col, acc[i], acc[i + 1],
+                                  both, p.pairs, p.alpha, p.beta);
                 } else {
                     typedef
                         typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type T16;
@@ -465,7 +468,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
  * K-major as stored) is its B operand from shared memory. A tile is BM
  * rows of m (the instruction's N: 128 or 256) x 128 columns of n (64 per
  * consumer); the accumulator holds C^T, stored transposed (a warp's store:
- * 8 consecutive n, 32 bytes, in each of 4 rows of C). Register operands
+ * two whole 32-byte sectors of n in each of 4 rows of C). Register operands
  * stay live until their wgmma group completes, so each consumer keeps two
  * sets of fragments: the next k tile's are read while this tile's group
  * runs, and only the group before it is waited for (wait_group 1). */
@@ -478,24 +481,23 @@ template <int BM> struct xw_rs_shape {
 };
 
 #if WL_SM90A_BODY
-/* A consumer's B^T fragments of one k tile (4 k steps of 8): k = 8 s + q
- * (+ 4), one 128-byte row of the 32-wide box each; the swizzle XORs the
- * 16-byte chunk with k % 8. */
+/* A consumer's B^T fragments of one k tile (4 k steps of 8): for k = 8 s +
+ * q (+ 4), the thread's two fragment rows are the adjacent n and n + 1
+ * (see the row map in gemm_ex_tf32_rs), one 8-byte load from the k's
+ * 128-byte row of the 32-wide box; the swizzle XORs the 16-byte chunk with
+ * k % 8. */
 __device__ __forceinline__ void xw_rs_fragments(uint32_t (&frag)[4][4], uint32_t b_box, int q,
-                                                int chunk0, int chunk1, uint32_t within)
+                                                int chunk, uint32_t within)
 {
 #pragma unroll
     for (int s = 0; s < 4; s++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int k = 8 * s + q + 4 * h, x = k % 8;
-            const uint32_t row = b_box + (uint32_t)k * 128 + within;
-            asm volatile("ld.shared.b32 %0, [%1];\n"
-                         : "=r"(frag[s][2 * h])
-                         : "r"(row + (uint32_t)((chunk0 ^ x) << 4)));
-            asm volatile("ld.shared.b32 %0, [%1];\n"
-                         : "=r"(frag[s][2 * h + 1])
-                         : "r"(row + (uint32_t)((chunk1 ^ x) << 4)));
+            const uint32_t address = b_box + (uint32_t)k * 128 + ((chunk ^ x) << 4) + within;
+            asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n"
+                         : "=r"(frag[s][2 * h]), "=r"(frag[s][2 * h + 1])
+                         : "r"(address));
         }
 }
 
@@ -503,11 +505,11 @@ __device__ __forceinline__ void xw_rs_fragments(uint32_t (&frag)[4][4], uint32_t
  * (read before), then, once the previous group is done (its stage is
  * released), the next tile's fragments into `load` while this group runs. */
 template <int BM, typename S>
-__device__ __forceinline__ void
-xw_rs_tile(float (&acc)[BM / 2], const uint32_t (&use)[4][4], uint32_t (&load)[4][4],
-           uint32_t tiles_base, uint32_t full_bar, uint32_t empty_bar, int &stage, uint32_t &phase,
-           int &previous, bool more, bool signals, uint32_t box_offset, int q, int chunk0,
-           int chunk1, uint32_t within)
+__device__ __forceinline__ void xw_rs_tile(float (&acc)[BM / 2], const uint32_t (&use)[4][4],
+                                           uint32_t (&load)[4][4], uint32_t tiles_base,
+                                           uint32_t full_bar, uint32_t empty_bar, int &stage,
+                                           uint32_t &phase, int &previous, bool more, bool signals,
+                                           uint32_t box_offset, int q, int chunk, uint32_t within)
 {
     const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
     xw_pin(acc);
@@ -533,7 +535,7 @@ xw_rs_tile(float (&acc)[BM / 2], const uint32_t (&use)[4][4], uint32_t (&load)[4
     if (more) {
         mbarrier_wait(full_bar + 8 * stage, phase);
         xw_rs_fragments(load, tiles_base + stage * S::STAGE_BYTES + S::A_BYTES + box_offset, q,
-                        chunk0, chunk1, within);
+                        chunk, within);
     }
 }
 #endif
@@ -600,13 +602,20 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
         const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
         const int g = lane / 4, q = lane % 4;
         const bool signals = tid % 128 == 0;
-        /* The thread's fragment rows (n within the tile): g and g + 8 of the
-         * warp's 16, in one 32-wide box: 4-byte words n % 4 of the 16-byte
-         * chunks n % 32 / 4 of a k row. */
-        const int n_local = consumer * 64 + warp * 16 + g;
-        const uint32_t box_offset = (uint32_t)(n_local / 32) * 4096;
-        const int chunk0 = n_local % 32 / 4, chunk1 = (n_local + 8) % 32 / 4;
-        const uint32_t within = (uint32_t)(n_local % 4) * 4;
+        /* The thread's fragment rows g and g + 8 of the warp's 16 are the
+         * adjacent n_box and n_box + 1 of the warp's half of a 32-wide box
+         * (two warps a box), n_box = 8 (warp % 2) + 2 (g % 2) + 16 (g / 2 %
+         * 2) + 4 (g / 4): both rows come in one 8-byte load, and each
+         * half-warp's loads (four k rows, one a q) fall on 32 distinct
+         * banks in the swizzle. Rows g and g + 8 as n_local + g and + g + 8
+         * (the obvious map) put two lanes on each bank: twice the
+         * shared-memory time for the same bytes, which the wgmma reading A
+         * from the same memory could not hide. */
+        const int n_box = 8 * (warp % 2) + 2 * (g % 2) + 16 * (g / 2 % 2) + 4 * (g / 4);
+        const int box = consumer * 2 + warp / 2;
+        const uint32_t box_offset = (uint32_t)box * 4096;
+        const int chunk = n_box / 4;
+        const uint32_t within = (uint32_t)(n_box % 4) * 4;
         int stage = 0;
         uint32_t phase = 0;
         float acc[BM / 2];
@@ -631,38 +640,41 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
                 mbarrier_wait(full_bar + 8 * stage, phase);
                 xw_rs_fragments(frag[0],
                                 tiles_base + stage * S::STAGE_BYTES + S::A_BYTES + box_offset, q,
-                                chunk0, chunk1, within);
+                                chunk, within);
             }
 #pragma unroll 1
             for (int kt = kt0; kt < kt1; kt += 2) {
                 xw_rs_tile<BM, S>(acc, frag[0], frag[1], tiles_base, full_bar, empty_bar, stage,
-                                  phase, previous, kt + 1 < kt1, signals, box_offset, q, chunk0,
-                                  chunk1, within);
+                                  phase, previous, kt + 1 < kt1, signals, box_offset, q, chunk,
+                                  within);
                 if (kt + 1 >= kt1)
                     break;
                 xw_rs_tile<BM, S>(acc, frag[1], frag[0], tiles_base, full_bar, empty_bar, stage,
-                                  phase, previous, kt + 2 < kt1, signals, box_offset, q, chunk0,
-                                  chunk1, within);
+                                  phase, previous, kt + 2 < kt1, signals, box_offset, q, chunk,
+                                  within);
             }
             wgmma_wait<0>();
             xw_pin(acc);
             if (previous >= 0 && signals)
                 mbarrier_arrive(empty_bar + 8 * previous);
 
-            /* Register i: C^T row (n) warp * 16 + g + 8 ((i / 2) % 2), column
-             * (m) 8 (i / 4) + 2 q + i % 2. */
-            const int n_base = tile_n * XW_RS_BN + consumer * 64 + warp * 16 + g;
+            /* Registers i and i + 2 (i % 4 < 2): C^T rows (n) n_box and n_box
+             * + 1, column (m) 8 (i / 4) + 2 q + i % 2: a pair of C's row m. */
+            const int n = tile_n * XW_RS_BN + box * 32 + n_box;
             const int m_base = tile_m * BM + 2 * q;
+            const bool both = n + 1 < p.n;
             float *part = p.part + (size_t)split * p.m * p.n;
 #pragma unroll
             for (int i = 0; i < BM / 2; i++) {
-                const int n = n_base + 8 * ((i / 2) % 2), m = m_base + 8 * (i / 4) + i % 2;
-                if (n >= p.n || m >= p.m)
+                const int m = m_base + 8 * (i / 4) + i % 2;
+                if (i % 4 >= 2 || n >= p.n || m >= p.m)
                     continue;
                 if (p.splits > 1)
-                    part[(size_t)m * p.n + n] = acc[i];
+                    xw_store_pair(part + (size_t)m * p.n + n, acc[i], acc[i + 2], both,
+                                  p.n % 2 == 0, 1.0f, 0.0f);
                 else
-                    xw_store((float *)p.c + (size_t)m * p.ldc + n, acc[i], p.alpha, p.beta);
+                    xw_store_pair((float *)p.c + (size_t)m * p.ldc + n, acc[i], acc[i + 2], both,
+                                  p.pairs, p.alpha, p.beta);
             }
         }
     }
