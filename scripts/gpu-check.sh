@@ -160,6 +160,10 @@ if has_step sanitize; then
                 # (gemm_ex: its short list, every path and op; the full list
                 # runs unsanitized in ctest.)
                 sanitize "$tool" gemm-ex-api "$TESTS/test_gemm_ex_api" cuda --sanitizer
+                # (TF32's copies onto 128-byte lines: large shapes, memory tools only.)
+                case "$tool" in memcheck | initcheck)
+                    sanitize "$tool" gemm-ex-lines "$TESTS/test_gemm_ex_api" cuda --lines ;;
+                esac
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin-cuda "$TESTS/cuda/test_dropin_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" example-cuda-stream \

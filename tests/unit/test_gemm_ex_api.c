@@ -10,10 +10,12 @@
  *
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
- * [backend] [--ex-only | --tf32-only | --sanitizer] (all compiled backends
- * by default). --ex-only leaves out the FP32 op N, N float cases, which run
- * warplab_gemm's own path; --sanitizer is the GPU check's short list under
- * compute-sanitizer (see sanitizer_keeps). */
+ * [backend] [--ex-only | --tf32-only | --sanitizer | --lines] (all compiled
+ * backends by default). --ex-only leaves out the FP32 op N, N float cases,
+ * which run warplab_gemm's own path; --sanitizer is the GPU check's short
+ * list under compute-sanitizer (see sanitizer_keeps); --lines the TF32
+ * shapes whose operands are copied onto 128-byte lines alone (large: the
+ * GPU check runs them under memcheck and initcheck, the copies' tools). */
 #include "../check.h"
 
 #include <warplab.h>
@@ -99,8 +101,9 @@ typedef struct gemm_case {
 
 static char describe_buffer[256];
 static bool ex_only = false;
-static bool tf32_only = false; /* --tf32-only: the TF32 cases alone */
-static bool sanitizer = false; /* --sanitizer: the short list (sanitizer_keeps) */
+static bool tf32_only = false;  /* --tf32-only: the TF32 cases alone */
+static bool sanitizer = false;  /* --sanitizer: the short list (sanitizer_keeps) */
+static bool lines_only = false; /* --lines: the line-copy shapes alone */
 
 /* --sanitizer: the full list takes minutes on the GPU (the double-precision
  * reference of the large shapes) and far longer under compute-sanitizer's
@@ -141,7 +144,9 @@ static const char *describe(const gemm_case *t)
     return describe_buffer;
 }
 
-/* Runs one case with exact-size buffers and checks every element of C. */
+/* Runs one case with exact-size buffers and checks every element of C (of
+ * every 40th row, the NaN's row and the last, past 2^31 multiply-adds: the
+ * reference's time). */
 static void run_case(warplab_context *context, const char *backend, const gemm_case *t)
 {
     const size_t a_rows = t->op_a == WARPLAB_OP_T ? t->k : t->m;
@@ -174,6 +179,7 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
         put_nan(b, t->in, B_INDEX(t->k / 3, nan_col));
     }
     warplab_buffer *ba = NULL, *bb = NULL, *bc = NULL;
+    double *a_rows_k = NULL, *b_cols_k = NULL; /* the reference's decoded operands */
     CHECK(warplab_buffer_create(context, a_count * in_size, &ba) == WARPLAB_OK);
     CHECK(warplab_buffer_create(context, b_count * in_size, &bb) == WARPLAB_OK);
     CHECK(warplab_buffer_create(context, c_count * out_size, &bc) == WARPLAB_OK);
@@ -186,6 +192,9 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
         context, t->op_a, t->op_b, t->m, t->n, t->k, t->alpha, ba, t->in, t->padded ? lda : 0, bb,
         t->in, t->padded ? ldb : 0, t->beta, bc, t->out, t->padded ? ldc : 0, t->compute);
     CHECK_MSG(status == WARPLAB_OK, "%s %s: %s", backend, describe(t), warplab_last_error(context));
+    const bool sampled = (double)t->m * (double)t->n * (double)t->k > 0x1p31;
+    if (sampled) /* the large cases take seconds each: say which runs */
+        fprintf(stderr, "  %s %s: computed, checking sampled rows\n", backend, describe(t));
     CHECK(warplab_buffer_read(bc, 0, c, c_count * out_size) == WARPLAB_OK);
 
     /* The bound of the header: u = 2^-24 for FP32, 2^-23 (truncating sums)
@@ -197,14 +206,29 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
     const double output = t->out == WARPLAB_BFLOAT16  ? 0x1p-8
                           : t->out == WARPLAB_FLOAT16 ? 0x1p-11
                                                       : 0.0;
+    /* op(A) by rows and op(B) by columns, decoded once (the reference's
+     * inner loop then reads both contiguously). */
+    a_rows_k = malloc((t->m * t->k + 1) * sizeof(double));
+    b_cols_k = malloc((t->n * t->k + 1) * sizeof(double));
+    CHECK(a_rows_k != NULL && b_cols_k != NULL);
+    if (!a_rows_k || !b_cols_k)
+        goto done;
+    for (size_t i = 0; i < t->m; i++)
+        for (size_t p = 0; p < t->k; p++)
+            a_rows_k[i * t->k + p] = value_at(a, t->in, A_INDEX(i, p));
+    for (size_t p = 0; p < t->k; p++)
+        for (size_t j = 0; j < t->n; j++)
+            b_cols_k[j * t->k + p] = value_at(b, t->in, B_INDEX(p, j));
     size_t wrong = 0, first_i = 0, first_j = 0;
     double first_got = 0.0, first_expected = 0.0;
     for (size_t i = 0; i < t->m; i++)
         for (size_t j = 0; j < t->n; j++) {
+            if (sampled && i % 40 != 0 && i != nan_row && i + 1 != t->m)
+                break;
             double dot = 0.0, magnitude = 0.0;
+            const double *a_row = a_rows_k + i * t->k, *b_col = b_cols_k + j * t->k;
             for (size_t p = 0; p < t->k; p++) {
-                const double product =
-                    value_at(a, t->in, A_INDEX(i, p)) * value_at(b, t->in, B_INDEX(p, j));
+                const double product = a_row[p] * b_col[p];
                 dot += product;
                 magnitude += fabs(product);
             }
@@ -246,6 +270,8 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
 #undef A_INDEX
 #undef B_INDEX
 done:
+    free(a_rows_k);
+    free(b_cols_k);
     warplab_buffer_destroy(ba);
     warplab_buffer_destroy(bb);
     warplab_buffer_destroy(bc);
@@ -329,7 +355,8 @@ static void on_backend(warplab_backend_kind kind)
         printf("  %s: no device, skipped\n", backend);
         return;
     }
-    bad_arguments(context, backend);
+    if (!lines_only)
+        bad_arguments(context, backend);
     /* GEMV-like, small odd, k = 0, and (on sm_90a) several tensor-core
      * tiles with partial edges and k not a multiple of a k tile. The 16-bit
      * cuda paths of the cost model (ex16.h): the skinny kernels with k
@@ -373,8 +400,9 @@ static void on_backend(warplab_backend_kind kind)
                       {WARPLAB_BFLOAT16, WARPLAB_COMPUTE_FP32},
                       {WARPLAB_FLOAT16, WARPLAB_COMPUTE_FP32}};
     int cases = 0;
-    const size_t shape_count =
-        kind == WARPLAB_BACKEND_CUDA ? sizeof shapes / sizeof shapes[0] : gpu_first;
+    const size_t shape_count = lines_only                     ? 0
+                               : kind == WARPLAB_BACKEND_CUDA ? sizeof shapes / sizeof shapes[0]
+                                                              : gpu_first;
     for (size_t s = 0; s < shape_count; s++)
         for (int ops = 0; ops < 4; ops++)
             for (size_t q = 0; q < sizeof precisions / sizeof precisions[0]; q++)
@@ -416,8 +444,10 @@ static void on_backend(warplab_backend_kind kind)
      * copied K-major; 256 x 128 tiles, ragged in m and n). */
     static const size_t tf32_shapes[][3] = {
         {40, 36, 3001}, {203, 150, 517}, {129, 261, 97}, {96, 200, 1024}, {256, 512, 1024}};
-    const size_t tf32_count = sizeof tf32_shapes / sizeof tf32_shapes[0] -
-                              (kind == WARPLAB_BACKEND_CUDA ? 0 : 1); /* the last: cuda alone */
+    const size_t tf32_count =
+        lines_only ? 0
+                   : sizeof tf32_shapes / sizeof tf32_shapes[0] -
+                         (kind == WARPLAB_BACKEND_CUDA ? 0 : 1); /* the last: cuda alone */
     for (size_t s = 0; s < tf32_count; s++)
         for (int ops = 0; ops < 4; ops++)
             for (int variant = 0; variant < 2; variant++) {
@@ -439,6 +469,50 @@ static void on_backend(warplab_backend_kind kind)
                 run_case(context, backend, &t);
                 cases++;
             }
+    /* On cuda, where rows off the 128-byte lines cost the copy engine's
+     * kernels more than a copy onto them (gemm_ex.cu tf32_line_cost, ex16
+     * line_cost): TF32 2500^3 (rows of 10000 bytes) copies A (op N) and B
+     * (either op) as they are laid out, or K-major where the op asks; TF32
+     * 256 x 8192 x 1500, A alone; BF16 and FP16 2200^3 (rows of 4400 bytes)
+     * re-stride both. The padded variant's rows are not 16-byte aligned:
+     * the copies the layout needs anyway, onto lines too. Not in the
+     * --sanitizer list (minutes under racecheck, whose shared memory these
+     * kernels use as on the list's shapes): --lines. */
+    static const struct {
+        size_t m, n, k;
+        warplab_dtype in;
+        warplab_compute compute;
+        int ops;
+    } line_cases[] = {{2500, 2500, 2500, WARPLAB_FLOAT32, WARPLAB_COMPUTE_TF32, 4},
+                      {256, 8192, 1500, WARPLAB_FLOAT32, WARPLAB_COMPUTE_TF32, 1},
+                      {2200, 2200, 2200, WARPLAB_BFLOAT16, WARPLAB_COMPUTE_FP32, 4},
+                      {2200, 2200, 2200, WARPLAB_FLOAT16, WARPLAB_COMPUTE_FP32, 1}};
+    for (size_t s = 0;
+         kind == WARPLAB_BACKEND_CUDA && !sanitizer && s < sizeof line_cases / sizeof line_cases[0];
+         s++)
+        for (int ops = 0; ops < line_cases[s].ops; ops++)
+            for (int variant = 0; variant < (ops == 0 ? 2 : 1); variant++) {
+                /* 16-bit: N, N (both variants) and T, T (the reference's
+                 * time: it decodes every product's operands). */
+                if (line_cases[s].in != WARPLAB_FLOAT32 && (ops == 1 || ops == 2))
+                    continue;
+                gemm_case t;
+                memset(&t, 0, sizeof t);
+                t.m = line_cases[s].m;
+                t.n = line_cases[s].n;
+                t.k = line_cases[s].k;
+                t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
+                t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
+                t.in = line_cases[s].in;
+                t.out = variant && t.in != WARPLAB_FLOAT32 ? t.in : WARPLAB_FLOAT32;
+                t.compute = line_cases[s].compute;
+                t.padded = variant;
+                t.alpha = variant ? -1.5f : 1.0f;
+                t.beta = variant ? 0.5f : 0.0f;
+                t.nan = !variant;
+                run_case(context, backend, &t);
+                cases++;
+            }
     printf("  %s: %d cases\n", backend, cases);
     warplab_context_destroy(context);
 }
@@ -448,6 +522,7 @@ int main(int argc, char **argv)
     ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;
     tf32_only = argc > 2 && strcmp(argv[2], "--tf32-only") == 0;
     sanitizer = argc > 2 && strcmp(argv[2], "--sanitizer") == 0;
+    lines_only = argc > 2 && strcmp(argv[2], "--lines") == 0;
     if (argc > 1) {
         warplab_backend_kind kind;
         if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {

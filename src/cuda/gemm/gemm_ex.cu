@@ -345,12 +345,18 @@ static size_t element_bytes(const wl_problem *p)
     return warplab_dtype_size(p->dtype);
 }
 
-/* Elements of a K-major row in the workspace: whole 16-byte units. */
+/* Elements of a row of `cols` in the workspace: whole 128-byte lines, so
+ * that each of the copy engine's 128-byte box rows is one line of L2. */
+static size_t line_ld(const wl_problem *p, size_t cols)
+{
+    const size_t per_line = 128 / element_bytes(p);
+    return (cols + per_line - 1) / per_line * per_line;
+}
+
+/* Elements of a K-major row in the workspace. */
 static size_t kmajor_ld(const wl_problem *p)
 {
-    const size_t per_unit = 16 / element_bytes(p);
-    const size_t k = wl_gemm_k(p);
-    return (k + per_unit - 1) / per_unit * per_unit;
+    return line_ld(p, wl_gemm_k(p));
 }
 
 static size_t round_up_1k(size_t bytes)
@@ -448,6 +454,10 @@ typedef struct tf32_choice {
     double wgmma_us, fp32_us;
     int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* TF32_WGMMA: the kernel's plan */
     bool wgmma_rs; /* TF32_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
+    /* TF32_WGMMA: A (op N) or B (the register kernel's row-major B) copied
+     * as it is laid out, onto rows of whole 128-byte lines (see
+     * tf32_line_cost): the copy costs less than the kernel loses. */
+    bool wgmma_line_a, wgmma_line_b;
 } tf32_choice;
 
 static bool problem_rows_aligned(const wl_problem *p, size_t ld)
@@ -455,12 +465,44 @@ static bool problem_rows_aligned(const wl_problem *p, size_t ld)
     return p->misalign % 4 == 0 && ld % 4 == 0;
 }
 
+/* What the copy engine's kernels lose, as a fraction of their time, to an
+ * operand read in place whose rows do not start on 128-byte lines
+ * (measured on the H100, gemm_ex_tf32_rs at 256 x 128 tiles, against the
+ * aligned sizes beside each: NOTES, "Rows off the 128-byte lines"). A
+ * 128-byte box row that straddles two lines is two L2 requests; where rows
+ * start 16 bytes off a 32-byte sector it also reads a fifth sector:
+ * 3500^3 (rows of 14000 bytes) takes 446 us against 228 for 3520^3, A's
+ * rows alone off 1.6x, B's alone 1.36x; 2500^3 1.65-1.84x. Rows on 32-byte
+ * sectors cost less: 3000^3 (12000 bytes) 1.3x; B's alone (N-major boxes,
+ * 32 k rows of 128 bytes) 1.1-1.2x (8000x1000x4000, 3008x3000x3008), A's
+ * alone nothing (3000x3008x3000: copying it lost 8%). Rows 64 bytes off every
+ * other line cost only beside another operand off lines: 6000^3 ~1.1x,
+ * 2000^3 nothing. 128 x 128 tiles read a third more bytes a flop and lose
+ * about a third more. */
+static double tf32_line_cost(const wl_problem *p, size_t ld, bool k_major, bool other_off)
+{
+    const size_t row_bytes = ld * 4, start = p->misalign * 4;
+    if (row_bytes % 32 != 0 || start % 32 != 0)
+        return k_major ? 0.55 : 0.35;
+    if (row_bytes % 128 == 0 && start % 128 == 0)
+        return 0.0;
+    if (row_bytes % 64 == 0 && start % 64 == 0)
+        return other_off ? 0.05 : 0.0;
+    return k_major && !other_off ? 0.0 : 0.15;
+}
+
+static bool tf32_rows_off_lines(const wl_problem *p, size_t ld)
+{
+    return ld * 4 % 128 != 0 || p->misalign * 4 % 128 != 0;
+}
+
 /* The wgmma kernel (wgmma_ex.sm90a.cu) on K-major operands: 128 x bn tiles
  * (256: 3.3 TFLOP/s an SM, 128: 2.9), k split into whole 32-wide k tiles,
  * (split, tile) units in waves of one an SM plus ~0.7 us of fill a unit;
  * the split's partial sums written, read back and C written, and a second
- * launch; the K-major copies before it. The best width and split are
- * returned in the choice. */
+ * launch; the copies before it (K-major, or onto 128-byte lines where rows
+ * off them cost the kernel more than the copy). The best width, split and
+ * copies are returned in the choice. */
 static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choice *c)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
@@ -469,7 +511,8 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choic
                                  ? backend->info.theoretical_bandwidth_gbs
                                  : 3000.0;
     double copied = 0.0, copies = 0.0; /* elements copied K-major, and launches */
-    if (wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p))) {
+    const bool copy_a = wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p));
+    if (copy_a) {
         copied += m * k;
         copies += 1.0;
     }
@@ -477,41 +520,56 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choic
      * tiles of bn rows of m x 128 of n, the fragments' loads and a wait a k
      * tile cost about 15% of the rate); otherwise B^T is copied. */
     const bool rs = !wl_gemm_trans_b(p) && problem_rows_aligned(p, wl_gemm_ldb(p));
-    if (!rs && (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p)))) {
+    const bool copy_b = !rs && (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p)));
+    if (copy_b) {
         copied += n * k;
         copies += 1.0;
     }
     c->wgmma_rs = rs;
+    /* Operands read in place whose rows are off 128-byte lines: a copy
+     * onto lines is an option. */
+    const bool off_a = !copy_a && tf32_rows_off_lines(p, wl_gemm_lda(p));
+    const bool off_b = !copy_b && tf32_rows_off_lines(p, wl_gemm_ldb(p));
     const double traffic = 4.0 * (m * k + n * k + m * n) / (0.85 * bandwidth * 1e3);
-    /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the H100 (B
-     * of 4096^3: 70 us; of 512x4096x11008: 133 us). */
-    const double copy_us =
-        copies * TF32_COPY_LAUNCH_US + 2.0 * copied * 4 / (0.7 * bandwidth * 1e3);
     static const int widths[2] = {256, 128};
     const int k_tiles = (int)((wl_gemm_k(p) + 31) / 32);
     int most = k_tiles / 8; /* at least 256 of k a split */
     most = most < 1 ? 1 : most > 64 ? 64 : most;
     double best = HUGE_VAL;
-    for (int w = 0; w < 2; w++)
-        for (int splits = 1; splits <= most; splits++) {
-            const int chunk_tiles = (k_tiles + splits - 1) / splits;
-            if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
-                continue;
-            const double tiles =
-                rs ? ceil(m / widths[w]) * ceil(n / 128) : ceil(m / 128) * ceil(n / widths[w]);
-            const double rate =
-                (widths[w] == 256 ? TF32_SM_GFLOPS : 2900.0) * (rs ? 0.85 : 1.0) * 1e3;
-            const double kernel = ceil(tiles * splits / sms) *
-                                  (2.0 * 128 * widths[w] * 32.0 * chunk_tiles / rate + 0.7);
-            double us = TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copy_us;
-            if (splits > 1)
-                us += 2.5 + 4.0 * (2.0 * splits + 1.0) * m * n / (0.7 * bandwidth * 1e3);
-            if (us < best) {
-                best = us;
-                c->wgmma_bn = widths[w];
-                c->wgmma_splits = splits;
-                c->wgmma_k_chunk = chunk_tiles * 32;
-            }
+    for (int line_a = 0; line_a <= off_a; line_a++)
+        for (int line_b = 0; line_b <= off_b; line_b++) {
+            const bool a_off = off_a && !line_a, b_off = off_b && !line_b;
+            const double cost = (a_off ? tf32_line_cost(p, wl_gemm_lda(p), true, b_off) : 0.0) +
+                                (b_off ? tf32_line_cost(p, wl_gemm_ldb(p), !rs, a_off) : 0.0);
+            const double all_copied = copied + (line_a ? m * k : 0.0) + (line_b ? n * k : 0.0);
+            /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the
+             * H100 (B of 4096^3: 70 us; of 512x4096x11008: 133 us). */
+            const double copy_us = (copies + line_a + line_b) * TF32_COPY_LAUNCH_US +
+                                   2.0 * all_copied * 4 / (0.7 * bandwidth * 1e3);
+            for (int w = 0; w < 2; w++)
+                for (int splits = 1; splits <= most; splits++) {
+                    const int chunk_tiles = (k_tiles + splits - 1) / splits;
+                    if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
+                        continue;
+                    const double tiles = rs ? ceil(m / widths[w]) * ceil(n / 128)
+                                            : ceil(m / 128) * ceil(n / widths[w]);
+                    const double rate =
+                        (widths[w] == 256 ? TF32_SM_GFLOPS : 2900.0) * (rs ? 0.85 : 1.0) * 1e3;
+                    const double slower = 1.0 + cost * (widths[w] == 128 ? 1.33 : 1.0);
+                    const double kernel = slower * ceil(tiles * splits / sms) *
+                                          (2.0 * 128 * widths[w] * 32.0 * chunk_tiles / rate + 0.7);
+                    double us = TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copy_us;
+                    if (splits > 1)
+                        us += 2.5 + 4.0 * (2.0 * splits + 1.0) * m * n / (0.7 * bandwidth * 1e3);
+                    if (us < best) {
+                        best = us;
+                        c->wgmma_bn = widths[w];
+                        c->wgmma_splits = splits;
+                        c->wgmma_k_chunk = chunk_tiles * 32;
+                        c->wgmma_line_a = line_a;
+                        c->wgmma_line_b = line_b;
+                    }
+                }
         }
     return best;
 }
@@ -636,10 +694,13 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
     if (!use_tma(backend, p))
         return 0;
     const size_t row = kmajor_ld(p) * element_bytes(p);
-    /* gemm_ex_tf32_rs reads B as stored: no room for its copy. */
-    const bool b_in_place = tf32.route == TF32_WGMMA && tf32.wgmma_rs;
-    size_t bytes =
-        round_up_1k(wl_gemm_m(p) * row) + (b_in_place ? 0 : round_up_1k(wl_gemm_n(p) * row));
+    /* gemm_ex_tf32_rs reads B as stored, or its copy onto 128-byte lines. */
+    const bool rs = tf32.route == TF32_WGMMA && tf32.wgmma_rs;
+    const size_t b_bytes = !rs ? wl_gemm_n(p) * row
+                           : tf32.wgmma_line_b
+                               ? wl_gemm_k(p) * line_ld(p, wl_gemm_n(p)) * element_bytes(p)
+                               : 0;
+    size_t bytes = round_up_1k(wl_gemm_m(p) * row) + round_up_1k(b_bytes);
     if (tf32.route == TF32_WGMMA && tf32.wgmma_splits > 1) /* the partial sums */
         bytes += (size_t)tf32.wgmma_splits * wl_gemm_m(p) * wl_gemm_n(p) * sizeof(float);
     return bytes;
@@ -715,7 +776,8 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     o.type = p->dtype;
     o.c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
     warplab_status status = WARPLAB_OK;
-    if (!wl_gemm_trans_a(p) && rows_16_aligned(a, (size_t)lda, element)) {
+    const bool line_a = tf32 && tf32->wgmma_line_a, line_b = tf32 && tf32->wgmma_line_b;
+    if (!wl_gemm_trans_a(p) && rows_16_aligned(a, (size_t)lda, element) && !line_a) {
         o.a = a;
         o.lda = lda;
     } else {
@@ -723,17 +785,24 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
         o.lda = ld_k;
         status = kmajor_into(backend, a, lda, wl_gemm_trans_a(p), workspace, ld_k, m, k, element);
     }
+    if (status != WARPLAB_OK)
+        return status;
     char *bt_space = workspace + round_up_1k((size_t)m * ld_k * element);
     const bool rs = tf32 && tf32->wgmma_rs;
-    if (rs && !rows_16_aligned(b, (size_t)ldb, element))
+    if (rs && !line_b && !rows_16_aligned(b, (size_t)ldb, element))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: B's rows are not 16-byte aligned at the call, as its problem "
                        "said they would be");
-    if (rs) {
+    const int ld_n = (int)line_ld(p, (size_t)n);
+    if (rs && line_b) { /* row-major k x n on 128-byte lines */
+        o.bt = bt_space;
+        o.ldbt = ld_n;
+        status = kmajor_into(backend, b, ldb, false, bt_space, ld_n, k, n, element);
+    } else if (rs) {
         o.bt = b; /* row-major k x n, read N-major by gemm_ex_tf32_rs */
         o.ldbt = ldb;
     } else if (status == WARPLAB_OK && wl_gemm_trans_b(p) &&
-               rows_16_aligned(b, (size_t)ldb, element)) {
+               rows_16_aligned(b, (size_t)ldb, element) && !line_b) {
         o.bt = b;
         o.ldbt = ldb;
     } else if (status == WARPLAB_OK) {
@@ -764,9 +833,10 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     call.bn = tf32->wgmma_bn;
     call.splits = tf32->wgmma_splits;
     call.k_chunk = tf32->wgmma_k_chunk;
-    call.part = tf32->wgmma_splits > 1
-                    ? (float *)(bt_space + (rs ? 0 : round_up_1k((size_t)n * ld_k * element)))
-                    : NULL;
+    const size_t b_bytes = !rs      ? (size_t)n * ld_k * element
+                           : line_b ? (size_t)k * ld_n * element
+                                    : 0;
+    call.part = tf32->wgmma_splits > 1 ? (float *)(bt_space + round_up_1k(b_bytes)) : NULL;
     status = wl_gemm_ex_wgmma_run(backend, &call);
     if (status != WARPLAB_OK || call.splits == 1)
         return status;
@@ -1030,17 +1100,24 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         snprintf(text, len, "TF32 on the FP32 dispatcher: %s", plan);
         break;
     case TF32_TILES: wl_tf32_tiles_describe(&tf32.tiles, text, len); break;
-    case TF32_WGMMA:
+    case TF32_WGMMA: {
+        const char *lines = tf32.wgmma_line_a && tf32.wgmma_line_b
+                                ? ", A and B copied onto 128-byte lines"
+                            : tf32.wgmma_line_a ? ", A copied onto 128-byte lines"
+                            : tf32.wgmma_line_b ? ", B copied onto 128-byte lines"
+                                                : "";
         if (tf32.wgmma_rs)
             snprintf(text, len,
-                     "tf32 TMA + wgmma, B from registers, %dx128 tiles, %d split%s (model %.1f us)",
-                     tf32.wgmma_bn, tf32.wgmma_splits, tf32.wgmma_splits == 1 ? "" : "s",
+                     "tf32 TMA + wgmma, B from registers, %dx128 tiles, %d split%s%s (model %.1f "
+                     "us)",
+                     tf32.wgmma_bn, tf32.wgmma_splits, tf32.wgmma_splits == 1 ? "" : "s", lines,
                      tf32.wgmma_us);
         else
-            snprintf(text, len, "tf32 TMA + wgmma, 128x%d tiles, %d split%s (model %.1f us)",
-                     tf32.wgmma_bn, tf32.wgmma_splits, tf32.wgmma_splits == 1 ? "" : "s",
+            snprintf(text, len, "tf32 TMA + wgmma, 128x%d tiles, %d split%s%s (model %.1f us)",
+                     tf32.wgmma_bn, tf32.wgmma_splits, tf32.wgmma_splits == 1 ? "" : "s", lines,
                      tf32.wgmma_us);
         break;
+    }
     default: break;
     }
 }
