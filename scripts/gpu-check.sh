@@ -160,7 +160,8 @@ if has_step sanitize; then
                 # (gemm_ex: its short list, every path and op; the full list
                 # runs unsanitized in ctest.)
                 sanitize "$tool" gemm-ex-api "$TESTS/test_gemm_ex_api" cuda --sanitizer
-                # (TF32's copies onto 128-byte lines: large shapes, memory tools only.)
+                # (The large cases: TF32 copies onto 128-byte lines, 16-bit over many tiles;
+                # memory tools only.)
                 case "$tool" in memcheck | initcheck)
                     sanitize "$tool" gemm-ex-lines "$TESTS/test_gemm_ex_api" cuda --lines ;;
                 esac
