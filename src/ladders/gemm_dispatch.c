@@ -30,12 +30,14 @@
 #include <stdio.h>
 
 #define MIN_K_CHUNK 256
-/* Chunks down to SHORT_K_CHUNK for a small tile (64x64, 32x128, 128x32, 32x64)
- * when its tiles fill at most half of the SMs: 256^3 (16 tiles of
+/* Chunks down to SHORT_K_CHUNK for a small tile (at most
+ * SMALL_TILE_ELEMENTS: 64x64, 32x128, 128x32, 32x64) when its tiles fill
+ * at most half of the SMs: 256^3 (16 tiles of
  * 64x64) went from 16.3 to 13.2 us with 2 chunks of 128 on the H100, but
  * 777x555x333 (117 tiles) from 25.1 to 28.0 us with 3 chunks of 112, and
  * 256x128 tiles with chunks of 128 ran at half the modelled rate. */
 #define SHORT_K_CHUNK 96
+#define SMALL_TILE_ELEMENTS (64 * 64)
 #define MAX_SPLITS 128
 /* The shortest k chunk of a tail split (wl_gemm_plan_tail_split): 8 k
  * tiles of 16, twice the 4-stage ring. The 256x128 kernel (one block an
@@ -217,12 +219,10 @@ static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m,
         plan_time(md, &best, (double)m, (double)n, (double)k, b_rows_aligned, a_rows_aligned);
     const size_t step = (size_t)k_step(kernel);
     size_t min_chunk = MIN_K_CHUNK;
-    if (kernel == WL_GEMM_KERNEL_TILE_64X64 || kernel == WL_GEMM_KERNEL_TILE_32X128 ||
-        kernel == WL_GEMM_KERNEL_TILE_128X32 || kernel == WL_GEMM_KERNEL_TILE_32X64) {
-        const tile_kind *t = tile_kind_of(kernel);
-        if (ceil_div((double)m, t->bm) * ceil_div((double)n, t->bn) <= md->sms / 2)
-            min_chunk = SHORT_K_CHUNK;
-    }
+    const tile_kind *t = tile_kind_of(kernel);
+    if (t && t->bm * t->bn <= SMALL_TILE_ELEMENTS &&
+        ceil_div((double)m, t->bm) * ceil_div((double)n, t->bn) <= md->sms / 2)
+        min_chunk = SHORT_K_CHUNK;
     for (size_t splits = 2; splits <= MAX_SPLITS && k / splits >= min_chunk; splits++) {
         const size_t chunk = (k + splits - 1) / splits;
         const size_t k_chunk = (chunk + step - 1) / step * step;

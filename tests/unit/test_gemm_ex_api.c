@@ -144,6 +144,29 @@ static const char *describe(const gemm_case *t)
     return describe_buffer;
 }
 
+/* A case: the shape, op(A) and op(B) from the bits of ops (1: A, 2: B
+ * transposed), the types; variant 0 tight with beta = 0 and a NaN in A and
+ * B (where there is more than one row and column), 1 padded with beta != 0. */
+static gemm_case case_of(size_t m, size_t n, size_t k, int ops, warplab_dtype in, warplab_dtype out,
+                         warplab_compute compute, int variant)
+{
+    gemm_case t;
+    memset(&t, 0, sizeof t);
+    t.m = m;
+    t.n = n;
+    t.k = k;
+    t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
+    t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
+    t.in = in;
+    t.out = out;
+    t.compute = compute;
+    t.padded = variant;
+    t.alpha = variant ? -1.5f : 1.0f;
+    t.beta = variant ? 0.5f : 0.0f;
+    t.nan = !variant && m > 1 && n > 1 && k > 0;
+    return t;
+}
+
 /* Runs one case with exact-size buffers and checks every element of C (of
  * every 40th row, the NaN's row and the last, past 2^31 multiply-adds: the
  * reference's time). */
@@ -408,22 +431,10 @@ static void on_backend(warplab_backend_kind kind)
             for (size_t q = 0; q < sizeof precisions / sizeof precisions[0]; q++)
                 for (int out = 0; out < (precisions[q].in == WARPLAB_FLOAT32 ? 1 : 2); out++)
                     for (int variant = 0; variant < 2; variant++) {
-                        gemm_case t;
-                        memset(&t, 0, sizeof t);
-                        t.m = shapes[s][0];
-                        t.n = shapes[s][1];
-                        t.k = shapes[s][2];
-                        t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
-                        t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
-                        t.in = precisions[q].in;
-                        t.compute = precisions[q].compute;
-                        t.out = out ? t.in : WARPLAB_FLOAT32;
-                        /* variant 0: tight, beta = 0; 1: padded, beta != 0. */
-                        t.padded = variant;
-                        t.alpha = variant ? -1.5f : 1.0f;
-                        t.beta = variant ? 0.5f : 0.0f;
-                        /* NaN on the tight shapes with more than one row and column. */
-                        t.nan = !variant && t.m > 1 && t.n > 1 && t.k > 0;
+                        const gemm_case t =
+                            case_of(shapes[s][0], shapes[s][1], shapes[s][2], ops, precisions[q].in,
+                                    out ? precisions[q].in : WARPLAB_FLOAT32, precisions[q].compute,
+                                    variant);
                         if (ex_only && t.in == WARPLAB_FLOAT32 &&
                             t.compute == WARPLAB_COMPUTE_FP32 && ops == 0)
                             continue;
@@ -451,19 +462,9 @@ static void on_backend(warplab_backend_kind kind)
     for (size_t s = 0; s < tf32_count; s++)
         for (int ops = 0; ops < 4; ops++)
             for (int variant = 0; variant < 2; variant++) {
-                gemm_case t;
-                memset(&t, 0, sizeof t);
-                t.m = tf32_shapes[s][0];
-                t.n = tf32_shapes[s][1];
-                t.k = tf32_shapes[s][2];
-                t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
-                t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
-                t.in = t.out = WARPLAB_FLOAT32;
-                t.compute = WARPLAB_COMPUTE_TF32;
-                t.padded = variant;
-                t.alpha = variant ? -1.5f : 1.0f;
-                t.beta = variant ? 0.5f : 0.0f;
-                t.nan = !variant;
+                const gemm_case t =
+                    case_of(tf32_shapes[s][0], tf32_shapes[s][1], tf32_shapes[s][2], ops,
+                            WARPLAB_FLOAT32, WARPLAB_FLOAT32, WARPLAB_COMPUTE_TF32, variant);
                 if (!sanitizer_keeps(&t, ops))
                     continue;
                 run_case(context, backend, &t);
@@ -504,20 +505,11 @@ static void on_backend(warplab_backend_kind kind)
                 if (line_cases[s].in != WARPLAB_FLOAT32 &&
                     (ops == 1 || ops == 2 || (variant == 1 && !lines_only)))
                     continue;
-                gemm_case t;
-                memset(&t, 0, sizeof t);
-                t.m = line_cases[s].m;
-                t.n = line_cases[s].n;
-                t.k = line_cases[s].k;
-                t.op_a = (ops & 1) ? WARPLAB_OP_T : WARPLAB_OP_N;
-                t.op_b = (ops & 2) ? WARPLAB_OP_T : WARPLAB_OP_N;
-                t.in = line_cases[s].in;
-                t.out = variant && t.in != WARPLAB_FLOAT32 ? t.in : WARPLAB_FLOAT32;
-                t.compute = line_cases[s].compute;
-                t.padded = variant;
-                t.alpha = variant ? -1.5f : 1.0f;
-                t.beta = variant ? 0.5f : 0.0f;
-                t.nan = !variant;
+                const warplab_dtype in = line_cases[s].in;
+                const gemm_case t =
+                    case_of(line_cases[s].m, line_cases[s].n, line_cases[s].k, ops, in,
+                            variant && in != WARPLAB_FLOAT32 ? in : WARPLAB_FLOAT32,
+                            line_cases[s].compute, variant);
                 run_case(context, backend, &t);
                 cases++;
             }

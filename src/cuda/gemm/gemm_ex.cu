@@ -29,6 +29,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -671,6 +672,17 @@ static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p)
     return plan;
 }
 
+/* The workspace's room for B, after A's: B^T copied K-major (every
+ * kernel but the register-B one), row-major B copied onto 128-byte lines
+ * (the register-B kernel, where the plan says so), or none (the register-B
+ * kernel reading B as stored). tf32: the TF32 wgmma plan, NULL otherwise. */
+static size_t b_copy_bytes(const wl_problem *p, const tf32_choice *tf32)
+{
+    if (!tf32 || !tf32->wgmma_rs)
+        return wl_gemm_n(p) * kmajor_ld(p) * element_bytes(p);
+    return tf32->wgmma_line_b ? wl_gemm_k(p) * line_ld(p, wl_gemm_n(p)) * element_bytes(p) : 0;
+}
+
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 
@@ -694,13 +706,8 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
     if (!use_tma(backend, p))
         return 0;
     const size_t row = kmajor_ld(p) * element_bytes(p);
-    /* gemm_ex_tf32_rs reads B as stored, or its copy onto 128-byte lines. */
-    const bool rs = tf32.route == TF32_WGMMA && tf32.wgmma_rs;
-    const size_t b_bytes = !rs ? wl_gemm_n(p) * row
-                           : tf32.wgmma_line_b
-                               ? wl_gemm_k(p) * line_ld(p, wl_gemm_n(p)) * element_bytes(p)
-                               : 0;
-    size_t bytes = round_up_1k(wl_gemm_m(p) * row) + round_up_1k(b_bytes);
+    size_t bytes = round_up_1k(wl_gemm_m(p) * row) +
+                   round_up_1k(b_copy_bytes(p, tf32.route == TF32_WGMMA ? &tf32 : NULL));
     if (tf32.route == TF32_WGMMA && tf32.wgmma_splits > 1) /* the partial sums */
         bytes += (size_t)tf32.wgmma_splits * wl_gemm_m(p) * wl_gemm_n(p) * sizeof(float);
     return bytes;
@@ -764,6 +771,13 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
                        "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
                        ex_scratch(backend, p));
     char *workspace = (char *)wl_view_ptr(launch->scratch);
+    /* The copies' rows (a few elements past k or n) as the kernels' int
+     * strides: the views' spans (< 2^31 elements) keep them in range on
+     * this path (m, n > 8); checked all the same. */
+    if (kmajor_ld(p) > INT_MAX || line_ld(p, wl_gemm_n(p)) > INT_MAX)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: rows of %zu or %zu elements exceed the kernels' 32-bit strides",
+                       kmajor_ld(p), line_ld(p, wl_gemm_n(p)));
     const int ld_k = (int)kmajor_ld(p);
     wl_gemm_ex_operands o;
     o.c = wl_view_ptr(launch->buf[GEMM_C]);
@@ -801,11 +815,10 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     } else if (rs) {
         o.bt = b; /* row-major k x n, read N-major by gemm_ex_tf32_rs */
         o.ldbt = ldb;
-    } else if (status == WARPLAB_OK && wl_gemm_trans_b(p) &&
-               rows_16_aligned(b, (size_t)ldb, element) && !line_b) {
+    } else if (wl_gemm_trans_b(p) && rows_16_aligned(b, (size_t)ldb, element) && !line_b) {
         o.bt = b;
         o.ldbt = ldb;
-    } else if (status == WARPLAB_OK) {
+    } else {
         o.bt = bt_space;
         o.ldbt = ld_k;
         status = kmajor_into(backend, b, ldb, !wl_gemm_trans_b(p), bt_space, ld_k, n, k, element);
@@ -833,10 +846,8 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     call.bn = tf32->wgmma_bn;
     call.splits = tf32->wgmma_splits;
     call.k_chunk = tf32->wgmma_k_chunk;
-    const size_t b_bytes = !rs      ? (size_t)n * ld_k * element
-                           : line_b ? (size_t)k * ld_n * element
-                                    : 0;
-    call.part = tf32->wgmma_splits > 1 ? (float *)(bt_space + round_up_1k(b_bytes)) : NULL;
+    call.part =
+        tf32->wgmma_splits > 1 ? (float *)(bt_space + round_up_1k(b_copy_bytes(p, tf32))) : NULL;
     status = wl_gemm_ex_wgmma_run(backend, &call);
     if (status != WARPLAB_OK || call.splits == 1)
         return status;
