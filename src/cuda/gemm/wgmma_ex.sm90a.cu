@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     if (tid == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             mbarrier_init(full_bar + 8 * s, 1);
-            mbarrier_init(empty_bar + 8 * s, S::CONSUMERS);
+            mbarrier_init(empty_bar + 8 * s, 4 * S::CONSUMERS); /* every consumer warp */
         }
         mbarrier_init_fence();
         tma_prefetch_descriptor(&map_a);
@@ -344,6 +344,18 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
         const bool signals = tid % 128 == 0;
+        /* Each consumer warp releases a stage itself (its lane 0), once it
+         * is past the stage's full barrier: a stage is refilled only after
+         * every warp that waits on it has seen it full, so no warp can fall
+         * a whole ring behind and wait on a parity that has come round
+         * again. One arrival a warpgroup sufficed only while the warps were
+         * kept in step by their wgmma groups; the consumer that skips a
+         * tile's rows (below) has none, and its warps, which leave the
+         * register epilogue at different times (C's loads), drifted apart:
+         * BF16 2200^3 with beta != 0 hung on the H100, one warp waiting on
+         * a full barrier whose phase had come round twice while its
+         * warpgroup's other warps waited for it in the next tile's wgmma. */
+        const bool releases = lane == 0;
         int stage = 0;
         uint32_t phase = 0;
         float acc[BN / 2];
@@ -362,7 +374,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             if (tile_m * S::BM + consumer * 64 >= p.m) {
                 for (int kt = kt0; kt < kt1; kt++) {
                     mbarrier_wait(full_bar + 8 * stage, phase);
-                    if (signals)
+                    if (releases)
                         mbarrier_arrive(empty_bar + 8 * stage);
                     if (++stage == S::STAGES) {
                         stage = 0;
@@ -387,7 +399,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                 wgmma_commit();
                 wgmma_wait<1>();
                 xw_pin(acc);
-                if (previous >= 0 && signals)
+                if (previous >= 0 && releases)
                     mbarrier_arrive(empty_bar + 8 * previous);
                 previous = stage;
                 if (++stage == S::STAGES) {
@@ -397,7 +409,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             }
             wgmma_wait<0>();
             xw_pin(acc);
-            if (previous >= 0 && signals)
+            if (previous >= 0 && releases)
                 mbarrier_arrive(empty_bar + 8 * previous);
 
             if (p.tma_store) {
