@@ -382,7 +382,7 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
 #define EX16_WGMMA_FIXED_US 8.5
 #define EX16_COPY_LAUNCH_US 2.5
 static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
-                          int splits)
+                          int splits, double slower)
 {
     const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
     const double bm = bn == EX16_WGMMA_NARROW ? 64 : 128;
@@ -390,7 +390,7 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
     const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
     const double rate = 5.5e6, rows = m <= 64 ? 64 : bm;
-    const double compute = waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
+    const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
     const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
     double us = EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw * streaming));
@@ -399,11 +399,35 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
     return us;
 }
 
+/* What the kernel loses, as a fraction of its time, to an operand read in
+ * place whose rows (16-byte aligned) do not start on 128-byte lines: a box
+ * row across two lines is two L2 requests, and a fifth sector where rows
+ * start 16 bytes off a sector (H100, BF16 at 128 x 128 tiles: 3000^3, rows
+ * of 6000 bytes, 190 us against 103 for 3008^3; A's rows alone off 1.36x,
+ * B's alone 1.47x). Rows on 32-byte sectors cost less, and rows 64 bytes
+ * off every other line only beside another operand off lines, as
+ * gemm_ex.cu's tf32_line_cost measured for TF32. At 256-wide tiles, which
+ * read fewer bytes a flop, a quarter less. */
+static double line_cost(size_t ld, size_t misalign, bool other_off)
+{
+    const size_t row_bytes = ld * 2, start = misalign * 2;
+    if (row_bytes % 32 != 0 || start % 32 != 0)
+        return 0.33;
+    if (row_bytes % 128 == 0 && start % 128 == 0)
+        return 0.0;
+    if (row_bytes % 64 == 0 && start % 64 == 0)
+        return other_off ? 0.05 : 0.0;
+    return 0.15;
+}
+
 /* The best tile width and split of the wgmma kernel for a problem (k split
  * into chunks of at least 256, at most 128 splits: 64 x 64 x 65536 fills
- * the SMs); ties keep fewer splits. */
+ * the SMs); ties keep fewer splits. `restride`: the operands that must be
+ * copied (rows not 16-byte aligned; bit 0 A, bit 1 B); `off_lines`: those
+ * read in place whose rows are off 128-byte lines, which are copied too
+ * where that costs less than line_cost (lda, ldb and misalign price them). */
 static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, int restride,
-                       wl_ex16_plan *plan)
+                       int off_lines, size_t lda, size_t ldb, size_t misalign, wl_ex16_plan *plan)
 {
     /* Ties keep the first: the wider tile, except where n fits the narrow
      * one (n <= 128: a 128 x 256 tile loads and multiplies 128 columns of
@@ -423,28 +447,39 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
      * launch, a read and a write each (an element a thread: ~60% of the
      * bandwidth). */
     const double bw = bandwidth_gbs(backend) * 1e3;
-    double copies = 0.0;
-    if (restride & 1)
-        copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)m * k / (0.6 * bw);
-    if (restride & 2)
-        copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)n * k / (0.6 * bw);
     const int k_tiles = (int)((k + 63) / 64);
     int most = k_tiles / 4;
     most = most < 1 ? 1 : most > 128 ? 128 : most;
-    for (int w = 0; w < width_count; w++)
-        for (int splits = 1; splits <= most; splits++) {
-            /* Only splits that whole k tiles realise. */
-            const int chunk_tiles = (k_tiles + splits - 1) / splits;
-            if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
-                continue;
-            const double us = copies + wgmma_model(backend, m, n, k, widths[w], splits);
-            if (us < plan->predicted_us) {
-                plan->predicted_us = us;
-                plan->tile = widths[w];
-                plan->splits = splits;
-                plan->k_chunk = chunk_tiles * 64;
+    off_lines &= ~restride;
+    for (int extra = 0; extra < 4; extra++) {
+        if ((extra & ~off_lines) != 0)
+            continue;
+        const int copied = restride | extra, still_off = off_lines & ~extra;
+        double copies = 0.0;
+        if (copied & 1)
+            copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)m * k / (0.6 * bw);
+        if (copied & 2)
+            copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)n * k / (0.6 * bw);
+        const double cost =
+            ((still_off & 1) ? line_cost(lda, misalign, (still_off & 2) != 0) : 0.0) +
+            ((still_off & 2) ? line_cost(ldb, misalign, (still_off & 1) != 0) : 0.0);
+        for (int w = 0; w < width_count; w++)
+            for (int splits = 1; splits <= most; splits++) {
+                /* Only splits that whole k tiles realise. */
+                const int chunk_tiles = (k_tiles + splits - 1) / splits;
+                if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
+                    continue;
+                const double slower = 1.0 + cost * (widths[w] == 256 ? 0.75 : 1.0);
+                const double us = copies + wgmma_model(backend, m, n, k, widths[w], splits, slower);
+                if (us < plan->predicted_us) {
+                    plan->predicted_us = us;
+                    plan->tile = widths[w];
+                    plan->splits = splits;
+                    plan->k_chunk = chunk_tiles * 64;
+                    plan->restride = copied;
+                }
             }
-        }
+    }
 }
 
 /* ex16_thin (m or n <= 64): 64-column strips of the big operand, k split
@@ -487,6 +522,21 @@ static int unaligned_operands(const wl_problem *p)
            (rows_aligned_16(wl_gemm_ldb(p), p->misalign) ? 0 : 2);
 }
 
+/* The operands whose rows do not start on 128-byte lines: bit 0 A, bit 1 B. */
+static int operands_off_lines(const wl_problem *p)
+{
+    const bool a_on = wl_gemm_lda(p) * 2 % 128 == 0 && p->misalign * 2 % 128 == 0;
+    const bool b_on = wl_gemm_ldb(p) * 2 % 128 == 0 && p->misalign * 2 % 128 == 0;
+    return (a_on ? 0 : 1) | (b_on ? 0 : 2);
+}
+
+/* wgmma_plan for the problem as stored. */
+static void wgmma_plan_of(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
+{
+    wgmma_plan(backend, wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p), unaligned_operands(p),
+               operands_off_lines(p), wl_gemm_lda(p), wl_gemm_ldb(p), p->misalign, plan);
+}
+
 extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p, bool tma_available)
 {
     wl_ex16_plan plan;
@@ -510,7 +560,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     }
     if (force & WL_GEMM_EX16_FORCE_WGMMA) {
         if (tma_available)
-            wgmma_plan(backend, m, n, k, unaligned_operands(p), &plan);
+            wgmma_plan_of(backend, p, &plan);
         return plan;
     }
     if (force & WL_GEMM_EX16_FORCE_THIN) {
@@ -546,9 +596,9 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
         if (!force && tma_available && (as_is || transposed)) {
             wl_ex16_plan wgmma;
             if (transposed)
-                wgmma_plan(backend, 1, m, k, 0, &wgmma);
+                wgmma_plan(backend, 1, m, k, 0, 0, 0, 0, 0, &wgmma);
             else
-                wgmma_plan(backend, m, n, k, unaligned_operands(p), &wgmma);
+                wgmma_plan_of(backend, p, &wgmma);
             wgmma.transposed = transposed;
             if (wgmma.predicted_us < plan.predicted_us)
                 return wgmma;
@@ -602,7 +652,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
      * us on mma.sync and the TMA path, 2.3x and 1.9x cuBLAS). */
     if (tma_available && !force) {
         wl_ex16_plan wgmma;
-        wgmma_plan(backend, m, n, k, unaligned, &wgmma);
+        wgmma_plan_of(backend, p, &wgmma);
         if (wgmma.predicted_us < plan.predicted_us)
             plan = wgmma;
     }
@@ -614,11 +664,11 @@ static size_t round_up_256(size_t bytes)
     return (bytes + 255) / 256 * 256;
 }
 
-/* An operand's copy with 16-byte rows: stored rows x cols, cols rounded up
- * to 8 elements. */
+/* An operand's copy on 128-byte lines: stored rows x cols, cols rounded up
+ * to 64 elements (each copy-engine box row one line of L2). */
 static size_t restrided_ld(size_t cols)
 {
-    return (cols + 7) / 8 * 8;
+    return (cols + 63) / 64 * 64;
 }
 
 /* The workspace of a plan: the split's partial sums, then the re-strided
@@ -972,8 +1022,8 @@ __global__ void ex16_restride(const uint16_t *src, long long ld, uint16_t *dst, 
     }
 }
 
-/* The operand *src (rows x cols, *ld apart) copied to dst with 16-byte rows;
- * *src and *ld then name the copy. */
+/* The operand *src (rows x cols, *ld apart) copied to dst on 128-byte
+ * lines; *src and *ld then name the copy. */
 static warplab_status restride(wl_backend *backend, const void **src, int *ld, char *dst,
                                size_t rows, size_t cols)
 {
@@ -985,7 +1035,7 @@ static warplab_status restride(wl_backend *backend, const void **src, int *ld, c
         (const uint16_t *)*src, *ld, (uint16_t *)dst, dst_ld, (int)rows, (int)cols);
     *src = dst;
     *ld = (int)dst_ld;
-    return WL_CUDA_LAUNCHED(backend, "gemm_ex: an operand re-strided to 16-byte rows");
+    return WL_CUDA_LAUNCHED(backend, "gemm_ex: an operand re-strided onto 128-byte lines");
 }
 
 /* The rest of a call (C, sizes, scalars, the plan's tiles and split),
@@ -1057,7 +1107,8 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     /* Rows that are not 16-byte aligned: re-strided into the room the plan
      * kept for them; without room (views less aligned than the problem
      * said), mma.sync, which reads any row. */
-    const bool a_copy = !aligned_16(call.a, call.lda), b_copy = !aligned_16(call.b, call.ldb);
+    const bool a_copy = !aligned_16(call.a, call.lda) || (plan->restride & 1),
+               b_copy = !aligned_16(call.b, call.ldb) || (plan->restride & 2);
     char *workspace = (char *)wl_view_ptr(launch->scratch);
     if ((a_copy && !(plan->restride & 1)) || (b_copy && !(plan->restride & 2)) ||
         ((a_copy || b_copy) && (uintptr_t)workspace % 16 != 0)) {
