@@ -144,7 +144,8 @@ if has_step sanitize; then
                 # the clusters' odd tile rows: 4100x2100x40, 2175x2047x509).
                 case " $LADDERS " in *" gemm "*)
                     for rung in bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store \
-                        bf16_wgmma_cluster fp16_wgmma_tma_store fp16_wgmma_cluster; do
+                        bf16_wgmma_cluster fp16_wgmma_tma_store fp16_wgmma_cluster \
+                        tf32_wgmma_tma_store tf32_wgmma_cluster; do
                         sanitize "$tool" "gemm-$rung-multitile" "$TESTS/test_ladders" \
                             --backend cuda --ladder gemm --rung "$rung" --no-timing --max-size 4e8
                     done ;;

@@ -552,6 +552,7 @@ static const wl_rung gemm_rungs[] = {
      .course = "seed 001, 'Volta GV100' (tensor cores); Hopper",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bytes,
+     .vendor = "cublas_tf32_kmajor",
      .verify = verify_tf32},
     /* TF32 small tiles on the operands as stored, either op (tf32_tiles.cu). */
     {.id = "tf32_tile_64x64",
@@ -661,6 +662,30 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile128x256_bf16_bytes,
      .verify = verify_fp16},
+    {.id = "tf32_wgmma_tma_store",
+     .title = "tensor cores, TF32 (TMA + wgmma, C by TMA store, sm_90a)",
+     .lesson = "bf16_wgmma_tma_store's change on tf32_wgmma_tma: C through shared memory and "
+               "bulk tensor stores while the next tile's main loop runs. A TF32 k tile is 32 "
+               "values (half BF16's), so a tile's main loop is twice as long against the same "
+               "stores: the epilogue is a smaller share of the time than for BF16. Compare "
+               "with tf32_wgmma_tma and cublas_tf32.",
+     .course = "seed 001, 'Volta GV100' (tensor cores); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bytes,
+     .vendor = "cublas_tf32_kmajor",
+     .verify = verify_tf32},
+    {.id = "tf32_wgmma_cluster",
+     .title = "tensor cores, TF32 (TMA store, 2x1 cluster multicasting B, sm_90a)",
+     .lesson = "bf16_wgmma_cluster's kernel on TF32 words: two CTAs of a cluster share the B "
+               "tile and each loads half of it into both, 32 KiB from L2 a k tile instead of "
+               "48. TF32 moves twice BF16's bytes a flop, so the L2 traffic saved is worth more "
+               "here, and the tensor cores, at the power limit, keep more of their clock. "
+               "Compare with tf32_wgmma_tma and cublas_tf32.",
+     .course = "seed 001, 'Volta GV100' (tensor cores); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bytes,
+     .vendor = "cublas_tf32_kmajor",
+     .verify = verify_tf32},
     /* warplab_gemm_ex, exactly as a user calls it (the inputs held in the
      * rung's type, row-major, op(A) and op(B) as the problem stores them),
      * each against cuBLAS with the same contract. */
@@ -821,6 +846,16 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_VENDOR,
      .bytes = compulsory_bytes_bf16,
      .verify = verify_bf16},
+    {.id = "cublas_tf32_kmajor",
+     .title = "cuBLAS, TF32 tensor cores, the TMA rungs' copies",
+     .lesson = "cublasGemmEx (TF32) on the K-major copies of A and B that the TMA + wgmma TF32 "
+               "rungs multiply, rounded to TF32 in setup: their low 13 bits are zero, and such "
+               "words cost the tensor cores less power, so the H100 holds a higher clock at its "
+               "power limit (tf32_wgmma_tma: 1.70 GHz on them, 1.64 GHz on the raw words). The "
+               "row those rungs compare with: the same inputs on both sides.",
+     .course = "vendor library",
+     .flags = WL_RUNG_VENDOR,
+     .verify = verify_tf32},
     {.id = "cublas_ex_tf32",
      .title = "cuBLAS GemmEx, TF32, op(A) op(B)",
      .lesson = "cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 on the float inputs as stored, "

@@ -1,10 +1,11 @@
 /* The vendor rows: cuBLAS in pedantic FP32 (the baseline of the %vendor
- * column), TF32 tensor cores on the float inputs, and BF16 tensor cores on
- * the BF16 copies the BF16 rungs use. Row-major C = A*B is column-major
+ * column), TF32 tensor cores on the float inputs and on the TF32-rounded
+ * K-major copies the TMA + wgmma TF32 rungs multiply, and BF16 tensor cores
+ * on the BF16 copies the BF16 rungs use. Row-major C = A*B is column-major
  * C^T = B^T * A^T: cuBLAS gets (n, m, k) with B first. The handle and the
  * BF16 copies are made in setup, never timed; the handle runs on the
  * backend's stream. */
-/* warplab:rung gemm cublas_fp32 cublas_tf32 cublas_bf16 */
+/* warplab:rung gemm cublas_fp32 cublas_tf32 cublas_bf16 cublas_tf32_kmajor */
 #include "gemm_launch.h"
 
 #include <cublas_v2.h>
@@ -14,6 +15,7 @@ typedef enum cublas_mode {
     CUBLAS_ROW_FP32 = 0,
     CUBLAS_ROW_TF32,
     CUBLAS_ROW_BF16,
+    CUBLAS_ROW_TF32_KMAJOR,
     /* warplab_gemm_ex's contract: the inputs as the user holds them. */
     CUBLAS_ROW_EX_TF32,
     CUBLAS_ROW_EX_BF16,
@@ -22,7 +24,7 @@ typedef enum cublas_mode {
 
 typedef struct cublas_state {
     cublasHandle_t handle;
-    wl_gemm_kmajor bf16;
+    wl_gemm_kmajor copies;    /* the BF16 or TF32 rows' K-major copies */
     wl_gemm_ex_inputs inputs; /* the ex rows' 16-bit copies */
 } cublas_state;
 
@@ -45,7 +47,7 @@ static void cublas_teardown(wl_backend *backend, void *state)
         return;
     if (s->handle)
         cublasDestroy(s->handle);
-    wl_gemm_kmajor_free(&s->bf16);
+    wl_gemm_kmajor_free(&s->copies);
     wl_gemm_ex_inputs_free(backend, &s->inputs);
     free(s);
 }
@@ -67,8 +69,10 @@ static warplab_status cublas_setup_mode(wl_backend *backend, const wl_launch *la
                                                                ? CUBLAS_PEDANTIC_MATH
                                                                : CUBLAS_DEFAULT_MATH),
                               "cublasSetMathMode");
-    if (status == WARPLAB_OK && mode == CUBLAS_ROW_BF16)
-        status = wl_gemm_kmajor_make(backend, launch, WL_GEMM_OPERANDS_BF16, &s->bf16);
+    if (status == WARPLAB_OK && (mode == CUBLAS_ROW_BF16 || mode == CUBLAS_ROW_TF32_KMAJOR))
+        status = wl_gemm_kmajor_make(
+            backend, launch,
+            mode == CUBLAS_ROW_BF16 ? WL_GEMM_OPERANDS_BF16 : WL_GEMM_OPERANDS_TF32, &s->copies);
     if (status == WARPLAB_OK && mode >= CUBLAS_ROW_EX_TF32)
         status = wl_gemm_ex_inputs_make(backend, launch,
                                         mode == CUBLAS_ROW_EX_BF16   ? WARPLAB_BFLOAT16
@@ -91,6 +95,11 @@ static warplab_status setup_tf32(wl_backend *backend, const wl_launch *launch, v
 static warplab_status setup_bf16(wl_backend *backend, const wl_launch *launch, void **state)
 {
     return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_BF16);
+}
+
+static warplab_status setup_tf32_kmajor(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    return cublas_setup_mode(backend, launch, state, CUBLAS_ROW_TF32_KMAJOR);
 }
 
 /* cuBLAS wants every leading dimension >= 1, even for an empty matrix. */
@@ -137,10 +146,31 @@ static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, 
         return WARPLAB_OK;
     return cublas_check(backend,
                         cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                     s->bf16.bt, CUDA_R_16BF, s->bf16.ldbt, s->bf16.a, CUDA_R_16BF,
-                                     s->bf16.lda, &g.beta, g.c, CUDA_R_32F, ld_at_least_1(g.ldc),
-                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                     s->copies.bt, CUDA_R_16BF, s->copies.ldbt, s->copies.a,
+                                     CUDA_R_16BF, s->copies.lda, &g.beta, g.c, CUDA_R_32F,
+                                     ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                         "cublasGemmEx (BF16)");
+}
+
+/* The same TN product on the TF32 rungs' copies: FP32 words rounded to
+ * TF32 (the low 13 bits zero), K-major. The tensor cores multiply the same
+ * values as from the float inputs up to the rounding, but words with zero
+ * low bits cost less power: at the H100's power limit, tf32_wgmma_tma ran
+ * at 1.70 GHz on them and 1.64 GHz on the raw words (docs/NOTES.md), so
+ * these rungs are compared with cuBLAS on the same copies. */
+static warplab_status launch_tf32_kmajor(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    cublas_state *s = (cublas_state *)state;
+    const gemm_params g = wl_gemm_params(launch);
+    if (g.m == 0 || g.n == 0)
+        return WARPLAB_OK;
+    return cublas_check(backend,
+                        cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
+                                     s->copies.bt, CUDA_R_32F, s->copies.ldbt, s->copies.a,
+                                     CUDA_R_32F, s->copies.lda, &g.beta, g.c, CUDA_R_32F,
+                                     ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F_FAST_TF32,
+                                     CUBLAS_GEMM_DEFAULT),
+                        "cublasGemmEx (TF32, K-major copies)");
 }
 
 extern "C" const wl_impl wl_gemm_cublas_fp32_impl = {.ladder = "gemm",
@@ -158,6 +188,11 @@ extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
                                                      .setup = setup_bf16,
                                                      .launch = launch_bf16,
                                                      .teardown = cublas_teardown};
+extern "C" const wl_impl wl_gemm_cublas_tf32_kmajor_impl = {.ladder = "gemm",
+                                                            .rung = "cublas_tf32_kmajor",
+                                                            .setup = setup_tf32_kmajor,
+                                                            .launch = launch_tf32_kmajor,
+                                                            .teardown = cublas_teardown};
 
 /* warplab:end */
 /* warplab:rung gemm cublas_ex_tf32 cublas_ex_bf16 cublas_ex_fp16 */

@@ -196,6 +196,7 @@ warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_
 extern const wl_impl wl_gemm_cublas_fp32_impl;
 extern const wl_impl wl_gemm_cublas_tf32_impl;
 extern const wl_impl wl_gemm_cublas_bf16_impl;
+extern const wl_impl wl_gemm_cublas_tf32_kmajor_impl;
 extern const wl_impl wl_gemm_cublas_ex_tf32_impl;
 extern const wl_impl wl_gemm_cublas_ex_bf16_impl;
 extern const wl_impl wl_gemm_cublas_ex_fp16_impl;
@@ -212,6 +213,8 @@ extern const wl_impl wl_gemm_bf16_wgmma_tma_store_impl;
 extern const wl_impl wl_gemm_bf16_wgmma_cluster_impl;
 extern const wl_impl wl_gemm_fp16_wgmma_tma_store_impl;
 extern const wl_impl wl_gemm_fp16_wgmma_cluster_impl;
+extern const wl_impl wl_gemm_tf32_wgmma_tma_store_impl;
+extern const wl_impl wl_gemm_tf32_wgmma_cluster_impl;
 /* The shape-aware FP32 rungs (dispatch.cu). */
 extern const wl_impl wl_gemm_skinny_m_impl;
 extern const wl_impl wl_gemm_skinny_n_impl;

@@ -21,8 +21,8 @@
  * of 48 KB. TF32 multiplies FP32 words rounded to TF32 in setup, K-major
  * (wgmma reads TF32 only K-major), like the BF16 copies.
  *
- * Two rungs past it (issue 15), each a variant of the same kernel, BF16
- * and FP16 alike:
+ * Two rungs past it (issue 15), each a variant of the same kernel, BF16,
+ * FP16 and TF32 alike:
  *   - *_wgmma_tma_store: C leaves through shared memory and the copy
  *     engine, as in warplab_gemm_ex's kernel (wgmma_ex.sm90a.cu): each
  *     consumer writes 32-column slices of its 64 rows into two 8 KiB
@@ -49,7 +49,7 @@
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
 /* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store bf16_wgmma_cluster
- * fp16_wgmma_tma_store fp16_wgmma_cluster */
+ * fp16_wgmma_tma_store fp16_wgmma_cluster tf32_wgmma_tma_store tf32_wgmma_cluster */
 #include "gemm_launch.h"
 #include "tma_encode.cuh"
 
@@ -517,11 +517,11 @@ static unsigned tma_blocks(const wl_backend *backend, const tma_params &p)
 
 template <int KIND, int VARIANT> static const char *tma_launch_name()
 {
-    if (VARIANT == TMA_CLUSTER)
-        return KIND == TMA_FP16 ? "gemm fp16_wgmma_cluster" : "gemm bf16_wgmma_cluster";
-    if (VARIANT == TMA_STORE)
-        return KIND == TMA_FP16 ? "gemm fp16_wgmma_tma_store" : "gemm bf16_wgmma_tma_store";
-    return KIND == TMA_BF16 ? "gemm bf16_wgmma_tma" : "gemm tf32_wgmma_tma";
+    static const char *const names[3][3] = {
+        {"gemm tf32_wgmma_tma", "gemm tf32_wgmma_tma_store", "gemm tf32_wgmma_cluster"},
+        {"gemm bf16_wgmma_tma", "gemm bf16_wgmma_tma_store", "gemm bf16_wgmma_cluster"},
+        {"gemm fp16_wgmma_tma", "gemm fp16_wgmma_tma_store", "gemm fp16_wgmma_cluster"}};
+    return names[KIND][VARIANT];
 }
 
 template <int KIND, int VARIANT>
@@ -601,6 +601,10 @@ TMA_IMPL(wl_gemm_fp16_wgmma_tma_store_impl, "fp16_wgmma_tma_store", TMA_FP16, TM
          (tma_describe<TMA_FP16, TMA_STORE>));
 TMA_IMPL(wl_gemm_fp16_wgmma_cluster_impl, "fp16_wgmma_cluster", TMA_FP16, TMA_CLUSTER,
          (tma_describe<TMA_FP16, TMA_CLUSTER>));
+TMA_IMPL(wl_gemm_tf32_wgmma_tma_store_impl, "tf32_wgmma_tma_store", TMA_TF32, TMA_STORE,
+         (tma_describe<TMA_TF32, TMA_STORE>));
+TMA_IMPL(wl_gemm_tf32_wgmma_cluster_impl, "tf32_wgmma_cluster", TMA_TF32, TMA_CLUSTER,
+         (tma_describe<TMA_TF32, TMA_CLUSTER>));
 
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex's tensor-core path                                       */
