@@ -389,7 +389,18 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
     const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
     const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
-    const double rate = 5.5e6, rows = m <= 64 ? 64 : bm;
+    /* A 128 x 128 tile is priced at 0.9 of a 128 x 256 tile's rate: each
+     * byte of B it loads feeds half the flops. H100, BF16, widths forced:
+     * over many waves it ran at 0.81-0.84 of the wide tile's rate (4096^3
+     * 218 us against 183, 8192^3 1737 against 1407); at one rate the model
+     * took 128 x 128 for 2048 x 11008 x 4096 and 5000^3, 1.17x and 1.18x
+     * slower than 128 x 256. Where the wide tile leaves a partial last wave
+     * the narrower one wins (3072^3 0.91x, 3001 x 2999 x 1001 0.91x, 1000^3
+     * 0.59x of the other's time), which the wave count here overstates: on
+     * 20 shapes of 1000^3 to 8192^3 a factor of 0.87-0.92 picks the faster
+     * width for every one (docs/NOTES.md, "The 16-bit hang", item 7). */
+    const double rows = m <= 64 ? 64 : bm;
+    const double rate = bn == 128 && rows == 128 ? 0.9 * 5.5e6 : 5.5e6;
     const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
     const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
