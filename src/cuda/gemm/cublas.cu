@@ -137,8 +137,11 @@ static warplab_status launch_tf32(wl_backend *backend, const wl_launch *launch, 
 }
 
 /* C^T (n x m) = B^T as stored (n x k rows: CUBLAS_OP_T of the column-major
- * k x n it is) times A^T: the "TN" product, K-major on both sides. */
-static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, void *state)
+ * k x n it is) times A^T: the "TN" product, K-major on both sides, on the
+ * state's copies of A and B^T. */
+static warplab_status launch_kmajor(wl_backend *backend, const wl_launch *launch, void *state,
+                                    cudaDataType_t type, cublasComputeType_t compute,
+                                    const char *what)
 {
     cublas_state *s = (cublas_state *)state;
     const gemm_params g = wl_gemm_params(launch);
@@ -146,31 +149,29 @@ static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, 
         return WARPLAB_OK;
     return cublas_check(backend,
                         cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                     s->copies.bt, CUDA_R_16BF, s->copies.ldbt, s->copies.a,
-                                     CUDA_R_16BF, s->copies.lda, &g.beta, g.c, CUDA_R_32F,
-                                     ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                        "cublasGemmEx (BF16)");
+                                     s->copies.bt, type, s->copies.ldbt, s->copies.a, type,
+                                     s->copies.lda, &g.beta, g.c, CUDA_R_32F, ld_at_least_1(g.ldc),
+                                     compute, CUBLAS_GEMM_DEFAULT),
+                        what);
 }
 
-/* The same TN product on the TF32 rungs' copies: FP32 words rounded to
- * TF32 (the low 13 bits zero), K-major. The tensor cores multiply the same
- * values as from the float inputs up to the rounding, but words with zero
- * low bits cost less power: at the H100's power limit, tf32_wgmma_tma ran
- * at 1.70 GHz on them and 1.64 GHz on the raw words (docs/NOTES.md), so
- * these rungs are compared with cuBLAS on the same copies. */
+/* On the BF16 rungs' copies. */
+static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    return launch_kmajor(backend, launch, state, CUDA_R_16BF, CUBLAS_COMPUTE_32F,
+                         "cublasGemmEx (BF16)");
+}
+
+/* On the TF32 rungs' copies: FP32 words rounded to TF32 (the low 13 bits
+ * zero), K-major. The tensor cores multiply the same values as from the
+ * float inputs up to the rounding, but words with zero low bits cost less
+ * power: at the H100's power limit, tf32_wgmma_tma ran at 1.70 GHz on them
+ * and 1.64 GHz on the raw words (docs/NOTES.md), so these rungs are
+ * compared with cuBLAS on the same copies. */
 static warplab_status launch_tf32_kmajor(wl_backend *backend, const wl_launch *launch, void *state)
 {
-    cublas_state *s = (cublas_state *)state;
-    const gemm_params g = wl_gemm_params(launch);
-    if (g.m == 0 || g.n == 0)
-        return WARPLAB_OK;
-    return cublas_check(backend,
-                        cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                     s->copies.bt, CUDA_R_32F, s->copies.ldbt, s->copies.a,
-                                     CUDA_R_32F, s->copies.lda, &g.beta, g.c, CUDA_R_32F,
-                                     ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F_FAST_TF32,
-                                     CUBLAS_GEMM_DEFAULT),
-                        "cublasGemmEx (TF32, K-major copies)");
+    return launch_kmajor(backend, launch, state, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+                         "cublasGemmEx (TF32, K-major copies)");
 }
 
 extern "C" const wl_impl wl_gemm_cublas_fp32_impl = {.ladder = "gemm",

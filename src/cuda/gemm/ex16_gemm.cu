@@ -421,14 +421,12 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * read fewer bytes a flop, a quarter less. */
 static double line_cost(size_t ld, size_t misalign, bool other_off)
 {
-    const size_t row_bytes = ld * 2, start = misalign * 2;
-    if (row_bytes % 32 != 0 || start % 32 != 0)
-        return 0.33;
-    if (row_bytes % 128 == 0 && start % 128 == 0)
-        return 0.0;
-    if (row_bytes % 64 == 0 && start % 64 == 0)
-        return other_off ? 0.05 : 0.0;
-    return 0.15;
+    switch (wl_gemm_row_phase(ld * 2, misalign * 2)) {
+    case 128: return 0.0;
+    case 64: return other_off ? 0.05 : 0.0;
+    case 32: return 0.15;
+    default: return 0.33;
+    }
 }
 
 /* The best tile width and split of the wgmma kernel for a problem (k split
@@ -536,9 +534,8 @@ static int unaligned_operands(const wl_problem *p)
 /* The operands whose rows do not start on 128-byte lines: bit 0 A, bit 1 B. */
 static int operands_off_lines(const wl_problem *p)
 {
-    const bool a_on = wl_gemm_lda(p) * 2 % 128 == 0 && p->misalign * 2 % 128 == 0;
-    const bool b_on = wl_gemm_ldb(p) * 2 % 128 == 0 && p->misalign * 2 % 128 == 0;
-    return (a_on ? 0 : 1) | (b_on ? 0 : 2);
+    return (wl_gemm_row_phase(wl_gemm_lda(p) * 2, p->misalign * 2) < 128 ? 1 : 0) |
+           (wl_gemm_row_phase(wl_gemm_ldb(p) * 2, p->misalign * 2) < 128 ? 2 : 0);
 }
 
 /* wgmma_plan for the problem as stored. */
@@ -679,7 +676,7 @@ static size_t round_up_256(size_t bytes)
  * to 64 elements (each copy-engine box row one line of L2). */
 static size_t restrided_ld(size_t cols)
 {
-    return (cols + 63) / 64 * 64;
+    return wl_gemm_line_elements(cols, 2);
 }
 
 /* The workspace of a plan: the split's partial sums, then the re-strided

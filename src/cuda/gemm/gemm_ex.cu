@@ -350,8 +350,7 @@ static size_t element_bytes(const wl_problem *p)
  * that each of the copy engine's 128-byte box rows is one line of L2. */
 static size_t line_ld(const wl_problem *p, size_t cols)
 {
-    const size_t per_line = 128 / element_bytes(p);
-    return (cols + per_line - 1) / per_line * per_line;
+    return wl_gemm_line_elements(cols, element_bytes(p));
 }
 
 /* Elements of a K-major row in the workspace. */
@@ -482,19 +481,17 @@ static bool problem_rows_aligned(const wl_problem *p, size_t ld)
  * about a third more. */
 static double tf32_line_cost(const wl_problem *p, size_t ld, bool k_major, bool other_off)
 {
-    const size_t row_bytes = ld * 4, start = p->misalign * 4;
-    if (row_bytes % 32 != 0 || start % 32 != 0)
-        return k_major ? 0.55 : 0.35;
-    if (row_bytes % 128 == 0 && start % 128 == 0)
-        return 0.0;
-    if (row_bytes % 64 == 0 && start % 64 == 0)
-        return other_off ? 0.05 : 0.0;
-    return k_major && !other_off ? 0.0 : 0.15;
+    switch (wl_gemm_row_phase(ld * 4, p->misalign * 4)) {
+    case 128: return 0.0;
+    case 64: return other_off ? 0.05 : 0.0;
+    case 32: return k_major && !other_off ? 0.0 : 0.15;
+    default: return k_major ? 0.55 : 0.35;
+    }
 }
 
 static bool tf32_rows_off_lines(const wl_problem *p, size_t ld)
 {
-    return ld * 4 % 128 != 0 || p->misalign * 4 % 128 != 0;
+    return wl_gemm_row_phase(ld * 4, p->misalign * 4) < 128;
 }
 
 /* The wgmma kernel (wgmma_ex.sm90a.cu) on K-major operands: 128 x bn tiles
