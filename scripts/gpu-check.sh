@@ -141,11 +141,13 @@ if has_step sanitize; then
                 done
                 # The persistent TMA rungs on problems of more tiles than SMs (each
                 # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta;
-                # the clusters' odd tile rows: 4100x2100x40, 2175x2047x509).
+                # the clusters' odd tile rows: 4100x2100x40, 2175x2047x509; stream-K's
+                # shares, 4 to a tile, the last written in the workspace: 2175x2047x509).
                 case " $LADDERS " in *" gemm "*)
                     for rung in bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store \
                         bf16_wgmma_cluster fp16_wgmma_tma_store fp16_wgmma_cluster \
-                        tf32_wgmma_tma_store tf32_wgmma_cluster; do
+                        tf32_wgmma_tma_store tf32_wgmma_cluster bf16_wgmma_streamk \
+                        fp16_wgmma_streamk tf32_wgmma_streamk; do
                         sanitize "$tool" "gemm-$rung-multitile" "$TESTS/test_ladders" \
                             --backend cuda --ladder gemm --rung "$rung" --no-timing --max-size 4e8
                     done ;;

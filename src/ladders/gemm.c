@@ -689,6 +689,53 @@ static const wl_rung gemm_rungs[] = {
      .bytes = tile128x256_bytes,
      .vendor = "cublas_tf32_kmajor",
      .verify = verify_tf32},
+    /* Issue 15: the cluster rungs with their last wave cut into shares of
+     * k tiles (stream-K), the same kernel (wgmma_tma.sm90a.cu). */
+    {.id = "bf16_wgmma_streamk",
+     .title = "tensor cores, BF16 (cluster rung, last wave as stream-K shares, sm_90a)",
+     .lesson = "Over bf16_wgmma_cluster: where the pairs of tiles are not a multiple of the "
+               "clusters, the last wave leaves clusters idle. Now the whole waves run as before "
+               "and the left-over pairs' k tiles are cut into equal shares, one a cluster, at "
+               "any k tile. A piece short of its tile's last k tile leaves its FP32 sums in a "
+               "workspace slot and raises a flag; the piece holding the last k tile adds them "
+               "in a fixed order (the same result every run) and stores C. Each cluster does "
+               "the head of its later tile first, so all stay near the same k tile and find A "
+               "and B in L2 (walked from each share's start instead, 4096^3 ran at 0.91x). The "
+               "hand-over costs: 128 KiB of sums a CTA through L2 (4096^3, shares of 56 of 64 "
+               "k tiles: 193 us, 184 with the sums dropped, 187 whole), so shares run only where "
+               "they are at most 3/4 of a tile. H100, median of 3, cluster rung -> this one "
+               "(x cublas_bf16): 2304x4096x8192 254 -> 214 us (0.76x -> 0.90x), 4096x4352x4096 "
+               "225 -> 206 (0.89x -> 0.97x), 4224x4096x4096 224 -> 212 (0.85x -> 0.89x), 6144^3 "
+               "0.982x -> 0.990x, 8192^3 1.009x -> 1.013x; 4096^3 unchanged (0.98x, no shares). "
+               "cuBLAS stays ahead where the last wave is nearly empty (2304x4096x8192: 193 us).",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_bf16},
+    {.id = "fp16_wgmma_streamk",
+     .title = "tensor cores, FP16 (cluster rung, last wave as stream-K shares, sm_90a)",
+     .lesson = "bf16_wgmma_streamk's kernel on IEEE half copies (wgmma .f16). H100, median "
+               "of 3, fp16_wgmma_cluster -> this one (x cublas_ex_fp16): 2304x4096x8192 0.77x "
+               "-> 0.91x, 4096x4352x4096 0.91x -> 0.98x, 4224x4096x4096 0.81x -> 0.89x, 6144^3 "
+               "0.987x -> 0.993x, 8192^3 0.988x -> 0.989x, 4096^3 0.98x (no shares). Compare "
+               "with cublas_ex_fp16.",
+     .course = "seed 001, 'Volta GV100' (mixed precision); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bf16_bytes,
+     .verify = verify_fp16},
+    {.id = "tf32_wgmma_streamk",
+     .title = "tensor cores, TF32 (cluster rung, last wave as stream-K shares, sm_90a)",
+     .lesson = "bf16_wgmma_streamk's change on tf32_wgmma_cluster: the last wave's k tiles in "
+               "equal shares over every cluster. H100, median of 3, tf32_wgmma_cluster -> this "
+               "one (x cublas_tf32_kmajor): 2304x4096x8192 472 -> 382 us (0.83x -> 1.02x), "
+               "4096x4352x4096 0.95x -> 1.07x, 4224x4096x4096 0.83x -> 0.95x, 8192^3 1.029x -> "
+               "1.050x (1.041-1.056), 6144^3 1.02x -> 1.01x (noisy), 4096^3 1.00x (no shares). "
+               "Compare with cublas_tf32_kmajor (cuBLAS on the same TF32-rounded copies).",
+     .course = "seed 001, 'Volta GV100' (tensor cores); Hopper",
+     .flags = WL_RUNG_OFF_LADDER,
+     .bytes = tile128x256_bytes,
+     .vendor = "cublas_tf32_kmajor",
+     .verify = verify_tf32},
     /* warplab_gemm_ex, exactly as a user calls it (the inputs held in the
      * rung's type, row-major, op(A) and op(B) as the problem stores them),
      * each against cuBLAS with the same contract. */

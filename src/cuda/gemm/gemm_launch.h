@@ -234,6 +234,9 @@ extern const wl_impl wl_gemm_fp16_wgmma_tma_store_impl;
 extern const wl_impl wl_gemm_fp16_wgmma_cluster_impl;
 extern const wl_impl wl_gemm_tf32_wgmma_tma_store_impl;
 extern const wl_impl wl_gemm_tf32_wgmma_cluster_impl;
+extern const wl_impl wl_gemm_bf16_wgmma_streamk_impl;
+extern const wl_impl wl_gemm_fp16_wgmma_streamk_impl;
+extern const wl_impl wl_gemm_tf32_wgmma_streamk_impl;
 /* The shape-aware FP32 rungs (dispatch.cu). */
 extern const wl_impl wl_gemm_skinny_m_impl;
 extern const wl_impl wl_gemm_skinny_n_impl;

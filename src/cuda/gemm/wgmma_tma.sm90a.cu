@@ -46,16 +46,32 @@
  *     rung ran at half speed; mbarrier_arrive_cluster, wgmma_ops.cuh).
  *     Tiles are walked in bands of 16 tile rows (8 pairs), and the grid is
  *     as many clusters as can be resident at once.
+ *   - *_wgmma_streamk: the cluster rung with its last, partial wave spread
+ *     over every cluster (stream-K). When the pairs of tiles are not a
+ *     multiple of the clusters, the last wave leaves clusters idle for a
+ *     whole tile's time (4096 x 4352 x 4096: 272 pairs on 66 clusters,
+ *     4.12 waves, the kernel takes 5). Here the whole waves run as before,
+ *     then the k tiles of the pairs left over are cut into equal shares,
+ *     one a cluster, at any k tile (where a share is at most 3/4 of a
+ *     tile: tma_schedule). A piece that ends short of its tile's last k tile writes
+ *     its FP32 sums to a workspace slot of its own and raises a flag; the
+ *     piece that holds the last k tile adds the others' sums (in order: the
+ *     result is the same from run to run) and stores C. A cluster does the
+ *     head of its later tile first and the tail of its earlier tile last,
+ *     so all clusters stay near the same k tile (L2 hits) and the sums a
+ *     tail waits for were written at the start of the others' shares.
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
 /* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store bf16_wgmma_cluster
- * fp16_wgmma_tma_store fp16_wgmma_cluster tf32_wgmma_tma_store tf32_wgmma_cluster */
+ * fp16_wgmma_tma_store fp16_wgmma_cluster tf32_wgmma_tma_store tf32_wgmma_cluster
+ * bf16_wgmma_streamk fp16_wgmma_streamk tf32_wgmma_streamk */
 #include "gemm_launch.h"
 #include "tma_encode.cuh"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
@@ -86,12 +102,22 @@ enum { TMA_TF32 = 0, TMA_BF16 = 1, TMA_FP16 = 2 };
 
 /* What the rungs add to the kernel: C stored from the registers
  * (*_wgmma_tma, and warplab_gemm_ex), C through the copy engine
- * (*_wgmma_tma_store), and that with a 2 x 1 cluster multicasting B
- * (*_wgmma_cluster). */
-enum { TMA_REGISTERS = 0, TMA_STORE = 1, TMA_CLUSTER = 2 };
+ * (*_wgmma_tma_store), that with a 2 x 1 cluster multicasting B
+ * (*_wgmma_cluster), and that with the last wave cut into equal shares of
+ * k tiles (*_wgmma_streamk). */
+enum { TMA_REGISTERS = 0, TMA_STORE = 1, TMA_CLUSTER = 2, TMA_STREAMK = 3 };
+
+/* Stream-K's shares: no tile is cut into more than TMA_SK_MAX_SPLIT shares
+ * (the finishing share reads the others' sums, 128 KiB each), and no share
+ * is shorter than TMA_SK_MIN_PIECE k tiles. */
+#define TMA_SK_MAX_SPLIT 4
+#define TMA_SK_MIN_PIECE 2
+/* A CTA's workspace slot: its two consumers' 64 x 256 FP32 sums. */
+#define TMA_SK_SLOT_FLOATS (TMA_CONSUMERS * 128 * 128)
 
 template <int VARIANT> struct tma_variant {
-    static constexpr bool CLUSTER = VARIANT == TMA_CLUSTER;
+    static constexpr bool CLUSTER = VARIANT == TMA_CLUSTER || VARIANT == TMA_STREAMK;
+    static constexpr bool STREAMK = VARIANT == TMA_STREAMK;
     /* C's staging buffers, two of 8 KiB a consumer, after the stages (the
      * barriers after them): 230,464 bytes in all. */
     static constexpr int STAGING_BYTES = VARIANT == TMA_REGISTERS ? 0 : TMA_CONSUMERS * 2 * 8192;
@@ -109,9 +135,89 @@ struct tma_params {
     int m, n, k, ldc;
     float alpha, beta;
     int tiles_m, tiles_n, k_tiles;
-    int cluster_rows; /* pairs of tile rows (TMA_CLUSTER) */
-    bool tma_store;   /* C through map_c (TMA_STORE, TMA_CLUSTER) */
+    int cluster_rows; /* pairs of tile rows (TMA_CLUSTER, TMA_STREAMK) */
+    bool tma_store;   /* C through map_c (TMA_STORE, TMA_CLUSTER, TMA_STREAMK) */
+    /* The walk (tma_schedule): `units` tiles (in a cluster, pairs of
+     * tiles); the first full_units whole, one a worker (block or cluster)
+     * in turn; the k tiles of the rest, sk_units in all, in equal shares
+     * over sk_workers workers (none: sk_workers 0). */
+    int units, full_units, sk_workers;
+    int sk_units;    /* at most INT_MAX (tma_schedule) */
+    float *partials; /* stream-K: a slot of TMA_SK_SLOT_FLOATS a CTA */
+    int *flags;      /* stream-K: a flag a slot's consumer, 1 once its sums are written */
 };
+
+/* Where worker i's share of the stream-K k tiles begins (i = sk_workers:
+ * the end of the last). */
+__host__ __device__ __forceinline__ long long tma_share_begin(const tma_params &p, int i)
+{
+    return (long long)i * p.sk_units / p.sk_workers;
+}
+
+/* A piece of a worker's walk: k tiles [k_begin, k_end) of one unit. */
+struct tma_piece {
+    int unit, k_begin, k_end;
+};
+
+/* A worker's walk: the whole units w, w + workers, ... below full_units,
+ * then its share of the stream-K k tiles, cut where a unit ends, the later
+ * unit's piece first (see tma_walk_next). */
+struct tma_walk {
+    int next_unit, workers;
+    int share_at, share_end; /* in k tiles past full_units' */
+};
+
+template <bool STREAMK>
+__host__ __device__ __forceinline__ tma_walk tma_walk_start(const tma_params &p, int w, int workers)
+{
+    tma_walk walk;
+    walk.next_unit = w;
+    walk.workers = workers;
+    walk.share_at = walk.share_end = 0;
+    if (STREAMK && w < p.sk_workers) {
+        walk.share_at = (int)tma_share_begin(p, w);
+        walk.share_end = (int)tma_share_begin(p, w + 1);
+    }
+    return walk;
+}
+
+/* STREAMK false: whole units alone (sk_workers is 0), the shares' code not
+ * compiled in: with it, ptxas serialised the register-epilogue variant's
+ * wgmma (C7514). */
+template <bool STREAMK>
+__host__ __device__ __forceinline__ bool tma_walk_next(tma_walk &walk, const tma_params &p,
+                                                       tma_piece *piece)
+{
+    if (walk.next_unit < p.full_units) {
+        piece->unit = walk.next_unit;
+        piece->k_begin = 0;
+        piece->k_end = p.k_tiles;
+        walk.next_unit += walk.workers;
+        return true;
+    }
+    if (!STREAMK || walk.share_at >= walk.share_end)
+        return false;
+    /* A share is shorter than a unit: the head of a unit (from its k tile
+     * 0), then the tail of the unit before (to its last k tile), or one
+     * piece. In that order every cluster's k tile stays within a unit's
+     * length less a share's (4096^3 in shares: 8 k tiles) of every other's, so the
+     * clusters read the same k tiles of A and B at about the same time and
+     * find them in L2. Walked the other way (each share from its start),
+     * the shares' k tiles were as far apart as the shares' starts: BF16
+     * 4096^3 ran 199.6 us against the cluster rung's 185.2, TF32 411
+     * against 330 (H100). */
+    const int last = (walk.share_end - 1) / p.k_tiles, last_begin = last * p.k_tiles;
+    piece->unit = p.full_units + last;
+    piece->k_end = walk.share_end - last_begin;
+    if (walk.share_at < last_begin) {
+        piece->k_begin = 0;
+        walk.share_end = last_begin;
+    } else {
+        piece->k_begin = walk.share_at - last_begin;
+        walk.share_at = walk.share_end;
+    }
+    return true;
+}
 
 /* C = alpha * acc + beta * C for one element of a 16-bit C (rounded to
  * nearest even); C is read only when beta != 0. */
@@ -159,6 +265,71 @@ template <bool CLUSTER> __device__ __forceinline__ void tma_release(uint32_t emp
         mbarrier_arrive(empty);
     }
 }
+
+/* Stream-K's hand-over between CTAs. A consumer's 64 x 256 sums go to its
+ * half of its CTA's workspace slot, thread t's 128 values as 32 float4s,
+ * the j-th at [j][t] (a warp writes and reads 512 contiguous bytes). */
+__device__ __forceinline__ float4 *tma_share_slot(const tma_params &p, int cta, int consumer)
+{
+    return (float4 *)(p.partials + (size_t)cta * TMA_SK_SLOT_FLOATS + (size_t)consumer * 128 * 128);
+}
+
+/* Writes the sums, then raises the flag: released at GPU scope after the
+ * warpgroup's threads have met, so whoever acquires it sees every store. */
+__device__ __forceinline__ void tma_share_write(const tma_params &p, int cta, int consumer,
+                                                int thread, bool signals, const float (&acc)[128])
+{
+    float4 *slot = tma_share_slot(p, cta, consumer);
+#pragma unroll
+    for (int j = 0; j < 32; j++)
+        __stcg(slot + j * 128 + thread,
+               make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+    consumer_sync(consumer);
+    if (signals) {
+        __threadfence();
+        asm volatile(
+            "st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p.flags + cta * TMA_CONSUMERS + consumer),
+            "r"(1)
+            : "memory");
+    }
+}
+
+/* The piece holding a tile's last k tile adds the sums of the tile's other
+ * pieces, in order: those of workers worker - 1, worker - 2, ... whose
+ * shares end past the tile's start (stream-K runs in 2 x 1 clusters:
+ * worker w's CTAs are 2 w and 2 w + 1). It waits only for workers of lower
+ * index, which the hardware starts first: worker 0 waits for none. Each
+ * flag is lowered once read, for the next launch. */
+__device__ __forceinline__ void tma_share_gather(const tma_params &p, const tma_piece &piece,
+                                                 int worker, int rank, int consumer, int thread,
+                                                 bool signals, float (&acc)[128])
+{
+    const long long unit_begin = (long long)(piece.unit - p.full_units) * p.k_tiles;
+    for (int w = worker - 1; w >= 0 && tma_share_begin(p, w + 1) > unit_begin; w--) {
+        const int cta = 2 * w + rank;
+        int *flag = p.flags + cta * TMA_CONSUMERS + consumer;
+        if (signals) {
+            int raised;
+            do {
+                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n"
+                             : "=r"(raised)
+                             : "l"(flag)
+                             : "memory");
+            } while (raised == 0);
+            *(volatile int *)flag = 0;
+        }
+        consumer_sync(consumer);
+        const float4 *slot = tma_share_slot(p, cta, consumer);
+#pragma unroll
+        for (int j = 0; j < 32; j++) {
+            const float4 sum = __ldcg(slot + j * 128 + thread);
+            acc[4 * j] += sum.x;
+            acc[4 * j + 1] += sum.y;
+            acc[4 * j + 2] += sum.z;
+            acc[4 * j + 3] += sum.w;
+        }
+    }
+}
 #endif
 
 template <int KIND, typename OUT, int VARIANT>
@@ -180,9 +351,8 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
     /* The walk: tiles, one block after another; in a cluster, pairs of
      * tiles, one cluster after another, this CTA's rank its row of each. */
     const int rank = V::CLUSTER ? (int)cluster_ctarank() : 0;
-    const int first = V::CLUSTER ? (int)cluster_index_x() : (int)blockIdx.x;
-    const int step = V::CLUSTER ? (int)cluster_count_x() : (int)gridDim.x;
-    const int units = V::CLUSTER ? p.cluster_rows * p.tiles_n : p.tiles_m * p.tiles_n;
+    const int worker = V::CLUSTER ? (int)cluster_index_x() : (int)blockIdx.x;
+    const int workers = V::CLUSTER ? (int)cluster_count_x() : (int)gridDim.x;
 
     if (tid == 0) {
         for (int s = 0; s < TMA_STAGES; s++) {
@@ -209,10 +379,12 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         if (tid == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int u = first; u < units; u += step) {
+            tma_walk walk = tma_walk_start<V::STREAMK>(p, worker, workers);
+            tma_piece piece;
+            while (tma_walk_next<V::STREAMK>(walk, p, &piece)) {
                 int tile_m, tile_n;
-                tma_tile_of_unit<V::CLUSTER>(u, p, rank, &tile_m, &tile_n);
-                for (int kt = 0; kt < p.k_tiles; kt++) {
+                tma_tile_of_unit<V::CLUSTER>(piece.unit, p, rank, &tile_m, &tile_n);
+                for (int kt = piece.k_begin; kt < piece.k_end; kt++) {
                     const uint32_t a_tile = tiles_base + stage * TMA_STAGE_BYTES;
                     const uint32_t full = full_bar + 8 * stage;
                     const int k0 = kt * (TMA_ROW_BYTES / ELEMENT_BYTES);
@@ -260,14 +432,16 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         int stage = 0;
         uint32_t phase = 0;
         float acc[128];
-        for (int u = first; u < units; u += step) {
+        tma_walk walk = tma_walk_start<V::STREAMK>(p, worker, workers);
+        tma_piece piece;
+        while (tma_walk_next<V::STREAMK>(walk, p, &piece)) {
             int tile_m, tile_n;
-            tma_tile_of_unit<V::CLUSTER>(u, p, rank, &tile_m, &tile_n);
+            tma_tile_of_unit<V::CLUSTER>(piece.unit, p, rank, &tile_m, &tile_n);
 #pragma unroll
             for (int i = 0; i < 128; i++)
                 acc[i] = 0.0f;
             int previous = -1;
-            for (int kt = 0; kt < p.k_tiles; kt++) {
+            for (int kt = piece.k_begin; kt < piece.k_end; kt++) {
                 mbarrier_wait(full_bar + 8 * stage, phase);
                 const uint32_t a_tile = tiles_base + stage * TMA_STAGE_BYTES + consumer * 64 * 128;
                 const uint32_t b_tile = tiles_base + stage * TMA_STAGE_BYTES + TMA_A_BYTES;
@@ -302,6 +476,16 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
             wgmma_pin(acc);
             if (previous >= 0 && signals)
                 tma_release<V::CLUSTER>(empty_bar + 8 * previous);
+            if constexpr (V::STREAMK) {
+                /* A piece short of its tile's last k tile leaves its sums to
+                 * the piece that holds it, which adds the others'. */
+                if (piece.k_end < p.k_tiles) {
+                    tma_share_write(p, (int)blockIdx.x, consumer, tid % 128, signals, acc);
+                    continue;
+                }
+                if (piece.k_begin > 0)
+                    tma_share_gather(p, piece, worker, rank, consumer, tid % 128, signals, acc);
+            }
             /* Nothing to store where this consumer's 64 rows all lie past
              * m: the last tile row's edge, or rank 1 of a cluster past the
              * last, odd tile row (it loaded and released in step with its
@@ -380,8 +564,78 @@ typedef struct tma_state {
     wl_gemm_kmajor operands;
     CUtensorMap map_a, map_bt, map_c;
     const void *c_mapped; /* the C that map_c describes; NULL: C from the registers */
-    unsigned clusters;    /* TMA_CLUSTER: 2 x 1 clusters resident at once */
+    unsigned clusters;    /* TMA_CLUSTER, TMA_STREAMK: 2 x 1 clusters resident at once */
+    float *partials;      /* TMA_STREAMK: the workspace, when the problem has shares */
+    int *flags;
 } tma_state;
+
+/* A problem's tiles and k tiles (the walk: tma_schedule). */
+static tma_params tma_make_params(void *c, int m, int n, int k, int ldc, float alpha, float beta,
+                                  int element_bytes)
+{
+    tma_params p;
+    p.c = c;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.ldc = ldc;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.tiles_m = (m + TMA_BM - 1) / TMA_BM;
+    p.tiles_n = (n + TMA_BN - 1) / TMA_BN;
+    const int k_per_tile = TMA_ROW_BYTES / element_bytes;
+    p.k_tiles = (k + k_per_tile - 1) / k_per_tile;
+    p.cluster_rows = (p.tiles_m + 1) / 2;
+    p.tma_store = false;
+    p.units = p.full_units = p.sk_workers = p.sk_units = 0;
+    p.partials = NULL;
+    p.flags = NULL;
+    return p;
+}
+
+/* The walk over `capacity` workers (blocks, or clusters); returns how many
+ * to launch. Without stream-K: every unit whole, a worker's in turn. With
+ * it, where the last wave would leave workers idle: the whole waves first,
+ * then the left-over units' k tiles in equal shares over up to `capacity`
+ * workers (fewer where a tile would be cut into more than TMA_SK_MAX_SPLIT
+ * shares or shares shorter than TMA_SK_MIN_PIECE k tiles). None where a
+ * share would be longer than 3/4 of a unit: the hand-over (each share's
+ * 128 KiB of sums written to L2 and read back) costs more than the idle
+ * quarter it saves. BF16 4096^3, shares of 56 k tiles of 64: 193 us with
+ * the hand-over, 184 without it (sums dropped, timing only), the whole
+ * units 187 (H100). */
+static int tma_schedule(tma_params *p, bool cluster, bool streamk, int capacity)
+{
+    p->units = cluster ? p->cluster_rows * p->tiles_n : p->tiles_m * p->tiles_n;
+    p->full_units = p->units;
+    p->sk_workers = 0;
+    p->sk_units = 0;
+    const int whole = p->units < capacity ? p->units : capacity;
+    const int left = p->units % capacity; /* all of them, where fewer than capacity */
+    if (!streamk || left == 0)
+        return whole;
+    const long long k_tiles = (long long)left * p->k_tiles;
+    if (k_tiles > INT_MAX)
+        return whole; /* (k past 2^31 / capacity x 64: no shares) */
+    long long shares = capacity;
+    if (shares > (long long)left * TMA_SK_MAX_SPLIT)
+        shares = (long long)left * TMA_SK_MAX_SPLIT;
+    if (shares > k_tiles / TMA_SK_MIN_PIECE)
+        shares = k_tiles / TMA_SK_MIN_PIECE;
+    if (shares <= left || 4 * ((k_tiles + shares - 1) / shares) > 3LL * p->k_tiles)
+        return whole;
+    p->full_units = p->units - left;
+    p->sk_workers = (int)shares;
+    p->sk_units = (int)k_tiles;
+    return p->units >= capacity ? capacity : (int)shares;
+}
+
+/* The persistent grid without clusters: one block an SM at most. */
+static unsigned tma_blocks(const wl_backend *backend, tma_params *p)
+{
+    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
+    return (unsigned)tma_schedule(p, false, false, sms);
+}
 
 template <int VARIANT>
 static warplab_status tma_supports(wl_backend *backend, const wl_problem *problem, char *reason,
@@ -475,6 +729,26 @@ static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, vo
     if (status == WARPLAB_OK && V::CLUSTER)
         status = tma_cluster_capacity(backend, (const void *)gemm_wgmma_tma<KIND, float, VARIANT>,
                                       V::SMEM_BYTES, &s->clusters);
+    if (status == WARPLAB_OK && V::STREAMK) {
+        /* A workspace slot and two flags a CTA of the shares, the flags
+         * lowered (each finishing share lowers the flags it read). */
+        tma_params p =
+            tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
+        tma_schedule(&p, true, true, (int)s->clusters);
+        if (p.sk_workers > 0) {
+            const size_t ctas = 2 * (size_t)p.sk_workers;
+            cudaError_t e =
+                cudaMalloc((void **)&s->partials, ctas * TMA_SK_SLOT_FLOATS * sizeof(float));
+            if (e == cudaSuccess)
+                e = cudaMalloc((void **)&s->flags, ctas * TMA_CONSUMERS * sizeof(int));
+            if (e == cudaSuccess)
+                e = cudaMemsetAsync(s->flags, 0, ctas * TMA_CONSUMERS * sizeof(int),
+                                    wl_cuda_stream(backend));
+            if (e == cudaSuccess)
+                e = cudaStreamSynchronize(wl_cuda_stream(backend));
+            status = wl_cuda_check(backend, e, "allocating the stream-K workspace");
+        }
+    }
     return status;
 }
 
@@ -483,44 +757,21 @@ static void tma_teardown(wl_backend *backend, void *state)
     (void)backend;
     if (!state)
         return;
-    wl_gemm_kmajor_free(&((tma_state *)state)->operands);
-    free(state);
-}
-
-/* The persistent grid over a problem's tiles: one block an SM at most. */
-static tma_params tma_make_params(void *c, int m, int n, int k, int ldc, float alpha, float beta,
-                                  int element_bytes)
-{
-    tma_params p;
-    p.c = c;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.ldc = ldc;
-    p.alpha = alpha;
-    p.beta = beta;
-    p.tiles_m = (m + TMA_BM - 1) / TMA_BM;
-    p.tiles_n = (n + TMA_BN - 1) / TMA_BN;
-    const int k_per_tile = TMA_ROW_BYTES / element_bytes;
-    p.k_tiles = (k + k_per_tile - 1) / k_per_tile;
-    p.cluster_rows = (p.tiles_m + 1) / 2;
-    p.tma_store = false;
-    return p;
-}
-
-static unsigned tma_blocks(const wl_backend *backend, const tma_params &p)
-{
-    const long long tiles = (long long)p.tiles_m * p.tiles_n;
-    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
-    return (unsigned)(tiles < sms ? tiles : sms);
+    tma_state *s = (tma_state *)state;
+    wl_gemm_kmajor_free(&s->operands);
+    cudaFree(s->partials);
+    cudaFree(s->flags);
+    free(s);
 }
 
 template <int KIND, int VARIANT> static const char *tma_launch_name()
 {
-    static const char *const names[3][3] = {
-        {"gemm tf32_wgmma_tma", "gemm tf32_wgmma_tma_store", "gemm tf32_wgmma_cluster"},
-        {"gemm bf16_wgmma_tma", "gemm bf16_wgmma_tma_store", "gemm bf16_wgmma_cluster"},
-        {"gemm fp16_wgmma_tma", "gemm fp16_wgmma_tma_store", "gemm fp16_wgmma_cluster"}};
+    static const char *const names[3][4] = {{"gemm tf32_wgmma_tma", "gemm tf32_wgmma_tma_store",
+                                             "gemm tf32_wgmma_cluster", "gemm tf32_wgmma_streamk"},
+                                            {"gemm bf16_wgmma_tma", "gemm bf16_wgmma_tma_store",
+                                             "gemm bf16_wgmma_cluster", "gemm bf16_wgmma_streamk"},
+                                            {"gemm fp16_wgmma_tma", "gemm fp16_wgmma_tma_store",
+                                             "gemm fp16_wgmma_cluster", "gemm fp16_wgmma_streamk"}};
     return names[KIND][VARIANT];
 }
 
@@ -538,8 +789,13 @@ static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, v
     const char *what = tma_launch_name<KIND, VARIANT>();
     if constexpr (V::CLUSTER) {
         /* Pairs of tile rows x tile columns, one cluster each at a time. */
-        const long long units = (long long)p.cluster_rows * p.tiles_n;
-        const unsigned clusters = (unsigned)(units < s->clusters ? units : s->clusters);
+        const unsigned clusters = (unsigned)tma_schedule(&p, true, V::STREAMK, (int)s->clusters);
+        p.partials = s->partials;
+        p.flags = s->flags;
+        if (p.sk_workers > 0 && !s->partials)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "%s: launched on a problem its stream-K workspace was not set up for",
+                           what);
         cudaLaunchConfig_t config;
         cudaLaunchAttribute attribute;
         tma_cluster_config(&config, &attribute, 2 * clusters, V::SMEM_BYTES,
@@ -550,9 +806,10 @@ static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, v
             return wl_cuda_check(backend, e, what);
         return WL_CUDA_LAUNCHED(backend, what);
     }
+    const unsigned blocks = tma_blocks(backend, &p);
     gemm_wgmma_tma<KIND, float, VARIANT>
-        <<<tma_blocks(backend, p), TMA_THREADS, V::SMEM_BYTES, wl_cuda_stream(backend)>>>(
-            s->map_a, s->map_bt, s->map_c, p);
+        <<<blocks, TMA_THREADS, V::SMEM_BYTES, wl_cuda_stream(backend)>>>(s->map_a, s->map_bt,
+                                                                          s->map_c, p);
     return WL_CUDA_LAUNCHED(backend, what);
 }
 
@@ -576,11 +833,16 @@ static void tma_describe(wl_backend *backend, const wl_launch *launch, char *tex
     if (cudaOccupancyMaxActiveClusters(
             &resident, (const void *)gemm_wgmma_tma<KIND, float, VARIANT>, &config) != cudaSuccess)
         (void)cudaGetLastError(); /* a note only: leave no error behind */
-    const tma_params p =
+    tma_params p =
         tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
-    const long long units = (long long)p.cluster_rows * p.tiles_n;
-    wl_format(text, len, "%s; %lld clusters of 2 CTAs (%d fit at once) over %lld pairs of tiles",
-              c_path, units < resident ? units : (long long)resident, resident, units);
+    const int clusters = tma_schedule(&p, true, V::STREAMK, resident > 0 ? resident : 1);
+    wl_format(text, len, "%s; %d clusters of 2 CTAs (%d fit at once) over %d pairs of tiles",
+              c_path, clusters, resident, p.units);
+    const size_t used = strlen(text);
+    if (p.sk_workers > 0 && used + 1 < len)
+        wl_format(text + used, len - used,
+                  "; stream-K: the last %d pairs' %d k tiles in %d shares of about %d",
+                  p.units - p.full_units, p.sk_units, p.sk_workers, p.sk_units / p.sk_workers);
 }
 
 #define TMA_IMPL(name, id, kind, variant, describer)                                               \
@@ -605,6 +867,12 @@ TMA_IMPL(wl_gemm_tf32_wgmma_tma_store_impl, "tf32_wgmma_tma_store", TMA_TF32, TM
          (tma_describe<TMA_TF32, TMA_STORE>));
 TMA_IMPL(wl_gemm_tf32_wgmma_cluster_impl, "tf32_wgmma_cluster", TMA_TF32, TMA_CLUSTER,
          (tma_describe<TMA_TF32, TMA_CLUSTER>));
+TMA_IMPL(wl_gemm_bf16_wgmma_streamk_impl, "bf16_wgmma_streamk", TMA_BF16, TMA_STREAMK,
+         (tma_describe<TMA_BF16, TMA_STREAMK>));
+TMA_IMPL(wl_gemm_fp16_wgmma_streamk_impl, "fp16_wgmma_streamk", TMA_FP16, TMA_STREAMK,
+         (tma_describe<TMA_FP16, TMA_STREAMK>));
+TMA_IMPL(wl_gemm_tf32_wgmma_streamk_impl, "tf32_wgmma_streamk", TMA_TF32, TMA_STREAMK,
+         (tma_describe<TMA_TF32, TMA_STREAMK>));
 
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex's tensor-core path                                       */
@@ -645,13 +913,13 @@ static warplab_status tma_run(wl_backend *backend, const wl_gemm_ex_operands *o)
         status = encode_operand(backend, encode, &map_bt, o->bt, KIND, o->n, o->k, o->ldbt, TMA_BN);
     if (status != WARPLAB_OK)
         return status;
-    const tma_params p = tma_make_params(o->c, o->m, o->n, o->k, o->ldc, o->alpha, o->beta,
-                                         KIND == TMA_TF32 ? 4 : 2);
+    tma_params p = tma_make_params(o->c, o->m, o->n, o->k, o->ldc, o->alpha, o->beta,
+                                   KIND == TMA_TF32 ? 4 : 2);
     CUtensorMap map_c; /* unused: C leaves from the registers */
     memset(&map_c, 0, sizeof map_c);
+    const unsigned blocks = tma_blocks(backend, &p);
     gemm_wgmma_tma<KIND, OUT, TMA_REGISTERS>
-        <<<tma_blocks(backend, p), TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(
-            map_a, map_bt, map_c, p);
+        <<<blocks, TMA_THREADS, TMA_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_bt, map_c, p);
     return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel");
 }
 
