@@ -53,13 +53,14 @@
  *     4.12 waves, the kernel takes 5). Here the whole waves run as before,
  *     then the k tiles of the pairs left over are cut into equal shares,
  *     one a cluster, at any k tile (where a share is at most 3/4 of a
- *     tile: tma_schedule). A piece that ends short of its tile's last k tile writes
- *     its FP32 sums to a workspace slot of its own and raises a flag; the
- *     piece that holds the last k tile adds the others' sums (in order: the
+ *     tile). A piece that ends short of its tile's last k tile writes its
+ *     FP32 sums to a workspace slot of its own and raises a flag; the piece
+ *     that holds the last k tile adds the others' sums (in order: the
  *     result is the same from run to run) and stores C. A cluster does the
  *     head of its later tile first and the tail of its earlier tile last,
  *     so all clusters stay near the same k tile (L2 hits) and the sums a
- *     tail waits for were written at the start of the others' shares.
+ *     tail waits for were written at the start of the others' shares
+ *     (stream_k.cuh, shared with warplab_gemm_ex's kernel).
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
 /* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store bf16_wgmma_cluster
@@ -71,7 +72,6 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
@@ -82,6 +82,7 @@
 #else
 #define WL_SM90A_BODY 0
 #endif
+#include "stream_k.cuh"
 
 #define TMA_BM 128
 #define TMA_BN 256
@@ -107,12 +108,7 @@ enum { TMA_TF32 = 0, TMA_BF16 = 1, TMA_FP16 = 2 };
  * k tiles (*_wgmma_streamk). */
 enum { TMA_REGISTERS = 0, TMA_STORE = 1, TMA_CLUSTER = 2, TMA_STREAMK = 3 };
 
-/* Stream-K's shares: no tile is cut into more than TMA_SK_MAX_SPLIT shares
- * (the finishing share reads the others' sums, 128 KiB each), and no share
- * is shorter than TMA_SK_MIN_PIECE k tiles. */
-#define TMA_SK_MAX_SPLIT 4
-#define TMA_SK_MIN_PIECE 2
-/* A CTA's workspace slot: its two consumers' 64 x 256 FP32 sums. */
+/* Stream-K's workspace slot a CTA: its two consumers' 64 x 256 FP32 sums. */
 #define TMA_SK_SLOT_FLOATS (TMA_CONSUMERS * 128 * 128)
 
 template <int VARIANT> struct tma_variant {
@@ -135,89 +131,12 @@ struct tma_params {
     int m, n, k, ldc;
     float alpha, beta;
     int tiles_m, tiles_n, k_tiles;
-    int cluster_rows; /* pairs of tile rows (TMA_CLUSTER, TMA_STREAMK) */
-    bool tma_store;   /* C through map_c (TMA_STORE, TMA_CLUSTER, TMA_STREAMK) */
-    /* The walk (tma_schedule): `units` tiles (in a cluster, pairs of
-     * tiles); the first full_units whole, one a worker (block or cluster)
-     * in turn; the k tiles of the rest, sk_units in all, in equal shares
-     * over sk_workers workers (none: sk_workers 0). */
-    int units, full_units, sk_workers;
-    int sk_units;    /* at most INT_MAX (tma_schedule) */
-    float *partials; /* stream-K: a slot of TMA_SK_SLOT_FLOATS a CTA */
-    int *flags;      /* stream-K: a flag a slot's consumer, 1 once its sums are written */
+    int cluster_rows;    /* pairs of tile rows (TMA_CLUSTER, TMA_STREAMK) */
+    bool tma_store;      /* C through map_c (TMA_STORE, TMA_CLUSTER, TMA_STREAMK) */
+    wl_sk_schedule walk; /* tiles (in a cluster, pairs of tiles) over the workers */
+    float *partials;     /* stream-K: a slot of TMA_SK_SLOT_FLOATS a CTA */
+    int *flags;          /* stream-K: a flag a slot's consumer, 1 once its sums are written */
 };
-
-/* Where worker i's share of the stream-K k tiles begins (i = sk_workers:
- * the end of the last). */
-__host__ __device__ __forceinline__ long long tma_share_begin(const tma_params &p, int i)
-{
-    return (long long)i * p.sk_units / p.sk_workers;
-}
-
-/* A piece of a worker's walk: k tiles [k_begin, k_end) of one unit. */
-struct tma_piece {
-    int unit, k_begin, k_end;
-};
-
-/* A worker's walk: the whole units w, w + workers, ... below full_units,
- * then its share of the stream-K k tiles, cut where a unit ends, the later
- * unit's piece first (see tma_walk_next). */
-struct tma_walk {
-    int next_unit, workers;
-    int share_at, share_end; /* in k tiles past full_units' */
-};
-
-template <bool STREAMK>
-__host__ __device__ __forceinline__ tma_walk tma_walk_start(const tma_params &p, int w, int workers)
-{
-    tma_walk walk;
-    walk.next_unit = w;
-    walk.workers = workers;
-    walk.share_at = walk.share_end = 0;
-    if (STREAMK && w < p.sk_workers) {
-        walk.share_at = (int)tma_share_begin(p, w);
-        walk.share_end = (int)tma_share_begin(p, w + 1);
-    }
-    return walk;
-}
-
-/* STREAMK false: whole units alone (sk_workers is 0), the shares' code not
- * compiled in: with it, ptxas serialised the register-epilogue variant's
- * wgmma (C7514). */
-template <bool STREAMK>
-__host__ __device__ __forceinline__ bool tma_walk_next(tma_walk &walk, const tma_params &p,
-                                                       tma_piece *piece)
-{
-    if (walk.next_unit < p.full_units) {
-        piece->unit = walk.next_unit;
-        piece->k_begin = 0;
-        piece->k_end = p.k_tiles;
-        walk.next_unit += walk.workers;
-        return true;
-    }
-    if (!STREAMK || walk.share_at >= walk.share_end)
-        return false;
-    /* A share is shorter than a unit: the head of a unit (from its k tile
-     * 0), then the tail of the unit before (to its last k tile), or one
-     * piece. In that order every cluster's k tile stays within a unit's
-     * length less a share's (4096^3 in shares: 8 k tiles) of every other's, so the
-     * clusters read the same k tiles of A and B at about the same time and
-     * find them in L2. Walked the other way (each share from its start),
-     * the shares' k tiles were as far apart as the shares' starts: BF16
-     * 4096^3 ran 199.6 us against the cluster rung's 185.2, TF32 411
-     * against 330 (H100). */
-    const int last = (walk.share_end - 1) / p.k_tiles, last_begin = last * p.k_tiles;
-    piece->unit = p.full_units + last;
-    piece->k_end = walk.share_end - last_begin;
-    if (walk.share_at < last_begin) {
-        piece->k_begin = 0;
-        walk.share_end = last_begin;
-    } else {
-        piece->k_begin = walk.share_at - last_begin;
-        walk.share_at = walk.share_end;
-    }
-    return true;
-}
 
 /* C = alpha * acc + beta * C for one element of a 16-bit C (rounded to
  * nearest even); C is read only when beta != 0. */
@@ -266,70 +185,6 @@ template <bool CLUSTER> __device__ __forceinline__ void tma_release(uint32_t emp
     }
 }
 
-/* Stream-K's hand-over between CTAs. A consumer's 64 x 256 sums go to its
- * half of its CTA's workspace slot, thread t's 128 values as 32 float4s,
- * the j-th at [j][t] (a warp writes and reads 512 contiguous bytes). */
-__device__ __forceinline__ float4 *tma_share_slot(const tma_params &p, int cta, int consumer)
-{
-    return (float4 *)(p.partials + (size_t)cta * TMA_SK_SLOT_FLOATS + (size_t)consumer * 128 * 128);
-}
-
-/* Writes the sums, then raises the flag: released at GPU scope after the
- * warpgroup's threads have met, so whoever acquires it sees every store. */
-__device__ __forceinline__ void tma_share_write(const tma_params &p, int cta, int consumer,
-                                                int thread, bool signals, const float (&acc)[128])
-{
-    float4 *slot = tma_share_slot(p, cta, consumer);
-#pragma unroll
-    for (int j = 0; j < 32; j++)
-        __stcg(slot + j * 128 + thread,
-               make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
-    consumer_sync(consumer);
-    if (signals) {
-        __threadfence();
-        asm volatile(
-            "st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p.flags + cta * TMA_CONSUMERS + consumer),
-            "r"(1)
-            : "memory");
-    }
-}
-
-/* The piece holding a tile's last k tile adds the sums of the tile's other
- * pieces, in order: those of workers worker - 1, worker - 2, ... whose
- * shares end past the tile's start (stream-K runs in 2 x 1 clusters:
- * worker w's CTAs are 2 w and 2 w + 1). It waits only for workers of lower
- * index, which the hardware starts first: worker 0 waits for none. Each
- * flag is lowered once read, for the next launch. */
-__device__ __forceinline__ void tma_share_gather(const tma_params &p, const tma_piece &piece,
-                                                 int worker, int rank, int consumer, int thread,
-                                                 bool signals, float (&acc)[128])
-{
-    const long long unit_begin = (long long)(piece.unit - p.full_units) * p.k_tiles;
-    for (int w = worker - 1; w >= 0 && tma_share_begin(p, w + 1) > unit_begin; w--) {
-        const int cta = 2 * w + rank;
-        int *flag = p.flags + cta * TMA_CONSUMERS + consumer;
-        if (signals) {
-            int raised;
-            do {
-                asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n"
-                             : "=r"(raised)
-                             : "l"(flag)
-                             : "memory");
-            } while (raised == 0);
-            *(volatile int *)flag = 0;
-        }
-        consumer_sync(consumer);
-        const float4 *slot = tma_share_slot(p, cta, consumer);
-#pragma unroll
-        for (int j = 0; j < 32; j++) {
-            const float4 sum = __ldcg(slot + j * 128 + thread);
-            acc[4 * j] += sum.x;
-            acc[4 * j + 1] += sum.y;
-            acc[4 * j + 2] += sum.z;
-            acc[4 * j + 3] += sum.w;
-        }
-    }
-}
 #endif
 
 template <int KIND, typename OUT, int VARIANT>
@@ -379,9 +234,9 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         if (tid == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            tma_walk walk = tma_walk_start<V::STREAMK>(p, worker, workers);
-            tma_piece piece;
-            while (tma_walk_next<V::STREAMK>(walk, p, &piece)) {
+            wl_sk_walk walk = wl_sk_walk_start<V::STREAMK>(p.walk, worker, workers);
+            wl_sk_piece piece;
+            while (wl_sk_walk_next<V::STREAMK>(walk, p.walk, &piece)) {
                 int tile_m, tile_n;
                 tma_tile_of_unit<V::CLUSTER>(piece.unit, p, rank, &tile_m, &tile_n);
                 for (int kt = piece.k_begin; kt < piece.k_end; kt++) {
@@ -432,9 +287,9 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         int stage = 0;
         uint32_t phase = 0;
         float acc[128];
-        tma_walk walk = tma_walk_start<V::STREAMK>(p, worker, workers);
-        tma_piece piece;
-        while (tma_walk_next<V::STREAMK>(walk, p, &piece)) {
+        wl_sk_walk walk = wl_sk_walk_start<V::STREAMK>(p.walk, worker, workers);
+        wl_sk_piece piece;
+        while (wl_sk_walk_next<V::STREAMK>(walk, p.walk, &piece)) {
             int tile_m, tile_n;
             tma_tile_of_unit<V::CLUSTER>(piece.unit, p, rank, &tile_m, &tile_n);
 #pragma unroll
@@ -480,11 +335,13 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
                 /* A piece short of its tile's last k tile leaves its sums to
                  * the piece that holds it, which adds the others'. */
                 if (piece.k_end < p.k_tiles) {
-                    tma_share_write(p, (int)blockIdx.x, consumer, tid % 128, signals, acc);
+                    wl_sk_write(p.partials, p.flags, (int)blockIdx.x * TMA_CONSUMERS + consumer,
+                                consumer, tid % 128, signals, acc);
                     continue;
                 }
                 if (piece.k_begin > 0)
-                    tma_share_gather(p, piece, worker, rank, consumer, tid % 128, signals, acc);
+                    wl_sk_gather(p.partials, p.flags, p.walk, piece, worker, 2, rank, TMA_CONSUMERS,
+                                 consumer, tid % 128, signals, acc);
             }
             /* Nothing to store where this consumer's 64 rows all lie past
              * m: the last tile row's edge, or rank 1 of a cluster past the
@@ -587,47 +444,18 @@ static tma_params tma_make_params(void *c, int m, int n, int k, int ldc, float a
     p.k_tiles = (k + k_per_tile - 1) / k_per_tile;
     p.cluster_rows = (p.tiles_m + 1) / 2;
     p.tma_store = false;
-    p.units = p.full_units = p.sk_workers = p.sk_units = 0;
+    memset(&p.walk, 0, sizeof p.walk);
     p.partials = NULL;
     p.flags = NULL;
     return p;
 }
 
-/* The walk over `capacity` workers (blocks, or clusters); returns how many
- * to launch. Without stream-K: every unit whole, a worker's in turn. With
- * it, where the last wave would leave workers idle: the whole waves first,
- * then the left-over units' k tiles in equal shares over up to `capacity`
- * workers (fewer where a tile would be cut into more than TMA_SK_MAX_SPLIT
- * shares or shares shorter than TMA_SK_MIN_PIECE k tiles). None where a
- * share would be longer than 3/4 of a unit: the hand-over (each share's
- * 128 KiB of sums written to L2 and read back) costs more than the idle
- * quarter it saves. BF16 4096^3, shares of 56 k tiles of 64: 193 us with
- * the hand-over, 184 without it (sums dropped, timing only), the whole
- * units 187 (H100). */
+/* The walk over `capacity` workers (blocks, or clusters; stream_k.cuh);
+ * returns how many to launch. */
 static int tma_schedule(tma_params *p, bool cluster, bool streamk, int capacity)
 {
-    p->units = cluster ? p->cluster_rows * p->tiles_n : p->tiles_m * p->tiles_n;
-    p->full_units = p->units;
-    p->sk_workers = 0;
-    p->sk_units = 0;
-    const int whole = p->units < capacity ? p->units : capacity;
-    const int left = p->units % capacity; /* all of them, where fewer than capacity */
-    if (!streamk || left == 0)
-        return whole;
-    const long long k_tiles = (long long)left * p->k_tiles;
-    if (k_tiles > INT_MAX)
-        return whole; /* (k past 2^31 / capacity x 64: no shares) */
-    long long shares = capacity;
-    if (shares > (long long)left * TMA_SK_MAX_SPLIT)
-        shares = (long long)left * TMA_SK_MAX_SPLIT;
-    if (shares > k_tiles / TMA_SK_MIN_PIECE)
-        shares = k_tiles / TMA_SK_MIN_PIECE;
-    if (shares <= left || 4 * ((k_tiles + shares - 1) / shares) > 3LL * p->k_tiles)
-        return whole;
-    p->full_units = p->units - left;
-    p->sk_workers = (int)shares;
-    p->sk_units = (int)k_tiles;
-    return p->units >= capacity ? capacity : (int)shares;
+    const int units = cluster ? p->cluster_rows * p->tiles_n : p->tiles_m * p->tiles_n;
+    return wl_sk_plan(&p->walk, units, p->k_tiles, capacity, streamk);
 }
 
 /* The persistent grid without clusters: one block an SM at most. */
@@ -735,8 +563,8 @@ static warplab_status tma_setup(wl_backend *backend, const wl_launch *launch, vo
         tma_params p =
             tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
         tma_schedule(&p, true, true, (int)s->clusters);
-        if (p.sk_workers > 0) {
-            const size_t ctas = 2 * (size_t)p.sk_workers;
+        if (p.walk.workers > 0) {
+            const size_t ctas = 2 * (size_t)p.walk.workers;
             cudaError_t e =
                 cudaMalloc((void **)&s->partials, ctas * TMA_SK_SLOT_FLOATS * sizeof(float));
             if (e == cudaSuccess)
@@ -792,7 +620,7 @@ static warplab_status tma_launch(wl_backend *backend, const wl_launch *launch, v
         const unsigned clusters = (unsigned)tma_schedule(&p, true, V::STREAMK, (int)s->clusters);
         p.partials = s->partials;
         p.flags = s->flags;
-        if (p.sk_workers > 0 && !s->partials)
+        if (p.walk.workers > 0 && !s->partials)
             return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                            "%s: launched on a problem its stream-K workspace was not set up for",
                            what);
@@ -837,12 +665,13 @@ static void tma_describe(wl_backend *backend, const wl_launch *launch, char *tex
         tma_make_params(g.c, g.m, g.n, g.k, g.ldc, g.alpha, g.beta, KIND == TMA_TF32 ? 4 : 2);
     const int clusters = tma_schedule(&p, true, V::STREAMK, resident > 0 ? resident : 1);
     wl_format(text, len, "%s; %d clusters of 2 CTAs (%d fit at once) over %d pairs of tiles",
-              c_path, clusters, resident, p.units);
+              c_path, clusters, resident, p.walk.units);
     const size_t used = strlen(text);
-    if (p.sk_workers > 0 && used + 1 < len)
+    if (p.walk.workers > 0 && used + 1 < len)
         wl_format(text + used, len - used,
                   "; stream-K: the last %d pairs' %d k tiles in %d shares of about %d",
-                  p.units - p.full_units, p.sk_units, p.sk_workers, p.sk_units / p.sk_workers);
+                  p.walk.units - p.walk.full_units, p.walk.k_shared, p.walk.workers,
+                  p.walk.k_shared / p.walk.workers);
 }
 
 #define TMA_IMPL(name, id, kind, variant, describer)                                               \
