@@ -414,10 +414,18 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
 /* wgmma_model with one split and the last wave in stream-K shares
  * (stream_k.cuh), 128-row tiles; INFINITY where the schedule has none.
  * The whole waves, then a share (less than a tile's k tiles), and the
- * hand-over: the flags' memset and each share's sums (128 x bn floats)
- * written and read back, at 1.1x the DRAM bandwidth (from L2: BF16 4096^3
- * in 2 x 1 clusters, 132 slots of 128 KiB, cost 9.5 us on the H100). */
-#define EX16_SK_FIXED_US 2.0
+ * hand-over: each share's sums (128 x bn floats) written and read back at
+ * 1.1x the DRAM bandwidth (from L2: BF16 4096^3 in 2 x 1 clusters, 132
+ * slots of 128 KiB, cost 9.5 us on the H100), plus EX16_SK_FIXED_US: the
+ * flags' memset and its gap, and each piece's pipeline fill and hand-over
+ * latency. Measured on the H100 against the same plan without shares:
+ * 1792 x 2560 x 1024 (8 tiles past a wave, shares of 2 k tiles) 27.3 ->
+ * 32.9 us and 2200^3 67.5 -> 75.0, where a light last wave costs little;
+ * 10 us keeps shares off those two and 6144^3 (-0.2%) and on the 8 shapes
+ * that gained 0.9-15% (3008^3 105.7 -> 92.2 us, 2304 x 4096 x 8192 235 ->
+ * 216, 4096 x 4352 x 4096 227 -> 209, 2048 x 11008 x 4096 271 -> 255;
+ * docs/NOTES.md, session 10, item 9). */
+#define EX16_SK_FIXED_US 10.0
 static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                              double slower, int *workers)
 {

@@ -107,17 +107,20 @@ struct wl_sk_walk {
 /* STREAMK false: whole units alone, the shares' code not compiled in (with
  * it, ptxas serialised the ladder's register-epilogue kernel's wgmma,
  * C7514). */
+/* Worker `worker` of `workers` takes the whole units worker, worker +
+ * workers, ..., then share `share` (the rung: its own index; warplab_gemm_ex:
+ * a ticket taken as the block starts). */
 template <bool STREAMK>
 __host__ __device__ __forceinline__ wl_sk_walk wl_sk_walk_start(const wl_sk_schedule &s, int worker,
-                                                                int workers)
+                                                                int workers, int share)
 {
     wl_sk_walk walk;
     walk.next_unit = worker;
     walk.step = workers;
     walk.share_at = walk.share_end = 0;
-    if (STREAMK && worker < s.workers) {
-        walk.share_at = (int)wl_sk_share_begin(s, worker);
-        walk.share_end = (int)wl_sk_share_begin(s, worker + 1);
+    if (STREAMK && share < s.workers) {
+        walk.share_at = (int)wl_sk_share_begin(s, share);
+        walk.share_end = (int)wl_sk_share_begin(s, share + 1);
     }
     return walk;
 }
