@@ -423,8 +423,11 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * 32.9 us and 2200^3 67.5 -> 75.0, where a light last wave costs little;
  * 10 us keeps shares off those two and 6144^3 (-0.2%) and on the 8 shapes
  * that gained 0.9-15% (3008^3 105.7 -> 92.2 us, 2304 x 4096 x 8192 235 ->
- * 216, 4096 x 4352 x 4096 227 -> 209, 2048 x 11008 x 4096 271 -> 255;
- * docs/NOTES.md, session 10, item 9). */
+ * 216, 4096 x 4352 x 4096 227 -> 209, 2048 x 11008 x 4096 271 -> 255).
+ * On 14 shapes not used to choose it, it picked right on 13 (1920 x 7168
+ * x 4096 180.5 -> 164.4 us, 3840^3 183.9 -> 169.5; kept off 1408 x 4352 x
+ * 6144, which shares ran 16% slower); the 14th, 2432 x 2432 x 16384, is
+ * why k is bounded below (docs/NOTES.md, session 10, item 9). */
 #define EX16_SK_FIXED_US 10.0
 static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                              double slower, int *workers)
@@ -435,6 +438,11 @@ static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size
         return INFINITY;
     wl_sk_schedule s;
     const int k_tiles = (int)((k + 63) / 64), sms = sm_count(backend);
+    /* Past 128 k tiles (k > 8192) the heads and tails of the shares are too
+     * far apart along k to share A and B in L2: 2432 x 2432 x 16384, shares
+     * of 112 of 256 k tiles, ran 269 -> 326 us (H100). */
+    if (k_tiles > 128)
+        return INFINITY;
     wl_sk_plan(&s, (int)tiles, k_tiles, sms, true);
     if (s.workers == 0)
         return INFINITY;
