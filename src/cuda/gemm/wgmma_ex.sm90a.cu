@@ -278,13 +278,14 @@ __device__ __forceinline__ void xw_store_pair(float *out, float x, float y, bool
 }
 
 #if WL_SM90A_BODY
-/* The next piece of a block's walk: with a split of k, unit u is split u /
- * tiles of tile u % tiles, blocks taking units in turn; with one split,
- * the tiles and their stream-K shares (stream_k.cuh). */
+/* The next piece of a block's walk: SK, the tiles and their stream-K
+ * shares (stream_k.cuh, one split); else unit u is split u / tiles of tile
+ * u % tiles, blocks taking units in turn. */
+template <bool SK>
 __device__ __forceinline__ bool xw_next_piece(wl_sk_walk &walk, const xw_params &p,
                                               wl_sk_piece *piece, int *split)
 {
-    if (p.splits == 1) {
+    if constexpr (SK) {
         *split = 0;
         return wl_sk_walk_next<true>(walk, p.walk, piece);
     }
@@ -302,7 +303,11 @@ __device__ __forceinline__ bool xw_next_piece(wl_sk_walk &walk, const xw_params 
 
 /* TA: A stored k x m (op T), M-major boxes; else m x k, K-major boxes.
  * TB: B stored k x n (op N), N-major boxes; else n x k, K-major boxes. */
-template <int KIND, int BN, int TA, int TB>
+/* SK: the last wave in stream-K shares (one split). A kernel of its own:
+ * with the shares' code compiled into every launch, the kernels without
+ * shares ran 0.3-2 us slower on small shapes (the shape set's BF16 mean
+ * 0.981x -> 0.965x, H100). */
+template <int KIND, int BN, int TA, int TB, bool SK>
 __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     gemm_ex_wgmma(const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b,
@@ -320,12 +325,12 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     const uint32_t empty_bar = full_bar + S::STAGES * 8;
     const int tid = threadIdx.x, warpgroup = tid / 128;
     /* With stream-K shares, a block's share is numbered by a ticket taken as
-     * it starts: a tail waits only for shares of lower number, whose blocks
-     * have started, even beside other kernels. Whole units stay with
-     * blockIdx: numbered by ticket too, the blocks' order no longer matched
-     * the hardware's placement, and 2048 x 11008 x 4096 ran 278 us against
-     * 259 (H100, ncu). */
-    __shared__ int ticket;
+     * it starts (kept in the barriers' slot, after them): a tail waits only
+     * for shares of lower number, whose blocks have started, even beside
+     * other kernels. Whole units stay with blockIdx: numbered by ticket too,
+     * the blocks' order no longer matched the hardware's placement, and 2048
+     * x 11008 x 4096 ran 278 us against 259 (H100, ncu). */
+    const uint32_t ticket_slot = empty_bar + S::STAGES * 8;
 
     if (tid == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -335,20 +340,25 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         mbarrier_init_fence();
         tma_prefetch_descriptor(&map_a);
         tma_prefetch_descriptor(&map_b);
-        ticket = p.walk.workers > 0 ? atomicAdd(p.sk_flags, 1) : (int)blockIdx.x;
+        if constexpr (SK)
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(ticket_slot),
+                         "r"(atomicAdd(p.sk_flags, 1))
+                         : "memory");
     }
     __syncthreads();
-    const int share = ticket;
+    int share = (int)blockIdx.x;
+    if constexpr (SK)
+        asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(share) : "r"(ticket_slot) : "memory");
 
     if (warpgroup == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         if (tid == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            wl_sk_walk walk = wl_sk_walk_start<true>(p.walk, blockIdx.x, gridDim.x, share);
+            wl_sk_walk walk = wl_sk_walk_start<SK>(p.walk, blockIdx.x, gridDim.x, share);
             wl_sk_piece piece;
             int split;
-            while (xw_next_piece(walk, p, &piece, &split)) {
+            while (xw_next_piece<SK>(walk, p, &piece, &split)) {
                 int tile_m, tile_n;
                 gemm_tile_of_block(piece.unit, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m,
                                    &tile_n);
@@ -400,10 +410,10 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         int stage = 0;
         uint32_t phase = 0;
         float acc[BN / 2];
-        wl_sk_walk walk = wl_sk_walk_start<true>(p.walk, blockIdx.x, gridDim.x, share);
+        wl_sk_walk walk = wl_sk_walk_start<SK>(p.walk, blockIdx.x, gridDim.x, share);
         wl_sk_piece piece;
         int split;
-        while (xw_next_piece(walk, p, &piece, &split)) {
+        while (xw_next_piece<SK>(walk, p, &piece, &split)) {
             int tile_m, tile_n;
             gemm_tile_of_block(piece.unit, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m, &tile_n);
             const int kt0 = piece.k_begin, kt1 = piece.k_end;
@@ -453,7 +463,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             xw_pin(acc);
             if (previous >= 0 && releases)
                 mbarrier_arrive(empty_bar + 8 * previous);
-            if (p.walk.workers > 0) {
+            if constexpr (SK) {
                 /* A piece short of its tile's last k tile leaves its sums to
                  * the piece that holds it (the tail), which adds the others'.
                  * (A consumer with no rows skipped every piece of the tile
@@ -765,20 +775,35 @@ static warplab_status xw_encode(wl_backend *backend, encode_tiled_fn encode, CUt
     return tma_encode_2d(backend, encode, map, base, type, rows, cols, ld, box_cols, box_rows);
 }
 
+template <int KIND, int BN, int TA, int TB, bool SK>
+static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a,
+                                   const CUtensorMap &map_b, const CUtensorMap &map_c,
+                                   const xw_params &p, unsigned blocks)
+{
+    static unsigned allowed = 0;
+    const cudaError_t e = wl_cuda_allow_smem((const void *)gemm_ex_wgmma<KIND, BN, TA, TB, SK>,
+                                             XW_SMEM_BYTES, &allowed);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
+    gemm_ex_wgmma<KIND, BN, TA, TB, SK>
+        <<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c,
+                                                                                p);
+    return WL_CUDA_LAUNCHED(backend, SK ? "gemm_ex TMA + wgmma kernel (stream-K shares)"
+                                        : "gemm_ex TMA + wgmma kernel (operands as stored)");
+}
+
+/* The kernel with stream-K shares where the walk has them (16-bit, 128 or
+ * 256 columns; wl_gemm_ex_wgmma_run plans none elsewhere). */
 template <int KIND, int BN, int TA, int TB>
 static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
                                 const CUtensorMap &map_b, const CUtensorMap &map_c,
                                 const xw_params &p, unsigned blocks)
 {
-    static unsigned allowed = 0;
-    const cudaError_t e =
-        wl_cuda_allow_smem((const void *)gemm_ex_wgmma<KIND, BN, TA, TB>, XW_SMEM_BYTES, &allowed);
-    if (e != cudaSuccess)
-        return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
-    gemm_ex_wgmma<KIND, BN, TA, TB>
-        <<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c,
-                                                                                p);
-    return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel (operands as stored)");
+    if constexpr (KIND != XW_TF32 && BN != XW_NARROW) {
+        if (p.walk.workers > 0)
+            return xw_launch_sk<KIND, BN, TA, TB, true>(backend, map_a, map_b, map_c, p, blocks);
+    }
+    return xw_launch_sk<KIND, BN, TA, TB, false>(backend, map_a, map_b, map_c, p, blocks);
 }
 
 template <int KIND, int BN>
@@ -906,7 +931,7 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
         /* The tiles over the SMs; with stream-K's workspace, the last wave
          * in shares: the ticket and the flags lowered first (a launch leaves
          * the flags lowered, not the ticket). */
-        const bool streamk = c->sk_space && c->bn != XW_NARROW;
+        const bool streamk = c->sk_space && kind != XW_TF32 && c->bn != XW_NARROW;
         blocks = (unsigned)wl_sk_plan(&p.walk, (int)tiles, p.k_tiles, sms, streamk);
         if (p.walk.workers != (streamk ? c->sk_workers : 0))
             return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
