@@ -60,7 +60,7 @@
  *     head of its later tile first and the tail of its earlier tile last,
  *     so all clusters stay near the same k tile (L2 hits) and the sums a
  *     tail waits for were written at the start of the others' shares
- *     (stream_k.cuh, shared with warplab_gemm_ex's kernel).
+ *     (stream_k.cuh).
  * Compiled for sm_90a alone (its own CMake target); devices other than
  * compute capability 9.0 are refused before launch. */
 /* warplab:rung gemm bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store bf16_wgmma_cluster
@@ -682,26 +682,20 @@ static void tma_describe(wl_backend *backend, const wl_launch *launch, char *tex
                                      .launch = tma_launch<kind, variant>,                          \
                                      .teardown = tma_teardown,                                     \
                                      .describe = describer}
+/* The rungs past *_wgmma_tma describe how C left and the cluster grid. */
+#define TMA_IMPL_DESCRIBED(name, id, kind, variant)                                                \
+    TMA_IMPL(name, id, kind, variant, (tma_describe<kind, variant>))
 TMA_IMPL(wl_gemm_bf16_wgmma_tma_impl, "bf16_wgmma_tma", TMA_BF16, TMA_REGISTERS, NULL);
 TMA_IMPL(wl_gemm_tf32_wgmma_tma_impl, "tf32_wgmma_tma", TMA_TF32, TMA_REGISTERS, NULL);
-TMA_IMPL(wl_gemm_bf16_wgmma_tma_store_impl, "bf16_wgmma_tma_store", TMA_BF16, TMA_STORE,
-         (tma_describe<TMA_BF16, TMA_STORE>));
-TMA_IMPL(wl_gemm_bf16_wgmma_cluster_impl, "bf16_wgmma_cluster", TMA_BF16, TMA_CLUSTER,
-         (tma_describe<TMA_BF16, TMA_CLUSTER>));
-TMA_IMPL(wl_gemm_fp16_wgmma_tma_store_impl, "fp16_wgmma_tma_store", TMA_FP16, TMA_STORE,
-         (tma_describe<TMA_FP16, TMA_STORE>));
-TMA_IMPL(wl_gemm_fp16_wgmma_cluster_impl, "fp16_wgmma_cluster", TMA_FP16, TMA_CLUSTER,
-         (tma_describe<TMA_FP16, TMA_CLUSTER>));
-TMA_IMPL(wl_gemm_tf32_wgmma_tma_store_impl, "tf32_wgmma_tma_store", TMA_TF32, TMA_STORE,
-         (tma_describe<TMA_TF32, TMA_STORE>));
-TMA_IMPL(wl_gemm_tf32_wgmma_cluster_impl, "tf32_wgmma_cluster", TMA_TF32, TMA_CLUSTER,
-         (tma_describe<TMA_TF32, TMA_CLUSTER>));
-TMA_IMPL(wl_gemm_bf16_wgmma_streamk_impl, "bf16_wgmma_streamk", TMA_BF16, TMA_STREAMK,
-         (tma_describe<TMA_BF16, TMA_STREAMK>));
-TMA_IMPL(wl_gemm_fp16_wgmma_streamk_impl, "fp16_wgmma_streamk", TMA_FP16, TMA_STREAMK,
-         (tma_describe<TMA_FP16, TMA_STREAMK>));
-TMA_IMPL(wl_gemm_tf32_wgmma_streamk_impl, "tf32_wgmma_streamk", TMA_TF32, TMA_STREAMK,
-         (tma_describe<TMA_TF32, TMA_STREAMK>));
+TMA_IMPL_DESCRIBED(wl_gemm_bf16_wgmma_tma_store_impl, "bf16_wgmma_tma_store", TMA_BF16, TMA_STORE);
+TMA_IMPL_DESCRIBED(wl_gemm_bf16_wgmma_cluster_impl, "bf16_wgmma_cluster", TMA_BF16, TMA_CLUSTER);
+TMA_IMPL_DESCRIBED(wl_gemm_fp16_wgmma_tma_store_impl, "fp16_wgmma_tma_store", TMA_FP16, TMA_STORE);
+TMA_IMPL_DESCRIBED(wl_gemm_fp16_wgmma_cluster_impl, "fp16_wgmma_cluster", TMA_FP16, TMA_CLUSTER);
+TMA_IMPL_DESCRIBED(wl_gemm_tf32_wgmma_tma_store_impl, "tf32_wgmma_tma_store", TMA_TF32, TMA_STORE);
+TMA_IMPL_DESCRIBED(wl_gemm_tf32_wgmma_cluster_impl, "tf32_wgmma_cluster", TMA_TF32, TMA_CLUSTER);
+TMA_IMPL_DESCRIBED(wl_gemm_bf16_wgmma_streamk_impl, "bf16_wgmma_streamk", TMA_BF16, TMA_STREAMK);
+TMA_IMPL_DESCRIBED(wl_gemm_fp16_wgmma_streamk_impl, "fp16_wgmma_streamk", TMA_FP16, TMA_STREAMK);
+TMA_IMPL_DESCRIBED(wl_gemm_tf32_wgmma_streamk_impl, "tf32_wgmma_streamk", TMA_TF32, TMA_STREAMK);
 
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex's tensor-core path                                       */
