@@ -285,11 +285,20 @@ def ladder_block(ladder, inputs):
         out.append("")
         out.append("| rung | course | " + " | ".join(cell(p) for p in problems) + " |")
         out.append("|---|---|" + "---:|" * len(problems))
+        # The rungs with a course figure, the paired rungs and today's fastest rung (by its
+        # rate at the last problem), then the vendor and reference rows, in ladder order.
+        pairs = [p for p in data.get("vendor_pairs") or [] if p.get("ladder") == ladder]
+        paired = {p.get("rung") for p in pairs}
+        rate_key = "gflops" if compute else "gbs"
+        last = [r for r in rows if r.get("problem") == problems[-1] and r.get("kind") == "rung"
+                and r.get("state") == "ok"]
+        fastest = max(last, key=lambda r: r.get(rate_key, 0)).get("rung") if last else None
         order = []
         for r in rows:
             if r.get("rung") in order:
                 continue
-            if course(r) or r.get("kind") in ("vendor", "reference"):
+            if (course(r) or r.get("rung") in paired or r.get("rung") == fastest
+                    or r.get("kind") in ("vendor", "reference")):
                 order.append(r.get("rung"))
         for rung in order:
             cells = []
@@ -301,15 +310,22 @@ def ladder_block(ladder, inputs):
                     continue
                 r = match[0]
                 course_text = course_text or course(r)
-                value = r.get("gflops", 0) if compute else r.get("gbs", 0)
-                cells.append(fmt_rate(value) if r.get("state") == "ok" else r.get("state", ""))
+                value = r.get(rate_key, 0)
+                if r.get("state") != "ok":
+                    cells.append(r.get("state", ""))
+                elif value > 0:
+                    cells.append(fmt_rate(value))
+                else:
+                    cells.append("%s GB/s" % fmt_rate(r.get("gbs", 0)) if r.get("gbs", 0) > 0 else "")
             label = "`%s`" % rung
             kinds = {r.get("kind") for r in rows if r.get("rung") == rung}
             if kinds & {"vendor", "reference"}:
                 label += " (%s)" % "/".join(sorted(kinds & {"vendor", "reference"}))
             out.append("| %s | %s | %s |" % (label, cell(course_text), " | ".join(cells)))
         out.append("")
-        pairs = [p for p in data.get("vendor_pairs") or [] if p.get("ladder") == ladder]
+        if fastest:
+            out.append("Today's fastest rung at %s: `%s`." % (problems[-1], fastest))
+            out.append("")
         if pairs:
             out.append("Paired rungs against their vendor row, geometric mean over these problems: " +
                        "; ".join("`%s` / `%s` %.3fx" % (p.get("rung"), p.get("vendor"),
