@@ -10,7 +10,7 @@ BLOCK_BEGIN and BLOCK_END (below) is replaced; the rest of the page is hand-writ
     make bench BENCH_FLAGS="--max-seconds 0.5 --json docs/results/h100.json"   # on the device
     scripts/results.py                 # rewrite docs/RESULTS.md from docs/results/*.json
     scripts/results.py --check         # exit 1 when a generated page is out of date
-    scripts/results.py --out FILE A.json B.json   # other inputs or output
+    scripts/results.py --out FILE --pages DIR A.json B.json   # other inputs or outputs
 
 Exit status: 0 done (or up to date), 1 out of date (--check), 2 bad usage or an unreadable JSON.
 Python 3 standard library only.
@@ -157,7 +157,7 @@ def group_table(rows, data):
     if compute:
         head += ["GFLOP/s", "% of FP32 peak"]
     else:
-        head += ["GB/s"] + (["busbw GB/s"] if bus else []) + ["% of %.0f GB/s" % data.get("ceiling_gbs", 0)]
+        head += ["GB/s"] + (["busbw GB/s"] if bus else []) + ["%% of %.0f GB/s" % data["ceiling_gbs"] if data.get("ceiling_gbs", 0) > 0 else "% of peak"]
     head += ["% of vendor", "step", "total", "course", "state"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---", "---"] + ["---:"] * (len(head) - 4) + ["---", "---"]) + "|"]
     for r in rows:
@@ -198,9 +198,10 @@ def render_kind(kind, data, source):
     facts = [
         "Run: `%s`, `warplab %s`, backend `%s`, %s." % (source, data.get("version", "?"),
                                                       data.get("backend", "?"), data.get("date", "no date")),
-        "Bandwidth ceiling %.0f GB/s (%s); FP32 peak %.1f TFLOP/s." % (
-            data.get("ceiling_gbs", 0), data.get("ceiling_source", ""),
-            data.get("fp32_peak_gflops", 0) / 1000.0),
+        ("Bandwidth ceiling %.0f GB/s (%s)." % (data["ceiling_gbs"], data.get("ceiling_source", ""))
+         if data.get("ceiling_gbs", 0) > 0 else "No bandwidth ceiling known.")
+        + (" FP32 peak %.1f TFLOP/s." % (data["fp32_peak_gflops"] / 1000.0)
+           if data.get("fp32_peak_gflops", 0) > 0 else ""),
         "L2 %s before each timed run; GB = %s; seed %s." % (
             "flushed" if data.get("caches_flushed") else "not flushed", data.get("gb", "1e9 bytes"),
             data.get("seed", "?")),
@@ -350,7 +351,7 @@ def update_page(text, ladder, inputs):
     if begin < 0 or end < begin:
         return None
     block = [BLOCK_BEGIN, ""] + ladder_block(ladder, inputs)
-    return text[:begin] + "\n".join(block) + text[end:]
+    return text[:begin] + "\n".join(block) + "\n" + text[end:]
 
 
 def main(argv):
@@ -358,6 +359,9 @@ def main(argv):
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when the output file is not what the JSONs generate")
     parser.add_argument("--out", default=OUTPUT, help="the page to write (default docs/RESULTS.md)")
+    parser.add_argument("--pages", default=LADDER_PAGES,
+                        help="the folder of ladder pages whose generated blocks to fill "
+                             "(default docs/ladders)")
     parser.add_argument("json", nargs="*",
                         help="runs, one per device kind, named <kind>.json (default docs/results/*.json)")
     args = parser.parse_args(argv)
@@ -379,7 +383,7 @@ def main(argv):
         return 2
     outputs = [(args.out, render(inputs))]
     for ladder in registry_ladders():
-        page = os.path.join(LADDER_PAGES, ladder + ".md")
+        page = os.path.join(args.pages, ladder + ".md")
         try:
             with open(page, encoding="utf-8") as f:
                 updated = update_page(f.read(), ladder, inputs)
