@@ -11,7 +11,7 @@
 #ifndef WARPLAB_INTERNAL_H
 #define WARPLAB_INTERNAL_H
 
-#include "warplab.h"
+#include "warplab_lab.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
