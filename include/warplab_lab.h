@@ -167,6 +167,22 @@ warplab_status warplab_bench_api(warplab_context *context, const warplab_bench_o
 warplab_status warplab_bench_validate(warplab_context *context,
                                       const warplab_bench_options *options);
 
+/* warplab_bench in two steps, so that what was checked is what runs:
+ * warplab_bench_plan_create checks the options as warplab_bench_validate
+ * does and keeps the plan (every ladder, size and rung it will run, in order;
+ * the options are copied, their strings are not needed after the call);
+ * warplab_bench_plan_run runs it on the context it was made for (the
+ * callbacks in the options are called as in warplab_bench). A plan may run
+ * more than once; warplab_bench_plan_destroy frees it (NULL is ignored). */
+typedef struct warplab_bench_plan warplab_bench_plan;
+warplab_status warplab_bench_plan_create(warplab_context *context,
+                                         const warplab_bench_options *options,
+                                         warplab_bench_plan **plan);
+/* Rows the plan's report will hold (rungs x sizes over its ladders). */
+size_t warplab_bench_plan_rows(const warplab_bench_plan *plan);
+warplab_status warplab_bench_plan_run(const warplab_bench_plan *plan, warplab_report **report);
+void warplab_bench_plan_destroy(warplab_bench_plan *plan);
+
 /* Ladders compiled into the library. */
 size_t warplab_ladder_count(void);
 const char *warplab_ladder_name(size_t index);

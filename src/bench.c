@@ -39,16 +39,16 @@ static int split_list(const char *text, char items[][64], int max)
 #define SWEEP_FIRST 10
 #define SWEEP_LAST 30
 
-typedef struct plan {
+typedef struct ladder_plan {
     const wl_ladder *ladder;
     wl_problem problems[MAX_SIZES];
     int problem_count;
     const wl_rung **rungs; /* every rung the plan runs: rung_capacity slots */
     const wl_impl **impls; /* rungs[i]'s impl (wl_rung_impl), or NULL */
     int rung_count, rung_capacity;
-} plan;
+} ladder_plan;
 
-static void free_plans(plan *plans, size_t count)
+static void free_plans(ladder_plan *plans, size_t count)
 {
     for (size_t i = 0; plans && i < count; i++) {
         free(plans[i].rungs);
@@ -58,7 +58,7 @@ static void free_plans(plan *plans, size_t count)
 }
 
 /* Room for n rungs in p. */
-static bool reserve_rungs(plan *p, size_t n)
+static bool reserve_rungs(ladder_plan *p, size_t n)
 {
     p->rungs = calloc(n ? n : 1, sizeof *p->rungs);
     p->impls = calloc(n ? n : 1, sizeof *p->impls);
@@ -72,7 +72,7 @@ static bool device_is_gpu_class(const warplab_device_info *info)
 }
 
 static warplab_status make_plan(warplab_context *context, const wl_ladder *ladder,
-                                const warplab_bench_options *options, plan *p)
+                                const warplab_bench_options *options, ladder_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->ladder = ladder;
@@ -186,7 +186,7 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
 /* Every ladder's plan for the options; on failure the detail is in the
  * context and *plans_out is NULL. */
 static warplab_status make_plans(warplab_context *context, const warplab_bench_options *options,
-                                 plan **plans_out, size_t *plan_count_out, size_t *total_out)
+                                 ladder_plan **plans_out, size_t *plan_count_out, size_t *total_out)
 {
     *plans_out = NULL;
     if (options->repeat < 0 || options->warmup < 0 || options->max_seconds < 0)
@@ -195,7 +195,7 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
     if (options->sweep && !(options->ladder && *options->ladder))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "a sweep runs one ladder: name it");
-    plan *plans = calloc(wl_ladder_count(), sizeof *plans);
+    ladder_plan *plans = calloc(wl_ladder_count(), sizeof *plans);
     if (!plans)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     size_t plan_count = 0, total = 0;
@@ -227,15 +227,63 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
     return WARPLAB_OK;
 }
 
+struct warplab_bench_plan {
+    warplab_context *context;
+    warplab_bench_options options; /* its strings are not kept: the plan holds what they said */
+    ladder_plan *plans;
+    size_t plan_count, total;
+};
+
+warplab_status warplab_bench_plan_create(warplab_context *context,
+                                         const warplab_bench_options *options,
+                                         warplab_bench_plan **plan_out)
+{
+    if (plan_out)
+        *plan_out = NULL;
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!options || !plan_out)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_bench_plan_create: %s is NULL",
+                               !options ? "options" : "plan");
+    warplab_bench_plan *bench_plan = calloc(1, sizeof *bench_plan);
+    if (!bench_plan)
+        return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
+    warplab_status status = make_plans(context, options, &bench_plan->plans,
+                                       &bench_plan->plan_count, &bench_plan->total);
+    if (status != WARPLAB_OK) {
+        free(bench_plan);
+        return status;
+    }
+    bench_plan->context = context;
+    bench_plan->options = *options;
+    bench_plan->options.ladder = bench_plan->options.sizes = bench_plan->options.rungs = NULL;
+    bench_plan->options.dtype = bench_plan->options.op = NULL;
+    *plan_out = bench_plan;
+    return WARPLAB_OK;
+}
+
+size_t warplab_bench_plan_rows(const warplab_bench_plan *plan)
+{
+    return plan ? plan->total : 0;
+}
+
+void warplab_bench_plan_destroy(warplab_bench_plan *plan)
+{
+    if (!plan)
+        return;
+    free_plans(plan->plans, plan->plan_count);
+    free(plan);
+}
+
 warplab_status warplab_bench_validate(warplab_context *context,
                                       const warplab_bench_options *options)
 {
     if (!context || !options)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
-    plan *plans = NULL;
-    size_t plan_count = 0, total = 0;
-    warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
-    free_plans(plans, plan_count);
+    warplab_bench_plan *plan = NULL;
+    const warplab_status status = warplab_bench_plan_create(context, options, &plan);
+    warplab_bench_plan_destroy(plan);
     return status;
 }
 
@@ -281,11 +329,26 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     if (!context || !options || !report_out)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     *report_out = NULL;
-    plan *plans = NULL;
-    size_t plan_count = 0, total = 0;
-    warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
-    if (status != WARPLAB_OK)
-        return status;
+    warplab_bench_plan *plan = NULL;
+    warplab_status status = warplab_bench_plan_create(context, options, &plan);
+    if (status == WARPLAB_OK)
+        status = warplab_bench_plan_run(plan, report_out);
+    warplab_bench_plan_destroy(plan);
+    return status;
+}
+
+warplab_status warplab_bench_plan_run(const warplab_bench_plan *bench_plan,
+                                      warplab_report **report_out)
+{
+    if (report_out)
+        *report_out = NULL;
+    if (!bench_plan || !report_out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    warplab_context *context = bench_plan->context;
+    const warplab_bench_options *options = &bench_plan->options;
+    const ladder_plan *plans = bench_plan->plans;
+    const size_t plan_count = bench_plan->plan_count, total = bench_plan->total;
+    warplab_status status = WARPLAB_OK;
 
     warplab_report *report = NULL;
     if (status == WARPLAB_OK) {
@@ -298,10 +361,8 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
             status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
         }
     }
-    if (status != WARPLAB_OK) {
-        free_plans(plans, plan_count);
-        return status;
-    }
+    if (status != WARPLAB_OK)
+        return wl_context_fail(context, status, "bench report");
 
     wl_report_begin(report, context, options->seed, options->no_flush);
     report->fp32_peak_gflops = context->device->info.fp32_peak_gflops;
@@ -321,7 +382,7 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     config.cancel_user = options->cancel_user;
     size_t done = 0;
     for (size_t l = 0; l < plan_count && !report->incomplete; l++) {
-        const plan *p = &plans[l];
+        const ladder_plan *p = &plans[l];
         for (int s = 0; s < p->problem_count && !report->incomplete; s++) {
             size_t group = report->row_count;
             for (int r = 0; r < p->rung_count; r++) {
@@ -348,7 +409,6 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
         report->incomplete = 1;
     if (options->progress)
         options->progress(options->progress_user, NULL, NULL, NULL, done, total);
-    free_plans(plans, plan_count);
     *report_out = report;
     return WARPLAB_OK;
 }

@@ -203,10 +203,24 @@ static void test_bench_rows_every_rung(void)
         options.repeat = 1;
         options.warmup = 1;
         options.max_seconds = 0.001;
-        warplab_report *report = NULL;
-        warplab_status status = warplab_bench(context, &options, &report);
-        CHECK_MSG(status == WARPLAB_OK, "bench %s: %s (%s)", ladder->name,
+        /* Through the plan: what was checked is what runs, as many times as
+         * asked, and the plan says how many rows it will give. */
+        warplab_bench_plan *plan = NULL;
+        warplab_status status = warplab_bench_plan_create(context, &options, &plan);
+        CHECK_MSG(status == WARPLAB_OK, "bench plan %s: %s (%s)", ladder->name,
                   warplab_status_string(status), warplab_last_error(context));
+        if (!plan)
+            continue;
+        CHECK(warplab_bench_plan_rows(plan) == ladder->rung_count);
+        warplab_report *report = NULL;
+        for (int pass = 0; pass < 2; pass++) {
+            warplab_report_destroy(report);
+            report = NULL;
+            status = warplab_bench_plan_run(plan, &report);
+            CHECK_MSG(status == WARPLAB_OK, "bench %s: %s (%s)", ladder->name,
+                      warplab_status_string(status), warplab_last_error(context));
+        }
+        warplab_bench_plan_destroy(plan);
         if (!report)
             continue;
         CHECK_MSG(report->row_count == ladder->rung_count, "bench %s: %zu rows for %zu rungs",
@@ -219,6 +233,20 @@ static void test_bench_rows_every_rung(void)
         }
         warplab_report_destroy(report);
     }
+    /* A plan that cannot be made is NULL, with the reason. */
+    warplab_bench_options bad;
+    memset(&bad, 0, sizeof bad);
+    bad.ladder = "gemm";
+    bad.rungs = "no_such_rung";
+    warplab_bench_plan *plan = (warplab_bench_plan *)&bad;
+    CHECK(warplab_bench_plan_create(context, &bad, &plan) == WARPLAB_ERROR_UNKNOWN_NAME);
+    CHECK(plan == NULL);
+    CHECK(strstr(warplab_last_error(context), "no_such_rung") != NULL);
+    CHECK(warplab_bench_plan_rows(NULL) == 0);
+    warplab_report *report = (warplab_report *)&bad;
+    CHECK(warplab_bench_plan_run(NULL, &report) == WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(report == NULL);
+    warplab_bench_plan_destroy(NULL);
     warplab_context_destroy(context);
 }
 
