@@ -2,7 +2,7 @@
 #ifndef WARPLAB_CLI_H
 #define WARPLAB_CLI_H
 
-#include "warplab.h"
+#include "warplab_lab.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -215,7 +215,11 @@ int cmd_bench(int argc, char **argv)
     warplab_context *context = NULL;
     code = cli_open_context(run.backend, run.device, &context);
     warplab_status status = WARPLAB_OK;
-    if (code == CLI_OK && (status = warplab_bench_validate(context, &bench)) != WARPLAB_OK)
+    /* The plan checked here is the one that runs. */
+    bench.cancelled = cli_interrupted;
+    warplab_bench_plan *plan = NULL;
+    if (code == CLI_OK &&
+        (status = warplab_bench_plan_create(context, &bench, &plan)) != WARPLAB_OK)
         code = cli_fail(status, warplab_last_error(context), "bench");
     if (code != CLI_OK) {
         cli_outputs_abandon(&json_out, &plot_out);
@@ -229,9 +233,9 @@ int cmd_bench(int argc, char **argv)
     cli_run_banner(context, &run, "");
     fflush(stdout);
 
-    bench.cancelled = cli_interrupted;
     warplab_report *report = NULL;
-    status = warplab_bench(context, &bench, &report);
+    status = warplab_bench_plan_run(plan, &report);
+    warplab_bench_plan_destroy(plan);
     if (status != WARPLAB_OK) {
         code = cli_fail(status, warplab_last_error(context), "bench");
         cli_outputs_abandon(&json_out, &plot_out);

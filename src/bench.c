@@ -32,19 +32,39 @@ static int split_list(const char *text, char items[][64], int max)
     return text && *text ? -1 : count;
 }
 
-#define MAX_LIST 64
+/* The most sizes one bench call takes (the rungs are as many as the ladder
+ * lists: each plan allocates its own). */
+#define MAX_SIZES WL_BENCH_MAX_SIZES
 /* A sweep's sizes: 2^SWEEP_FIRST, 2^(SWEEP_FIRST + 2), ..., 2^SWEEP_LAST. */
 #define SWEEP_FIRST 10
 #define SWEEP_LAST 30
 
-typedef struct plan {
+typedef struct ladder_plan {
     const wl_ladder *ladder;
-    wl_problem problems[MAX_LIST];
+    wl_problem problems[MAX_SIZES];
     int problem_count;
-    const wl_rung *rungs[MAX_LIST];
-    const wl_impl *impls[MAX_LIST]; /* rungs[i]'s impl (wl_rung_impl), or NULL */
-    int rung_count;
-} plan;
+    const wl_rung **rungs; /* every rung the plan runs: rung_capacity slots */
+    const wl_impl **impls; /* rungs[i]'s impl (wl_rung_impl), or NULL */
+    int rung_count, rung_capacity;
+} ladder_plan;
+
+static void free_plans(ladder_plan *plans, size_t count)
+{
+    for (size_t i = 0; plans && i < count; i++) {
+        free(plans[i].rungs);
+        free(plans[i].impls);
+    }
+    free(plans);
+}
+
+/* Room for n rungs in p. */
+static bool reserve_rungs(ladder_plan *p, size_t n)
+{
+    p->rungs = calloc(n ? n : 1, sizeof *p->rungs);
+    p->impls = calloc(n ? n : 1, sizeof *p->impls);
+    p->rung_capacity = (int)n;
+    return p->rungs && p->impls;
+}
 
 static bool device_is_gpu_class(const warplab_device_info *info)
 {
@@ -52,7 +72,7 @@ static bool device_is_gpu_class(const warplab_device_info *info)
 }
 
 static warplab_status make_plan(warplab_context *context, const wl_ladder *ladder,
-                                const warplab_bench_options *options, plan *p)
+                                const warplab_bench_options *options, ladder_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->ladder = ladder;
@@ -62,7 +82,7 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     if ((!sizes || !*sizes) && !options->sweep)
         sizes = device_is_gpu_class(&context->device->info) ? ladder->default_sizes_gpu
                                                             : ladder->default_sizes_cpu;
-    char items[MAX_LIST][64];
+    char items[MAX_SIZES][64];
     int count = 0;
     if (options->sweep) {
         if (sizes && *sizes)
@@ -72,12 +92,12 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
         for (int exponent = SWEEP_FIRST; exponent <= SWEEP_LAST; exponent += 2)
             wl_format(items[count++], sizeof items[0], "2^%d", exponent); /* for messages */
     } else {
-        count = split_list(sizes, items, MAX_LIST);
+        count = split_list(sizes, items, MAX_SIZES);
         if (count <= 0)
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                    "cannot read the sizes '%s': 1 to %d sizes, comma-separated, "
                                    "none empty (examples: 2^20, 1M, 4096x4096)",
-                                   sizes, MAX_LIST);
+                                   sizes, MAX_SIZES);
     }
     for (int i = 0; i < count; i++) {
         size_t dims[3] = {(size_t)1 << (SWEEP_FIRST + 2 * i), 0, 0};
@@ -113,25 +133,39 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
         p->problem_count++;
     }
     if (options->rungs && *options->rungs) {
-        count = split_list(options->rungs, items, MAX_LIST);
-        if (count < 0)
+        /* Each listed rung is a ladder rung, so a list longer than the
+         * ladder repeats one: refused below or here. */
+        const size_t listed_max = ladder->rung_count;
+        char(*names)[64] = calloc(listed_max ? listed_max : 1, sizeof *names);
+        if (!names || !reserve_rungs(p, 2 * ladder->rung_count)) {
+            free(names);
+            return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
+        }
+        count = split_list(options->rungs, names, (int)listed_max);
+        if (count < 0) {
+            free(names);
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "cannot read the rung list '%s'", options->rungs);
+                                   "cannot read the rung list '%s' (at most the ladder's %zu "
+                                   "rungs, comma-separated, none empty)",
+                                   options->rungs, ladder->rung_count);
+        }
         for (int i = 0; i < count; i++) {
-            const wl_rung *rung = wl_rung_find(ladder, items[i]);
+            const wl_rung *rung = wl_rung_find(ladder, names[i]);
             if (!rung) {
                 char known[512] = "";
                 for (size_t r = 0; r < ladder->rung_count; r++)
                     wl_append(known, sizeof known, "%s%s", r ? ", " : "", ladder->rungs[r].id);
-                return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
-                                       "the %s ladder has no rung '%s' (rungs: %s)", ladder->name,
-                                       items[i], known);
+                const warplab_status failed = wl_context_fail(
+                    context, WARPLAB_ERROR_UNKNOWN_NAME,
+                    "the %s ladder has no rung '%s' (rungs: %s)", ladder->name, names[i], known);
+                free(names);
+                return failed;
             }
             p->rungs[p->rung_count++] = rung;
         }
+        free(names);
         /* A sweep adds the ladder's vendor rows the list leaves out. */
-        for (size_t r = 0; options->sweep && r < ladder->rung_count && p->rung_count < MAX_LIST;
-             r++) {
+        for (size_t r = 0; options->sweep && r < ladder->rung_count; r++) {
             bool listed = false;
             for (int i = 0; i < p->rung_count; i++)
                 listed |= p->rungs[i] == &ladder->rungs[r];
@@ -139,7 +173,9 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                 p->rungs[p->rung_count++] = &ladder->rungs[r];
         }
     } else {
-        for (size_t r = 0; r < ladder->rung_count && r < MAX_LIST; r++)
+        if (!reserve_rungs(p, ladder->rung_count))
+            return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
+        for (size_t r = 0; r < ladder->rung_count; r++)
             p->rungs[p->rung_count++] = &ladder->rungs[r];
     }
     for (int r = 0; r < p->rung_count; r++)
@@ -150,7 +186,7 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
 /* Every ladder's plan for the options; on failure the detail is in the
  * context and *plans_out is NULL. */
 static warplab_status make_plans(warplab_context *context, const warplab_bench_options *options,
-                                 plan **plans_out, size_t *plan_count_out, size_t *total_out)
+                                 ladder_plan **plans_out, size_t *plan_count_out, size_t *total_out)
 {
     *plans_out = NULL;
     if (options->repeat < 0 || options->warmup < 0 || options->max_seconds < 0)
@@ -159,7 +195,7 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
     if (options->sweep && !(options->ladder && *options->ladder))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "a sweep runs one ladder: name it");
-    plan *plans = calloc(wl_ladder_count(), sizeof *plans);
+    ladder_plan *plans = calloc(wl_ladder_count(), sizeof *plans);
     if (!plans)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     size_t plan_count = 0, total = 0;
@@ -170,7 +206,7 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
             char known[256] = "";
             for (size_t i = 0; i < wl_ladder_count(); i++)
                 wl_append(known, sizeof known, "%s%s", i ? ", " : "", wl_ladder_at(i)->name);
-            free(plans);
+            free_plans(plans, wl_ladder_count());
             return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
                                    "no ladder named '%s' (ladders: %s)", options->ladder, known);
         }
@@ -180,7 +216,7 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
             status = make_plan(context, wl_ladder_at(i), options, &plans[plan_count++]);
     }
     if (status != WARPLAB_OK) {
-        free(plans);
+        free_plans(plans, wl_ladder_count());
         return status;
     }
     for (size_t i = 0; i < plan_count; i++)
@@ -191,15 +227,63 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
     return WARPLAB_OK;
 }
 
+struct warplab_bench_plan {
+    warplab_context *context;
+    warplab_bench_options options; /* its strings are not kept: the plan holds what they said */
+    ladder_plan *plans;
+    size_t plan_count, total;
+};
+
+warplab_status warplab_bench_plan_create(warplab_context *context,
+                                         const warplab_bench_options *options,
+                                         warplab_bench_plan **plan_out)
+{
+    if (plan_out)
+        *plan_out = NULL;
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!options || !plan_out)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "warplab_bench_plan_create: %s is NULL",
+                               !options ? "options" : "plan");
+    warplab_bench_plan *bench_plan = calloc(1, sizeof *bench_plan);
+    if (!bench_plan)
+        return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
+    warplab_status status = make_plans(context, options, &bench_plan->plans,
+                                       &bench_plan->plan_count, &bench_plan->total);
+    if (status != WARPLAB_OK) {
+        free(bench_plan);
+        return status;
+    }
+    bench_plan->context = context;
+    bench_plan->options = *options;
+    bench_plan->options.ladder = bench_plan->options.sizes = bench_plan->options.rungs = NULL;
+    bench_plan->options.dtype = bench_plan->options.op = NULL;
+    *plan_out = bench_plan;
+    return WARPLAB_OK;
+}
+
+size_t warplab_bench_plan_rows(const warplab_bench_plan *plan)
+{
+    return plan ? plan->total : 0;
+}
+
+void warplab_bench_plan_destroy(warplab_bench_plan *plan)
+{
+    if (!plan)
+        return;
+    free_plans(plan->plans, plan->plan_count);
+    free(plan);
+}
+
 warplab_status warplab_bench_validate(warplab_context *context,
                                       const warplab_bench_options *options)
 {
     if (!context || !options)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
-    plan *plans = NULL;
-    size_t plan_count = 0, total = 0;
-    warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
-    free(plans);
+    warplab_bench_plan *plan = NULL;
+    const warplab_status status = warplab_bench_plan_create(context, options, &plan);
+    warplab_bench_plan_destroy(plan);
     return status;
 }
 
@@ -245,11 +329,26 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     if (!context || !options || !report_out)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     *report_out = NULL;
-    plan *plans = NULL;
-    size_t plan_count = 0, total = 0;
-    warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
-    if (status != WARPLAB_OK)
-        return status;
+    warplab_bench_plan *plan = NULL;
+    warplab_status status = warplab_bench_plan_create(context, options, &plan);
+    if (status == WARPLAB_OK)
+        status = warplab_bench_plan_run(plan, report_out);
+    warplab_bench_plan_destroy(plan);
+    return status;
+}
+
+warplab_status warplab_bench_plan_run(const warplab_bench_plan *bench_plan,
+                                      warplab_report **report_out)
+{
+    if (report_out)
+        *report_out = NULL;
+    if (!bench_plan || !report_out)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    warplab_context *context = bench_plan->context;
+    const warplab_bench_options *options = &bench_plan->options;
+    const ladder_plan *plans = bench_plan->plans;
+    const size_t plan_count = bench_plan->plan_count, total = bench_plan->total;
+    warplab_status status = WARPLAB_OK;
 
     warplab_report *report = NULL;
     if (status == WARPLAB_OK) {
@@ -262,10 +361,8 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
             status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
         }
     }
-    if (status != WARPLAB_OK) {
-        free(plans);
-        return status;
-    }
+    if (status != WARPLAB_OK)
+        return wl_context_fail(context, status, "bench report");
 
     wl_report_begin(report, context, options->seed, options->no_flush);
     report->fp32_peak_gflops = context->device->info.fp32_peak_gflops;
@@ -285,7 +382,7 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     config.cancel_user = options->cancel_user;
     size_t done = 0;
     for (size_t l = 0; l < plan_count && !report->incomplete; l++) {
-        const plan *p = &plans[l];
+        const ladder_plan *p = &plans[l];
         for (int s = 0; s < p->problem_count && !report->incomplete; s++) {
             size_t group = report->row_count;
             for (int r = 0; r < p->rung_count; r++) {
@@ -312,7 +409,6 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
         report->incomplete = 1;
     if (options->progress)
         options->progress(options->progress_user, NULL, NULL, NULL, done, total);
-    free(plans);
     *report_out = report;
     return WARPLAB_OK;
 }

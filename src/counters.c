@@ -439,8 +439,7 @@ typedef struct group_range {
     size_t first, end;
 } group_range;
 
-static size_t first_problem_groups(const warplab_report *report, group_range *groups,
-                                   size_t capacity)
+static size_t first_problem_groups(const warplab_report *report, group_range *groups)
 {
     size_t count = 0;
     for (size_t i = 0; i < report->row_count;) {
@@ -453,12 +452,16 @@ static size_t first_problem_groups(const warplab_report *report, group_range *gr
         while (stop < end && strcmp(report->rows[stop].problem, report->rows[i].problem) == 0)
             stop++;
         /* Host rows may carry the same problem text; rows are in problem order. */
-        if (count < capacity)
-            groups[count] = (group_range){i, stop};
-        count++;
+        groups[count++] = (group_range){i, stop};
         i = end;
     }
-    return count < capacity ? count : capacity;
+    return count;
+}
+
+/* Room for every group of the report (at most one a row), or NULL. */
+static group_range *alloc_groups(const warplab_report *report)
+{
+    return calloc(report->row_count ? report->row_count : 1, sizeof(group_range));
 }
 
 static const char *prediction_rung(const prediction *p)
@@ -473,8 +476,8 @@ size_t warplab_counters_contradictions(const warplab_report *report,
                                        const warplab_counters *counters, size_t *judged)
 {
     size_t contradicted = 0, count = 0;
-    group_range groups[64];
-    const size_t group_count = first_problem_groups(report, groups, 64);
+    group_range *groups = alloc_groups(report);
+    const size_t group_count = groups ? first_problem_groups(report, groups) : 0;
     for (size_t g = 0; g < group_count; g++)
         for (size_t k = 0; k < sizeof predictions / sizeof predictions[0]; k++) {
             const prediction *p = &predictions[k];
@@ -486,6 +489,7 @@ size_t warplab_counters_contradictions(const warplab_report *report,
             count += v != NOT_JUDGED;
             contradicted += v == CONTRADICTED;
         }
+    free(groups);
     if (judged)
         *judged = count;
     return contradicted;
@@ -505,8 +509,10 @@ warplab_status warplab_counters_write(const warplab_report *report,
 {
     if (!report || !counters || !stream)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
-    group_range groups[64];
-    const size_t group_count = first_problem_groups(report, groups, 64);
+    group_range *groups = alloc_groups(report);
+    if (!groups)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    const size_t group_count = first_problem_groups(report, groups);
     for (size_t g = 0; g < group_count; g++) {
         const warplab_row *head = &report->rows[groups[g].first];
         fprintf(stream,
@@ -564,5 +570,6 @@ warplab_status warplab_counters_write(const warplab_report *report,
                     v == CONTRADICTED && p->hint ? ")\n" : "");
         }
     }
+    free(groups);
     return WARPLAB_OK;
 }

@@ -11,7 +11,7 @@
 #ifndef WARPLAB_INTERNAL_H
 #define WARPLAB_INTERNAL_H
 
-#include "warplab.h"
+#include "warplab_lab.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,6 +23,9 @@ extern "C" {
 #endif
 
 #define WL_MAX_BUFFERS 6
+/* The most sizes one warplab_bench call takes (a ladder's rungs, vendor
+ * pairs and probe series are allocated as the registry lists them). */
+#define WL_BENCH_MAX_SIZES 64
 #define WL_ERROR_LEN 512
 
 /* ------------------------------------------------------------------------ */

@@ -123,15 +123,24 @@ warplab_status warplab_probe_supported(const char *name, warplab_backend_kind ba
 /* ------------------------------------------------------------------------ */
 /* Running                                                                  */
 
-#define MAX_POINTS 128
+#define MAX_POINTS WL_PROBE_MAX_POINTS
 
 typedef struct section_plan {
     wl_problem problems[MAX_POINTS];
     int point_count;
-    const wl_rung *series[32];
-    const wl_impl *impls[32]; /* series[i]'s impl on the device */
+    const wl_rung **series; /* the section's rungs this device has: room for all */
+    const wl_impl **impls;  /* series[i]'s impl on the device */
     int series_count;
 } section_plan;
+
+static void free_section_plans(section_plan *plans, size_t count)
+{
+    for (size_t s = 0; plans && s < count; s++) {
+        free(plans[s].series);
+        free(plans[s].impls);
+    }
+    free(plans);
+}
 
 void warplab_probe_result_destroy(warplab_probe_result *result)
 {
@@ -193,7 +202,12 @@ static warplab_status plan_sections(warplab_context *context, const wl_probe *pr
                                    "size %zu is too small: no point to measure in '%s' (%s)", size,
                                    section->name, probe->size_meaning);
         plan->series_count = 0;
-        for (size_t r = 0; r < section->ladder->rung_count && r < 32; r++) {
+        const size_t room = section->ladder->rung_count ? section->ladder->rung_count : 1;
+        plan->series = calloc(room, sizeof *plan->series);
+        plan->impls = calloc(room, sizeof *plan->impls);
+        if (!plan->series || !plan->impls)
+            return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "probe plan");
+        for (size_t r = 0; r < section->ladder->rung_count; r++) {
             const wl_rung *rung = &section->ladder->rungs[r];
             const wl_impl *impl = wl_ops_find_impl(ops, section->ladder->name, rung->id);
             if (impl) {
@@ -301,7 +315,7 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
     if (status == WARPLAB_OK && !result)
         status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     if (status != WARPLAB_OK) {
-        free(plans);
+        free_section_plans(plans, WL_PROBE_MAX_SECTIONS);
         return status;
     }
     fill_header(context, probe, options, size, result);
@@ -354,7 +368,7 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
     }
     if (options->progress)
         options->progress(options->progress_user, NULL, NULL, NULL, done, total);
-    free(plans);
+    free_section_plans(plans, WL_PROBE_MAX_SECTIONS);
     /* A conclusion needs every point; a cancelled run says so instead. */
     if (report->incomplete)
         wl_copy_string(result->conclusion, sizeof result->conclusion,

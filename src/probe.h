@@ -57,6 +57,8 @@ typedef struct wl_probe_section {
 } wl_probe_section;
 
 #define WL_PROBE_MAX_SECTIONS 4
+/* The most points one section measures (its points() is given this room). */
+#define WL_PROBE_MAX_POINTS 128
 
 typedef struct wl_probe {
     const char *name;

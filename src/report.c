@@ -131,8 +131,6 @@ static void group_heading(const warplab_report *report, const warplab_row *first
  * over the report's problems: geometric mean of vendor time / our time and
  * the worst problem. */
 
-#define MAX_PAIRS 16
-
 typedef struct vendor_pair {
     const char *ladder, *rung, *vendor;
     int shapes;
@@ -149,6 +147,8 @@ static bool row_is_paired(const warplab_row *row)
     return (row->flags & WARPLAB_ROW_PAIRED) != 0;
 }
 
+/* The report's pairs, into pairs (room for report->row_count: a pair has at
+ * least one row). */
 static int collect_pairs(const warplab_report *report, vendor_pair *pairs)
 {
     int count = 0;
@@ -162,8 +162,6 @@ static int collect_pairs(const warplab_report *report, vendor_pair *pairs)
                               strcmp(pairs[p].vendor, row->vendor) == 0))
             p++;
         if (p == count) {
-            if (count == MAX_PAIRS)
-                continue;
             pairs[count++] = (vendor_pair){row->ladder, row->rung, row->vendor, 0, 0.0, 0.0, ""};
         }
         const double ratio = row->pct_of_vendor / 100.0;
@@ -184,9 +182,8 @@ static double pair_geomean(const vendor_pair *pair)
 
 /* Per pair: each problem's times and ratio, then the geometric mean and the
  * worst problem. */
-static void write_pairs(const warplab_report *report, FILE *out)
+static void write_pairs(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
-    vendor_pair pairs[MAX_PAIRS];
     const int count = collect_pairs(report, pairs);
     for (int p = 0; p < count; p++) {
         fprintf(out, "\n%s/%s against %s (ratio = %s time / %s time; higher is better)\n",
@@ -440,7 +437,7 @@ static void write_terminal_group(const warplab_report *report, size_t begin, siz
     }
 }
 
-static void write_table(const warplab_report *report, FILE *out)
+static void write_table(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
         size_t end = group_end(report, begin);
@@ -470,7 +467,7 @@ static void write_table(const warplab_report *report, FILE *out)
         fprintf(out, "caches %s between timed runs; seed %llu; %s.\n",
                 report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
     }
-    write_pairs(report, out);
+    write_pairs(report, pairs, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -512,7 +509,7 @@ static void write_markdown_group(const warplab_report *report, size_t begin, siz
     }
 }
 
-static void write_markdown(const warplab_report *report, FILE *out)
+static void write_markdown(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
         size_t end = group_end(report, begin);
@@ -538,7 +535,6 @@ static void write_markdown(const warplab_report *report, FILE *out)
         fputc('\n', out);
         compute_footer(report, out);
     }
-    vendor_pair pairs[MAX_PAIRS];
     const int pair_count = collect_pairs(report, pairs);
     for (int p = 0; p < pair_count; p++) {
         fprintf(out,
@@ -561,7 +557,7 @@ static void write_csv(const warplab_report *report, FILE *out)
         wl_write_csv_record(out, row_columns, ROW_COLUMN_COUNT, &report->rows[i]);
 }
 
-static void write_json(const warplab_report *report, FILE *out)
+static void write_json(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
     fputs("{\n  ", out);
     wl_write_json_field(out, "tool", "warplab", true);
@@ -587,7 +583,6 @@ static void write_json(const warplab_report *report, FILE *out)
         fputs("}", out);
     }
     fputs("\n  ],\n  \"vendor_pairs\": [", out);
-    vendor_pair pairs[MAX_PAIRS];
     const int pair_count = collect_pairs(report, pairs);
     for (int p = 0; p < pair_count; p++) {
         fputs(p ? ",\n    {" : "\n    {", out);
@@ -608,13 +603,19 @@ warplab_status warplab_report_write(const warplab_report *report, warplab_format
 {
     if (!report || !stream)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if ((int)format < (int)WARPLAB_FORMAT_TABLE || (int)format > (int)WARPLAB_FORMAT_JSON)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    /* Every vendor pair the report holds: at most one a row. */
+    vendor_pair *pairs = calloc(report->row_count ? report->row_count : 1, sizeof *pairs);
+    if (!pairs)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     switch (format) {
-    case WARPLAB_FORMAT_TABLE: write_table(report, stream); break;
-    case WARPLAB_FORMAT_MARKDOWN: write_markdown(report, stream); break;
+    case WARPLAB_FORMAT_TABLE: write_table(report, pairs, stream); break;
+    case WARPLAB_FORMAT_MARKDOWN: write_markdown(report, pairs, stream); break;
     case WARPLAB_FORMAT_CSV: write_csv(report, stream); break;
-    case WARPLAB_FORMAT_JSON: write_json(report, stream); break;
-    default: return WARPLAB_ERROR_INVALID_ARGUMENT;
+    case WARPLAB_FORMAT_JSON: write_json(report, pairs, stream); break;
     }
+    free(pairs);
     return ferror(stream) ? WARPLAB_ERROR_IO : WARPLAB_OK;
 }
 

@@ -293,25 +293,26 @@ size_t wl_show_regions(const char *ladder, const char *rung, warplab_backend_kin
     return found;
 }
 
-#define MAX_REGIONS 16
-
 char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend,
                      bool line_numbers, warplab_status *status)
 {
-    wl_source_region regions[MAX_REGIONS];
-    size_t count = wl_show_regions(ladder->name, rung->id, backend, regions, MAX_REGIONS);
-    if (count > MAX_REGIONS)
-        count = MAX_REGIONS;
+    const size_t count = wl_show_regions(ladder->name, rung->id, backend, NULL, 0);
     *status = WARPLAB_ERROR_UNKNOWN_NAME;
     if (count == 0)
         return NULL;
+    wl_source_region *regions = calloc(count, sizeof *regions);
+    *status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    if (!regions)
+        return NULL;
+    wl_show_regions(ladder->name, rung->id, backend, regions, count);
     size_t bytes = 1;
     for (size_t i = 0; i < count; i++)
         bytes += (size_t)(regions[i].end - regions[i].begin) + strlen(regions[i].file->path) + 40;
     char *text = malloc(bytes);
-    *status = WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
-    if (!text)
+    if (!text) {
+        free(regions);
         return NULL;
+    }
     size_t used = 0;
     for (size_t i = 0; i < count; i++) {
         if (line_numbers)
@@ -325,6 +326,7 @@ char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backe
         used += len;
     }
     text[used] = '\0';
+    free(regions);
     *status = WARPLAB_OK;
     return text;
 }

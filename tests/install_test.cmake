@@ -17,7 +17,7 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(file include/warplab.h ${LIBDIR}/libwarplab.a ${LIBDIR}/pkgconfig/warplab.pc
+foreach(file include/warplab.h include/warplab_lab.h ${LIBDIR}/libwarplab.a ${LIBDIR}/pkgconfig/warplab.pc
         ${LIBDIR}/cmake/warplab/warplabConfig.cmake bin/warplab)
   if(NOT EXISTS "${prefix}/${file}")
     message(FATAL_ERROR "the install lacks ${file}")

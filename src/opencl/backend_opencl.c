@@ -79,11 +79,6 @@ cl_command_queue wl_opencl_queue(wl_backend *backend)
     return ((opencl_backend *)backend)->queue;
 }
 
-cl_context wl_opencl_context(wl_backend *backend)
-{
-    return ((opencl_backend *)backend)->context;
-}
-
 /* Every device of every platform, GPUs first (the best backend is the GPU). */
 static int list_devices(cl_device_id *devices, int capacity)
 {

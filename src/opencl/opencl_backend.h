@@ -40,7 +40,6 @@ warplab_status wl_opencl_launch(wl_backend *backend, const char *program, const 
 
 /* The queue, for copies and fills that rungs enqueue themselves. */
 cl_command_queue wl_opencl_queue(wl_backend *backend);
-cl_context wl_opencl_context(wl_backend *backend);
 
 warplab_status wl_opencl_check(wl_backend *backend, cl_int error, const char *what);
 const char *wl_opencl_error_name(cl_int error);

@@ -7,7 +7,7 @@
  * gives, and fail exactly where the runtime says no block fits.
  *
  * Exits 77 (CTest's skip) without a CUDA GPU, and says why. */
-#include "warplab.h"
+#include "warplab_lab.h"
 
 #include <cuda_runtime.h>
 

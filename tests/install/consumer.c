@@ -1,7 +1,9 @@
 /* A program outside the project, built against the installed library
  * (through CMake's find_package and through pkg-config): c = a + b on the
- * cpu backend, checked. */
+ * cpu backend, checked; and the lab's header beside the library's (the
+ * ladders it lists). */
 #include <warplab.h>
+#include <warplab_lab.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -42,8 +44,10 @@ int main(void)
     warplab_context_destroy(ctx);
     if (s != WARPLAB_OK || wrong || strcmp(warplab_version(), WARPLAB_VERSION_STRING) != 0)
         return 1;
-    printf("consumer: warplab %s, vecadd ok (cuda %s, opencl %s)\n", warplab_version(),
-           warplab_backend_compiled(WARPLAB_BACKEND_CUDA) ? "in" : "out",
+    if (warplab_ladder_count() == 0 || !warplab_ladder_name(0))
+        return 1;
+    printf("consumer: warplab %s, vecadd ok, %zu ladders (cuda %s, opencl %s)\n", warplab_version(),
+           warplab_ladder_count(), warplab_backend_compiled(WARPLAB_BACKEND_CUDA) ? "in" : "out",
            warplab_backend_compiled(WARPLAB_BACKEND_OPENCL) ? "in" : "out");
     return 0;
 }

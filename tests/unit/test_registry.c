@@ -8,6 +8,7 @@
 #include "ladders/gemm.h"
 #include "probe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const declared[] = {
@@ -124,10 +125,137 @@ static void test_operations_resolved(void)
     warplab_context_destroy(context);
 }
 
+/* Items in a comma-separated list ("" and NULL: none). */
+static size_t list_items(const char *list)
+{
+    size_t count = list && *list ? 1 : 0;
+    for (const char *c = list; c && *c; c++)
+        count += *c == ',';
+    return count;
+}
+
+/* Every fixed capacity holds what the registry lists: a ladder that
+ * outgrew one would lose rungs, sizes, buffers or points without a word. */
+static void test_capacities(void)
+{
+    const warplab_device_info cpu_like = {.gpu = 0, .multiprocessors = 1};
+    for (size_t l = 0; l < wl_ladder_count(); l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        size_t servable = 0; /* what a context's wl_operation may hold */
+        for (size_t r = 0; r < ladder->rung_count; r++)
+            servable += !(ladder->rungs[r].flags &
+                          (WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE));
+        CHECK_MSG(servable <= WL_OPERATION_MAX_RUNGS,
+                  "%s: %zu rungs may serve the library, WL_OPERATION_MAX_RUNGS is %d", ladder->name,
+                  servable, WL_OPERATION_MAX_RUNGS);
+        CHECK_MSG(list_items(ladder->default_sizes_gpu) <= WL_BENCH_MAX_SIZES &&
+                      list_items(ladder->default_sizes_cpu) <= WL_BENCH_MAX_SIZES &&
+                      list_items(ladder->shape_set) <= WL_BENCH_MAX_SIZES,
+                  "%s: a default size list or the shape set has more than %d sizes", ladder->name,
+                  WL_BENCH_MAX_SIZES);
+        wl_problem problems[256];
+        const int count = ladder->test_problems(&cpu_like, problems, 256);
+        CHECK_MSG(count > 0 && count < 256, "%s: %d test problems", ladder->name, count);
+        for (int i = 0; i < count && i < 256; i++) {
+            wl_buffer_spec specs[WL_MAX_BUFFERS + 8];
+            const int buffers = ladder->buffers(&problems[i], specs);
+            CHECK_MSG(buffers > 0 && buffers <= WL_MAX_BUFFERS, "%s: %d buffers (at most %d)",
+                      ladder->name, buffers, WL_MAX_BUFFERS);
+        }
+    }
+    for (size_t p = 0; p < wl_probe_count(); p++) {
+        const wl_probe *probe = wl_probe_at(p);
+        CHECK_MSG(probe->section_count <= WL_PROBE_MAX_SECTIONS, "probe %s: %zu sections",
+                  probe->name, probe->section_count);
+        for (size_t s = 0; s < probe->section_count; s++) {
+            wl_problem *points = calloc(WL_PROBE_MAX_POINTS, sizeof *points);
+            if (!points)
+                continue;
+            /* Filling the room may mean points were cut: strictly fewer. */
+            const int count = probe->sections[s].points(&cpu_like, 0, points, WL_PROBE_MAX_POINTS);
+            CHECK_MSG(count > 0 && count < WL_PROBE_MAX_POINTS, "probe %s/%s: %d points",
+                      probe->name, probe->sections[s].name, count);
+            free(points);
+        }
+    }
+}
+
+/* A bench of each ladder holds a row for every rung it lists, the vendor
+ * rows included (skipped where the backend has no form of them): the plan is
+ * sized by the registry, not by a fixed list. */
+static void test_bench_rows_every_rung(void)
+{
+    warplab_context *context = NULL;
+    CHECK(warplab_context_create(WARPLAB_BACKEND_CPU, 0, &context) == WARPLAB_OK);
+    if (!context)
+        return;
+    for (size_t l = 0; l < wl_ladder_count(); l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        char why[256];
+        if (ladder->available && ladder->available(context->device, why, sizeof why) != WARPLAB_OK)
+            continue;
+        warplab_bench_options options;
+        memset(&options, 0, sizeof options);
+        options.ladder = ladder->name;
+        options.sizes = strcmp(ladder->name, "gemm") == 0        ? "8x8x8"
+                        : strcmp(ladder->name, "transpose") == 0 ? "8x8"
+                                                                 : "64";
+        options.repeat = 1;
+        options.warmup = 1;
+        options.max_seconds = 0.001;
+        /* Through the plan: what was checked is what runs, as many times as
+         * asked, and the plan says how many rows it will give. */
+        warplab_bench_plan *plan = NULL;
+        warplab_status status = warplab_bench_plan_create(context, &options, &plan);
+        CHECK_MSG(status == WARPLAB_OK, "bench plan %s: %s (%s)", ladder->name,
+                  warplab_status_string(status), warplab_last_error(context));
+        if (!plan)
+            continue;
+        CHECK(warplab_bench_plan_rows(plan) == ladder->rung_count);
+        warplab_report *report = NULL;
+        for (int pass = 0; pass < 2; pass++) {
+            warplab_report_destroy(report);
+            report = NULL;
+            status = warplab_bench_plan_run(plan, &report);
+            CHECK_MSG(status == WARPLAB_OK, "bench %s: %s (%s)", ladder->name,
+                      warplab_status_string(status), warplab_last_error(context));
+        }
+        warplab_bench_plan_destroy(plan);
+        if (!report)
+            continue;
+        CHECK_MSG(report->row_count == ladder->rung_count, "bench %s: %zu rows for %zu rungs",
+                  ladder->name, report->row_count, ladder->rung_count);
+        for (size_t r = 0; r < ladder->rung_count; r++) {
+            bool found = false;
+            for (size_t i = 0; i < report->row_count && !found; i++)
+                found = strcmp(report->rows[i].rung, ladder->rungs[r].id) == 0;
+            CHECK_MSG(found, "bench %s has no row for %s", ladder->name, ladder->rungs[r].id);
+        }
+        warplab_report_destroy(report);
+    }
+    /* A plan that cannot be made is NULL, with the reason. */
+    warplab_bench_options bad;
+    memset(&bad, 0, sizeof bad);
+    bad.ladder = "gemm";
+    bad.rungs = "no_such_rung";
+    warplab_bench_plan *plan = (warplab_bench_plan *)&bad;
+    CHECK(warplab_bench_plan_create(context, &bad, &plan) == WARPLAB_ERROR_UNKNOWN_NAME);
+    CHECK(plan == NULL);
+    CHECK(strstr(warplab_last_error(context), "no_such_rung") != NULL);
+    CHECK(warplab_bench_plan_rows(NULL) == 0);
+    warplab_report *report = (warplab_report *)&bad;
+    CHECK(warplab_bench_plan_run(NULL, &report) == WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(report == NULL);
+    warplab_bench_plan_destroy(NULL);
+    warplab_context_destroy(context);
+}
+
 int main(void)
 {
     test_ladders_declared();
     test_impls_name_rungs();
     test_operations_resolved();
+    test_capacities();
+    test_bench_rows_every_rung();
     return check_report("test_registry");
 }
