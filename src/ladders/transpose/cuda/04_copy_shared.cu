@@ -9,7 +9,6 @@
 namespace
 {
 
-/* Rung copy_shared: the copy through a 32x32 shared tile and a barrier. */
 const wl_impl copy_shared_impl = {
     .ladder = "transpose",
     .rung = "copy_shared",

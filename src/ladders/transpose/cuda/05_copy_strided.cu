@@ -10,7 +10,6 @@
 namespace
 {
 
-/* Rung copy_strided: threads down columns, copied: both sides strided. */
 const wl_impl copy_strided_impl = {
     .ladder = "transpose",
     .rung = "copy_strided",

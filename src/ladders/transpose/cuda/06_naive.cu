@@ -8,7 +8,6 @@
 namespace
 {
 
-/* Rung naive: the course's mtran, threads along input rows: writes stride. */
 const wl_impl naive_impl = {
     .ladder = "transpose",
     .rung = "naive",

@@ -9,7 +9,6 @@
 namespace
 {
 
-/* Rung naive_mirror: threads down input columns: reads stride instead. */
 const wl_impl naive_mirror_impl = {
     .ladder = "transpose",
     .rung = "naive_mirror",

@@ -9,8 +9,6 @@
 namespace
 {
 
-/* Rung tiled: over naive, a shared 32x32 tile makes both global sides
- * coalesced; reading its columns is a 32-way bank conflict. */
 const wl_impl tiled_impl = {
     .ladder = "transpose",
     .rung = "tiled",

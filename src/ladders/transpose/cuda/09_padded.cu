@@ -8,7 +8,6 @@
 namespace
 {
 
-/* Rung padded: over tiled, [32][33] removes the bank conflicts. */
 const wl_impl padded_impl = {
     .ladder = "transpose",
     .rung = "padded",

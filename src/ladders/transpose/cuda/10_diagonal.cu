@@ -9,8 +9,6 @@
 namespace
 {
 
-/* Rung diagonal: over padded, blocks take tiles in diagonal order against
- * partition camping. */
 const wl_impl diagonal_impl = {
     .ladder = "transpose",
     .rung = "diagonal",

@@ -11,8 +11,6 @@
 namespace
 {
 
-/* Rung vectorized: past the course, 16-byte accesses and a 4x4 transpose in
- * registers, one 64x64 tile per block. */
 const wl_impl vectorized_impl = {
     .ladder = "transpose",
     .rung = "vectorized",

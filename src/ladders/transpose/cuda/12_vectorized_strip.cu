@@ -9,9 +9,6 @@
 namespace
 {
 
-/* Rung vectorized_strip: over vectorized, a block takes 4 tiles of floats
- * (2 of doubles: 1 KB of each output row it touches, 64 elements of data per
- * thread either way) with all its loads in flight before the first store. */
 const wl_impl vectorized_strip_impl = {
     .ladder = "transpose",
     .rung = "vectorized_strip",
