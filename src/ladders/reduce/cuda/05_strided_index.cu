@@ -10,10 +10,6 @@
 namespace
 {
 
-/* Rung strided_index (attempt #2): the same tree, index = 2 * s * tid. The   */
-/* working threads are now the first ones (no divergence within a warp until */
-/* fewer than 32 work), but neighbouring threads hit words 2s apart: bank     */
-/* conflicts.                                                                 */
 template <typename T, typename Op>
 __global__ void strided_index_kernel(const T *in, T *out, size_t n)
 {

@@ -9,8 +9,6 @@
 namespace
 {
 
-/* Rung sequential (attempt #3): reversed loop, sdata[tid] += sdata[tid + s]: */
-/* a warp reads 32 consecutive words, no conflicts, no divergence above s=32. */
 template <typename T, typename Op> __global__ void sequential_kernel(const T *in, T *out, size_t n)
 {
     T *s = shared_array<T>();

@@ -8,7 +8,6 @@
 namespace
 {
 
-/* Rung first_add (attempt #4): half the blocks, each thread adding twice.   */
 template <typename T, typename Op> __global__ void first_add_kernel(const T *in, T *out, size_t n)
 {
     T *s = shared_array<T>();

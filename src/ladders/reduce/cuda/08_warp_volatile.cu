@@ -12,10 +12,6 @@
 namespace
 {
 
-/* Rung warp_volatile (attempt #5 as the course wrote it): the last warp     */
-/* without barriers, trusting lockstep execution through a volatile pointer. */
-/* On Volta and later the lanes of a warp may run apart: lane t can read     */
-/* s[t + 16] before lane t + 16 has written it. A data race, kept to show it. */
 template <typename T, typename Op> __device__ void warp_reduce_volatile(volatile T *s, unsigned tid)
 {
     s[tid] = Op::apply((T)s[tid], (T)s[tid + 32]);

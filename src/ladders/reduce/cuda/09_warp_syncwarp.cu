@@ -10,9 +10,6 @@
 namespace
 {
 
-/* Rung warp_syncwarp (5b): the same unrolled last warp made correct. Each   */
-/* step reads its partner into a register, waits for the whole warp          */
-/* (__syncwarp), then writes, and waits again before the next read.          */
 template <typename T, typename Op> __device__ T warp_reduce_syncwarp(T *s, unsigned tid)
 {
     T v = s[tid];

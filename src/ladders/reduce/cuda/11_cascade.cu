@@ -10,9 +10,6 @@
 namespace
 {
 
-/* Rung cascade: as complete_unroll, with a grid that just fills the GPU
- * (every SM's resident blocks): each thread sums about n / (grid x block)
- * elements first, and the next level is a single block. */
 template <typename T, typename Op> struct Cascade {
     using value_type = T;
     static LevelShape shape(const wl_backend *backend, size_t count)
