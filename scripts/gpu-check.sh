@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole GPU check, on a machine with an NVIDIA GPU:
 #   1. build for sm_90 (Release, warnings on);
-#   2. every test, the cuda backend's included (ctest);
+#   2. every test, the cuda backend's included (ctest; each cuda rung is a
+#      test of its own, cuda.LADDER.RUNG, e.g. cuda.reduce.sequential:
+#      CTEST_ARGS="-R cuda\.(reduce|transpose)\." runs those two ladders);
 #   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #      cuda backend's rung tests (unsafe rungs left out; racecheck then runs on
 #      them alone, to show the race they teach), over warplab_gemm with
@@ -26,7 +28,8 @@
 #   SANITIZE_SETS="ladders api probes"       what the sanitizers run: the ladders' rungs,
 #                                            the library API tests, the probes' kernels
 #   BENCH_ARGS="..."                         extra arguments for warplab bench
-#   CTEST_ARGS="..."                         extra arguments for ctest (e.g. -E transpose)
+#   CTEST_ARGS="..."                         extra arguments for ctest (e.g. -E transpose,
+#                                            -R 'cuda\.reduce\.' for one ladder's rungs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"

@@ -88,6 +88,12 @@ typedef struct wl_launch {
     int scratch_kept;
 } wl_launch;
 
+/* The launch's leading size: the element count of a vector problem. */
+static inline size_t wl_launch_count(const wl_launch *launch)
+{
+    return launch->problem->dim[0];
+}
+
 /* ------------------------------------------------------------------------ */
 /* Verification results                                                     */
 

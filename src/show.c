@@ -1,5 +1,5 @@
-/* Rung sources: the marked regions of the embedded kernel sources (see
- * src/show.h for the marker syntax), and warplab show's text. */
+/* Rung sources: the rung files and the marked regions of the embedded kernel
+ * sources (see src/show.h), and warplab show's text. */
 #include "show.h"
 
 #include <stdlib.h>
@@ -155,6 +155,90 @@ static void add_problem(wl_marker_problem *problems, size_t capacity, size_t *co
     (*count)++;
 }
 
+/* A rung file: src/ladders/LADDER/BACKEND/NN_RUNG.EXT, the whole file one
+ * rung's code (NN: the rung's place in its ladder, from 01). Fills the
+ * ladder's name, the number and the rung's id; false for any other path. */
+#define RUNG_FILE_PREFIX "src/ladders/"
+static bool parse_rung_file(const char *path, char ladder[48], unsigned *number, char rung[48])
+{
+    if (strncmp(path, RUNG_FILE_PREFIX, strlen(RUNG_FILE_PREFIX)) != 0)
+        return false;
+    const char *p = path + strlen(RUNG_FILE_PREFIX);
+    const char *slash = strchr(p, '/');
+    if (!slash || slash == p || (size_t)(slash - p) >= 48)
+        return false;
+    memcpy(ladder, p, (size_t)(slash - p));
+    ladder[slash - p] = '\0';
+    const char *backend_dir = slash + 1;
+    const char *name = strchr(backend_dir, '/');
+    if (!name || name == backend_dir || strchr(name + 1, '/'))
+        return false;
+    name++;
+    if (name[0] < '0' || name[0] > '9' || name[1] < '0' || name[1] > '9' || name[2] != '_')
+        return false;
+    *number = (unsigned)(name[0] - '0') * 10u + (unsigned)(name[1] - '0');
+    const char *id = name + 3, *dot = strchr(id, '.');
+    if (!dot || dot == id || (size_t)(dot - id) >= 48)
+        return false;
+    memcpy(rung, id, (size_t)(dot - id));
+    rung[dot - id] = '\0';
+    return true;
+}
+
+const wl_source_file *wl_show_rung_file(const char *ladder, const char *rung,
+                                        warplab_backend_kind backend)
+{
+    for (size_t i = 0; i < wl_source_file_count; i++) {
+        const wl_source_file *file = &wl_source_files[i];
+        char file_ladder[48], file_rung[48];
+        unsigned number = 0;
+        if (file->backend == backend &&
+            parse_rung_file(file->path, file_ladder, &number, file_rung) &&
+            strcmp(file_ladder, ladder) == 0 && strcmp(file_rung, rung) == 0)
+            return file;
+    }
+    return NULL;
+}
+
+/* A rung file's checks: its name names a rung of its ladder at its place,
+ * and it holds no markers (the file is the rung's one region). */
+static size_t check_rung_file(const wl_source_file *file, wl_marker_problem *problems,
+                              size_t capacity, size_t *regions)
+{
+    char ladder_name[48], rung_id[48];
+    unsigned number = 0;
+    size_t count = 0;
+    parse_rung_file(file->path, ladder_name, &number, rung_id);
+    const wl_ladder *ladder = wl_ladder_find(ladder_name);
+    const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
+    if (!ladder)
+        add_problem(problems, capacity, &count, file, 1, "no ladder named '%s'%s", ladder_name, "");
+    else if (!rung)
+        add_problem(problems, capacity, &count, file, 1, "the %s ladder has no rung '%s'",
+                    ladder_name, rung_id);
+    else if ((size_t)(rung - ladder->rungs) + 1 != number) {
+        char place[64];
+        snprintf(place, sizeof place, "%zu (the file says %02u)",
+                 (size_t)(rung - ladder->rungs) + 1, number);
+        add_problem(problems, capacity, &count, file, 1, "rung %s is number %s", rung_id, place);
+    } else if (wl_show_regions(ladder_name, rung_id, file->backend, NULL, 0) > 0)
+        add_problem(problems, capacity, &count, file, 1,
+                    "rung %s has this file and marked regions too%s", rung_id, "");
+    line_cursor line;
+    size_t number_of_line = 0;
+    for (const char *p = file->text; line_at(p, &line); p = line.next) {
+        number_of_line++;
+        if (find_mark(&line, BEGIN_MARK) || find_mark(&line, END_MARK))
+            add_problem(problems, capacity, &count, file, number_of_line,
+                        "a marker in a rung file (the whole file is the rung's code)%s%s", "", "");
+        if (!line.next)
+            break;
+    }
+    if (regions)
+        (*regions)++;
+    return count;
+}
+
 /* Walks one file's markers. With a ladder and rung: stores the regions that
  * name them (up to capacity; returns how many). Without: checks the markers
  * into problems. */
@@ -261,6 +345,10 @@ static size_t walk_file(const wl_source_file *file, const char *ladder, const ch
 size_t wl_show_check_file(const wl_source_file *file, wl_marker_problem *problems, size_t capacity,
                           size_t *regions)
 {
+    char ladder[48], rung[48];
+    unsigned number = 0;
+    if (parse_rung_file(file->path, ladder, &number, rung))
+        return check_rung_file(file, problems, capacity, regions);
     size_t count = 0, region_count = 0;
     walk_file(file, NULL, NULL, NULL, 0, problems, capacity, &count, &region_count);
     if (regions)
@@ -285,7 +373,10 @@ size_t wl_show_regions(const char *ladder, const char *rung, warplab_backend_kin
     size_t found = 0;
     for (size_t i = 0; i < wl_source_file_count; i++) {
         const wl_source_file *file = &wl_source_files[i];
-        if (file->backend != backend)
+        char file_ladder[48], file_rung[48];
+        unsigned number = 0;
+        if (file->backend != backend ||
+            parse_rung_file(file->path, file_ladder, &number, file_rung))
             continue;
         found += walk_file(file, ladder, rung, found < capacity ? regions + found : NULL,
                            found < capacity ? capacity - found : 0, NULL, 0, NULL, NULL);
@@ -296,6 +387,15 @@ size_t wl_show_regions(const char *ladder, const char *rung, warplab_backend_kin
 char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend,
                      bool line_numbers, warplab_status *status)
 {
+    const wl_source_file *own = wl_show_rung_file(ladder->name, rung->id, backend);
+    if (own) {
+        const size_t bytes = strlen(own->path) + strlen(own->text) + 16;
+        char *text = malloc(bytes);
+        *status = text ? WARPLAB_OK : WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+        if (text)
+            snprintf(text, bytes, "// %s%s\n%s", own->path, line_numbers ? ":1" : "", own->text);
+        return text;
+    }
     const size_t count = wl_show_regions(ladder->name, rung->id, backend, NULL, 0);
     *status = WARPLAB_ERROR_UNKNOWN_NAME;
     if (count == 0)
@@ -331,9 +431,10 @@ char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backe
     return text;
 }
 
-static bool has_code(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend)
+bool wl_show_has_code(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend)
 {
-    return wl_show_regions(ladder->name, rung->id, backend, NULL, 0) > 0;
+    return wl_show_rung_file(ladder->name, rung->id, backend) != NULL ||
+           wl_show_regions(ladder->name, rung->id, backend, NULL, 0) > 0;
 }
 
 /* Vendor, copy reference and transfer rungs are compared among themselves. */
@@ -348,7 +449,7 @@ const wl_rung *wl_show_rung_below(const wl_ladder *ladder, const wl_rung *rung,
     const size_t index = (size_t)(rung - ladder->rungs);
     for (size_t i = index; i-- > 0;) {
         const wl_rung *below = &ladder->rungs[i];
-        if (rung_kind(below) == rung_kind(rung) && has_code(ladder, below, backend))
+        if (rung_kind(below) == rung_kind(rung) && wl_show_has_code(ladder, below, backend))
             return below;
     }
     return NULL;

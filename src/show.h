@@ -1,18 +1,29 @@
 /*
  * Rung sources (warplab show): the kernel code of each rung as compiled into
- * this build, found through explicit markers in the sources, and a line diff.
+ * this build, and a line diff. A rung's code on a backend is one of two
+ * things:
  *
- * A rung's region is the text between a line holding
- *     warplab:rung LADDER ID [ID ...]
- * and the next line holding
- *     warplab:end
- * (in a comment: // or / * * /, in CUDA C, OpenCL C and C alike; outside any
- * macro body, since a comment line would end it). A region may name several
- * rungs of one ladder (a kernel they share); a rung may have several regions
- * on a backend (its kernel, its launcher), shown in file order. Regions do
- * not nest. cmake/embed_sources.cmake embeds every backend source file that
- * has a marker (src/cuda, src/opencl, src/cpu; each backend's only when it is
- * compiled in).
+ * - Its own file: src/ladders/LADDER/BACKEND/NN_RUNG.EXT (the cuda rungs of
+ *   reduce and transpose: src/ladders/reduce/cuda/06_sequential.cu), where NN
+ *   is the rung's place in its ladder (`warplab ladders LADDER`, from 01).
+ *   The whole file is the rung's code; what several rungs share lives in the
+ *   ladder's header beside it and is not part of any rung's code.
+ *
+ * - Marked regions elsewhere (the other ladders and backends): the text
+ *   between a line holding
+ *       warplab:rung LADDER ID [ID ...]
+ *   and the next line holding
+ *       warplab:end
+ *   (in a comment: // or / * * /, in CUDA C, OpenCL C and C alike; outside
+ *   any macro body, since a comment line would end it). A region may name
+ *   several rungs of one ladder (a kernel they share); a rung may have
+ *   several regions on a backend (its kernel, its launcher), shown in file
+ *   order. Regions do not nest.
+ *
+ * A rung has one or the other on a backend, never both, and a rung file holds
+ * no markers (wl_show_check_markers). cmake/embed_sources.cmake embeds every
+ * rung file and every backend source file that has a marker (src/cuda,
+ * src/opencl, src/cpu; each backend's only when it is compiled in).
  */
 #ifndef WARPLAB_SHOW_H
 #define WARPLAB_SHOW_H
@@ -22,7 +33,7 @@
 #include <stdio.h>
 
 typedef struct wl_source_file {
-    const char *path; /* relative to the source tree: "src/cuda/reduce.cu" */
+    const char *path; /* relative to the source tree: "src/cuda/vecadd.cu" */
     warplab_backend_kind backend;
     const char *text;
 } wl_source_file;
@@ -47,24 +58,35 @@ typedef struct wl_marker_problem {
     char what[160];
 } wl_marker_problem;
 
-/* Walks every embedded file's markers: counts regions, and stores up to
- * capacity problems (an unknown ladder or rung, a region never closed, an
- * end without a begin, a begin inside a region, a marker inside a macro
- * body); returns how many problems there are. */
+/* Walks every embedded file's markers: counts regions (a rung file is one),
+ * and stores up to capacity problems (an unknown ladder or rung, a region
+ * never closed, an end without a begin, a begin inside a region, a marker
+ * inside a macro body; a rung file whose name is not its rung's place in
+ * its ladder, that holds a marker, or whose rung is marked elsewhere too);
+ * returns how many problems there are. */
 size_t wl_show_check_markers(wl_marker_problem *problems, size_t capacity, size_t *regions);
 
 /* The same check of one file (problems counted from 0; regions added to). */
 size_t wl_show_check_file(const wl_source_file *file, wl_marker_problem *problems, size_t capacity,
                           size_t *regions);
 
-/* The regions of a rung on a backend, in file order; returns how many (up to
- * capacity stored). */
+/* The rung's own file on a backend (src/ladders/LADDER/BACKEND/NN_RUNG.*),
+ * or NULL when its code there is marked regions or nothing. */
+const wl_source_file *wl_show_rung_file(const char *ladder, const char *rung,
+                                        warplab_backend_kind backend);
+
+/* Whether a rung has code on a backend: its own file or marked regions. */
+bool wl_show_has_code(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend);
+
+/* The marked regions of a rung on a backend, in file order (none for a rung
+ * with its own file); returns how many (up to capacity stored). */
 size_t wl_show_regions(const char *ladder, const char *rung, warplab_backend_kind backend,
                        wl_source_region *regions, size_t capacity);
 
-/* The rung's code on a backend as one string (each region led by a
- * "// path:line" line, "// path" without line_numbers), malloc'd; NULL with *status set when it has
- * none (WARPLAB_ERROR_UNKNOWN_NAME) or memory runs out. */
+/* The rung's code on a backend as one string, malloc'd: its own file whole,
+ * or each of its regions, each led by a "// path:line" line ("// path"
+ * without line_numbers); NULL with *status set when it has none
+ * (WARPLAB_ERROR_UNKNOWN_NAME) or memory runs out. */
 char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backend_kind backend,
                      bool line_numbers, warplab_status *status);
 

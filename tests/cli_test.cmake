@@ -311,6 +311,25 @@ expect(RC 0 OUT "reduce / sequential: .*lesson: .*course: seed 001.*== C \\(cpu 
 expect(RC 0 OUT "--- reduce/strided_index \\((CUDA|OpenCL) C\\)\n\\+\\+\\+ reduce/sequential"
        ARGS show reduce sequential)
 expect(RC 0 OUT "transpose / padded: .*transpose / persistent: " ARGS show transpose)
+# A cuda rung of reduce is a file of its own: shown whole, once (one "// path"
+# line, the file's first), then the diff against the rung below's file.
+execute_process(COMMAND ${WARPLAB} show reduce sequential --backend cuda RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+if(NOT rc EQUAL 0 AND err MATCHES "cuda backend is not compiled into this build")
+  message(STATUS "note: no cuda backend in this build; its rung files not shown")
+else()
+  string(REGEX MATCHALL "\n// [^\n]*" headers "${out}")
+  list(LENGTH headers shown)
+  if(NOT rc EQUAL 0 OR NOT shown EQUAL 1
+     OR NOT headers STREQUAL "\n// src/ladders/reduce/cuda/06_sequential.cu:1"
+     OR NOT out MATCHES "06_sequential.cu:1\n/\\* Rung sequential.*\n  -- diff against the rung below, strided_index --\n--- reduce/strided_index \\(CUDA C\\)\n\\+\\+\\+ reduce/sequential \\(CUDA C\\)\n@@ [^\n]*\n-// src/ladders/reduce/cuda/05_strided_index.cu\n.*\n\\+// src/ladders/reduce/cuda/06_sequential.cu\n")
+    message(SEND_ERROR "warplab show reduce sequential --backend cuda: exit ${rc}, ${shown} files shown "
+                       "(${headers}), or not the file then its diff:\n${out}\n${err}")
+    math(EXPR failures "${failures} + 1")
+  else()
+    message(STATUS "ok: warplab show reduce sequential --backend cuda: one file and its diff")
+  endif()
+endif()
 expect(RC 0 OUT "== C \\(cpu backend\\) ==.*--- vecadd/cpu_loop \\(C \\(cpu backend\\)\\)"
        ARGS show vecadd cpu_threads --backend cpu)
 expect(RC 2 ERR "which ladder" ARGS show)

@@ -5,7 +5,11 @@
  *
  *   test_ladders --backend cuda|opencl|cpu [--ladder NAME] [--rung ID]
  *                [--skip-unsafe] [--max-size N] [--no-timing]
+ *   test_ladders --backend B --list
  *
+ * --list prints "LADDER RUNG" for every rung the backend has a form of (host
+ * rungs: the cpu backend's), from the impl tables compiled in, without a
+ * device: tests/rung_tests.cmake makes one CTest per line (cuda.reduce.naive).
  * --skip-unsafe leaves out rungs known to race (for compute-sanitizer runs),
  * --max-size leaves out problems whose leading size is above N (sanitizers
  * are slow), --no-timing checks only.
@@ -123,12 +127,34 @@ static int run_ladder(warplab_context *context, const wl_ladder *ladder, const f
     return 0;
 }
 
+/* --list: the rungs the backend's compiled impl tables have, one a line. */
+static int list_rungs(warplab_backend_kind kind, const char *only)
+{
+    const wl_backend_ops *ops = wl_backend_ops_for(kind);
+    const wl_backend_ops *host = wl_backend_ops_for(WARPLAB_BACKEND_CPU);
+    for (size_t l = 0; ops && l < wl_ladder_count(); l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        if (only && strcmp(only, ladder->name) != 0)
+            continue;
+        for (size_t r = 0; r < ladder->rung_count; r++) {
+            const wl_rung *rung = &ladder->rungs[r];
+            const wl_backend_ops *runs_on = (rung->flags & WL_RUNG_HOST) ? host : ops;
+            if (runs_on && wl_ops_find_impl(runs_on, ladder->name, rung->id))
+                printf("%s %s\n", ladder->name, rung->id);
+        }
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *backend = NULL, *only = NULL;
     filters f = {.timing = true};
+    bool list = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--skip-unsafe"))
+        if (!strcmp(argv[i], "--list"))
+            list = true;
+        else if (!strcmp(argv[i], "--skip-unsafe"))
             f.skip_unsafe = true;
         else if (!strcmp(argv[i], "--no-timing"))
             f.timing = false;
@@ -149,9 +175,11 @@ int main(int argc, char **argv)
     if (!backend || warplab_backend_parse(backend, &kind) != WARPLAB_OK ||
         kind == WARPLAB_BACKEND_AUTO) {
         fprintf(stderr, "usage: test_ladders --backend cuda|opencl|cpu [--ladder NAME] [--rung ID] "
-                        "[--skip-unsafe] [--max-size N] [--no-timing]\n");
+                        "[--skip-unsafe] [--max-size N] [--no-timing] [--list]\n");
         return 2;
     }
+    if (list)
+        return warplab_backend_compiled(kind) ? list_rungs(kind, only) : 0;
     if (!warplab_backend_compiled(kind)) {
         printf("SKIP: the %s backend is not compiled into this build\n", backend);
         return TEST_SKIP;

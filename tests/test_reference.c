@@ -8,7 +8,7 @@
  */
 #include "../src/context.h"
 #include "../src/ladders/gemm.h"
-#include "../src/ladders/transpose_layout.h"
+#include "../src/ladders/transpose/transpose_layout.h"
 #include "../src/reference.h"
 #include "check.h"
 

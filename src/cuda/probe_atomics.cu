@@ -68,28 +68,30 @@ template <typename T, bool Shared>
 static warplab_status launch_atomic(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t threads = P->dim[0], mask = threads / (size_t)P->param - 1;
+    const size_t threads = launch->problem->dim[0],
+                 mask = threads / (size_t)launch->problem->param - 1;
     const unsigned blocks = wl_probe_blocks(threads);
     cudaStream_t stream = wl_cuda_stream(backend);
     if constexpr (Shared)
         probe_atomic_shared<T><<<blocks, WL_PROBE_BLOCK, 0, stream>>>(
-            VIEW(const int, ATOMICS_VALUES), VIEW(T, ATOMICS_COUNTERS), threads, mask,
-            (unsigned)P->dim[1]);
+            view_of<const int>(launch, ATOMICS_VALUES), view_of<T>(launch, ATOMICS_COUNTERS),
+            threads, mask, (unsigned)launch->problem->dim[1]);
     else
         probe_atomic_global<T><<<blocks, WL_PROBE_BLOCK, 0, stream>>>(
-            VIEW(const int, ATOMICS_VALUES), VIEW(T, ATOMICS_COUNTERS), threads, mask,
-            (unsigned)P->dim[1]);
+            view_of<const int>(launch, ATOMICS_VALUES), view_of<T>(launch, ATOMICS_COUNTERS),
+            threads, mask, (unsigned)launch->problem->dim[1]);
     return WL_CUDA_LAUNCHED(backend, "probe atomics");
 }
 
 static warplab_status launch_cas_float(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t threads = P->dim[0], mask = threads / (size_t)P->param - 1;
+    const size_t threads = launch->problem->dim[0],
+                 mask = threads / (size_t)launch->problem->param - 1;
     probe_atomic_cas_float<<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0,
-                             wl_cuda_stream(backend)>>>(VIEW(const int, ATOMICS_VALUES),
-                                                        VIEW(int, ATOMICS_COUNTERS), threads, mask,
-                                                        (unsigned)P->dim[1]);
+                             wl_cuda_stream(backend)>>>(
+        view_of<const int>(launch, ATOMICS_VALUES), view_of<int>(launch, ATOMICS_COUNTERS), threads,
+        mask, (unsigned)launch->problem->dim[1]);
     return WL_CUDA_LAUNCHED(backend, "probe atomicCAS loop");
 }
 

@@ -53,10 +53,10 @@ __global__ void probe_banks(const int *starts, unsigned *out, size_t threads, un
 template <typename Word>
 static warplab_status launch_banks(wl_backend *backend, const wl_launch *launch)
 {
-    const size_t threads = P->dim[0];
+    const size_t threads = launch->problem->dim[0];
     probe_banks<Word><<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-        VIEW(const int, BANKS_STARTS), VIEW(unsigned, BANKS_OUT), threads, (unsigned)P->param,
-        (unsigned)P->dim[1]);
+        view_of<const int>(launch, BANKS_STARTS), view_of<unsigned>(launch, BANKS_OUT), threads,
+        (unsigned)launch->problem->param, (unsigned)launch->problem->dim[1]);
     return WL_CUDA_LAUNCHED(backend, "probe banks");
 }
 

@@ -44,8 +44,8 @@ extern "C" int wl_cuda_probe_copy_blocks_per_sm(int block)
 static warplab_status launch_copy_grid(wl_backend *backend, const wl_launch *launch,
                                        long blocks_per_sm)
 {
-    const size_t n = P->dim[0];
-    const unsigned block = (unsigned)P->param;
+    const size_t n = launch->problem->dim[0];
+    const unsigned block = (unsigned)launch->problem->param;
     const size_t sms =
         (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1);
     size_t grid = (n + block - 1) / block;
@@ -61,7 +61,7 @@ static warplab_status launch_copy_grid(wl_backend *backend, const wl_launch *lau
     if (grid == 0)
         grid = 1;
     probe_grid_stride_copy<<<(unsigned)grid, block, 0, wl_cuda_stream(backend)>>>(
-        VIEW(const float, COPY_IN), VIEW(float, COPY_OUT), n);
+        view_of<const float>(launch, COPY_IN), view_of<float>(launch, COPY_OUT), n);
     return WL_CUDA_LAUNCHED(backend, "probe grid-stride copy");
 }
 

@@ -24,20 +24,22 @@ __global__ void probe_stride_copy(const float *in, float *out, size_t n, unsigne
 static warplab_status launch_offset(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t n = P->dim[0] - 32;
+    const size_t n = launch->problem->dim[0] - 32;
     probe_offset_copy<<<wl_probe_blocks(n), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-        VIEW(const float, COPY_IN), VIEW(float, COPY_OUT), n, (unsigned)P->param);
+        view_of<const float>(launch, COPY_IN), view_of<float>(launch, COPY_OUT), n,
+        (unsigned)launch->problem->param);
     return WL_CUDA_LAUNCHED(backend, "probe offset copy");
 }
 
 static warplab_status launch_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t n = P->dim[0] / (size_t)P->param;
+    const size_t n = launch->problem->dim[0] / (size_t)launch->problem->param;
     if (n == 0)
         return WARPLAB_OK;
     probe_stride_copy<<<wl_probe_blocks(n), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-        VIEW(const float, COPY_IN), VIEW(float, COPY_OUT), n, (unsigned)P->param);
+        view_of<const float>(launch, COPY_IN), view_of<float>(launch, COPY_OUT), n,
+        (unsigned)launch->problem->param);
     return WL_CUDA_LAUNCHED(backend, "probe stride copy");
 }
 

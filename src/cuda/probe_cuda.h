@@ -7,8 +7,11 @@
 #include "../probe_kernels.h"
 #include "cuda_backend.h"
 
-#define P (launch->problem)
-#define VIEW(type, i) ((type *)wl_view_ptr(launch->buf[i]))
+/* The launch's buffer i, as an array of T. */
+template <typename T> static inline T *view_of(const wl_launch *launch, int i)
+{
+    return static_cast<T *>(wl_view_ptr(launch->buf[i]));
+}
 
 /* Blocks of WL_PROBE_BLOCK threads covering `work` threads (at least 1). */
 static inline unsigned wl_probe_blocks(size_t work)

@@ -31,11 +31,11 @@ __global__ void probe_divergence(const float *in, float *out, size_t threads, un
 template <int Selector>
 static warplab_status launch_divergence(wl_backend *backend, const wl_launch *launch)
 {
-    const size_t threads = P->dim[0];
+    const size_t threads = launch->problem->dim[0];
     probe_divergence<Selector>
         <<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-            VIEW(const float, DIVERGENCE_IN), VIEW(float, DIVERGENCE_OUT), threads,
-            (unsigned)P->param, (unsigned)P->dim[1]);
+            view_of<const float>(launch, DIVERGENCE_IN), view_of<float>(launch, DIVERGENCE_OUT),
+            threads, (unsigned)launch->problem->param, (unsigned)launch->problem->dim[1]);
     return WL_CUDA_LAUNCHED(backend, "probe divergence");
 }
 

@@ -79,11 +79,12 @@ template <int Function, bool Fast>
 static warplab_status launch_function(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t threads = P->dim[0];
+    const size_t threads = launch->problem->dim[0];
     probe_function<Function, Fast>
         <<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-            VIEW(const int, CELLS), VIEW(const float, W), VIEW(float, FIRST), VIEW(float, SUM),
-            threads, (unsigned)P->dim[1]);
+            view_of<const int>(launch, CELLS), view_of<const float>(launch, W),
+            view_of<float>(launch, FIRST), view_of<float>(launch, SUM), threads,
+            (unsigned)launch->problem->dim[1]);
     return WL_CUDA_LAUNCHED(backend, "probe intrinsics");
 }
 
@@ -91,11 +92,12 @@ template <bool ShiftMask>
 static warplab_status launch_integer(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t threads = P->dim[0];
+    const size_t threads = launch->problem->dim[0];
     probe_integer<ShiftMask>
         <<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-            VIEW(const int, CELLS), VIEW(unsigned, FIRST), VIEW(unsigned, SUM), threads,
-            (unsigned)P->dim[1], WL_INT_DIVISOR, WL_INT_SHIFT);
+            view_of<const int>(launch, CELLS), view_of<unsigned>(launch, FIRST),
+            view_of<unsigned>(launch, SUM), threads, (unsigned)launch->problem->dim[1],
+            WL_INT_DIVISOR, WL_INT_SHIFT);
     return WL_CUDA_LAUNCHED(backend, "probe integer division");
 }
 

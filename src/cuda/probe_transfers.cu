@@ -54,12 +54,12 @@ static warplab_status copy_setup(wl_backend *backend, const wl_launch *launch, v
     if (!host)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate a host array");
     *state = host;
-    const size_t bytes = P->dim[0] * sizeof(float);
+    const size_t bytes = launch->problem->dim[0] * sizeof(float);
     warplab_status status = host_alloc(backend, host, bytes, Pinned);
     if (status != WARPLAB_OK)
         return status;
     if (!ToDevice) {
-        host_poison(host, P->dim[0]);
+        host_poison(host, launch->problem->dim[0]);
         return WARPLAB_OK;
     }
     return backend->ops->download(backend, launch->buf[TRANSFER_IN].handle,
@@ -80,9 +80,9 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
 {
     const host_array *host = (const host_array *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(float, TRANSFER_OUT), host->data,
-                                         P->dim[0] * sizeof(float), cudaMemcpyHostToDevice,
-                                         wl_cuda_stream(backend)),
+                         cudaMemcpyAsync(view_of<float>(launch, TRANSFER_OUT), host->data,
+                                         launch->problem->dim[0] * sizeof(float),
+                                         cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
 
@@ -92,9 +92,9 @@ static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, v
 {
     host_array *host = (host_array *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(host->data, VIEW(const float, TRANSFER_IN),
-                                         P->dim[0] * sizeof(float), cudaMemcpyDeviceToHost,
-                                         wl_cuda_stream(backend)),
+                         cudaMemcpyAsync(host->data, view_of<const float>(launch, TRANSFER_IN),
+                                         launch->problem->dim[0] * sizeof(float),
+                                         cudaMemcpyDeviceToHost, wl_cuda_stream(backend)),
                          "copy device to host");
 }
 
@@ -106,7 +106,7 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
         return status;
     return backend->ops->upload(backend, launch->buf[TRANSFER_OUT].handle,
                                 launch->buf[TRANSFER_OUT].offset, host->data,
-                                P->dim[0] * sizeof(float));
+                                launch->problem->dim[0] * sizeof(float));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -153,17 +153,17 @@ static warplab_status pipeline_setup(wl_backend *backend, const wl_launch *launc
     if (!p)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate a pipeline");
     *state = p;
-    const size_t bytes = P->dim[0] * sizeof(float);
+    const size_t bytes = launch->problem->dim[0] * sizeof(float);
     warplab_status status = host_alloc(backend, &p->in, bytes, true);
     if (status == WARPLAB_OK)
         status = host_alloc(backend, &p->out, bytes, true);
     if (status != WARPLAB_OK)
         return status;
-    host_poison(&p->out, P->dim[0]);
+    host_poison(&p->out, launch->problem->dim[0]);
     status = backend->ops->download(backend, launch->buf[TRANSFER_IN].handle,
                                     launch->buf[TRANSFER_IN].offset, p->in.data, bytes);
     cudaError_t e = cudaEventCreateWithFlags(&p->fork, cudaEventDisableTiming);
-    for (int s = 0; s < (int)P->param && s < MAX_STREAMS && e == cudaSuccess; s++) {
+    for (int s = 0; s < (int)launch->problem->param && s < MAX_STREAMS && e == cudaSuccess; s++) {
         e = cudaStreamCreateWithFlags(&p->streams[s], cudaStreamNonBlocking);
         if (e == cudaSuccess) {
             e = cudaEventCreateWithFlags(&p->joins[s], cudaEventDisableTiming);
@@ -180,14 +180,14 @@ static warplab_status pipeline_setup(wl_backend *backend, const wl_launch *launc
 static cudaError_t process(const wl_launch *launch, const pipeline *p, float *staging, size_t first,
                            size_t count, cudaStream_t stream)
 {
-    float *out = VIEW(float, TRANSFER_OUT);
+    float *out = view_of<float>(launch, TRANSFER_OUT);
     const size_t bytes = count * sizeof(float);
     cudaError_t e =
         cudaMemcpyAsync(staging + first, p->in.data + first, bytes, cudaMemcpyHostToDevice, stream);
     if (e != cudaSuccess)
         return e;
     probe_overlap_chain<<<wl_probe_blocks(count), WL_PROBE_BLOCK, 0, stream>>>(
-        staging + first, out + first, count, (unsigned)P->dim[1]);
+        staging + first, out + first, count, (unsigned)launch->problem->dim[1]);
     e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
@@ -199,12 +199,12 @@ static cudaError_t process(const wl_launch *launch, const pipeline *p, float *st
 static warplab_status launch_serial(wl_backend *backend, const wl_launch *launch, void *state)
 {
     const pipeline *p = (const pipeline *)state;
-    if (P->dim[0] == 0)
+    if (launch->problem->dim[0] == 0)
         return WARPLAB_OK;
-    return wl_cuda_check(
-        backend,
-        process(launch, p, (float *)launch->scratch.handle, 0, P->dim[0], wl_cuda_stream(backend)),
-        "serial pipeline");
+    return wl_cuda_check(backend,
+                         process(launch, p, (float *)launch->scratch.handle, 0,
+                                 launch->problem->dim[0], wl_cuda_stream(backend)),
+                         "serial pipeline");
 }
 
 /* Series chunked: the chunks round-robin on the streams, forked from and
@@ -214,7 +214,7 @@ static warplab_status launch_chunked(wl_backend *backend, const wl_launch *launc
 {
     const pipeline *p = (const pipeline *)state;
     cudaStream_t main_stream = wl_cuda_stream(backend);
-    const size_t n = P->dim[0], chunks = P->dim[2];
+    const size_t n = launch->problem->dim[0], chunks = launch->problem->dim[2];
     const size_t chunk = (n + chunks - 1) / chunks;
     cudaError_t e = cudaEventRecord(p->fork, main_stream);
     for (int s = 0; s < p->stream_count && e == cudaSuccess; s++)
@@ -244,7 +244,7 @@ static warplab_status pipeline_finish(wl_backend *backend, const wl_launch *laun
         return status;
     return backend->ops->upload(backend, launch->buf[TRANSFER_OUT].handle,
                                 launch->buf[TRANSFER_OUT].offset, p->out.data,
-                                P->dim[0] * sizeof(float));
+                                launch->problem->dim[0] * sizeof(float));
 }
 
 static size_t staging_bytes(wl_backend *backend, const wl_problem *problem)

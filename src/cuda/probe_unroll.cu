@@ -67,10 +67,11 @@ template <int Shape>
 static warplab_status launch_poly(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const size_t threads = P->dim[0];
+    const size_t threads = launch->problem->dim[0];
     probe_poly<Shape><<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
-        VIEW(const float, UNROLL_X), VIEW(const float, UNROLL_COEFFICIENTS),
-        VIEW(float, UNROLL_OUT), threads, (unsigned)P->dim[1], WL_UNROLL_DEGREE);
+        view_of<const float>(launch, UNROLL_X), view_of<const float>(launch, UNROLL_COEFFICIENTS),
+        view_of<float>(launch, UNROLL_OUT), threads, (unsigned)launch->problem->dim[1],
+        WL_UNROLL_DEGREE);
     return WL_CUDA_LAUNCHED(backend, "probe unroll");
 }
 

@@ -18,8 +18,11 @@
 #include "../ladders/vecadd.h"
 #include "cuda_backend.h"
 
-#define VIEW(i) ((float *)wl_view_ptr(launch->buf[i]))
-#define N (launch->problem->dim[0])
+/* The launch's buffer i, as floats. */
+static float *view_of(const wl_launch *launch, int i)
+{
+    return (float *)wl_view_ptr(launch->buf[i]);
+}
 
 /* warplab:rung vecadd one_block */
 /* Rung one_block: the course's first kernel, vectoradd<<<1, N>>>. One thread
@@ -34,10 +37,10 @@ __global__ void vecadd_one_block(const float *a, const float *b, float *c)
 static warplab_status launch_one_block(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    if (N == 0)
+    if (wl_launch_count(launch) == 0)
         return WARPLAB_OK;
-    vecadd_one_block<<<1, (unsigned)N, 0, wl_cuda_stream(backend)>>>(VIEW(VECADD_A), VIEW(VECADD_B),
-                                                                     VIEW(VECADD_C));
+    vecadd_one_block<<<1, (unsigned)wl_launch_count(launch), 0, wl_cuda_stream(backend)>>>(
+        view_of(launch, VECADD_A), view_of(launch, VECADD_B), view_of(launch, VECADD_C));
     return WL_CUDA_LAUNCHED(backend, "vecadd one_block");
 }
 /* warplab:end */
@@ -60,16 +63,17 @@ __global__ void vecadd_grid(const float *a, const float *b, float *c, size_t n)
 static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    if (N == 0)
+    if (wl_launch_count(launch) == 0)
         return WARPLAB_OK;
     const unsigned block = 1024;
-    size_t blocks = (N + block - 1) / block;
+    size_t blocks = (wl_launch_count(launch) + block - 1) / block;
     if (blocks > (size_t)backend->info.max_grid_dim[0])
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "n=%zu needs %zu blocks, past the grid limit of %d", N, blocks,
-                       backend->info.max_grid_dim[0]);
+                       "n=%zu needs %zu blocks, past the grid limit of %d", wl_launch_count(launch),
+                       blocks, backend->info.max_grid_dim[0]);
     vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(
-        VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
+        view_of(launch, VECADD_A), view_of(launch, VECADD_B), view_of(launch, VECADD_C),
+        wl_launch_count(launch));
     return WL_CUDA_LAUNCHED(backend, "vecadd grid");
 }
 /* warplab:end */
@@ -101,7 +105,8 @@ static warplab_status grid_stride_on(wl_backend *backend, const float *a, const 
 static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    return grid_stride_on(backend, VIEW(VECADD_A), VIEW(VECADD_B), VIEW(VECADD_C), N);
+    return grid_stride_on(backend, view_of(launch, VECADD_A), view_of(launch, VECADD_B),
+                          view_of(launch, VECADD_C), wl_launch_count(launch));
 }
 /* warplab:end */
 
@@ -158,9 +163,9 @@ static bool float4_head(const float *a, const float *b, const float *c, size_t n
 static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    const float *a = VIEW(VECADD_A), *b = VIEW(VECADD_B);
-    float *c = VIEW(VECADD_C);
-    const size_t n = N;
+    const float *a = view_of(launch, VECADD_A), *b = view_of(launch, VECADD_B);
+    float *c = view_of(launch, VECADD_C);
+    const size_t n = wl_launch_count(launch);
     if (n == 0)
         return WARPLAB_OK;
     size_t head = 0;
@@ -203,9 +208,9 @@ static warplab_status launch_vectorized_flat(wl_backend *backend, const wl_launc
                                              void *state)
 {
     (void)state;
-    const float *a = VIEW(VECADD_A), *b = VIEW(VECADD_B);
-    float *c = VIEW(VECADD_C);
-    const size_t n = N;
+    const float *a = view_of(launch, VECADD_A), *b = view_of(launch, VECADD_B);
+    float *c = view_of(launch, VECADD_C);
+    const size_t n = wl_launch_count(launch);
     if (n == 0)
         return WARPLAB_OK;
     size_t head = 0;
@@ -242,9 +247,10 @@ static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch
     if (!s)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate staging");
     *state = s;
-    cudaError_t e = cudaMallocHost((void **)&s->host, N * sizeof(float) + 16);
+    cudaError_t e = cudaMallocHost((void **)&s->host, wl_launch_count(launch) * sizeof(float) + 16);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(s->host, VIEW(VECADD_A), N * sizeof(float), cudaMemcpyDeviceToHost,
+        e = cudaMemcpyAsync(s->host, view_of(launch, VECADD_A),
+                            wl_launch_count(launch) * sizeof(float), cudaMemcpyDeviceToHost,
                             wl_cuda_stream(backend));
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(wl_cuda_stream(backend));
@@ -272,7 +278,8 @@ static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, v
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(VECADD_C), s->host, N * sizeof(float),
+                         cudaMemcpyAsync(view_of(launch, VECADD_C), s->host,
+                                         wl_launch_count(launch) * sizeof(float),
                                          cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
@@ -291,7 +298,8 @@ static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, v
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(s->host, VIEW(VECADD_A), N * sizeof(float),
+                         cudaMemcpyAsync(s->host, view_of(launch, VECADD_A),
+                                         wl_launch_count(launch) * sizeof(float),
                                          cudaMemcpyDeviceToHost, wl_cuda_stream(backend)),
                          "copy device to host");
 }
@@ -300,7 +308,8 @@ static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, v
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(VECADD_C), s->host, N * sizeof(float),
+                         cudaMemcpyAsync(view_of(launch, VECADD_C), s->host,
+                                         wl_launch_count(launch) * sizeof(float),
                                          cudaMemcpyHostToDevice, wl_cuda_stream(backend)),
                          "copy host to device");
 }
@@ -326,7 +335,7 @@ static warplab_status managed_setup(wl_backend *backend, const wl_launch *launch
         wl_cuda_check(backend, cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
     if (status != WARPLAB_OK)
         return status;
-    const size_t bytes = N * sizeof(float) + 16;
+    const size_t bytes = wl_launch_count(launch) * sizeof(float) + 16;
     const size_t spare = (size_t)512 << 20;
     if (3 * bytes + spare > free_bytes)
         return wl_fail(backend, WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY,
@@ -342,7 +351,8 @@ static warplab_status managed_setup(wl_backend *backend, const wl_launch *launch
     for (int i = 0; i < 3 && e == cudaSuccess; i++)
         e = cudaMallocManaged((void **)&s->managed[i], bytes, cudaMemAttachGlobal);
     for (int i = 0; i < 2 && e == cudaSuccess; i++)
-        e = cudaMemcpyAsync(s->managed[i], VIEW(i), N * sizeof(float), cudaMemcpyDefault, stream);
+        e = cudaMemcpyAsync(s->managed[i], view_of(launch, i),
+                            wl_launch_count(launch) * sizeof(float), cudaMemcpyDefault, stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(stream);
     return wl_cuda_check(backend, e, "allocating managed memory");
@@ -353,14 +363,14 @@ static warplab_status managed_setup(wl_backend *backend, const wl_launch *launch
 static warplab_status managed_prepare(wl_backend *backend, const wl_launch *launch, void *state)
 {
     staging *s = (staging *)state;
-    if (N == 0)
+    if (wl_launch_count(launch) == 0)
         return WARPLAB_OK; /* a zero-byte prefetch is an invalid argument */
     cudaMemLocation host;
     host.type = cudaMemLocationTypeHost;
     host.id = 0;
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < 3 && e == cudaSuccess; i++)
-        e = cudaMemPrefetchAsync(s->managed[i], N * sizeof(float), host, 0,
+        e = cudaMemPrefetchAsync(s->managed[i], wl_launch_count(launch) * sizeof(float), host, 0,
                                  wl_cuda_stream(backend));
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(wl_cuda_stream(backend));
@@ -374,7 +384,8 @@ static warplab_status managed_prepare(wl_backend *backend, const wl_launch *laun
 static warplab_status launch_managed(wl_backend *backend, const wl_launch *launch, void *state)
 {
     staging *s = (staging *)state;
-    return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2], N);
+    return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2],
+                          wl_launch_count(launch));
 }
 /* warplab:end */
 
@@ -391,12 +402,13 @@ static warplab_status launch_managed_prefetch(wl_backend *backend, const wl_laun
     cudaGetDevice(&ordinal);
     device.id = ordinal;
     cudaError_t e = cudaSuccess;
-    for (int i = 0; i < 3 && e == cudaSuccess && N > 0; i++)
-        e = cudaMemPrefetchAsync(s->managed[i], N * sizeof(float), device, 0,
+    for (int i = 0; i < 3 && e == cudaSuccess && wl_launch_count(launch) > 0; i++)
+        e = cudaMemPrefetchAsync(s->managed[i], wl_launch_count(launch) * sizeof(float), device, 0,
                                  wl_cuda_stream(backend));
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "prefetching managed memory");
-    return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2], N);
+    return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2],
+                          wl_launch_count(launch));
 }
 /* warplab:end */
 
@@ -405,8 +417,9 @@ static warplab_status managed_finish(wl_backend *backend, const wl_launch *launc
 {
     staging *s = (staging *)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(VECADD_C), s->managed[2], N * sizeof(float),
-                                         cudaMemcpyDefault, wl_cuda_stream(backend)),
+                         cudaMemcpyAsync(view_of(launch, VECADD_C), s->managed[2],
+                                         wl_launch_count(launch) * sizeof(float), cudaMemcpyDefault,
+                                         wl_cuda_stream(backend)),
                          "reading managed memory");
 }
 /* warplab:end */
@@ -433,7 +446,8 @@ static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, 
 {
     (void)state;
     return wl_cuda_check(backend,
-                         cudaMemcpyAsync(VIEW(VECADD_C), VIEW(VECADD_A), N * sizeof(float),
+                         cudaMemcpyAsync(view_of(launch, VECADD_C), view_of(launch, VECADD_A),
+                                         wl_launch_count(launch) * sizeof(float),
                                          cudaMemcpyDeviceToDevice, wl_cuda_stream(backend)),
                          "device-to-device copy");
 }

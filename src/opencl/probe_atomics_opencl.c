@@ -9,13 +9,13 @@ static warplab_status launch_atomics(wl_backend *backend, const wl_launch *launc
 {
     probe_args a;
     args_views(&a, launch, 2);
-    const size_t addresses = P->dim[0] / (size_t)P->param;
-    arg_u64(&a, 0, P->dim[0]);
+    const size_t addresses = launch->problem->dim[0] / (size_t)launch->problem->param;
+    arg_u64(&a, 0, launch->problem->dim[0]);
     arg_u64(&a, 1, addresses);
-    arg_u32(&a, 0, (cl_uint)P->dim[1]);
+    arg_u32(&a, 0, (cl_uint)launch->problem->dim[1]);
     if (local_slots)
         a.list[a.count++] = WL_CL_LOCAL(WL_PROBE_BLOCK * sizeof(cl_int));
-    return wl_probe_cl_launch(backend, "probe_atomics", kernel, P->dim[0], &a);
+    return wl_probe_cl_launch(backend, "probe_atomics", kernel, launch->problem->dim[0], &a);
 }
 
 static warplab_status launch_global_int(wl_backend *backend, const wl_launch *launch, void *state)

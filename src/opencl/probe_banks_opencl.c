@@ -9,12 +9,12 @@ static warplab_status launch_banks(wl_backend *backend, const wl_launch *launch,
 {
     probe_args a;
     args_views(&a, launch, 2);
-    arg_u64(&a, 0, P->dim[0]);
-    arg_u32(&a, 0, (cl_uint)P->param);
-    arg_u32(&a, 1, (cl_uint)P->dim[1]);
+    arg_u64(&a, 0, launch->problem->dim[0]);
+    arg_u32(&a, 0, (cl_uint)launch->problem->param);
+    arg_u32(&a, 1, (cl_uint)launch->problem->dim[1]);
     arg_u32(&a, 2, WL_BANKS_WORDS);
     a.list[a.count++] = WL_CL_LOCAL(WL_BANKS_WORDS * word);
-    return wl_probe_cl_launch(backend, "probe_banks", kernel, P->dim[0], &a);
+    return wl_probe_cl_launch(backend, "probe_banks", kernel, launch->problem->dim[0], &a);
 }
 
 static warplab_status launch_word4(wl_backend *backend, const wl_launch *launch, void *state)

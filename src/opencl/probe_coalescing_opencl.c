@@ -9,9 +9,9 @@ static warplab_status launch_offset(wl_backend *backend, const wl_launch *launch
     (void)state;
     probe_args a;
     args_views(&a, launch, 2);
-    const size_t n = P->dim[0] - 32;
+    const size_t n = launch->problem->dim[0] - 32;
     arg_u64(&a, 0, n);
-    arg_u64(&a, 1, (cl_ulong)P->param);
+    arg_u64(&a, 1, (cl_ulong)launch->problem->param);
     return wl_probe_cl_launch(backend, "probe_coalescing", "probe_offset_copy", n, &a);
 }
 
@@ -20,9 +20,9 @@ static warplab_status launch_stride(wl_backend *backend, const wl_launch *launch
     (void)state;
     probe_args a;
     args_views(&a, launch, 2);
-    const size_t n = P->dim[0] / (size_t)P->param;
+    const size_t n = launch->problem->dim[0] / (size_t)launch->problem->param;
     arg_u64(&a, 0, n);
-    arg_u64(&a, 1, (cl_ulong)P->param);
+    arg_u64(&a, 1, (cl_ulong)launch->problem->param);
     return wl_probe_cl_launch(backend, "probe_coalescing", "probe_stride_copy", n, &a);
 }
 #define SERIES(ladder_, rung_, launch_)                                                            \

@@ -9,11 +9,12 @@ static warplab_status launch_divergence(wl_backend *backend, const wl_launch *la
 {
     probe_args a;
     args_views(&a, launch, 2);
-    arg_u64(&a, 0, P->dim[0]);
-    arg_u32(&a, 0, (cl_uint)P->param);
-    arg_u32(&a, 1, (cl_uint)P->dim[1]);
+    arg_u64(&a, 0, launch->problem->dim[0]);
+    arg_u32(&a, 0, (cl_uint)launch->problem->param);
+    arg_u32(&a, 1, (cl_uint)launch->problem->dim[1]);
     arg_u32(&a, 2, selector);
-    return wl_probe_cl_launch(backend, "probe_divergence", "probe_divergence", P->dim[0], &a);
+    return wl_probe_cl_launch(backend, "probe_divergence", "probe_divergence",
+                              launch->problem->dim[0], &a);
 }
 
 static warplab_status launch_lane(wl_backend *backend, const wl_launch *launch, void *state)

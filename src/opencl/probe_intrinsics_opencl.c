@@ -15,11 +15,11 @@ static warplab_status launch_integers(wl_backend *backend, const wl_launch *laun
         a.list[a.count++] = WL_CL_VALUE(a.mem[i]);
         a.list[a.count++] = WL_CL_VALUE(a.off[i]);
     }
-    arg_u64(&a, 0, P->dim[0]);
-    arg_u32(&a, 0, (cl_uint)P->dim[1]);
+    arg_u64(&a, 0, launch->problem->dim[0]);
+    arg_u32(&a, 0, (cl_uint)launch->problem->dim[1]);
     arg_u32(&a, 1, divisor_or_shift);
     arg_u32(&a, 2, WL_INT_STEP);
-    return wl_probe_cl_launch(backend, "probe_intrinsics", kernel, P->dim[0], &a);
+    return wl_probe_cl_launch(backend, "probe_intrinsics", kernel, launch->problem->dim[0], &a);
 }
 
 static warplab_status launch_div_mod(wl_backend *backend, const wl_launch *launch, void *state)

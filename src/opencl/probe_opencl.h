@@ -54,8 +54,6 @@ static inline warplab_status wl_probe_cl_launch(wl_backend *backend, const char 
     return wl_opencl_launch(backend, program, kernel, 1, &work, &local, a->count, a->list);
 }
 
-#define P (launch->problem)
-
 /* probe_coalescing_opencl.c */
 extern const wl_impl wl_opencl_probe_offset, wl_opencl_probe_stride;
 /* probe_banks_opencl.c */

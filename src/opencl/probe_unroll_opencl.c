@@ -8,11 +8,11 @@ static warplab_status launch_poly(wl_backend *backend, const wl_launch *launch, 
 {
     probe_args a;
     args_views(&a, launch, 3);
-    arg_u64(&a, 0, P->dim[0]);
-    arg_u32(&a, 0, (cl_uint)P->dim[1]);
+    arg_u64(&a, 0, launch->problem->dim[0]);
+    arg_u32(&a, 0, (cl_uint)launch->problem->dim[1]);
     arg_u32(&a, 1, WL_UNROLL_DEGREE);
     a.list[a.count++] = WL_CL_LOCAL(WL_UNROLL_DEGREE * sizeof(cl_float));
-    return wl_probe_cl_launch(backend, "probe_unroll", kernel, P->dim[0], &a);
+    return wl_probe_cl_launch(backend, "probe_unroll", kernel, launch->problem->dim[0], &a);
 }
 
 static warplab_status launch_rolled(wl_backend *backend, const wl_launch *launch, void *state)

@@ -14,7 +14,6 @@
 
 #include <stdbool.h>
 
-#define N (launch->problem->dim[0])
 #define GROUP 256 /* work-items per group; reduce.cl requires it where fixed */
 
 /* A place in a buffer: the cl_mem and an offset in elements. */
@@ -67,7 +66,7 @@ static warplab_status launch_naive(wl_backend *backend, const wl_launch *launch,
 {
     (void)state;
     const wl_problem *p = launch->problem;
-    const size_t n = N, element = warplab_dtype_size(p->dtype);
+    const size_t n = wl_launch_count(launch), element = warplab_dtype_size(p->dtype);
     if (n == 0)
         return write_identity(backend, launch);
     cl_place src = view_place(launch->buf[0], element);
@@ -189,8 +188,8 @@ static warplab_status run_tree(wl_backend *backend, const wl_launch *launch, con
     cl_place src = view_place(launch->buf[0], element);
     const cl_place out = view_place(launch->buf[1], element);
     const cl_mem scratch = wl_cl_mem(launch->scratch);
-    const size_t first = groups_for(backend, rung, N);
-    cl_ulong count = N;
+    const size_t first = groups_for(backend, rung, wl_launch_count(launch));
+    cl_ulong count = wl_launch_count(launch);
     cl_int op = (cl_int)p->op;
     for (int level = 0;; level++) {
         const size_t groups = groups_for(backend, rung, (size_t)count);
@@ -255,14 +254,14 @@ static warplab_status run_atomic(wl_backend *backend, const wl_launch *launch, c
 {
     const wl_problem *p = launch->problem;
     warplab_status status = write_identity(backend, launch);
-    if (status != WARPLAB_OK || N == 0)
+    if (status != WARPLAB_OK || wl_launch_count(launch) == 0)
         return status;
     const size_t element = warplab_dtype_size(p->dtype);
     const cl_place in = view_place(launch->buf[0], element);
     const cl_place out = view_place(launch->buf[1], element);
-    cl_ulong count = N;
+    cl_ulong count = wl_launch_count(launch);
     cl_int op = (cl_int)p->op;
-    size_t groups = (N + GROUP - 1) / GROUP;
+    size_t groups = (wl_launch_count(launch) + GROUP - 1) / GROUP;
     groups = groups < 1024 ? groups : 1024;
     const size_t group = GROUP;
     const wl_cl_arg args[] = {WL_CL_VALUE(in.mem),     WL_CL_VALUE(in.offset), WL_CL_VALUE(out.mem),

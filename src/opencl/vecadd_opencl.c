@@ -16,8 +16,6 @@
 
 #include <stdlib.h>
 
-#define N (launch->problem->dim[0])
-
 /* Arguments shared by every vecadd kernel: (a, off, b, off, c, off, n). */
 typedef struct vecadd_args {
     cl_mem mem[3];
@@ -34,7 +32,7 @@ static void make_args(const wl_launch *launch, vecadd_args *args)
         args->list[2 * i] = WL_CL_VALUE(args->mem[i]);
         args->list[2 * i + 1] = WL_CL_VALUE(args->off[i]);
     }
-    args->n = N;
+    args->n = wl_launch_count(launch);
     args->list[6] = WL_CL_VALUE(args->n);
 }
 
@@ -59,7 +57,7 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
     (void)state;
     vecadd_args args;
     make_args(launch, &args);
-    size_t size = N;
+    size_t size = wl_launch_count(launch);
     return wl_opencl_launch(backend, "vecadd", "vecadd_one_block", 1, &size, &size, 7, args.list);
 }
 /* warplab:end */
@@ -73,7 +71,7 @@ static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, 
     (void)state;
     vecadd_args args;
     make_args(launch, &args);
-    size_t global = N, local = group_size(backend, 1024);
+    size_t global = wl_launch_count(launch), local = group_size(backend, 1024);
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid", 1, &global, &local, 7, args.list);
 }
 /* warplab:end */
@@ -86,7 +84,8 @@ static warplab_status launch_grid_stride(wl_backend *backend, const wl_launch *l
     (void)state;
     vecadd_args args;
     make_args(launch, &args);
-    size_t local = group_size(backend, 256), global = device_range(backend, N, local);
+    size_t local = group_size(backend, 256),
+           global = device_range(backend, wl_launch_count(launch), local);
     return wl_opencl_launch(backend, "vecadd", "vecadd_grid_stride", 1, &global, &local, 7,
                             args.list);
 }
@@ -102,8 +101,9 @@ static warplab_status launch_vectorized(wl_backend *backend, const wl_launch *la
     vecadd_args args;
     make_args(launch, &args);
     /* At least 3 work-items so the tail (n % 4 elements) is covered. */
-    size_t quads = N / 4, local = group_size(backend, 256);
-    size_t global = device_range(backend, quads > 3 ? quads : (N ? 3 : 0), local);
+    size_t quads = wl_launch_count(launch) / 4, local = group_size(backend, 256);
+    size_t global =
+        device_range(backend, quads > 3 ? quads : (wl_launch_count(launch) ? 3 : 0), local);
     return wl_opencl_launch(backend, "vecadd", "vecadd_vectorized", 1, &global, &local, 7,
                             args.list);
 }
@@ -116,13 +116,14 @@ static const wl_impl vectorized_impl = {
 static warplab_status launch_copy(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    if (N == 0)
+    if (wl_launch_count(launch) == 0)
         return WARPLAB_OK;
     return wl_opencl_check(
         backend,
         clEnqueueCopyBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[VECADD_A]),
                             wl_cl_mem(launch->buf[VECADD_C]), launch->buf[VECADD_A].offset,
-                            launch->buf[VECADD_C].offset, N * sizeof(float), 0, NULL, NULL),
+                            launch->buf[VECADD_C].offset, wl_launch_count(launch) * sizeof(float),
+                            0, NULL, NULL),
         "clEnqueueCopyBuffer");
 }
 /* warplab:end */
@@ -134,12 +135,13 @@ static const wl_impl copy_impl = {.ladder = "vecadd", .rung = "copy", .launch = 
  * out (d2h, from a; finish puts it into c for the check). */
 static warplab_status staging_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
-    float *host = malloc(N * sizeof(float) + 16);
+    float *host = malloc(wl_launch_count(launch) * sizeof(float) + 16);
     if (!host)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate staging");
     *state = host;
     return backend->ops->download(backend, launch->buf[VECADD_A].handle,
-                                  launch->buf[VECADD_A].offset, host, N * sizeof(float));
+                                  launch->buf[VECADD_A].offset, host,
+                                  wl_launch_count(launch) * sizeof(float));
 }
 
 static void staging_teardown(wl_backend *backend, void *state)
@@ -152,12 +154,13 @@ static void staging_teardown(wl_backend *backend, void *state)
 /* warplab:rung vecadd h2d */
 static warplab_status launch_h2d(wl_backend *backend, const wl_launch *launch, void *state)
 {
-    if (N == 0)
+    if (wl_launch_count(launch) == 0)
         return WARPLAB_OK;
     return wl_opencl_check(
         backend,
         clEnqueueWriteBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[VECADD_C]), CL_FALSE,
-                             launch->buf[VECADD_C].offset, N * sizeof(float), state, 0, NULL, NULL),
+                             launch->buf[VECADD_C].offset, wl_launch_count(launch) * sizeof(float),
+                             state, 0, NULL, NULL),
         "clEnqueueWriteBuffer");
 }
 /* warplab:end */
@@ -171,22 +174,23 @@ static const wl_impl h2d_impl = {.ladder = "vecadd",
 /* warplab:rung vecadd d2h */
 static warplab_status launch_d2h(wl_backend *backend, const wl_launch *launch, void *state)
 {
-    if (N == 0)
+    if (wl_launch_count(launch) == 0)
         return WARPLAB_OK;
     return wl_opencl_check(
         backend,
         clEnqueueReadBuffer(wl_opencl_queue(backend), wl_cl_mem(launch->buf[VECADD_A]), CL_FALSE,
-                            launch->buf[VECADD_A].offset, N * sizeof(float), state, 0, NULL, NULL),
+                            launch->buf[VECADD_A].offset, wl_launch_count(launch) * sizeof(float),
+                            state, 0, NULL, NULL),
         "clEnqueueReadBuffer");
 }
 
 static warplab_status finish_d2h(wl_backend *backend, const wl_launch *launch, void *state)
 {
     warplab_status status = backend->ops->synchronize(backend);
-    if (status != WARPLAB_OK || N == 0)
+    if (status != WARPLAB_OK || wl_launch_count(launch) == 0)
         return status;
     return backend->ops->upload(backend, launch->buf[VECADD_C].handle, launch->buf[VECADD_C].offset,
-                                state, N * sizeof(float));
+                                state, wl_launch_count(launch) * sizeof(float));
 }
 /* warplab:end */
 

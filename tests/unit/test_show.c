@@ -1,8 +1,11 @@
-/* warplab show: every rung of every ladder has its marked source region on
- * each backend compiled in that implements it (and none where it does not),
- * the markers are well formed, show prints every rung with its diff against
- * the rung below, and the line diff is right (its output, applied as a
- * patch, gives the new text back; known small cases print as diff -u does). */
+/* warplab show: every rung of every ladder has its code (its own file, or
+ * marked source regions) on each backend compiled in that implements it (and
+ * none where it does not), the markers and the rung files' names are well
+ * formed, the cuda rungs of reduce and transpose are one file each, show
+ * prints every rung with its diff against the rung below (a rung file: the
+ * file once, then the diff that turns the file below into it), and the line
+ * diff is right (its output, applied as a patch, gives the new text back;
+ * known small cases print as diff -u does). */
 #include "../check.h"
 #include "show.h"
 
@@ -191,8 +194,40 @@ static size_t check_text(const char *text, const char *expect)
     return regions;
 }
 
+/* The checks of a rung file (the whole file one rung's code), by its path. */
+static void check_rung_file_text(const char *path, const char *text, const char *expect)
+{
+    const wl_source_file file = {path, WARPLAB_BACKEND_CUDA, text};
+    wl_marker_problem problems[4];
+    size_t regions = 0;
+    size_t count = wl_show_check_file(&file, problems, 4, &regions);
+    if (expect)
+        CHECK_MSG(count >= 1 && strstr(problems[0].what, expect), "%s: expected '%s', got %zu: %s",
+                  path, expect, count, count ? problems[0].what : "");
+    else
+        CHECK_MSG(count == 0, "%s: %s", path, count ? problems[0].what : "");
+    CHECK(regions == 1);
+}
+
 static void test_marker_checker(void)
 {
+    /* Rung files: named by the rung's place in its ladder. */
+    const wl_ladder *reduce = wl_ladder_find("reduce");
+    const wl_rung *sequential = wl_rung_find(reduce, "sequential");
+    char path[128];
+    snprintf(path, sizeof path, "src/ladders/reduce/cuda/%02zu_sequential.cu",
+             (size_t)(sequential - reduce->rungs) + 1);
+    check_rung_file_text(path, "x\n", NULL);
+    snprintf(path, sizeof path, "src/ladders/reduce/cuda/%02zu_sequential.cu",
+             (size_t)(sequential - reduce->rungs) + 2);
+    check_rung_file_text(path, "x\n", "is number");
+    check_rung_file_text("src/ladders/reduce/cuda/03_nosuch.cu", "x\n", "no rung 'nosuch'");
+    check_rung_file_text("src/ladders/nope/cuda/03_naive.cu", "x\n", "no ladder named 'nope'");
+    snprintf(path, sizeof path, "src/ladders/reduce/cuda/%02zu_sequential.cu",
+             (size_t)(sequential - reduce->rungs) + 1);
+    check_rung_file_text(path, "x\n/* warplab:rung reduce sequential */\ny\n/* warplab:end */\n",
+                         "a marker in a rung file");
+
     CHECK(check_text("// warplab:rung reduce naive interleaved\nx\n// warplab:end\n", NULL) == 1);
     check_text("// warplab:rung nope naive\nx\n// warplab:end\n", "no ladder named 'nope'");
     check_text("// warplab:rung reduce nosuch\nx\n// warplab:end\n", "no rung 'nosuch'");
@@ -238,12 +273,12 @@ static void test_markers(void)
                 const bool runs_here = (rung->flags & WL_RUNG_HOST)
                                            ? kind == WARPLAB_BACKEND_CPU
                                            : wl_ops_find_impl(ops, ladder->name, rung->id) != NULL;
-                const size_t found = wl_show_regions(ladder->name, rung->id, kind, NULL, 0);
-                if (runs_here && found == 0) {
+                const bool found = wl_show_has_code(ladder, rung, kind);
+                if (runs_here && !found) {
                     fprintf(stderr, "no marked source: %s/%s on %s\n", ladder->name, rung->id,
                             ops->name);
                     missing++;
-                } else if (!runs_here && found > 0) {
+                } else if (!runs_here && found) {
                     fprintf(stderr, "marked source of a rung %s does not run: %s/%s\n", ops->name,
                             ladder->name, rung->id);
                     extra++;
@@ -285,8 +320,7 @@ static void test_show_every_rung(void)
                       rung->id);
             for (int b = 0; b < WL_SHOW_BACKENDS; b++) {
                 const warplab_backend_kind kind = wl_show_backends[b];
-                if (!warplab_backend_compiled(kind) ||
-                    !wl_show_regions(ladder->name, rung->id, kind, NULL, 0))
+                if (!warplab_backend_compiled(kind) || !wl_show_has_code(ladder, rung, kind))
                     continue;
                 char section[64];
                 snprintf(section, sizeof section, "== %s ==", wl_show_language(kind));
@@ -333,11 +367,108 @@ static void test_show_every_rung(void)
     fclose(null_stream);
 }
 
+/* Counts the lines of text that start with prefix. */
+static size_t lines_starting(const char *text, const char *prefix)
+{
+    size_t count = 0;
+    for (const char *p = text; p && *p;) {
+        count += strncmp(p, prefix, strlen(prefix)) == 0;
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    return count;
+}
+
+/* The cuda rungs of reduce and transpose are one file each, numbered by
+ * their place in the ladder (so that `ls` is the climb), and warplab show
+ * prints such a rung as its file, once, and the diff against the rung
+ * below's file, which applied to that file gives this one. */
+static void test_rung_files(void)
+{
+    if (!warplab_backend_compiled(WARPLAB_BACKEND_CUDA)) {
+        printf("the cuda backend is not compiled in: its rung files not checked\n");
+        return;
+    }
+    const char *ladders[] = {"reduce", "transpose"};
+    const wl_backend_ops *ops = wl_backend_ops_for(WARPLAB_BACKEND_CUDA);
+    CHECK(ops != NULL);
+    for (size_t l = 0; ops && l < sizeof ladders / sizeof ladders[0]; l++) {
+        const wl_ladder *ladder = wl_ladder_find(ladders[l]);
+        size_t files = 0;
+        for (size_t r = 0; r < ladder->rung_count; r++) {
+            const wl_rung *rung = &ladder->rungs[r];
+            const wl_source_file *file =
+                wl_show_rung_file(ladder->name, rung->id, WARPLAB_BACKEND_CUDA);
+            if (!wl_ops_find_impl(ops, ladder->name, rung->id)) {
+                CHECK_MSG(!file, "%s/%s has a cuda file but no cuda impl", ladder->name, rung->id);
+                continue;
+            }
+            CHECK_MSG(file != NULL, "%s/%s: no file of its own on cuda", ladder->name, rung->id);
+            if (!file)
+                continue;
+            files++;
+            char path[160];
+            snprintf(path, sizeof path, "src/ladders/%s/cuda/%02zu_%s.cu", ladder->name, r + 1,
+                     rung->id);
+            CHECK_STR(file->path, path);
+            CHECK_MSG(wl_show_regions(ladder->name, rung->id, WARPLAB_BACKEND_CUDA, NULL, 0) == 0,
+                      "%s/%s: a file and marked regions", ladder->name, rung->id);
+        }
+        CHECK(files >= 10);
+    }
+
+    /* warplab show reduce sequential: one file, then the diff against the
+     * rung below's file. */
+    const wl_ladder *reduce = wl_ladder_find("reduce");
+    const wl_rung *sequential = wl_rung_find(reduce, "sequential");
+    const wl_rung *below = wl_show_rung_below(reduce, sequential, WARPLAB_BACKEND_CUDA);
+    CHECK(below == wl_rung_find(reduce, "strided_index"));
+    const wl_source_file *file = wl_show_rung_file("reduce", "sequential", WARPLAB_BACKEND_CUDA);
+    const wl_source_file *below_file =
+        wl_show_rung_file("reduce", "strided_index", WARPLAB_BACKEND_CUDA);
+    CHECK(file && below_file);
+    if (!file || !below_file || !below)
+        return;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *stream = open_memstream(&out, &len);
+    CHECK(warplab_show_write("reduce", "sequential", WARPLAB_BACKEND_CUDA, stream) == WARPLAB_OK);
+    fclose(stream);
+    /* The file, whole, once: one "// path" line, and the text after it. */
+    CHECK_MSG(lines_starting(out, "// ") == 1, "%zu files shown:\n%s", lines_starting(out, "// "),
+              out);
+    char *expected = malloc(strlen(file->path) + strlen(file->text) + 16);
+    sprintf(expected, "// %s:1\n%s", file->path, file->text);
+    CHECK_MSG(strstr(out, expected) != NULL, "the file is not shown whole:\n%s", out);
+    free(expected);
+    /* Then the diff, which turns the file below into this one. */
+    const char *diff =
+        strstr(out, "--- reduce/strided_index (CUDA C)\n+++ reduce/sequential (CUDA C)\n");
+    CHECK_MSG(diff != NULL, "no diff against strided_index:\n%s", out);
+    if (diff) {
+        CHECK(strstr(out, file->text) < diff);
+        warplab_status status = WARPLAB_OK;
+        char *old_text = wl_show_source(reduce, below, WARPLAB_BACKEND_CUDA, false, &status);
+        char *new_text = wl_show_source(reduce, sequential, WARPLAB_BACKEND_CUDA, false, &status);
+        CHECK(old_text && new_text);
+        char *patched = old_text ? apply_patch(old_text, diff) : NULL;
+        CHECK_MSG(patched && new_text && strcmp(patched, new_text) == 0,
+                  "the diff does not give sequential's file:\n%s", diff);
+        CHECK(strstr(old_text, below_file->text) != NULL);
+        CHECK(strstr(new_text, file->text) != NULL);
+        free(patched);
+        free(old_text);
+        free(new_text);
+    }
+    free(out);
+}
+
 int main(void)
 {
     test_diff();
     test_marker_checker();
     test_markers();
+    test_rung_files();
     test_show_every_rung();
     return check_report("test_show");
 }

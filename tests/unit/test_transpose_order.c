@@ -1,11 +1,11 @@
-/* The ordered transpose rungs' block order (src/ladders/transpose_order.h):
+/* The ordered transpose rungs' block order (src/ladders/transpose/transpose_order.h):
  * for every grid shape and band height, the linear indices 0..items-1 land
  * on every item exactly once; group 1 is the input's row-major order, group
  * items_y the output's; inside a band, consecutive indices go down an item
  * column. And the persistent loop (block b takes b, b + grid, ...) covers
  * every item once for any grid size. */
 #include "../check.h"
-#include "ladders/transpose_order.h"
+#include "ladders/transpose/transpose_order.h"
 
 #include <stdint.h>
 #include <stdlib.h>

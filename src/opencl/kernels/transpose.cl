@@ -5,7 +5,7 @@
  *
  * Matrices arrive as a buffer and an element offset (views may be
  * misaligned), with rows, cols and the pitches ld_in and ld_out in elements
- * (see src/ladders/transpose_layout.h). Work-group counts are rounded up, so
+ * (see src/ladders/transpose/transpose_layout.h). Work-group counts are rounded up, so
  * every access is bounds-checked. The copy kernels write the input's layout,
  * tight (cols elements per row), into the output buffer. */
 
@@ -291,7 +291,7 @@ VECTORIZED(vectorized_strip, ulong, u64, 2)
 /* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered candidates, as CUDA's transpose_ordered: the vectorized
  * kernels' tile and lane mapping, work items (strips of STRIP tiles) dealt
- * over a 1-D range in the order of src/ladders/transpose_order.h, spelled
+ * over a 1-D range in the order of src/ladders/transpose/transpose_order.h, spelled
  * again here: bands of `group` item rows, each walked down one item column
  * after another. Work-group g takes items g, g + groups, ...; with PREFETCH
  * (the persistent rung) a work-item issues the loads of its next item

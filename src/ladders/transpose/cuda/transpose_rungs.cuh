@@ -1,43 +1,32 @@
-/* The cuda backend's transpose rungs (seed 003), in ladder order, for float
- * and double (one template per kernel shape, instantiated per rung).
+/* What the cuda backend's transpose rungs share (seed 003, 'Transpozice
+ * matic'): the launchers, and one template per kernel family, of which each
+ * rung is an instance (elements one per thread: copy_strided, naive,
+ * naive_mirror; a 32x32 shared tile: copy_shared, tiled, padded, diagonal;
+ * 16-byte accesses with a 4x4 transpose in registers: vectorized,
+ * vectorized_strip; the same in a chosen block order: vectorized_out,
+ * vectorized_grouped, grouped_strip, persistent). Each rung's file beside
+ * this one (NN_<rung>.cu, NN = its place in `warplab ladders transpose`)
+ * holds its impl row (the instance it runs) and what only it uses;
+ * transpose_rungs.cu includes them in ladder order and lists their impl rows
+ * for the backend.
  *
- * Every kernel is correct for any rows x cols (0 launches nothing), any
- * pitch and misaligned views: indices are size_t, every access outside the
- * 16-byte fast paths is bounds-checked, and the pitch padding is never
- * written. Grids larger than the device's y limit loop over the remaining
- * rows of tiles. */
-/*
- * Contents: the transpose rungs this file implements, in ladder order
- * (number = place on the ladder, as `warplab ladders transpose` lists it).
- * The sections below follow it by kernel family, each family's kernel, its
- * launcher and its rungs' impl rows together (a rung is a template instance
- * of its family's kernel); copy, the reference, comes after the 16-byte
- * helpers it shares with the vectorized rungs:
- *    3. copy -- copy, 16-byte accesses (reference)
- *    4. copy_shared -- copy through a shared-memory tile
- *    5. copy_strided -- copy, reads and writes strided
- *    6. naive -- naive, writes strided
- *    7. naive_mirror -- naive mirrored, reads strided
- *    8. tiled -- 32x32 shared-memory tiles
- *    9. padded -- padded tiles [32][33]: no conflicts
- *   10. diagonal -- padded tiles, diagonal block order
- *   11. vectorized -- 16-byte accesses, 4x4 in registers
- *   12. vectorized_strip -- 16-byte, a strip of tiles per block
- *   13. vectorized_out -- 16-byte, blocks along output rows
- *   14. vectorized_grouped -- 16-byte, grouped block order
- *   15. grouped_strip -- 16-byte, grouped, 2 tiles per block
- *   16. persistent -- grouped, persistent grid, prefetch
- *   17. cublas -- cuBLAS geam (vendor)
- */
-#include "../ladders/transpose_layout.h"
-#include "../ladders/transpose_order.h"
-#include "cuda_backend.h"
+ * Every kernel is correct for any rows x cols (0 launches nothing), float and
+ * double, any pitch and misaligned views: indices are size_t, every access
+ * outside the 16-byte fast paths is bounds-checked, and the pitch padding is
+ * never written. Grids larger than the device's y limit loop over the
+ * remaining rows of tiles. */
+#ifndef WARPLAB_TRANSPOSE_RUNGS_CUH
+#define WARPLAB_TRANSPOSE_RUNGS_CUH
+
+#include "../transpose_layout.h"
+#include "../transpose_order.h"
+
+#include "cuda/cuda_backend.h"
 
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <cublas_v2.h>
 #include <type_traits>
 
 namespace
@@ -106,7 +95,6 @@ warplab_status launch_typed(wl_backend *backend, const wl_launch *launch, void *
  * the input instead of neighbouring columns (one row). TRANSPOSE: write
  * out[c][r] (pitch ld_out) instead of the copy's out[r][c] (pitch cols).
  * tiles_slow: tiles along the dimension threadIdx.y walks. */
-/* warplab:rung transpose copy_strided naive naive_mirror */
 template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
 __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
     move_elements(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m,
@@ -126,9 +114,7 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
             }
         }
 }
-/* warplab:end */
 
-/* warplab:rung transpose copy_strided naive naive_mirror */
 template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
 warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                               void *out)
@@ -144,31 +130,6 @@ warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m,
             static_cast<const T *>(in), static_cast<T *>(out), m, tiles_slow);
     return WL_CUDA_LAUNCHED(backend, "transpose element kernel");
 }
-/* warplab:end */
-
-/* Rung copy_strided: threads down columns, copied: both sides strided. */
-/* warplab:rung transpose copy_strided */
-const wl_impl copy_strided_impl = {
-    .ladder = "transpose",
-    .rung = "copy_strided",
-    .launch =
-        launch_typed<elementwise_on<float, true, false>, elementwise_on<double, true, false>>};
-/* warplab:end */
-/* Rung naive: the course's mtran, threads along input rows: writes stride. */
-/* warplab:rung transpose naive */
-const wl_impl naive_impl = {
-    .ladder = "transpose",
-    .rung = "naive",
-    .launch =
-        launch_typed<elementwise_on<float, false, true>, elementwise_on<double, false, true>>};
-/* warplab:end */
-/* Rung naive_mirror: threads down input columns: reads stride instead. */
-/* warplab:rung transpose naive_mirror */
-const wl_impl naive_mirror_impl = {
-    .ladder = "transpose",
-    .rung = "naive_mirror",
-    .launch = launch_typed<elementwise_on<float, true, true>, elementwise_on<double, true, true>>};
-/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* A 32x32 tile through shared memory: copy_shared, tiled, padded, diagonal */
@@ -179,7 +140,6 @@ const wl_impl naive_mirror_impl = {
  * DIAGONAL renumbers the blocks so that blocks running together take tiles
  * along a diagonal of the tile grid (a bijection for any tiles_x x tiles_y:
  * the tile column is offset by the tile row, modulo tiles_x). */
-/* warplab:rung transpose copy_shared tiled padded diagonal */
 template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
 __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
     move_tiles(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m, size_t tiles_x,
@@ -218,9 +178,7 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
         __syncthreads(); /* the next tile must not overwrite this one early */
     }
 }
-/* warplab:end */
 
-/* warplab:rung transpose copy_shared tiled padded diagonal */
 template <typename T, int PAD, bool DIAGONAL, bool TRANSPOSE>
 warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                         void *out)
@@ -235,44 +193,10 @@ warplab_status tiles_on(wl_backend *backend, const wl_transpose_layout &m, const
             static_cast<const T *>(in), static_cast<T *>(out), m, tiles_x, tiles_y);
     return WL_CUDA_LAUNCHED(backend, "transpose tile kernel");
 }
-/* warplab:end */
-
-/* Rung copy_shared: the copy through a 32x32 shared tile and a barrier. */
-/* warplab:rung transpose copy_shared */
-const wl_impl copy_shared_impl = {
-    .ladder = "transpose",
-    .rung = "copy_shared",
-    .launch = launch_typed<tiles_on<float, 0, false, false>, tiles_on<double, 0, false, false>>};
-/* warplab:end */
-/* Rung tiled: over naive, a shared 32x32 tile makes both global sides
- * coalesced; reading its columns is a 32-way bank conflict. */
-/* warplab:rung transpose tiled */
-const wl_impl tiled_impl = {
-    .ladder = "transpose",
-    .rung = "tiled",
-    .launch = launch_typed<tiles_on<float, 0, false, true>, tiles_on<double, 0, false, true>>};
-/* warplab:end */
-/* Rung padded: over tiled, [32][33] removes the bank conflicts. */
-/* warplab:rung transpose padded */
-const wl_impl padded_impl = {
-    .ladder = "transpose",
-    .rung = "padded",
-    .launch = launch_typed<tiles_on<float, 1, false, true>, tiles_on<double, 1, false, true>>};
-/* warplab:end */
-/* Rung diagonal: over padded, blocks take tiles in diagonal order against
- * partition camping. */
-/* warplab:rung transpose diagonal */
-const wl_impl diagonal_impl = {
-    .ladder = "transpose",
-    .rung = "diagonal",
-    .launch = launch_typed<tiles_on<float, 1, true, true>, tiles_on<double, 1, true, true>>};
-/* warplab:end */
 
 /* ------------------------------------------------------------------------ */
 /* 16-byte accesses                                                          */
 
-/* warplab:rung transpose vectorized vectorized_strip vectorized_out vectorized_grouped
- * grouped_strip persistent */
 /* 16 bytes of T: a float4, or a double2. */
 template <typename T> struct vector16;
 template <> struct vector16<float> {
@@ -354,9 +278,7 @@ __device__ __forceinline__ void transpose_sub_block(const T *__restrict__ in, T 
                 out[(size_t)c * m.ld_out + r] = in[(size_t)r * m.ld_in + c];
         }
 }
-/* warplab:end */
 
-/* warplab:rung transpose vectorized vectorized_strip */
 /* Each thread loads its 4x4 sub-block as four 16-byte row pieces, and stores
  * the sub-block's columns as four 16-byte pieces of output rows: the
  * transpose happens in registers (v[k][j] goes out as row j, column k).
@@ -408,9 +330,7 @@ __global__ void __launch_bounds__(VEC_THREADS)
             transpose_sub_block(in, out, m, r0 + s * VEC_TILE, c0);
     }
 }
-/* warplab:end */
 
-/* warplab:rung transpose vectorized vectorized_strip */
 /* Rungs vectorized and vectorized_strip: the 16-byte kernel when both
  * pitches are whole 16-byte units and the views are element-aligned;
  * otherwise the padded-tile kernel, the fastest rung with no alignment
@@ -439,27 +359,7 @@ warplab_status vectorized_on(wl_backend *backend, const wl_transpose_layout &m, 
         static_cast<const T *>(in), static_cast<T *>(out), m, shift_r, shift_c, strips_y);
     return WL_CUDA_LAUNCHED(backend, "transpose vectorized");
 }
-/* warplab:end */
 
-/* Rung vectorized: past the course, 16-byte accesses and a 4x4 transpose in
- * registers, one 64x64 tile per block. */
-/* warplab:rung transpose vectorized */
-const wl_impl vectorized_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized",
-    .launch = launch_typed<vectorized_on<float, 1>, vectorized_on<double, 1>>};
-/* warplab:end */
-/* Rung vectorized_strip: over vectorized, a block takes 4 tiles of floats
- * (2 of doubles: 1 KB of each output row it touches, 64 elements of data per
- * thread either way) with all its loads in flight before the first store. */
-/* warplab:rung transpose vectorized_strip */
-const wl_impl vectorized_strip_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized_strip",
-    .launch = launch_typed<vectorized_on<float, 4>, vectorized_on<double, 2>>};
-/* warplab:end */
-
-/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* ------------------------------------------------------------------------ */
 /* 16-byte accesses in a chosen block order: the ordered candidates          */
 
@@ -606,9 +506,7 @@ __global__ void __launch_bounds__(VEC_THREADS, PREFETCH && sizeof(T) == 4 ? 4 : 
         }
     }
 }
-/* warplab:end */
 
-/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered rungs' kernel for a problem whose input pitch is whole
  * 16-byte units but whose output pitch is not (3001x4000: out rows of 3001
  * floats start 4, 8, 12 bytes off a 16-byte boundary, so no vector store
@@ -680,9 +578,7 @@ __global__ void __launch_bounds__(VEC_THREADS)
         __syncthreads();
     }
 }
-/* warplab:end */
 
-/* warplab:rung transpose vectorized_out vectorized_grouped grouped_strip persistent */
 /* The ordered candidates: the vectorized rungs' alignment rules and grid
  * shift, items dealt in the order of transpose_order.h. GROUP: item rows
  * per band, 0 for all of them (write-major). resident: blocks the device
@@ -761,293 +657,7 @@ warplab_status ordered_all(wl_backend *backend, const wl_transpose_layout &m, co
 {
     return ordered_on<T, STRIP, GROUP, false>(backend, m, in, out, 0);
 }
-/* warplab:end */
-
-/* warplab:rung transpose persistent */
-/* The persistent candidate: the grid is what the device holds at once,
- * measured untimed in setup from the kernel's occupancy. */
-typedef struct persistent_state {
-    size_t resident; /* blocks resident at once on the whole GPU */
-} persistent_state;
-
-template <typename T> warplab_status persistent_blocks(wl_backend *backend, size_t *resident)
-{
-    int per_sm = 0;
-    const warplab_status status =
-        wl_cuda_check(backend,
-                      cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                          &per_sm, transpose_ordered<T, 1, true>, VEC_THREADS, 0),
-                      "transpose persistent occupancy");
-    const size_t sms =
-        (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1);
-    *resident = sms * (size_t)(per_sm > 0 ? per_sm : 1);
-    return status;
-}
-
-warplab_status persistent_setup(wl_backend *backend, const wl_launch *launch, void **state)
-{
-    size_t resident = 0;
-    const warplab_status status = wl_transpose_layout_of(launch->problem).element_size == 8
-                                      ? persistent_blocks<double>(backend, &resident)
-                                      : persistent_blocks<float>(backend, &resident);
-    if (status != WARPLAB_OK)
-        return status;
-    persistent_state *s = static_cast<persistent_state *>(malloc(sizeof *s));
-    if (!s)
-        return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "out of host memory");
-    s->resident = resident;
-    *state = s;
-    return WARPLAB_OK;
-}
-
-void persistent_teardown(wl_backend *backend, void *state)
-{
-    (void)backend;
-    free(state);
-}
-
-warplab_status launch_persistent(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    const size_t resident = static_cast<const persistent_state *>(state)->resident;
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    return m.element_size == 8
-               ? ordered_on<double, 1, GROUP_TILES, true>(backend, m, in, out, resident)
-               : ordered_on<float, 1, GROUP_TILES, true>(backend, m, in, out, resident);
-}
-/* warplab:end */
-
-/* The ordered candidates (off the ladder until a GPU run picks one): the
- * vectorized rung's kernel, items dealt in another order. */
-/* vectorized_out: consecutive blocks go down a column of input tiles, i.e.
- * along the output's rows: writes of running blocks are few long runs, reads
- * many short ones (the vectorized rung's grid, mirrored). */
-/* warplab:rung transpose vectorized_out */
-const wl_impl vectorized_out_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized_out",
-    .launch = launch_typed<ordered_all<float, 1, 0>, ordered_all<double, 1, 0>>};
-/* warplab:end */
-/* vectorized_grouped: bands GROUP_TILES tiles tall, walked column by
- * column: the running blocks read and write a near-square patch. */
-/* warplab:rung transpose vectorized_grouped */
-const wl_impl vectorized_grouped_impl = {
-    .ladder = "transpose",
-    .rung = "vectorized_grouped",
-    .launch =
-        launch_typed<ordered_all<float, 1, GROUP_TILES>, ordered_all<double, 1, GROUP_TILES>>};
-/* warplab:end */
-/* grouped_strip: the grouped order with 2 tiles down a column per block
- * (bands half as many items tall: the same patch): each block writes 512 B
- * runs of 64 output rows (1 KiB of doubles), and a thread has 8 16-byte
- * loads of floats (16 of doubles) in flight before its first store. */
-/* warplab:rung transpose grouped_strip */
-const wl_impl grouped_strip_impl = {.ladder = "transpose",
-                                    .rung = "grouped_strip",
-                                    .launch =
-                                        launch_typed<ordered_all<float, 2, GROUP_TILES / 2>,
-                                                     ordered_all<double, 2, GROUP_TILES / 2>>};
-/* warplab:end */
-/* persistent: the grouped order over a grid of the blocks the device holds
- * at once, each loading its next tile before storing this one. */
-/* warplab:rung transpose persistent */
-const wl_impl persistent_impl = {.ladder = "transpose",
-                                 .rung = "persistent",
-                                 .setup = persistent_setup,
-                                 .launch = launch_persistent,
-                                 .teardown = persistent_teardown};
-/* warplab:end */
-
-/* warplab:rung transpose copy */
-/* The copy reference: rows of cols elements from in (pitch ld_in) to out
- * (pitch out_pitch). A block takes COPY_UNROLL x 256 16-byte vectors of a
- * row, all loads issued before the first store. The row's head (until both
- * sides reach a 16-byte boundary) and tail go element by element; a row whose
- * two sides can never be aligned together goes element by element. */
-constexpr int COPY_THREADS = 256;
-constexpr int COPY_UNROLL = 4;
-
-template <typename T>
-__global__ void __launch_bounds__(COPY_THREADS)
-    copy_rows(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, size_t ld_in,
-              size_t out_pitch)
-{
-    using vec = typename vector16<T>::type;
-    constexpr unsigned per_vector = sizeof(vec) / sizeof(T);
-    const size_t first = (size_t)blockIdx.x * COPY_THREADS * COPY_UNROLL; /* vector or element */
-    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const T *src = in + r * ld_in;
-        T *dst = out + r * out_pitch;
-        const unsigned phase = (unsigned)((uintptr_t)src / sizeof(T) % per_vector);
-        if (phase == (unsigned)((uintptr_t)dst / sizeof(T) % per_vector)) {
-            size_t head = (per_vector - phase) % per_vector;
-            head = head < cols ? head : cols;
-            const size_t vectors = (cols - head) / per_vector;
-            const vec *s = reinterpret_cast<const vec *>(src + head);
-            vec *d = reinterpret_cast<vec *>(dst + head);
-            vec buffer[COPY_UNROLL];
-#pragma unroll
-            for (int u = 0; u < COPY_UNROLL; u++) {
-                const size_t q = first + (size_t)u * COPY_THREADS + threadIdx.x;
-                if (q < vectors)
-                    buffer[u] = s[q];
-            }
-#pragma unroll
-            for (int u = 0; u < COPY_UNROLL; u++) {
-                const size_t q = first + (size_t)u * COPY_THREADS + threadIdx.x;
-                if (q < vectors)
-                    d[q] = buffer[u];
-            }
-            const size_t tail = head + vectors * per_vector; /* cols - tail < per_vector */
-            if (blockIdx.x == 0 && threadIdx.x < head)
-                dst[threadIdx.x] = src[threadIdx.x];
-            if (blockIdx.x == 0 && threadIdx.x < cols - tail)
-                dst[tail + threadIdx.x] = src[tail + threadIdx.x];
-        } else {
-            for (unsigned u = 0; u < COPY_UNROLL * per_vector; u++) {
-                const size_t e = first * per_vector + (size_t)u * COPY_THREADS + threadIdx.x;
-                if (e < cols)
-                    dst[e] = src[e];
-            }
-        }
-    }
-}
-/* warplab:end */
-
-/* warplab:rung transpose copy */
-/* Rung copy (reference): rows of the input to tight rows of the output. A
- * tight input is one long row, so the whole matrix streams as one array. */
-template <typename T>
-warplab_status copy_on(wl_backend *backend, const wl_transpose_layout &m, const void *in, void *out)
-{
-    size_t rows = m.rows, cols = m.cols;
-    if (m.ld_in == m.cols) {
-        cols = m.rows * m.cols;
-        rows = 1;
-    }
-    const size_t per_block = (size_t)COPY_THREADS * COPY_UNROLL * (16 / sizeof(T));
-    dim3 grid;
-    warplab_status status = tile_grid(backend, tiles_of(cols, per_block), rows, &grid);
-    if (status != WARPLAB_OK)
-        return status;
-    copy_rows<T><<<grid, COPY_THREADS, 0, wl_cuda_stream(backend)>>>(
-        static_cast<const T *>(in), static_cast<T *>(out), rows, cols, m.ld_in, cols);
-    return WL_CUDA_LAUNCHED(backend, "transpose copy");
-}
-/* warplab:end */
-
-/* warplab:rung transpose copy */
-const wl_impl copy_impl = {
-    .ladder = "transpose", .rung = "copy", .launch = launch_typed<copy_on<float>, copy_on<double>>};
-/* warplab:end */
-
-/* warplab:rung transpose cublas */
-/* ------------------------------------------------------------------------ */
-/* cuBLAS                                                                   */
-
-warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
-{
-    if (status == CUBLAS_STATUS_SUCCESS)
-        return WARPLAB_OK;
-    const warplab_status mapped = status == CUBLAS_STATUS_ALLOC_FAILED
-                                      ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
-                                      : WARPLAB_ERROR_BACKEND;
-    return wl_fail(backend, mapped, "%s: %s", what, cublasGetStatusString(status));
-}
-
-/* geam takes int sizes. */
-warplab_status cublas_supports(wl_backend *backend, const wl_problem *problem, char *reason,
-                               size_t reason_len)
-{
-    (void)backend;
-    const wl_transpose_layout m = wl_transpose_layout_of(problem);
-    if (m.rows > INT_MAX || m.cols > INT_MAX || m.ld_in > INT_MAX || m.ld_out > INT_MAX) {
-        wl_format(reason, reason_len,
-                  "cuBLAS geam takes int sizes; %zux%zu (ld %zu/%zu) is past "
-                  "them",
-                  m.rows, m.cols, m.ld_in, m.ld_out);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-/* The handle is made (untimed) once per problem, bound to the backend's
- * stream so the timers see the work. */
-warplab_status cublas_setup(wl_backend *backend, const wl_launch *launch, void **state)
-{
-    (void)launch;
-    cublasHandle_t handle = NULL;
-    warplab_status status = cublas_check(backend, cublasCreate(&handle), "cublasCreate");
-    if (status != WARPLAB_OK)
-        return status;
-    status =
-        cublas_check(backend, cublasSetStream(handle, wl_cuda_stream(backend)), "cublasSetStream");
-    if (status != WARPLAB_OK) {
-        cublasDestroy(handle); /* teardown is not called after a failed setup */
-        return status;
-    }
-    *state = handle;
-    return WARPLAB_OK;
-}
-
-void cublas_teardown(wl_backend *backend, void *state)
-{
-    (void)backend;
-    if (state)
-        cublasDestroy(static_cast<cublasHandle_t>(state));
-}
-
-/* Row-major in (rows x cols, pitch ld_in) is column-major A (cols x rows,
- * lda = ld_in); row-major out (cols x rows, pitch ld_out) is column-major C
- * (rows x cols, ldc = ld_out). out = in^T is C = A^T: geam with m = rows,
- * n = cols, transa = T, alpha = 1, beta = 0. B is not used with beta = 0; it
- * is given as A (transb = T, ldb = lda) so that every argument is valid. */
-warplab_status launch_cublas(wl_backend *backend, const wl_launch *launch, void *state)
-{
-    wl_transpose_layout m;
-    const void *in;
-    void *out;
-    if (!matrix_of(launch, &m, &in, &out))
-        return WARPLAB_OK;
-    cublasHandle_t handle = static_cast<cublasHandle_t>(state);
-    const int rows = (int)m.rows, cols = (int)m.cols, ld_in = (int)m.ld_in, ld_out = (int)m.ld_out;
-    if (m.element_size == 8) {
-        const double one = 1.0, zero = 0.0;
-        const double *a = static_cast<const double *>(in);
-        return cublas_check(backend,
-                            cublasDgeam(handle, CUBLAS_OP_T, CUBLAS_OP_T, rows, cols, &one, a,
-                                        ld_in, &zero, a, ld_in, static_cast<double *>(out), ld_out),
-                            "cublasDgeam");
-    }
-    const float one = 1.0f, zero = 0.0f;
-    const float *a = static_cast<const float *>(in);
-    return cublas_check(backend,
-                        cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_T, rows, cols, &one, a, ld_in,
-                                    &zero, a, ld_in, static_cast<float *>(out), ld_out),
-                        "cublasSgeam");
-}
-/* warplab:end */
-
-/* warplab:rung transpose cublas */
-const wl_impl cublas_impl = {.ladder = "transpose",
-                             .rung = "cublas",
-                             .supports = cublas_supports,
-                             .setup = cublas_setup,
-                             .launch = launch_cublas,
-                             .teardown = cublas_teardown};
-/* warplab:end */
 
 } // namespace
 
-extern "C" const wl_impl *const wl_cuda_transpose_impls[] = {
-    &copy_impl,           &copy_shared_impl,
-    &copy_strided_impl,   &naive_impl,
-    &naive_mirror_impl,   &tiled_impl,
-    &padded_impl,         &diagonal_impl,
-    &vectorized_impl,     &vectorized_strip_impl,
-    &vectorized_out_impl, &vectorized_grouped_impl,
-    &grouped_strip_impl,  &persistent_impl,
-    &cublas_impl,         NULL};
+#endif

@@ -14,7 +14,7 @@
 #ifndef WARPLAB_TRANSPOSE_LAYOUT_H
 #define WARPLAB_TRANSPOSE_LAYOUT_H
 
-#include "../internal.h"
+#include "../../internal.h"
 
 typedef struct wl_transpose_layout {
     size_t rows, cols;   /* of the input */
