@@ -1,0 +1,62 @@
+#!/bin/bash
+# The GEMM planner's GPU run (developer use): builds main's checkout (the
+# repo root, "before") and this tree ("after") side by side, runs the
+# decode tuning set (scripts/gemm_decode_bench.c) on both, the GEMM API
+# tests, and compute-sanitizer memcheck on the GEMV family's shapes.
+# Run from this tree's root: OUT=dir bash scripts/planner-gpu.sh [before-tree]
+set -u
+OUT=${OUT:-/tmp/planner-out}
+BEFORE=${1:-}
+mkdir -p "$OUT"
+CUDA=/usr/local/cuda
+opts="-DCMAKE_BUILD_TYPE=Release -DWARPLAB_WITH_OPENCL=OFF -DWARPLAB_WITH_NCCL=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real"
+start=$SECONDS
+cmake -S . -B /tmp/after $opts -DWARPLAB_WERROR=ON >"$OUT/after-config.log" 2>&1
+if [ -n "$BEFORE" ]; then
+    cmake -S "$BEFORE" -B /tmp/before $opts >"$OUT/before-config.log" 2>&1
+    (cmake --build /tmp/before -j16 --target warplab >"$OUT/before-build.log" 2>&1) &
+fi
+cmake --build /tmp/after -j16 --target warplab test_gemm_ex_api test_gemm_exact test_gemm_api \
+    >"$OUT/after-build.log" 2>&1 || { tail -40 "$OUT/after-build.log"; exit 1; }
+wait
+echo "builds: $((SECONDS - start)) s"
+link() { cc -O2 -std=c11 -Iinclude -I$CUDA/include scripts/gemm_decode_bench.c "$1/libwarplab.a" \
+    -L$CUDA/lib64 -lcublas -lcudart -lstdc++ -lpthread -lm -o "$2"; }
+link /tmp/after /tmp/bench-after || exit 1
+[ -n "$BEFORE" ] && { link /tmp/before /tmp/bench-before || exit 1; }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$OUT/gpu.txt"
+T=/tmp/after/tests
+for t in test_gemm_ex_api test_gemm_exact test_gemm_api; do
+    $T/$t >"$OUT/$t.log" 2>&1; echo "$t: exit $? ($(tail -1 $OUT/$t.log))"
+done
+compute-sanitizer --tool memcheck --error-exitcode 99 $T/test_gemm_ex_api cuda --sanitizer \
+    >"$OUT/memcheck.log" 2>&1
+echo "memcheck test_gemm_ex_api --sanitizer: exit $? ($(grep -c 'ERROR SUMMARY: 0' $OUT/memcheck.log) clean summaries; $(tail -1 $OUT/memcheck.log))"
+RUNS=${RUNS:-15}
+[ -n "$BEFORE" ] && /tmp/bench-before $RUNS "$OUT/before.csv" >"$OUT/before.txt" 2>&1
+/tmp/bench-after $RUNS "$OUT/after.csv" >"$OUT/after.txt" 2>&1
+head -1 "$OUT/after.txt"
+grep DIFFERS "$OUT/after.txt" | head
+if [ -n "$BEFORE" ]; then
+    python3 - "$OUT/before.csv" "$OUT/after.csv" <<'PY'
+import csv, sys, math
+b = {tuple(r[k] for k in ('combo','op_b','m','n','k')): r for r in csv.DictReader(open(sys.argv[1]))}
+a = list(csv.DictReader(open(sys.argv[2])))
+print("%-10s %4s %3s %6s %6s %8s %8s %8s %7s %7s %6s" % ("combo","op_b","m","n","k","cuBLAS","before","after","x_bef","x_aft","%copy"))
+groups = {}
+for r in a:
+    key = tuple(r[k] for k in ('combo','op_b','m','n','k'))
+    br = b.get(key)
+    rb = float(br['ratio']) if br else float('nan')
+    ra = float(r['ratio'])
+    g = groups.setdefault((r['combo'], r['op_b']), [[], [], 9, 9])
+    g[0].append(math.log(rb)); g[1].append(math.log(ra)); g[2] = min(g[2], rb); g[3] = min(g[3], ra)
+    print("%-10s %4s %3s %6s %6s %8.1f %8.1f %8.1f %7.3f %7.3f %6s" % (key + (float(r['cublas_us']), float(br['warplab_us']) if br else float('nan'), float(r['warplab_us']), rb, ra, r['pct_copy'] if r['m'] == '1' else '')))
+print("summary (ratio = cuBLAS time / warplab time): geomean before -> after, worst before -> after")
+for (c, o), g in groups.items():
+    print("  %-10s op_b=%s: %.3f -> %.3f   worst %.3f -> %.3f" % (c, o, math.exp(sum(g[0])/len(g[0])), math.exp(sum(g[1])/len(g[1])), g[2], g[3]))
+PY
+else
+    grep SUMMARY "$OUT/after.txt"
+fi
+echo "total $((SECONDS - start)) s"
