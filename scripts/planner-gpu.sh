@@ -25,13 +25,6 @@ link() { cc -O2 -std=c11 -Iinclude -I$CUDA/include scripts/gemm_decode_bench.c "
 link /tmp/after /tmp/bench-after || exit 1
 [ -n "$BEFORE" ] && { link /tmp/before /tmp/bench-before || exit 1; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$OUT/gpu.txt"
-T=/tmp/after/tests
-for t in test_gemm_ex_api test_gemm_exact test_gemm_api; do
-    $T/$t >"$OUT/$t.log" 2>&1; echo "$t: exit $? ($(tail -1 $OUT/$t.log))"
-done
-compute-sanitizer --tool memcheck --error-exitcode 99 $T/test_gemm_ex_api cuda --sanitizer \
-    >"$OUT/memcheck.log" 2>&1
-echo "memcheck test_gemm_ex_api --sanitizer: exit $? ($(grep -c 'ERROR SUMMARY: 0' $OUT/memcheck.log) clean summaries; $(tail -1 $OUT/memcheck.log))"
 RUNS=${RUNS:-15}
 [ -n "$BEFORE" ] && /tmp/bench-before $RUNS "$OUT/before.csv" >"$OUT/before.txt" 2>&1
 /tmp/bench-after $RUNS "$OUT/after.csv" >"$OUT/after.txt" 2>&1
@@ -59,4 +52,11 @@ PY
 else
     grep SUMMARY "$OUT/after.txt"
 fi
+T=/tmp/after/tests
+for t in test_gemm_ex_api test_gemm_exact test_gemm_api; do
+    timeout 120 $T/$t $([ $t = test_gemm_ex_api ] && echo cuda --sanitizer) >"$OUT/$t.log" 2>&1; echo "$t: exit $? ($(tail -1 $OUT/$t.log))"
+done
+compute-sanitizer --tool memcheck --error-exitcode 99 $T/test_gemm_ex_api cuda --sanitizer \
+    >"$OUT/memcheck.log" 2>&1
+echo "memcheck test_gemm_ex_api --sanitizer: exit $? ($(grep -c 'ERROR SUMMARY: 0' $OUT/memcheck.log) clean summaries; $(tail -1 $OUT/memcheck.log))"
 echo "total $((SECONDS - start)) s"
