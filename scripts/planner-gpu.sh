@@ -7,17 +7,18 @@
 set -u
 OUT=${OUT:-/tmp/planner-out}
 BEFORE=${1:-}
-mkdir -p "$OUT"
+mkdir -p "$OUT" /tmp/logs
+L=/tmp/logs
 CUDA=/usr/local/cuda
 opts="-DCMAKE_BUILD_TYPE=Release -DWARPLAB_WITH_OPENCL=OFF -DWARPLAB_WITH_NCCL=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real"
 start=$SECONDS
-cmake -S . -B /tmp/after $opts -DWARPLAB_WERROR=ON >"$OUT/after-config.log" 2>&1
+cmake -S . -B /tmp/after $opts -DWARPLAB_WERROR=ON >"$L/after-config.log" 2>&1
 if [ -n "$BEFORE" ]; then
-    cmake -S "$BEFORE" -B /tmp/before $opts >"$OUT/before-config.log" 2>&1
-    (cmake --build /tmp/before -j16 --target warplab >"$OUT/before-build.log" 2>&1) &
+    cmake -S "$BEFORE" -B /tmp/before $opts >"$L/before-config.log" 2>&1
+    (cmake --build /tmp/before -j16 --target warplab >"$L/before-build.log" 2>&1) &
 fi
 cmake --build /tmp/after -j16 --target warplab test_gemm_ex_api test_gemm_exact test_gemm_api \
-    >"$OUT/after-build.log" 2>&1 || { tail -40 "$OUT/after-build.log"; exit 1; }
+    >"$L/after-build.log" 2>&1 || { tail -40 "$L/after-build.log"; exit 1; }
 wait
 echo "builds: $((SECONDS - start)) s"
 link() { cc -O2 -std=c11 -Iinclude -I$CUDA/include scripts/gemm_decode_bench.c "$1/libwarplab.a" \
@@ -26,12 +27,12 @@ link /tmp/after /tmp/bench-after || exit 1
 [ -n "$BEFORE" ] && { link /tmp/before /tmp/bench-before || exit 1; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$OUT/gpu.txt"
 RUNS=${RUNS:-15}
-[ -n "$BEFORE" ] && /tmp/bench-before $RUNS "$OUT/before.csv" >"$OUT/before.txt" 2>&1
-/tmp/bench-after $RUNS "$OUT/after.csv" >"$OUT/after.txt" 2>&1
-head -1 "$OUT/after.txt"
-grep DIFFERS "$OUT/after.txt" | head
+[ -n "$BEFORE" ] && /tmp/bench-before $RUNS "$OUT/before.csv" >"$L/before.txt" 2>&1
+/tmp/bench-after $RUNS "$OUT/after.csv" >"$L/after.txt" 2>&1
+head -1 "$L/after.txt"
+grep DIFFERS "$L/after.txt" | head
 if [ -n "$BEFORE" ]; then
-    python3 - "$OUT/before.csv" "$OUT/after.csv" <<'PY'
+    python3 - "$OUT/before.csv" "$OUT/after.csv" >"$OUT/table.txt" <<'PY'
 import csv, sys, math
 b = {tuple(r[k] for k in ('combo','op_b','m','n','k')): r for r in csv.DictReader(open(sys.argv[1]))}
 a = list(csv.DictReader(open(sys.argv[2])))
@@ -49,14 +50,15 @@ print("summary (ratio = cuBLAS time / warplab time): geomean before -> after, wo
 for (c, o), g in groups.items():
     print("  %-10s op_b=%s: %.3f -> %.3f   worst %.3f -> %.3f" % (c, o, math.exp(sum(g[0])/len(g[0])), math.exp(sum(g[1])/len(g[1])), g[2], g[3]))
 PY
+    cat "$OUT/table.txt"
 else
-    grep SUMMARY "$OUT/after.txt"
+    grep SUMMARY "$L/after.txt"
 fi
 T=/tmp/after/tests
 for t in test_gemm_ex_api test_gemm_exact test_gemm_api; do
-    timeout 120 $T/$t $([ $t = test_gemm_ex_api ] && echo cuda --sanitizer) >"$OUT/$t.log" 2>&1; echo "$t: exit $? ($(tail -1 $OUT/$t.log))"
+    timeout 120 $T/$t $([ $t = test_gemm_ex_api ] && echo cuda --sanitizer) >"$L/$t.log" 2>&1; echo "$t: exit $? ($(tail -1 $L/$t.log))" | tee -a "$OUT/tests.log"; tail -30 "$L/$t.log" >>"$OUT/tests.log"
 done
-compute-sanitizer --tool memcheck --error-exitcode 99 $T/test_gemm_ex_api cuda --sanitizer \
+timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 $T/test_gemm_ex_api cuda --sanitizer \
     >"$OUT/memcheck.log" 2>&1
 echo "memcheck test_gemm_ex_api --sanitizer: exit $? ($(grep -c 'ERROR SUMMARY: 0' $OUT/memcheck.log) clean summaries; $(tail -1 $OUT/memcheck.log))"
 echo "total $((SECONDS - start)) s"
