@@ -3,7 +3,7 @@
 # repo root, "before") and this tree ("after") side by side, runs the
 # decode tuning set (scripts/gemm_decode_bench.c) on both, the GEMM API
 # tests, and compute-sanitizer memcheck on the GEMV family's shapes.
-# Run from this tree's root: OUT=dir bash scripts/planner-gpu.sh [before-tree]
+# Run from this tree's root: OUT=dir bash scripts/planner-gpu.sh [before-tree | before.csv]
 set -u
 OUT=${OUT:-/tmp/planner-out}
 BEFORE=${1:-}
@@ -13,6 +13,8 @@ CUDA=/usr/local/cuda
 opts="-DCMAKE_BUILD_TYPE=Release -DWARPLAB_WITH_OPENCL=OFF -DWARPLAB_WITH_NCCL=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real"
 start=$SECONDS
 cmake -S . -B /tmp/after $opts -DWARPLAB_WERROR=ON >"$L/after-config.log" 2>&1
+BEFORE_CSV=
+case "$BEFORE" in *.csv) BEFORE_CSV=$BEFORE; BEFORE= ;; esac
 if [ -n "$BEFORE" ]; then
     cmake -S "$BEFORE" -B /tmp/before $opts >"$L/before-config.log" 2>&1
     (cmake --build /tmp/before -j16 --target warplab >"$L/before-build.log" 2>&1) &
@@ -28,6 +30,7 @@ link /tmp/after /tmp/bench-after || exit 1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$OUT/gpu.txt"
 RUNS=${RUNS:-15}
 [ -n "$BEFORE" ] && /tmp/bench-before $RUNS "$OUT/before.csv" >"$L/before.txt" 2>&1
+[ -n "$BEFORE_CSV" ] && cp "$BEFORE_CSV" "$OUT/before.csv" && BEFORE=csv
 /tmp/bench-after $RUNS "$OUT/after.csv" >"$L/after.txt" 2>&1
 head -1 "$L/after.txt"
 grep DIFFERS "$L/after.txt" | head

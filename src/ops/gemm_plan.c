@@ -28,8 +28,8 @@
 
 /* The candidates, in the order a tie goes. */
 static const wl_gemm_candidate candidates[] = {
-    {.name = "gemv",
-     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_k / gemv_along_big, wl_splitk_finish",
+    {.name = "gemv_k",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_k, wl_splitk_finish",
      .cc_major_min = 7,
      .ab_types = F32 | BF16 | F16,
      .c_types = C_FP32_OR_INPUT,
@@ -38,32 +38,54 @@ static const wl_gemm_candidate candidates[] = {
      .layouts = WL_GEMM_LAYOUT_ALL,
      .in_place = WL_GEMM_LAYOUT_ALL,
      .small_max = WL_GEMV_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_K,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.85,
-     .flop_fraction = 0.40,
+     .bandwidth_fraction = 0.70,
+     .flop_fraction = 0.30,
      .flop_multiple = 1.0,
-     .fixed_us = 4.0,
-     .source = "H100, scripts/gemm_decode_bench.c on the tuning set: m = 1 streams the weights "
-               "at the fraction of the theoretical bandwidth a device copy reaches; FFMA-bound "
-               "past m = 8 (16-bit) at about 40% of the FP32 peak; 4 us launch + finish"},
+     .fixed_us = 5.0,
+     .source = "H200, scripts/planner-gpu.sh (tuning set): m = 1, op_b = T streams B at 70% of "
+               "the theoretical bandwidth (28672 x 4096 BF16: 70.9 us, cuBLAS 70.4); 1 x 1024 "
+               "x 4096 8.6 us (the fixed cost); FFMA-bound from m = 4 or so"},
+    {.name = "gemv_rows",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
+     .cc_major_min = 7,
+     .ab_types = F32 | BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE | TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .small_max = WL_GEMV_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_BIG,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.60,
+     .flop_fraction = 0.30,
+     .flop_multiple = 1.0,
+     .fixed_us = 5.0,
+     .source = "placeholder below the choosers it competes with (ex16 as stored, the FP32 "
+               "dispatcher: 0.9-2.7x cuBLAS on the tuning set's op_b = N rows, H200) until "
+               "scripts/planner-gpu.sh measures this kernel"},
     {.name = "fp32_dispatch",
      .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
      .ab_types = F32,
      .c_types = F32,
-     .computes = FP32_COMPUTE,
+     /* TF32: FP32 meets its bound; ex_launch reaches the dispatcher through
+      * tf32_choose's FP32 route (gemm_ex.cu). */
+     .computes = FP32_COMPUTE | TF32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_NN,
      .in_place = WL_GEMM_LAYOUT_NN,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
-     .bandwidth_fraction = 0.80,
+     .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
-     .fixed_us = 5.0,
-     .source = "warplab bench gemm --shapes (H200): 1.058x cuBLAS FP32 over the shape set, so "
-               "about cuBLAS's own rate; fixed cost as gemm_dispatch.c's table"},
+     .fixed_us = 3.0,
+     .source = "warplab bench gemm --shapes (H200): 1.058x cuBLAS FP32 over the shape set; "
+               "scripts/planner-gpu.sh (H200): FP32 op N, N m <= 8 at 0.9-2.7x cuBLAS"},
     {.name = "ex16_chooser",
      .kernel = "src/cuda/gemm/ex16_gemm.cu wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
      .cc_major_min = 8,
@@ -71,6 +93,9 @@ static const wl_gemm_candidate candidates[] = {
      .c_types = C_FP32_OR_INPUT,
      .computes = FP32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_ALL,
+     /* Its skinny path for X along k (ex16_skinny_warps): 0.18-0.31x
+      * cuBLAS at m = 7, 8 (H200, scripts/planner-gpu.sh); gemv_k serves it. */
+     .along_k_small_min = 9,
      /* The wgmma kernel reads every layout as stored; rows off 16 bytes
       * are re-strided by the delegate (its own plan). */
      .in_place = WL_GEMM_LAYOUT_ALL,
@@ -91,6 +116,9 @@ static const wl_gemm_candidate candidates[] = {
      .computes = TF32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_ALL,
      .in_place = WL_GEMM_LAYOUT_ALL,
+     /* Its skinny problems with X along k went to the kernels gemv_k
+      * replaced (0.12-0.35x cuBLAS at m = 1-8, H200). */
+     .along_k_small_min = 9,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
@@ -174,6 +202,11 @@ static size_t small_side(const wl_gemm_desc *d)
     return d->m < d->n ? d->m : d->n;
 }
 
+bool wl_gemm_x_along_k(const wl_gemm_desc *d)
+{
+    return d->m <= d->n ? d->op_b == WARPLAB_OP_T : d->op_a == WARPLAB_OP_N;
+}
+
 bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                              const wl_gemm_target *t)
 {
@@ -191,6 +224,11 @@ bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     if (d->batch > 1) /* no candidate runs batches yet */
         return false;
     if (c->small_max && small_side(d) > c->small_max)
+        return false;
+    const bool along_k = wl_gemm_x_along_k(d);
+    if (c->x_layout != WL_GEMM_X_ANY && along_k != (c->x_layout == WL_GEMM_X_ALONG_K))
+        return false;
+    if (c->along_k_small_min && along_k && d->k > 0 && small_side(d) < c->along_k_small_min)
         return false;
     if (d->k == 0 && !c->k_zero)
         return false;
@@ -210,8 +248,13 @@ static double peak_of(const wl_gemm_target *t)
     return t->fp32_peak_gflops > 0 ? t->fp32_peak_gflops : 67000.0;
 }
 
-#define GEMV_SPLIT_QUANTUM 256 /* k a split: whole 16-byte vectors of a warp, any type */
-#define GEMV_SPLIT_MIN 512     /* k a split, at least: two warp steps of 16-bit vectors */
+/* k a split: along k, whole 16-byte vectors of a warp (any type) and at
+ * least two warp steps of 16-bit vectors; along big, whole rounds of the
+ * groups. */
+#define GEMV_K_QUANTUM 256
+#define GEMV_K_MIN 512
+#define GEMV_BIG_QUANTUM 64
+#define GEMV_BIG_MIN 64
 #define GEMV_SPLITS_MAX 64
 #define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
 
@@ -223,7 +266,7 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
     plan->big = (int)(plan->small_m ? d->n : d->m);
     /* X = op(B) (small m): along k when B is stored n x k (op T); X =
      * op(A)^T (small n): along k when A is stored m x k (op N). */
-    plan->x_along_k = plan->small_m ? d->op_b == WARPLAB_OP_T : d->op_a == WARPLAB_OP_N;
+    plan->x_along_k = wl_gemm_x_along_k(d);
     int per_block;
     if (plan->x_along_k)
         per_block = (WL_GEMV_THREADS / 32) *
@@ -236,13 +279,17 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
     const long long k = (long long)d->k;
     const long long target = (long long)GEMV_BLOCKS_PER_SM * (t->sms > 0 ? t->sms : 1);
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
-    long long most = k / GEMV_SPLIT_MIN;
+    const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
+    long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
+    /* The partial sums (written and read) at most an eighth of X's bytes. */
+    const long long by_traffic = k * (long long)element / (64LL * plan->small);
+    most = most < by_traffic ? most : by_traffic;
     most = most < 1 ? 1 : most > GEMV_SPLITS_MAX ? GEMV_SPLITS_MAX : most;
     splits = splits < 1 ? 1 : splits > most ? most : splits;
     long long chunk = (k + splits - 1) / splits;
-    chunk = (chunk + GEMV_SPLIT_QUANTUM - 1) / GEMV_SPLIT_QUANTUM * GEMV_SPLIT_QUANTUM;
+    chunk = (chunk + quantum - 1) / quantum * quantum;
     if (chunk < 1)
-        chunk = GEMV_SPLIT_QUANTUM;
+        chunk = quantum;
     plan->k_chunk = (int)chunk;
     plan->splits = k > 0 ? (int)((k + chunk - 1) / chunk) : 1;
     plan->schedule = WL_GEMM_SCHEDULE_GEMV;

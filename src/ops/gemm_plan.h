@@ -74,6 +74,11 @@ unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b);
 /* Bits of types (1u << warplab_dtype) and of computes (1u << warplab_compute). */
 #define WL_GEMM_TYPE_BIT(t) (1u << (unsigned)(t))
 
+enum { WL_GEMM_X_ANY = 0, WL_GEMM_X_ALONG_K, WL_GEMM_X_ALONG_BIG };
+/* Whether the big operand (op(B) for m <= n, op(A)^T otherwise) is
+ * contiguous along k. */
+bool wl_gemm_x_along_k(const wl_gemm_desc *d);
+
 /* One candidate: a row of the table. Constants carry their source. */
 typedef struct wl_gemm_candidate {
     const char *name;     /* what `warplab bench gemm --candidate` names */
@@ -86,6 +91,12 @@ typedef struct wl_gemm_candidate {
     unsigned layouts;     /* WL_GEMM_LAYOUT_* it takes */
     unsigned in_place;    /* WL_GEMM_LAYOUT_* it reads without copying an operand */
     size_t small_max;     /* min(m, n) at most this; 0 = no limit */
+    /* min(m, n) at least this where the big operand runs along k (X along
+     * k: op_b = T with m small, op_a = N with n small) and k > 0; 0 = no
+     * limit. The
+     * choosers' own skinny paths there are what the GEMV family replaces. */
+    size_t along_k_small_min;
+    int x_layout;         /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;          /* takes k = 0 (C = beta C) */
     unsigned min_align;   /* bytes every operand's rows need; 1 = any */
     bool fallback;        /* planned only where no other row takes the descriptor */
@@ -168,8 +179,8 @@ unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
 #define WL_GEMV_THREADS 256
 #define WL_GEMV_SMALL_MAX 16     /* the GEMV family's small side, at most */
 #define WL_GEMV_ALONG_K_WARP_COLS 4 /* X along k: rows of X a warp (small <= 8; 2 above) */
-#define WL_GEMV_ALONG_BIG_THREADS 64 /* X along big: threads along big, 16 bytes each */
-#define WL_GEMV_ALONG_BIG_GROUPS 4   /* X along big: groups of threads along k */
+#define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
+#define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
 
 #ifdef __cplusplus
 }

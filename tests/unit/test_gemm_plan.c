@@ -75,16 +75,22 @@ static void test_table(void)
         const char *want;
     } rows[] = {
         /* Decode: nn.Linear's weights (op_b = T), every type, m = 1..8. */
-        {1, 4096, 4096, N, T, BF16, BF16, FP32C, "gemv"},
-        {7, 4096, 14336, N, T, BF16, BF16, FP32C, "gemv"},
-        {7, 6144, 4096, N, T, F32, F32, TF32C, "gemv"},
-        {2, 28672, 4096, N, T, F16, F16, FP32C, "gemv"},
-        {8, 1024, 4096, N, T, BF16, F32, FP32C, "gemv"},
-        /* Decode with row-major weights (op_b = N), and GEMV y = A x (n = 1). */
-        {1, 4096, 4096, N, N, BF16, BF16, FP32C, "gemv"},
-        {3, 4096, 4096, N, N, F32, F32, FP32C, "gemv"},
-        {4096, 1, 4096, N, N, F32, F32, FP32C, "gemv"},
-        {4096, 1, 4096, T, N, F16, F16, FP32C, "gemv"},
+        {1, 4096, 4096, N, T, BF16, BF16, FP32C, "gemv_k"},
+        {7, 4096, 14336, N, T, BF16, BF16, FP32C, "gemv_k"},
+        {7, 6144, 4096, N, T, F32, F32, TF32C, "gemv_k"},
+        {2, 28672, 4096, N, T, F16, F16, FP32C, "gemv_k"},
+        {8, 1024, 4096, N, T, BF16, F32, FP32C, "gemv_k"},
+        {1, 4096, 4096, N, T, F32, F32, FP32C, "gemv_k"},
+        /* y = A x with A row-major (n = 1, op_a = N: X along k). */
+        {4096, 1, 4096, N, T, F16, F16, FP32C, "gemv_k"},
+        /* Decode with row-major weights (op_b = N): the choosers' kernels as stored. */
+        {1, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {3, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
+        {3, 4096, 4096, N, N, F32, F32, TF32C, "fp32_dispatch"},
+        {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
+        {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
+        /* FP32 compute, op_a = T, small m, X along big: the GEMV, not the fallback. */
+        {5, 3000, 2000, T, N, F32, F32, FP32C, "gemv_rows"},
         /* Prefill and squares: the tensor-core choosers, the FP32 dispatcher. */
         {4096, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
         {1000, 1024, 4096, N, N, F16, F32, FP32C, "ex16_chooser"},
@@ -97,6 +103,7 @@ static void test_table(void)
         {1000, 1000, 1000, T, N, F32, F32, FP32C, "tiled"},
         /* k = 0 (C = beta C): not the GEMV (it takes k > 0). */
         {1, 4096, 0, N, T, BF16, BF16, FP32C, "ex16_chooser"},
+        {3, 100, 0, N, T, F32, F32, TF32C, "tf32_chooser"},
         {4, 100, 0, N, N, F32, F32, FP32C, "fp32_dispatch"},
     };
     const wl_gemm_target t = h100();
@@ -202,6 +209,8 @@ static void test_properties(unsigned seed, int count)
         CHECK(!(d.k == 0 && !c->k_zero));
         CHECK(c->layouts & wl_gemm_layout_bit(d.op_a, d.op_b));
         CHECK(t->cc_major >= c->cc_major_min);
+        CHECK(!(c->along_k_small_min && wl_gemm_x_along_k(&d) && d.k > 0 &&
+                (d.m < d.n ? d.m : d.n) < c->along_k_small_min));
         /* A fallback only where no other row takes it. */
         if (c->fallback)
             for (size_t r = 0; r < rows_count; r++)
@@ -228,7 +237,12 @@ static void test_properties(unsigned seed, int count)
             CHECK(plan.small_m == (d.m <= d.n));
             CHECK(plan.x_along_k ==
                   (plan.small_m ? d.op_b == WARPLAB_OP_T : d.op_a == WARPLAB_OP_N));
-            CHECK(plan.splits >= 1 && plan.k_chunk % 256 == 0 && plan.k_chunk > 0);
+            /* The partial sums stay under an eighth of X's bytes (or one split). */
+            CHECK(plan.splits == 1 || (double)plan.scratch * 8.0 <=
+                                          (double)big * d.k * warplab_dtype_size(d.ab_type));
+            CHECK(plan.splits >= 1 && plan.k_chunk > 0 &&
+                  plan.k_chunk % (plan.x_along_k ? 256 : 64) == 0);
+            CHECK((c->x_layout == WL_GEMM_X_ALONG_K) == plan.x_along_k);
             CHECK((size_t)(plan.splits - 1) * (size_t)plan.k_chunk < d.k);
             CHECK((size_t)plan.splits * (size_t)plan.k_chunk >= d.k);
             CHECK(plan.scratch == (plan.splits > 1 ? (size_t)plan.splits * small * big * 4 : 0));
@@ -266,7 +280,7 @@ static void test_limits(void)
     char text[160];
     const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
     wl_gemm_route_describe(&plan, text, sizeof text);
-    CHECK(strncmp(text, "gemv (small m = 1, X along k", 28) == 0);
+    CHECK_MSG(strncmp(text, "gemv_k (small m = 1, X along k", 30) == 0, "%s", text);
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
  *
  * - The planner (src/ops/gemm_plan.h) plans every call first: where it
- *   picks its "gemv" candidate (m or n small: decode, GEMV), the GEMV
+ *   picks a GEMV row (gemv_k, gemv_rows: m or n small, decode), the GEMV
  *   family (gemv.cuh) runs it, every layout and type read in place. Its
  *   other rows delegate to the choosers below.
  * - TF32 compute: tf32_choose (below) picks by modelled time among the
@@ -285,6 +285,13 @@ static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_
                : wl_gemm_desc_of(p, NULL, NULL, NULL);
     const wl_gemm_target target = wl_gemm_target_for(backend);
     return wl_gemm_plan_cached(&desc, &target, force);
+}
+
+/* The GEMV row for a problem's layout (its big operand along k or not). */
+static const char *gemv_row(const wl_problem *p)
+{
+    const wl_gemm_desc d = wl_gemm_desc_of(p, NULL, NULL, NULL);
+    return wl_gemm_x_along_k(&d) ? "gemv_k" : "gemv_rows";
 }
 
 /* The GEMV family runs the problem: the planner's pick, or (forced) the
@@ -594,7 +601,7 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
     if (tf32.route == TF32_TILES)
         return wl_tf32_tiles_scratch(&tf32.tiles, wl_gemm_m(p), wl_gemm_n(p));
     if (use_skinny(p))
-        return planned(backend, p, NULL, "gemv").scratch;
+        return planned(backend, p, NULL, gemv_row(p)).scratch;
     if (!use_tma(backend, p))
         return 0;
     const size_t row = kmajor_ld(p) * element_bytes(p);
@@ -840,7 +847,7 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
                                  launch->scratch.bytes);
     }
     if (use_skinny(p)) {
-        const wl_gemm_route forced = planned(backend, p, launch, "gemv");
+        const wl_gemm_route forced = planned(backend, p, launch, gemv_row(p));
         return wl_gemv_run(backend, launch, &forced);
     }
     if (tf32.route == TF32_WGMMA)
