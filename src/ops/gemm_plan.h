@@ -176,10 +176,9 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len);
  * the row pitch (bytes). */
 unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
 
-#define WL_GEMV_THREADS 256 /* X along big: threads a block */
+#define WL_GEMV_THREADS 256
 #define WL_GEMV_SMALL_MAX 16     /* the GEMV family's small side, at most */
-#define WL_GEMV_ALONG_K_THREADS 128 /* X along k: rows of X a block, one a thread */
-#define WL_GEMV_ALONG_K_PIECE 256   /* X along k: k of Y staged at a time */
+#define WL_GEMV_ALONG_K_WARP_COLS 4 /* X along k: rows of X a warp (small <= 8; 2 above) */
 #define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
 #define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
 

@@ -11,12 +11,12 @@
  * with n small, X = op(A)^T and Y = op(B)^T, and C is written transposed.
  * Two kernels, by the way X is stored:
  * - gemv_along_k (x_q = 1: op_b = T, PyTorch nn.Linear's weights, for m
- *   small): a thread owns a row of X and reads it in whole 128-byte lines,
- *   Y's piece is staged in shared memory (FP32) and read by broadcast. The
- *   warp-per-column kernels it replaces loaded m 16-byte Y vectors from L1
- *   per 16-byte X vector (0.12-0.31x cuBLAS at 7-8 tokens, H200); a warp
- *   over 4 rows with lanes along k, tried first, kept S x 4 sums a thread
- *   and fell to half the speed from m = 2 to m = 7.
+ *   small): a warp owns COLS rows of X, its lanes read 16 bytes of each
+ *   row a step (COLS independent loads in flight), every Y vector it loads
+ *   serves COLS rows, and shuffles add the lanes at the end. The warp-per-
+ *   column kernels it replaces loaded each Y vector for one row of X only,
+ *   so a step was m Y loads per X load (issue 31: 0.10-0.43x cuBLAS at 1-7
+ *   tokens).
  * - gemv_along_big (x_j = 1): a thread owns 16 bytes of neighbouring
  *   columns, GROUPS groups of threads walk the rows of X in turn, shared
  *   memory adds the groups.
@@ -126,94 +126,87 @@ __device__ __forceinline__ void gemv_emit(const wl_gemv_params &p, int split, in
         p.part[((size_t)split * p.small + i) * p.big + j] = v;
 }
 
-/* X along k. A thread owns one row j of X (lanes on neighbouring rows)
- * and its S sums: no shuffles, S accumulators a thread. The block stages
- * Y's piece of WL_GEMV_ALONG_K_PIECE k, widened to FP32, in shared memory
- * (every thread then reads it by broadcast), and each thread streams its
- * row in whole 128-byte lines (8 x 16 bytes a step, every byte of a line
- * used at once). S: the small side rounded up (1, 2, 4, 8 or 16). */
-template <int KIND, int S>
-__global__ void __launch_bounds__(WL_GEMV_ALONG_K_THREADS) gemv_along_k(wl_gemv_params p)
+/* X along k. S: the small side rounded up (1, 2, 4, 8 or 16); COLS: rows of
+ * X a warp. */
+template <int KIND, int S, int COLS>
+__global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_k(wl_gemv_params p)
 {
     typedef gemv_elem<KIND> E;
     typedef typename E::storage T;
-    const int VEC = E::VEC, PIECE = WL_GEMV_ALONG_K_PIECE, LINE = 8 * E::VEC;
+    const int VEC = E::VEC, STEP = 32 * E::VEC;
     if (p.splits > 1) /* wl_splitk_finish follows */
         wl_release_dependents();
-    __shared__ __align__(16) float ys[S][WL_GEMV_ALONG_K_PIECE];
-    const int tid = threadIdx.x;
-    const int j = blockIdx.x * WL_GEMV_ALONG_K_THREADS + tid, split = blockIdx.y;
+    const int lane = threadIdx.x % 32;
+    const int j0 = (blockIdx.x * (WL_GEMV_THREADS / 32) + threadIdx.x / 32) * COLS;
+    const int split = blockIdx.y;
     const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    if (j0 >= p.big)
+        return; /* whole warps leave together */
     const T *x = (const T *)p.x, *y = (const T *)p.y;
-    const T *row = x + (size_t)min(j, p.big - 1) * p.x_j; /* rows past big: never stored */
-    float acc[S];
+    const T *rows[COLS];
+#pragma unroll
+    for (int c = 0; c < COLS; c++) /* rows past big repeat the last; never stored */
+        rows[c] = x + (size_t)min(j0 + c, p.big - 1) * p.x_j;
+    float acc[S][COLS];
 #pragma unroll
     for (int i = 0; i < S; i++)
-        acc[i] = 0.0f;
-    for (int base = q0; base < q1; base += PIECE) {
-        const int count = min(PIECE, q1 - base);
-        const bool whole = count == PIECE;
-        /* Y[i][base .. base + count) into ys[i][...], zeros past q1. */
-        if (whole && p.y_vec) {
-            for (int e = tid; e < p.small * (PIECE / VEC); e += WL_GEMV_ALONG_K_THREADS) {
-                const int i = e / (PIECE / VEC), qq = e % (PIECE / VEC) * VEC;
-                float v[E::VEC];
-                E::widen_vec(__ldg(reinterpret_cast<const uint4 *>(y + (size_t)i * p.y_i + base +
-                                                                   qq)),
-                             v);
 #pragma unroll
-                for (int t = 0; t < E::VEC; t++)
-                    ys[i][qq + t] = v[t];
-            }
-        } else {
-            for (int e = tid; e < p.small * PIECE; e += WL_GEMV_ALONG_K_THREADS) {
-                const int i = e / PIECE, qq = e % PIECE;
-                ys[i][qq] =
-                    qq < count ? E::widen(y[(size_t)i * p.y_i + (size_t)(base + qq) * p.y_q]) : 0.0f;
-            }
-        }
-        __syncthreads();
-        if (whole && p.x_vec) {
-#pragma unroll 1
-            for (int step = 0; step < PIECE; step += LINE) {
-                uint4 raw[8];
+        for (int c = 0; c < COLS; c++)
+            acc[i][c] = 0.0f;
+    /* Whole vectors (q0 is a multiple of VEC: k_chunk is of 256), then the
+     * tail an element a lane. */
+    int q_tail = q0;
+    if (p.x_vec && p.y_vec) {
+        const int q_vec = q0 + (q1 - q0) / VEC * VEC;
+#pragma unroll 2
+        for (int q = q0 + lane * VEC; q < q_vec; q += STEP) {
+            float xv[COLS][E::VEC];
 #pragma unroll
-                for (int v = 0; v < 8; v++)
-                    raw[v] = __ldcs(reinterpret_cast<const uint4 *>(row + base + step + v * VEC));
+            for (int c = 0; c < COLS; c++)
+                E::widen_vec(__ldcs(reinterpret_cast<const uint4 *>(rows[c] + q)), xv[c]);
 #pragma unroll
-                for (int v = 0; v < 8; v++) {
-                    float xv[E::VEC];
-                    E::widen_vec(raw[v], xv);
+            for (int i = 0; i < S; i++)
+                if (i < p.small) {
+                    float yv[E::VEC];
+                    E::widen_vec(
+                        __ldg(reinterpret_cast<const uint4 *>(y + (size_t)i * p.y_i + q)), yv);
 #pragma unroll
-                    for (int i = 0; i < S; i++)
-                        if (i < p.small)
+                    for (int c = 0; c < COLS; c++)
 #pragma unroll
-                            for (int t = 0; t < E::VEC; t += 4) {
-                                const float4 yv =
-                                    *reinterpret_cast<const float4 *>(&ys[i][step + v * VEC + t]);
-                                acc[i] = fmaf(yv.x, xv[t], acc[i]);
-                                acc[i] = fmaf(yv.y, xv[t + 1], acc[i]);
-                                acc[i] = fmaf(yv.z, xv[t + 2], acc[i]);
-                                acc[i] = fmaf(yv.w, xv[t + 3], acc[i]);
-                            }
+                        for (int e = 0; e < E::VEC; e++)
+                            acc[i][c] = fmaf(yv[e], xv[c][e], acc[i][c]);
                 }
-            }
-        } else {
-            for (int qq = 0; qq < count; qq++) {
-                const float xv = E::widen(row[base + qq]);
-#pragma unroll
-                for (int i = 0; i < S; i++)
-                    if (i < p.small)
-                        acc[i] = fmaf(ys[i][qq], xv, acc[i]);
-            }
         }
-        __syncthreads();
+        q_tail = q_vec;
     }
-    if (j < p.big)
+    for (int q = q_tail + lane; q < q1; q += 32) {
+        float xv[COLS];
+#pragma unroll
+        for (int c = 0; c < COLS; c++)
+            xv[c] = E::widen(rows[c][q]);
 #pragma unroll
         for (int i = 0; i < S; i++)
-            if (i < p.small)
-                gemv_emit(p, split, i, j, acc[i]);
+            if (i < p.small) {
+                const float yv = E::widen(y[(size_t)i * p.y_i + (size_t)q * p.y_q]);
+#pragma unroll
+                for (int c = 0; c < COLS; c++)
+                    acc[i][c] = fmaf(yv, xv[c], acc[i][c]);
+            }
+    }
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        if (i >= p.small)
+            break;
+#pragma unroll
+        for (int c = 0; c < COLS; c++) {
+            float v = acc[i][c];
+#pragma unroll
+            for (int offset = 16; offset > 0; offset /= 2)
+                v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+            if (lane == 0 && j0 + c < p.big)
+                gemv_emit(p, split, i, j0 + c, v);
+        }
+    }
 }
 
 /* X along big: threads WL_GEMV_ALONG_BIG_THREADS along big (VEC columns
