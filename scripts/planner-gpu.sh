@@ -21,6 +21,11 @@ if [ -n "$BEFORE" ]; then
 fi
 cmake --build /tmp/after -j16 --target warplab test_gemm_ex_api test_gemm_exact test_gemm_api \
     >"$L/after-build.log" 2>&1 || { tail -40 "$L/after-build.log"; exit 1; }
+if [ -n "${ALT:-}" ]; then # a variant of the tree, built with -DWL_GEMV_ALT=1, timed beside it
+    cmake -S . -B /tmp/alt $opts -DCMAKE_C_FLAGS=-DWL_GEMV_ALT=1 -DCMAKE_CUDA_FLAGS=-DWL_GEMV_ALT=1 \
+        >"$L/alt-config.log" 2>&1
+    cmake --build /tmp/alt -j16 --target warplab >"$L/alt-build.log" 2>&1 || tail -20 "$L/alt-build.log"
+fi
 wait
 echo "builds: $((SECONDS - start)) s"
 link() { cc -O2 -std=c11 -Iinclude -I$CUDA/include scripts/gemm_decode_bench.c "$1/libwarplab.a" \
@@ -32,6 +37,18 @@ RUNS=${RUNS:-15}
 [ -n "$BEFORE" ] && /tmp/bench-before $RUNS "$OUT/before.csv" >"$L/before.txt" 2>&1
 [ -n "$BEFORE_CSV" ] && cp "$BEFORE_CSV" "$OUT/before.csv" && BEFORE=csv
 /tmp/bench-after $RUNS "$OUT/after.csv" >"$L/after.txt" 2>&1
+if [ -n "${ALT:-}" ] && link /tmp/alt /tmp/bench-alt; then
+    /tmp/bench-alt $RUNS "$OUT/alt.csv" >"$L/alt.txt" 2>&1
+    python3 - "$OUT/after.csv" "$OUT/alt.csv" <<'PY'
+import csv, sys, math
+a = {tuple(r[k] for k in ('combo','op_b','m','n','k')): r for r in csv.DictReader(open(sys.argv[1]))}
+print("ALT (op_b = T, m <= 16): combo m n k  cuBLAS  this  alt  x_this  x_alt")
+for r in csv.DictReader(open(sys.argv[2])):
+    key = tuple(r[k] for k in ('combo','op_b','m','n','k'))
+    if r['op_b'] == 'T' and int(r['m']) <= 16 and key in a:
+        print("ALT %-10s %3s %6s %6s %7.1f %7.1f %7.1f %6.3f %6.3f" % (r['combo'], r['m'], r['n'], r['k'], float(r['cublas_us']), float(a[key]['warplab_us']), float(r['warplab_us']), float(a[key]['ratio']), float(r['ratio'])))
+PY
+fi
 head -1 "$L/after.txt"
 grep DIFFERS "$L/after.txt" | head
 if [ -n "$BEFORE" ]; then

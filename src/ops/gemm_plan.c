@@ -269,8 +269,7 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
     plan->x_along_k = wl_gemm_x_along_k(d);
     int per_block;
     if (plan->x_along_k)
-        per_block = (WL_GEMV_THREADS / 32) *
-                    (plan->small <= 8 ? WL_GEMV_ALONG_K_WARP_COLS : WL_GEMV_ALONG_K_WARP_COLS / 2);
+        per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small);
     else
         per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
     plan->tile_m = plan->small;

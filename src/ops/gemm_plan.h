@@ -178,7 +178,15 @@ unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
 
 #define WL_GEMV_THREADS 256
 #define WL_GEMV_SMALL_MAX 16     /* the GEMV family's small side, at most */
-#define WL_GEMV_ALONG_K_WARP_COLS 4 /* X along k: rows of X a warp (small <= 8; 2 above) */
+/* X along k: rows of X a warp, by the small side (the kernel's S x COLS
+ * sums a thread), and the blocks an SM its registers are bounded for. */
+#ifdef WL_GEMV_ALT
+#define WL_GEMV_ALONG_K_COLS(small) ((small) <= 2 ? 4 : 2)
+#define WL_GEMV_ALONG_K_MIN_BLOCKS 3
+#else
+#define WL_GEMV_ALONG_K_COLS(small) ((small) <= 8 ? 4 : 2)
+#define WL_GEMV_ALONG_K_MIN_BLOCKS 1
+#endif
 #define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
 #define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
 

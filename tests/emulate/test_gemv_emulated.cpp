@@ -106,8 +106,7 @@ template <int KIND, int S> static void launch_sized(const wl_gemv_params &p, boo
     const dim3 grid((unsigned)blocks, (unsigned)p.splits);
     if (along_k)
         emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] {
-            gemv_along_k<KIND, S, (S <= 8 ? WL_GEMV_ALONG_K_WARP_COLS : WL_GEMV_ALONG_K_WARP_COLS / 2)>(
-                p);
+            gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S)>(p);
         });
     else
         emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_along_big<KIND, S>(p); });
@@ -181,8 +180,7 @@ static void check(const gemv_case &c, unsigned seed)
     p.alpha = ALPHA;
     p.beta = BETA;
     p.c_kind = c.c_kind;
-    const int per_block = c.x_along_k ? (WL_GEMV_THREADS / 32) * (c.small <= 8 ? WL_GEMV_ALONG_K_WARP_COLS
-                                                                               : WL_GEMV_ALONG_K_WARP_COLS / 2)
+    const int per_block = c.x_along_k ? (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(c.small)
                                       : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
     const int blocks = (c.big + per_block - 1) / per_block;
     if (c.kind == F32)
