@@ -3,7 +3,8 @@
 # repo root, "before") and this tree ("after") side by side, runs the
 # decode tuning set (scripts/gemm_decode_bench.c) on both, the GEMM API
 # tests, and compute-sanitizer memcheck on the GEMV family's shapes.
-# Run from this tree's root: OUT=dir bash scripts/planner-gpu.sh [before-tree | before.csv]
+# Run from this tree's root: OUT=dir [ALT="-DNAME=1"] bash scripts/planner-gpu.sh
+# [before-tree | before.csv]
 set -u
 OUT=${OUT:-/tmp/planner-out}
 BEFORE=${1:-}
@@ -21,8 +22,8 @@ if [ -n "$BEFORE" ]; then
 fi
 cmake --build /tmp/after -j16 --target warplab test_gemm_ex_api test_gemm_exact test_gemm_api \
     >"$L/after-build.log" 2>&1 || { tail -40 "$L/after-build.log"; exit 1; }
-if [ -n "${ALT:-}" ]; then # a variant of the tree, built with -DWL_GEMV_ALT=1, timed beside it
-    cmake -S . -B /tmp/alt $opts -DCMAKE_C_FLAGS=-DWL_GEMV_ALT=1 -DCMAKE_CUDA_FLAGS=-DWL_GEMV_ALT=1 \
+if [ -n "${ALT:-}" ]; then # a variant of the tree built with ALT (-D flags), timed beside it
+    cmake -S . -B /tmp/alt $opts -DCMAKE_C_FLAGS="$ALT" -DCMAKE_CUDA_FLAGS="$ALT" \
         >"$L/alt-config.log" 2>&1
     cmake --build /tmp/alt -j16 --target warplab >"$L/alt-build.log" 2>&1 || tail -20 "$L/alt-build.log"
 fi

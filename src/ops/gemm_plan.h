@@ -178,15 +178,16 @@ unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
 
 #define WL_GEMV_THREADS 256
 #define WL_GEMV_SMALL_MAX 16     /* the GEMV family's small side, at most */
-/* X along k: rows of X a warp, by the small side (the kernel's S x COLS
- * sums a thread), and the blocks an SM its registers are bounded for. */
-#ifdef WL_GEMV_ALT
-#define WL_GEMV_ALONG_K_COLS(small) ((small) <= 2 ? 4 : 2)
-#define WL_GEMV_ALONG_K_MIN_BLOCKS 3
-#else
-#define WL_GEMV_ALONG_K_COLS(small) ((small) <= 8 ? 4 : 2)
-#define WL_GEMV_ALONG_K_MIN_BLOCKS 1
-#endif
+/* X along k: rows of X a warp (the kernel keeps S x COLS sums a thread)
+ * and the blocks an SM its registers are bounded for, by the small side
+ * and the element's bytes. Measured on the H200 (scripts/planner-gpu.sh,
+ * the tuning set, op_b = T): FP32 inputs at m = 7-8 ran 1.4-1.7x faster
+ * with 2 rows a warp and 3 blocks an SM (TF32 4096^2 x 7: 66.4 -> 41.9 us);
+ * 16-bit inputs ran 10-30% slower that way (4 rows, no bound, kept); with
+ * S = 16 the bound spills (FP32 16 x 4096^2: 83.5 -> 116.2 us). */
+#define WL_GEMV_ALONG_K_COLS(small, element) \
+    ((element) == 4 ? ((small) <= 2 ? 4 : 2) : ((small) <= 8 ? 4 : 2))
+#define WL_GEMV_ALONG_K_MIN_BLOCKS(small, element) ((element) == 4 && (small) <= 8 ? 3 : 1)
 #define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
 #define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
 

@@ -106,7 +106,7 @@ template <int KIND, int S> static void launch_sized(const wl_gemv_params &p, boo
     const dim3 grid((unsigned)blocks, (unsigned)p.splits);
     if (along_k)
         emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] {
-            gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S)>(p);
+            gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S, KIND == WL_GEMV_F32 ? 4 : 2)>(p);
         });
     else
         emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_along_big<KIND, S>(p); });
@@ -180,7 +180,8 @@ static void check(const gemv_case &c, unsigned seed)
     p.alpha = ALPHA;
     p.beta = BETA;
     p.c_kind = c.c_kind;
-    const int per_block = c.x_along_k ? (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(c.small)
+    const int per_block = c.x_along_k ? (WL_GEMV_THREADS / 32) *
+                                            WL_GEMV_ALONG_K_COLS(c.small, (int)element)
                                       : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
     const int blocks = (c.big + per_block - 1) / per_block;
     if (c.kind == F32)

@@ -8,7 +8,8 @@ template <int KIND, int S>
 static void launch_gemv(bool along_k, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
 {
     if (along_k)
-        gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S)><<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
+        gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S, KIND == WL_GEMV_F32 ? 4 : 2)>
+            <<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
     else
         gemv_along_big<KIND, S><<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
 }

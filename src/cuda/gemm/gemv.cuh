@@ -129,7 +129,8 @@ __device__ __forceinline__ void gemv_emit(const wl_gemv_params &p, int split, in
 /* X along k. S: the small side rounded up (1, 2, 4, 8 or 16); COLS: rows of
  * X a warp. */
 template <int KIND, int S, int COLS>
-__global__ void __launch_bounds__(WL_GEMV_THREADS, WL_GEMV_ALONG_K_MIN_BLOCKS)
+__global__ void __launch_bounds__(WL_GEMV_THREADS,
+                                  WL_GEMV_ALONG_K_MIN_BLOCKS(S, KIND == WL_GEMV_F32 ? 4 : 2))
     gemv_along_k(wl_gemv_params p)
 {
     typedef gemv_elem<KIND> E;
