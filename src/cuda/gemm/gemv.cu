@@ -1,8 +1,8 @@
 /* The GEMV family's launches (gemv.cuh): the small side's template, the
  * layout's kernel, and the split-K reduction after it. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
-#include "gemv.cuh"
 #include "gemv.h"
+#include "gemv.cuh"
 
 template <int KIND, int S>
 static void launch_gemv(bool along_k, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
@@ -110,15 +110,23 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
     warplab_status status = WL_CUDA_LAUNCHED(backend, "gemv kernel");
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;
+    return wl_splitk_finish_launch(backend, params.part, plan->splits, plan->small, plan->big,
+                                   params.c, params.c_i, params.c_j, params.c_kind, params.alpha,
+                                   params.beta);
+}
+
+extern "C" warplab_status wl_splitk_finish_launch(wl_backend *backend, const float *part,
+                                                  int splits, int rows, int cols, void *c,
+                                                  long long c_i, long long c_j, int c_kind,
+                                                  float alpha, float beta)
+{
     const unsigned block = 256;
-    const size_t count = (size_t)plan->small * (size_t)plan->big;
+    const size_t count = (size_t)rows * (size_t)cols;
     return wl_cuda_check(backend,
                          wl_launch_dependent(wl_splitk_finish,
                                              dim3(wl_cuda_grid_for(backend, count, block)),
-                                             dim3(block), stream, (const float *)params.part,
-                                             plan->splits, plan->small, plan->big, params.c,
-                                             params.c_i, params.c_j, params.c_kind, params.alpha,
-                                             params.beta),
-                         "gemv split-K sums");
+                                             dim3(block), wl_cuda_stream(backend), part, splits,
+                                             rows, cols, c, c_i, c_j, c_kind, alpha, beta),
+                         "gemm split-K sums");
 }
 /* warplab:end */

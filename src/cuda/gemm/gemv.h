@@ -6,6 +6,9 @@
 #include "../../ops/gemm_plan.h"
 #include "gemm_launch.h"
 
+/* Element kinds of gemv.cuh's kernels and of C. */
+enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,6 +16,13 @@ extern "C" {
  * B, C as warplab_gemm_ex holds them), its partial sums in launch->scratch
  * (plan->scratch bytes). */
 warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *launch, const wl_gemm_route *plan);
+/* The one split-K reduction: C[i * c_i + j * c_j] = alpha * (part[s][i][j]
+ * summed in split order) + beta * C for i < rows, j < cols, C of c_kind
+ * (WL_GEMV_F32, WL_GEMV_BF16, WL_GEMV_F16), on the stream, launched as the
+ * dependent of the kernel that wrote part (gemm_launch.h). */
+warplab_status wl_splitk_finish_launch(wl_backend *backend, const float *part, int splits, int rows,
+                                       int cols, void *c, long long c_i, long long c_j, int c_kind,
+                                       float alpha, float beta);
 #ifdef __cplusplus
 }
 #endif
