@@ -65,8 +65,8 @@ static const combo combos[] = {
      CUBLAS_COMPUTE_32F, 1e-4},
 };
 
-static const size_t layer_nk[][2] = {{1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096},
-                                     {4096, 14336}};
+static const size_t layer_nk[][2] = {
+    {1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}};
 static const size_t tokens[] = {1, 2, 7, 8, 16, 24, 32};
 
 static int compare_double(const void *a, const void *b)
@@ -182,8 +182,8 @@ int main(int argc, char **argv)
                         CHECK_CUDA(cudaMemsetAsync(flush, r & 0xFF, flush_bytes, stream));
                         CHECK_CUDA(cudaEventRecord(e0, stream));
                         warplab_status st = warplab_gemm_ex(
-                            ctx, WARPLAB_OP_N, tb ? WARPLAB_OP_T : WARPLAB_OP_N, m, n, k, alpha,
-                            wa, cb->ab, lda, wb, cb->ab, ldb, beta, wc, cb->c, ldc, cb->compute);
+                            ctx, WARPLAB_OP_N, tb ? WARPLAB_OP_T : WARPLAB_OP_N, m, n, k, alpha, wa,
+                            cb->ab, lda, wb, cb->ab, ldb, beta, wc, cb->c, ldc, cb->compute);
                         CHECK_CUDA(cudaEventRecord(e1, stream));
                         if (st != WARPLAB_OK) {
                             fprintf(stderr, "warplab_gemm_ex: %s\n", warplab_last_error(ctx));
@@ -223,8 +223,8 @@ int main(int argc, char **argv)
                     const double ratio = us_cu / us_wl;
                     const double bytes = (double)(n * k + m * k) * in + (double)(m * n) * out;
                     const double pct = m == 1 ? 100.0 * bytes / (us_wl * 1e3) / copy_gbs : 0.0;
-                    printf("%-10s %4s %3zu %6zu %6zu %10.1f %10.1f %7.3f %6.1f %9.1e%s\n",
-                           cb->name, tb ? "T" : "N", m, n, k, us_wl, us_cu, ratio, pct, rel,
+                    printf("%-10s %4s %3zu %6zu %6zu %10.1f %10.1f %7.3f %6.1f %9.1e%s\n", cb->name,
+                           tb ? "T" : "N", m, n, k, us_wl, us_cu, ratio, pct, rel,
                            bad || !(rel <= cb->tolerance) ? "  DIFFERS" : "");
                     if (csv)
                         fprintf(csv, "%s,%s,%zu,%zu,%zu,%.2f,%.2f,%.4f,%.1f,%.2e\n", cb->name,

@@ -216,7 +216,8 @@ bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     if (!(c->ab_types & WL_GEMM_TYPE_BIT(d->ab_type)))
         return false;
     const bool c_input = d->c_type == d->ab_type;
-    if (!((c->c_types & WL_GEMM_TYPE_BIT(d->c_type)) || (c_input && (c->c_types & WL_GEMM_C_INPUT))))
+    if (!((c->c_types & WL_GEMM_TYPE_BIT(d->c_type)) ||
+          (c_input && (c->c_types & WL_GEMM_C_INPUT))))
         return false;
     if (!(c->computes & (1u << (unsigned)d->compute)))
         return false;
@@ -388,8 +389,8 @@ static plan_key key_of(const wl_gemm_desc *d, const wl_gemm_target *t, const cha
     plan_key key;
     const uint64_t w[PLAN_KEY_WORDS] = {
         d->m, d->n, d->k, d->batch, (uint64_t)d->op_a, (uint64_t)d->op_b, (uint64_t)d->ab_type,
-        (uint64_t)d->c_type, (uint64_t)d->compute, d->lda, d->ldb, d->ldc, d->stride_a,
-        d->stride_b, d->stride_c, d->align_a, d->align_b, d->align_c, (uint64_t)t->cc_major,
+        (uint64_t)d->c_type, (uint64_t)d->compute, d->lda, d->ldb, d->ldc, d->stride_a, d->stride_b,
+        d->stride_c, d->align_a, d->align_b, d->align_c, (uint64_t)t->cc_major,
         (uint64_t)t->cc_minor, (uint64_t)t->sms, double_bits(t->bandwidth_gbs),
         double_bits(t->fp32_peak_gflops), t->sm90a,
         /* a forced name: its row + 1 (an unknown name plans like no row) */

@@ -53,11 +53,11 @@ typedef struct wl_gemm_target {
 } wl_gemm_target;
 
 typedef enum wl_gemm_schedule {
-    WL_GEMM_SCHEDULE_GEMV,         /* bandwidth-bound: the big operand streamed once, k split */
-    WL_GEMM_SCHEDULE_WHOLE_TILES,  /* one output tile a block, k whole */
-    WL_GEMM_SCHEDULE_SPLIT_K,      /* tiles times k splits, partial sums added in order */
-    WL_GEMM_SCHEDULE_STREAM_K,     /* reserved: the partial last wave shared out by k tiles */
-    WL_GEMM_SCHEDULE_DELEGATED     /* the row's own chooser decides tile, splits and copies */
+    WL_GEMM_SCHEDULE_GEMV,        /* bandwidth-bound: the big operand streamed once, k split */
+    WL_GEMM_SCHEDULE_WHOLE_TILES, /* one output tile a block, k whole */
+    WL_GEMM_SCHEDULE_SPLIT_K,     /* tiles times k splits, partial sums added in order */
+    WL_GEMM_SCHEDULE_STREAM_K,    /* reserved: the partial last wave shared out by k tiles */
+    WL_GEMM_SCHEDULE_DELEGATED    /* the row's own chooser decides tile, splits and copies */
 } wl_gemm_schedule;
 
 /* Bits of the layouts (op_a, op_b) a candidate reads in place. */
@@ -81,27 +81,27 @@ bool wl_gemm_x_along_k(const wl_gemm_desc *d);
 
 /* One candidate: a row of the table. Constants carry their source. */
 typedef struct wl_gemm_candidate {
-    const char *name;     /* what `warplab bench gemm --candidate` names */
-    const char *kernel;   /* the kernel or chooser it runs (file) */
-    int cc_major_min;     /* architecture: the lowest compute capability */
-    bool needs_sm90a;     /* wgmma / TMA */
-    unsigned ab_types;    /* WL_GEMM_TYPE_BIT of the input types it takes */
-    unsigned c_types;     /* ... of the output types; WL_GEMM_C_INPUT: the input type */
-    unsigned computes;    /* 1u << WARPLAB_COMPUTE_* it honours */
-    unsigned layouts;     /* WL_GEMM_LAYOUT_* it takes */
-    unsigned in_place;    /* WL_GEMM_LAYOUT_* it reads without copying an operand */
-    size_t small_max;     /* min(m, n) at most this; 0 = no limit */
+    const char *name;   /* what `warplab bench gemm --candidate` names */
+    const char *kernel; /* the kernel or chooser it runs (file) */
+    int cc_major_min;   /* architecture: the lowest compute capability */
+    bool needs_sm90a;   /* wgmma / TMA */
+    unsigned ab_types;  /* WL_GEMM_TYPE_BIT of the input types it takes */
+    unsigned c_types;   /* ... of the output types; WL_GEMM_C_INPUT: the input type */
+    unsigned computes;  /* 1u << WARPLAB_COMPUTE_* it honours */
+    unsigned layouts;   /* WL_GEMM_LAYOUT_* it takes */
+    unsigned in_place;  /* WL_GEMM_LAYOUT_* it reads without copying an operand */
+    size_t small_max;   /* min(m, n) at most this; 0 = no limit */
     /* min(m, n) at least this where the big operand runs along k (X along
      * k: op_b = T with m small, op_a = N with n small) and k > 0; 0 = no
      * limit. The
      * choosers' own skinny paths there are what the GEMV family replaces. */
     size_t along_k_small_min;
-    int x_layout;         /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
-    bool k_zero;          /* takes k = 0 (C = beta C) */
-    unsigned min_align;   /* bytes every operand's rows need; 1 = any */
-    bool fallback;        /* planned only where no other row takes the descriptor */
+    int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
+    bool k_zero;        /* takes k = 0 (C = beta C) */
+    unsigned min_align; /* bytes every operand's rows need; 1 = any */
+    bool fallback;      /* planned only where no other row takes the descriptor */
     wl_gemm_schedule schedule;
-    int tile_m, tile_n;   /* 0 = the delegate's */
+    int tile_m, tile_n; /* 0 = the delegate's */
     /* Rate and fixed cost: time = fixed_us + max(bytes / (bandwidth_fraction
      * x device bandwidth), flops / (flop_fraction x device FP32 peak x
      * flop_multiple)). */
@@ -109,7 +109,7 @@ typedef struct wl_gemm_candidate {
     double flop_fraction;
     double flop_multiple; /* the unit's peak over the device's FP32 peak (tensor cores) */
     double fixed_us;
-    const char *source;   /* where the constants came from: measurement or tuning command */
+    const char *source; /* where the constants came from: measurement or tuning command */
 } wl_gemm_candidate;
 
 #define WL_GEMM_C_INPUT (1u << 31)
@@ -122,13 +122,13 @@ typedef struct wl_gemm_route {
     int candidate; /* index in the table; -1: no candidate takes the descriptor */
     wl_gemm_schedule schedule;
     int tile_m, tile_n;
-    int splits;  /* k split in this many parts (1: none) */
-    int k_chunk; /* elements of k a split */
+    int splits;      /* k split in this many parts (1: none) */
+    int k_chunk;     /* elements of k a split */
     unsigned copies; /* operands copied before the kernel: bit 0 A, bit 1 B */
     bool small_m, x_along_k;
     int small, big;
-    int blocks_big;     /* GEMV: blocks along the big side */
-    size_t scratch;     /* workspace bytes the plan needs (delegates: their own) */
+    int blocks_big; /* GEMV: blocks along the big side */
+    size_t scratch; /* workspace bytes the plan needs (delegates: their own) */
     double predicted_us;
 } wl_gemm_route;
 
@@ -160,7 +160,7 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
  * per-thread table: the second call with the same descriptor costs a hash
  * and a compare. */
 wl_gemm_route wl_gemm_plan_cached(const wl_gemm_desc *d, const wl_gemm_target *t,
-                                 const char *force);
+                                  const char *force);
 
 /* The GEMV geometry for a descriptor (any candidate of schedule GEMV):
  * fills the plan's small/big/x_along_k/blocks/splits/k_chunk/scratch. */
@@ -177,7 +177,7 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len);
 unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
 
 #define WL_GEMV_THREADS 256
-#define WL_GEMV_SMALL_MAX 16     /* the GEMV family's small side, at most */
+#define WL_GEMV_SMALL_MAX 16 /* the GEMV family's small side, at most */
 /* X along k: rows of X a warp (the kernel keeps S x COLS sums a thread)
  * and the blocks an SM its registers are bounded for, by the small side
  * and the element's bytes. Measured on the H200 (scripts/planner-gpu.sh,
@@ -185,7 +185,7 @@ unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
  * with 2 rows a warp and 3 blocks an SM (TF32 4096^2 x 7: 66.4 -> 41.9 us);
  * 16-bit inputs ran 10-30% slower that way (4 rows, no bound, kept); with
  * S = 16 the bound spills (FP32 16 x 4096^2: 83.5 -> 116.2 us). */
-#define WL_GEMV_ALONG_K_COLS(small, element) \
+#define WL_GEMV_ALONG_K_COLS(small, element)                                                       \
     ((element) == 4 ? ((small) <= 2 ? 4 : 2) : ((small) <= 8 ? 4 : 2))
 #define WL_GEMV_ALONG_K_MIN_BLOCKS(small, element) ((element) == 4 && (small) <= 8 ? 3 : 1)
 #define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */

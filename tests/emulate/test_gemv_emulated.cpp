@@ -101,7 +101,8 @@ static bool aligned_16(const void *base, long long stride, size_t element)
     return reinterpret_cast<uintptr_t>(base) % 16 == 0 && (size_t)stride * element % 16 == 0;
 }
 
-template <int KIND, int S> static void launch_sized(const wl_gemv_params &p, bool along_k, int blocks)
+template <int KIND, int S>
+static void launch_sized(const wl_gemv_params &p, bool along_k, int blocks)
 {
     const dim3 grid((unsigned)blocks, (unsigned)p.splits);
     if (along_k)
@@ -180,9 +181,9 @@ static void check(const gemv_case &c, unsigned seed)
     p.alpha = ALPHA;
     p.beta = BETA;
     p.c_kind = c.c_kind;
-    const int per_block = c.x_along_k ? (WL_GEMV_THREADS / 32) *
-                                            WL_GEMV_ALONG_K_COLS(c.small, (int)element)
-                                      : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
+    const int per_block = c.x_along_k
+                              ? (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(c.small, (int)element)
+                              : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
     const int blocks = (c.big + per_block - 1) / per_block;
     if (c.kind == F32)
         launch_kind<WL_GEMV_F32>(p, c.x_along_k, blocks);
@@ -192,8 +193,8 @@ static void check(const gemv_case &c, unsigned seed)
         launch_kind<WL_GEMV_F16>(p, c.x_along_k, blocks);
     if (p.splits > 1)
         emu_launch(dim3(3), dim3(128), 0, [&] {
-            wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind,
-                             p.alpha, p.beta);
+            wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind, p.alpha,
+                             p.beta);
         });
     int bad = 0;
     double worst = 0.0;

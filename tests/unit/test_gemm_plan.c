@@ -158,8 +158,9 @@ static size_t pick(const size_t *values, size_t count)
 
 static wl_gemm_desc random_desc(void)
 {
-    static const size_t sizes[] = {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64, 100,
-                                   127, 257, 1000, 1024, 4095, 4096, 6144, 11008, 14336, 28672};
+    static const size_t sizes[] = {0,   1,    2,    3,    5,    7,    8,     9,     15,
+                                   16,  17,   24,   31,   32,   33,   64,    100,   127,
+                                   257, 1000, 1024, 4095, 4096, 6144, 11008, 14336, 28672};
     static const warplab_dtype types[] = {F32, BF16, F16};
     const size_t count = sizeof sizes / sizeof sizes[0];
     const warplab_dtype ab = types[next() % 3];
@@ -203,8 +204,7 @@ static void test_properties(unsigned seed, int count)
             continue;
         const wl_gemm_candidate *c = &rows[plan.candidate];
         /* Never a candidate that cannot take it, by the row's own limits. */
-        CHECK_MSG(wl_gemm_candidate_takes(c, &d, t), "%s took %zux%zux%zu", c->name, d.m, d.n,
-                  d.k);
+        CHECK_MSG(wl_gemm_candidate_takes(c, &d, t), "%s took %zux%zux%zu", c->name, d.m, d.n, d.k);
         CHECK(!(c->small_max && (d.m < d.n ? d.m : d.n) > c->small_max));
         CHECK(!(d.k == 0 && !c->k_zero));
         CHECK(c->layouts & wl_gemm_layout_bit(d.op_a, d.op_b));
@@ -238,8 +238,8 @@ static void test_properties(unsigned seed, int count)
             CHECK(plan.x_along_k ==
                   (plan.small_m ? d.op_b == WARPLAB_OP_T : d.op_a == WARPLAB_OP_N));
             /* The partial sums stay under an eighth of X's bytes (or one split). */
-            CHECK(plan.splits == 1 || (double)plan.scratch * 8.0 <=
-                                          (double)big * d.k * warplab_dtype_size(d.ab_type));
+            CHECK(plan.splits == 1 ||
+                  (double)plan.scratch * 8.0 <= (double)big * d.k * warplab_dtype_size(d.ab_type));
             CHECK(plan.splits >= 1 && plan.k_chunk > 0 &&
                   plan.k_chunk % (plan.x_along_k ? 256 : 64) == 0);
             CHECK((c->x_layout == WL_GEMM_X_ALONG_K) == plan.x_along_k);

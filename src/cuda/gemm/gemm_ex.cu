@@ -19,8 +19,9 @@
  *   without sm_90a): gemm_ex_tiled, 64 x 64 tiles, 4 x 4 outputs a thread,
  *   operands widened to float in shared memory (TF32: truncated), FP32 sums.
  * FP32 compute on op N, N float operands comes here only where the planner
- * picks the GEMV family: warplab_gemm_ex runs warplab_gemm's path for the rest. No allocation or synchronisation: the
- * copies and partial sums live in launch->scratch, sized by ex_scratch. */
+ * picks the GEMV family: warplab_gemm_ex runs warplab_gemm's path for the
+ * rest. No allocation or synchronisation: the copies and partial sums live
+ * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
 #include "gemv.h"
@@ -277,7 +278,7 @@ static bool use_skinny(const wl_problem *p)
  * name or NULL. The ladder's forced rows (WL_GEMM_EX16_FORCE bits) keep
  * their own paths: no plan. */
 static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
-                            const char *force)
+                             const char *force)
 {
     const wl_gemm_desc desc =
         launch ? wl_gemm_desc_of(p, wl_view_ptr(launch->buf[GEMM_A]),

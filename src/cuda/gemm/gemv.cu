@@ -1,8 +1,8 @@
 /* The GEMV family's launches (gemv.cuh): the small side's template, the
  * layout's kernel, and the split-K reduction after it. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
-#include "gemv.h"
 #include "gemv.cuh"
+#include "gemv.h"
 
 template <int KIND, int S>
 static void launch_gemv(bool along_k, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
@@ -32,7 +32,7 @@ static void launch_kind(int small, bool along_k, dim3 grid, const wl_gemv_params
 
 static int kind_of(warplab_dtype type)
 {
-    return type == WARPLAB_BFLOAT16 ? WL_GEMV_BF16
+    return type == WARPLAB_BFLOAT16  ? WL_GEMV_BF16
            : type == WARPLAB_FLOAT16 ? WL_GEMV_F16
                                      : WL_GEMV_F32;
 }
@@ -84,7 +84,10 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
     const bool along_k = plan->x_along_k; /* x_q = 1; else x_j = 1 */
     /* X's contiguous dimension: along k, rows x_j apart; along big, rows x_q apart. */
     /* A single row's pitch does not matter. */
-    params.x_vec = vec_ok(params.x, plan->big == 1 && along_k ? 0 : along_k ? params.x_j : params.x_q,
+    params.x_vec = vec_ok(params.x,
+                          plan->big == 1 && along_k ? 0
+                          : along_k                 ? params.x_j
+                                                    : params.x_q,
                           element);
     params.y_vec = params.y_q == 1 && vec_ok(params.y, plan->small == 1 ? 0 : params.y_i, element);
     params.big = plan->big;

@@ -122,8 +122,8 @@ __device__ __forceinline__ void gemv_store(void *c, size_t index, int c_kind, fl
 __device__ __forceinline__ void gemv_emit(const wl_gemv_params &p, int split, int i, int j, float v)
 {
     if (p.splits == 1)
-        gemv_store(p.c, (size_t)((long long)i * p.c_i + (long long)j * p.c_j), p.c_kind, v,
-                   p.alpha, p.beta);
+        gemv_store(p.c, (size_t)((long long)i * p.c_i + (long long)j * p.c_j), p.c_kind, v, p.alpha,
+                   p.beta);
     else
         p.part[((size_t)split * p.small + i) * p.big + j] = v;
 }
@@ -172,8 +172,8 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS,
             for (int i = 0; i < S; i++)
                 if (i < p.small) {
                     float yv[E::VEC];
-                    E::widen_vec(
-                        __ldg(reinterpret_cast<const uint4 *>(y + (size_t)i * p.y_i + q)), yv);
+                    E::widen_vec(__ldg(reinterpret_cast<const uint4 *>(y + (size_t)i * p.y_i + q)),
+                                 yv);
 #pragma unroll
                     for (int c = 0; c < COLS; c++)
 #pragma unroll
