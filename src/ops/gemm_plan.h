@@ -176,6 +176,9 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len);
  * the row pitch (bytes). */
 unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
 
+/* Element kinds of the GEMV kernels' operands and of C. */
+enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
+
 #define WL_GEMV_THREADS 256
 #define WL_GEMV_SMALL_MAX 16 /* the GEMV family's small side, at most */
 /* X along k: rows of X a warp (the kernel keeps S x COLS sums a thread)

@@ -45,11 +45,8 @@
 #include <stdint.h>
 #endif
 
-/* Element kinds: what a 16-byte vector holds and how an element widens. */
-#ifndef WARPLAB_GEMM_GEMV_H
-enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
-#endif
-
+/* What a 16-byte vector of each element kind (WL_GEMV_*, gemm_plan.h)
+ * holds and how an element widens. */
 template <int KIND> struct gemv_elem {
     typedef uint16_t storage;
     enum { VEC = 8 };

@@ -6,9 +6,6 @@
 #include "../../ops/gemm_plan.h"
 #include "gemm_launch.h"
 
-/* Element kinds of gemv.cuh's kernels and of C. */
-enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
-
 #ifdef __cplusplus
 extern "C" {
 #endif
