@@ -404,9 +404,11 @@ typedef enum warplab_compute {
  *   are exact and summed in FP32 (sums may truncate too: u = 2^-23 there).
  *   Against the unrounded inputs: |C - C_exact| <= (gamma'_{k+2} + 2^-9 +
  *   2^-20) * (|alpha| sum_p |a_ip b_pj|) + gamma'_{k+2} |beta c_ij|, gamma'
- *   with u = 2^-23. On cuda, op N, N shapes that the FP32 kernels serve
- *   faster than the tensor cores (GEMV, small m or n, large k with small m
- *   and n, small squares) run warplab_gemm's FP32 path: within that bound.
+ *   with u = 2^-23. On cuda, shapes that the FP32 kernels serve faster
+ *   than the tensor cores run FP32 products: within that bound. These are
+ *   shapes with m or n small in any layout, as the GEMM planner prices
+ *   them (the GEMV family), and in op N, N also large k with small m and n
+ *   and small squares (warplab_gemm's path).
  *   Other TF32 shapes run, by a model of their time, the TMA + wgmma kernel
  *   or a small-tile mma.sync kernel that reads A and B in either op in place
  *   and splits k over the SMs (partial sums added in a fixed order).
@@ -416,8 +418,9 @@ typedef enum warplab_compute {
  *   16-bit values themselves.
  * - A 16-bit C receives the FP32 result rounded to nearest even (one more
  *   rounding: 2^-8 relative for BF16, 2^-11 for FP16; FP16 overflows to inf).
- * Every backend computes this function: cuda (m or n <= 8: a bandwidth-
- * bound split-k kernel; else on sm_90a the TMA + wgmma tensor-core kernel
+ * Every backend computes this function: cuda (m or n small, as the GEMM
+ * planner prices it: a bandwidth-bound split-k GEMV that reads every layout
+ * in place; else on sm_90a the TMA + wgmma tensor-core kernel
  * for TF32 and 16-bit inputs, which reads A (op N) and B (op T) in place and
  * transposes the other layouts into the context's workspace first; a simple
  * tiled kernel otherwise), opencl and cpu (plain loops). FP32 compute with

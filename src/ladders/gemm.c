@@ -1317,11 +1317,55 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
     for (int i = 0; i < 3; i++)
         views[i] = wl_buffer_view(all[i], 0, spans[i] * sizes[i]);
     /* FP32 on float row-major operands is warplab_gemm's problem: its path
-     * (the ladder's best rung, the shape-aware dispatcher on cuda). */
-    if (problem.variant == 0 && a_type == WARPLAB_FLOAT32)
-        return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+     * (the ladder's best rung, the shape-aware dispatcher on cuda), unless
+     * the planner (src/ops/gemm_plan.h) picks another candidate for it on
+     * cuda (the GEMV family for m or n small), which the ex path runs. */
+    if (problem.variant == 0 && a_type == WARPLAB_FLOAT32) {
+        bool planned_elsewhere = false;
+        if (context->device->info.backend == WARPLAB_BACKEND_CUDA) {
+            const wl_gemm_desc desc = wl_gemm_desc_of(&problem, NULL, NULL, NULL);
+            const wl_gemm_target target = wl_gemm_target_for(context->device);
+            const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, NULL);
+            planned_elsewhere =
+                plan.candidate >= 0 && plan.candidate != wl_gemm_candidate_find("fp32_dispatch");
+        }
+        if (!planned_elsewhere)
+            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+    }
     return wl_context_run_impl(context, context->gemm_ex,
                                "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
+}
+
+wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c)
+{
+    wl_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.m = wl_gemm_m(p);
+    d.n = wl_gemm_n(p);
+    d.k = wl_gemm_k(p);
+    d.batch = 1;
+    d.op_a = wl_gemm_trans_a(p) ? WARPLAB_OP_T : WARPLAB_OP_N;
+    d.op_b = wl_gemm_trans_b(p) ? WARPLAB_OP_T : WARPLAB_OP_N;
+    d.ab_type = p->dtype;
+    d.c_type = (p->variant & WL_GEMM_C_INPUT_TYPE) ? p->dtype : WARPLAB_FLOAT32;
+    d.compute = (p->variant & WL_GEMM_COMPUTE_TF32) ? WARPLAB_COMPUTE_TF32 : WARPLAB_COMPUTE_FP32;
+    d.lda = wl_gemm_lda(p);
+    d.ldb = wl_gemm_ldb(p);
+    d.ldc = wl_gemm_ldc(p);
+    const size_t in = warplab_dtype_size(d.ab_type), out = warplab_dtype_size(d.c_type);
+    const size_t offset = p->misalign;
+    d.align_a = wl_gemm_alignment(a ? (size_t)(uintptr_t)a : offset * in, d.lda, in);
+    d.align_b = wl_gemm_alignment(b ? (size_t)(uintptr_t)b : offset * in, d.ldb, in);
+    d.align_c = wl_gemm_alignment(c ? (size_t)(uintptr_t)c : offset * out, d.ldc, out);
+    return d;
+}
+
+wl_gemm_target wl_gemm_target_for(const wl_backend *backend)
+{
+    /* sm90a: the wgmma kernels' architecture (the launchers check that
+     * they were built as well; no row of the table needs it yet). */
+    return wl_gemm_target_of(&backend->info,
+                             backend->info.cc_major == 9 && backend->info.cc_minor == 0);
 }
 
 /* The device reference (reference.h): the sampled double-precision check of

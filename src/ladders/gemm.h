@@ -10,6 +10,7 @@
 #define WARPLAB_GEMM_H
 
 #include "../internal.h"
+#include "../ops/gemm_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,6 +134,12 @@ float wl_fp16_to_float(uint16_t h);
  * backend: it runs a problem with the WL_GEMM_* variant bits on views of A,
  * B and C in their own types (problem.dtype for A and B). */
 #define WL_GEMM_EX_IMPL "ex"
+
+/* The planner's descriptor (src/ops/gemm_plan.h) of a gemm_ex problem on
+ * views starting at a, b and c (NULL: the problem's misalignment from an
+ * aligned base), and the planner's target for the backend's device. */
+wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c);
+wl_gemm_target wl_gemm_target_for(const wl_backend *backend);
 
 /* The ladder's rungs that run exactly that path on a float problem (the
  * inputs converted to the rung's 16-bit type in setup, untimed), backend

@@ -84,6 +84,12 @@ template <class T> inline T __ldg(const T *p)
     return *p;
 }
 
+/* The streaming load (evict first): a plain load here. */
+template <class T> inline T __ldcs(const T *p)
+{
+    return *p;
+}
+
 inline int min(int a, int b)
 {
     return a < b ? a : b;

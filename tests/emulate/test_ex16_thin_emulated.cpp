@@ -3,7 +3,7 @@
  * and, where the small side is at most 8, the skinny kernels
  * (ex16_skinny.cuh: ex16_skinny_columns with X contiguous along big,
  * ex16_skinny_warps along k), each with k split and the partial sums
- * (poisoned with NaN first) added by ex16_finish, and the skinny kernels
+ * (poisoned with NaN first) added by wl_splitk_finish, and the skinny kernels
  * with one split writing C themselves. BF16 and FP16, X contiguous along k
  * or along big, Y contiguous along k or along small, 16-byte rows and not
  * (misaligned bases, odd strides), partial strips and k steps; C = alpha
@@ -13,6 +13,7 @@
 #include "cuda_emulate.h"
 
 #include "../../src/cuda/gemm/ex16_skinny.cuh"
+#include "../../src/cuda/gemm/gemv.cuh"
 #include "../../src/ladders/gemm.h"
 
 #include <cstdio>
@@ -46,7 +47,7 @@ static const thin_case cases[] = {
     {16, 100, 200, false, true, true, 0, 4, 0, 0, 96, true},
     {40, 90, 150, true, true, false, 0, 2, 0, 2, 64, true},
     {4, 100, 600, true, true, true, 0, 0, 0, 0, 256, true},
-    /* 22 splits, with NaN: ex16_finish adds many. */
+    /* 22 splits, with NaN: wl_splitk_finish adds many. */
     {2, 75, 700, true, true, true, 0, 0, 0, 0, 32, true},
 };
 
@@ -146,19 +147,13 @@ template <bool BF16> static void launch_skinny(const ex16_skinny_params &p, bool
 }
 
 /* The splits' partial sums into C (small x big, row-major, FP32). */
-static void finish(const ex16_skinny_params &p, bool bf16)
+static void finish(const ex16_skinny_params &p)
 {
     const dim3 grid(4), block(128); /* a grid-stride loop: fewer threads than elements */
-    if (bf16)
-        emu_launch(grid, block, 0, [&] {
-            ex16_finish<true>(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, false, p.alpha,
-                              p.beta);
-        });
-    else
-        emu_launch(grid, block, 0, [&] {
-            ex16_finish<false>(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, false, p.alpha,
-                               p.beta);
-        });
+    emu_launch(grid, block, 0, [&] {
+        wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, WL_GEMV_F32, p.alpha,
+                         p.beta);
+    });
 }
 
 static int failures = 0;
@@ -258,7 +253,7 @@ static void check(const thin_case &c, unsigned seed)
             launch_small<true>(p, grid, c.x_along_k);
         else
             launch_small<false>(p, grid, c.x_along_k);
-        finish(p, c.bf16);
+        finish(p);
     });
     if (c.small > 8)
         return;
@@ -271,7 +266,7 @@ static void check(const thin_case &c, unsigned seed)
         else
             launch_skinny<false>(p, columns);
         if (p.splits > 1) /* one split: the kernel wrote C (as ex16_gemm.cu launches it) */
-            finish(p, c.bf16);
+            finish(p);
     });
     run_and_check(skinny, c.k > 0 ? c.k : 1, [&] { /* one split: the kernel writes C */
                                                    if (c.bf16)

@@ -406,6 +406,9 @@ static void on_backend(warplab_backend_kind kind)
      * variant); the padded one keeps the skinny kernel.
      * 256 x 264 x 256: narrow tiles in more than one tile row (A's box not
      * trimmed), a ragged last strip of 8 columns.
+     * 7 x 300 x 1100, 16 x 129 x 777, 2 x 1030 x 2049, 1000 x 9 x 600: the
+     * GEMV family (gemv.cuh) with k split and summed by wl_splitk_finish,
+     * small sides of 2 to 16 on either side, X along k or along its rows.
      * The shapes after the first gpu_first run on cuda alone (the CPU and
      * PoCL backends compute every shape with the same code; the reference
      * of these is the bulk of the test's time). */
@@ -413,7 +416,8 @@ static void on_backend(warplab_backend_kind kind)
         {1, 1, 1},       {1, 67, 45},     {45, 1, 33},    {37, 29, 53},     {5, 7, 0},
         {130, 257, 70},  {3, 136, 264},   {136, 5, 520},  {72, 136, 96},    {40, 48, 2048},
         {300, 400, 300}, {136, 264, 200}, {96, 80, 4096}, {1104, 4104, 16}, {33, 200, 517},
-        {48, 520, 1000}, {4000, 1, 2048}, {256, 264, 256}};
+        {48, 520, 1000}, {4000, 1, 2048}, {256, 264, 256}, {7, 300, 1100}, {16, 129, 777},
+        {2, 1030, 2049}, {1000, 9, 600}};
     const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;

@@ -23,6 +23,7 @@
  * partial a finish reads is written first by the split kernel. */
 /* warplab:rung gemm ex16_skinny ex16_mma ex16_tma */
 #include "ex16.h"
+#include "gemv.h"
 #include "ex16_skinny.cuh"
 #include "ex16_thin.cuh"
 
@@ -129,7 +130,7 @@ template <bool BF16, int BM, int BN, int WARPS_M, int WARPS_N, bool TA, bool TB,
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) ex16_mma(ex16_mma_params p)
 {
 #if WL_SM80_BODY
-    if (gridDim.z > 1) /* split: ex16_finish follows */
+    if (gridDim.z > 1) /* split: wl_splitk_finish follows */
         wl_release_dependents();
     typedef ex16_tiles<BM, BN, WARPS_M, WARPS_N, TA, TB> T;
     WL_DYNAMIC_SMEM(uint4, smem);
@@ -781,13 +782,10 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
                                          int splits, int rows, int cols, void *c, long long c_i,
                                          long long c_j, bool narrow, float alpha, float beta)
 {
-    const unsigned block = 256;
-    const unsigned grid = wl_cuda_grid_for(backend, (size_t)rows * cols, block);
-    cudaStream_t stream = wl_cuda_stream(backend);
-    const cudaError_t e =
-        wl_launch_dependent(bf16 ? ex16_finish<true> : ex16_finish<false>, dim3(grid), dim3(block),
-                            stream, part, splits, rows, cols, c, c_i, c_j, narrow, alpha, beta);
-    return wl_cuda_check(backend, e, "gemm_ex 16-bit split sums");
+    /* The one split-K reduction (gemv.cuh's wl_splitk_finish). */
+    const int c_kind = !narrow ? WL_GEMV_F32 : bf16 ? WL_GEMV_BF16 : WL_GEMV_F16;
+    return wl_splitk_finish_launch(backend, part, splits, rows, cols, c, c_i, c_j, c_kind, alpha,
+                                   beta);
 }
 
 /* The skinny and thin kernels' parameters: X, Y and C of a problem (see

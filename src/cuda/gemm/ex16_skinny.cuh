@@ -1,7 +1,8 @@
 /* warplab_gemm_ex's 16-bit skinny kernels (m or n of at most EX16_SKINNY,
- * src/cuda/gemm/ex16_gemm.cu's plans and launches) and the sum of the
- * splits' partial sums that the skinny, thin and mma.sync paths share, in
- * a header so that the CUDA emulator (tests/emulate) runs them on the CPU.
+ * src/cuda/gemm/ex16_gemm.cu's plans and launches), in a header so that
+ * the CUDA emulator (tests/emulate) runs them on the CPU. Their splits'
+ * partial sums are added by gemv.cuh's wl_splitk_finish, the one split-K
+ * reduction.
  * The element conversions go through CUDA's intrinsics, which
  * tests/emulate/cuda_emulate.h provides on the host. */
 /* warplab:rung gemm ex16_skinny */
@@ -80,7 +81,7 @@ template <bool BF16, int S>
 __global__ void __launch_bounds__(EX16_COL_THREADS *EX16_COL_GROUPS)
     ex16_skinny_columns(ex16_skinny_params p)
 {
-    if (gridDim.y > 1) /* split: ex16_finish follows */
+    if (gridDim.y > 1) /* split: wl_splitk_finish follows */
         wl_release_dependents();
     __shared__ float sums[EX16_COL_GROUPS - 1][EX16_COL_THREADS * 8];
     const int tx = threadIdx.x % EX16_COL_THREADS, group = threadIdx.x / EX16_COL_THREADS;
@@ -152,7 +153,7 @@ __global__ void __launch_bounds__(EX16_COL_THREADS *EX16_COL_GROUPS)
 template <bool BF16, int S>
 __global__ void __launch_bounds__(EX16_WARP_THREADS) ex16_skinny_warps(ex16_skinny_params p)
 {
-    if (gridDim.y > 1) /* split: ex16_finish follows */
+    if (gridDim.y > 1) /* split: wl_splitk_finish follows */
         wl_release_dependents();
     const int lane = threadIdx.x % 32;
     const int j = blockIdx.x * (EX16_WARP_THREADS / 32) + threadIdx.x / 32, split = blockIdx.y;
@@ -207,22 +208,6 @@ __global__ void __launch_bounds__(EX16_WARP_THREADS) ex16_skinny_warps(ex16_skin
             else
                 p.part[((size_t)split * p.small + i) * p.big + j] = v;
         }
-    }
-}
-
-/* C[i * c_i + j * c_j] = alpha * (sum over the splits of part[s][i][j], in
- * split order) + beta * C, for i < rows, j < cols. */
-template <bool BF16>
-__global__ void ex16_finish(const float *part, int splits, int rows, int cols, void *c,
-                            long long c_i, long long c_j, bool narrow, float alpha, float beta)
-{
-    wl_wait_for_producer();
-    const size_t count = (size_t)rows * cols;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
-         e += (size_t)gridDim.x * blockDim.x) {
-        const float sum = wl_split_sum(part, splits, count, e);
-        const size_t i = e / cols, j = e % cols;
-        ex16_store<BF16>(c, i * c_i + j * c_j, narrow, sum, alpha, beta);
     }
 }
 

@@ -106,7 +106,7 @@ template <bool BF16, int MI, bool X_ALONG_K, int DEPTH>
 __global__ void __launch_bounds__(32 * EX16_THIN_WARPS) ex16_thin(ex16_skinny_params p)
 {
 #if WL_SM80_BODY
-    /* ex16_finish follows */
+    /* wl_splitk_finish follows */
     wl_release_dependents();
     __shared__ float sums[EX16_THIN_WARPS - 1][32][32]; /* [warp - 1][e * 4 + r][lane] */
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;

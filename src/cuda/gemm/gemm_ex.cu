@@ -1,14 +1,13 @@
 /* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
  *
- * - Skinny problems (m or n of at most SKINNY = 8: GEMV and its
- *   neighbours) are bandwidth-bound: skinny_columns / skinny_warps stream
- *   the big operand once, coalesced along whichever of its dimensions is
- *   contiguous, with k split so that every SM has blocks, and skinny_finish
- *   adds the splits in order (deterministic) and applies alpha and beta.
+ * - The planner (src/ops/gemm_plan.h) plans every call first: where it
+ *   picks a GEMV row (gemv_k, gemv_rows: m or n small, decode), the GEMV
+ *   family (gemv.cuh) runs it, every layout and type read in place. Its
+ *   other rows delegate to the choosers below.
  * - TF32 compute: tf32_choose (below) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
  *   either op in place with split-K (tf32_tiles.cu) and the TMA + wgmma
- *   kernel; the skinny problems stay with the FP32 path or skinny_*.
+ *   kernel; the skinny problems stay with the FP32 path or the GEMV family.
  * - TF32 compute and 16-bit inputs on sm_90a: the TMA + wgmma kernel
  *   (wgmma_tma.sm90a.cu). It reads A (m x k) and B^T (n x k) K-major. A with
  *   op N and B with op T already are, and are read in place when their rows
@@ -19,11 +18,13 @@
  * - Everything else (FP32 compute with a transposed operand, k = 0, devices
  *   without sm_90a): gemm_ex_tiled, 64 x 64 tiles, 4 x 4 outputs a thread,
  *   operands widened to float in shared memory (TF32: truncated), FP32 sums.
- * FP32 compute on op N, N float operands never comes here: warplab_gemm_ex
- * runs warplab_gemm's path for it. No allocation or synchronisation: the
- * copies and partial sums live in launch->scratch, sized by ex_scratch. */
+ * FP32 compute on op N, N float operands comes here only where the planner
+ * picks the GEMV family: warplab_gemm_ex runs warplab_gemm's path for the
+ * rest. No allocation or synchronisation: the copies and partial sums live
+ * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
+#include "gemv.h"
 #include "gemm_launch.h"
 #include "plan_cache.h"
 
@@ -236,107 +237,9 @@ __global__ void kmajor_restride(const W *src, int ld, W *dst, int dst_ld, int ro
         dst[(size_t)r * dst_ld + q] = src[(size_t)r * ld + q];
 }
 
-/* ------------------------------------------------------------------------ */
-/* Skinny problems: m or n of at most SKINNY (GEMV-like), bandwidth-bound    */
-
-/* The big operand X (k x big, element [p][j] at p * x_p + j * x_j) times
- * the small one Y (small x k, [i][p] at i * y_i + p * y_p): partial sums
- * over a k range (split blockIdx.y) into part[split][i][big]. For m small,
- * X = op(B) and Y = op(A); for n small, X = op(A)^T and Y = op(B)^T (C
- * written transposed by skinny_finish). */
+/* Skinny problems (m or n of at most SKINNY = 8) are the GEMV family's
+ * (gemv.cuh), as the planner (src/ops/gemm_plan.h) plans them. */
 #define SKINNY 8
-#define SKINNY_THREADS 256
-
-struct skinny_params {
-    const void *x, *y;
-    long long x_p, x_j, y_i, y_p;
-    int big, small, k, k_chunk;
-    float *part;
-    bool tf32;
-};
-
-/* X contiguous along big (x_j = 1): a thread a column, coalesced rows of X. */
-template <typename T>
-__global__ void __launch_bounds__(SKINNY_THREADS) skinny_columns(skinny_params p)
-{
-    wl_release_dependents(); /* skinny_finish follows */
-    const T *x = (const T *)p.x, *y = (const T *)p.y;
-    const int j = blockIdx.x * SKINNY_THREADS + threadIdx.x, split = blockIdx.y;
-    const int p0 = split * p.k_chunk, p1 = min(p.k, p0 + p.k_chunk);
-    float acc[SKINNY];
-#pragma unroll
-    for (int i = 0; i < SKINNY; i++)
-        acc[i] = 0.0f;
-    if (j < p.big) {
-#pragma unroll 4
-        for (int q = p0; q < p1; q++) {
-            const float xv = widen(x[(size_t)q * p.x_p + j], p.tf32);
-#pragma unroll
-            for (int i = 0; i < SKINNY; i++)
-                if (i < p.small)
-                    acc[i] =
-                        fmaf(widen(y[(size_t)i * p.y_i + (size_t)q * p.y_p], p.tf32), xv, acc[i]);
-        }
-#pragma unroll
-        for (int i = 0; i < SKINNY; i++)
-            if (i < p.small)
-                p.part[((size_t)split * p.small + i) * p.big + j] = acc[i];
-    }
-}
-
-/* X contiguous along k (x_p = 1): a warp a column, lanes along k, then a
- * shuffle reduction. */
-template <typename T>
-__global__ void __launch_bounds__(SKINNY_THREADS) skinny_warps(skinny_params p)
-{
-    wl_release_dependents(); /* skinny_finish follows */
-    const T *x = (const T *)p.x, *y = (const T *)p.y;
-    const int lane = threadIdx.x % 32;
-    const int j = blockIdx.x * (SKINNY_THREADS / 32) + threadIdx.x / 32, split = blockIdx.y;
-    const int p0 = split * p.k_chunk, p1 = min(p.k, p0 + p.k_chunk);
-    if (j >= p.big)
-        return; /* whole warps leave together */
-    float acc[SKINNY];
-#pragma unroll
-    for (int i = 0; i < SKINNY; i++)
-        acc[i] = 0.0f;
-#pragma unroll 4
-    for (int q = p0 + lane; q < p1; q += 32) {
-        const float xv = widen(x[(size_t)j * p.x_j + q], p.tf32);
-#pragma unroll
-        for (int i = 0; i < SKINNY; i++)
-            if (i < p.small)
-                acc[i] = fmaf(widen(y[(size_t)i * p.y_i + (size_t)q * p.y_p], p.tf32), xv, acc[i]);
-    }
-#pragma unroll
-    for (int i = 0; i < SKINNY; i++) {
-        float v = acc[i];
-        for (int offset = 16; offset > 0; offset /= 2)
-            v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
-        if (lane == 0 && i < p.small)
-            p.part[((size_t)split * p.small + i) * p.big + j] = v;
-    }
-}
-
-/* C = alpha * (sum of the splits, in split order: deterministic) + beta * C;
- * element (i, j) of the partial sums is C[i * c_i + j * c_j]. */
-template <typename OUT>
-__global__ void skinny_finish(const float *part, int splits, int small, int big, OUT *c,
-                              long long c_i, long long c_j, float alpha, float beta)
-{
-    wl_wait_for_producer();
-    const size_t count = (size_t)small * big;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
-         e += (size_t)gridDim.x * blockDim.x) {
-        const float sum = wl_split_sum(part, splits, count, e);
-        const size_t i = e / big, j = e % big;
-        OUT *out = c + i * c_i + j * c_j;
-        float value = alpha * sum;
-        if (beta != 0.0f)
-            value += beta * widen(*out, false);
-        *out = narrow<OUT>(value);
-    }
-}
 
 /* ------------------------------------------------------------------------ */
 /* Host side                                                                */
@@ -370,40 +273,37 @@ static bool use_skinny(const wl_problem *p)
     return wl_gemm_k(p) > 0 && (wl_gemm_m(p) <= SKINNY || wl_gemm_n(p) <= SKINNY);
 }
 
-/* The skinny kernels' geometry: X (big x k) contiguous along big or along k,
- * blocks along big, and k split so that about 4 blocks an SM run. */
-typedef struct skinny_shape {
-    bool small_m;   /* X = op(B), Y = op(A); else X = op(A)^T, Y = op(B)^T */
-    bool columns;   /* X contiguous along big: skinny_columns */
-    int big, small; /* the dimensions of C */
-    unsigned big_blocks, splits;
-    int k_chunk;
-} skinny_shape;
-
-static skinny_shape skinny_of(const wl_backend *backend, const wl_problem *p)
+/* The planner's plan for a problem (its views' alignment where the launch
+ * is known, the problem's misalignment otherwise); force: a candidate's
+ * name or NULL. The ladder's forced rows (WL_GEMM_EX16_FORCE bits) keep
+ * their own paths: no plan. */
+static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
+                             const char *force)
 {
-    skinny_shape sh;
-    const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p), k = (int)wl_gemm_k(p);
-    sh.small_m = m <= n;
-    sh.big = sh.small_m ? n : m;
-    sh.small = sh.small_m ? m : n;
-    /* op(B) is contiguous along n when B is not transposed; op(A)^T along m
-     * when A is. */
-    sh.columns = sh.small_m ? !wl_gemm_trans_b(p) : wl_gemm_trans_a(p);
-    const int per_block = sh.columns ? SKINNY_THREADS : SKINNY_THREADS / 32;
-    sh.big_blocks = (unsigned)((sh.big + per_block - 1) / per_block);
-    const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
-    int splits;
-    wl_gemm_split_k(k, (4LL * sms + sh.big_blocks - 1) / sh.big_blocks,
-                    (k + 127) / 128 /* at least 128 of k a split */, 1, &sh.k_chunk, &splits);
-    sh.splits = (unsigned)splits;
-    return sh;
+    const wl_gemm_desc desc =
+        launch ? wl_gemm_desc_of(p, wl_view_ptr(launch->buf[GEMM_A]),
+                                 wl_view_ptr(launch->buf[GEMM_B]), wl_view_ptr(launch->buf[GEMM_C]))
+               : wl_gemm_desc_of(p, NULL, NULL, NULL);
+    const wl_gemm_target target = wl_gemm_target_for(backend);
+    return wl_gemm_plan_cached(&desc, &target, force);
 }
 
-static size_t skinny_scratch(const wl_backend *backend, const wl_problem *p)
+/* The GEMV row for a problem's layout (its big operand along k or not). */
+static const char *gemv_row(const wl_problem *p)
 {
-    const skinny_shape sh = skinny_of(backend, p);
-    return (size_t)sh.splits * sh.small * sh.big * sizeof(float);
+    const wl_gemm_desc d = wl_gemm_desc_of(p, NULL, NULL, NULL);
+    return wl_gemm_x_along_k(&d) ? "gemv_k" : "gemv_rows";
+}
+
+/* The GEMV family runs the problem: the planner's pick, or (forced) the
+ * skinny problems that the TF32 and tiled paths below leave to it. */
+static bool gemv_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
+                         wl_gemm_route *plan)
+{
+    if (p->variant & WL_GEMM_EX16_FORCE)
+        return false;
+    *plan = planned(backend, p, launch, NULL);
+    return plan->candidate >= 0 && plan->schedule == WL_GEMM_SCHEDULE_GEMV;
 }
 
 /* The tensor-core path: TF32 or 16-bit inputs, sm_90a, C of at least one
@@ -428,7 +328,7 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  * - on op N, N, the FP32 dispatcher (warplab_gemm's path: skinny kernels
  *   that stream the big operand, small tiles, split-K); FP32 is at least as
  *   accurate as TF32, so the TF32 contract holds. Skinny problems (m or n
- *   at most SKINNY) go there, or with a transposed operand to run_skinny.
+ *   at most SKINNY) go there, or with a transposed operand to the GEMV family.
  * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. */
 #define TF32_SM_GFLOPS 3300.0
 #define TF32_FIXED_US 7.0
@@ -608,7 +508,7 @@ static tf32_choice tf32_choose_now(wl_backend *backend, const wl_problem *p)
         best = c.fp32_us;
     }
     if (use_skinny(p))
-        return c; /* the FP32 dispatcher, or run_skinny */
+        return c; /* the FP32 dispatcher, or the GEMV family */
     /* The ex_tf32_wgmma row: the wgmma kernel alone. */
     const bool forced = (p->variant & WL_GEMM_EX16_FORCE_WGMMA) != 0;
     if (backend->info.cc_major >= 8 && !forced) {
@@ -685,6 +585,9 @@ static size_t b_copy_bytes(const wl_problem *p, const tf32_choice *tf32)
 
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
+    wl_gemm_route gemv;
+    if (gemv_planned(backend, p, NULL, &gemv))
+        return gemv.scratch;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
@@ -699,7 +602,7 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
     if (tf32.route == TF32_TILES)
         return wl_tf32_tiles_scratch(&tf32.tiles, wl_gemm_m(p), wl_gemm_n(p));
     if (use_skinny(p))
-        return skinny_scratch(backend, p);
+        return planned(backend, p, NULL, gemv_row(p)).scratch;
     if (!use_tma(backend, p))
         return 0;
     const size_t row = kmajor_ld(p) * element_bytes(p);
@@ -903,96 +806,15 @@ static warplab_status run_tiled(wl_backend *backend, const wl_launch *launch)
     return WL_CUDA_LAUNCHED(backend, "gemm_ex tiled kernel");
 }
 
-template <typename T>
-static void launch_skinny(const skinny_shape &sh, const skinny_params &params, cudaStream_t stream)
-{
-    const dim3 grid(sh.big_blocks, sh.splits);
-    if (sh.columns)
-        skinny_columns<T><<<grid, SKINNY_THREADS, 0, stream>>>(params);
-    else
-        skinny_warps<T><<<grid, SKINNY_THREADS, 0, stream>>>(params);
-}
-
-template <typename OUT>
-static cudaError_t launch_finish(wl_backend *backend, const skinny_shape &sh, const float *part,
-                                 void *c, long long c_i, long long c_j, float alpha, float beta)
-{
-    const unsigned block = 256;
-    return wl_launch_dependent(skinny_finish<OUT>,
-                               dim3(wl_cuda_grid_for(backend, (size_t)sh.small * sh.big, block)),
-                               dim3(block), wl_cuda_stream(backend), part, (int)sh.splits, sh.small,
-                               sh.big, (OUT *)c, c_i, c_j, alpha, beta);
-}
-
-static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch)
-{
-    const wl_problem *p = launch->problem;
-    const skinny_shape sh = skinny_of(backend, p);
-    if (launch->scratch.bytes < skinny_scratch(backend, p))
-        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
-                       "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
-                       skinny_scratch(backend, p));
-    if (sh.big_blocks > (unsigned)backend->info.max_grid_dim[0] &&
-        backend->info.max_grid_dim[0] > 0)
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "gemm_ex: %u blocks is past the grid",
-                       sh.big_blocks);
-    const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
-    const long long ldc = (long long)wl_gemm_ldc(p);
-    const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
-    skinny_params params;
-    const void *a = wl_view_ptr(launch->buf[GEMM_A]), *b = wl_view_ptr(launch->buf[GEMM_B]);
-    if (sh.small_m) {
-        /* X = op(B): [p][j]; Y = op(A): [i][p]. */
-        params.x = b;
-        params.x_p = tb ? 1 : ldb;
-        params.x_j = tb ? ldb : 1;
-        params.y = a;
-        params.y_i = ta ? 1 : lda;
-        params.y_p = ta ? lda : 1;
-    } else {
-        /* X = op(A)^T: [p][i]; Y = op(B)^T: [j][p]. */
-        params.x = a;
-        params.x_p = ta ? lda : 1;
-        params.x_j = ta ? 1 : lda;
-        params.y = b;
-        params.y_i = tb ? ldb : 1;
-        params.y_p = tb ? 1 : ldb;
-    }
-    params.big = sh.big;
-    params.small = sh.small;
-    params.k = (int)wl_gemm_k(p);
-    params.k_chunk = sh.k_chunk;
-    params.part = (float *)wl_view_ptr(launch->scratch);
-    params.tf32 = (p->variant & WL_GEMM_COMPUTE_TF32) != 0;
-    cudaStream_t stream = wl_cuda_stream(backend);
-    switch (p->dtype) {
-    case WARPLAB_BFLOAT16: launch_skinny<__nv_bfloat16>(sh, params, stream); break;
-    case WARPLAB_FLOAT16: launch_skinny<__half>(sh, params, stream); break;
-    default: launch_skinny<float>(sh, params, stream); break;
-    }
-    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex skinny kernel");
-    if (status != WARPLAB_OK)
-        return status;
-    /* Partial (i, j) is C[i][j] for small m, C[j][i] for small n. */
-    const long long c_i = sh.small_m ? ldc : 1, c_j = sh.small_m ? 1 : ldc;
-    void *c = wl_view_ptr(launch->buf[GEMM_C]);
-    const float alpha = (float)p->alpha, beta = (float)p->beta;
-    cudaError_t e;
-    if (!(p->variant & WL_GEMM_C_INPUT_TYPE))
-        e = launch_finish<float>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
-    else if (p->dtype == WARPLAB_BFLOAT16)
-        e = launch_finish<__nv_bfloat16>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
-    else
-        e = launch_finish<__half>(backend, sh, params.part, c, c_i, c_j, alpha, beta);
-    return wl_cuda_check(backend, e, "gemm_ex skinny sums");
-}
-
 static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
     const wl_problem *p = launch->problem;
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
+    wl_gemm_route gemv;
+    if (gemv_planned(backend, p, launch, &gemv))
+        return wl_gemv_run(backend, launch, &gemv);
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
@@ -1025,8 +847,10 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         return wl_tf32_tiles_run(backend, &call, &tf32.tiles, wl_view_ptr(launch->scratch),
                                  launch->scratch.bytes);
     }
-    if (use_skinny(p))
-        return run_skinny(backend, launch);
+    if (use_skinny(p)) {
+        const wl_gemm_route forced = planned(backend, p, launch, gemv_row(p));
+        return wl_gemv_run(backend, launch, &forced);
+    }
     if (tf32.route == TF32_WGMMA)
         return run_tma(backend, launch, &tf32);
     return run_tiled(backend, launch);
@@ -1090,6 +914,11 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
 {
     const wl_problem *p = launch->problem;
     text[0] = 0;
+    wl_gemm_route gemv;
+    if (gemv_planned(backend, p, launch, &gemv)) {
+        wl_gemm_route_describe(&gemv, text, len);
+        return;
+    }
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         wl_ex16_describe(&plan, text, len);

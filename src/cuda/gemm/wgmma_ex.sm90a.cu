@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                   const __grid_constant__ CUtensorMap map_c, const xw_params p)
 {
 #if WL_SM90A_BODY
-    if (p.splits > 1) /* ex16_finish follows */
+    if (p.splits > 1) /* wl_splitk_finish follows */
         wl_release_dependents();
     typedef xw_shape<BN> S;
     constexpr int ELEMENT_BYTES = KIND == XW_TF32 ? 4 : 2;

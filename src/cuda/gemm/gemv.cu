@@ -1,0 +1,135 @@
+/* The GEMV family's launches (gemv.cuh): the small side's template, the
+ * layout's kernel, and the split-K reduction after it. */
+/* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
+#include "gemv.cuh"
+#include "gemv.h"
+
+template <int KIND, int S>
+static void launch_gemv(bool along_k, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    if (along_k)
+        gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S, KIND == WL_GEMV_F32 ? 4 : 2)>
+            <<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
+    else
+        gemv_along_big<KIND, S><<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
+}
+
+template <int KIND>
+static void launch_kind(int small, bool along_k, dim3 grid, const wl_gemv_params &params,
+                        cudaStream_t stream)
+{
+    if (small <= 1)
+        launch_gemv<KIND, 1>(along_k, grid, params, stream);
+    else if (small <= 2)
+        launch_gemv<KIND, 2>(along_k, grid, params, stream);
+    else if (small <= 4)
+        launch_gemv<KIND, 4>(along_k, grid, params, stream);
+    else if (small <= 8)
+        launch_gemv<KIND, 8>(along_k, grid, params, stream);
+    else
+        launch_gemv<KIND, 16>(along_k, grid, params, stream);
+}
+
+static int kind_of(warplab_dtype type)
+{
+    return type == WARPLAB_BFLOAT16  ? WL_GEMV_BF16
+           : type == WARPLAB_FLOAT16 ? WL_GEMV_F16
+                                     : WL_GEMV_F32;
+}
+
+/* 16-byte loads along a row: the base and the pitch are 16-byte aligned. */
+static bool vec_ok(const void *base, long long pitch, size_t element)
+{
+    return (uintptr_t)base % 16 == 0 && (size_t)pitch * element % 16 == 0;
+}
+
+extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *launch,
+                                      const wl_gemm_route *plan)
+{
+    const wl_problem *p = launch->problem;
+    if (plan->schedule != WL_GEMM_SCHEDULE_GEMV || plan->small > WL_GEMV_SMALL_MAX)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemv: not a GEMV plan");
+    if (plan->splits > 1 && launch->scratch.bytes < plan->scratch)
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemv: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
+                       plan->scratch);
+    const int *most = backend->info.max_grid_dim;
+    if ((most[0] > 0 && plan->blocks_big > most[0]) || (most[1] > 0 && plan->splits > most[1]))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemv: a grid of %d x %d blocks is past this device's %d x %d",
+                       plan->blocks_big, plan->splits, most[0], most[1]);
+    const size_t element = warplab_dtype_size(p->dtype);
+    const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
+    const long long ldc = (long long)wl_gemm_ldc(p);
+    const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
+    const void *a = wl_view_ptr(launch->buf[GEMM_A]), *b = wl_view_ptr(launch->buf[GEMM_B]);
+    wl_gemv_params params;
+    if (plan->small_m) {
+        /* X = op(B): X[j][q] = B[q][j] (op N) or B[j][q] (op T); Y = op(A). */
+        params.x = b;
+        params.x_q = tb ? 1 : ldb;
+        params.x_j = tb ? ldb : 1;
+        params.y = a;
+        params.y_i = ta ? 1 : lda;
+        params.y_q = ta ? lda : 1;
+    } else {
+        /* X = op(A)^T: X[i][q] = A[i][q] (op N) or A[q][i] (op T); Y = op(B)^T. */
+        params.x = a;
+        params.x_q = ta ? lda : 1;
+        params.x_j = ta ? 1 : lda;
+        params.y = b;
+        params.y_i = tb ? ldb : 1;
+        params.y_q = tb ? 1 : ldb;
+    }
+    const bool along_k = plan->x_along_k; /* x_q = 1; else x_j = 1 */
+    /* X's contiguous dimension: along k, rows x_j apart; along big, rows x_q apart. */
+    /* A single row's pitch does not matter. */
+    params.x_vec = vec_ok(params.x,
+                          plan->big == 1 && along_k ? 0
+                          : along_k                 ? params.x_j
+                                                    : params.x_q,
+                          element);
+    params.y_vec = params.y_q == 1 && vec_ok(params.y, plan->small == 1 ? 0 : params.y_i, element);
+    params.big = plan->big;
+    params.small = plan->small;
+    params.k = (int)wl_gemm_k(p);
+    params.k_chunk = plan->k_chunk;
+    params.splits = plan->splits;
+    params.part = plan->splits > 1 ? (float *)wl_view_ptr(launch->scratch) : NULL;
+    params.c = wl_view_ptr(launch->buf[GEMM_C]);
+    /* C'[i][j] is C[i][j] (small m) or C[j][i] (small n). */
+    params.c_i = plan->small_m ? ldc : 1;
+    params.c_j = plan->small_m ? 1 : ldc;
+    params.alpha = (float)p->alpha;
+    params.beta = (float)p->beta;
+    params.c_kind = (p->variant & WL_GEMM_C_INPUT_TYPE) ? kind_of(p->dtype) : WL_GEMV_F32;
+    cudaStream_t stream = wl_cuda_stream(backend);
+    const dim3 grid((unsigned)plan->blocks_big, (unsigned)plan->splits);
+    switch (kind_of(p->dtype)) {
+    case WL_GEMV_BF16: launch_kind<WL_GEMV_BF16>(plan->small, along_k, grid, params, stream); break;
+    case WL_GEMV_F16: launch_kind<WL_GEMV_F16>(plan->small, along_k, grid, params, stream); break;
+    default: launch_kind<WL_GEMV_F32>(plan->small, along_k, grid, params, stream); break;
+    }
+    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemv kernel");
+    if (status != WARPLAB_OK || plan->splits == 1)
+        return status;
+    return wl_splitk_finish_launch(backend, params.part, plan->splits, plan->small, plan->big,
+                                   params.c, params.c_i, params.c_j, params.c_kind, params.alpha,
+                                   params.beta);
+}
+
+extern "C" warplab_status wl_splitk_finish_launch(wl_backend *backend, const float *part,
+                                                  int splits, int rows, int cols, void *c,
+                                                  long long c_i, long long c_j, int c_kind,
+                                                  float alpha, float beta)
+{
+    const unsigned block = 256;
+    const size_t count = (size_t)rows * (size_t)cols;
+    return wl_cuda_check(backend,
+                         wl_launch_dependent(wl_splitk_finish,
+                                             dim3(wl_cuda_grid_for(backend, count, block)),
+                                             dim3(block), wl_cuda_stream(backend), part, splits,
+                                             rows, cols, c, c_i, c_j, c_kind, alpha, beta),
+                         "gemm split-K sums");
+}
+/* warplab:end */

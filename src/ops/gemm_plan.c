@@ -1,0 +1,439 @@
+/* The GEMM planner: the candidate table and the plan (gemm_plan.h). */
+#include "gemm_plan.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The tuning set the constants below were fitted on: the decode layers of
+ * a Llama-3-8B-like block (k = 4096 or 14336; n = 1024, 4096, 6144 or
+ * 28672; m = 1, 2, 7, 8, 16, 24, 32; op_b N and T; BF16 -> BF16, BF16 ->
+ * FP32, FP16 -> FP16, TF32), timed by scripts/gemm_decode_bench.c against
+ * cublasGemmEx. The judging set is `warplab bench gemm --grid`: random
+ * shapes from every class, drawn from a seed, that no constant saw. */
+#define WL_GEMM_PLAN_TUNING_SET "llama3-8b-decode (scripts/gemm_decode_bench.c)"
+
+#define F32 WL_GEMM_TYPE_BIT(WARPLAB_FLOAT32)
+#define BF16 WL_GEMM_TYPE_BIT(WARPLAB_BFLOAT16)
+#define F16 WL_GEMM_TYPE_BIT(WARPLAB_FLOAT16)
+#define C_FP32_OR_INPUT (F32 | WL_GEMM_C_INPUT)
+#define FP32_COMPUTE (1u << WARPLAB_COMPUTE_FP32)
+#define TF32_COMPUTE (1u << WARPLAB_COMPUTE_TF32)
+
+/* H100 SXM dense rates over its FP32 peak (67 TFLOP/s): BF16/FP16 989, TF32
+ * 494 TFLOP/s (NVIDIA's H100 datasheet). */
+#define TENSOR16_OVER_FP32 14.8
+#define TF32_OVER_FP32 7.4
+
+/* The candidates, in the order a tie goes. */
+static const wl_gemm_candidate candidates[] = {
+    {.name = "gemv_k",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_k, wl_splitk_finish",
+     .cc_major_min = 7,
+     .ab_types = F32 | BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     /* TF32 compute runs the FP32 products: within TF32's bound (warplab.h). */
+     .computes = FP32_COMPUTE | TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .small_max = WL_GEMV_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.70,
+     .flop_fraction = 0.09,
+     .flop_multiple = 1.0,
+     .fixed_us = 5.0,
+     .source = "H200, scripts/planner-gpu.sh (tuning set): m = 1, op_b = T streams B at 71% of "
+               "the theoretical bandwidth, 86% of a device copy's (28672 x 4096 BF16: 68.6 us, "
+               "cuBLAS 71.5); 1 x 1024 x 4096 8.7 us (the fixed cost); m = 7-16 issue-bound at "
+               "5.8-6.4 TFLOP/s, 9% of the FP32 peak (8 x 4096^2 BF16 45.9 us, FP32 42.4)"},
+    {.name = "gemv_rows",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
+     .cc_major_min = 7,
+     .ab_types = F32 | BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE | TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .small_max = WL_GEMV_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_BIG,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.60,
+     .flop_fraction = 0.30,
+     .flop_multiple = 1.0,
+     .fixed_us = 5.0,
+     .source = "placeholder below the choosers it competes with (ex16 as stored, the FP32 "
+               "dispatcher: 0.9-2.7x cuBLAS on the tuning set's op_b = N rows, H200) until "
+               "scripts/planner-gpu.sh measures this kernel"},
+    {.name = "fp32_dispatch",
+     .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
+     .cc_major_min = 0,
+     .ab_types = F32,
+     .c_types = F32,
+     /* TF32: FP32 meets its bound; ex_launch reaches the dispatcher through
+      * tf32_choose's FP32 route (gemm_ex.cu). */
+     .computes = FP32_COMPUTE | TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NN,
+     .in_place = WL_GEMM_LAYOUT_NN,
+     .k_zero = true,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .bandwidth_fraction = 0.85,
+     .flop_fraction = 0.75,
+     .flop_multiple = 1.0,
+     .fixed_us = 3.0,
+     .source = "warplab bench gemm --shapes (H200): 1.058x cuBLAS FP32 over the shape set; "
+               "scripts/planner-gpu.sh (H200): FP32 op N, N m <= 8 at 0.9-2.7x cuBLAS"},
+    {.name = "ex16_chooser",
+     .kernel = "src/cuda/gemm/ex16_gemm.cu wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
+     .cc_major_min = 8,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     /* Its skinny path for X along k (ex16_skinny_warps): 0.18-0.31x
+      * cuBLAS at m = 7, 8 (H200, scripts/planner-gpu.sh); gemv_k serves it. */
+     .along_k_small_min = 9,
+     /* The wgmma kernel reads every layout as stored; rows off 16 bytes
+      * are re-strided by the delegate (its own plan). */
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .k_zero = true,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .bandwidth_fraction = 0.80,
+     .flop_fraction = 0.65,
+     .flop_multiple = TENSOR16_OVER_FP32,
+     .fixed_us = 6.0,
+     .source = "warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16; issue 31's decode "
+               "table: 0.9-1.2x cuBLAS at 24 tokens"},
+    {.name = "tf32_chooser",
+     .kernel = "src/cuda/gemm/gemm_ex.cu tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
+     .cc_major_min = 0,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     /* Its skinny problems with X along k went to the kernels gemv_k
+      * replaced (0.12-0.35x cuBLAS at m = 1-8, H200). */
+     .along_k_small_min = 9,
+     .k_zero = true,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .bandwidth_fraction = 0.80,
+     .flop_fraction = 0.65,
+     .flop_multiple = TF32_OVER_FP32,
+     .fixed_us = 7.0,
+     .source = "gemm_ex.cu TF32_FIXED_US (7 us) and TF32_SM_GFLOPS (H100); warplab bench gemm "
+               "--shapes (H200): 0.955x cuBLAS TF32"},
+    {.name = "tiled",
+     .kernel = "src/cuda/gemm/gemm_ex.cu gemm_ex_tiled (CUDA cores, 64 x 64 tiles)",
+     .cc_major_min = 0,
+     .ab_types = F32 | BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .k_zero = true,
+     .min_align = 1,
+     .fallback = true,
+     .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
+     .tile_m = 64,
+     .tile_n = 64,
+     .bandwidth_fraction = 0.50,
+     .flop_fraction = 0.25,
+     .flop_multiple = 1.0,
+     .fixed_us = 3.0,
+     .source = "the fallback (FP32 compute on transposed operands, 16-bit inputs without "
+               "sm_80): "
+               "4 x 4 outputs a thread from shared memory, about a quarter of the FP32 peak"},
+};
+
+#define CANDIDATES (sizeof candidates / sizeof candidates[0])
+
+const wl_gemm_candidate *wl_gemm_candidates(size_t *count)
+{
+    if (count)
+        *count = CANDIDATES;
+    return candidates;
+}
+
+int wl_gemm_candidate_find(const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < CANDIDATES; i++)
+        if (strcmp(candidates[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b)
+{
+    return 1u << ((op_a == WARPLAB_OP_T ? 2u : 0u) + (op_b == WARPLAB_OP_T ? 1u : 0u));
+}
+
+unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes)
+{
+    const size_t pitch = ld * element_bytes;
+    unsigned align = 16;
+    while (align > 1 && (address % align != 0 || pitch % align != 0))
+        align /= 2;
+    return align;
+}
+
+wl_gemm_target wl_gemm_target_of(const warplab_device_info *info, bool sm90a)
+{
+    wl_gemm_target t;
+    memset(&t, 0, sizeof t);
+    t.cc_major = info->cc_major;
+    t.cc_minor = info->cc_minor;
+    t.sms = info->multiprocessors > 0 ? info->multiprocessors : 1;
+    t.bandwidth_gbs = info->theoretical_bandwidth_gbs;
+    t.fp32_peak_gflops = info->fp32_peak_gflops;
+    t.sm90a = sm90a;
+    return t;
+}
+
+static size_t small_side(const wl_gemm_desc *d)
+{
+    return d->m < d->n ? d->m : d->n;
+}
+
+bool wl_gemm_x_along_k(const wl_gemm_desc *d)
+{
+    return d->m <= d->n ? d->op_b == WARPLAB_OP_T : d->op_a == WARPLAB_OP_N;
+}
+
+bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                             const wl_gemm_target *t)
+{
+    if (t->cc_major < c->cc_major_min || (c->needs_sm90a && !t->sm90a))
+        return false;
+    if (!(c->ab_types & WL_GEMM_TYPE_BIT(d->ab_type)))
+        return false;
+    const bool c_input = d->c_type == d->ab_type;
+    if (!((c->c_types & WL_GEMM_TYPE_BIT(d->c_type)) ||
+          (c_input && (c->c_types & WL_GEMM_C_INPUT))))
+        return false;
+    if (!(c->computes & (1u << (unsigned)d->compute)))
+        return false;
+    if (!(c->layouts & wl_gemm_layout_bit(d->op_a, d->op_b)))
+        return false;
+    if (d->batch > 1) /* no candidate runs batches yet */
+        return false;
+    if (c->small_max && small_side(d) > c->small_max)
+        return false;
+    const bool along_k = wl_gemm_x_along_k(d);
+    if (c->x_layout != WL_GEMM_X_ANY && along_k != (c->x_layout == WL_GEMM_X_ALONG_K))
+        return false;
+    if (c->along_k_small_min && along_k && d->k > 0 && small_side(d) < c->along_k_small_min)
+        return false;
+    if (d->k == 0 && !c->k_zero)
+        return false;
+    if (d->align_a < c->min_align || d->align_b < c->min_align || d->align_c < c->min_align)
+        return false;
+    return true;
+}
+
+/* Bandwidth and FP32 peak, or an H100's where the device does not say. */
+static double bandwidth_of(const wl_gemm_target *t)
+{
+    return t->bandwidth_gbs > 0 ? t->bandwidth_gbs : 3350.0;
+}
+
+static double peak_of(const wl_gemm_target *t)
+{
+    return t->fp32_peak_gflops > 0 ? t->fp32_peak_gflops : 67000.0;
+}
+
+/* k a split: along k, whole 16-byte vectors of a warp (any type) and at
+ * least two warp steps of 16-bit vectors; along big, whole rounds of the
+ * groups. */
+#define GEMV_K_QUANTUM 256
+#define GEMV_K_MIN 512
+#define GEMV_BIG_QUANTUM 64
+#define GEMV_BIG_MIN 64
+#define GEMV_SPLITS_MAX 64
+#define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
+
+void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+{
+    const size_t element = warplab_dtype_size(d->ab_type);
+    plan->small_m = d->m <= d->n;
+    plan->small = (int)(plan->small_m ? d->m : d->n);
+    plan->big = (int)(plan->small_m ? d->n : d->m);
+    /* X = op(B) (small m): along k when B is stored n x k (op T); X =
+     * op(A)^T (small n): along k when A is stored m x k (op N). */
+    plan->x_along_k = wl_gemm_x_along_k(d);
+    int per_block;
+    if (plan->x_along_k)
+        per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small, (int)element);
+    else
+        per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
+    plan->tile_m = plan->small;
+    plan->tile_n = per_block;
+    plan->blocks_big = (plan->big + per_block - 1) / per_block;
+    const long long k = (long long)d->k;
+    const long long target = (long long)GEMV_BLOCKS_PER_SM * (t->sms > 0 ? t->sms : 1);
+    long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
+    const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
+    long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
+    /* The partial sums (written and read) at most an eighth of X's bytes. */
+    const long long by_traffic = k * (long long)element / (64LL * plan->small);
+    most = most < by_traffic ? most : by_traffic;
+    most = most < 1 ? 1 : most > GEMV_SPLITS_MAX ? GEMV_SPLITS_MAX : most;
+    splits = splits < 1 ? 1 : splits > most ? most : splits;
+    long long chunk = (k + splits - 1) / splits;
+    chunk = (chunk + quantum - 1) / quantum * quantum;
+    if (chunk < 1)
+        chunk = quantum;
+    plan->k_chunk = (int)chunk;
+    plan->splits = k > 0 ? (int)((k + chunk - 1) / chunk) : 1;
+    plan->schedule = WL_GEMM_SCHEDULE_GEMV;
+    plan->copies = 0;
+    plan->scratch =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)plan->small * (size_t)plan->big * 4 : 0;
+}
+
+double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                            const wl_gemm_target *t)
+{
+    if (!wl_gemm_candidate_takes(c, d, t))
+        return HUGE_VAL;
+    const double m = (double)d->m, n = (double)d->n, k = (double)d->k;
+    const double in = (double)warplab_dtype_size(d->ab_type);
+    const double out = (double)warplab_dtype_size(d->c_type);
+    double bytes = (m * k + n * k) * in + m * n * out;
+    double extra_us = 0.0;
+    if (c->schedule == WL_GEMM_SCHEDULE_GEMV) {
+        wl_gemm_route g;
+        memset(&g, 0, sizeof g);
+        wl_gemm_gemv_geometry(d, t, &g);
+        if (g.splits > 1) {
+            bytes += 2.0 * (double)g.scratch; /* partial sums written and read */
+            extra_us = 2.0;                   /* the finish kernel's launch */
+        }
+    }
+    const double memory_us = bytes / (c->bandwidth_fraction * bandwidth_of(t) * 1e3);
+    const double flop_us =
+        2.0 * m * n * k / (c->flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
+    return c->fixed_us + extra_us + (memory_us > flop_us ? memory_us : flop_us);
+}
+
+wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, const char *force)
+{
+    wl_gemm_route plan;
+    memset(&plan, 0, sizeof plan);
+    plan.candidate = -1;
+    plan.splits = 1;
+    plan.k_chunk = (int)(d->k < (size_t)INT32_MAX ? d->k : (size_t)INT32_MAX);
+    plan.predicted_us = HUGE_VAL;
+    if (force) {
+        const int i = wl_gemm_candidate_find(force);
+        if (i >= 0 && wl_gemm_candidate_takes(&candidates[i], d, t)) {
+            plan.candidate = i;
+            plan.predicted_us = wl_gemm_candidate_us(&candidates[i], d, t);
+        }
+    } else {
+        for (int fallback = 0; fallback <= 1 && plan.candidate < 0; fallback++)
+            for (size_t i = 0; i < CANDIDATES; i++) {
+                if (candidates[i].fallback != (fallback == 1))
+                    continue;
+                const double us = wl_gemm_candidate_us(&candidates[i], d, t);
+                if (us < plan.predicted_us) {
+                    plan.predicted_us = us;
+                    plan.candidate = (int)i;
+                }
+            }
+    }
+    if (plan.candidate < 0)
+        return plan;
+    const wl_gemm_candidate *c = &candidates[plan.candidate];
+    plan.schedule = c->schedule;
+    plan.tile_m = c->tile_m;
+    plan.tile_n = c->tile_n;
+    if (c->schedule == WL_GEMM_SCHEDULE_GEMV)
+        wl_gemm_gemv_geometry(d, t, &plan);
+    return plan;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The cache: a per-thread table of recent plans, keyed by every field.      */
+
+#define PLAN_KEY_WORDS 25
+#define PLAN_CACHE_SLOTS 64
+
+typedef struct plan_key {
+    uint64_t w[PLAN_KEY_WORDS];
+} plan_key;
+
+typedef struct plan_slot {
+    bool used;
+    plan_key key;
+    wl_gemm_route plan;
+} plan_slot;
+
+static uint64_t double_bits(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits;
+}
+
+static plan_key key_of(const wl_gemm_desc *d, const wl_gemm_target *t, const char *force)
+{
+    plan_key key;
+    const uint64_t w[PLAN_KEY_WORDS] = {
+        d->m, d->n, d->k, d->batch, (uint64_t)d->op_a, (uint64_t)d->op_b, (uint64_t)d->ab_type,
+        (uint64_t)d->c_type, (uint64_t)d->compute, d->lda, d->ldb, d->ldc, d->stride_a, d->stride_b,
+        d->stride_c, d->align_a, d->align_b, d->align_c, (uint64_t)t->cc_major,
+        (uint64_t)t->cc_minor, (uint64_t)t->sms, double_bits(t->bandwidth_gbs),
+        double_bits(t->fp32_peak_gflops), t->sm90a,
+        /* a forced name: its row + 1 (an unknown name plans like no row) */
+        force ? (uint64_t)(wl_gemm_candidate_find(force) + 2) : 0};
+    memcpy(key.w, w, sizeof w);
+    return key;
+}
+
+static uint64_t key_hash(const plan_key *key)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the words */
+    for (int i = 0; i < PLAN_KEY_WORDS; i++) {
+        h ^= key->w[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+wl_gemm_route wl_gemm_plan_cached(const wl_gemm_desc *d, const wl_gemm_target *t, const char *force)
+{
+    static _Thread_local plan_slot slots[PLAN_CACHE_SLOTS];
+    const plan_key key = key_of(d, t, force);
+    plan_slot *slot = &slots[key_hash(&key) % PLAN_CACHE_SLOTS];
+    if (slot->used && memcmp(&slot->key, &key, sizeof key) == 0)
+        return slot->plan;
+    slot->plan = wl_gemm_plan_make(d, t, force);
+    slot->key = key;
+    slot->used = true;
+    return slot->plan;
+}
+
+void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len)
+{
+    if (plan->candidate < 0) {
+        snprintf(text, len, "no candidate takes this problem");
+        return;
+    }
+    const wl_gemm_candidate *c = &candidates[plan->candidate];
+    if (plan->schedule == WL_GEMM_SCHEDULE_GEMV)
+        snprintf(text, len, "%s (small %c = %d, X along %s, %d split%s of %d, model %.1f us)",
+                 c->name, plan->small_m ? 'm' : 'n', plan->small,
+                 plan->x_along_k ? "k" : "its rows", plan->splits, plan->splits == 1 ? "" : "s",
+                 plan->k_chunk, plan->predicted_us);
+    else
+        snprintf(text, len, "%s (model %.1f us)", c->name, plan->predicted_us);
+}

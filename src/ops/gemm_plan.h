@@ -1,0 +1,201 @@
+/* The GEMM planner (ops layer): a typed descriptor of one GEMM call, one
+ * table of candidate kernels, and one function that turns a descriptor and
+ * a device into a plan. Host C, no GPU: the planner is data and arithmetic,
+ * tested on the host (tests/unit/test_gemm_plan.c) and cached per
+ * descriptor.
+ *
+ * The shape of CUB's dispatch (DESIGN.md, "Models worth reading"): the
+ * candidates are policies (architecture, what each reads in place, tile,
+ * rate and fixed-cost constants, each with its source), the planner is the
+ * dispatch. Candidates that still delegate to an older chooser name it in
+ * their row (WL_GEMM_SCHEDULE_DELEGATED): the choice among their own kernels,
+ * splits and copies is that chooser's until it moves into this table.
+ *
+ * The constants were fitted on the tuning set named in gemm_plan.c
+ * (WL_GEMM_PLAN_TUNING_SET); `warplab bench gemm --grid` is the judging set,
+ * shapes drawn at random that no constant was fitted on. */
+#ifndef WARPLAB_OPS_GEMM_PLAN_H
+#define WARPLAB_OPS_GEMM_PLAN_H
+
+#include "warplab.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One GEMM call: C (m x n, row-major) = alpha op(A) op(B) + beta C, batch
+ * times, as include/warplab.h's warplab_gemm_ex describes it. lda, ldb and
+ * ldc are the stored rows' lengths in elements (never 0 here: the entry
+ * point resolves "tight"); the strides are elements between batches (0 for
+ * batch 1). align_*: the largest power of two, at most 16, that divides
+ * both the view's base address and its row pitch in bytes (16: every row
+ * starts on 16 bytes). */
+typedef struct wl_gemm_desc {
+    size_t m, n, k, batch;
+    warplab_op op_a, op_b;
+    warplab_dtype ab_type, c_type;
+    warplab_compute compute;
+    size_t lda, ldb, ldc;
+    size_t stride_a, stride_b, stride_c;
+    unsigned align_a, align_b, align_c;
+} wl_gemm_desc;
+
+/* What the planner needs of a device. sm90a: the wgmma / TMA kernels run. */
+typedef struct wl_gemm_target {
+    int cc_major, cc_minor;
+    int sms;
+    double bandwidth_gbs;    /* theoretical, GB/s; 0 = unknown */
+    double fp32_peak_gflops; /* 0 = unknown */
+    bool sm90a;
+} wl_gemm_target;
+
+typedef enum wl_gemm_schedule {
+    WL_GEMM_SCHEDULE_GEMV,        /* bandwidth-bound: the big operand streamed once, k split */
+    WL_GEMM_SCHEDULE_WHOLE_TILES, /* one output tile a block, k whole */
+    WL_GEMM_SCHEDULE_SPLIT_K,     /* tiles times k splits, partial sums added in order */
+    WL_GEMM_SCHEDULE_STREAM_K,    /* reserved: the partial last wave shared out by k tiles */
+    WL_GEMM_SCHEDULE_DELEGATED    /* the row's own chooser decides tile, splits and copies */
+} wl_gemm_schedule;
+
+/* Bits of the layouts (op_a, op_b) a candidate reads in place. */
+enum {
+    WL_GEMM_LAYOUT_NN = 1u << 0,
+    WL_GEMM_LAYOUT_NT = 1u << 1,
+    WL_GEMM_LAYOUT_TN = 1u << 2,
+    WL_GEMM_LAYOUT_TT = 1u << 3,
+    WL_GEMM_LAYOUT_ALL = 15u
+};
+/* The layout bit of a descriptor. */
+unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b);
+
+/* Bits of types (1u << warplab_dtype) and of computes (1u << warplab_compute). */
+#define WL_GEMM_TYPE_BIT(t) (1u << (unsigned)(t))
+
+enum { WL_GEMM_X_ANY = 0, WL_GEMM_X_ALONG_K, WL_GEMM_X_ALONG_BIG };
+/* Whether the big operand (op(B) for m <= n, op(A)^T otherwise) is
+ * contiguous along k. */
+bool wl_gemm_x_along_k(const wl_gemm_desc *d);
+
+/* One candidate: a row of the table. Constants carry their source. */
+typedef struct wl_gemm_candidate {
+    const char *name;   /* what `warplab bench gemm --candidate` names */
+    const char *kernel; /* the kernel or chooser it runs (file) */
+    int cc_major_min;   /* architecture: the lowest compute capability */
+    bool needs_sm90a;   /* wgmma / TMA */
+    unsigned ab_types;  /* WL_GEMM_TYPE_BIT of the input types it takes */
+    unsigned c_types;   /* ... of the output types; WL_GEMM_C_INPUT: the input type */
+    unsigned computes;  /* 1u << WARPLAB_COMPUTE_* it honours */
+    unsigned layouts;   /* WL_GEMM_LAYOUT_* it takes */
+    unsigned in_place;  /* WL_GEMM_LAYOUT_* it reads without copying an operand */
+    size_t small_max;   /* min(m, n) at most this; 0 = no limit */
+    /* min(m, n) at least this where the big operand runs along k (X along
+     * k: op_b = T with m small, op_a = N with n small) and k > 0; 0 = no
+     * limit. The
+     * choosers' own skinny paths there are what the GEMV family replaces. */
+    size_t along_k_small_min;
+    int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
+    bool k_zero;        /* takes k = 0 (C = beta C) */
+    unsigned min_align; /* bytes every operand's rows need; 1 = any */
+    bool fallback;      /* planned only where no other row takes the descriptor */
+    wl_gemm_schedule schedule;
+    int tile_m, tile_n; /* 0 = the delegate's */
+    /* Rate and fixed cost: time = fixed_us + max(bytes / (bandwidth_fraction
+     * x device bandwidth), flops / (flop_fraction x device FP32 peak x
+     * flop_multiple)). */
+    double bandwidth_fraction;
+    double flop_fraction;
+    double flop_multiple; /* the unit's peak over the device's FP32 peak (tensor cores) */
+    double fixed_us;
+    const char *source; /* where the constants came from: measurement or tuning command */
+} wl_gemm_candidate;
+
+#define WL_GEMM_C_INPUT (1u << 31)
+
+/* The plan: the candidate, its schedule and geometry. For the GEMV: the
+ * problem seen as C' (small x big) = Y (small x k) X^T, X (big x k) the big
+ * operand; small_m: small = m (X = op(B)), else small = n (X = op(A)^T, C
+ * written transposed); x_along_k: X's rows are contiguous along k. */
+typedef struct wl_gemm_route {
+    int candidate; /* index in the table; -1: no candidate takes the descriptor */
+    wl_gemm_schedule schedule;
+    int tile_m, tile_n;
+    int splits;      /* k split in this many parts (1: none) */
+    int k_chunk;     /* elements of k a split */
+    unsigned copies; /* operands copied before the kernel: bit 0 A, bit 1 B */
+    bool small_m, x_along_k;
+    int small, big;
+    int blocks_big; /* GEMV: blocks along the big side */
+    size_t scratch; /* workspace bytes the plan needs (delegates: their own) */
+    double predicted_us;
+} wl_gemm_route;
+
+/* The table. */
+const wl_gemm_candidate *wl_gemm_candidates(size_t *count);
+/* The index of the candidate named name, or -1. */
+int wl_gemm_candidate_find(const char *name);
+
+/* Whether candidate c can take the descriptor on the target (every
+ * limit: architecture, types, compute, layout, small side, k = 0,
+ * alignment). */
+bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                             const wl_gemm_target *t);
+
+/* Modelled time of candidate c on the descriptor (us); HUGE_VAL where it
+ * cannot take it. */
+double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                            const wl_gemm_target *t);
+
+/* The plan: the candidate of least modelled time among those that take the
+ * descriptor (the first on a tie; fallback rows only where no other row
+ * takes it), and its geometry. Deterministic: a
+ * function of the descriptor and the target alone. force: a candidate's
+ * name, or NULL; a forced candidate that cannot take the descriptor gives
+ * candidate -1. */
+wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, const char *force);
+
+/* wl_gemm_plan_make, cached per (descriptor, target, force) in a small
+ * per-thread table: the second call with the same descriptor costs a hash
+ * and a compare. */
+wl_gemm_route wl_gemm_plan_cached(const wl_gemm_desc *d, const wl_gemm_target *t,
+                                  const char *force);
+
+/* The GEMV geometry for a descriptor (any candidate of schedule GEMV):
+ * fills the plan's small/big/x_along_k/blocks/splits/k_chunk/scratch. */
+void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan);
+
+/* The target of a device. */
+wl_gemm_target wl_gemm_target_of(const warplab_device_info *info, bool sm90a);
+
+/* "gemv (small m = 1, X along k, 4 splits of 1024, model 12.1 us)". */
+void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len);
+
+/* The largest power of two, at most 16, dividing both the base address and
+ * the row pitch (bytes). */
+unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes);
+
+/* Element kinds of the GEMV kernels' operands and of C. */
+enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
+
+#define WL_GEMV_THREADS 256
+#define WL_GEMV_SMALL_MAX 16 /* the GEMV family's small side, at most */
+/* X along k: rows of X a warp (the kernel keeps S x COLS sums a thread)
+ * and the blocks an SM its registers are bounded for, by the small side
+ * and the element's bytes. Measured on the H200 (scripts/planner-gpu.sh,
+ * the tuning set, op_b = T): FP32 inputs at m = 7-8 ran 1.4-1.7x faster
+ * with 2 rows a warp and 3 blocks an SM (TF32 4096^2 x 7: 66.4 -> 41.9 us);
+ * 16-bit inputs ran 10-30% slower that way (4 rows, no bound, kept); with
+ * S = 16 the bound spills (FP32 16 x 4096^2: 83.5 -> 116.2 us). */
+#define WL_GEMV_ALONG_K_COLS(small, element)                                                       \
+    ((element) == 4 ? ((small) <= 2 ? 4 : 2) : ((small) <= 8 ? 4 : 2))
+#define WL_GEMV_ALONG_K_MIN_BLOCKS(small, element) ((element) == 4 && (small) <= 8 ? 3 : 1)
+#define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
+#define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

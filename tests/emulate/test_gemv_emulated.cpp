@@ -1,0 +1,258 @@
+/* The GEMV family (src/cuda/gemm/gemv.cuh) run on the CPU by
+ * cuda_emulate.h: gemv_along_k and gemv_along_big for FP32, BF16 and FP16
+ * inputs, C in FP32 or the input type, Y contiguous along k or along its
+ * small side, small sides 1 to 16 (odd ones too), odd big and k, padded
+ * leading dimensions, misaligned bases (the element paths), k split in one
+ * part (the kernels write C) or many (wl_splitk_finish adds the partial
+ * sums, poisoned with NaN first), with alpha and beta, against a double
+ * reference of the stored values. Every element outside the matrices
+ * (guards, padding) is a NaN, so a load that strays shows up; C's guards
+ * and padding must stay as they were. A NaN planted in X reaches its
+ * column of C' and no other. */
+#include "cuda_emulate.h"
+
+#include "../../src/cuda/gemm/gemv.cuh"
+
+#include <cstdio>
+#include <random>
+
+static const float ALPHA = 1.5f, BETA = 0.5f;
+
+struct gemv_case {
+    int kind, c_kind; /* WL_GEMV_* */
+    int small, big, k;
+    bool x_along_k, y_along_k;
+    int x_misalign, x_pad, y_misalign, y_pad, c_pad; /* elements */
+    int k_chunk;                                     /* 0: one split */
+    bool nan;
+};
+
+static const int F32 = WL_GEMV_F32, BF = WL_GEMV_BF16, F16 = WL_GEMV_F16;
+
+static const gemv_case cases[] = {
+    /* Decode with nn.Linear's weights (X along k), aligned, one split and many. */
+    {BF, BF, 1, 70, 1000, true, true, 0, 0, 0, 0, 0, 0, false},
+    {BF, F32, 7, 37, 1300, true, true, 0, 8, 0, 0, 3, 256, false},
+    {F16, F16, 16, 45, 777, true, true, 0, 0, 0, 8, 0, 256, false},
+    {F32, F32, 3, 33, 515, true, true, 0, 4, 0, 0, 0, 256, false},
+    /* Misaligned X, odd pitch, Y along its small side (op_a = T). */
+    {BF, BF, 5, 29, 601, true, false, 1, 3, 0, 1, 2, 512, false},
+    {F32, F32, 2, 31, 333, true, true, 1, 1, 3, 0, 0, 0, false},
+    {F16, F32, 9, 19, 300, true, true, 0, 0, 1, 0, 0, 0, true},
+    /* X along big (op_b = N), partial 16-byte windows, odd big. */
+    {BF, BF, 1, 1030, 257, false, true, 0, 0, 0, 0, 0, 0, false},
+    {F16, F16, 8, 523, 700, false, true, 0, 5, 0, 0, 1, 256, false},
+    {F32, F32, 16, 301, 600, false, false, 0, 4, 0, 3, 0, 256, true},
+    {F32, F32, 4, 257, 513, false, true, 2, 0, 1, 0, 0, 0, false},
+    {BF, F32, 13, 100, 300, false, true, 3, 1, 0, 0, 0, 0, true},
+    /* One row of X (big = 1), k of a few elements. */
+    {F32, F32, 1, 1, 5, true, true, 0, 0, 0, 0, 0, 0, false},
+    {BF, BF, 2, 3, 9, false, true, 1, 0, 0, 0, 0, 0, false},
+};
+
+/* Elements as 32-bit words (FP32) or 16-bit words, inside a buffer of NaNs. */
+struct matrix {
+    int kind;
+    std::vector<uint32_t> words32;
+    std::vector<uint16_t> words16;
+    void *base;
+    long long ld;
+    size_t size() const { return kind == F32 ? 4 : 2; }
+    float get(size_t at) const
+    {
+        if (kind == F32)
+            return __uint_as_float(((const uint32_t *)base)[at]);
+        const uint16_t h = ((const uint16_t *)base)[at];
+        return kind == BF ? wl_bf16_to_float(h) : wl_fp16_to_float(h);
+    }
+    void set(size_t at, float v)
+    {
+        if (kind == F32)
+            ((uint32_t *)base)[at] = __float_as_uint(v);
+        else
+            ((uint16_t *)base)[at] = kind == BF ? wl_float_to_bf16(v) : wl_float_to_fp16(v);
+    }
+};
+
+static const size_t GUARD = 64;
+
+static matrix make_matrix(int kind, int lines, int count, int pad, int misalign)
+{
+    matrix m;
+    m.kind = kind;
+    m.ld = count + pad;
+    const size_t span = lines > 0 ? (size_t)(lines - 1) * m.ld + count : 0;
+    const size_t total = span + 2 * GUARD + 16;
+    uintptr_t at;
+    if (kind == F32) {
+        m.words32.assign(total, 0x7FC00000u);
+        at = reinterpret_cast<uintptr_t>(m.words32.data());
+        m.base = m.words32.data() + (16 - at % 16) % 16 / 4 + GUARD + misalign;
+    } else {
+        m.words16.assign(total, 0x7FC0);
+        at = reinterpret_cast<uintptr_t>(m.words16.data());
+        m.base = m.words16.data() + (16 - at % 16) % 16 / 2 + GUARD + misalign;
+    }
+    return m;
+}
+
+static bool aligned_16(const void *base, long long stride, size_t element)
+{
+    return reinterpret_cast<uintptr_t>(base) % 16 == 0 && (size_t)stride * element % 16 == 0;
+}
+
+template <int KIND, int S>
+static void launch_sized(const wl_gemv_params &p, bool along_k, int blocks)
+{
+    const dim3 grid((unsigned)blocks, (unsigned)p.splits);
+    if (along_k)
+        emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] {
+            gemv_along_k<KIND, S, WL_GEMV_ALONG_K_COLS(S, KIND == WL_GEMV_F32 ? 4 : 2)>(p);
+        });
+    else
+        emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_along_big<KIND, S>(p); });
+}
+
+/* As gemv.cu's launch_kind. */
+template <int KIND> static void launch_kind(const wl_gemv_params &p, bool along_k, int blocks)
+{
+    if (p.small <= 1)
+        launch_sized<KIND, 1>(p, along_k, blocks);
+    else if (p.small <= 2)
+        launch_sized<KIND, 2>(p, along_k, blocks);
+    else if (p.small <= 4)
+        launch_sized<KIND, 4>(p, along_k, blocks);
+    else if (p.small <= 8)
+        launch_sized<KIND, 8>(p, along_k, blocks);
+    else
+        launch_sized<KIND, 16>(p, along_k, blocks);
+}
+
+static int failures = 0;
+
+static void check(const gemv_case &c, unsigned seed)
+{
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    /* X stored big x k (rows along k) or k x big; Y small x k or k x small;
+     * C' small x big (ldc = big + pad). */
+    matrix x = c.x_along_k ? make_matrix(c.kind, c.big, c.k, c.x_pad, c.x_misalign)
+                           : make_matrix(c.kind, c.k, c.big, c.x_pad, c.x_misalign);
+    matrix y = c.y_along_k ? make_matrix(c.kind, c.small, c.k, c.y_pad, c.y_misalign)
+                           : make_matrix(c.kind, c.k, c.small, c.y_pad, c.y_misalign);
+    matrix cm = make_matrix(c.c_kind, c.small, c.big, c.c_pad, 0);
+    wl_gemv_params p;
+    std::memset(&p, 0, sizeof p);
+    p.x = x.base;
+    p.x_q = c.x_along_k ? 1 : x.ld;
+    p.x_j = c.x_along_k ? x.ld : 1;
+    p.y = y.base;
+    p.y_i = c.y_along_k ? y.ld : 1;
+    p.y_q = c.y_along_k ? 1 : y.ld;
+    for (int j = 0; j < c.big; j++)
+        for (int q = 0; q < c.k; q++)
+            x.set((size_t)(q * p.x_q + j * p.x_j), value(random));
+    for (int i = 0; i < c.small; i++)
+        for (int q = 0; q < c.k; q++)
+            y.set((size_t)(i * p.y_i + q * p.y_q), value(random));
+    const int nan_j = c.nan ? c.big / 2 : -1;
+    if (c.nan)
+        x.set((size_t)((c.k / 3) * p.x_q + nan_j * p.x_j), NAN);
+    for (int i = 0; i < c.small; i++)
+        for (int j = 0; j < c.big; j++)
+            cm.set((size_t)(i * cm.ld + j), value(random));
+    std::vector<double> c_in((size_t)c.small * c.big); /* C before the call */
+    for (int i = 0; i < c.small; i++)
+        for (int j = 0; j < c.big; j++)
+            c_in[(size_t)i * c.big + j] = cm.get((size_t)(i * cm.ld + j));
+    const size_t element = x.size();
+    p.x_vec = aligned_16(p.x, c.big == 1 && c.x_along_k ? 0 : c.x_along_k ? p.x_j : p.x_q, element);
+    p.y_vec = p.y_q == 1 && aligned_16(p.y, c.small == 1 ? 0 : p.y_i, element);
+    p.big = c.big;
+    p.small = c.small;
+    p.k = c.k;
+    p.k_chunk = c.k_chunk ? c.k_chunk : c.k;
+    p.splits = (c.k + p.k_chunk - 1) / p.k_chunk;
+    std::vector<float> part((size_t)p.splits * c.small * c.big, NAN);
+    p.part = p.splits > 1 ? part.data() : nullptr;
+    p.c = cm.base;
+    p.c_i = cm.ld;
+    p.c_j = 1;
+    p.alpha = ALPHA;
+    p.beta = BETA;
+    p.c_kind = c.c_kind;
+    const int per_block = c.x_along_k
+                              ? (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(c.small, (int)element)
+                              : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
+    const int blocks = (c.big + per_block - 1) / per_block;
+    if (c.kind == F32)
+        launch_kind<WL_GEMV_F32>(p, c.x_along_k, blocks);
+    else if (c.kind == BF)
+        launch_kind<WL_GEMV_BF16>(p, c.x_along_k, blocks);
+    else
+        launch_kind<WL_GEMV_F16>(p, c.x_along_k, blocks);
+    if (p.splits > 1)
+        emu_launch(dim3(3), dim3(128), 0, [&] {
+            wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind, p.alpha,
+                             p.beta);
+        });
+    int bad = 0;
+    double worst = 0.0;
+    for (int i = 0; i < c.small; i++)
+        for (int j = 0; j < c.big; j++) {
+            double sum = 0.0, magnitude = 0.0;
+            for (int q = 0; q < c.k; q++) {
+                const double prod = (double)y.get((size_t)(i * p.y_i + q * p.y_q)) *
+                                    x.get((size_t)(q * p.x_q + j * p.x_j));
+                sum += prod;
+                magnitude += std::fabs(prod);
+            }
+            const double cin = c_in[(size_t)i * c.big + j];
+            const double want = ALPHA * sum + BETA * cin;
+            const double got = cm.get((size_t)(i * cm.ld + j));
+            if (j == nan_j) {
+                if (!std::isnan(got))
+                    bad++;
+                continue;
+            }
+            /* FP32 sums of k products, then the output's rounding. */
+            const double out_u = c.c_kind == F32 ? 0.0 : c.c_kind == BF ? 1.0 / 256 : 1.0 / 2048;
+            const double bound = (c.k + 2) * 1.2e-7 * (ALPHA * magnitude + BETA * std::fabs(cin)) +
+                                 out_u * std::fabs(want) + 1e-30;
+            const double err = std::fabs(got - want) / bound;
+            if (!(err <= 1.0))
+                bad++;
+            worst = err > worst ? err : worst;
+        }
+    /* C's padding and guards are as they were. */
+    int strayed = 0;
+    const size_t c_span = (size_t)(c.small - 1) * cm.ld + c.big;
+    for (size_t at = 0; at < c_span; at++)
+        if ((long long)(at % cm.ld) >= c.big) {
+            const float v = cm.get(at);
+            if (!std::isnan(v))
+                strayed++;
+        }
+    for (size_t g = 0; g < GUARD; g++)
+        strayed += std::isnan(cm.get(c_span + g)) ? 0 : 1;
+    const char *names[3] = {"f32", "bf16", "f16"};
+    std::printf("%s %s->%s small=%d big=%d k=%d x_along_k=%d y_along_k=%d splits=%d: worst "
+                "%.3f of bound, %d wrong, %d stray writes\n",
+                bad || strayed ? "FAIL" : "ok", names[c.kind], names[c.c_kind], c.small, c.big, c.k,
+                c.x_along_k, c.y_along_k, p.splits, worst, bad, strayed);
+    if (bad || strayed)
+        failures++;
+}
+
+int main()
+{
+    unsigned seed = 1;
+    for (const gemv_case &c : cases)
+        check(c, seed++);
+    if (failures) {
+        std::printf("%d case(s) failed\n", failures);
+        return 1;
+    }
+    std::printf("all %zu cases passed\n", sizeof cases / sizeof cases[0]);
+    return 0;
+}

@@ -1,0 +1,294 @@
+/* The GEMM planner (src/ops/gemm_plan.h) on the host: a table of
+ * descriptors and the plan class each must get, then properties over many
+ * seeded random descriptors: a plan never picks a candidate that cannot
+ * take the descriptor (shape, types, compute, layout, alignment, k = 0),
+ * the same descriptor always gets the same plan (cached or not), no plan
+ * copies an operand whose layout its kernel reads in place, a GEMV plan's
+ * splits cover k exactly in whole quanta, and a forced candidate is
+ * honoured exactly where it takes the descriptor. */
+#include "../check.h"
+#include "ops/gemm_plan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An H100 SXM as the planner sees it. */
+static wl_gemm_target h100(void)
+{
+    wl_gemm_target t;
+    memset(&t, 0, sizeof t);
+    t.cc_major = 9;
+    t.cc_minor = 0;
+    t.sms = 132;
+    t.bandwidth_gbs = 3352.0;
+    t.fp32_peak_gflops = 66900.0;
+    t.sm90a = true;
+    return t;
+}
+
+static wl_gemm_desc desc(size_t m, size_t n, size_t k, warplab_op op_a, warplab_op op_b,
+                         warplab_dtype ab, warplab_dtype c, warplab_compute compute)
+{
+    wl_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.m = m;
+    d.n = n;
+    d.k = k;
+    d.batch = 1;
+    d.op_a = op_a;
+    d.op_b = op_b;
+    d.ab_type = ab;
+    d.c_type = c;
+    d.compute = compute;
+    d.lda = op_a == WARPLAB_OP_T ? m : k;
+    d.ldb = op_b == WARPLAB_OP_T ? k : n;
+    d.ldc = n;
+    d.align_a = d.align_b = d.align_c = 16;
+    return d;
+}
+
+static const char *picked(const wl_gemm_route *plan)
+{
+    size_t count;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
+    return plan->candidate >= 0 && (size_t)plan->candidate < count ? rows[plan->candidate].name
+                                                                   : "(none)";
+}
+
+#define N WARPLAB_OP_N
+#define T WARPLAB_OP_T
+#define F32 WARPLAB_FLOAT32
+#define BF16 WARPLAB_BFLOAT16
+#define F16 WARPLAB_FLOAT16
+#define FP32C WARPLAB_COMPUTE_FP32
+#define TF32C WARPLAB_COMPUTE_TF32
+
+/* The table: descriptors and the candidate each must get. */
+static void test_table(void)
+{
+    static const struct {
+        size_t m, n, k;
+        warplab_op op_a, op_b;
+        warplab_dtype ab, c;
+        warplab_compute compute;
+        const char *want;
+    } rows[] = {
+        /* Decode: nn.Linear's weights (op_b = T), every type, m = 1..8. */
+        {1, 4096, 4096, N, T, BF16, BF16, FP32C, "gemv_k"},
+        {7, 4096, 14336, N, T, BF16, BF16, FP32C, "gemv_k"},
+        {7, 6144, 4096, N, T, F32, F32, TF32C, "gemv_k"},
+        {2, 28672, 4096, N, T, F16, F16, FP32C, "gemv_k"},
+        {8, 1024, 4096, N, T, BF16, F32, FP32C, "gemv_k"},
+        {1, 4096, 4096, N, T, F32, F32, FP32C, "gemv_k"},
+        /* y = A x with A row-major (n = 1, op_a = N: X along k). */
+        {4096, 1, 4096, N, T, F16, F16, FP32C, "gemv_k"},
+        /* Decode with row-major weights (op_b = N): the choosers' kernels as stored. */
+        {1, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {3, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
+        {3, 4096, 4096, N, N, F32, F32, TF32C, "fp32_dispatch"},
+        {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
+        {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
+        /* FP32 compute, op_a = T, small m, X along big: the GEMV, not the fallback. */
+        {5, 3000, 2000, T, N, F32, F32, FP32C, "gemv_rows"},
+        /* Prefill and squares: the tensor-core choosers, the FP32 dispatcher. */
+        {4096, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
+        {1000, 1024, 4096, N, N, F16, F32, FP32C, "ex16_chooser"},
+        {32, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
+        {4096, 4096, 4096, N, N, F32, F32, TF32C, "tf32_chooser"},
+        {777, 555, 333, T, T, F32, F32, TF32C, "tf32_chooser"},
+        {4096, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
+        {128, 128, 128, N, N, F32, F32, FP32C, "fp32_dispatch"},
+        /* FP32 compute on transposed float operands: the tiled fallback. */
+        {1000, 1000, 1000, T, N, F32, F32, FP32C, "tiled"},
+        /* k = 0 (C = beta C): not the GEMV (it takes k > 0). */
+        {1, 4096, 0, N, T, BF16, BF16, FP32C, "ex16_chooser"},
+        {3, 100, 0, N, T, F32, F32, TF32C, "tf32_chooser"},
+        {4, 100, 0, N, N, F32, F32, FP32C, "fp32_dispatch"},
+    };
+    const wl_gemm_target t = h100();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const wl_gemm_desc d = desc(rows[i].m, rows[i].n, rows[i].k, rows[i].op_a, rows[i].op_b,
+                                    rows[i].ab, rows[i].c, rows[i].compute);
+        const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
+        CHECK_MSG(strcmp(picked(&plan), rows[i].want) == 0, "%zux%zux%zu %c%c %s->%s: %s, want %s",
+                  rows[i].m, rows[i].n, rows[i].k, rows[i].op_a == T ? 'T' : 'N',
+                  rows[i].op_b == T ? 'T' : 'N', warplab_dtype_name(rows[i].ab),
+                  warplab_dtype_name(rows[i].c), picked(&plan), rows[i].want);
+    }
+    /* A device without the tensor cores (sm_75): 16-bit inputs on the fallback. */
+    wl_gemm_target turing = h100();
+    turing.cc_major = 7;
+    turing.cc_minor = 5;
+    turing.sm90a = false;
+    const wl_gemm_desc square = desc(512, 512, 512, N, N, BF16, BF16, FP32C);
+    const wl_gemm_route plan = wl_gemm_plan_make(&square, &turing, NULL);
+    CHECK_STR(picked(&plan), "tiled");
+}
+
+/* Every row's constants carry a source, and names are unique. */
+static void test_rows(void)
+{
+    size_t count;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
+    CHECK(count >= 5);
+    for (size_t i = 0; i < count; i++) {
+        CHECK(rows[i].name && rows[i].kernel && rows[i].source && strlen(rows[i].source) > 20);
+        CHECK(rows[i].bandwidth_fraction > 0 && rows[i].bandwidth_fraction <= 1);
+        CHECK(rows[i].flop_fraction > 0 && rows[i].flop_fraction <= 1);
+        CHECK(rows[i].flop_multiple >= 1 && rows[i].fixed_us > 0);
+        CHECK((rows[i].in_place & ~rows[i].layouts) == 0);
+        CHECK(wl_gemm_candidate_find(rows[i].name) == (int)i);
+    }
+    CHECK(wl_gemm_candidate_find("no such kernel") == -1);
+}
+
+static uint64_t state = 0x9E3779B97F4A7C15ull;
+static uint64_t next(void)
+{
+    state ^= state << 13; /* xorshift64 */
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+static size_t pick(const size_t *values, size_t count)
+{
+    return values[next() % count];
+}
+
+static wl_gemm_desc random_desc(void)
+{
+    static const size_t sizes[] = {0,   1,    2,    3,    5,    7,    8,     9,     15,
+                                   16,  17,   24,   31,   32,   33,   64,    100,   127,
+                                   257, 1000, 1024, 4095, 4096, 6144, 11008, 14336, 28672};
+    static const warplab_dtype types[] = {F32, BF16, F16};
+    const size_t count = sizeof sizes / sizeof sizes[0];
+    const warplab_dtype ab = types[next() % 3];
+    const warplab_dtype c = next() % 2 ? F32 : ab;
+    const warplab_compute compute = ab == F32 && next() % 2 ? TF32C : FP32C;
+    wl_gemm_desc d = desc(pick(sizes, count), pick(sizes, count), pick(sizes, count),
+                          next() % 2 ? T : N, next() % 2 ? T : N, ab, c, compute);
+    if (d.m == 0)
+        d.m = 1;
+    if (d.n == 0)
+        d.n = 1;
+    /* Padded leading dimensions and misaligned views. */
+    d.lda += next() % 3;
+    d.ldb += next() % 3;
+    d.ldc += next() % 3;
+    static const unsigned aligns[] = {1, 2, 4, 8, 16};
+    d.align_a = aligns[next() % 5];
+    d.align_b = aligns[next() % 5];
+    d.align_c = aligns[next() % 5];
+    return d;
+}
+
+static void test_properties(unsigned seed, int count)
+{
+    state ^= seed;
+    size_t rows_count;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&rows_count);
+    wl_gemm_target targets[2] = {h100(), h100()};
+    targets[1].cc_major = 8; /* an A100-like target */
+    targets[1].sms = 108;
+    targets[1].bandwidth_gbs = 2039.0;
+    targets[1].fp32_peak_gflops = 19500.0;
+    targets[1].sm90a = false;
+    int failures_before = check_failures, gemv_plans = 0;
+    for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
+        const wl_gemm_desc d = random_desc();
+        const wl_gemm_target *t = &targets[i % 2];
+        const wl_gemm_route plan = wl_gemm_plan_make(&d, t, NULL);
+        CHECK_MSG(plan.candidate >= 0, "no plan for %zux%zux%zu", d.m, d.n, d.k);
+        if (plan.candidate < 0)
+            continue;
+        const wl_gemm_candidate *c = &rows[plan.candidate];
+        /* Never a candidate that cannot take it, by the row's own limits. */
+        CHECK_MSG(wl_gemm_candidate_takes(c, &d, t), "%s took %zux%zux%zu", c->name, d.m, d.n, d.k);
+        CHECK(!(c->small_max && (d.m < d.n ? d.m : d.n) > c->small_max));
+        CHECK(!(d.k == 0 && !c->k_zero));
+        CHECK(c->layouts & wl_gemm_layout_bit(d.op_a, d.op_b));
+        CHECK(t->cc_major >= c->cc_major_min);
+        CHECK(!(c->along_k_small_min && wl_gemm_x_along_k(&d) && d.k > 0 &&
+                (d.m < d.n ? d.m : d.n) < c->along_k_small_min));
+        /* A fallback only where no other row takes it. */
+        if (c->fallback)
+            for (size_t r = 0; r < rows_count; r++)
+                CHECK(rows[r].fallback || !wl_gemm_candidate_takes(&rows[r], &d, t));
+        /* The same descriptor, the same plan: again, and through the cache (twice). */
+        const wl_gemm_route again = wl_gemm_plan_make(&d, t, NULL);
+        const wl_gemm_route cached = wl_gemm_plan_cached(&d, t, NULL);
+        const wl_gemm_route cached2 = wl_gemm_plan_cached(&d, t, NULL);
+        CHECK(memcmp(&plan, &again, sizeof plan) == 0);
+        CHECK(memcmp(&plan, &cached, sizeof plan) == 0);
+        CHECK(memcmp(&plan, &cached2, sizeof plan) == 0);
+        /* No copy of an operand whose layout the kernel reads in place. */
+        if (c->in_place & wl_gemm_layout_bit(d.op_a, d.op_b))
+            CHECK_MSG(plan.copies == 0, "%s copies (%u) a layout it reads in place", c->name,
+                      plan.copies);
+        /* The least modelled time among the rows of its class. */
+        for (size_t r = 0; r < rows_count; r++)
+            if (rows[r].fallback == c->fallback)
+                CHECK(plan.predicted_us <= wl_gemm_candidate_us(&rows[r], &d, t));
+        if (plan.schedule == WL_GEMM_SCHEDULE_GEMV) {
+            gemv_plans++;
+            const size_t small = d.m <= d.n ? d.m : d.n, big = d.m <= d.n ? d.n : d.m;
+            CHECK(plan.small == (int)small && plan.big == (int)big);
+            CHECK(plan.small_m == (d.m <= d.n));
+            CHECK(plan.x_along_k ==
+                  (plan.small_m ? d.op_b == WARPLAB_OP_T : d.op_a == WARPLAB_OP_N));
+            /* The partial sums stay under an eighth of X's bytes (or one split). */
+            CHECK(plan.splits == 1 ||
+                  (double)plan.scratch * 8.0 <= (double)big * d.k * warplab_dtype_size(d.ab_type));
+            CHECK(plan.splits >= 1 && plan.k_chunk > 0 &&
+                  plan.k_chunk % (plan.x_along_k ? 256 : 64) == 0);
+            CHECK((c->x_layout == WL_GEMM_X_ALONG_K) == plan.x_along_k);
+            CHECK((size_t)(plan.splits - 1) * (size_t)plan.k_chunk < d.k);
+            CHECK((size_t)plan.splits * (size_t)plan.k_chunk >= d.k);
+            CHECK(plan.scratch == (plan.splits > 1 ? (size_t)plan.splits * small * big * 4 : 0));
+            CHECK((size_t)plan.blocks_big * (size_t)plan.tile_n >= big);
+        }
+        /* Forcing each row: honoured exactly where the row takes it. */
+        for (size_t r = 0; r < rows_count; r++) {
+            const wl_gemm_route forced = wl_gemm_plan_make(&d, t, rows[r].name);
+            CHECK(forced.candidate == (wl_gemm_candidate_takes(&rows[r], &d, t) ? (int)r : -1));
+        }
+    }
+    CHECK_MSG(gemv_plans > count / 20, "only %d GEMV plans in %d descriptors", gemv_plans, count);
+}
+
+static void test_limits(void)
+{
+    const wl_gemm_target t = h100();
+    /* Batches: no row runs them yet, so no plan. */
+    wl_gemm_desc d = desc(1, 4096, 4096, N, T, BF16, BF16, FP32C);
+    d.batch = 8;
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate == -1);
+    /* An unknown forced name plans nothing. */
+    d.batch = 1;
+    CHECK(wl_gemm_plan_make(&d, &t, "no such kernel").candidate == -1);
+    /* 16-bit inputs with TF32 compute: no row (warplab_gemm_ex refuses it first). */
+    const wl_gemm_desc bad = desc(64, 64, 64, N, N, BF16, BF16, TF32C);
+    CHECK(wl_gemm_plan_make(&bad, &t, NULL).candidate == -1);
+    /* The alignment helper. */
+    CHECK(wl_gemm_alignment(0, 4096, 2) == 16);
+    CHECK(wl_gemm_alignment(2, 4096, 2) == 2);
+    CHECK(wl_gemm_alignment(0, 4097, 2) == 2);
+    CHECK(wl_gemm_alignment(0, 4098, 2) == 4);
+    CHECK(wl_gemm_alignment(8, 4096, 4) == 8);
+    /* Describing a plan. */
+    char text[160];
+    const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
+    wl_gemm_route_describe(&plan, text, sizeof text);
+    CHECK_MSG(strncmp(text, "gemv_k (small m = 1, X along k", 30) == 0, "%s", text);
+}
+
+int main(int argc, char **argv)
+{
+    const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
+    test_rows();
+    test_table();
+    test_properties(seed, 20000);
+    test_limits();
+    return check_report("test_gemm_plan");
+}
