@@ -106,7 +106,7 @@ if has_step sanitize; then
         }
         # Does initcheck see what the copy engine (a TMA store) writes? A
         # self-test of the tool, not of the library (scripts/tma-store-initcheck.cu;
-        # docs/NOTES.md, gemm3's epilogue): a fully written box stored by TMA,
+        # docs/DECISIONS.md, "initcheck does not see the copy engine's writes"): a fully written box stored by TMA,
         # clipped or not, against the same written by st.global. Informational.
         case " $SANITIZE_TOOLS " in *" initcheck "*)
             self_test="$BUILD/tma-store-initcheck"

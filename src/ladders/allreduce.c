@@ -1,4 +1,4 @@
-/* The all-reduce ladder (issue 16): past one GPU. G >= 2 GPUs each hold an
+/* The all-reduce ladder (docs/MULTIGPU.md): past one GPU. G >= 2 GPUs each hold an
  * array of n elements; afterwards every GPU holds the element-wise sum of all
  * G arrays (float or int32). The rungs climb from host staging to NCCL and a
  * kernel of ours beside it; docs/MULTIGPU.md tells the story and the plan for

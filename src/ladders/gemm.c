@@ -407,7 +407,8 @@ static const wl_rung gemm_rungs[] = {
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile256x128_bytes},
     /* The best of some twenty shapes, stage counts, orders and loop forms
-     * measured on an H200 (docs/NOTES.md): the best FP32 rung and what
+     * measured on an H200 (docs/DECISIONS.md, "The early barrier, 256x128
+     * tiles, 6 stages, is the best FP32 kernel"): the best FP32 rung and what
      * warplab_gemm() uses; the other candidates stay off the ladder. */
     {.id = "frag_256x128_s6",
      .title = "early barrier, 256x128, 6 stages",
@@ -418,7 +419,7 @@ static const wl_rung gemm_rungs[] = {
                "warplab_gemm() uses.",
      .course = "past the course (tuning)",
      .bytes = tile256x128_bytes},
-    /* The shape-aware rungs (issue 11): one kernel per regime where the
+    /* The shape-aware rungs: one kernel per regime where the
      * big-tile kernel leaves the GPU idle, then the dispatcher that picks
      * among them. Off the ladder except the dispatcher: each wins only in
      * its regime. */
@@ -1093,7 +1094,7 @@ static const gemm_case cpu_cases[] = {
     {1531, 1283, 1031, 0, 0, 0, 1.0, 0.0, 0, 0},
 };
 
-/* A GPU takes the issue's full shapes. */
+/* A GPU takes the full test shapes. */
 static const gemm_case gpu_cases[] = {
     {1024, 1024, 1024, 0, 0, 0, 1.0, 0.0, 0, 0},
     {2048, 2048, 2048, 0, 0, 0, 1.0, 0.0, 0, 0},
@@ -1170,7 +1171,7 @@ static int gemm_test_problems(const warplab_device_info *device, wl_problem *pro
     return add_cases(cpu_cases, sizeof cpu_cases / sizeof cpu_cases[0], problems, count, capacity);
 }
 
-/* The shape set of `warplab bench gemm --shapes` (issue 11), by class:
+/* The shape set of `warplab bench gemm --shapes`, by class:
  * GEMV (m = 1, n = 1); small m, 2 to 64; small squares, 128 to 1024; LLM
  * projections (k or n of 4096, 11008, 14336); large k with small m and n;
  * tall-skinny; odd sizes; and one large square. m x n x k each. */

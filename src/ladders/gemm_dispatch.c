@@ -75,7 +75,8 @@ typedef struct tile_kind {
 } tile_kind;
 
 /* Largest tiles first: on a tie the bigger tile wins. Efficiencies from
- * the H100 measurements in docs/NOTES.md (TFLOP/s at full SMs / the FP32
+ * the H100 measurements of docs/DECISIONS.md, "The FP32 dispatcher: a cost
+ * model of waves, bytes and split-K" (TFLOP/s at full SMs / the FP32
  * peak). */
 static const tile_kind tile_kinds[] = {
     {WL_GEMM_KERNEL_TILE_256X128, 256, 128, 1, 0.70},

@@ -4,7 +4,8 @@
 
 #include "../internal.h"
 
-/* The sizes every 1-D ladder is tested at (the foundation issue's list). */
+/* The sizes every 1-D ladder is tested at: empty, one, a warp and its
+ * neighbours, and sizes off every block and vector width. */
 extern const size_t wl_test_sizes_1d[];
 extern const int wl_test_sizes_1d_count;
 

@@ -107,8 +107,8 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
      .fixed_us = 6.0,
-     .source = "warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16; issue 31's decode "
-               "table: 0.9-1.2x cuBLAS at 24 tokens"},
+     .source = "warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16; the decode "
+               "tuning set (scripts/gemm_decode_bench.c): 0.9-1.2x cuBLAS at 24 tokens"},
     {.name = "tf32_chooser",
      .kernel = "src/cuda/gemm/gemm_ex.cu tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
      .cc_major_min = 0,

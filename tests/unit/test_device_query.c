@@ -10,7 +10,8 @@
 static void test_theoretical_bandwidth(void)
 {
     CHECK_NEAR(warplab_theoretical_bandwidth_gbs(384, 900000), 86.4, 1e-9);
-    /* The H200 of docs/NOTES.md: 6016 bit x 2 x 3201 MHz / 8 = 4814 GB/s. */
+    /* The H200 of docs/DECISIONS.md (the bandwidth ceiling):
+     * 6016 bit x 2 x 3201 MHz / 8 = 4814 GB/s. */
     CHECK_NEAR(warplab_theoretical_bandwidth_gbs(6016, 3201000), 4814.304, 1e-6);
     CHECK(warplab_theoretical_bandwidth_gbs(0, 900000) == 0.0);
     CHECK(warplab_theoretical_bandwidth_gbs(384, 0) == 0.0);

@@ -484,10 +484,10 @@ static void on_backend(warplab_backend_kind kind)
      * (tight) and re-strided (padded: 16-bit C, beta != 0, the register
      * epilogue; m % 128 <= 64, so the last tile row's second consumer has
      * no rows and skips the tile: the case that hung before each consumer
-     * warp released its stages, docs/NOTES.md, "Rows off the 128-byte
-     * lines", item 6). Not in the --sanitizer list (minutes under
-     * racecheck, whose shared memory these kernels use as on the list's
-     * shapes). */
+     * warp released its stages: docs/DECISIONS.md, "A consumer with no rows
+     * never branches around wgmma, and every warp releases its stages").
+     * Not in the --sanitizer list (minutes under racecheck, whose shared
+     * memory these kernels use as on the list's shapes). */
     static const struct {
         size_t m, n, k;
         warplab_dtype in;

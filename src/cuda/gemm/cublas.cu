@@ -166,7 +166,8 @@ static warplab_status launch_bf16(wl_backend *backend, const wl_launch *launch, 
  * zero), K-major. The tensor cores multiply the same values as from the
  * float inputs up to the rounding, but words with zero low bits cost less
  * power: at the H100's power limit, tf32_wgmma_tma ran at 1.70 GHz on them
- * and 1.64 GHz on the raw words (docs/NOTES.md), so these rungs are
+ * and 1.64 GHz on the raw words (docs/DECISIONS.md, "TF32 parity: the rungs
+ * are compared with cuBLAS on the same rounded inputs"), so these rungs are
  * compared with cuBLAS on the same copies. */
 static warplab_status launch_tf32_kmajor(wl_backend *backend, const wl_launch *launch, void *state)
 {

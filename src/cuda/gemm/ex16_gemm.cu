@@ -297,7 +297,7 @@ static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16
 
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
  * SM holds at once (shared memory and registers), and their measured
- * mma.sync rates on an H100 (2026-11-23: 256 x 14336 x 4096 with 2 blocks
+ * mma.sync rates on an H100 (256 x 14336 x 4096 with 2 blocks
  * of 128 x 128 an SM, 512 x 4096 x 11008 and 1024^3 with 2 to 4 blocks of
  * 64 x 64: an SM's rate is about the same whatever the blocks on it). */
 static const struct {
@@ -399,7 +399,8 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
      * the narrower one wins (3072^3 0.91x, 3001 x 2999 x 1001 0.91x, 1000^3
      * 0.59x of the other's time), which the wave count here overstates: on
      * 20 shapes of 1000^3 to 8192^3 a factor of 0.87-0.92 picks the faster
-     * width for every one (docs/NOTES.md, "The 16-bit hang", item 7). */
+     * width for every one (docs/DECISIONS.md, "The 128x128 16-bit tile is priced
+     * at 0.9 of the wide tile's rate"). */
     const double rows = m <= 64 ? 64 : bm;
     const double rate = bn == 128 && rows == 128 ? 0.9 * 5.5e6 : 5.5e6;
     const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
@@ -446,7 +447,8 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
     /* The narrow tile where one 64-row slab holds every row, or where its
      * tiles fit in one wave (256^3, 512^3, 8192 x 32 x 4096, 777 x 555 x
      * 333: 0.61-0.84x cuBLAS -> 0.93-1.14x on the H100; in two waves 1000^3
-     * lost 40%: NOTES, the narrow tile, item 10). */
+     * lost 40%: docs/DECISIONS.md, "The narrow 64x64 16-bit tile where m <= 64
+     * or its tiles make one wave"). */
     const double narrow_tiles = ceil((double)m / 64) * ceil((double)n / EX16_WGMMA_NARROW);
     const int width_count = m <= 64 || narrow_tiles <= sm_count(backend) ? 3 : 2;
     plan->kind = WL_EX16_WGMMA;

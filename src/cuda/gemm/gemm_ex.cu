@@ -368,7 +368,8 @@ static bool problem_rows_aligned(const wl_problem *p, size_t ld)
 /* What the copy engine's kernels lose, as a fraction of their time, to an
  * operand read in place whose rows do not start on 128-byte lines
  * (measured on the H100, gemm_ex_tf32_rs at 256 x 128 tiles, against the
- * aligned sizes beside each: NOTES, "Rows off the 128-byte lines"). A
+ * aligned sizes beside each: docs/DECISIONS.md, "Rows off the 128-byte lines
+ * are copied onto lines where the model says it pays"). A
  * 128-byte box row that straddles two lines is two L2 requests; where rows
  * start 16 bytes off a 32-byte sector it also reads a fifth sector:
  * 3500^3 (rows of 14000 bytes) takes 446 us against 228 for 3520^3, A's

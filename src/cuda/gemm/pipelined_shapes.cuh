@@ -37,8 +37,9 @@ typedef tile_shape<256, 128, 16, 64, 64, 16, 8, 4, 1, 8> tuned_256x128_shape;
  * - frag_256x128: the best shape at 4000^3, with FRAGMENTS;
  * - frag_256x128_s6: 256 x 128 tiles of eight 64 x 64 warp tiles at
  *   8 x 16 a thread (frag_256x128 has 16 x 8), 6 stages, one 256-thread
- *   block an SM: the best of 20 variants measured on an H200 (docs/NOTES.md),
- *   what warplab_gemm() uses. */
+ *   block an SM: the best of 20 variants measured on an H200, what
+ *   warplab_gemm() uses (docs/DECISIONS.md, "The early barrier, 256x128
+ *   tiles, 6 stages, is the best FP32 kernel"). */
 typedef tile_shape<128, 256, 16, 64, 64, 8, 16, 4, 1, 8, true> frag_128x256_shape;
 typedef tile_shape<128, 128, 16, 64, 32, 8, 8, 4, 2, 8, true> frag_128x128_shape;
 typedef tile_shape<128, 128, 16, 64, 64, 8, 16, 4, 2, 8, true> frag_128x128_w64_shape;

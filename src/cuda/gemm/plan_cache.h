@@ -6,10 +6,11 @@
  * alone), and one call asked for its plan up to three times (workspace
  * size, launch, the launch's own workspace check). On a short kernel that
  * host time is the call's time: TF32 128 x 128 x 32768 took 56 us through
- * warplab_gemm_ex where the same plan, forced, took 23 us (H100,
- * 2026-11-23). So, as cuBLAS keeps its heuristics' answer, the last few
- * plans are kept, per host thread (no lock, no sharing between threads),
- * keyed by everything the plan depends on. Host code only (C++). */
+ * warplab_gemm_ex where the same plan, forced, took 23 us (H100;
+ * docs/DECISIONS.md, "Plans are cached per thread"). So, as cuBLAS keeps
+ * its heuristics' answer, the last few plans are kept, per host thread (no
+ * lock, no sharing between threads), keyed by everything the plan depends
+ * on. Host code only (C++). */
 #ifndef WARPLAB_GEMM_PLAN_CACHE_H
 #define WARPLAB_GEMM_PLAN_CACHE_H
 

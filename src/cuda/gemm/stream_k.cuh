@@ -28,11 +28,8 @@
  * ticket at its start instead). Each flag is lowered once read, so a
  * completed launch leaves them all at 0.
  *
- * Not yet in warplab_gemm_ex: branch streamk-lib gives its 16-bit kernel
- * the same shares where its cost model prices them faster (0.7-15% faster
- * on the 13 of 29 shapes measured where it took them), but its last form
- * has not had a whole GPU check (docs/NOTES.md, the session-10 section,
- * item 6). */
+ * Not yet in warplab_gemm_ex (docs/DECISIONS.md, "Stream-K stays out of
+ * warplab_gemm_ex until a whole GPU check passes with it"). */
 #ifndef WARPLAB_GEMM_STREAM_K_CUH
 #define WARPLAB_GEMM_STREAM_K_CUH
 

@@ -21,7 +21,7 @@
  * of 48 KB. TF32 multiplies FP32 words rounded to TF32 in setup, K-major
  * (wgmma reads TF32 only K-major), like the BF16 copies.
  *
- * Two rungs past it (issue 15), each a variant of the same kernel, BF16,
+ * Two rungs past it, each a variant of the same kernel, BF16,
  * FP16 and TF32 alike:
  *   - *_wgmma_tma_store: C leaves through shared memory and the copy
  *     engine, as in warplab_gemm_ex's kernel (wgmma_ex.sm90a.cu): each

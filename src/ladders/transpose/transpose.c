@@ -242,7 +242,8 @@ static const wl_rung transpose_rungs[] = {
      .course = "past the course (Hopper: bytes in flight)"},
     /* Past vectorized: at 8192^2 and 16384^2 it falls to 92-94% of the copy
      * while cuBLAS climbs to 97%. Four block orders were compared in one run
-     * on an H200 (docs/NOTES.md): vectorized_out won at every size (98-99% of
+     * on an H200 (docs/DECISIONS.md, "Blocks along output rows is the library's
+     * transpose"): vectorized_out won at every size (98-99% of
      * the copy, 1.01-1.07x cuBLAS) and is the rung warplab_transpose() uses;
      * the three after it stay off the ladder as measured dead ends. */
     {.id = "vectorized_out",
@@ -375,7 +376,7 @@ static size_t round_up4(size_t x)
     return (x + 3) / 4 * 4;
 }
 
-/* Every shape of the issue, each in float and double:
+/* The test shapes, each in float and double:
  * - small and odd shapes (empty, 1x1, 1xN, Nx1, primes, non-multiples of the
  *   32- and 64-element tiles and of the 4-element vectors) in five layouts:
  *   tight, tight misaligned, odd pitches, 16-byte pitches, 16-byte pitches
