@@ -123,7 +123,13 @@ double warplab_theoretical_bandwidth_gbs(int memory_bus_width_bits, int memory_c
 typedef struct warplab_context warplab_context;
 
 /* Opens a backend on a device. AUTO picks the best backend with a device.
- * device_index < 0 means the first device. */
+ * device_index < 0 means the first device.
+ * Lifetime: buffers (and views and wrapped handles) keep their context alive.
+ * warplab_context_destroy waits for the context's queued work and releases
+ * its workspace; the backend itself is closed when the last of the context's
+ * buffers is destroyed as well, so the two may be destroyed in either order.
+ * After warplab_context_destroy the context pointer must not be used again;
+ * its buffers may still be read, written and destroyed. */
 warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
                                       warplab_context **context);
 void warplab_context_destroy(warplab_context *context);
@@ -209,7 +215,9 @@ void *warplab_context_native(const warplab_context *context);
  *   synchronous, cannot be captured; warplab_reduce_to_buffer can).
  * - Threads: a context and its buffers are used by one thread at a time (no
  *   internal locks); different contexts may be used by different threads at
- *   once. Two threads that share a context must serialise their calls. */
+ *   once, and contexts may be created and destroyed on many threads at once
+ *   (the discovery that needs it is serialised inside). Two threads that
+ *   share a context must serialise their calls. */
 warplab_status warplab_context_set_stream(warplab_context *context, void *stream);
 warplab_status warplab_context_synchronize(warplab_context *context);
 

@@ -2,6 +2,7 @@
 #include "context.h"
 #include "ladders/gemm.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,11 +114,24 @@ warplab_status warplab_context_create(warplab_backend_kind kind, int device_inde
         }
     }
     resolve_operations(ctx);
+    atomic_init(&ctx->references, 1);
     *context = ctx;
     return WARPLAB_OK;
 }
 
 static void release_workspaces(warplab_context *context);
+
+/* Drops one reference; the last closes the backends and frees the context. */
+static void context_release(warplab_context *context)
+{
+    if (atomic_fetch_sub(&context->references, 1) != 1)
+        return;
+    if (context->host && context->host != context->device)
+        context->host->ops->close(context->host);
+    if (context->device)
+        context->device->ops->close(context->device);
+    free(context);
+}
 
 void warplab_context_destroy(warplab_context *context)
 {
@@ -127,11 +141,8 @@ void warplab_context_destroy(warplab_context *context)
     if (context->device)
         context->device->ops->synchronize(context->device);
     release_workspaces(context);
-    if (context->host && context->host != context->device)
-        context->host->ops->close(context->host);
-    if (context->device)
-        context->device->ops->close(context->device);
-    free(context);
+    /* Buffers still alive keep the backend open until the last is destroyed. */
+    context_release(context);
 }
 
 warplab_backend_kind warplab_context_backend(const warplab_context *context)
@@ -201,6 +212,7 @@ warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
         return from_backend(context, status);
     }
     b->context = context;
+    atomic_fetch_add(&context->references, 1);
     b->bytes = bytes;
     b->owned = 1;
     *buffer = b;
@@ -211,10 +223,12 @@ void warplab_buffer_destroy(warplab_buffer *buffer)
 {
     if (!buffer)
         return;
-    wl_backend *device = buffer->context->device;
+    warplab_context *context = buffer->context;
+    wl_backend *device = context->device;
     if (buffer->owned)
         device->ops->release(device, buffer->handle);
     free(buffer);
+    context_release(context);
 }
 
 size_t warplab_buffer_size(const warplab_buffer *buffer)
@@ -326,6 +340,7 @@ warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_
     if (!b)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     b->context = context;
+    atomic_fetch_add(&context->references, 1);
     b->handle = handle;
     b->bytes = bytes;
     b->owned = 0;
@@ -348,6 +363,7 @@ warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, 
     if (!b)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     b->context = parent->context;
+    atomic_fetch_add(&b->context->references, 1);
     b->handle = parent->handle;
     b->offset = parent->offset + offset_bytes;
     b->bytes = bytes;

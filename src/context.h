@@ -30,6 +30,9 @@ typedef struct wl_operation {
 } wl_operation;
 
 struct warplab_context {
+    /* The caller's handle (until warplab_context_destroy) plus one for each
+     * live buffer or view: the last one to go closes the backend. */
+    _Atomic size_t references;
     wl_backend *device; /* the chosen backend */
     wl_backend *host;   /* the cpu backend (the same object when cpu was chosen) */
     char error[WL_ERROR_LEN];
