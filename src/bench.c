@@ -82,7 +82,16 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     for (int i = 0; i < count; i++) {
         size_t dims[3] = {(size_t)1 << (SWEEP_FIRST + 2 * i), 0, 0};
         int given = 1;
-        if (!options->sweep && warplab_parse_size(items[i], dims, &given) != WARPLAB_OK)
+        bool overflow = false;
+        const warplab_status parsed =
+            options->sweep ? WARPLAB_OK : wl_parse_size(items[i], dims, &given, &overflow);
+        if (parsed != WARPLAB_OK && overflow)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "the size '%s' is out of range: a dimension past 2^64 - 1 "
+                                   "(sizes run from 1 to what fits in the device's %.1f GB)",
+                                   items[i],
+                                   (double)context->device->info.global_memory_bytes / 1e9);
+        if (parsed != WARPLAB_OK)
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                    "cannot read the size '%s' (examples: 1048576, 2^20, 1M, "
                                    "4096x4096, 512x512x512)",
@@ -191,8 +200,8 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
     return WARPLAB_OK;
 }
 
-warplab_status warplab_bench_validate(warplab_context *context,
-                                      const warplab_bench_options *options)
+static warplab_status warplab_bench_validate_checked(warplab_context *context,
+                                                     const warplab_bench_options *options)
 {
     if (!context || !options)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -201,6 +210,16 @@ warplab_status warplab_bench_validate(warplab_context *context,
     warplab_status status = make_plans(context, options, &plans, &plan_count, &total);
     free(plans);
     return status;
+}
+
+warplab_status warplab_bench_validate(warplab_context *context,
+                                      const warplab_bench_options *options)
+{
+    if (!context)
+        return wl_api_no_context("warplab_bench_validate", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_bench_validate",
+                      warplab_bench_validate_checked(context, options));
 }
 
 static bool cancelled(const warplab_bench_options *options)
@@ -239,11 +258,13 @@ static void finalize_group(warplab_report *report, const wl_rung *const *rungs, 
             100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
 }
 
-warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
-                             warplab_report **report_out)
+static warplab_status warplab_bench_checked(warplab_context *context,
+                                            const warplab_bench_options *options,
+                                            warplab_report **report_out)
 {
-    if (!context || !options || !report_out)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!options || !report_out)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "options and report (the result) are needed");
     *report_out = NULL;
     plan *plans = NULL;
     size_t plan_count = 0, total = 0;
@@ -315,4 +336,14 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
     free(plans);
     *report_out = report;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
+                             warplab_report **report_out)
+{
+    if (!context)
+        return wl_api_no_context("warplab_bench", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_bench",
+                      warplab_bench_checked(context, options, report_out));
 }

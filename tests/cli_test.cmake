@@ -322,7 +322,7 @@ expect(RC 2 ERR "one ladder and at most one rung" ARGS show reduce naive sequent
 # --counters without a GPU or without ncu: a clear message and the plain table.
 expect(RC 0 OUT "cpu_loop" ERR "--counters: .*the plain one"
        ARGS bench vecadd --backend cpu --size 1000 --repeat 2 --quiet --counters)
-expect(RC 2 ERR "--html" ARGS bench vecadd --backend cpu --html /nonexistent-dir/x.html)
+expect(RC 1 ERR "--html" ARGS bench vecadd --backend cpu --html /nonexistent-dir/x.html)
 
 # occupancy: the course's Fermi numbers, a register-bound Hopper block, errors.
 expect(RC 0 OUT "6 blocks per SM: 48 warps, 1536 threads; occupancy 100.0%"

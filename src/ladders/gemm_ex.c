@@ -18,20 +18,22 @@ static warplab_status convert_view(wl_backend *backend, wl_view view, warplab_dt
                                    size_t misalign, void **copy)
 {
     const size_t count = view.bytes / sizeof(float);
+    /* The copy: misalign leading halves, the values, then zeros up to whole
+     * 4-byte words and one word more (fill32 and some copies want them);
+     * the host staging holds exactly what is uploaded. */
+    const size_t halves_count = (count + misalign + 1) / 2 * 2 + 2;
+    const size_t bytes = halves_count * sizeof(uint16_t);
     float *values = malloc((count ? count : 1) * sizeof *values);
-    uint16_t *halves = malloc((count + misalign + 2) * sizeof *halves);
+    uint16_t *halves = calloc(halves_count, sizeof *halves);
     warplab_status status = WARPLAB_OK;
     if (!values || !halves)
         status = wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "gemm_ex input copies");
     if (status == WARPLAB_OK && count)
         status = backend->ops->download(backend, view.handle, view.offset, values, view.bytes);
     if (status == WARPLAB_OK) {
-        memset(halves, 0, (count + misalign + 2) * sizeof *halves);
         for (size_t i = 0; i < count; i++)
             halves[misalign + i] = type == WARPLAB_BFLOAT16 ? wl_float_to_bf16(values[i])
                                                             : wl_float_to_fp16(values[i]);
-        /* Whole 4-byte words (fill32 and some copies want them). */
-        const size_t bytes = ((count + misalign + 1) / 2 * 2 + 2) * sizeof *halves;
         status = backend->ops->alloc(backend, bytes, copy);
         if (status == WARPLAB_OK)
             status = backend->ops->upload(backend, *copy, 0, halves, bytes);
