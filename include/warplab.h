@@ -378,9 +378,9 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
  * must hold its view, (rows - 1) * ld + cols floats; C must be a buffer of
  * its own: C's span overlapping A's or B's (the same buffer, or views of one
  * memory) is refused with WARPLAB_ERROR_INVALID_ARGUMENT. With beta = 0, C
- * is only written (what it held, NaN included, does not matter); k = 0 gives C = beta * C; m = 0 or n = 0 does nothing.
- * A and B are read even when alpha = 0. Arguments are checked before any
- * work starts. */
+ * is only written (what it held, NaN included, does not matter); k = 0
+ * gives C = beta * C; m = 0 or n = 0 does nothing. A and B are read even
+ * when alpha = 0. Arguments are checked before any work starts. */
 warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
                             const warplab_buffer *a, size_t lda, const warplab_buffer *b,
                             size_t ldb, float beta, warplab_buffer *c, size_t ldc);
