@@ -115,6 +115,28 @@ static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
     return l;
 }
 
+/* On the cpu backend the ex rows are host rows (gemm_ex_cpu.c: plain loops
+ * on every core), with the size guard the other host rows have (cpu_loop,
+ * cpu_blocked): up to 2^33 multiply-adds (2048^3), seconds a run. The
+ * library's warplab_gemm_ex takes any size; only the bench rows stop. */
+#define WL_GEMM_EX_HOST_MACS ((double)(1ull << 33))
+
+static warplab_status host_rows_fit(const wl_backend *backend, const wl_problem *problem,
+                                    char *reason, size_t len)
+{
+    if (backend->ops->kind != WARPLAB_BACKEND_CPU)
+        return WARPLAB_OK;
+    const double macs =
+        (double)wl_gemm_m(problem) * (double)wl_gemm_n(problem) * (double)wl_gemm_k(problem);
+    if (macs <= WL_GEMM_EX_HOST_MACS)
+        return WARPLAB_OK;
+    wl_format(reason, len,
+              "the cpu backend's plain loops would take minutes at %.3g multiply-adds; they run "
+              "up to 2^33 (2048^3)",
+              macs);
+    return WARPLAB_ERROR_UNSUPPORTED;
+}
+
 #define EX_RUNG_FORCED(rung, type, force)                                                          \
     static warplab_status rung##_supports(wl_backend *backend, const wl_problem *problem,          \
                                           char *reason, size_t len)                                \
@@ -124,6 +146,8 @@ static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
             wl_format(reason, len, "the %s backend has no gemm_ex", backend->ops->name);           \
             return WARPLAB_ERROR_UNSUPPORTED;                                                      \
         }                                                                                          \
+        if (host_rows_fit(backend, problem, reason, len) != WARPLAB_OK)                            \
+            return WARPLAB_ERROR_UNSUPPORTED;                                                      \
         const wl_problem p = ex_problem_forced(problem, type, force);                              \
         return ex->supports ? ex->supports(backend, &p, reason, len) : WARPLAB_OK;                 \
     }                                                                                              \
