@@ -51,8 +51,10 @@ static bool device_is_gpu_class(const warplab_device_info *info)
     return info->gpu != 0;
 }
 
+/* every_ladder: the run names no ladder, so a listed rung the ladder lacks
+ * is another ladder's (make_plans checks that one has it). */
 static warplab_status make_plan(warplab_context *context, const wl_ladder *ladder,
-                                const warplab_bench_options *options, plan *p)
+                                const warplab_bench_options *options, bool every_ladder, plan *p)
 {
     memset(p, 0, sizeof *p);
     p->ladder = ladder;
@@ -128,6 +130,8 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                                    "cannot read the rung list '%s'", options->rungs);
         for (int i = 0; i < count; i++) {
             const wl_rung *rung = wl_rung_find(ladder, items[i]);
+            if (!rung && every_ladder)
+                continue;
             if (!rung) {
                 char known[512] = "";
                 for (size_t r = 0; r < ladder->rung_count; r++)
@@ -183,10 +187,46 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
             return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
                                    "no ladder named '%s' (ladders: %s)", options->ladder, known);
         }
-        status = make_plan(context, ladder, options, &plans[plan_count++]);
+        char reason[256] = "";
+        if (ladder->available &&
+            ladder->available(context->device, reason, sizeof reason) != WARPLAB_OK) {
+            free(plans);
+            return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED, "the %s ladder: %s",
+                                   ladder->name, reason);
+        }
+        status = make_plan(context, ladder, options, false, &plans[plan_count++]);
     } else {
-        for (size_t i = 0; i < wl_ladder_count() && status == WARPLAB_OK; i++)
-            status = make_plan(context, wl_ladder_at(i), options, &plans[plan_count++]);
+        /* Every ladder, each with the listed rungs it has (none listed: all);
+         * a ladder with none of them is left out, a rung no ladder has is
+         * an unknown name. */
+        for (size_t i = 0; i < wl_ladder_count() && status == WARPLAB_OK; i++) {
+            /* A ladder that cannot run here (allreduce without 2 GPUs) is
+             * left out, not shown as an empty section. */
+            const wl_ladder *ladder = wl_ladder_at(i);
+            char reason[256] = "";
+            if (ladder->available &&
+                ladder->available(context->device, reason, sizeof reason) != WARPLAB_OK)
+                continue;
+            status = make_plan(context, ladder, options, true, &plans[plan_count]);
+            if (status == WARPLAB_OK && plans[plan_count].rung_count > 0)
+                plan_count++;
+        }
+        char items[MAX_LIST][64];
+        const int count = options->rungs && *options->rungs && status == WARPLAB_OK
+                              ? split_list(options->rungs, items, MAX_LIST)
+                              : 0;
+        if (count < 0)
+            status = wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                     "cannot read the rung list '%s'", options->rungs);
+        for (int r = 0; r < count && status == WARPLAB_OK; r++) {
+            bool found = false;
+            for (size_t i = 0; i < wl_ladder_count() && !found; i++)
+                found = wl_rung_find(wl_ladder_at(i), items[r]) != NULL;
+            if (!found)
+                status = wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
+                                         "no ladder has a rung '%s' (warplab ladders lists them)",
+                                         items[r]);
+        }
     }
     if (status != WARPLAB_OK) {
         free(plans);
