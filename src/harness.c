@@ -641,6 +641,14 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
         if (d < scaled)
             probe.dim[d] = problem->dim[d] / scale;
     }
+    /* A problem whose buffers and host copies do not fit in the host's free
+     * memory is skipped by the memory check (allocate) with that reason:
+     * no probe for it. */
+    size_t full_bytes = 0, free_bytes = 0, total_bytes = 0;
+    if (wl_problem_bytes(ladder, problem, &full_bytes) &&
+        host->ops->mem_info(host, &free_bytes, &total_bytes) == WARPLAB_OK &&
+        2.0 * (double)full_bytes > 0.95 * (double)free_bytes - 64e6)
+        return WARPLAB_OK;
     /* The probe itself costs milliseconds: smaller still while its buffers
      * pass WL_HOST_PROBE_BYTES (a problem too large for memory is skipped
      * after this, by the memory check, at no cost). */
