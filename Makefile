@@ -36,7 +36,7 @@ test: build
 # `make test`.
 SANITIZE_BUILD ?= build-sanitize
 SANITIZE_TESTS ?= ^(unit\.|cli|cpu\.|opencl\.)
-SANITIZE_SKIP ?= ^(html\.browser|unit\.test_gemm_ex_api|cpu\.transpose|opencl\.transpose|opencl\.gemm|cpu\.probe|opencl\.probe|cpu\.gemm_exact|opencl\.gemm_exact)$$
+SANITIZE_SKIP ?= ^(html\.browser|unit\.test_gemm_ex_api|unit\.test_gemm_exact|cpu\.transpose|opencl\.(reduce|transpose|gemm)|(cpu|opencl)\.(probe|gemm_exact|interrupt))$$
 sanitize: setup
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPLAB_WITH_CUDA=OFF \
 	       -DWARPLAB_SANITIZE=address,undefined -DWARPLAB_BUILD_SHARED=OFF $(CMAKE_FLAGS) >/dev/null
