@@ -386,6 +386,21 @@ expect(RC 0 OUT "\nrung                 what .*\ncpu_loop             CPU triple
 shell(RC 2 ERR "--rung needs a value, not ''"
       SCRIPT "exec \"$W\" bench vecadd --rung '' --size 10 >/dev/null")
 
+# Bounded runs: the cpu backend's ex rows have the host rows' size guard
+# (skipped at once, not minutes of loops); a problem too large for memory
+# is skipped without a budget probe.
+expect(RC 1 OUT "ex_tf32 .*skipped: the cpu backend's plain loops would take minutes"
+       ARGS bench gemm --backend cpu --size 20000 --rung ex_tf32,ex_bf16 --quiet)
+string(TIMESTAMP before "%s")
+expect(RC 1 OUT "cpu_loop .*skipped: needs [0-9.]+ GB"
+       ARGS bench transpose --size 200000x200000 --rung cpu_loop,cpu_blocked --quiet)
+string(TIMESTAMP after "%s")
+math(EXPR took "${after} - ${before}")
+if(took GREATER 20)
+  message(SEND_ERROR "bench transpose --size 200000x200000 took ${took} s to skip its rows")
+  math(EXPR failures "${failures} + 1")
+endif()
+
 # Without --arch: the present CUDA GPU, or a usage error that asks for --arch.
 execute_process(COMMAND ${WARPLAB} occupancy --threads 256 RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)
