@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all setup configure build bench test gpu-check install clean format
+.PHONY: all setup configure build bench test sanitize gpu-check install clean format
 
 all: build
 
@@ -28,6 +28,20 @@ bench: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The library, the tool and the cpu and OpenCL tests built with
+# AddressSanitizer and UBSan (host code; no cuda backend) in $(SANITIZE_BUILD),
+# and the tests that exercise memory and threads run there: any report fails
+# (leaks inside PoCL and LLVM: tests/sanitizer/lsan.supp). CI runs it after
+# `make test`.
+SANITIZE_BUILD ?= build-sanitize
+SANITIZE_TESTS ?= ^(unit\.|cli|cpu\.|opencl\.)
+SANITIZE_SKIP ?= ^(html\.browser|unit\.test_gemm_ex_api|unit\.test_gemm_exact|cpu\.transpose|opencl\.(reduce|transpose|gemm)|(cpu|opencl)\.(probe|gemm_exact|interrupt))$$
+sanitize: setup
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPLAB_WITH_CUDA=OFF \
+	       -DWARPLAB_SANITIZE=address,undefined -DWARPLAB_BUILD_SHARED=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	@cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -R '$(SANITIZE_TESTS)' -E '$(SANITIZE_SKIP)'
 
 # On a machine with an NVIDIA GPU: build for sm_90, tests, sanitizers, benchmarks.
 gpu-check:

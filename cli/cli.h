@@ -36,15 +36,28 @@ int cli_open_context(const char *backend, int device, warplab_context **context)
 void cli_progress_line(void *user, const char *ladder, const char *rung, const char *problem,
                        size_t done, size_t total);
 
-/* An output file written atomically (cli/output.c): begin creates a
- * temporary file beside path before the run (a path that cannot be written
- * is a usage error, CLI_USAGE, with option named in the message); the
- * caller writes to cli_output_stream (memory); commit writes it out, syncs
- * and renames it over path, or removes it and says why (the errno) with
- * CLI_FAILED; abandon removes it. */
+/* An output file (cli/output.c). begin checks path before the run: "-" is
+ * standard output; links are followed to their target; a regular file or a
+ * new path is written atomically (a temporary file beside it, renamed over
+ * it at commit); a character device, FIFO or socket is written through. A
+ * path that is a directory or a block device is a usage error (CLI_USAGE);
+ * one the user may not write is refused (CLI_FAILED); both name option.
+ * The caller writes to cli_output_stream (memory); commit writes it out, or
+ * removes the temporary file and says why (the errno) with CLI_FAILED;
+ * abandon removes it. */
+typedef enum cli_output_kind {
+    CLI_OUTPUT_ATOMIC = 0,
+    CLI_OUTPUT_THROUGH, /* a character device, a FIFO, a file in a read-only directory */
+    CLI_OUTPUT_SOCKET,
+    CLI_OUTPUT_STDOUT
+} cli_output_kind;
 typedef struct cli_output {
-    char path[4096];
+    char path[4096];   /* as given */
+    char target[4096]; /* path with its links followed */
     char temp[4200];
+    cli_output_kind kind;
+    bool existed; /* a regular file: its mode and owner are kept */
+    unsigned mode, uid, gid;
     int fd;
     FILE *memory;
     char *data;

@@ -170,7 +170,7 @@ int cmd_probe(int argc, char **argv)
         fprintf(stderr, "warplab: --plot %s: cannot write charts into that directory: %s\n",
                 cli.plot, strerror(errno));
         cli_output_abandon(&json_out);
-        return CLI_USAGE;
+        return CLI_FAILED;
     }
     if (cli.plot && !directory &&
         (code = cli_output_begin(&plot_out, cli.plot, "--plot")) != CLI_OK) {

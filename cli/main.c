@@ -47,8 +47,24 @@ static void print_help(FILE *out)
             warplab_backend_compiled(WARPLAB_BACKEND_OPENCL) ? ", opencl" : "");
 }
 
+/* The library's messages start with the function called ("warplab_bench:
+ * ..."), which the tool's user did not call: the detail without them. */
+static const char *without_function(const char *detail)
+{
+    while (detail && strncmp(detail, "warplab_", 8) == 0) {
+        const char *end = detail + 8;
+        while ((*end >= 'a' && *end <= 'z') || *end == '_')
+            end++;
+        if (end[0] != ':' || end[1] != ' ')
+            break;
+        detail = end + 2;
+    }
+    return detail;
+}
+
 int cli_fail(warplab_status status, const char *detail, const char *context)
 {
+    detail = without_function(detail);
     fprintf(stderr, "warplab: %s%s%s (%s)\n", context ? context : "", context ? ": " : "",
             detail && *detail ? detail : warplab_status_string(status),
             warplab_status_string(status));

@@ -206,10 +206,51 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
             options[count++] = run_options[i].getopt;
     memset(&options[count], 0, sizeof options[count]);
     optind = 1;
+    opterr = 0; /* one message per mistake, ours */
+    bool format_given = false;
     int c;
-    while ((c = getopt_long(argc, argv, bench ? "b:d:s:r:t:n:qh" : "b:d:s:n:qh", options, NULL)) !=
-           -1) {
+    while ((c = getopt_long(argc, argv, bench ? ":b:d:s:r:t:n:qh" : ":b:d:s:n:qh", options,
+                            NULL)) != -1) {
+        /* A name given empty (--rung "", as --size= is) or an output given
+         * twice is refused, never read as "all" or "the last one". */
+        /* The option as typed: before its value when that came apart. */
+        const char *given = optarg && optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2]
+                                                                                : argv[optind - 1];
         switch (c) {
+        case 'b':
+        case 'r':
+        case 't':
+        case OPT_OP:
+            if (!*optarg)
+                return cli_usage_error(command, "%.*s needs a value, not ''",
+                                       (int)strcspn(given, "="), given);
+            break;
+        case OPT_JSON:
+        case OPT_PLOT:
+        case OPT_HTML: {
+            const char *previous = c == OPT_JSON   ? run->json
+                                   : c == OPT_PLOT ? run->plot
+                                                   : run->html;
+            if (previous)
+                return cli_usage_error(command, "%s given twice ('%s' and '%s'): one file each",
+                                       c == OPT_JSON   ? "--json"
+                                       : c == OPT_PLOT ? "--plot"
+                                                       : "--html",
+                                       previous, optarg);
+            break;
+        }
+        case OPT_CSV:
+        case OPT_MARKDOWN:
+            if (format_given)
+                return cli_usage_error(command, "one output format: --csv or --markdown, once");
+            format_given = true;
+            break;
+        default: break;
+        }
+        switch (c) {
+        case ':':
+            return cli_usage_error(command, "%.*s needs a value", (int)strcspn(given, "="), given);
+        case '?': return cli_usage_error(command, "unknown option '%s'", given);
         case 'b': run->backend = optarg; break;
         case 'd':
             if (!cli_parse_int(optarg, &run->device) || run->device < 0)
@@ -249,7 +290,7 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case OPT_HTML: run->html = optarg; break;
         case 'q': run->quiet = true; break;
         case 'h': help(stdout); return -1;
-        default: return cli_usage_error(command, "unknown option");
+        default: return cli_usage_error(command, "unknown option '%s'", given);
         }
     }
     return CLI_OK;

@@ -8,7 +8,11 @@
  * Conventions
  * - Every function that can fail returns a warplab_status; WARPLAB_OK is 0.
  *   warplab_status_string() names each code; warplab_last_error() gives the
- *   detail of the last failure in a context (sizes, limits, driver messages).
+ *   detail of the last failure in a context (sizes, limits, driver messages),
+ *   or with NULL of the thread's last failed call without a context (a NULL
+ *   context or buffer included). Each message starts with the name of the
+ *   function called ("warplab_gemm: ..."), and a call that succeeds leaves
+ *   its slot empty.
  * - The library never prints and never exits.
  * - Sizes are element counts unless a name says bytes. GB means 1e9 bytes.
  * - On failure, outputs are left untouched: arguments are validated before
@@ -124,7 +128,13 @@ double warplab_theoretical_bandwidth_gbs(int memory_bus_width_bits, int memory_c
 typedef struct warplab_context warplab_context;
 
 /* Opens a backend on a device. AUTO picks the best backend with a device.
- * device_index < 0 means the first device. */
+ * device_index < 0 means the first device.
+ * Lifetime: buffers (and views and wrapped handles) keep their context alive.
+ * warplab_context_destroy waits for the context's queued work and releases
+ * its workspace; the backend itself is closed when the last of the context's
+ * buffers is destroyed as well, so the two may be destroyed in either order.
+ * After warplab_context_destroy the context pointer must not be used again;
+ * its buffers may still be read, written and destroyed. */
 warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
                                       warplab_context **context);
 void warplab_context_destroy(warplab_context *context);
@@ -210,7 +220,9 @@ void *warplab_context_native(const warplab_context *context);
  *   synchronous, cannot be captured; warplab_reduce_to_buffer can).
  * - Threads: a context and its buffers are used by one thread at a time (no
  *   internal locks); different contexts may be used by different threads at
- *   once. Two threads that share a context must serialise their calls. */
+ *   once, and contexts may be created and destroyed on many threads at once
+ *   (the discovery that needs it is serialised inside). Two threads that
+ *   share a context must serialise their calls. */
 warplab_status warplab_context_set_stream(warplab_context *context, void *stream);
 warplab_status warplab_context_synchronize(warplab_context *context);
 
@@ -231,7 +243,9 @@ const char *warplab_dtype_name(warplab_dtype dtype);
 warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype);
 size_t warplab_dtype_size(warplab_dtype dtype);
 
-/* c[i] = a[i] + b[i] for i < n, float32. */
+/* c[i] = a[i] + b[i] for i < n, float32. c may be a or b (in place: the
+ * same memory from the same byte); any other overlap of c with a or b is
+ * refused (WARPLAB_ERROR_INVALID_ARGUMENT). */
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,
                               const warplab_buffer *b, warplab_buffer *c, size_t n);
 
@@ -335,7 +349,8 @@ warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, war
  * at output_offset_bytes (aligned to the element size), on the device and
  * asynchronously on the context's stream: no wait, no copy to the host, and
  * capturable into a CUDA graph. n = 0 writes the identity (with a synchronous
- * copy). output may be any buffer of the context except input's memory. */
+ * copy). output may be any buffer of the context, but the result's place must
+ * not overlap the n input elements (WARPLAB_ERROR_INVALID_ARGUMENT). */
 warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype dtype,
                                         warplab_reduce_op op, const warplab_buffer *input, size_t n,
                                         warplab_buffer *output, size_t output_offset_bytes);
@@ -348,7 +363,8 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
  * apart. ld_in = 0 means cols and ld_out = 0 means rows (tight); otherwise
  * ld_in >= cols and ld_out >= rows, and the elements between rows (the
  * padding) are left untouched. in needs (rows-1)*ld_in + cols elements, out
- * (cols-1)*ld_out + rows; in and out must be different buffers. rows or cols
+ * (cols-1)*ld_out + rows; in and out must be different buffers whose spans
+ * do not overlap (WARPLAB_ERROR_INVALID_ARGUMENT). rows or cols
  * of 0 is a valid empty transpose. */
 warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,
                                  size_t cols, const warplab_buffer *in, size_t ld_in,
@@ -361,10 +377,11 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
  * Row-major: A is m x k with rows lda >= k elements apart, B is k x n with
  * ldb >= n, C is m x n with ldc >= n (0 means tight: k, n, n). Each buffer
  * must hold its view, (rows - 1) * ld + cols floats; C must be a buffer of
- * its own. With beta = 0, C is only written (what it held, NaN included,
- * does not matter); k = 0 gives C = beta * C; m = 0 or n = 0 does nothing.
- * A and B are read even when alpha = 0. Arguments are checked before any
- * work starts. */
+ * its own: C's span overlapping A's or B's (the same buffer, or views of one
+ * memory) is refused with WARPLAB_ERROR_INVALID_ARGUMENT. With beta = 0, C
+ * is only written (what it held, NaN included, does not matter); k = 0
+ * gives C = beta * C; m = 0 or n = 0 does nothing. A and B are read even
+ * when alpha = 0. Arguments are checked before any work starts. */
 warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
                             const warplab_buffer *a, size_t lda, const warplab_buffer *b,
                             size_t ldb, float beta, warplab_buffer *c, size_t ldc);
@@ -387,7 +404,8 @@ typedef enum warplab_compute {
  *   stored k x n (op_b N, ldb >= n) or n x k (op_b T, ldb >= k); C m x n,
  *   ldc >= n. A leading dimension of 0 means tight (the stored row length).
  *   Each buffer must hold its view: (rows - 1) * ld + cols elements of its
- *   type (spans are overflow-checked); C must be a buffer of its own.
+ *   type (spans are overflow-checked); C must be a buffer of its own (an
+ *   overlap with A's or B's span is WARPLAB_ERROR_INVALID_ARGUMENT).
  * - a_type = b_type: WARPLAB_FLOAT32, WARPLAB_BFLOAT16 or WARPLAB_FLOAT16;
  *   c_type: WARPLAB_FLOAT32 or the input type. compute: FP32, or TF32 for
  *   FLOAT32 inputs only. Anything else is WARPLAB_ERROR_INVALID_ARGUMENT.

@@ -9,14 +9,26 @@ set -uo pipefail
 
 [ -d /usr/local/cuda/bin ] && case ":$PATH:" in *:/usr/local/cuda/bin:*) ;; *) export PATH="$PATH:/usr/local/cuda/bin" ;; esac
 
+# Whether any of the paths exists (the globs expanded by the caller; one
+# that matches nothing stays as written and does not exist).
+any_exists() {
+    for path in "$@"; do [ -e "$path" ] && return 0; done
+    return 1
+}
+
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v make >/dev/null 2>&1 || missing+=(make)
 [ -e /usr/include/CL/cl.h ] || missing+=(opencl-headers)
-ls /usr/lib/*/libOpenCL.so /usr/lib/libOpenCL.so >/dev/null 2>&1 || missing+=(ocl-icd-opencl-dev)
-ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || missing+=(pocl-opencl-icd)
+any_exists /usr/lib/*/libOpenCL.so /usr/lib/libOpenCL.so || missing+=(ocl-icd-opencl-dev)
+any_exists /etc/OpenCL/vendors/*.icd || missing+=(pocl-opencl-icd)
 
+# WARPLAB_SETUP_DRY_RUN=1: say what is missing, install nothing (tests).
+if [ -n "${WARPLAB_SETUP_DRY_RUN:-}" ]; then
+    echo "missing: ${missing[*]}"
+    exit 0
+fi
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi

@@ -9,8 +9,9 @@ warplab_status wl_cuda_bench_api(warplab_context *context, wl_backend *device,
                                  const warplab_bench_options *options, warplab_report **report);
 #endif
 
-warplab_status warplab_bench_api(warplab_context *context, const warplab_bench_options *options,
-                                 warplab_report **report)
+static warplab_status warplab_bench_api_checked(warplab_context *context,
+                                                const warplab_bench_options *options,
+                                                warplab_report **report)
 {
     if (!context || !report)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -33,4 +34,14 @@ warplab_status warplab_bench_api(warplab_context *context, const warplab_bench_o
 #else
     return WARPLAB_ERROR_BACKEND_UNAVAILABLE;
 #endif
+}
+
+warplab_status warplab_bench_api(warplab_context *context, const warplab_bench_options *options,
+                                 warplab_report **report)
+{
+    if (!context)
+        return wl_api_no_context("warplab_bench_api", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_bench_api",
+                      warplab_bench_api_checked(context, options, report));
 }

@@ -32,6 +32,16 @@ static int split_list(const char *text, char items[][64], int max)
     return text && *text ? -1 : count;
 }
 
+/* Items in a comma-separated list (as split_list counts them, empty ones
+ * included). */
+static int list_items(const char *text)
+{
+    int count = text && *text ? 1 : 0;
+    for (const char *c = text; c && *c; c++)
+        count += *c == ',';
+    return count;
+}
+
 /* The most sizes one bench call takes (the rungs are as many as the ladder
  * lists: each plan allocates its own). */
 #define MAX_SIZES WL_BENCH_MAX_SIZES
@@ -48,12 +58,19 @@ typedef struct ladder_plan {
     int rung_count, rung_capacity;
 } ladder_plan;
 
+static void free_plan_rungs(ladder_plan *p)
+{
+    free(p->rungs);
+    free(p->impls);
+    p->rungs = NULL;
+    p->impls = NULL;
+    p->rung_count = p->rung_capacity = 0;
+}
+
 static void free_plans(ladder_plan *plans, size_t count)
 {
-    for (size_t i = 0; plans && i < count; i++) {
-        free(plans[i].rungs);
-        free(plans[i].impls);
-    }
+    for (size_t i = 0; plans && i < count; i++)
+        free_plan_rungs(&plans[i]);
     free(plans);
 }
 
@@ -71,8 +88,11 @@ static bool device_is_gpu_class(const warplab_device_info *info)
     return info->gpu != 0;
 }
 
+/* every_ladder: the run names no ladder, so a listed rung the ladder lacks
+ * is another ladder's (make_plans checks that one has it). */
 static warplab_status make_plan(warplab_context *context, const wl_ladder *ladder,
-                                const warplab_bench_options *options, ladder_plan *p)
+                                const warplab_bench_options *options, bool every_ladder,
+                                ladder_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->ladder = ladder;
@@ -102,7 +122,16 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
     for (int i = 0; i < count; i++) {
         size_t dims[3] = {(size_t)1 << (SWEEP_FIRST + 2 * i), 0, 0};
         int given = 1;
-        if (!options->sweep && warplab_parse_size(items[i], dims, &given) != WARPLAB_OK)
+        bool overflow = false;
+        const warplab_status parsed =
+            options->sweep ? WARPLAB_OK : wl_parse_size(items[i], dims, &given, &overflow);
+        if (parsed != WARPLAB_OK && overflow)
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "the size '%s' is out of range: a dimension past 2^64 - 1 "
+                                   "(sizes run from 1 to what fits in the device's %.1f GB)",
+                                   items[i],
+                                   (double)context->device->info.global_memory_bytes / 1e9);
+        if (parsed != WARPLAB_OK)
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                    "cannot read the size '%s' (examples: 1048576, 2^20, 1M, "
                                    "4096x4096, 512x512x512)",
@@ -133,24 +162,26 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
         p->problem_count++;
     }
     if (options->rungs && *options->rungs) {
-        /* Each listed rung is a ladder rung, so a list longer than the
-         * ladder repeats one: refused below or here. */
-        const size_t listed_max = ladder->rung_count;
-        char(*names)[64] = calloc(listed_max ? listed_max : 1, sizeof *names);
-        if (!names || !reserve_rungs(p, 2 * ladder->rung_count)) {
+        /* As many rungs as listed, and the vendor rows a sweep adds. */
+        const int list_count = list_items(options->rungs);
+        char(*names)[64] = calloc((size_t)list_count, sizeof *names);
+        if (!names || !reserve_rungs(p, (size_t)list_count + ladder->rung_count)) {
             free(names);
+            free_plan_rungs(p);
             return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
         }
-        count = split_list(options->rungs, names, (int)listed_max);
+        count = split_list(options->rungs, names, list_count);
         if (count < 0) {
             free(names);
+            free_plan_rungs(p);
             return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "cannot read the rung list '%s' (at most the ladder's %zu "
-                                   "rungs, comma-separated, none empty)",
-                                   options->rungs, ladder->rung_count);
+                                   "cannot read the rung list '%s' (comma-separated, none empty)",
+                                   options->rungs);
         }
         for (int i = 0; i < count; i++) {
             const wl_rung *rung = wl_rung_find(ladder, names[i]);
+            if (!rung && every_ladder)
+                continue;
             if (!rung) {
                 char known[512] = "";
                 for (size_t r = 0; r < ladder->rung_count; r++)
@@ -159,6 +190,7 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                     context, WARPLAB_ERROR_UNKNOWN_NAME,
                     "the %s ladder has no rung '%s' (rungs: %s)", ladder->name, names[i], known);
                 free(names);
+                free_plan_rungs(p);
                 return failed;
             }
             p->rungs[p->rung_count++] = rung;
@@ -173,8 +205,10 @@ static warplab_status make_plan(warplab_context *context, const wl_ladder *ladde
                 p->rungs[p->rung_count++] = &ladder->rungs[r];
         }
     } else {
-        if (!reserve_rungs(p, ladder->rung_count))
+        if (!reserve_rungs(p, ladder->rung_count)) {
+            free_plan_rungs(p);
             return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
+        }
         for (size_t r = 0; r < ladder->rung_count; r++)
             p->rungs[p->rung_count++] = &ladder->rungs[r];
     }
@@ -210,10 +244,51 @@ static warplab_status make_plans(warplab_context *context, const warplab_bench_o
             return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
                                    "no ladder named '%s' (ladders: %s)", options->ladder, known);
         }
-        status = make_plan(context, ladder, options, &plans[plan_count++]);
+        char reason[256] = "";
+        if (ladder->available &&
+            ladder->available(context->device, reason, sizeof reason) != WARPLAB_OK) {
+            free_plans(plans, wl_ladder_count());
+            return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED, "the %s ladder: %s",
+                                   ladder->name, reason);
+        }
+        status = make_plan(context, ladder, options, false, &plans[plan_count++]);
     } else {
-        for (size_t i = 0; i < wl_ladder_count() && status == WARPLAB_OK; i++)
-            status = make_plan(context, wl_ladder_at(i), options, &plans[plan_count++]);
+        /* Every ladder, each with the listed rungs it has (none listed: all);
+         * a ladder with none of them is left out, a rung no ladder has is
+         * an unknown name. */
+        for (size_t i = 0; i < wl_ladder_count() && status == WARPLAB_OK; i++) {
+            /* A ladder that cannot run here (allreduce without 2 GPUs) is
+             * left out, not shown as an empty section. */
+            const wl_ladder *ladder = wl_ladder_at(i);
+            char reason[256] = "";
+            if (ladder->available &&
+                ladder->available(context->device, reason, sizeof reason) != WARPLAB_OK)
+                continue;
+            status = make_plan(context, ladder, options, true, &plans[plan_count]);
+            if (status == WARPLAB_OK && plans[plan_count].rung_count > 0)
+                plan_count++;
+            else
+                free_plan_rungs(&plans[plan_count]); /* reused by the next ladder */
+        }
+        const int listed = options->rungs && *options->rungs ? list_items(options->rungs) : 0;
+        char(*names)[64] = listed ? calloc((size_t)listed, sizeof *names) : NULL;
+        if (listed && !names && status == WARPLAB_OK)
+            status = wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
+        const int count =
+            names && status == WARPLAB_OK ? split_list(options->rungs, names, listed) : 0;
+        if (count < 0)
+            status = wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                     "cannot read the rung list '%s'", options->rungs);
+        for (int r = 0; r < count && status == WARPLAB_OK; r++) {
+            bool found = false;
+            for (size_t i = 0; i < wl_ladder_count() && !found; i++)
+                found = wl_rung_find(wl_ladder_at(i), names[r]) != NULL;
+            if (!found)
+                status = wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
+                                         "no ladder has a rung '%s' (warplab ladders lists them)",
+                                         names[r]);
+        }
+        free(names);
     }
     if (status != WARPLAB_OK) {
         free_plans(plans, wl_ladder_count());
@@ -234,18 +309,12 @@ struct warplab_bench_plan {
     size_t plan_count, total;
 };
 
-warplab_status warplab_bench_plan_create(warplab_context *context,
-                                         const warplab_bench_options *options,
-                                         warplab_bench_plan **plan_out)
+static warplab_status plan_create_checked(warplab_context *context,
+                                          const warplab_bench_options *options,
+                                          warplab_bench_plan **plan_out)
 {
-    if (plan_out)
-        *plan_out = NULL;
-    if (!context)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    if (!options || !plan_out)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "warplab_bench_plan_create: %s is NULL",
-                               !options ? "options" : "plan");
+    if (!options)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "options are needed");
     warplab_bench_plan *bench_plan = calloc(1, sizeof *bench_plan);
     if (!bench_plan)
         return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "bench plan");
@@ -261,6 +330,23 @@ warplab_status warplab_bench_plan_create(warplab_context *context,
     bench_plan->options.dtype = bench_plan->options.op = NULL;
     *plan_out = bench_plan;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_bench_plan_create(warplab_context *context,
+                                         const warplab_bench_options *options,
+                                         warplab_bench_plan **plan_out)
+{
+    if (plan_out)
+        *plan_out = NULL;
+    if (!context)
+        return wl_api_no_context("warplab_bench_plan_create", "the context");
+    wl_api_begin(context);
+    if (!plan_out)
+        return wl_api_end(
+            context, "warplab_bench_plan_create",
+            wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT, "plan (the result) is NULL"));
+    return wl_api_end(context, "warplab_bench_plan_create",
+                      plan_create_checked(context, options, plan_out));
 }
 
 size_t warplab_bench_plan_rows(const warplab_bench_plan *plan)
@@ -279,12 +365,13 @@ void warplab_bench_plan_destroy(warplab_bench_plan *plan)
 warplab_status warplab_bench_validate(warplab_context *context,
                                       const warplab_bench_options *options)
 {
-    if (!context || !options)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!context)
+        return wl_api_no_context("warplab_bench_validate", "the context");
+    wl_api_begin(context);
     warplab_bench_plan *plan = NULL;
-    const warplab_status status = warplab_bench_plan_create(context, options, &plan);
+    const warplab_status status = plan_create_checked(context, options, &plan);
     warplab_bench_plan_destroy(plan);
-    return status;
+    return wl_api_end(context, "warplab_bench_validate", status);
 }
 
 static bool cancelled(const warplab_bench_options *options)
@@ -323,27 +410,9 @@ static void finalize_group(warplab_report *report, const wl_rung *const *rungs, 
             100.0 * report->rows[i].gflops / report->fp32_peak_gflops;
 }
 
-warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
-                             warplab_report **report_out)
+static warplab_status plan_run_checked(const warplab_bench_plan *bench_plan,
+                                       warplab_report **report_out)
 {
-    if (!context || !options || !report_out)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    *report_out = NULL;
-    warplab_bench_plan *plan = NULL;
-    warplab_status status = warplab_bench_plan_create(context, options, &plan);
-    if (status == WARPLAB_OK)
-        status = warplab_bench_plan_run(plan, report_out);
-    warplab_bench_plan_destroy(plan);
-    return status;
-}
-
-warplab_status warplab_bench_plan_run(const warplab_bench_plan *bench_plan,
-                                      warplab_report **report_out)
-{
-    if (report_out)
-        *report_out = NULL;
-    if (!bench_plan || !report_out)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
     warplab_context *context = bench_plan->context;
     const warplab_bench_options *options = &bench_plan->options;
     const ladder_plan *plans = bench_plan->plans;
@@ -411,4 +480,38 @@ warplab_status warplab_bench_plan_run(const warplab_bench_plan *bench_plan,
         options->progress(options->progress_user, NULL, NULL, NULL, done, total);
     *report_out = report;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_bench_plan_run(const warplab_bench_plan *plan, warplab_report **report_out)
+{
+    if (report_out)
+        *report_out = NULL;
+    if (!plan)
+        return wl_api_no_context("warplab_bench_plan_run", "the plan");
+    wl_api_begin(plan->context);
+    if (!report_out)
+        return wl_api_end(plan->context, "warplab_bench_plan_run",
+                          wl_context_fail(plan->context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                          "report (the result) is NULL"));
+    return wl_api_end(plan->context, "warplab_bench_plan_run", plan_run_checked(plan, report_out));
+}
+
+warplab_status warplab_bench(warplab_context *context, const warplab_bench_options *options,
+                             warplab_report **report_out)
+{
+    if (report_out)
+        *report_out = NULL;
+    if (!context)
+        return wl_api_no_context("warplab_bench", "the context");
+    wl_api_begin(context);
+    if (!report_out)
+        return wl_api_end(context, "warplab_bench",
+                          wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                          "options and report (the result) are needed"));
+    warplab_bench_plan *plan = NULL;
+    warplab_status status = plan_create_checked(context, options, &plan);
+    if (status == WARPLAB_OK)
+        status = plan_run_checked(plan, report_out);
+    warplab_bench_plan_destroy(plan);
+    return wl_api_end(context, "warplab_bench", status);
 }

@@ -2,6 +2,7 @@
 #include "context.h"
 #include "ladders/gemm.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,12 +20,16 @@ const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind)
     }
 }
 
-warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *devices,
-                               size_t capacity, size_t *count)
+static warplab_status warplab_devices_checked(warplab_backend_kind kind,
+                                              warplab_device_info *devices, size_t capacity,
+                                              size_t *count)
 {
-    if (!count || (capacity > 0 && !devices) || kind == WARPLAB_BACKEND_AUTO ||
-        (unsigned)kind >= WARPLAB_BACKEND_COUNT)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!count || (capacity > 0 && !devices))
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "count is NULL, or devices is NULL with a capacity");
+    if (kind == WARPLAB_BACKEND_AUTO || (unsigned)kind >= WARPLAB_BACKEND_COUNT)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "no backend %d (cuda, opencl or cpu; not auto)", (int)kind);
     *count = 0;
     const wl_backend_ops *ops = wl_backend_ops_for(kind);
     if (!ops)
@@ -40,6 +45,14 @@ warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *d
     }
     *count = (size_t)present;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_devices(warplab_backend_kind kind, warplab_device_info *devices,
+                               size_t capacity, size_t *count)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_devices",
+                      warplab_devices_checked(kind, devices, capacity, count));
 }
 
 static warplab_status open_backend(warplab_backend_kind kind, int index, wl_backend **backend,
@@ -76,13 +89,16 @@ static _Thread_local char create_error[WL_ERROR_LEN];
 
 static void resolve_operations(warplab_context *context);
 
-warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
-                                      warplab_context **context)
+static warplab_status warplab_context_create_checked(warplab_backend_kind kind, int device_index,
+                                                     warplab_context **context)
 {
-    if (!context || (unsigned)kind >= WARPLAB_BACKEND_COUNT)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    *context = NULL;
     create_error[0] = '\0';
+    if (!context)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "context (the result) is NULL");
+    *context = NULL;
+    if ((unsigned)kind >= WARPLAB_BACKEND_COUNT)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "no backend %d (auto, cuda, opencl or cpu)", (int)kind);
     warplab_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
@@ -113,11 +129,32 @@ warplab_status warplab_context_create(warplab_backend_kind kind, int device_inde
         }
     }
     resolve_operations(ctx);
+    atomic_init(&ctx->references, 1);
     *context = ctx;
     return WARPLAB_OK;
 }
 
+warplab_status warplab_context_create(warplab_backend_kind kind, int device_index,
+                                      warplab_context **context)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_context_create",
+                      warplab_context_create_checked(kind, device_index, context));
+}
+
 static void release_workspaces(warplab_context *context);
+
+/* Drops one reference; the last closes the backends and frees the context. */
+static void context_release(warplab_context *context)
+{
+    if (atomic_fetch_sub(&context->references, 1) != 1)
+        return;
+    if (context->host && context->host != context->device)
+        context->host->ops->close(context->host);
+    if (context->device)
+        context->device->ops->close(context->device);
+    free(context);
+}
 
 void warplab_context_destroy(warplab_context *context)
 {
@@ -127,11 +164,8 @@ void warplab_context_destroy(warplab_context *context)
     if (context->device)
         context->device->ops->synchronize(context->device);
     release_workspaces(context);
-    if (context->host && context->host != context->device)
-        context->host->ops->close(context->host);
-    if (context->device)
-        context->device->ops->close(context->device);
-    free(context);
+    /* Buffers still alive keep the backend open until the last is destroyed. */
+    context_release(context);
 }
 
 warplab_backend_kind warplab_context_backend(const warplab_context *context)
@@ -163,6 +197,42 @@ warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
     return status;
 }
 
+void wl_api_begin(warplab_context *context)
+{
+    if (context)
+        context->error[0] = '\0';
+    else
+        create_error[0] = '\0';
+}
+
+warplab_status wl_api_end(warplab_context *context, const char *function, warplab_status status)
+{
+    if (status == WARPLAB_OK)
+        return status;
+    char *slot = context ? context->error : create_error;
+    const size_t name = strlen(function);
+    if (!slot[0]) {
+        snprintf(slot, WL_ERROR_LEN, "%s: %s", function, warplab_status_string(status));
+    } else if ((strncmp(slot, function, name) != 0 || slot[name] != ':') &&
+               name + 2 < WL_ERROR_LEN) {
+        /* "function: " before the detail, which loses its tail if need be. */
+        size_t keep = strlen(slot);
+        if (keep > WL_ERROR_LEN - 1 - (name + 2))
+            keep = WL_ERROR_LEN - 1 - (name + 2);
+        memmove(slot + name + 2, slot, keep);
+        slot[name + 2 + keep] = '\0';
+        memcpy(slot, function, name);
+        slot[name] = ':';
+        slot[name + 1] = ' ';
+    }
+    return status;
+}
+
+warplab_status wl_api_no_context(const char *function, const char *what)
+{
+    return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", function, what);
+}
+
 warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
                                ...)
 {
@@ -184,11 +254,12 @@ static warplab_status from_backend(warplab_context *context, warplab_status stat
 /* ------------------------------------------------------------------------ */
 /* Buffers                                                                  */
 
-warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
-                                     warplab_buffer **buffer)
+static warplab_status warplab_buffer_create_checked(warplab_context *context, size_t bytes,
+                                                    warplab_buffer **buffer)
 {
-    if (!context || !buffer)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!buffer)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "buffer (the result) is NULL");
     *buffer = NULL;
     warplab_buffer *b = calloc(1, sizeof *b);
     if (!b)
@@ -201,20 +272,33 @@ warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
         return from_backend(context, status);
     }
     b->context = context;
+    atomic_fetch_add(&context->references, 1);
     b->bytes = bytes;
     b->owned = 1;
     *buffer = b;
     return WARPLAB_OK;
 }
 
+warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
+                                     warplab_buffer **buffer)
+{
+    if (!context)
+        return wl_api_no_context("warplab_buffer_create", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_buffer_create",
+                      warplab_buffer_create_checked(context, bytes, buffer));
+}
+
 void warplab_buffer_destroy(warplab_buffer *buffer)
 {
     if (!buffer)
         return;
-    wl_backend *device = buffer->context->device;
+    warplab_context *context = buffer->context;
+    wl_backend *device = context->device;
     if (buffer->owned)
         device->ops->release(device, buffer->handle);
     free(buffer);
+    context_release(context);
 }
 
 size_t warplab_buffer_size(const warplab_buffer *buffer)
@@ -227,11 +311,9 @@ static bool range_ok(const warplab_buffer *buffer, size_t offset, size_t bytes)
     return offset <= buffer->bytes && bytes <= buffer->bytes - offset;
 }
 
-warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes, const void *source,
-                                    size_t bytes)
+static warplab_status warplab_buffer_write_checked(warplab_buffer *buffer, size_t offset_bytes,
+                                                   const void *source, size_t bytes)
 {
-    if (!buffer)
-        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "warplab_buffer_write: no buffer");
     warplab_context *context = buffer->context;
     if (!source && bytes)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -247,11 +329,19 @@ warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes,
                                                      buffer->offset + offset_bytes, source, bytes));
 }
 
-warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
-                                   void *destination, size_t bytes)
+warplab_status warplab_buffer_write(warplab_buffer *buffer, size_t offset_bytes, const void *source,
+                                    size_t bytes)
 {
     if (!buffer)
-        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "warplab_buffer_read: no buffer");
+        return wl_api_no_context("warplab_buffer_write", "the buffer");
+    wl_api_begin(buffer->context);
+    return wl_api_end(buffer->context, "warplab_buffer_write",
+                      warplab_buffer_write_checked(buffer, offset_bytes, source, bytes));
+}
+
+static warplab_status warplab_buffer_read_checked(const warplab_buffer *buffer, size_t offset_bytes,
+                                                  void *destination, size_t bytes)
+{
     warplab_context *context = buffer->context;
     if (!destination && bytes)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -265,6 +355,16 @@ warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_b
     return from_backend(context, context->device->ops->download(context->device, buffer->handle,
                                                                 buffer->offset + offset_bytes,
                                                                 destination, bytes));
+}
+
+warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_bytes,
+                                   void *destination, size_t bytes)
+{
+    if (!buffer)
+        return wl_api_no_context("warplab_buffer_read", "the buffer");
+    wl_api_begin(buffer->context);
+    return wl_api_end(buffer->context, "warplab_buffer_read",
+                      warplab_buffer_read_checked(buffer, offset_bytes, destination, bytes));
 }
 
 wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes)
@@ -303,14 +403,46 @@ warplab_status wl_check_operand(warplab_context *context, const warplab_buffer *
     return WARPLAB_OK;
 }
 
+/* Where a buffer's bytes are, for overlap tests: on opencl the cl_mem and
+ * an offset in it, elsewhere an address. */
+static uintptr_t buffer_start(const warplab_buffer *buffer, size_t offset_bytes, const void **space)
+{
+    if (buffer->context->device->ops->kind == WARPLAB_BACKEND_OPENCL) {
+        *space = buffer->handle;
+        return buffer->offset + offset_bytes;
+    }
+    *space = NULL;
+    return (uintptr_t)buffer->handle + buffer->offset + offset_bytes;
+}
+
+bool wl_buffers_overlap(const warplab_buffer *x, size_t x_offset, size_t x_bytes,
+                        const warplab_buffer *y, size_t y_offset, size_t y_bytes)
+{
+    if (x_bytes == 0 || y_bytes == 0)
+        return false;
+    const void *x_space, *y_space;
+    const uintptr_t x0 = buffer_start(x, x_offset, &x_space);
+    const uintptr_t y0 = buffer_start(y, y_offset, &y_space);
+    if (x_space != y_space)
+        return false;
+    return x0 < y0 + y_bytes && y0 < x0 + x_bytes;
+}
+
+bool wl_buffers_same_start(const warplab_buffer *x, const warplab_buffer *y)
+{
+    const void *x_space, *y_space;
+    return buffer_start(x, 0, &x_space) == buffer_start(y, 0, &y_space) && x_space == y_space;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The caller's memory, streams and ordering                                */
 
-warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_t bytes,
-                                   warplab_buffer **buffer)
+static warplab_status warplab_buffer_wrap_checked(warplab_context *context, void *handle,
+                                                  size_t bytes, warplab_buffer **buffer)
 {
-    if (!context || !buffer)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!buffer)
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "buffer (the result) is NULL");
     *buffer = NULL;
     if (!handle)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -326,6 +458,7 @@ warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_
     if (!b)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     b->context = context;
+    atomic_fetch_add(&context->references, 1);
     b->handle = handle;
     b->bytes = bytes;
     b->owned = 0;
@@ -333,11 +466,22 @@ warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_
     return WARPLAB_OK;
 }
 
-warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, size_t bytes,
-                                   warplab_buffer **view)
+warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_t bytes,
+                                   warplab_buffer **buffer)
 {
-    if (!parent || !view)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!context)
+        return wl_api_no_context("warplab_buffer_wrap", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_buffer_wrap",
+                      warplab_buffer_wrap_checked(context, handle, bytes, buffer));
+}
+
+static warplab_status warplab_buffer_view_checked(warplab_buffer *parent, size_t offset_bytes,
+                                                  size_t bytes, warplab_buffer **view)
+{
+    if (!view)
+        return wl_context_fail(parent->context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "view (the result) is NULL");
     *view = NULL;
     if (!range_ok(parent, offset_bytes, bytes))
         return wl_context_fail(parent->context, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -348,6 +492,7 @@ warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, 
     if (!b)
         return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
     b->context = parent->context;
+    atomic_fetch_add(&b->context->references, 1);
     b->handle = parent->handle;
     b->offset = parent->offset + offset_bytes;
     b->bytes = bytes;
@@ -356,14 +501,35 @@ warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, 
     return WARPLAB_OK;
 }
 
-warplab_status warplab_buffer_native(const warplab_buffer *buffer, void **handle,
-                                     size_t *offset_bytes)
+warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, size_t bytes,
+                                   warplab_buffer **view)
 {
-    if (!buffer || !handle || !offset_bytes)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    if (!parent)
+        return wl_api_no_context("warplab_buffer_view", "the parent buffer");
+    wl_api_begin(parent->context);
+    return wl_api_end(parent->context, "warplab_buffer_view",
+                      warplab_buffer_view_checked(parent, offset_bytes, bytes, view));
+}
+
+static warplab_status warplab_buffer_native_checked(const warplab_buffer *buffer, void **handle,
+                                                    size_t *offset_bytes)
+{
+    if (!handle || !offset_bytes)
+        return wl_context_fail(buffer->context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "handle and offset_bytes (the results) are needed");
     *handle = buffer->handle;
     *offset_bytes = buffer->offset;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_buffer_native(const warplab_buffer *buffer, void **handle,
+                                     size_t *offset_bytes)
+{
+    if (!buffer)
+        return wl_api_no_context("warplab_buffer_native", "the buffer");
+    wl_api_begin(buffer->context);
+    return wl_api_end(buffer->context, "warplab_buffer_native",
+                      warplab_buffer_native_checked(buffer, handle, offset_bytes));
 }
 
 void *warplab_context_native(const warplab_context *context)
@@ -373,7 +539,7 @@ void *warplab_context_native(const warplab_context *context)
     return context->device->ops->native_context(context->device);
 }
 
-warplab_status warplab_context_set_stream(warplab_context *context, void *stream)
+static warplab_status warplab_context_set_stream_checked(warplab_context *context, void *stream)
 {
     if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -389,11 +555,29 @@ warplab_status warplab_context_set_stream(warplab_context *context, void *stream
     return from_backend(context, device->ops->set_stream(device, stream));
 }
 
-warplab_status warplab_context_synchronize(warplab_context *context)
+warplab_status warplab_context_set_stream(warplab_context *context, void *stream)
+{
+    if (!context)
+        return wl_api_no_context("warplab_context_set_stream", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_context_set_stream",
+                      warplab_context_set_stream_checked(context, stream));
+}
+
+static warplab_status warplab_context_synchronize_checked(warplab_context *context)
 {
     if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     return from_backend(context, context->device->ops->synchronize(context->device));
+}
+
+warplab_status warplab_context_synchronize(warplab_context *context)
+{
+    if (!context)
+        return wl_api_no_context("warplab_context_synchronize", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_context_synchronize",
+                      warplab_context_synchronize_checked(context));
 }
 
 /* ------------------------------------------------------------------------ */

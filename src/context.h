@@ -30,6 +30,9 @@ typedef struct wl_operation {
 } wl_operation;
 
 struct warplab_context {
+    /* The caller's handle (until warplab_context_destroy) plus one for each
+     * live buffer or view: the last one to go closes the backend. */
+    _Atomic size_t references;
     wl_backend *device; /* the chosen backend */
     wl_backend *host;   /* the cpu backend (the same object when cpu was chosen) */
     char error[WL_ERROR_LEN];
@@ -67,6 +70,14 @@ warplab_status wl_context_fail(warplab_context *context, warplab_status status, 
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Whether x's bytes [x_offset, x_offset + x_bytes) and y's overlap in memory
+ * (the same cl_mem on opencl; addresses elsewhere): the operations refuse
+ * the overlaps their header forbids with it. Empty ranges overlap nothing. */
+bool wl_buffers_overlap(const warplab_buffer *x, size_t x_offset, size_t x_bytes,
+                        const warplab_buffer *y, size_t y_offset, size_t y_bytes);
+/* Whether x and y start at the same byte (an operation done in place). */
+bool wl_buffers_same_start(const warplab_buffer *x, const warplab_buffer *y);
 
 /* A view of a whole or part of a public buffer. */
 wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes);

@@ -466,6 +466,14 @@ void wl_row_set_times(warplab_row *row, const wl_stats *stats, int runs)
     row->noise_pct = stats->rel_stddev_pct;
 }
 
+/* The most work (seconds) time_runs queues before it waits for it. */
+#define WL_CANCEL_WAIT_SECONDS 0.25
+
+static bool run_cancelled(const wl_run_config *config)
+{
+    return config->cancelled && config->cancelled(config->cancel_user);
+}
+
 static warplab_status time_runs(harness_run *run, const wl_run_config *config,
                                 double checked_seconds, warplab_row *row)
 {
@@ -498,7 +506,9 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
             status = ops->synchronize(backend);
         one_run = wl_now_seconds() - begin;
         int warmup = config->warmup > 0 ? config->warmup : 3;
-        for (int i = 1; i < warmup && status == WARPLAB_OK && one_run * (i + 1) < 0.1 * budget; i++)
+        for (int i = 1; i < warmup && status == WARPLAB_OK && one_run * (i + 1) < 0.1 * budget &&
+                        !run_cancelled(config);
+             i++)
             status = run_once(run);
         if (status == WARPLAB_OK)
             status = ops->synchronize(backend);
@@ -519,9 +529,11 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
     if (!ms)
         return row_fail(row, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, WARPLAB_ROW_FAILED,
                         "out of host memory for timings");
+    const double queued = one_run > 0 ? WL_CANCEL_WAIT_SECONDS / one_run : (double)repeat;
+    const int per_wait = queued < 1.0 ? 1 : queued > (double)repeat ? repeat : (int)queued;
     int taken = 0;
     for (int i = 0; i < repeat && status == WARPLAB_OK; i++, taken++) {
-        if (i > 0 && config->cancelled && config->cancelled(config->cancel_user))
+        if (i > 0 && run_cancelled(config))
             break;
         if (config->flush && ops->flush_caches)
             status = ops->flush_caches(backend);
@@ -541,6 +553,12 @@ static warplab_status time_runs(harness_run *run, const wl_run_config *config,
         }
         if (status == WARPLAB_OK)
             status = ops->timer_stop(backend, i);
+        /* Runs are queued back to back, but no more than
+         * WL_CANCEL_WAIT_SECONDS of them at a time: a cancellation stops
+         * after the current run, not after all those queued (the events
+         * time each run all the same). */
+        if (status == WARPLAB_OK && (i + 1) % per_wait == 0)
+            status = ops->synchronize(backend);
     }
     repeat = taken;
     if (status == WARPLAB_OK)
@@ -593,10 +611,15 @@ static double rung_work(const wl_ladder *ladder, const wl_rung *rung, const wl_p
     return work > 0.0 ? work : (bytes ? bytes(problem) : 0.0);
 }
 
+/* The largest problem (bytes of its buffers) a host row's budget probe
+ * runs: filled and run in tens of milliseconds. */
+#define WL_HOST_PROBE_BYTES ((size_t)64 << 20)
+
 /* A host row in a run on another device gets a time budget: one run at a
- * quarter of the work (large enough that caches flatter it little) predicts
- * a run at full size; past the budget the row is skipped, the prediction its
- * reason. Problems with pitches, or too small to scale, are run as they are. */
+ * quarter of the work, or less where that is past WL_HOST_PROBE_BYTES,
+ * predicts a run at full size (work scales linearly); past the budget the
+ * row is skipped, the prediction its reason. Problems with pitches, or too small to scale, are run
+ * as they are. */
 static warplab_status host_row_budget(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
                                       const wl_rung *rung, const wl_impl *impl,
                                       const wl_problem *problem, const wl_run_config *config,
@@ -617,6 +640,28 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
             return WARPLAB_OK;
         if (d < scaled)
             probe.dim[d] = problem->dim[d] / scale;
+    }
+    /* A problem whose buffers and host copies do not fit in the host's free
+     * memory is skipped by the memory check (allocate) with that reason:
+     * no probe for it. */
+    size_t full_bytes = 0, free_bytes = 0, total_bytes = 0;
+    if (wl_problem_bytes(ladder, problem, &full_bytes) &&
+        host->ops->mem_info(host, &free_bytes, &total_bytes) == WARPLAB_OK &&
+        2.0 * (double)full_bytes > 0.95 * (double)free_bytes - 64e6)
+        return WARPLAB_OK;
+    /* The probe itself costs milliseconds: smaller still while its buffers
+     * pass WL_HOST_PROBE_BYTES (a problem too large for memory is skipped
+     * after this, by the memory check, at no cost). */
+    size_t probe_bytes = 0;
+    while (wl_problem_bytes(ladder, &probe, &probe_bytes) && probe_bytes > WL_HOST_PROBE_BYTES) {
+        bool shrunk = false;
+        for (int d = 0; d < scaled; d++)
+            if (probe.dim[d] >= 128) {
+                probe.dim[d] /= 2;
+                shrunk = true;
+            }
+        if (!shrunk)
+            break;
     }
     const double full = rung_work(ladder, rung, problem), part = rung_work(ladder, rung, &probe);
     if (!(full > 0.0) || !(part > 0.0))
@@ -695,6 +740,11 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
     if (status == WARPLAB_OK)
         run.state_ready = true;
 
+    /* Cancelled while the buffers were made: nothing more to wait for. */
+    if (status == WARPLAB_OK && run_cancelled(config)) {
+        release_run(&run);
+        return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, "cancelled");
+    }
     double checked_seconds = 0.0;
     if (status == WARPLAB_OK && config->verify) {
         double begin = wl_now_seconds();

@@ -87,11 +87,55 @@ static warplab_backend_kind row_backend(const warplab_row *row)
     return kind;
 }
 
-/* One rung: its lesson, the course's reference, its code and the diff. */
-static warplab_status write_rung(FILE *out, const wl_ladder *ladder, const wl_rung *rung,
-                                 const warplab_row *row)
+/* The code regions (src/show.h) that more than one rung of a ladder's
+ * section uses: the section prints them once, at its top, and each rung
+ * its own regions only. */
+#define HTML_MAX_REGIONS 16
+#define HTML_MAX_SHARED 64
+
+typedef struct shared_regions {
+    const char *begin[HTML_MAX_SHARED];
+    size_t count;
+} shared_regions;
+
+static bool region_shared(const shared_regions *shared, const wl_source_region *region)
 {
-    fprintf(out, "<details class=\"rung\" id=\"%s-%s\"><summary><code>", ladder->name, rung->id);
+    for (size_t i = 0; i < shared->count; i++)
+        if (shared->begin[i] == region->begin)
+            return true;
+    return false;
+}
+
+static size_t rung_regions(const wl_ladder *ladder, const wl_rung *rung,
+                           warplab_backend_kind backend, wl_source_region *regions)
+{
+    size_t count = wl_show_regions(ladder->name, rung->id, backend, regions, HTML_MAX_REGIONS);
+    return count > HTML_MAX_REGIONS ? HTML_MAX_REGIONS : count;
+}
+
+static void write_region(FILE *out, const wl_source_region *region)
+{
+    fputs("<pre class=\"code\">", out);
+    fprintf(out, "// %s:%zu\n", region->file->path, region->begin_line);
+    const size_t len = (size_t)(region->end - region->begin);
+    char *code = malloc(len + 1);
+    if (code) {
+        memcpy(code, region->begin, len);
+        code[len] = '\0';
+        write_escaped(out, code);
+        free(code);
+    }
+    fputs("</pre>\n", out);
+}
+
+/* One rung: its lesson, the course's reference, its own code (the shared
+ * regions are at the section's top) and the diff against the rung below.
+ * Lesson and code are open: the page is a handout that may be printed. */
+static warplab_status write_rung(FILE *out, const wl_ladder *ladder, const wl_rung *rung,
+                                 const warplab_row *row, const shared_regions *shared)
+{
+    fprintf(out, "<details class=\"rung\" id=\"%s-%s\" open><summary><code>", ladder->name,
+            rung->id);
     write_escaped(out, rung->id);
     fputs("</code> ", out);
     write_escaped(out, rung->title ? rung->title : "");
@@ -116,18 +160,26 @@ static warplab_status write_rung(FILE *out, const wl_ladder *ladder, const wl_ru
     }
     const warplab_backend_kind backend = row_backend(row);
     warplab_status status = WARPLAB_OK;
-    char *code = wl_show_source(ladder, rung, backend, true, &status);
-    if (!code) {
+    wl_source_region regions[HTML_MAX_REGIONS];
+    const size_t count = rung_regions(ladder, rung, backend, regions);
+    if (count == 0) {
         fprintf(out, "<p class=\"nocode\">No %s source of this rung in this build.</p>\n",
                 wl_show_language(backend));
         fputs("</details>\n", out);
-        return status == WARPLAB_ERROR_UNKNOWN_NAME ? WARPLAB_OK : status;
+        return WARPLAB_OK;
     }
-    fprintf(out, "<details class=\"code\"><summary>%s source</summary><pre class=\"code\">",
+    size_t own = 0, common = 0;
+    for (size_t i = 0; i < count; i++)
+        region_shared(shared, &regions[i]) ? common++ : own++;
+    fprintf(out, "<details class=\"code\" open><summary>%s source</summary>\n",
             wl_show_language(backend));
-    write_escaped(out, code);
-    fputs("</pre></details>\n", out);
-    free(code);
+    for (size_t i = 0; i < count; i++)
+        if (!region_shared(shared, &regions[i]))
+            write_region(out, &regions[i]);
+    if (common)
+        fprintf(out, "<p class=\"note\">%s%zu shared region%s at the top of the section.</p>\n",
+                own ? "Also uses the " : "Only the ", common, common == 1 ? "" : "s");
+    fputs("</details>\n", out);
     const wl_rung *below = wl_show_rung_below(ladder, rung, backend);
     if (below) {
         char *base = wl_show_source(ladder, below, backend, false, &status);
@@ -158,6 +210,41 @@ static warplab_status write_rung(FILE *out, const wl_ladder *ladder, const wl_ru
     }
     fputs("</details>\n", out);
     return status;
+}
+
+/* The section's shared regions, once, in the order the first rung that
+ * uses them lists them. */
+static warplab_status write_shared(FILE *out, const wl_ladder *ladder, const warplab_report *report,
+                                   const shared_regions *shared)
+{
+    if (shared->count == 0)
+        return WARPLAB_OK;
+    fputs("<details class=\"code shared\" open><summary>Code the rungs below share</summary>\n",
+          out);
+    const char *written[HTML_MAX_SHARED];
+    size_t written_count = 0;
+    for (size_t r = 0; r < ladder->rung_count; r++) {
+        const warplab_row *row = NULL;
+        for (size_t i = 0; i < report->row_count && !row; i++)
+            if (strcmp(report->rows[i].ladder, ladder->name) == 0 &&
+                strcmp(report->rows[i].rung, ladder->rungs[r].id) == 0)
+                row = &report->rows[i];
+        if (!row)
+            continue;
+        wl_source_region regions[HTML_MAX_REGIONS];
+        const size_t count = rung_regions(ladder, &ladder->rungs[r], row_backend(row), regions);
+        for (size_t k = 0; k < count; k++) {
+            bool done = false;
+            for (size_t j = 0; j < written_count && !done; j++)
+                done = written[j] == regions[k].begin;
+            if (done || !region_shared(shared, &regions[k]))
+                continue;
+            write_region(out, &regions[k]);
+            written[written_count++] = regions[k].begin;
+        }
+    }
+    fputs("</details>\n", out);
+    return WARPLAB_OK;
 }
 
 static const char style[] =
@@ -194,10 +281,16 @@ warplab_status warplab_report_write_html(const warplab_report *report,
     write_escaped(out, report->backend);
     fputs("</td></tr>\n<tr><td>date</td><td>", out);
     write_escaped(out, report->date);
-    fprintf(out, "</td></tr>\n<tr><td>bandwidth ceiling</td><td>%.1f GB/s (", report->ceiling_gbs);
-    write_escaped(out, report->ceiling_source);
+    fputs("</td></tr>\n", out);
+    /* A ceiling only where one is known (a theoretical figure, or the copy
+     * reference measured): never "0.0 GB/s". */
+    if (report->ceiling_gbs > 0) {
+        fprintf(out, "<tr><td>bandwidth ceiling</td><td>%.1f GB/s (", report->ceiling_gbs);
+        write_escaped(out, report->ceiling_source);
+        fputs(")</td></tr>\n", out);
+    }
     fprintf(out,
-            ")</td></tr>\n<tr><td>L2</td><td>%s</td></tr>\n<tr><td>seed</td><td>%llu</td>"
+            "<tr><td>L2</td><td>%s</td></tr>\n<tr><td>seed</td><td>%llu</td>"
             "</tr>\n",
             report->l2_flushed ? "flushed before each timed run" : "warm", report->seed);
     if (settings && *settings) {
@@ -221,6 +314,31 @@ warplab_status warplab_report_write_html(const warplab_report *report,
     for (size_t l = 0; l < wl_ladder_count() && status == WARPLAB_OK; l++) {
         const wl_ladder *ladder = wl_ladder_at(l);
         bool heading = false;
+        /* The regions two rungs of the section or more use, found first. */
+        shared_regions shared = {.count = 0};
+        const char *seen[HTML_MAX_SHARED * 4];
+        size_t seen_count = 0;
+        for (size_t r = 0; r < ladder->rung_count; r++) {
+            const warplab_row *row = NULL;
+            for (size_t i = 0; i < report->row_count && !row; i++)
+                if (strcmp(report->rows[i].ladder, ladder->name) == 0 &&
+                    strcmp(report->rows[i].rung, ladder->rungs[r].id) == 0)
+                    row = &report->rows[i];
+            if (!row)
+                continue;
+            wl_source_region regions[HTML_MAX_REGIONS];
+            const size_t count = rung_regions(ladder, &ladder->rungs[r], row_backend(row), regions);
+            for (size_t k = 0; k < count; k++) {
+                bool before = false;
+                for (size_t j = 0; j < seen_count && !before; j++)
+                    before = seen[j] == regions[k].begin;
+                if (!before && seen_count < sizeof seen / sizeof seen[0])
+                    seen[seen_count++] = regions[k].begin;
+                else if (before && !region_shared(&shared, &regions[k]) &&
+                         shared.count < HTML_MAX_SHARED)
+                    shared.begin[shared.count++] = regions[k].begin;
+            }
+        }
         for (size_t r = 0; r < ladder->rung_count && status == WARPLAB_OK; r++) {
             const wl_rung *rung = &ladder->rungs[r];
             const warplab_row *row = NULL;
@@ -234,12 +352,14 @@ warplab_status warplab_report_write_html(const warplab_report *report,
                 fprintf(out, "<h2 id=\"%s\">%s: ", ladder->name, ladder->name);
                 write_escaped(out, ladder->title);
                 fputs("</h2>\n<p>Each rung: what it changed over the rung below and why, where "
-                      "the course teaches it, its code as compiled into this build and the "
+                      "the course teaches it, its own code as compiled into this build and the "
                       "diff against the rung below.</p>\n",
                       out);
                 heading = true;
+                status = write_shared(out, ladder, report, &shared);
             }
-            status = write_rung(out, ladder, rung, row);
+            if (status == WARPLAB_OK)
+                status = write_rung(out, ladder, rung, row, &shared);
         }
     }
     fputs("</body>\n</html>\n", out);

@@ -126,6 +126,20 @@ warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
 #endif
     ;
 
+/* Every public call that can fail goes through these (src/context.c):
+ * begin clears the slot warplab_last_error will read for the call (the
+ * context's, or with NULL the thread's), end makes sure a failure leaves a
+ * message there that starts with the called function's name ("function:
+ * detail", the status's own string when no detail was given) and returns
+ * status. wl_api_no_context: "function: the context is NULL", invalid. */
+void wl_api_begin(warplab_context *context);
+warplab_status wl_api_end(warplab_context *context, const char *function, warplab_status status);
+warplab_status wl_api_no_context(const char *function, const char *what);
+
+/* warplab_parse_size without a message: *overflow tells a dimension past
+ * 2^64 - 1 from text that is not a size. */
+warplab_status wl_parse_size(const char *text, size_t sizes[3], int *dims, bool *overflow);
+
 /* ------------------------------------------------------------------------ */
 /* Backends                                                                 */
 

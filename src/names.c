@@ -38,16 +38,23 @@ const char *warplab_backend_name(warplab_backend_kind kind)
     return (unsigned)kind < WARPLAB_BACKEND_COUNT ? backend_names[kind] : "unknown";
 }
 
-warplab_status warplab_backend_parse(const char *name, warplab_backend_kind *kind)
+static warplab_status warplab_backend_parse_checked(const char *name, warplab_backend_kind *kind)
 {
     if (!name || !kind)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "name and kind are needed");
     for (int i = 0; i < WARPLAB_BACKEND_COUNT; i++)
         if (strcasecmp(name, backend_names[i]) == 0) {
             *kind = (warplab_backend_kind)i;
             return WARPLAB_OK;
         }
-    return WARPLAB_ERROR_UNKNOWN_NAME;
+    return wl_detached_fail(WARPLAB_ERROR_UNKNOWN_NAME, "no backend '%s' (cuda, opencl, cpu, auto)",
+                            name);
+}
+
+warplab_status warplab_backend_parse(const char *name, warplab_backend_kind *kind)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_backend_parse", warplab_backend_parse_checked(name, kind));
 }
 
 int warplab_backend_compiled(warplab_backend_kind kind)
@@ -63,7 +70,7 @@ const char *warplab_dtype_name(warplab_dtype dtype)
     return (unsigned)dtype < WARPLAB_DTYPE_COUNT ? dtype_names[dtype] : "unknown";
 }
 
-warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype)
+static warplab_status warplab_dtype_parse_checked(const char *name, warplab_dtype *dtype)
 {
     static const struct {
         const char *name;
@@ -87,13 +94,19 @@ warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype)
                    {"float16", WARPLAB_FLOAT16},
                    {"f16", WARPLAB_FLOAT16}};
     if (!name || !dtype)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "name and dtype are needed");
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcasecmp(name, aliases[i].name) == 0) {
             *dtype = aliases[i].dtype;
             return WARPLAB_OK;
         }
-    return WARPLAB_ERROR_UNKNOWN_NAME;
+    return wl_detached_fail(WARPLAB_ERROR_UNKNOWN_NAME, "no element type '%s'", name);
+}
+
+warplab_status warplab_dtype_parse(const char *name, warplab_dtype *dtype)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_dtype_parse", warplab_dtype_parse_checked(name, dtype));
 }
 
 size_t warplab_dtype_size(warplab_dtype dtype)
@@ -110,7 +123,8 @@ size_t warplab_dtype_size(warplab_dtype dtype)
 
 /* One dimension: digits, optional "^exponent" (base^exp), optional K/M/G
  * suffix in units of 2^10. Overflow past SIZE_MAX is an error. */
-static warplab_status parse_dimension(const char *text, size_t length, size_t *value)
+static warplab_status parse_dimension(const char *text, size_t length, size_t *value,
+                                      bool *overflow)
 {
     char buffer[64];
     if (length == 0 || length >= sizeof buffer)
@@ -122,20 +136,26 @@ static warplab_status parse_dimension(const char *text, size_t length, size_t *v
     errno = 0;
     char *end = NULL;
     unsigned long long base = strtoull(buffer, &end, 10);
-    if (errno)
+    if (errno) {
+        *overflow = errno == ERANGE;
         return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
     unsigned long long result = base;
     if (*end == '^') {
         const char *exponent_text = end + 1;
         if (!isdigit((unsigned char)*exponent_text))
             return WARPLAB_ERROR_INVALID_ARGUMENT;
         unsigned long long exponent = strtoull(exponent_text, &end, 10);
-        if (errno || exponent > 64)
+        if (errno || exponent > 64) {
+            *overflow = true;
             return WARPLAB_ERROR_INVALID_ARGUMENT;
+        }
         result = 1;
         for (unsigned long long i = 0; i < exponent; i++) {
-            if (base != 0 && result > SIZE_MAX / base)
+            if (base != 0 && result > SIZE_MAX / base) {
+                *overflow = true;
                 return WARPLAB_ERROR_INVALID_ARGUMENT;
+            }
             result *= base;
         }
     }
@@ -160,16 +180,17 @@ static warplab_status parse_dimension(const char *text, size_t length, size_t *v
     }
     if (*end != '\0')
         return WARPLAB_ERROR_INVALID_ARGUMENT;
-    if (result != 0 && multiplier > SIZE_MAX / result)
+    if (result != 0 && multiplier > SIZE_MAX / result) {
+        *overflow = true;
         return WARPLAB_ERROR_INVALID_ARGUMENT;
+    }
     *value = (size_t)(result * multiplier);
     return WARPLAB_OK;
 }
 
-warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
+warplab_status wl_parse_size(const char *text, size_t sizes[3], int *dims, bool *overflow)
 {
-    if (!text || !sizes || !dims)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    *overflow = false;
     size_t parsed[3] = {0, 0, 0};
     int count = 0;
     const char *start = text;
@@ -179,7 +200,8 @@ warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
             sep++;
         if (count == 3)
             return WARPLAB_ERROR_INVALID_ARGUMENT;
-        warplab_status status = parse_dimension(start, (size_t)(sep - start), &parsed[count]);
+        warplab_status status =
+            parse_dimension(start, (size_t)(sep - start), &parsed[count], overflow);
         if (status != WARPLAB_OK)
             return status;
         count++;
@@ -191,4 +213,26 @@ warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
         sizes[i] = parsed[i];
     *dims = count;
     return WARPLAB_OK;
+}
+
+static warplab_status warplab_parse_size_checked(const char *text, size_t sizes[3], int *dims)
+{
+    if (!text || !sizes || !dims)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "text, sizes and dims are needed");
+    bool overflow = false;
+    if (wl_parse_size(text, sizes, dims, &overflow) == WARPLAB_OK)
+        return WARPLAB_OK;
+    if (overflow)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "'%s' is out of range: a dimension past 2^64 - 1", text);
+    return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                            "cannot read '%s' (examples: 1048576, 2^20, 1M, 4096x4096, "
+                            "512x512x512)",
+                            text);
+}
+
+warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_parse_size", warplab_parse_size_checked(text, sizes, dims));
 }

@@ -101,8 +101,9 @@ static void describe_forms(const wl_probe *probe, const char *here, char *text, 
         wl_format(text, len, "%s has no form in this build", probe->name);
 }
 
-warplab_status warplab_probe_supported(const char *name, warplab_backend_kind backend, char *reason,
-                                       size_t reason_len)
+static warplab_status warplab_probe_supported_checked(const char *name,
+                                                      warplab_backend_kind backend, char *reason,
+                                                      size_t reason_len)
 {
     const wl_probe *probe = wl_probe_find(name);
     if (!probe)
@@ -118,6 +119,14 @@ warplab_status warplab_probe_supported(const char *name, warplab_backend_kind ba
     if (reason && reason_len)
         describe_forms(probe, warplab_backend_name(backend), reason, reason_len);
     return WARPLAB_ERROR_UNSUPPORTED;
+}
+
+warplab_status warplab_probe_supported(const char *name, warplab_backend_kind backend, char *reason,
+                                       size_t reason_len)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_probe_supported",
+                      warplab_probe_supported_checked(name, backend, reason, reason_len));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -262,8 +271,9 @@ static void fill_header(warplab_context *context, const wl_probe *probe,
     }
 }
 
-warplab_status warplab_probe_run(warplab_context *context, const char *name,
-                                 const warplab_probe_options *options, warplab_probe_result **out)
+static warplab_status warplab_probe_run_checked(warplab_context *context, const char *name,
+                                                const warplab_probe_options *options,
+                                                warplab_probe_result **out)
 {
     if (!context || !name || !out)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -377,6 +387,16 @@ warplab_status warplab_probe_run(warplab_context *context, const char *name,
         probe->conclude(result, result->conclusion, sizeof result->conclusion);
     *out = result;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_probe_run(warplab_context *context, const char *name,
+                                 const warplab_probe_options *options, warplab_probe_result **out)
+{
+    if (!context)
+        return wl_api_no_context("warplab_probe_run", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_probe_run",
+                      warplab_probe_run_checked(context, name, options, out));
 }
 
 /* ------------------------------------------------------------------------ */

@@ -83,15 +83,16 @@ static const char *or_empty(const char *text)
     return text ? text : "";
 }
 
-warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_id,
-                                     warplab_rung_info *info)
+static warplab_status warplab_rung_describe_checked(const char *ladder_name, const char *rung_id,
+                                                    warplab_rung_info *info)
 {
     if (!ladder_name || !rung_id || !info)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "ladder, rung and info are needed");
     const wl_ladder *ladder = wl_ladder_find(ladder_name);
     const wl_rung *rung = ladder ? wl_rung_find(ladder, rung_id) : NULL;
     if (!rung)
-        return WARPLAB_ERROR_UNKNOWN_NAME;
+        return wl_detached_fail(WARPLAB_ERROR_UNKNOWN_NAME, "no rung '%s' in ladder '%s'", rung_id,
+                                ladder_name);
     info->id = rung->id;
     info->title = or_empty(rung->title);
     info->lesson = or_empty(rung->lesson);
@@ -104,6 +105,14 @@ warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_i
     info->flags = warplab_rung_flags(ladder_name, rung_id);
     info->vendor = or_empty(rung->vendor);
     return WARPLAB_OK;
+}
+
+warplab_status warplab_rung_describe(const char *ladder_name, const char *rung_id,
+                                     warplab_rung_info *info)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_rung_describe",
+                      warplab_rung_describe_checked(ladder_name, rung_id, info));
 }
 
 const char *warplab_ladder_shape_set(const char *ladder_name)

@@ -402,27 +402,39 @@ static void write_terminal_cell(FILE *out, const view_column *entry, const char 
 /* Ladders with a bus bandwidth (all-reduce): a line under the row with
  * nccl-tests' algbw (the GB/s column) and busbw, and the ratio to the row's
  * vendor row. */
-static void write_bus_bandwidth(const warplab_row *row, FILE *out)
+static void write_bus_bandwidth(const warplab_row *row, int rung_width, FILE *out)
 {
     if (!(row->busbw_gbs > 0))
         return;
-    fprintf(out, "%-18s   algbw %.1f GB/s, busbw %.1f GB/s", "", row->gbs, row->busbw_gbs);
+    fprintf(out, "%-*s   algbw %.1f GB/s, busbw %.1f GB/s", rung_width, "", row->gbs,
+            row->busbw_gbs);
     if (row->pct_of_vendor > 0 && row->vendor[0] && strcmp(row->vendor, row->rung) != 0)
         fprintf(out, ", %.2fx %s", row->pct_of_vendor / 100.0, row->vendor);
     fputc('\n', out);
 }
 
 static void write_terminal_group(const warplab_report *report, size_t begin, size_t end,
-                                 const view_column *view, size_t count, FILE *out)
+                                 const view_column *shared_view, size_t count, FILE *out)
 {
+    /* The rung column is as wide as the group's longest id (18 at least),
+     * so that every row's columns line up. */
+    view_column view[16];
+    if (count > sizeof view / sizeof view[0])
+        count = sizeof view / sizeof view[0];
+    memcpy(view, shared_view, count * sizeof view[0]);
+    int rung_width = 18;
+    for (size_t i = begin; i < end; i++)
+        if ((int)strlen(report->rows[i].rung) > rung_width)
+            rung_width = (int)strlen(report->rows[i].rung);
+    view[0].width = -rung_width;
     for (size_t c = 0; c < count; c++)
         write_terminal_cell(out, &view[c], view_column_of(&view[c])->heading, c == 0);
     fputc('\n', out);
     for (size_t i = begin; i < end; i++) {
         const warplab_row *row = &report->rows[i];
         if (!row_timed(row)) {
-            fprintf(out, "%-18s %-36.36s %s: %s\n", row->rung, row->title, row_state(row),
-                    row->note);
+            fprintf(out, "%-*s %-36.36s %s: %s\n", rung_width, row->rung, row->title,
+                    row_state(row), row->note);
             continue;
         }
         for (size_t c = 0; c < count; c++) {
@@ -432,8 +444,8 @@ static void write_terminal_group(const warplab_report *report, size_t begin, siz
         }
         fputc('\n', out);
         if (row->flags & (WARPLAB_ROW_FAILED | WARPLAB_ROW_UNSAFE))
-            fprintf(out, "%-18s   %s: %s\n", "", row_state(row), row->note);
-        write_bus_bandwidth(row, out);
+            fprintf(out, "%-*s   %s: %s\n", rung_width, "", row_state(row), row->note);
+        write_bus_bandwidth(row, rung_width, out);
     }
 }
 

@@ -153,8 +153,9 @@ foreach(backend IN LISTS backends)
          ARGS bench transpose --size 1000000000x1000000000 ${b})
   expect(RC 1 OUT "skipped: needs [0-9.]+ GB" ERR "nothing ran"
          ARGS bench vecadd --size 2^40 --rung grid,cpu_loop ${b})
-  # Output files are checked before the run.
-  expect(RC 2 OUT "^$" ERR "--json ${WORK_DIR}/no/such/dir/r.json: cannot write there: No such file"
+  # Output files are checked before the run: a path that cannot be written
+  # is refused (exit 1); tests/output/output_nodes.sh covers every kind of node.
+  expect(RC 1 OUT "^$" ERR "--json ${WORK_DIR}/no/such/dir/r.json: cannot write there: No such file"
          ARGS bench vecadd --size 1000 --json ${WORK_DIR}/no/such/dir/r.json ${b})
   expect(RC 2 OUT "^$" ERR "--plot ${WORK_DIR}: is a directory"
          ARGS bench vecadd --size 1000 --plot ${WORK_DIR} ${b})
@@ -163,7 +164,7 @@ expect(RC 2 ERR "--block '65536x65536': 4294967296 threads in one block; a block
        ARGS occupancy --arch hopper --block 65536x65536)
 expect(RC 2 ERR "--block '70000x1': each dimension is 1 to 65536"
        ARGS occupancy --arch hopper --block 70000x1)
-expect(RC 2 OUT "^$" ERR "--json ${WORK_DIR}/no/such/dir/p.json: cannot write there"
+expect(RC 1 OUT "^$" ERR "--json ${WORK_DIR}/no/such/dir/p.json: cannot write there"
        ARGS probe unroll --json ${WORK_DIR}/no/such/dir/p.json)
 
 # shell(RC <code> [ERR <regex>] SCRIPT <sh script>): cases that need a shell
@@ -340,7 +341,7 @@ expect(RC 2 ERR "one ladder and at most one rung" ARGS show reduce naive sequent
 # --counters without a GPU or without ncu: a clear message and the plain table.
 expect(RC 0 OUT "cpu_loop" ERR "--counters: .*the plain one"
        ARGS bench vecadd --backend cpu --size 1000 --repeat 2 --quiet --counters)
-expect(RC 2 ERR "--html" ARGS bench vecadd --backend cpu --html /nonexistent-dir/x.html)
+expect(RC 1 ERR "--html" ARGS bench vecadd --backend cpu --html /nonexistent-dir/x.html)
 
 # occupancy: the course's Fermi numbers, a register-bound Hopper block, errors.
 expect(RC 0 OUT "6 blocks per SM: 48 warps, 1536 threads; occupancy 100.0%"
@@ -362,6 +363,63 @@ expect(RC 2 ERR "allows 0 to 255" ARGS occupancy --arch hopper --threads 256 --r
 expect(RC 2 ERR "--shared needs bytes" ARGS occupancy --arch hopper --threads 256 --shared lots)
 expect(RC 2 ERR "give the block size" ARGS occupancy --arch hopper)
 expect(RC 2 ERR "--arch or --device, not both" ARGS occupancy --arch hopper --device --threads 32)
+# Option mistakes: one message each; an empty value is refused wherever it
+# comes (--rung "" as --size=); an output or format given twice is refused.
+expect(RC 2 OUT "^$" ERR "^warplab bench: --size needs a value\n\\(see: warplab bench --help\\)\n$"
+       ARGS bench --size)
+expect(RC 2 OUT "^$" ERR "^warplab bench: unknown option '--frob'\n" ARGS bench --frob)
+expect(RC 2 OUT "^$" ERR "--rung needs a value, not ''" ARGS bench vecadd --rung= --size 10)
+expect(RC 2 OUT "^$" ERR "--size needs sizes, not ''" ARGS bench vecadd --size=)
+expect(RC 2 OUT "^$" ERR "--type needs a value, not ''" ARGS bench reduce --type=)
+expect(RC 2 OUT "^$" ERR "--json given twice \\('a.json' and 'b.json'\\)"
+       ARGS bench vecadd --json a.json --json b.json)
+expect(RC 2 OUT "^$" ERR "--html given twice" ARGS bench vecadd --html a.html --html=b.html)
+expect(RC 2 OUT "^$" ERR "one output format" ARGS bench vecadd --csv --markdown)
+expect(RC 2 OUT "^$" ERR "one output format" ARGS bench vecadd --csv --csv)
+expect(RC 2 OUT "^$" ERR "--json given twice" ARGS probe unroll --json a.json --json b.json)
+# Sizes past 2^64 - 1 are out of range, like sizes whose bytes are.
+expect(RC 2 ERR "the size '2\\^64' is out of range" ARGS bench vecadd --backend cpu --size 2^64)
+expect(RC 2 ERR "the size '2\\^63' is out of range" ARGS bench vecadd --backend cpu --size 2^63)
+expect(RC 2 ERR "cannot read the size '12q'" ARGS bench vecadd --backend cpu --size 12q)
+# A rung list without a ladder runs each ladder's listed rungs; a rung no
+# ladder has is named as such; a ladder that cannot run here (allreduce
+# without 2 CUDA GPUs) is no empty section.
+expect(RC 0 OUT "vecadd, n=100 .*\ncpu_loop .*reduce, n=100 .*\ncpu_loop "
+       ARGS bench --backend cpu --rung cpu_loop --size 100 --repeat 2 --quiet)
+expect(RC 2 ERR "no ladder has a rung 'nosuch'" ARGS bench --backend cpu --rung nosuch --size 100)
+execute_process(COMMAND ${WARPLAB} bench --backend cpu --rung cpu_loop,host_staging --size 100
+                        --repeat 2 --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+if(NOT rc EQUAL 0 OR out MATCHES "allreduce" OR out MATCHES "0 GPUs")
+  message(SEND_ERROR "bench --rung cpu_loop,host_staging on cpu: exit ${rc}, an allreduce "
+                     "section or none of the others\n${out}${err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect(RC 1 ERR "the allreduce ladder: the all-reduce ladder runs across CUDA GPUs"
+       ARGS bench allreduce --backend cpu --quiet)
+# The rung column is as wide as the longest id in the group: the titles of
+# every row start in one column.
+expect(RC 0 OUT "\nrung                 what .*\ncpu_loop             CPU triple loop.*\ntf32_wgmma_tma_store tensor cores"
+       ARGS bench gemm --backend cpu --size 64 --rung cpu_loop,tf32_wgmma_tma_store --repeat 2 --quiet)
+
+shell(RC 2 ERR "--rung needs a value, not ''"
+      SCRIPT "exec \"$W\" bench vecadd --rung '' --size 10 >/dev/null")
+
+# Bounded runs: the cpu backend's ex rows have the host rows' size guard
+# (skipped at once, not minutes of loops); a problem too large for memory
+# is skipped without a budget probe.
+expect(RC 1 OUT "ex_tf32 .*skipped: the cpu backend's plain loops would take minutes"
+       ARGS bench gemm --backend cpu --size 20000 --rung ex_tf32,ex_bf16 --quiet)
+string(TIMESTAMP before "%s")
+expect(RC 1 OUT "cpu_loop .*skipped: needs [0-9.]+ GB"
+       ARGS bench transpose --size 200000x200000 --rung cpu_loop,cpu_blocked --quiet)
+string(TIMESTAMP after "%s")
+math(EXPR took "${after} - ${before}")
+if(took GREATER 20)
+  message(SEND_ERROR "bench transpose --size 200000x200000 took ${took} s to skip its rows")
+  math(EXPR failures "${failures} + 1")
+endif()
+
 # Without --arch: the present CUDA GPU, or a usage error that asks for --arch.
 execute_process(COMMAND ${WARPLAB} occupancy --threads 256 RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)

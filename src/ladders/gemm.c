@@ -1208,17 +1208,6 @@ const wl_ladder wl_gemm_ladder = {
 /* ------------------------------------------------------------------------ */
 /* The library operation                                                    */
 
-warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
-                            const warplab_buffer *a, size_t lda, const warplab_buffer *b,
-                            size_t ldb, float beta, warplab_buffer *c, size_t ldc)
-{
-    /* The FP32, op N, N case of warplab_gemm_ex: the same checks, the ladder's
-     * best rung. */
-    return warplab_gemm_ex(context, WARPLAB_OP_N, WARPLAB_OP_N, m, n, k, alpha, a, WARPLAB_FLOAT32,
-                           lda, b, WARPLAB_FLOAT32, ldb, beta, c, WARPLAB_FLOAT32, ldc,
-                           WARPLAB_COMPUTE_FP32);
-}
-
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex                                                          */
 
@@ -1227,17 +1216,19 @@ static bool gemm_ex_input_type(warplab_dtype type)
     return type == WARPLAB_FLOAT32 || type == WARPLAB_BFLOAT16 || type == WARPLAB_FLOAT16;
 }
 
-warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
-                               size_t n, size_t k, float alpha, const warplab_buffer *a,
-                               warplab_dtype a_type, size_t lda, const warplab_buffer *b,
-                               warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
-                               warplab_dtype c_type, size_t ldc, warplab_compute compute)
+static warplab_status
+warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
+                        size_t n, size_t k, float alpha, const warplab_buffer *a,
+                        warplab_dtype a_type, size_t lda, const warplab_buffer *b,
+                        warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
+                        warplab_dtype c_type, size_t ldc, warplab_compute compute)
 {
     if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
     if (!a || !b || !c)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "warplab_gemm_ex needs buffers A, B and C");
+                               "needs buffers A, B and C (%s%s%s is NULL)", a ? "" : "A ",
+                               b ? "" : "B ", c ? "" : "C");
     if ((unsigned)op_a >= WARPLAB_OP_COUNT || (unsigned)op_b >= WARPLAB_OP_COUNT)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "op_a and op_b are WARPLAB_OP_N or WARPLAB_OP_T (got %d, %d)",
@@ -1293,10 +1284,15 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
         if (status != WARPLAB_OK)
             return status;
     }
-    if (spans[2] > 0 && (c == a || c == b))
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "C must not be the buffer of A or B (it is written while they "
-                               "are read)");
+    /* C is written while A and B are read: its span must not overlap
+     * theirs, whether the same buffer or views of one memory. */
+    for (int i = 0; i < 2; i++)
+        if (spans[2] > 0 && (c == all[i] || wl_buffers_overlap(c, 0, spans[2] * sizes[2], all[i], 0,
+                                                               spans[i] * sizes[i])))
+            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                                   "C overlaps %s in memory; C must be a buffer of its own (it "
+                                   "is written while A and B are read)",
+                                   names[i]);
     if (m == 0 || n == 0)
         return WARPLAB_OK;
     wl_problem problem;
@@ -1367,6 +1363,35 @@ wl_gemm_target wl_gemm_target_for(const wl_backend *backend)
      * they were built as well; no row of the table needs it yet). */
     return wl_gemm_target_of(&backend->info,
                              backend->info.cc_major == 9 && backend->info.cc_minor == 0);
+}
+
+warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
+                               size_t n, size_t k, float alpha, const warplab_buffer *a,
+                               warplab_dtype a_type, size_t lda, const warplab_buffer *b,
+                               warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
+                               warplab_dtype c_type, size_t ldc, warplab_compute compute)
+{
+    if (!context)
+        return wl_api_no_context("warplab_gemm_ex", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_gemm_ex",
+                      warplab_gemm_ex_checked(context, op_a, op_b, m, n, k, alpha, a, a_type, lda,
+                                              b, b_type, ldb, beta, c, c_type, ldc, compute));
+}
+
+warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
+                            const warplab_buffer *a, size_t lda, const warplab_buffer *b,
+                            size_t ldb, float beta, warplab_buffer *c, size_t ldc)
+{
+    /* The FP32, op N, N case of warplab_gemm_ex: the same checks, the ladder's
+     * best rung; failures name warplab_gemm. */
+    if (!context)
+        return wl_api_no_context("warplab_gemm", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_gemm",
+                      warplab_gemm_ex_checked(context, WARPLAB_OP_N, WARPLAB_OP_N, m, n, k, alpha,
+                                              a, WARPLAB_FLOAT32, lda, b, WARPLAB_FLOAT32, ldb,
+                                              beta, c, WARPLAB_FLOAT32, ldc, WARPLAB_COMPUTE_FP32));
 }
 
 /* The device reference (reference.h): the sampled double-precision check of

@@ -18,20 +18,22 @@ static warplab_status convert_view(wl_backend *backend, wl_view view, warplab_dt
                                    size_t misalign, void **copy)
 {
     const size_t count = view.bytes / sizeof(float);
+    /* The copy: misalign leading halves, the values, then zeros up to whole
+     * 4-byte words and one word more (fill32 and some copies want them);
+     * the host staging holds exactly what is uploaded. */
+    const size_t halves_count = (count + misalign + 1) / 2 * 2 + 2;
+    const size_t bytes = halves_count * sizeof(uint16_t);
     float *values = malloc((count ? count : 1) * sizeof *values);
-    uint16_t *halves = malloc((count + misalign + 2) * sizeof *halves);
+    uint16_t *halves = calloc(halves_count, sizeof *halves);
     warplab_status status = WARPLAB_OK;
     if (!values || !halves)
         status = wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "gemm_ex input copies");
     if (status == WARPLAB_OK && count)
         status = backend->ops->download(backend, view.handle, view.offset, values, view.bytes);
     if (status == WARPLAB_OK) {
-        memset(halves, 0, (count + misalign + 2) * sizeof *halves);
         for (size_t i = 0; i < count; i++)
             halves[misalign + i] = type == WARPLAB_BFLOAT16 ? wl_float_to_bf16(values[i])
                                                             : wl_float_to_fp16(values[i]);
-        /* Whole 4-byte words (fill32 and some copies want them). */
-        const size_t bytes = ((count + misalign + 1) / 2 * 2 + 2) * sizeof *halves;
         status = backend->ops->alloc(backend, bytes, copy);
         if (status == WARPLAB_OK)
             status = backend->ops->upload(backend, *copy, 0, halves, bytes);
@@ -113,6 +115,28 @@ static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
     return l;
 }
 
+/* On the cpu backend the ex rows are host rows (gemm_ex_cpu.c: plain loops
+ * on every core), with the size guard the other host rows have (cpu_loop,
+ * cpu_blocked): up to 2^33 multiply-adds (2048^3), seconds a run. The
+ * library's warplab_gemm_ex takes any size; only the bench rows stop. */
+#define WL_GEMM_EX_HOST_MACS ((double)(1ull << 33))
+
+static warplab_status host_rows_fit(const wl_backend *backend, const wl_problem *problem,
+                                    char *reason, size_t len)
+{
+    if (backend->ops->kind != WARPLAB_BACKEND_CPU)
+        return WARPLAB_OK;
+    const double macs =
+        (double)wl_gemm_m(problem) * (double)wl_gemm_n(problem) * (double)wl_gemm_k(problem);
+    if (macs <= WL_GEMM_EX_HOST_MACS)
+        return WARPLAB_OK;
+    wl_format(reason, len,
+              "the cpu backend's plain loops would take minutes at %.3g multiply-adds; they run "
+              "up to 2^33 (2048^3)",
+              macs);
+    return WARPLAB_ERROR_UNSUPPORTED;
+}
+
 #define EX_RUNG_FORCED(rung, type, force)                                                          \
     static warplab_status rung##_supports(wl_backend *backend, const wl_problem *problem,          \
                                           char *reason, size_t len)                                \
@@ -122,6 +146,8 @@ static wl_launch ex_launch_of(const wl_launch *launch, const ex_state *s)
             wl_format(reason, len, "the %s backend has no gemm_ex", backend->ops->name);           \
             return WARPLAB_ERROR_UNSUPPORTED;                                                      \
         }                                                                                          \
+        if (host_rows_fit(backend, problem, reason, len) != WARPLAB_OK)                            \
+            return WARPLAB_ERROR_UNSUPPORTED;                                                      \
         const wl_problem p = ex_problem_forced(problem, type, force);                              \
         return ex->supports ? ex->supports(backend, &p, reason, len) : WARPLAB_OK;                 \
     }                                                                                              \

@@ -4,6 +4,7 @@
  * are compiled into the binary and built per ladder on first use. */
 #include "opencl_backend.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,13 @@ cl_command_queue wl_opencl_queue(wl_backend *backend)
     return ((opencl_backend *)backend)->queue;
 }
 
+/* Platform and device discovery, and context creation and release, one
+ * thread at a time: PoCL initialises its platform lazily on the first
+ * clGetPlatformIDs and reads device strings it has not finished writing when
+ * two threads race there (8 threads creating contexts at once crashed in
+ * clGetDeviceInfo). Everything else on a context is the caller's thread's. */
+static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Every device of every platform, GPUs first (the best backend is the GPU). */
 static int list_devices(cl_device_id *devices, int capacity)
 {
@@ -114,7 +122,9 @@ static int list_devices(cl_device_id *devices, int capacity)
 static warplab_status opencl_device_count(int *count)
 {
     cl_device_id devices[MAX_DEVICES];
+    pthread_mutex_lock(&discovery_lock);
     *count = list_devices(devices, MAX_DEVICES);
+    pthread_mutex_unlock(&discovery_lock);
     return WARPLAB_OK;
 }
 
@@ -181,11 +191,12 @@ static void describe_device(cl_device_id device, int index, warplab_device_info 
 static warplab_status opencl_device_info(int index, warplab_device_info *info)
 {
     cl_device_id devices[MAX_DEVICES];
+    pthread_mutex_lock(&discovery_lock);
     int count = list_devices(devices, MAX_DEVICES);
-    if (index < 0 || index >= count)
-        return WARPLAB_ERROR_NO_DEVICE;
-    describe_device(devices[index], index, info);
-    return WARPLAB_OK;
+    if (index >= 0 && index < count)
+        describe_device(devices[index], index, info);
+    pthread_mutex_unlock(&discovery_lock);
+    return index < 0 || index >= count ? WARPLAB_ERROR_NO_DEVICE : WARPLAB_OK;
 }
 
 static void opencl_close(wl_backend *backend);
@@ -209,7 +220,20 @@ static bool markers_profile(opencl_backend *cl)
     return ok;
 }
 
+static warplab_status open_locked(int index, wl_backend **out, char *error, size_t error_len);
+
 static warplab_status opencl_open(int index, wl_backend **out, char *error, size_t error_len)
+{
+    pthread_mutex_lock(&discovery_lock);
+    warplab_status status = open_locked(index, out, error, error_len);
+    pthread_mutex_unlock(&discovery_lock);
+    return status;
+}
+
+static void close_locked(opencl_backend *cl);
+
+/* Under discovery_lock (opencl_open). */
+static warplab_status open_locked(int index, wl_backend **out, char *error, size_t error_len)
 {
     cl_device_id devices[MAX_DEVICES];
     int count = list_devices(devices, MAX_DEVICES);
@@ -231,7 +255,7 @@ static warplab_status opencl_open(int index, wl_backend **out, char *error, size
     if (e != CL_SUCCESS) {
         wl_opencl_check(&cl->base, e, "creating the OpenCL context");
         wl_copy_string(error, error_len, cl->base.error);
-        opencl_close(&cl->base);
+        close_locked(cl);
         return WARPLAB_ERROR_BACKEND;
     }
     cl->host_clock = !markers_profile(cl);
@@ -252,7 +276,13 @@ static void release_timers(opencl_backend *cl)
 
 static void opencl_close(wl_backend *backend)
 {
-    opencl_backend *cl = (opencl_backend *)backend;
+    pthread_mutex_lock(&discovery_lock);
+    close_locked((opencl_backend *)backend);
+    pthread_mutex_unlock(&discovery_lock);
+}
+
+static void close_locked(opencl_backend *cl)
+{
     if (cl->queue)
         clFinish(cl->queue);
     release_timers(cl);

@@ -327,6 +327,31 @@ static void test_profile_window(void)
     for (const char *p = page; (p = strstr(p, "</details>")) != NULL; p++)
         close++;
     CHECK_MSG(open == close && open > 0, "%zu <details>, %zu </details>", open, close);
+    /* A handout: every rung's lesson shown, not folded away. */
+    for (const char *p = page; (p = strstr(p, "<details class=\"rung\"")) != NULL; p++) {
+        const char *end = strchr(p, '>');
+        CHECK_MSG(end && strstr(p, " open") && strstr(p, " open") < end, "folded: %.60s", p);
+    }
+    /* Each code region once: shared helpers at the section's top, each
+     * rung its own. */
+    size_t regions = 0;
+    for (const char *p = page; (p = strstr(p, "<pre class=\"code\">// ")) != NULL; p++) {
+        const char *line = p + strlen("<pre class=\"code\">");
+        const size_t line_len = strcspn(line, "\n");
+        regions++;
+        size_t seen = 0;
+        for (const char *q = page; (q = strstr(q, "<pre class=\"code\">// ")) != NULL; q++)
+            seen += strncmp(q + strlen("<pre class=\"code\">"), line, line_len + 1) == 0;
+        CHECK_MSG(seen == 1, "%.*s printed %zu times", (int)line_len, line, seen);
+    }
+    CHECK(regions > 0);
+    CHECK(strstr(page, "Code the rungs below share") != NULL);
+    /* A bandwidth ceiling only where one is known. */
+    if (report->ceiling_gbs > 0)
+        CHECK(strstr(page, "bandwidth ceiling") != NULL);
+    else
+        CHECK_MSG(strstr(page, "bandwidth ceiling") == NULL, "a ceiling of %g GB/s shown",
+                  report->ceiling_gbs);
     free(page);
     warplab_report_destroy(report);
     warplab_context_destroy(context);

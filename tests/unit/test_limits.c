@@ -69,7 +69,7 @@ static void test_buffers(warplab_context *context, const char *backend)
     CHECK(strstr(warplab_last_error(context), "source is NULL") != NULL);
     CHECK(warplab_buffer_read(buffer, SIZE_MAX, data, 2) == WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK(warplab_buffer_read(NULL, 0, data, 8) == WARPLAB_ERROR_INVALID_ARGUMENT);
-    CHECK(strstr(warplab_last_error(NULL), "no buffer") != NULL);
+    CHECK(strstr(warplab_last_error(NULL), "warplab_buffer_read: the buffer is NULL") != NULL);
     warplab_buffer_destroy(buffer);
 }
 

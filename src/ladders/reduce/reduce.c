@@ -479,15 +479,22 @@ const char *warplab_reduce_op_name(warplab_reduce_op op)
     return (unsigned)op < WARPLAB_REDUCE_OP_COUNT ? op_names[op] : "unknown";
 }
 
-warplab_status warplab_reduce_op_parse(const char *name, warplab_reduce_op *op)
+static warplab_status warplab_reduce_op_parse_checked(const char *name, warplab_reduce_op *op)
 {
     warplab_reduce_op parsed;
     if (!name || !op)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "name and op are needed");
     if (parse_op(name, &parsed) != WARPLAB_OK)
-        return WARPLAB_ERROR_UNKNOWN_NAME;
+        return wl_detached_fail(WARPLAB_ERROR_UNKNOWN_NAME, "no reduction '%s' (sum, min, max)",
+                                name);
     *op = (warplab_reduce_op)parsed;
     return WARPLAB_OK;
+}
+
+warplab_status warplab_reduce_op_parse(const char *name, warplab_reduce_op *op)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_reduce_op_parse", warplab_reduce_op_parse_checked(name, op));
 }
 
 /* The result of reducing nothing. */
@@ -546,8 +553,9 @@ static wl_problem reduce_problem(warplab_dtype dtype, warplab_reduce_op op, size
 /* The host result: the kernel writes the context's result slot (mapped host
  * memory on cuda, so no copy is queued at all); one wait, then the value is
  * read. Nothing is allocated after the first call. */
-warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
-                              const warplab_buffer *input, size_t n, void *result)
+static warplab_status warplab_reduce_checked(warplab_context *context, warplab_dtype dtype,
+                                             warplab_reduce_op op, const warplab_buffer *input,
+                                             size_t n, void *result)
 {
     if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -587,9 +595,21 @@ warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, war
     return WARPLAB_OK;
 }
 
-warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype dtype,
-                                        warplab_reduce_op op, const warplab_buffer *input, size_t n,
-                                        warplab_buffer *output, size_t output_offset_bytes)
+warplab_status warplab_reduce(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
+                              const warplab_buffer *input, size_t n, void *result)
+{
+    if (!context)
+        return wl_api_no_context("warplab_reduce", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_reduce",
+                      warplab_reduce_checked(context, dtype, op, input, n, result));
+}
+
+static warplab_status warplab_reduce_to_buffer_checked(warplab_context *context,
+                                                       warplab_dtype dtype, warplab_reduce_op op,
+                                                       const warplab_buffer *input, size_t n,
+                                                       warplab_buffer *output,
+                                                       size_t output_offset_bytes)
 {
     if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -615,6 +635,11 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
                                "the result's place (offset %zu) is not aligned to its element "
                                "size (%zu bytes)",
                                output_offset_bytes, element);
+    if (wl_buffers_overlap(output, output_offset_bytes, element, input, 0, bytes))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "the result's place (offset %zu) is among the %zu input elements "
+                               "being reduced; it must be memory of its own",
+                               output_offset_bytes, n);
     if (n == 0) {
         unsigned char identity[8];
         write_identity(dtype, op, identity);
@@ -624,6 +649,18 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
     wl_view views[2] = {wl_buffer_view(input, 0, bytes),
                         wl_buffer_view(output, output_offset_bytes, element)};
     return wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
+}
+
+warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype dtype,
+                                        warplab_reduce_op op, const warplab_buffer *input, size_t n,
+                                        warplab_buffer *output, size_t output_offset_bytes)
+{
+    if (!context)
+        return wl_api_no_context("warplab_reduce_to_buffer", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_reduce_to_buffer",
+                      warplab_reduce_to_buffer_checked(context, dtype, op, input, n, output,
+                                                       output_offset_bytes));
 }
 
 /* The device reference (reference.h): the same sums, minima and maxima as

@@ -446,9 +446,9 @@ const wl_ladder wl_transpose_ladder = {
 /* ------------------------------------------------------------------------ */
 /* The library operation                                                    */
 
-warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,
-                                 size_t cols, const warplab_buffer *in, size_t ld_in,
-                                 warplab_buffer *out, size_t ld_out)
+static warplab_status warplab_transpose_checked(warplab_context *context, warplab_dtype dtype,
+                                                size_t rows, size_t cols, const warplab_buffer *in,
+                                                size_t ld_in, warplab_buffer *out, size_t ld_out)
 {
     if (!context)
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -489,6 +489,9 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
     if (status != WARPLAB_OK || empty)
         return status;
     const size_t in_bytes = in_elements * element, out_bytes = out_elements * element;
+    if (wl_buffers_overlap(in, 0, in_bytes, out, 0, out_bytes))
+        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
+                               "transpose is out of place: the output overlaps the input");
     wl_problem problem;
     memset(&problem, 0, sizeof problem);
     problem.dim[0] = rows;
@@ -499,6 +502,18 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
     problem.dtype = dtype;
     wl_view views[2] = {wl_buffer_view(in, 0, in_bytes), wl_buffer_view(out, 0, out_bytes)};
     return wl_context_run_best(context, &wl_transpose_ladder, &problem, views, 2);
+}
+
+warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,
+                                 size_t cols, const warplab_buffer *in, size_t ld_in,
+                                 warplab_buffer *out, size_t ld_out)
+{
+    if (!context)
+        return wl_api_no_context("warplab_transpose", "the context");
+    wl_api_begin(context);
+    return wl_api_end(
+        context, "warplab_transpose",
+        warplab_transpose_checked(context, dtype, rows, cols, in, ld_in, out, ld_out));
 }
 
 /* The device reference (reference.h): the transpose, or the copy rows'
