@@ -1,6 +1,7 @@
 /* The GEMM planner: the candidate table and the plan (gemm_plan.h). */
 #include "gemm_plan.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -276,8 +277,20 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
         per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
     plan->tile_m = plan->small;
     plan->tile_n = per_block;
-    plan->blocks_big = (plan->big + per_block - 1) / per_block;
+    plan->schedule = WL_GEMM_SCHEDULE_GEMV;
+    plan->copies = 0;
     const long long k = (long long)d->k;
+    if (plan->small < 1 || plan->big < 1) {
+        /* An empty C (m or n is 0): nothing to launch, nothing to split. */
+        const long long step = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
+        const long long whole = k > 0 ? (k + step - 1) / step * step : step;
+        plan->blocks_big = 0;
+        plan->k_chunk = whole < INT_MAX ? (int)whole : (int)step;
+        plan->splits = 1;
+        plan->scratch = 0;
+        return;
+    }
+    plan->blocks_big = (plan->big + per_block - 1) / per_block;
     const long long target = (long long)GEMV_BLOCKS_PER_SM * (t->sms > 0 ? t->sms : 1);
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
     const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
@@ -293,8 +306,6 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
         chunk = quantum;
     plan->k_chunk = (int)chunk;
     plan->splits = k > 0 ? (int)((k + chunk - 1) / chunk) : 1;
-    plan->schedule = WL_GEMM_SCHEDULE_GEMV;
-    plan->copies = 0;
     plan->scratch =
         plan->splits > 1 ? (size_t)plan->splits * (size_t)plan->small * (size_t)plan->big * 4 : 0;
 }
