@@ -373,7 +373,9 @@ warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, 
 /* --- matrix multiply --- */
 
 /* C = alpha * A * B + beta * C in float32 on the context's device, with the
- * fastest FP32 rung of the gemm ladder (cuda: the tuned sm_90 kernel).
+ * fastest FP32 rung of the gemm ladder (cuda: `dispatch`, which picks a
+ * GEMV kernel, small tiles with split-K or the large pipelined tile by a
+ * model of each one's time).
  * Row-major: A is m x k with rows lda >= k elements apart, B is k x n with
  * ldb >= n, C is m x n with ldc >= n (0 means tight: k, n, n). Each buffer
  * must hold its view, (rows - 1) * ld + cols floats; C must be a buffer of

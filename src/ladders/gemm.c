@@ -483,7 +483,7 @@ static const wl_rung gemm_rungs[] = {
                "tile wrote and read C's partial sums twice: 4453 -> 3962 us on an H100 (cuBLAS "
                "3698). With chunks of about 200 k (k = 1000) its one block an SM pays each "
                "piece's pipeline fill and loses to tail_128x128, so the dispatcher gives it "
-               "chunks of 512 or more.",
+               "chunks of 1024 or more.",
      .course = "past the course (wave quantization)",
      .flags = WL_RUNG_OFF_LADDER,
      .bytes = tile256x128_bytes},
