@@ -90,20 +90,37 @@ static warplab_backend_kind row_backend(const warplab_row *row)
 /* The code regions (src/show.h) that more than one rung of a ladder's
  * section uses: the section prints them once, at its top, and each rung
  * its own regions only. */
-#define HTML_MAX_REGIONS 16
-#define HTML_MAX_SHARED 64
+#define HTML_MAX_REGIONS WL_SHOW_RUNG_REGIONS_MAX
+#define HTML_MAX_SHARED WL_SHOW_SHARED_REGIONS_MAX
 
 typedef struct shared_regions {
     const char *begin[HTML_MAX_SHARED];
     size_t count;
 } shared_regions;
 
-static bool region_shared(const shared_regions *shared, const wl_source_region *region)
+/* Whether begin is one of list's count region starts. */
+static bool region_listed(const char *const *list, size_t count, const char *begin)
 {
-    for (size_t i = 0; i < shared->count; i++)
-        if (shared->begin[i] == region->begin)
+    for (size_t i = 0; i < count; i++)
+        if (list[i] == begin)
             return true;
     return false;
+}
+
+static bool region_shared(const shared_regions *shared, const wl_source_region *region)
+{
+    return region_listed(shared->begin, shared->count, region->begin);
+}
+
+/* The report's row of a ladder's rung, or NULL when it did not run. */
+static const warplab_row *rung_row(const warplab_report *report, const wl_ladder *ladder,
+                                   const wl_rung *rung)
+{
+    for (size_t i = 0; i < report->row_count; i++)
+        if (strcmp(report->rows[i].ladder, ladder->name) == 0 &&
+            strcmp(report->rows[i].rung, rung->id) == 0)
+            return &report->rows[i];
+    return NULL;
 }
 
 static size_t rung_regions(const wl_ladder *ladder, const wl_rung *rung,
@@ -224,20 +241,14 @@ static warplab_status write_shared(FILE *out, const wl_ladder *ladder, const war
     const char *written[HTML_MAX_SHARED];
     size_t written_count = 0;
     for (size_t r = 0; r < ladder->rung_count; r++) {
-        const warplab_row *row = NULL;
-        for (size_t i = 0; i < report->row_count && !row; i++)
-            if (strcmp(report->rows[i].ladder, ladder->name) == 0 &&
-                strcmp(report->rows[i].rung, ladder->rungs[r].id) == 0)
-                row = &report->rows[i];
+        const warplab_row *row = rung_row(report, ladder, &ladder->rungs[r]);
         if (!row)
             continue;
         wl_source_region regions[HTML_MAX_REGIONS];
         const size_t count = rung_regions(ladder, &ladder->rungs[r], row_backend(row), regions);
         for (size_t k = 0; k < count; k++) {
-            bool done = false;
-            for (size_t j = 0; j < written_count && !done; j++)
-                done = written[j] == regions[k].begin;
-            if (done || !region_shared(shared, &regions[k]))
+            if (region_listed(written, written_count, regions[k].begin) ||
+                !region_shared(shared, &regions[k]))
                 continue;
             write_region(out, &regions[k]);
             written[written_count++] = regions[k].begin;
@@ -316,22 +327,16 @@ warplab_status warplab_report_write_html(const warplab_report *report,
         bool heading = false;
         /* The regions two rungs of the section or more use, found first. */
         shared_regions shared = {.count = 0};
-        const char *seen[HTML_MAX_SHARED * 4];
+        const char *seen[WL_SHOW_LADDER_REGIONS_MAX];
         size_t seen_count = 0;
         for (size_t r = 0; r < ladder->rung_count; r++) {
-            const warplab_row *row = NULL;
-            for (size_t i = 0; i < report->row_count && !row; i++)
-                if (strcmp(report->rows[i].ladder, ladder->name) == 0 &&
-                    strcmp(report->rows[i].rung, ladder->rungs[r].id) == 0)
-                    row = &report->rows[i];
+            const warplab_row *row = rung_row(report, ladder, &ladder->rungs[r]);
             if (!row)
                 continue;
             wl_source_region regions[HTML_MAX_REGIONS];
             const size_t count = rung_regions(ladder, &ladder->rungs[r], row_backend(row), regions);
             for (size_t k = 0; k < count; k++) {
-                bool before = false;
-                for (size_t j = 0; j < seen_count && !before; j++)
-                    before = seen[j] == regions[k].begin;
+                const bool before = region_listed(seen, seen_count, regions[k].begin);
                 if (!before && seen_count < sizeof seen / sizeof seen[0])
                     seen[seen_count++] = regions[k].begin;
                 else if (before && !region_shared(&shared, &regions[k]) &&
@@ -341,11 +346,7 @@ warplab_status warplab_report_write_html(const warplab_report *report,
         }
         for (size_t r = 0; r < ladder->rung_count && status == WARPLAB_OK; r++) {
             const wl_rung *rung = &ladder->rungs[r];
-            const warplab_row *row = NULL;
-            for (size_t i = 0; i < report->row_count && !row; i++)
-                if (strcmp(report->rows[i].ladder, ladder->name) == 0 &&
-                    strcmp(report->rows[i].rung, rung->id) == 0)
-                    row = &report->rows[i];
+            const warplab_row *row = rung_row(report, ladder, rung);
             if (!row)
                 continue;
             if (!heading) {

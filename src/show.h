@@ -105,6 +105,12 @@ warplab_status wl_diff_write(const char *old_text, const char *new_text, const c
 
 /* The backends whose sources are embedded, in display order. */
 #define WL_SHOW_BACKENDS 3
+/* The HTML handout's room, per backend: the code regions of one rung, the
+ * distinct regions of one ladder's rungs, and those that two rungs or more
+ * share (test_registry checks each against the embedded sources). */
+#define WL_SHOW_RUNG_REGIONS_MAX 16
+#define WL_SHOW_LADDER_REGIONS_MAX 256
+#define WL_SHOW_SHARED_REGIONS_MAX 64
 extern const warplab_backend_kind wl_show_backends[WL_SHOW_BACKENDS];
 /* "CUDA C", "OpenCL C", "C (cpu backend)" */
 const char *wl_show_language(warplab_backend_kind backend);

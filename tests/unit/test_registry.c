@@ -7,6 +7,7 @@
 #include "context.h"
 #include "ladders/gemm.h"
 #include "probe.h"
+#include "show.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,43 @@ static void test_capacities(void)
             const int buffers = ladder->buffers(&problems[i], specs);
             CHECK_MSG(buffers > 0 && buffers <= WL_MAX_BUFFERS, "%s: %d buffers (at most %d)",
                       ladder->name, buffers, WL_MAX_BUFFERS);
+        }
+    }
+    /* The HTML handout's room for a rung's code regions, a ladder's, and
+     * those two rungs or more share. */
+    for (size_t l = 0; l < wl_ladder_count(); l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        for (int b = 0; b < WL_SHOW_BACKENDS; b++) {
+            const char *distinct[WL_SHOW_LADDER_REGIONS_MAX + 1];
+            int uses[WL_SHOW_LADDER_REGIONS_MAX + 1] = {0};
+            size_t distinct_count = 0;
+            for (size_t r = 0; r < ladder->rung_count; r++) {
+                wl_source_region regions[WL_SHOW_RUNG_REGIONS_MAX];
+                const size_t count =
+                    wl_show_regions(ladder->name, ladder->rungs[r].id, wl_show_backends[b], regions,
+                                    WL_SHOW_RUNG_REGIONS_MAX);
+                CHECK_MSG(count <= WL_SHOW_RUNG_REGIONS_MAX, "%s/%s: %zu code regions",
+                          ladder->name, ladder->rungs[r].id, count);
+                for (size_t k = 0; k < count && k < WL_SHOW_RUNG_REGIONS_MAX; k++) {
+                    size_t j = 0;
+                    while (j < distinct_count && distinct[j] != regions[k].begin)
+                        j++;
+                    if (j == distinct_count && distinct_count <= WL_SHOW_LADDER_REGIONS_MAX)
+                        distinct[distinct_count++] = regions[k].begin;
+                    if (j < distinct_count)
+                        uses[j]++;
+                }
+            }
+            size_t shared = 0;
+            for (size_t j = 0; j < distinct_count; j++)
+                shared += uses[j] > 1;
+            const char *name = warplab_backend_name(wl_show_backends[b]);
+            CHECK_MSG(distinct_count <= WL_SHOW_LADDER_REGIONS_MAX,
+                      "%s on %s: more than %d distinct code regions", ladder->name, name,
+                      WL_SHOW_LADDER_REGIONS_MAX);
+            CHECK_MSG(shared <= WL_SHOW_SHARED_REGIONS_MAX,
+                      "%s on %s: %zu code regions shared by two rungs or more (room for %d)",
+                      ladder->name, name, shared, WL_SHOW_SHARED_REGIONS_MAX);
         }
     }
     for (size_t p = 0; p < wl_probe_count(); p++) {
