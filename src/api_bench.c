@@ -1,6 +1,6 @@
 /* warplab_bench_api: the library's operations against the vendor calls with
  * the same contract (the cuda backend's src/cuda/api_bench.cu does the work). */
-#include "context.h"
+#include "core/context.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* warplab_bench: ladders x sizes x rungs through the harness, into a report. */
-#include "context.h"
+#include "core/context.h"
 
 #include <stdlib.h>
 #include <string.h>

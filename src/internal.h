@@ -126,7 +126,7 @@ warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
 #endif
     ;
 
-/* Every public call that can fail goes through these (src/context.c):
+/* Every public call that can fail goes through these (src/core/context.c):
  * begin clears the slot warplab_last_error will read for the call (the
  * context's, or with NULL the thread's), end makes sure a failure leaves a
  * message there that starts with the called function's name ("function:

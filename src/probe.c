@@ -2,7 +2,7 @@
  * into a report whose rows the probe's conclusion reads. The registry of
  * probes and the helpers their definitions share are here too. */
 #include "probe.h"
-#include "context.h"
+#include "core/context.h"
 #include "probe_kernels.h"
 
 #include <math.h>

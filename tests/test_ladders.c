@@ -18,7 +18,7 @@
  * device, and says so. A rung may be skipped only for its own limits or for
  * having no form on the backend; a wrong result fails, unless the rung's
  * wrongness is its lesson. */
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "check.h"
 
 #include <stdlib.h>

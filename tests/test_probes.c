@@ -11,7 +11,7 @@
  * the end-to-end runs. Exits 77 (CTest's skip) when the backend is not
  * compiled in, has no device, or has no probe form. A series may be skipped
  * only for its own limits or a device too small; a wrong result fails. */
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "../src/probe.h"
 #include "check.h"
 

@@ -6,7 +6,7 @@
  *
  *   test_reference            (exits 77 without a CUDA device)
  */
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "../src/ladders/gemm.h"
 #include "../src/ladders/transpose/transpose_layout.h"
 #include "../src/reference.h"

@@ -25,7 +25,7 @@
  * The cpu and opencl backends have no rung (their tables are NULL-only); the
  * ladder's `available` says so, and the tests skip (exit 77) where fewer than
  * two CUDA GPUs are present. */
-#include "../context.h"
+#include "../core/context.h"
 #include "ladder_util.h"
 
 #include <float.h>

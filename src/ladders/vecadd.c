@@ -6,7 +6,7 @@
  * transfers and managed memory measured apart from the kernels, and a plain
  * device-to-device copy as the speed of light. */
 #include "vecadd.h"
-#include "../context.h"
+#include "../core/context.h"
 #include "../reference.h"
 #include "ladder_util.h"
 

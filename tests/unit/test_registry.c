@@ -4,7 +4,7 @@
  * order, with its best rung among its rungs. A typo in an impl row would
  * otherwise be a silent "no cuda form" skip. */
 #include "../check.h"
-#include "context.h"
+#include "core/context.h"
 #include "ladders/gemm.h"
 #include "probe.h"
 #include "show.h"

@@ -25,7 +25,7 @@
  * and far beyond 2^20 in double; int32 covers the same index arithmetic
  * exactly at every size); and the harness's poison is a NaN as float, which
  * NaN-propagating min, max and sum turn into a wrong answer if read. */
-#include "../../context.h"
+#include "../../core/context.h"
 #include "../../reference.h"
 #include "../ladder_util.h"
 

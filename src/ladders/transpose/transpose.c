@@ -9,7 +9,7 @@
  * matrix size decides which optimisation shows (4000 vs 4096: partition
  * camping). warplab climbs the same ladder, adds diagonal block ordering and
  * a 16-byte-access kernel past the course, and measures cuBLAS beside it. */
-#include "../../context.h"
+#include "../../core/context.h"
 #include "../../reference.h"
 #include "../ladder_util.h"
 #include "transpose_layout.h"

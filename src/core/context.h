@@ -1,0 +1,113 @@
+/* The context and buffer objects behind the public handles. */
+#ifndef WARPLAB_CONTEXT_H
+#define WARPLAB_CONTEXT_H
+
+#include "internal.h"
+
+#include <stdio.h>
+
+/* Scratch the library keeps for one rung implementation: grown when a
+ * problem needs more, reused otherwise, never poisoned or zeroed. */
+typedef struct wl_workspace {
+    const wl_impl *impl;
+    void *handle;
+    size_t bytes;
+} wl_workspace;
+
+#define WL_WORKSPACES 16
+/* Bytes of the context's result slot (one element of any type, 16-aligned). */
+#define WL_RESULT_SLOT_BYTES 16
+
+/* A ladder's library operation on the context's device, resolved once when
+ * the context is created: the rungs it may run, best first, with the
+ * device's impl of each (no lookup by name per call). */
+#define WL_OPERATION_MAX_RUNGS 64
+typedef struct wl_operation {
+    const wl_ladder *ladder;
+    int count;
+    const wl_rung *rungs[WL_OPERATION_MAX_RUNGS];
+    const wl_impl *impls[WL_OPERATION_MAX_RUNGS];
+} wl_operation;
+
+struct warplab_context {
+    /* The caller's handle (until warplab_context_destroy) plus one for each
+     * live buffer or view: the last one to go closes the backend. */
+    _Atomic size_t references;
+    wl_backend *device; /* the chosen backend */
+    wl_backend *host;   /* the cpu backend (the same object when cpu was chosen) */
+    char error[WL_ERROR_LEN];
+    /* Per-implementation scratch, grown and reused from call to call. */
+    wl_workspace workspaces[WL_WORKSPACES];
+    int workspace_count;
+    /* Where warplab_reduce's kernel writes its result: mapped host memory
+     * (result_host, seen by kernels as result_handle) where the backend has
+     * it, else a device buffer (result_host NULL) read back with a copy. */
+    void *result_handle;
+    void *result_host;
+    wl_operation operations[WL_LADDER_COUNT]; /* in ladders.def order */
+    /* warplab_gemm_ex's impl (gemm's "ex", not a rung), resolved with the
+     * operations; NULL when the backend has none. */
+    const wl_impl *gemm_ex;
+};
+
+struct warplab_buffer {
+    warplab_context *context;
+    void *handle;
+    size_t bytes;
+    size_t offset; /* bytes from handle to the buffer's first byte (views) */
+    int owned;     /* 1: warplab allocated handle and frees it */
+};
+
+/* The header of a report (bench and probe alike): device, backend, date,
+ * the seed (0: from the clock), whether caches are flushed, the theoretical
+ * bandwidth ceiling and its source ("" when unknown). */
+void wl_report_begin(warplab_report *report, const warplab_context *context,
+                     unsigned long long seed, int no_flush);
+
+warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
+                               ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Whether x's bytes [x_offset, x_offset + x_bytes) and y's overlap in memory
+ * (the same cl_mem on opencl; addresses elsewhere): the operations refuse
+ * the overlaps their header forbids with it. Empty ranges overlap nothing. */
+bool wl_buffers_overlap(const warplab_buffer *x, size_t x_offset, size_t x_bytes,
+                        const warplab_buffer *y, size_t y_offset, size_t y_bytes);
+/* Whether x and y start at the same byte (an operation done in place). */
+bool wl_buffers_same_start(const warplab_buffer *x, const warplab_buffer *y);
+
+/* A view of a whole or part of a public buffer. */
+wl_view wl_buffer_view(const warplab_buffer *buffer, size_t offset, size_t bytes);
+
+/* Whether the buffer's byte offset_bytes is aligned to align bytes (the
+ * address on cuda and cpu, the offset in the cl_mem on opencl). */
+bool wl_buffer_aligned(const warplab_buffer *buffer, size_t offset_bytes, size_t align);
+
+/* The checks every operation makes of a buffer it is given, before any work:
+ * it belongs to context, holds elements elements of element_bytes each (the
+ * product overflow-checked), and (when it holds any) starts on an element
+ * boundary. name ("buffer A", "the input") starts the message. */
+warplab_status wl_check_operand(warplab_context *context, const warplab_buffer *buffer,
+                                const char *name, size_t elements, size_t element_bytes);
+
+/* The context's result slot (WL_RESULT_SLOT_BYTES, made on first use):
+ * *handle is what kernels write; *host is where the host reads it after a
+ * synchronize, or NULL when the slot is device memory (read it back with a
+ * download). */
+warplab_status wl_context_result_slot(warplab_context *context, void **handle, void **host);
+
+/* Runs one implementation resolved when the context was made (one that need
+ * not be a rung: context->gemm_ex) the same way, workspace included; what
+ * names it in the error when impl is NULL ("gemm implementation 'ex'"). */
+warplab_status wl_context_run_impl(warplab_context *context, const wl_impl *impl, const char *what,
+                                   const wl_problem *problem, const wl_view *views, int count);
+
+/* Runs the ladder's best rung on the context's device, asynchronously on the
+ * context's stream, with scratch from the context's workspace. */
+warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *ladder,
+                                   const wl_problem *problem, const wl_view *views, int count);
+
+#endif
