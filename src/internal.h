@@ -379,7 +379,7 @@ enum {
 #define WL_ALLREDUCE_MAX_GPUS 8
 int wl_allreduce_gpus(void);
 #ifdef WARPLAB_HAVE_CUDA
-/* warplab_peer_query's measurements (src/cuda/allreduce_peers.cu). */
+/* warplab_peer_query's measurements (src/kernels/cuda/allreduce_peers.cu). */
 warplab_status wl_cuda_peer_query(warplab_peer_report *report, size_t bytes, char *error,
                                   size_t error_len);
 #endif

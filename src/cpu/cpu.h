@@ -1,13 +1,3 @@
-/* The cpu backend's rung tables, one per ladder (each in its ladder's file). */
-#ifndef WARPLAB_CPU_H
-#define WARPLAB_CPU_H
-
-#include "../internal.h"
-
-#define WL_LADDER(name) extern const wl_impl *const wl_cpu_##name##_impls[];
-#include "../ladders/ladders.def"
-#undef WL_LADDER
-/* The probes are the GPU's experiments: the cpu backend has no form of
- * them (warplab probe says so and skips them). */
-
-#endif
+/* Forwards to src/kernels/cpu/cpu.h (the kernels layer) for the GEMM files that
+ * still include it by this path; it goes when they move into their layers. */
+#include "kernels/cpu/cpu.h"

@@ -1,7 +1,7 @@
 /* The order in which the transpose ladder's ordered 16-byte rungs
  * (vectorized_out, vectorized_grouped, grouped_strip, persistent) hand work
  * items to blocks: shared by the CUDA kernels and the unit test that checks
- * it is a bijection (src/opencl/kernels/transpose.cl spells the same
+ * it is a bijection (src/kernels/opencl/kernels/transpose.cl spells the same
  * arithmetic in OpenCL C).
  *
  * A work item is one block's strip of tiles: items_x items across the input

@@ -18,7 +18,7 @@
 #ifndef WARPLAB_REDUCE_RUNGS_CUH
 #define WARPLAB_REDUCE_RUNGS_CUH
 
-#include "cuda/cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 #include <math_constants.h>
 

@@ -21,7 +21,7 @@
 #include "../transpose_layout.h"
 #include "../transpose_order.h"
 
-#include "cuda/cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 #include <climits>
 #include <cstdint>

@@ -1,4 +1,4 @@
-/* The all-reduce engine of the cuda backend (src/cuda/allreduce.cu): a group
+/* The all-reduce engine of the cuda backend (src/kernels/cuda/allreduce.cu): a group
  * of G GPUs of this process, and one all-reduce over arrays on them. The
  * ladder's rungs run it on the harness's buffers; docs/MULTIGPU.md. */
 #ifndef WARPLAB_ALLREDUCE_CUDA_H

@@ -1,4 +1,4 @@
-/* The all-reduce ladder runs across CUDA GPUs (src/cuda/allreduce.cu): the
+/* The all-reduce ladder runs across CUDA GPUs (src/kernels/cuda/allreduce.cu): the
  * cpu backend has no rung (the ladder's `available` says why). */
 #include "cpu.h"
 

@@ -1,5 +1,5 @@
 /* The opencl backend's transpose rungs: the CUDA ladder's kernels in OpenCL
- * C (src/opencl/kernels/transpose.cl), every rung but the cuBLAS row. The
+ * C (src/kernels/opencl/kernels/transpose.cl), every rung but the cuBLAS row. The
  * 16-byte rungs (copy, vectorized) mirror the CUDA kernels index for index,
  * so that PoCL checks their edge, pitch and alignment logic on any machine. */
 /*
@@ -21,7 +21,7 @@
  *   15. grouped_strip -- 16-byte, grouped, 2 tiles per block
  *   16. persistent -- grouped, persistent grid, prefetch
  */
-#include "../ladders/transpose/transpose_layout.h"
+#include "ladders/transpose/transpose_layout.h"
 #include "opencl_backend.h"
 
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* The library's all-reduce calls (include/warplab.h, docs/MULTIGPU.md):
  * - warplab_allreduce: the GPUs of one process, over the caller's arrays and
- *   streams, through the engine of src/cuda/allreduce.cu (two_shot where
+ *   streams, through the engine of src/kernels/cuda/allreduce.cu (two_shot where
  *   every pair has peer access, else NCCL);
  * - warplab_comm_*: one process per GPU joining an NCCL communicator through
  *   an id in a file or an environment variable.
