@@ -1,8 +1,8 @@
 /* warplab bench --html: one self-contained page for a course handout. The
  * tables are the tool's own (warplab_report_write), the charts the report's
- * SVG (src/chart.c), the code and diffs warplab show's (src/show.c); the
+ * SVG (src/chart.c), the code and diffs warplab show's (src/lab/show.c); the
  * page carries everything inline and loads nothing. */
-#include "show.h"
+#include "lab/show.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +87,7 @@ static warplab_backend_kind row_backend(const warplab_row *row)
     return kind;
 }
 
-/* The code regions (src/show.h) that more than one rung of a ladder's
+/* The code regions (src/lab/show.h) that more than one rung of a ladder's
  * section uses: the section prints them once, at its top, and each rung
  * its own regions only. */
 #define HTML_MAX_REGIONS WL_SHOW_RUNG_REGIONS_MAX

@@ -306,7 +306,7 @@ typedef struct wl_rung {
     warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
 } wl_rung;
 
-struct wl_reference_request; /* src/reference.h */
+struct wl_reference_request; /* src/lab/reference.h */
 
 typedef struct wl_ladder {
     const char *name;
@@ -347,7 +347,7 @@ typedef struct wl_ladder {
     /* A named set of shapes for `warplab bench LADDER --shapes` (sizes as
      * --size takes them), or NULL. */
     const char *shape_set;
-    /* Which device reference (src/reference.h) verifies the rung's large
+    /* Which device reference (src/lab/reference.h) verifies the rung's large
      * problems on the GPU (sets request->kind, or leaves it NONE: the CPU
      * reference); NULL: the CPU reference always. */
     void (*device_reference)(const wl_rung *rung, const wl_problem *problem,
@@ -361,7 +361,7 @@ typedef struct wl_ladder {
     double (*bus_bytes)(const wl_problem *problem);
 } wl_ladder;
 
-/* The ladders of src/ladders/ladders.def (src/registry.c lists them), and
+/* The ladders of src/ladders/ladders.def (src/ladders/registry.c lists them), and
  * how many there are. */
 #define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
 #include "ladders/ladders.def"

@@ -2,7 +2,7 @@
  * series with its noise) and a line chart; a comparison is a row per series
  * and a bar chart. Every probe ends with its conclusion, computed from the
  * numbers. CSV and JSON carry one record per point. */
-#include "probe.h"
+#include "lab/probes/probe.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The device reference (src/reference.h, src/cuda/reference.cu) against the
+/* The device reference (src/lab/reference.h, src/lab/cuda/reference.cu) against the
  * CPU reference: on the same small problems, with the same inputs and the
  * same outputs (right, slightly off, NaN), both must pass and fail the same
  * elements. Also: the generator is the same on host and device, and the
@@ -9,7 +9,7 @@
 #include "../src/core/context.h"
 #include "../src/ladders/gemm.h"
 #include "../src/ladders/transpose/transpose_layout.h"
-#include "../src/reference.h"
+#include "../src/lab/reference.h"
 #include "check.h"
 
 #include <float.h>

@@ -7,7 +7,7 @@
  * device-to-device copy as the speed of light. */
 #include "vecadd.h"
 #include "../core/context.h"
-#include "../reference.h"
+#include "lab/reference.h"
 #include "ladder_util.h"
 
 #include <float.h>

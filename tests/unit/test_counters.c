@@ -6,8 +6,8 @@
  * only on cuda, and the HTML page self-contained with every rung's code and
  * diff. */
 #include "../check.h"
-#include "counters.h"
-#include "show.h"
+#include "lab/counters.h"
+#include "lab/show.h"
 
 #include <math.h>
 #include <stdlib.h>

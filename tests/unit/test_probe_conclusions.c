@@ -1,8 +1,8 @@
 /* The probes' one-line conclusions are computed from the numbers: synthetic
  * results in, the expected sentence out. Also the registry and the small
  * helpers the probe definitions share. */
-#include "../../src/probe.h"
-#include "../../src/probe_kernels.h"
+#include "../../src/lab/probes/probe.h"
+#include "../../src/lab/probes/probe_kernels.h"
 #include "../check.h"
 
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include "../check.h"
 #include "core/context.h"
 #include "ladders/gemm.h"
-#include "probe.h"
-#include "show.h"
+#include "lab/probes/probe.h"
+#include "lab/show.h"
 
 #include <stdlib.h>
 #include <string.h>

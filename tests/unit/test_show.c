@@ -7,7 +7,7 @@
  * diff is right (its output, applied as a patch, gives the new text back;
  * known small cases print as diff -u does). */
 #include "../check.h"
-#include "show.h"
+#include "lab/show.h"
 
 #include <stdint.h>
 #include <stdlib.h>

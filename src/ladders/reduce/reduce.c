@@ -26,7 +26,7 @@
  * exactly at every size); and the harness's poison is a NaN as float, which
  * NaN-propagating min, max and sum turn into a wrong answer if read. */
 #include "../../core/context.h"
-#include "../../reference.h"
+#include "lab/reference.h"
 #include "../ladder_util.h"
 
 #include <float.h>

@@ -10,7 +10,7 @@
  * camping). warplab climbs the same ladder, adds diagonal block ordering and
  * a 16-byte-access kernel past the course, and measures cuBLAS beside it. */
 #include "../../core/context.h"
-#include "../../reference.h"
+#include "lab/reference.h"
 #include "../ladder_util.h"
 #include "transpose_layout.h"
 

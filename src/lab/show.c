@@ -1,5 +1,5 @@
 /* Rung sources: the rung files and the marked regions of the embedded kernel
- * sources (see src/show.h), and warplab show's text. */
+ * sources (see src/lab/show.h), and warplab show's text. */
 #include "show.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * devices the kernels still compute (and are checked) the same thing. */
 
 /* ------------------------------------------------------------------------ */
-#define CHAIN_A 0.9999f /* WL_CHAIN_A in src/probe_kernels.h */
+#define CHAIN_A 0.9999f /* WL_CHAIN_A in src/lab/probes/probe_kernels.h */
 
 /* divergence: path q runs `steps` FMAs y <- fma(y, CHAIN_A, 0.001 (q + 1));
  * a work-item takes path key % paths, key = lane, warp or work-group. */

@@ -5,7 +5,7 @@
 
 #include "../probe.h"
 #include "../probe_kernels.h"
-#include "cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 /* The launch's buffer i, as an array of T. */
 template <typename T> static inline T *view_of(const wl_launch *launch, int i)

@@ -1,7 +1,7 @@
 /* Hardware counters of one launch of a rung (warplab bench --counters): the
  * harness opens the profiler window around the first timed launch when the
  * environment asks for it, so that Nsight Compute (ncu --profile-from-start
- * off) measures exactly that launch; src/counters.c parses ncu's CSV and
+ * off) measures exactly that launch; src/lab/counters.c parses ncu's CSV and
  * writes the counters table with the lessons' predictions. */
 #ifndef WARPLAB_COUNTERS_H
 #define WARPLAB_COUNTERS_H

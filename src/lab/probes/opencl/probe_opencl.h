@@ -7,7 +7,7 @@
 
 #include "../probe.h"
 #include "../probe_kernels.h"
-#include "opencl_backend.h"
+#include "kernels/opencl/opencl_backend.h"
 
 /* Every probe buffer holds 4-byte elements: a view is a cl_mem and an
  * element offset, two kernel arguments. */

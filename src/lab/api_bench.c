@@ -1,5 +1,5 @@
 /* warplab_bench_api: the library's operations against the vendor calls with
- * the same contract (the cuda backend's src/cuda/api_bench.cu does the work). */
+ * the same contract (the cuda backend's src/lab/cuda/api_bench.cu does the work). */
 #include "core/context.h"
 
 #include <string.h>

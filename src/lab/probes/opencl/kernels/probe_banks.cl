@@ -9,7 +9,7 @@
  * words; four dependent chains per work-item. Lane l starts at l x s (plus a
  * base common to its warp), so the stride alone sets the bank pattern. */
 
-#define BANKS_CHAIN_GAP 512u /* WL_BANKS_CHAIN_GAP in src/probe_kernels.h */
+#define BANKS_CHAIN_GAP 512u /* WL_BANKS_CHAIN_GAP in src/lab/probes/probe_kernels.h */
 
 /* Isolates bank conflicts; one kernel per word type (Word: the loads' width). */
 #define BANKS_KERNEL(name, Word)                                                                   \

@@ -1,12 +1,12 @@
-/* The device reference (see src/reference.h): input generation, the inputs'
+/* The device reference (see src/lab/reference.h): input generation, the inputs'
  * integrity check, and each ladder's verification on the GPU, in double
  * precision, with the rules and bounds of the CPU references
  * (the ladders' verify functions, gemm_check.c). Not a rung: it runs outside any timed
  * region, so it may allocate and synchronize. */
-#include "../ladders/gemm.h"
-#include "../ladders/transpose/transpose_layout.h"
+#include "ladders/gemm.h"
+#include "ladders/transpose/transpose_layout.h"
 #include "../reference.h"
-#include "cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 #include <cfloat>
 #include <climits>

@@ -6,7 +6,7 @@
  *   section  -- a wl_ladder whose rungs are the series (kernels) and whose
  *               problems are the points of a sweep (wl_problem.param = x)
  *
- * The runner (src/probe.c) sends every (series, point) through wl_run_rung,
+ * The runner (src/lab/probes/probe.c) sends every (series, point) through wl_run_rung,
  * so a probe kernel is checked exactly like a rung (fresh random inputs,
  * poisoned outputs, guard zones, a double-precision CPU reference) before it
  * is timed. A probe never times, verifies or prints anything itself.
@@ -112,7 +112,7 @@ wl_problem wl_probe_point(size_t dim0, size_t dim1, size_t dim2, long param);
 double wl_probe_leading_size(const wl_problem *problem); /* param */
 
 #ifdef WARPLAB_HAVE_CUDA
-/* The blocksize probe's copy kernel (src/cuda/probe_blocksize.cu): its
+/* The blocksize probe's copy kernel (src/lab/probes/cuda/probe_blocksize.cu): its
  * registers per thread and static shared memory, and the resident blocks per
  * SM CUDA's occupancy calculator gives it at a block size (0 on error). */
 warplab_status wl_cuda_probe_copy_attributes(int *registers, size_t *shared_bytes);

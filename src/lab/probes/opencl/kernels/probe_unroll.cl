@@ -9,7 +9,7 @@
  * -x alternately. The four kernels differ only in how the inner loop is
  * written. */
 
-#define UNROLL_DEGREE 64 /* WL_UNROLL_DEGREE in src/probe_kernels.h */
+#define UNROLL_DEGREE 64 /* WL_UNROLL_DEGREE in src/lab/probes/probe_kernels.h */
 
 #define POLY_PROLOGUE                                                                              \
     for (size_t i = get_local_id(0); i < degree; i += get_local_size(0))                           \

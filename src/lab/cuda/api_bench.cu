@@ -6,7 +6,7 @@
  * float4 kernel for the vector add. Each pair is checked against each other
  * before it is timed; the timed runs alternate warplab and vendor, each
  * after an L2 flush. */
-#include "cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,8 +1,8 @@
-/* The profiler window of `warplab bench --counters` (src/counters.h): Nsight
+/* The profiler window of `warplab bench --counters` (src/lab/counters.h): Nsight
  * Compute, started with --profile-from-start off, measures only the kernels
  * launched between cudaProfilerStart and cudaProfilerStop. */
 #include "../counters.h"
-#include "cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 #include <cuda_profiler_api.h>
 
