@@ -48,10 +48,6 @@ TODAY = [
     ("src/opencl/*", "kernels"),
     ("src/context.h", "core"),  # forwards to src/core/context.h
     ("src/reference.h", "lab"),  # forwards to src/lab/reference.h
-    ("src/report.c", "report"),
-    ("src/probe_report.c", "report"),
-    ("src/chart.c", "report"),
-    ("src/html.c", "report"),
 ]
 
 SOURCE = re.compile(r"\.(c|h|cu|cuh|def|cl)$")

@@ -503,7 +503,7 @@ void wl_append(char *text, size_t len, const char *format, ...)
 /* "4 KiB", "256 MiB", "1 GiB", "1000 B": sizes in 2^10 units. */
 void wl_format_bytes(char *text, size_t len, double bytes);
 
-/* Report output helpers (src/chart.c), shared by the ladder and probe
+/* Report output helpers (src/report/chart.c), shared by the ladder and probe
  * writers: escaped text for JSON (quoted), CSV (quoted when needed), Markdown
  * and SVG; a JSON field ("key": value, then ", " when comma), a JSON number
  * (null when not finite); a duration as "1.234 ms" or "56.78 us". */
@@ -514,7 +514,7 @@ void wl_write_csv_text(FILE *out, const char *text);
 void wl_write_markdown_text(FILE *out, const char *text);
 void wl_write_svg_text(FILE *out, const char *text);
 void wl_format_time(char *out, size_t len, double ms);
-/* Chart pieces (src/chart.c): the colour of series index of count (no colour
+/* Chart pieces (src/report/chart.c): the colour of series index of count (no colour
  * repeats within a chart); a step of 1, 2 or 5 x 10^k that cuts span into
  * about target parts; a horizontal value axis from 0 to largest along
  * [x0, x0 + width] at y, with grid lines up to top, ticks at round steps and

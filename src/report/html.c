@@ -1,6 +1,6 @@
 /* warplab bench --html: one self-contained page for a course handout. The
  * tables are the tool's own (warplab_report_write), the charts the report's
- * SVG (src/chart.c), the code and diffs warplab show's (src/lab/show.c); the
+ * SVG (src/report/chart.c), the code and diffs warplab show's (src/lab/show.c); the
  * page carries everything inline and loads nothing. */
 #include "lab/show.h"
 
