@@ -352,8 +352,8 @@ warplab_status warplab_peer_query(warplab_peer_report *report, size_t bytes)
 }
 
 #ifndef WARPLAB_HAVE_CUDA
-/* Without CUDA there is no all-reduce: every call says so (src/cuda/
- * allreduce_api.cu has the real ones). */
+/* Without CUDA there is no all-reduce: every call says so
+ * (src/kernels/cuda/allreduce_api.cu has the real ones). */
 struct warplab_allreduce_group {
     int unused;
 };

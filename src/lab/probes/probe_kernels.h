@@ -1,5 +1,5 @@
 /* Constants the probe kernels and their CPU references must agree on
- * (included by src/ladders/probe_*.c and src/cuda/probe*.cu; the OpenCL
+ * (included by src/lab/probes/probe_*.c and cuda/probe*.cu; the OpenCL
  * kernels receive them as arguments, or repeat them where a compile-time
  * constant is the point, with a comment naming this file). */
 #ifndef WARPLAB_PROBE_KERNELS_H
