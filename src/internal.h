@@ -361,14 +361,14 @@ typedef struct wl_ladder {
     double (*bus_bytes)(const wl_problem *problem);
 } wl_ladder;
 
-/* The ladders of src/ladders/ladders.def (src/ladders/registry.c lists them), and
+/* The ladders of src/core/ladders.def (src/ladders/registry.c lists them), and
  * how many there are. */
 #define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
 enum {
 #define WL_LADDER(name) WL_LADDER_INDEX_##name,
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
     WL_LADDER_COUNT
 };

@@ -8,7 +8,7 @@
  */
 #include "../src/core/context.h"
 #include "../src/ladders/gemm.h"
-#include "../src/ladders/transpose/transpose_layout.h"
+#include "../src/kernels/transpose_layout.h"
 #include "../src/lab/reference.h"
 #include "check.h"
 

@@ -1,4 +1,4 @@
-/* The registry: the ladders (from src/ladders/ladders.def), their rungs as
+/* The registry: the ladders (from src/core/ladders.def), their rungs as
  * the public API lists them, and each backend's implementations of them.
  * Names are looked up here, once, where a caller's text (a --rung list, a
  * ladder name) enters; the harness and the library's operations hold the
@@ -12,7 +12,7 @@
 
 static const wl_ladder *const ladders[] = {
 #define WL_LADDER(name) &wl_##name##_ladder,
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
 };
 

@@ -5,7 +5,7 @@
  * grid-stride loop and 16-byte vector accesses, with the host-device
  * transfers and managed memory measured apart from the kernels, and a plain
  * device-to-device copy as the speed of light. */
-#include "vecadd.h"
+#include "kernels/vecadd.h"
 #include "../core/context.h"
 #include "lab/reference.h"
 #include "ladder_util.h"

@@ -1,6 +1,6 @@
 /* The registry: every implementation of every backend compiled in names a
  * declared rung of a declared ladder (or a series of a declared probe
- * section), once; every ladder of src/ladders/ladders.def is listed, in
+ * section), once; every ladder of src/core/ladders.def is listed, in
  * order, with its best rung among its rungs. A typo in an impl row would
  * otherwise be a silent "no cuda form" skip. */
 #include "../check.h"
@@ -14,7 +14,7 @@
 
 static const char *const declared[] = {
 #define WL_LADDER(name) #name,
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
 };
 

@@ -297,7 +297,7 @@ static warplab_status cpu_timers_read(wl_backend *backend, int count, double *mi
 
 static const wl_impl *const *const cpu_impls[] = {
 #define WL_LADDER(name) wl_cpu_##name##_impls,
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
     NULL,
 };

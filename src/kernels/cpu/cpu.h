@@ -5,7 +5,7 @@
 #include "internal.h"
 
 #define WL_LADDER(name) extern const wl_impl *const wl_cpu_##name##_impls[];
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
 /* The probes are the GPU's experiments: the cpu backend has no form of
  * them (warplab probe says so and skips them). */

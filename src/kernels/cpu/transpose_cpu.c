@@ -9,7 +9,7 @@
  *    2. cpu_blocked -- CPU 64x64 blocks, all cores
  *    3. copy -- copy, 16-byte accesses (reference)
  */
-#include "ladders/transpose/transpose_layout.h"
+#include "kernels/transpose_layout.h"
 #include "cpu.h"
 
 #include <string.h>

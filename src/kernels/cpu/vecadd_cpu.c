@@ -7,7 +7,7 @@
  *    2. cpu_threads -- CPU loop, all cores
  *   12. copy -- device-to-device copy (reference)
  */
-#include "ladders/vecadd.h"
+#include "kernels/vecadd.h"
 #include "cpu.h"
 
 #include <string.h>

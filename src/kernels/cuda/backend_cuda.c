@@ -400,7 +400,7 @@ static void cuda_release_mapped(wl_backend *backend, void *host)
 
 static const wl_impl *const *const cuda_impls[] = {
 #define WL_LADDER(name) wl_cuda_##name##_impls,
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
     wl_cuda_probe_impls,
     NULL,

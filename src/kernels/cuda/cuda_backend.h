@@ -34,7 +34,7 @@ unsigned wl_cuda_grid_for(const wl_backend *backend, size_t work_items, unsigned
 
 /* Rung tables, one per ladder (each in its ladder's .cu file). */
 #define WL_LADDER(name) extern const wl_impl *const wl_cuda_##name##_impls[];
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
 extern const wl_impl *const wl_cuda_probe_impls[];
 

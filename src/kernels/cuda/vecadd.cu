@@ -15,7 +15,7 @@
  *   11. managed_prefetch -- managed memory, prefetched
  *   12. copy -- device-to-device copy (reference)
  */
-#include "ladders/vecadd.h"
+#include "kernels/vecadd.h"
 #include "cuda_backend.h"
 
 /* The launch's buffer i, as floats. */

@@ -629,7 +629,7 @@ static void *opencl_native_context(wl_backend *backend)
 
 static const wl_impl *const *const opencl_impls[] = {
 #define WL_LADDER(name) wl_opencl_##name##_impls,
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
     wl_opencl_probe_impls,
     wl_opencl_gemm_ex_impls,

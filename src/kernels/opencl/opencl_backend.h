@@ -55,7 +55,7 @@ extern const size_t wl_opencl_source_count;
 
 /* Rung tables, one per ladder. */
 #define WL_LADDER(name) extern const wl_impl *const wl_opencl_##name##_impls[];
-#include "ladders/ladders.def"
+#include "core/ladders.def"
 #undef WL_LADDER
 extern const wl_impl *const wl_opencl_gemm_ex_impls[]; /* warplab_gemm_ex and its rungs */
 extern const wl_impl *const wl_opencl_probe_impls[];

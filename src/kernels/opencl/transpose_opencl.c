@@ -21,7 +21,7 @@
  *   15. grouped_strip -- 16-byte, grouped, 2 tiles per block
  *   16. persistent -- grouped, persistent grid, prefetch
  */
-#include "ladders/transpose/transpose_layout.h"
+#include "kernels/transpose_layout.h"
 #include "opencl_backend.h"
 
 #include <stdint.h>

@@ -11,7 +11,7 @@
  *    9. d2h -- explicit copy out (1 array)
  *   12. copy -- device-to-device copy (reference)
  */
-#include "ladders/vecadd.h"
+#include "kernels/vecadd.h"
 #include "opencl_backend.h"
 
 #include <stdlib.h>

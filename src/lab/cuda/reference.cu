@@ -4,7 +4,7 @@
  * (the ladders' verify functions, gemm_check.c). Not a rung: it runs outside any timed
  * region, so it may allocate and synchronize. */
 #include "ladders/gemm.h"
-#include "ladders/transpose/transpose_layout.h"
+#include "kernels/transpose_layout.h"
 #include "../reference.h"
 #include "kernels/cuda/cuda_backend.h"
 

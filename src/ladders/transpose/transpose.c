@@ -12,7 +12,7 @@
 #include "../../core/context.h"
 #include "lab/reference.h"
 #include "../ladder_util.h"
-#include "transpose_layout.h"
+#include "kernels/transpose_layout.h"
 
 #include <math.h>
 #include <string.h>
@@ -285,15 +285,6 @@ static const wl_rung transpose_rungs[] = {
      .flags = WL_RUNG_VENDOR},
 };
 
-/* rows x cols x element and each buffer's bytes fit in a size_t with room
- * for the harness's guards. */
-static bool transpose_fits(size_t rows, size_t ld_in, size_t cols, size_t ld_out,
-                           size_t element_size)
-{
-    const size_t limit = SIZE_MAX / 4 / element_size;
-    return (rows == 0 || ld_in <= limit / rows) && (cols == 0 || ld_out <= limit / cols);
-}
-
 static warplab_status transpose_make_problem(const size_t size[3], int dims, const char *dtype,
                                              const char *op, wl_problem *problem, char *error,
                                              size_t error_len)
@@ -322,8 +313,8 @@ static warplab_status transpose_make_problem(const size_t size[3], int dims, con
     problem->dim[1] = dims == 2 ? size[1] : size[0];
     problem->dims = 2;
     problem->dtype = type;
-    if (!transpose_fits(problem->dim[0], problem->dim[1], problem->dim[1], problem->dim[0],
-                        warplab_dtype_size(type))) {
+    if (!wl_transpose_fits(problem->dim[0], problem->dim[1], problem->dim[1], problem->dim[0],
+                           warplab_dtype_size(type))) {
         wl_format(error, error_len, "%zux%zu %s is too large to address", problem->dim[0],
                   problem->dim[1], warplab_dtype_name(type));
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -473,7 +464,7 @@ static warplab_status warplab_transpose_checked(warplab_context *context, warpla
                                ">= rows",
                                rows, cols, ld_in, ld_out);
     const size_t element = warplab_dtype_size(dtype);
-    if (!transpose_fits(rows, ld_in, cols, ld_out, element))
+    if (!wl_transpose_fits(rows, ld_in, cols, ld_out, element))
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "transpose of %zux%zu (ld %zu/%zu) is too large to address", rows,
                                cols, ld_in, ld_out);

@@ -5,7 +5,7 @@
  *
  * Matrices arrive as a buffer and an element offset (views may be
  * misaligned), with rows, cols and the pitches ld_in and ld_out in elements
- * (see src/ladders/transpose/transpose_layout.h). Work-group counts are rounded up, so
+ * (see src/kernels/transpose_layout.h). Work-group counts are rounded up, so
  * every access is bounds-checked. The copy kernels write the input's layout,
  * tight (cols elements per row), into the output buffer. */
 

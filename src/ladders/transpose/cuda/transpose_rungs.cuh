@@ -18,7 +18,7 @@
 #ifndef WARPLAB_TRANSPOSE_RUNGS_CUH
 #define WARPLAB_TRANSPOSE_RUNGS_CUH
 
-#include "../transpose_layout.h"
+#include "kernels/transpose_layout.h"
 #include "../transpose_order.h"
 
 #include "kernels/cuda/cuda_backend.h"

@@ -1,5 +1,5 @@
-/* The transpose ladder's problem layout, shared by the ladder and the
- * backends' launchers (C11 and CUDA).
+/* The transpose's problem layout, shared by the operation, its ladder and
+ * the backends' launchers (C11 and CUDA).
  *
  * The input is a row-major rows x cols matrix whose rows start ld_in
  * elements apart; the output is its transpose, a row-major cols x rows matrix
@@ -14,7 +14,7 @@
 #ifndef WARPLAB_TRANSPOSE_LAYOUT_H
 #define WARPLAB_TRANSPOSE_LAYOUT_H
 
-#include "../../internal.h"
+#include "internal.h"
 
 typedef struct wl_transpose_layout {
     size_t rows, cols;   /* of the input */
@@ -33,6 +33,15 @@ static inline wl_transpose_layout wl_transpose_layout_of(const wl_problem *probl
     layout.ld_out = problem->ld[1] ? problem->ld[1] : layout.rows;
     layout.element_size = warplab_dtype_size(problem->dtype);
     return layout;
+}
+
+/* rows x cols x element and each buffer's bytes fit in a size_t with room
+ * for the harness's guards. */
+static inline bool wl_transpose_fits(size_t rows, size_t ld_in, size_t cols, size_t ld_out,
+                                     size_t element_size)
+{
+    const size_t limit = SIZE_MAX / 4 / element_size;
+    return (rows == 0 || ld_in <= limit / rows) && (cols == 0 || ld_out <= limit / cols);
 }
 
 #endif
