@@ -7,9 +7,9 @@
  *   test_reference            (exits 77 without a CUDA device)
  */
 #include "../src/core/context.h"
-#include "../src/ladders/gemm.h"
 #include "../src/kernels/transpose_layout.h"
 #include "../src/lab/reference.h"
+#include "../src/ladders/gemm.h"
 #include "check.h"
 
 #include <float.h>

@@ -5,9 +5,9 @@
  * otherwise be a silent "no cuda form" skip. */
 #include "../check.h"
 #include "core/context.h"
-#include "ladders/gemm.h"
 #include "lab/probes/probe.h"
 #include "lab/show.h"
+#include "ladders/gemm.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,8 +9,8 @@
  *    2. cpu_blocked -- CPU 64x64 blocks, all cores
  *    3. copy -- copy, 16-byte accesses (reference)
  */
-#include "kernels/transpose_layout.h"
 #include "cpu.h"
+#include "kernels/transpose_layout.h"
 
 #include <string.h>
 

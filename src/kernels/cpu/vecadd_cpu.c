@@ -7,8 +7,8 @@
  *    2. cpu_threads -- CPU loop, all cores
  *   12. copy -- device-to-device copy (reference)
  */
-#include "kernels/vecadd.h"
 #include "cpu.h"
+#include "kernels/vecadd.h"
 
 #include <string.h>
 

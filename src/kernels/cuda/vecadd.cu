@@ -15,8 +15,8 @@
  *   11. managed_prefetch -- managed memory, prefetched
  *   12. copy -- device-to-device copy (reference)
  */
-#include "kernels/vecadd.h"
 #include "cuda_backend.h"
+#include "kernels/vecadd.h"
 
 /* The launch's buffer i, as floats. */
 static float *view_of(const wl_launch *launch, int i)

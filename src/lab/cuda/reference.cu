@@ -3,10 +3,10 @@
  * precision, with the rules and bounds of the CPU references
  * (the ladders' verify functions, gemm_check.c). Not a rung: it runs outside any timed
  * region, so it may allocate and synchronize. */
-#include "ladders/gemm.h"
-#include "kernels/transpose_layout.h"
 #include "../reference.h"
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/transpose_layout.h"
+#include "ladders/gemm.h"
 
 #include <cfloat>
 #include <climits>

@@ -15,9 +15,9 @@
  * Problem: dim[0] = threads (a power of two), dim[1] = iterations per
  * thread, param = contention (threads per address, a power of two). The
  * counters are zeroed before every run (untimed). */
+#include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
-#include "ladders/ladder_util.h"
 
 #include <math.h>
 #include <stdlib.h>

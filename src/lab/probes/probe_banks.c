@@ -16,9 +16,9 @@
  * Buffers: in = one random start (0..63) per warp (moves the warp's chains
  * along the table without changing its bank pattern); out = per thread,
  * f0 + 3 f1 + 5 f2 + 7 f3 of the chains' final words (mod 2^32). */
+#include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
-#include "ladders/ladder_util.h"
 
 #include <string.h>
 

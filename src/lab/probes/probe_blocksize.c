@@ -11,8 +11,8 @@
  *
  * Problem: dim[0] = n floats per array, param = threads per block. One
  * grid-stride copy kernel for every series; only the grid differs. */
-#include "probe.h"
 #include "ladders/ladder_util.h"
+#include "probe.h"
 
 #include <string.h>
 

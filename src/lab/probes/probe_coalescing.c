@@ -11,8 +11,8 @@
  *   stride: out[i] = in[i * stride] for i < n / stride (reads strided, writes
  *           coalesced), so a warp's reads touch up to 32 sectors.
  * Elements a series does not write must still hold the poison. */
-#include "probe.h"
 #include "ladders/ladder_util.h"
+#include "probe.h"
 
 #include <string.h>
 

@@ -13,9 +13,9 @@
  *
  * Problem: dim[0] = threads, dim[1] = W, param = paths (1..32). Blocks of
  * 256 threads; warp = global thread / 32, block = global thread / 256. */
+#include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
-#include "ladders/ladder_util.h"
 
 #include <math.h>
 #include <string.h>

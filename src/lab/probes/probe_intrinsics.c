@@ -16,9 +16,9 @@
  * Problem: dim[0] = threads, dim[1] = K. Buffers: in cells (int32: where x
  * lies on its grid, and v for the integer series), in w (float in [0, 1):
  * the divisor's offset c), out first, out sum (4-byte words). */
+#include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
-#include "ladders/ladder_util.h"
 
 #include <math.h>
 #include <string.h>

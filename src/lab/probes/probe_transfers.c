@@ -14,9 +14,9 @@
  *   copied out; its result is what came back to the host. Timing: CUDA
  *   events on the harness's stream, the other streams joined to it by
  *   events, so the time covers the whole pipeline. */
+#include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
-#include "ladders/ladder_util.h"
 
 #include <string.h>
 

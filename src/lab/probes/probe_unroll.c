@@ -13,9 +13,9 @@
  *
  * Problem: dim[0] = threads, dim[1] = R. Buffers: in x (floats in
  * [-0.9, 0.9]), in coefficients (64 floats in [-1, 1]), out sums. */
+#include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
-#include "ladders/ladder_util.h"
 
 #include <math.h>
 #include <string.h>

@@ -18,8 +18,8 @@
 #ifndef WARPLAB_TRANSPOSE_RUNGS_CUH
 #define WARPLAB_TRANSPOSE_RUNGS_CUH
 
-#include "kernels/transpose_layout.h"
 #include "../transpose_order.h"
+#include "kernels/transpose_layout.h"
 
 #include "kernels/cuda/cuda_backend.h"
 
