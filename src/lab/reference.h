@@ -24,6 +24,7 @@
 #define WARPLAB_REFERENCE_H
 
 #include "internal.h"
+#include "ladders/device_reference.h"
 
 #include <string.h>
 
@@ -69,35 +70,6 @@ static inline WL_HOST_DEVICE uint64_t wl_random_element_bits(warplab_dtype dtype
     return bits;
 }
 
-/* What a device reference checks. */
-typedef enum wl_reference_kind {
-    WL_REFERENCE_NONE = 0,       /* no device reference: the CPU's */
-    WL_REFERENCE_VECADD,         /* c = a + b (float), |error| <= |c| * FLT_EPSILON */
-    WL_REFERENCE_COPY,           /* buffer 1 = buffer 0 (1-D), exactly */
-    WL_REFERENCE_TRANSPOSE,      /* out = in^T exactly, pitch padding untouched */
-    WL_REFERENCE_TRANSPOSE_COPY, /* out (tight rows x cols) = in exactly, the rest untouched */
-    WL_REFERENCE_REDUCE,         /* one value: sum (bounded), min, max */
-    WL_REFERENCE_GEMM            /* C = alpha op(A) op(B) + beta C0, sampled, Higham bound */
-} wl_reference_kind;
-
-/* How an input buffer was generated: element i is
- * wl_random_element_bits(dtype, seed, i, lo, hi), except a planted NaN. */
-typedef struct wl_reference_input {
-    uint64_t seed;
-    size_t nan_at; /* SIZE_MAX: none */
-} wl_reference_input;
-
-typedef struct wl_reference_request {
-    wl_reference_kind kind;
-    int precision; /* gemm: a wl_gemm_precision */
-    const wl_problem *problem;
-    const wl_buffer_spec *spec; /* the ladder's buffers */
-    int buffers;
-    const wl_launch *launch; /* their views */
-    wl_reference_input input[WL_MAX_BUFFERS];
-    uint64_t sample_seed; /* gemm: which rows, columns and points are recomputed */
-} wl_reference_request;
-
 /* A backend's device reference (NULL in wl_backend_ops where there is none). */
 typedef struct wl_device_reference {
     /* Fills a view with the generator's values (count elements of dtype). */
@@ -129,16 +101,6 @@ size_t wl_device_verify_threshold(void);
  * (WL_REFERENCE_NONE: the CPU's); sets kind and precision. */
 void wl_ladder_device_reference(const wl_ladder *ladder, const wl_rung *rung,
                                 const wl_problem *problem, wl_reference_request *request);
-
-/* Per-ladder parts (in each ladder's file, its wl_ladder.device_reference). */
-void wl_vecadd_device_reference(const wl_rung *rung, const wl_problem *problem,
-                                wl_reference_request *request);
-void wl_transpose_device_reference(const wl_rung *rung, const wl_problem *problem,
-                                   wl_reference_request *request);
-void wl_reduce_device_reference(const wl_rung *rung, const wl_problem *problem,
-                                wl_reference_request *request);
-void wl_gemm_device_reference(const wl_rung *rung, const wl_problem *problem,
-                              wl_reference_request *request);
 
 /* A short name of a reference for row notes ("device reference (double)"). */
 const char *wl_reference_name(wl_reference_kind kind);

@@ -7,8 +7,8 @@
  * device-to-device copy as the speed of light. */
 #include "kernels/vecadd.h"
 #include "../core/context.h"
-#include "lab/reference.h"
 #include "ladder_util.h"
+#include "ladders/device_reference.h"
 
 #include <float.h>
 #include <math.h>
@@ -237,7 +237,7 @@ const wl_ladder wl_vecadd_ladder = {
     .device_reference = wl_vecadd_device_reference,
 };
 
-/* The device reference (reference.h): c = a + b, or c = a for the copy rows. */
+/* The device reference (device_reference.h): c = a + b, or c = a for the copy rows. */
 void wl_vecadd_device_reference(const wl_rung *rung, const wl_problem *problem,
                                 wl_reference_request *request)
 {

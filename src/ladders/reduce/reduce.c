@@ -27,7 +27,7 @@
  * NaN-propagating min, max and sum turn into a wrong answer if read. */
 #include "../../core/context.h"
 #include "../ladder_util.h"
-#include "lab/reference.h"
+#include "ladders/device_reference.h"
 #include "ops/ops.h"
 
 #include <float.h>
@@ -458,7 +458,7 @@ const wl_ladder wl_reduce_ladder = {
     .device_reference = wl_reduce_device_reference,
 };
 
-/* The device reference (reference.h): the same sums, minima and maxima as
+/* The device reference (device_reference.h): the same sums, minima and maxima as
  * reduce_reference, and the same bound. */
 void wl_reduce_device_reference(const wl_rung *rung, const wl_problem *problem,
                                 wl_reference_request *request)

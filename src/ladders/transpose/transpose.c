@@ -12,7 +12,7 @@
 #include "../../core/context.h"
 #include "../ladder_util.h"
 #include "kernels/transpose_layout.h"
-#include "lab/reference.h"
+#include "ladders/device_reference.h"
 
 #include <math.h>
 #include <string.h>
@@ -434,7 +434,7 @@ const wl_ladder wl_transpose_ladder = {
     .device_reference = wl_transpose_device_reference,
 };
 
-/* The device reference (reference.h): the transpose, or the copy rows'
+/* The device reference (device_reference.h): the transpose, or the copy rows'
  * tight copy, both exact, with the padding untouched. */
 void wl_transpose_device_reference(const wl_rung *rung, const wl_problem *problem,
                                    wl_reference_request *request)
