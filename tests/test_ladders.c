@@ -19,6 +19,7 @@
  * having no form on the backend; a wrong result fails, unless the rung's
  * wrongness is its lesson. */
 #include "../src/core/context.h"
+#include "../src/lab/harness.h"
 #include "check.h"
 
 #include <stdlib.h>

@@ -12,6 +12,7 @@
  * compiled in, has no device, or has no probe form. A series may be skipped
  * only for its own limits or a device too small; a wrong result fails. */
 #include "../src/core/context.h"
+#include "../src/lab/harness.h"
 #include "../src/lab/probes/probe.h"
 #include "check.h"
 

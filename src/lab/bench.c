@@ -1,5 +1,6 @@
 /* warplab_bench: ladders x sizes x rungs through the harness, into a report. */
 #include "core/context.h"
+#include "lab/harness.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* The harness: the one place that fills inputs, poisons outputs, verifies
  * against the CPU reference and times. Every ladder and backend goes through
  * wl_run_rung. */
+#include "harness.h"
 #include "counters.h"
-#include "internal.h"
 #include "reference.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * escapers for each format, the JSON field writers, the time format, and the
  * SVG chart parts (series colours, a value axis, legend entries and one bar
  * chart fed a neutral list of bars). */
-#include "internal.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <string.h>

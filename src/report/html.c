@@ -3,6 +3,7 @@
  * SVG (src/report/chart.c), the code and diffs warplab show's (src/lab/show.c); the
  * page carries everything inline and loads nothing. */
 #include "lab/show.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * and a bar chart. Every probe ends with its conclusion, computed from the
  * numbers. CSV and JSON carry one record per point. */
 #include "lab/probes/probe.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>

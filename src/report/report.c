@@ -1,6 +1,6 @@
 /* Report output: terminal table, Markdown, CSV and JSON. One group per
  * (ladder, problem): the course's tables are per size. */
-#include "internal.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>

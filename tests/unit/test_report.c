@@ -6,7 +6,7 @@
  * (test_report.json/.csv/.svg/.md) for the parsers CTest runs next
  * (check_report_json.cmake always, check_report_files.py with python3). */
 #include "../check.h"
-#include "internal.h"
+#include "report/report.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -7,6 +7,7 @@
  * before it is timed; the timed runs alternate warplab and vendor, each
  * after an L2 flush. */
 #include "kernels/cuda/cuda_backend.h"
+#include "lab/harness.h"
 
 #include <float.h>
 #include <math.h>

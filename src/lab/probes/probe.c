@@ -3,6 +3,7 @@
  * probes and the helpers their definitions share are here too. */
 #include "probe.h"
 #include "core/context.h"
+#include "lab/harness.h"
 #include "probe_kernels.h"
 
 #include <math.h>
