@@ -113,10 +113,11 @@ static void format_course(char *out, size_t len, const warplab_row *row)
 {
     wl_copy_string(out, len, "");
     if (row->course_value > 0)
-        wl_format(out, len, "%.4g %s %s", row->course_value, row->course_unit, row->course_device);
+        wl_format(out, len, "%.4g %s %s%s", row->course_value, row->course_unit, row->course_device,
+                  row->course_bound ? " (bound)" : "");
     if (row->course_value2 > 0)
         wl_append(out, len, "%s%.4g %s %s", out[0] ? "; " : "", row->course_value2,
-                  row->course_unit, row->course_device2);
+                  row->course_unit2[0] ? row->course_unit2 : row->course_unit, row->course_device2);
 }
 
 static void group_heading(const warplab_report *report, const warplab_row *first, char *out,
@@ -232,6 +233,8 @@ ROW_TEXT_GETTER(backend)
 ROW_TEXT_GETTER(course_unit)
 ROW_TEXT_GETTER(course_device)
 ROW_TEXT_GETTER(course_device2)
+ROW_TEXT_GETTER(course_unit2)
+ROW_TEXT_GETTER(errata)
 ROW_TEXT_GETTER(note)
 ROW_TEXT_GETTER(vendor)
 ROW_TEXT_GETTER(lesson)
@@ -275,6 +278,12 @@ static wl_cell get_status(const void *record, char *scratch, size_t len)
     return (wl_cell){warplab_status_string(ROW(record)->status), 0.0};
 }
 
+static wl_cell get_course_bound(const void *record, char *scratch, size_t len)
+{
+    (void)scratch, (void)len;
+    return (wl_cell){NULL, ROW(record)->course_bound ? 1.0 : 0.0};
+}
+
 static wl_cell get_unsafe(const void *record, char *scratch, size_t len)
 {
     (void)scratch, (void)len;
@@ -289,7 +298,7 @@ static wl_cell get_vendor_ratio(const void *record, char *scratch, size_t len)
     return (wl_cell){NULL, pct > 0 ? pct / 100.0 : NAN};
 }
 
-/* The course's figures in one cell: "89.2 GB/s K40; 64.1 GB/s GTX 280". */
+/* The course's figures in one cell: "15.72 GiB/s K40; 2.083 GB/s seed 004 GPU". */
 static wl_cell get_course(const void *record, char *scratch, size_t len)
 {
     format_course(scratch, len, ROW(record));
@@ -342,6 +351,10 @@ static const wl_column row_columns[] = {
     {"vendor", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_vendor},
     {"vendor_ratio", NULL, NULL, WL_CELL_NUMBER, 0, WL_IN_JSON, get_vendor_ratio},
     {"lesson", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_lesson},
+    {"course_bound", NULL, NULL, WL_CELL_BOOL, 0, WL_IN_JSON, get_course_bound},
+    {"course_unit2", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_course_unit2},
+    /* the ids of the top-level "errata" entries that concern the row's rung */
+    {"errata", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_errata},
     {"course", "course", NULL, WL_CELL_TEXT, 0, 0, get_course},
 };
 #define ROW_COLUMN_COUNT (sizeof row_columns / sizeof row_columns[0])
@@ -569,6 +582,42 @@ static void write_csv(const warplab_report *report, FILE *out)
         wl_write_csv_record(out, row_columns, ROW_COLUMN_COUNT, &report->rows[i]);
 }
 
+/* Whether an erratum concerns a row of the report (its ladder, and its rung
+ * or the whole ladder). */
+static bool erratum_in_report(const warplab_report *report, const warplab_erratum *erratum)
+{
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        if (!strcmp(row->ladder, erratum->topic) &&
+            (!erratum->rung[0] || !strcmp(row->rung, erratum->rung)))
+            return true;
+    }
+    return false;
+}
+
+/* The course's errata that concern the report's rows, whole (the rows name
+ * them by id). */
+static void write_json_errata(const warplab_report *report, FILE *out)
+{
+    size_t written = 0;
+    const warplab_erratum *e;
+    for (size_t i = 0; (e = warplab_erratum_get(i)) != NULL; i++) {
+        if (!erratum_in_report(report, e))
+            continue;
+        fputs(written++ ? ",\n    {" : "\n    {", out);
+        wl_write_json_field(out, "id", e->id, true);
+        wl_write_json_field(out, "ladder", e->topic, true);
+        wl_write_json_field(out, "rung", e->rung, true);
+        wl_write_json_field(out, "seed", e->seed, true);
+        wl_write_json_field(out, "where", e->where, true);
+        wl_write_json_field(out, "quote", e->quote, true);
+        wl_write_json_field(out, "why", e->why, true);
+        wl_write_json_field(out, "instead", e->instead, false);
+        fputs("}", out);
+    }
+    fputs(written ? "\n  ]" : "]", out);
+}
+
 static void write_json(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
     fputs("{\n  ", out);
@@ -607,7 +656,9 @@ static void write_json(const warplab_report *report, vendor_pair *pairs, FILE *o
         wl_write_json_field(out, "worst_problem", pairs[p].worst_problem, false);
         fputs("}", out);
     }
-    fputs(pair_count ? "\n  ]\n}\n" : "]\n}\n", out);
+    fputs(pair_count ? "\n  ],\n  \"errata\": [" : "],\n  \"errata\": [", out);
+    write_json_errata(report, out);
+    fputs("\n}\n", out);
 }
 
 warplab_status warplab_report_write(const warplab_report *report, warplab_format format,
