@@ -147,6 +147,13 @@ static const warplab_erratum errata[] = {
      "Fermi's L1 cache line is 128 bytes (the slide's 32-byte L2 line is right).",
      "The coalescing probe measures bandwidth against offset and stride on the present GPU, whose "
      "accesses are served in 32-byte sectors of 128-byte lines."},
+    {"atomics.list_repeats", "atomics", "", "002", "'Atomic Functions原子函数'",
+     "atomicAdd(); atomicSub(); atomicMin(); atomicExch(); atomicMin(); atomicMax(); "
+     "atomicAdd(); atomicDec(); atomicCAS();",
+     "The arithmetic list names atomicAdd and atomicMin twice and leaves out atomicInc, the "
+     "partner of the atomicDec it lists.",
+     "The atomics probe measures add (int and float, global and shared), a block-staged add and "
+     "a CAS loop; the list's other functions are named here, not yet measured."},
     /* ---- matrix multiply (seeds 000, 002) ------------------------------ */
     {"gemm.md_width", "gemm", "one_block", "002", "'matrix multiply: CUDA Kernel'",
      "float Mdelement = Md[ty * Md.width + k];",

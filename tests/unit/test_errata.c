@@ -3,6 +3,9 @@
  *   test_errata              the table's shape: unique ids, every field given,
  *                            every ladder, probe and rung it names exists, and
  *                            a rung's errata ids as the report lists them
+ *   test_errata --course-map docs/COURSE.md
+ *                            also the map of the course: every rung, probe and
+ *                            erratum it names exists, every erratum is on it
  *   test_errata --seeds DIR  also against the course itself (DIR holds the
  *                            seeds, NNN_*.txt): every erratum's quote is in its
  *                            seed, and every course figure a rung quotes is in
@@ -216,18 +219,92 @@ static void test_figures(void)
     CHECK_MSG(figures >= 10, "only %zu course figures", figures);
 }
 
+/* ------------------------------------------------------------------------ */
+/* docs/COURSE.md's map                                                     */
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Every `LADDER/RUNG`, `probe NAME` and `erratum ID` the map names exists,
+ * and every erratum is on the map. */
+static void test_course_map(const char *path)
+{
+    char *text = read_file(path);
+    CHECK_MSG(text != NULL, "cannot read %s", path);
+    if (!text)
+        return;
+    size_t names = 0;
+    const size_t errata_count = warplab_errata_count();
+    bool *mapped = calloc(errata_count ? errata_count : 1, sizeof *mapped);
+    for (char *open = strchr(text, '`'); open; open = strchr(open + 1, '`')) {
+        char *close = strchr(open + 1, '`');
+        if (!close)
+            break;
+        char token[160];
+        const size_t len = (size_t)(close - open - 1);
+        if (len < sizeof token) {
+            memcpy(token, open + 1, len);
+            token[len] = '\0';
+            char *slash = strchr(token, '/');
+            if (!strncmp(token, "probe ", 6)) {
+                names++;
+                CHECK_MSG(is_probe(token + 6), "%s: no probe '%s'", path, token + 6);
+            } else if (!strncmp(token, "erratum ", 8)) {
+                names++;
+                bool found = false;
+                for (size_t i = 0; i < errata_count; i++)
+                    if (!strcmp(warplab_erratum_get(i)->id, token + 8))
+                        found = mapped[i] = true;
+                CHECK_MSG(found, "%s: no erratum '%s'", path, token + 8);
+            } else if (slash && !strchr(token, ' ') && !strchr(token, '.') &&
+                       is_ladder((*slash = '\0', token))) {
+                names++;
+                warplab_rung_info info;
+                CHECK_MSG(warplab_rung_describe(token, slash + 1, &info) == WARPLAB_OK,
+                          "%s: no rung '%s' in ladder '%s'", path, slash + 1, token);
+            }
+        }
+        open = close;
+    }
+    CHECK_MSG(names >= 50, "%s names only %zu rungs, probes and errata", path, names);
+    for (size_t i = 0; i < errata_count; i++)
+        CHECK_MSG(mapped[i], "erratum %s is not on %s's map", warplab_erratum_get(i)->id, path);
+    free(mapped);
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
-    const char *seeds = NULL;
+    const char *seeds = NULL, *course_map = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
             seeds = argv[++i];
+        else if (!strcmp(argv[i], "--course-map") && i + 1 < argc)
+            course_map = argv[++i];
         else {
-            fprintf(stderr, "usage: test_errata [--seeds DIR]\n");
+            fprintf(stderr, "usage: test_errata [--course-map docs/COURSE.md] [--seeds DIR]\n");
             return 2;
         }
     }
     test_table();
+    if (course_map)
+        test_course_map(course_map);
     if (seeds) {
         if (!load_seeds(seeds)) {
             printf("test_errata: the course's seeds (000..004_*.txt) are not in %s: skipped\n",
