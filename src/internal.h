@@ -394,6 +394,14 @@ const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
 /* The ids of the course's errata that concern a rung of a ladder (or a
  * probe), space-separated, into out ("" when none); src/ladders/errata.c. */
 void wl_errata_ids(const char *topic, const char *rung, char *out, size_t len);
+
+/* What a run's rows show about the course's open questions (partition
+ * camping, GPU against CPU with the transfers, the multi-block matrix
+ * multiply's bound), each sentence computed from the rows; one emit per
+ * conclusion whose rows the report holds (src/ladders/conclusions.c). */
+#define WL_CONCLUSION_MAX 1024
+typedef void (*wl_conclusion_emit)(void *user, const char *ladder, const char *text);
+void wl_ladder_conclusions(const warplab_report *report, wl_conclusion_emit emit, void *user);
 /* Whether a rung's implementation can run a problem on a backend: the rung's
  * own limits, then the implementation's. Writes why not to reason. */
 warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,

@@ -462,6 +462,76 @@ static void write_terminal_group(const warplab_report *report, size_t begin, siz
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Conclusions: what the rows show about the course's open questions        */
+
+/* text from column `column`, wrapped before `width`, the lines after the
+ * first indented by `indent`. */
+static void write_wrapped(FILE *out, const char *text, size_t column, size_t width, size_t indent)
+{
+    bool first = true;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t word = 0;
+        while (p[word] && p[word] != ' ')
+            word++;
+        if (!word)
+            break;
+        if (!first && column + 1 + word > width) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            column = indent;
+        } else if (!first) {
+            fputc(' ', out);
+            column++;
+        }
+        fwrite(p, 1, word, out);
+        column += word;
+        p += word;
+        first = false;
+    }
+    fputc('\n', out);
+}
+
+typedef struct conclusion_sink {
+    FILE *out;
+    warplab_format format;
+    size_t count;
+} conclusion_sink;
+
+static void write_conclusion(void *user, const char *ladder, const char *text)
+{
+    conclusion_sink *sink = user;
+    switch (sink->format) {
+    case WARPLAB_FORMAT_MARKDOWN:
+        fputs(sink->count ? "\n- " : "\n**Conclusions, computed from the rows above**\n\n- ",
+              sink->out);
+        wl_write_markdown_text(sink->out, text);
+        break;
+    case WARPLAB_FORMAT_JSON:
+        fputs(sink->count ? ",\n    {" : "\n    {", sink->out);
+        wl_write_json_field(sink->out, "ladder", ladder, true);
+        wl_write_json_field(sink->out, "text", text, false);
+        fputs("}", sink->out);
+        break;
+    default:
+        fprintf(sink->out, "%s%s: ", sink->count ? "" : "\nconclusions (computed from the rows):\n",
+                ladder);
+        write_wrapped(sink->out, text, strlen(ladder) + 2, 100, 2);
+        break;
+    }
+    sink->count++;
+}
+
+static size_t write_conclusions(const warplab_report *report, warplab_format format, FILE *out)
+{
+    conclusion_sink sink = {out, format, 0};
+    wl_ladder_conclusions(report, write_conclusion, &sink);
+    if (format == WARPLAB_FORMAT_MARKDOWN && sink.count)
+        fputc('\n', out);
+    return sink.count;
+}
+
 static void write_table(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
@@ -492,6 +562,7 @@ static void write_table(const warplab_report *report, vendor_pair *pairs, FILE *
         fprintf(out, "caches %s between timed runs; seed %llu; %s.\n",
                 report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
     }
+    write_conclusions(report, WARPLAB_FORMAT_TABLE, out);
     write_pairs(report, pairs, out);
 }
 
@@ -560,6 +631,7 @@ static void write_markdown(const warplab_report *report, vendor_pair *pairs, FIL
         fputc('\n', out);
         compute_footer(report, out);
     }
+    write_conclusions(report, WARPLAB_FORMAT_MARKDOWN, out);
     const int pair_count = collect_pairs(report, pairs);
     for (int p = 0; p < pair_count; p++) {
         fprintf(out,
@@ -658,6 +730,8 @@ static void write_json(const warplab_report *report, vendor_pair *pairs, FILE *o
     }
     fputs(pair_count ? "\n  ],\n  \"errata\": [" : "],\n  \"errata\": [", out);
     write_json_errata(report, out);
+    fputs(",\n  \"conclusions\": [", out);
+    fputs(write_conclusions(report, WARPLAB_FORMAT_JSON, out) ? "\n  ]" : "]", out);
     fputs("\n}\n", out);
 }
 
