@@ -82,6 +82,9 @@ void cli_print_ladders(FILE *out);
 /* Prints text word-wrapped to width columns, each line led by indent;
  * newlines in text start new lines. */
 void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
+/* One of the course's errata, as 'warplab errata' prints it, each line led
+ * by indent (cmd_errata.c). */
+void cli_print_erratum(FILE *out, const char *indent, const warplab_erratum *erratum);
 
 /* SIGINT, SIGTERM and SIGHUP during long runs. graceful (bench): the first
  * one sets a flag that cli_interrupted returns (the signal number; a
@@ -147,6 +150,7 @@ int cli_bench_extras(const warplab_report *report, const cli_run *run,
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_errata(int argc, char **argv);
 int cmd_ladders(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

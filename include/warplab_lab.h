@@ -11,6 +11,7 @@
 
 #include "warplab.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -58,11 +59,16 @@ typedef struct warplab_row {
     double step_speedup;       /* median of the previous ladder rung / this one; 0 = n/a */
     double cumulative_speedup; /* first ladder rung / this one; 0 = n/a */
     double max_rel_error;      /* largest |got - expected| / bound seen in verification */
-    double course_value;       /* the course's measured figure, 0 = none */
-    char course_unit[16];      /* "GB/s", "GFLOP/s" */
+    double course_value;       /* the course's figure, 0 = none */
+    char course_unit[16];      /* "GB/s", "GiB/s", "GFLOP/s", as the course measured it */
     char course_device[32];    /* "K40", "GTX 280", "G80" */
-    double course_value2;      /* a second device's figure, same unit; 0 = none */
+    bool course_bound;         /* course_value is a bound the course computed, not a measurement */
+    double course_value2;      /* a second device's figure; 0 = none */
+    char course_unit2[16];     /* its unit */
     char course_device2[32];
+    /* The ids of the course's errata this rung concerns, space-separated
+     * (warplab_erratum_get; "" = none). */
+    char errata[96];
     char lesson[320]; /* what changed over the rung below, and why it is faster */
     /* Compute-bound ladders (matrix multiply): this row's speed as % of the
      * group's WARPLAB_ROW_BASELINE row (its time / this row's time), and
@@ -201,9 +207,11 @@ typedef struct warplab_rung_info {
     const char *lesson;        /* what changed over the rung below, and why it is faster */
     const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure; 0 = none */
-    const char *course_unit;   /* "GB/s" */
+    const char *course_unit;   /* "GB/s", or "GiB/s" where the course measured GiB/s */
     const char *course_device; /* "K40" */
-    double course_value2;      /* a second device's figure, same unit; 0 = none */
+    bool course_bound;         /* course_value is a bound the course computed, not a measurement */
+    double course_value2;      /* a second device's figure; 0 = none */
+    const char *course_unit2;  /* its unit */
     const char *course_device2;
     unsigned flags; /* as warplab_rung_flags */
     /* The vendor rung it is measured against when it names one ("cublas_fp32"),
@@ -218,6 +226,24 @@ const char *warplab_ladder_shape_set(const char *ladder);
 
 /* WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
 warplab_status warplab_rung_describe(const char *ladder, const char *rung, warplab_rung_info *info);
+
+/* The course's errata: each bug, wrong figure, unit or label in the course
+ * (the five seed documents) that a ladder or probe meets, kept as data: what
+ * the course wrote, why it is wrong, and what warplab runs instead
+ * (docs/COURSE.md, "Errata"). The strings are static and never NULL. */
+typedef struct warplab_erratum {
+    const char *id;      /* "vecadd.b1": unique, stable */
+    const char *topic;   /* a ladder ("vecadd"), a probe ("banks"), or "course" for neither */
+    const char *rung;    /* the rung it concerns; "" = the whole ladder or probe */
+    const char *seed;    /* the seed document, "001" (../shared/seeds/001_*.txt) */
+    const char *where;   /* the section: "'GPU / CUDA - Vector Add'" */
+    const char *quote;   /* what the course wrote, verbatim (its whitespace aside) */
+    const char *why;     /* why it is wrong */
+    const char *instead; /* what warplab runs or says instead */
+} warplab_erratum;
+size_t warplab_errata_count(void);
+/* NULL past the end. */
+const warplab_erratum *warplab_erratum_get(size_t index);
 
 /* ------------------------------------------------------------------------ */
 /* Report output (to a stream the caller owns)                              */

@@ -287,11 +287,14 @@ typedef struct wl_rung {
     const char *lesson;        /* what changed over the rung below, and why it helps */
     const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure (0 = none) */
-    const char *course_unit;   /* "GB/s" */
+    const char *course_unit;   /* "GB/s", or "GiB/s" where the course measured GiB/s */
     const char *course_device; /* "K40" */
-    /* A second device's figure for the same rung, in the same unit (the
-     * reduction ladder quotes K40 and seed 004's older GPU); 0 = none. */
+    bool course_bound;         /* course_value is a bound the course computed, not measured */
+    /* A second device's figure for the same rung (the reduction ladder quotes
+     * K40 and seed 004's older GPU); 0 = none. Its unit: course_unit2, or
+     * course_unit when NULL. */
     double course_value2;
+    const char *course_unit2;
     const char *course_device2;
     unsigned flags;     /* WL_RUNG_* */
     const char *vendor; /* id of the vendor rung it is measured against; NULL = the baseline row */
@@ -388,6 +391,17 @@ size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);
 const wl_ladder *wl_ladder_find(const char *name);
 const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
+/* The ids of the course's errata that concern a rung of a ladder (or a
+ * probe), space-separated, into out ("" when none); src/ladders/errata.c. */
+void wl_errata_ids(const char *topic, const char *rung, char *out, size_t len);
+
+/* What a run's rows show about the course's open questions (partition
+ * camping, GPU against CPU with the transfers, the multi-block matrix
+ * multiply's bound), each sentence computed from the rows; one emit per
+ * conclusion whose rows the report holds (src/ladders/conclusions.c). */
+#define WL_CONCLUSION_MAX 1024
+typedef void (*wl_conclusion_emit)(void *user, const char *ladder, const char *text);
+void wl_ladder_conclusions(const warplab_report *report, wl_conclusion_emit emit, void *user);
 /* Whether a rung's implementation can run a problem on a backend: the rung's
  * own limits, then the implementation's. Writes why not to reason. */
 warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,

@@ -37,9 +37,22 @@ expect(RC 0 OUT "usage: warplab COMMAND" ARGS --help)
 expect(RC 0 OUT "^warplab [0-9]+\\.[0-9]+\\.[0-9]+\n$" ARGS --version)
 expect(RC 2 ERR "usage: warplab COMMAND" ARGS)
 expect(RC 2 ERR "unknown command 'frobnicate'" ARGS frobnicate)
-foreach(command bench devices ladders occupancy probe show)
+foreach(command bench devices ladders occupancy probe show errata)
   expect(RC 0 OUT "usage: warplab ${command}" ARGS ${command} --help)
 endforeach()
+
+# The course's errata: listed, beside the lessons and in show.
+expect(RC 0 OUT "vecadd.b1.*the course wrote: \"c\\[i\\] = a\\[i\\] \\+ b\\[1\\];\"" ARGS errata)
+expect(RC 0 OUT "^vecadd: vector add[^\n]*\n +erratum vecadd.b1 .*b\\[1\\]" ARGS ladders vecadd --lessons)
+expect(RC 0 OUT "bound there: 345.6 GFLOP/s on G80" ARGS ladders gemm --lessons)
+expect(RC 0 OUT "measured there: 15.72 GiB/s on K40\n +and: 2.083 GB/s" ARGS ladders reduce --lessons)
+expect(RC 0 OUT "erratum reduce.reduce7_assigns.*erratum reduce.cascade_unguarded" ARGS errata reduce --rung cascade)
+expect(RC 0 OUT "erratum vecadd.b1 .*the whole ladder" ARGS show vecadd grid)
+expect(RC 0 OUT "^no errata about transpose, rung tiled" ARGS errata transpose --rung tiled)
+expect(RC 2 ERR "no ladder or probe named 'nosuch'" ARGS errata nosuch)
+expect(RC 2 ERR "the reduce ladder has no rung 'nosuch'" ARGS errata reduce --rung nosuch)
+expect(RC 2 ERR "--rung needs a ladder" ARGS errata --rung cascade)
+expect(RC 2 ERR "--rung needs a rung id" ARGS errata reduce --rung)
 
 # probe: bad usage is exit 2; a probe with no form on the backend is exit 1.
 expect(RC 0 OUT "coalescing: .*runs on: .*--size: " ARGS probe list)

@@ -288,7 +288,8 @@ static const wl_rung gemm_rungs[] = {
                "345.6 GFLOPS). Multiples of 16 only.",
      .course = "seed 000, lectures 2.5-2.6; seed 002, 'TILE_WIDTH'",
      .course_value = 345.6,
-     .course_unit = "GFLOP/s bound",
+     .course_unit = "GFLOP/s",
+     .course_bound = true,
      .course_device = "G80",
      .bytes = tile16_bytes,
      .supports = tiled16_supports},
@@ -331,7 +332,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The transposing stores of A hit one bank 4 times over, and a thread's 8 outputs "
                "as 2x2 groups of 4 make a warp's LDS.128 reads broadcast cleanly: a padded A "
                "tile and split per-thread tiles, so no access waits on a bank.",
-     .course = "seed 003, 'Banky sdilene pameti' (bank conflicts, padding)",
+     .course = "seed 003, 'HW organizace sdílené paměti', 'Konflikty bank' (bank conflicts, padding)",
      .bytes = tile128_bytes},
     {.id = "double_buffered",
      .title = "double-buffered tiles (cp.async)",
