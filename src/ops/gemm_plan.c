@@ -177,6 +177,12 @@ unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b)
     return 1u << ((op_a == WARPLAB_OP_T ? 2u : 0u) + (op_b == WARPLAB_OP_T ? 1u : 0u));
 }
 
+const char *wl_gemm_layout_name(warplab_op op_a, warplab_op op_b)
+{
+    static const char *const names[4] = {"N,N", "N,T", "T,N", "T,T"};
+    return names[(op_a == WARPLAB_OP_T ? 2 : 0) + (op_b == WARPLAB_OP_T ? 1 : 0)];
+}
+
 unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes)
 {
     const size_t pitch = ld * element_bytes;
@@ -209,35 +215,42 @@ bool wl_gemm_x_along_k(const wl_gemm_desc *d)
     return d->m <= d->n ? d->op_b == WARPLAB_OP_T : d->op_a == WARPLAB_OP_N;
 }
 
-bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
-                             const wl_gemm_target *t)
+const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                                      const wl_gemm_target *t)
 {
     if (t->cc_major < c->cc_major_min || (c->needs_sm90a && !t->sm90a))
-        return false;
+        return c->needs_sm90a ? "needs sm_90a" : "needs a newer architecture";
     if (!(c->ab_types & WL_GEMM_TYPE_BIT(d->ab_type)))
-        return false;
+        return "does not take this input type";
     const bool c_input = d->c_type == d->ab_type;
     if (!((c->c_types & WL_GEMM_TYPE_BIT(d->c_type)) ||
           (c_input && (c->c_types & WL_GEMM_C_INPUT))))
-        return false;
+        return "does not write this output type";
     if (!(c->computes & (1u << (unsigned)d->compute)))
-        return false;
+        return "does not honour this compute";
     if (!(c->layouts & wl_gemm_layout_bit(d->op_a, d->op_b)))
-        return false;
+        return "does not take this layout";
     if (d->batch > 1) /* no candidate runs batches yet */
-        return false;
+        return "runs no batches";
     if (c->small_max && small_side(d) > c->small_max)
-        return false;
+        return "takes a smaller min(m, n)";
     const bool along_k = wl_gemm_x_along_k(d);
     if (c->x_layout != WL_GEMM_X_ANY && along_k != (c->x_layout == WL_GEMM_X_ALONG_K))
-        return false;
+        return along_k ? "reads the big operand along its rows, not along k"
+                       : "reads the big operand along k, not along its rows";
     if (c->along_k_small_min && along_k && d->k > 0 && small_side(d) < c->along_k_small_min)
-        return false;
+        return "leaves a small min(m, n) with the big operand along k to the GEMV family";
     if (d->k == 0 && !c->k_zero)
-        return false;
+        return "does not take k = 0";
     if (d->align_a < c->min_align || d->align_b < c->min_align || d->align_c < c->min_align)
-        return false;
-    return true;
+        return "needs more alignment";
+    return NULL;
+}
+
+bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                             const wl_gemm_target *t)
+{
+    return wl_gemm_candidate_refusal(c, d, t) == NULL;
 }
 
 /* Bandwidth and FP32 peak, or an H100's where the device does not say. */
@@ -447,4 +460,9 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len)
                  plan->k_chunk, plan->predicted_us);
     else
         snprintf(text, len, "%s (model %.1f us)", c->name, plan->predicted_us);
+}
+
+const char *wl_gemm_plan_tuning_set(void)
+{
+    return WL_GEMM_PLAN_TUNING_SET;
 }

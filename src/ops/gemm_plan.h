@@ -70,6 +70,8 @@ enum {
 };
 /* The layout bit of a descriptor. */
 unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b);
+/* "N,N", "N,T", "T,N" or "T,T" (op_a, op_b). */
+const char *wl_gemm_layout_name(warplab_op op_a, warplab_op op_b);
 
 /* Bits of types (1u << warplab_dtype) and of computes (1u << warplab_compute). */
 #define WL_GEMM_TYPE_BIT(t) (1u << (unsigned)(t))
@@ -132,6 +134,11 @@ typedef struct wl_gemm_route {
     double predicted_us;
 } wl_gemm_route;
 
+/* The tuning set the table's constants were fitted on (a name and the
+ * program that measures it); `warplab bench gemm --grid` is the judging
+ * set, never fitted on. */
+const char *wl_gemm_plan_tuning_set(void);
+
 /* The table. */
 const wl_gemm_candidate *wl_gemm_candidates(size_t *count);
 /* The index of the candidate named name, or -1. */
@@ -142,6 +149,10 @@ int wl_gemm_candidate_find(const char *name);
  * alignment). */
 bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                              const wl_gemm_target *t);
+/* Why candidate c cannot take the descriptor (the first limit it fails, a
+ * static phrase: "takes a smaller min(m, n)"), or NULL where it can. */
+const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                                      const wl_gemm_target *t);
 
 /* Modelled time of candidate c on the descriptor (us); HUGE_VAL where it
  * cannot take it. */
