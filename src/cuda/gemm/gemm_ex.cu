@@ -24,8 +24,8 @@
  * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
-#include "gemv.h"
 #include "gemm_launch.h"
+#include "gemv.h"
 #include "plan_cache.h"
 
 #include <cuda_bf16.h>
@@ -295,14 +295,31 @@ static const char *gemv_row(const wl_problem *p)
     return wl_gemm_x_along_k(&d) ? "gemv_k" : "gemv_rows";
 }
 
-/* The GEMV family runs the problem: the planner's pick, or (forced) the
- * skinny problems that the TF32 and tiled paths below leave to it. */
+/* The planner candidate a call is forced to (problem.param: its row + 1,
+ * set by warplab_gemm_force_candidate), or NULL: the planner's pick. */
+static const char *forced_candidate(const wl_problem *p)
+{
+    size_t count = 0;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
+    return p->param > 0 && (size_t)p->param <= count ? rows[p->param - 1].name : NULL;
+}
+
+/* The fallback forced: the tiled kernel whatever the shape. */
+static bool tiled_forced(const wl_problem *p)
+{
+    const char *force = forced_candidate(p);
+    return force && strcmp(force, "tiled") == 0;
+}
+
+/* The GEMV family runs the problem: the planner's pick (or the forced
+ * candidate), or (forced) the skinny problems that the TF32 and tiled
+ * paths below leave to it. */
 static bool gemv_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
                          wl_gemm_route *plan)
 {
     if (p->variant & WL_GEMM_EX16_FORCE)
         return false;
-    *plan = planned(backend, p, launch, NULL);
+    *plan = planned(backend, p, launch, forced_candidate(p));
     return plan->candidate >= 0 && plan->schedule == WL_GEMM_SCHEDULE_GEMV;
 }
 
@@ -589,6 +606,8 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, NULL, &gemv))
         return gemv.scratch;
+    if (tiled_forced(p))
+        return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
@@ -816,6 +835,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, launch, &gemv))
         return wl_gemv_run(backend, launch, &gemv);
+    if (tiled_forced(p))
+        return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
@@ -918,6 +939,10 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, launch, &gemv)) {
         wl_gemm_route_describe(&gemv, text, len);
+        return;
+    }
+    if (tiled_forced(p)) {
+        snprintf(text, len, "tiled (CUDA cores, %d x %d tiles)", EX_BM, EX_BN);
         return;
     }
     if (p->dtype != WARPLAB_FLOAT32) {
