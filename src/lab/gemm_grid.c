@@ -518,7 +518,7 @@ static warplab_status grid_run_cuda(warplab_context *context,
     /* The caller's stream bound, as a CUDA program binds it. */
     status = warplab_context_set_stream(context, stream);
     if (status == WARPLAB_OK && options->candidate)
-        status = warplab_gemm_force_candidate(context, options->candidate);
+        status = wl_gemm_force_candidate(context, options->candidate);
     if (status != WARPLAB_OK) {
         warplab_context_set_stream(context, NULL);
         wl_cuda_grid_close(cuda);
@@ -556,7 +556,7 @@ static warplab_status grid_run_cuda(warplab_context *context,
     if (options->progress)
         options->progress(options->progress_user, NULL, NULL, NULL, grid->count, grid->count);
     grid->seconds = wl_now_seconds() - start;
-    warplab_gemm_force_candidate(context, NULL);
+    wl_gemm_force_candidate(context, NULL);
     warplab_context_set_stream(context, NULL);
     wl_cuda_grid_close(cuda);
     return status;
@@ -575,7 +575,7 @@ static warplab_status grid_run_checked(warplab_context *context,
         options = &defaults;
     }
     if (options->candidate && wl_gemm_candidate_find(options->candidate) < 0)
-        return warplab_gemm_force_candidate(context, options->candidate); /* says which exist */
+        return wl_gemm_force_candidate(context, options->candidate); /* says which exist */
     if (context->device->ops->kind != WARPLAB_BACKEND_CUDA)
         return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
                                "the GEMM grid compares warplab_gemm_ex with cuBLAS, which needs "

@@ -1409,7 +1409,7 @@ const char *warplab_gemm_candidate_name(size_t index)
     return index < count ? rows[index].name : NULL;
 }
 
-static warplab_status force_candidate(warplab_context *context, const char *candidate)
+warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate)
 {
     if (!candidate) {
         context->gemm_candidate = 0;
@@ -1433,7 +1433,8 @@ warplab_status warplab_gemm_force_candidate(warplab_context *context, const char
     if (!context)
         return wl_api_no_context("warplab_gemm_force_candidate", "the context");
     wl_api_begin(context);
-    return wl_api_end(context, "warplab_gemm_force_candidate", force_candidate(context, candidate));
+    return wl_api_end(context, "warplab_gemm_force_candidate",
+                      wl_gemm_force_candidate(context, candidate));
 }
 
 warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,

@@ -146,6 +146,12 @@ float wl_fp16_to_float(uint16_t h);
 /* The planner's descriptor (src/ops/gemm_plan.h) of a gemm_ex problem on
  * views starting at a, b and c (NULL: the problem's misalignment from an
  * aligned base), and the planner's target for the backend's device. */
+/* warplab_gemm_force_candidate inside the library (no call of its own:
+ * failures are the caller's call's): the context's calls run the named
+ * planner row (NULL: the planner); WARPLAB_ERROR_UNKNOWN_NAME, listing the
+ * rows, for a name the table lacks. */
+warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate);
+
 wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c);
 wl_gemm_target wl_gemm_target_for(const wl_backend *backend);
 
