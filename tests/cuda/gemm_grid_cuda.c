@@ -9,6 +9,7 @@
 #include "../check.h"
 #include "warplab_lab.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
