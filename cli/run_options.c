@@ -167,7 +167,7 @@ static const run_option run_options[] = {
      "dimensions), small squares, large k, tall-skinny. Every" CONTINUED
      "cell verified; per group the geometric mean, decode mean," CONTINUED
      "worst cell and picks. Never used to fit the planner (its" CONTINUED
-     "tuning set: scripts/gemm_decode_bench.c). About a minute" CONTINUED
+     "tuning set: scripts/gemm_decode_bench.c). 3-4 minutes" CONTINUED
      "on an H200; --json FILE keeps every cell",
      NULL,
      NULL},

@@ -706,12 +706,15 @@ static void write_table(const warplab_gemm_grid *grid, FILE *out)
         fputc('\n', out);
         i += (size_t)g.cells;
     }
+    size_t ran = 0;
+    for (size_t i = 0; i < grid->count; i++)
+        ran += cell_ran(&grid->cells[i]);
     fprintf(out,
-            "seed %llu%s%s; %zu cells in %.0f s; L2 %s; the planner's tuning set: %s (this grid is "
-            "its held-out validation)\n",
-            grid->seed, grid->candidate[0] ? ", candidate forced: " : "", grid->candidate,
-            grid->count, grid->seconds, grid->l2_flushed ? "flushed before every run" : "warm",
-            wl_gemm_plan_tuning_set());
+            "seed %llu%s%s; %zu of %zu cells ran in %.0f s%s; L2 %s; the planner's tuning set: %s "
+            "(this grid is its held-out validation)\n",
+            grid->seed, grid->candidate[0] ? ", candidate forced: " : "", grid->candidate, ran,
+            grid->count, grid->seconds, grid->incomplete ? " (interrupted)" : "",
+            grid->l2_flushed ? "flushed before every run" : "warm", wl_gemm_plan_tuning_set());
 }
 
 static void write_json(const warplab_gemm_grid *grid, FILE *out)
