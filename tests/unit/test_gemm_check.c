@@ -1,8 +1,8 @@
 /* The gemm ladder's verifier must pass correct results and catch wrong
  * ones: a dropped term, a NaN, an unwritten element, a write between C's
  * rows, a wrong beta, the wrong rounding of tensor-core operands, a 16-bit
- * C outside its own rounding, and a bad
- * row in a problem large enough to be sampled. */
+ * C outside its own rounding, and a bad row in a problem large enough to be
+ * sampled. */
 #include "../../src/ladders/gemm.h"
 #include "../check.h"
 
