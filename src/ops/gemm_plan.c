@@ -50,6 +50,66 @@ static const wl_gemm_candidate candidates[] = {
                "the theoretical bandwidth, 86% of a device copy's (28672 x 4096 BF16: 68.6 us, "
                "cuBLAS 71.5); 1 x 1024 x 4096 8.7 us (the fixed cost); m = 7-16 issue-bound at "
                "5.8-6.4 TFLOP/s, 9% of the FP32 peak (8 x 4096^2 BF16 45.9 us, FP32 42.4)"},
+    {.name = "gemv_mma",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma (mma.sync m16n8k16), wl_splitk_finish",
+     .cc_major_min = 8,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     /* X and Y along k: op_b = T with m small, op_a = N with n small. */
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_MMA_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 16,
+     .any_align_c = true,
+     .gemv_kernel = WL_GEMV_KERNEL_MMA,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.85,
+     .flop_fraction = 0.50,
+     .flop_multiple = TENSOR16_OVER_FP32,
+     .fixed_us = 3.5,
+     .source = "first estimate (to be measured): X streamed at about a device copy's rate, "
+               "mma.sync far from bound at m <= 32"},
+    {.name = "gemv_mma_tf32",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma (mma.sync m16n8k8 tf32), wl_splitk_finish",
+     .cc_major_min = 8,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_MMA_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 16,
+     .any_align_c = true,
+     .gemv_kernel = WL_GEMV_KERNEL_MMA,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.85,
+     .flop_fraction = 0.50,
+     .flop_multiple = TF32_OVER_FP32,
+     .fixed_us = 3.5,
+     .source = "first estimate (to be measured): as gemv_mma"},
+    {.name = "gemv_tiled",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 2 x 32 register tiles)",
+     .cc_major_min = 0,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_TILED_SMALL_MAX,
+     /* Small sides up to 16 stay with gemv_k (its measured rows). */
+     .along_k_small_min = 17,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 1,
+     .gemv_kernel = WL_GEMV_KERNEL_TILED,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.70,
+     .flop_fraction = 0.60,
+     .flop_multiple = 1.0,
+     .fixed_us = 5.0,
+     .source = "first estimate (to be measured): FP32 FMAs near the peak on 2 x 32 tiles"},
     {.name = "gemv_rows",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
      .cc_major_min = 7,
@@ -235,7 +295,8 @@ bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
         return false;
     if (d->k == 0 && !c->k_zero)
         return false;
-    if (d->align_a < c->min_align || d->align_b < c->min_align || d->align_c < c->min_align)
+    if (d->align_a < c->min_align || d->align_b < c->min_align ||
+        (!c->any_align_c && d->align_c < c->min_align))
         return false;
     return true;
 }
@@ -260,8 +321,16 @@ static double peak_of(const wl_gemm_target *t)
 #define GEMV_BIG_MIN 64
 #define GEMV_SPLITS_MAX 64
 #define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
+/* gemv_mma: blocks an SM aimed at (WL_GEMV_MMA_WARPS warps of at most 128
+ * registers: two resident, 16 warps, 64 KB of X in flight). */
+#define GEMV_MMA_BLOCKS_PER_SM 2
 
-void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+/* gemv_tiled_k: blocks of 8 warps on one strip, at most 128 registers. */
+#define GEMV_TILED_BLOCKS_PER_SM 2
+
+/* The GEMV geometry of kernel (WL_GEMV_KERNEL_*). */
+static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int kernel,
+                          wl_gemm_route *plan)
 {
     const size_t element = warplab_dtype_size(d->ab_type);
     plan->small_m = d->m <= d->n;
@@ -271,7 +340,12 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
      * op(A)^T (small n): along k when A is stored m x k (op N). */
     plan->x_along_k = wl_gemm_x_along_k(d);
     int per_block;
-    if (plan->x_along_k)
+    plan->gemv_kernel = kernel;
+    if (kernel == WL_GEMV_KERNEL_MMA)
+        per_block = 16 * WL_GEMV_MMA_TILES(plan->small);
+    else if (kernel == WL_GEMV_KERNEL_TILED)
+        per_block = WL_GEMV_TILED_ROWS;
+    else if (plan->x_along_k)
         per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small, (int)element);
     else
         per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
@@ -291,7 +365,10 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
         return;
     }
     plan->blocks_big = (plan->big + per_block - 1) / per_block;
-    const long long target = (long long)GEMV_BLOCKS_PER_SM * (t->sms > 0 ? t->sms : 1);
+    const long long target = (long long)(kernel == WL_GEMV_KERNEL_MMA     ? GEMV_MMA_BLOCKS_PER_SM
+                                         : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM
+                                                                          : GEMV_BLOCKS_PER_SM) *
+                             (t->sms > 0 ? t->sms : 1);
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
     const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
     long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
@@ -310,6 +387,14 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
         plan->splits > 1 ? (size_t)plan->splits * (size_t)plan->small * (size_t)plan->big * 4 : 0;
 }
 
+void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+{
+    const int kernel = plan->candidate >= 0 && (size_t)plan->candidate < CANDIDATES
+                           ? candidates[plan->candidate].gemv_kernel
+                           : WL_GEMV_KERNEL_FMA;
+    gemv_geometry(d, t, kernel, plan);
+}
+
 double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                             const wl_gemm_target *t)
 {
@@ -323,7 +408,7 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     if (c->schedule == WL_GEMM_SCHEDULE_GEMV) {
         wl_gemm_route g;
         memset(&g, 0, sizeof g);
-        wl_gemm_gemv_geometry(d, t, &g);
+        gemv_geometry(d, t, c->gemv_kernel, &g);
         if (g.splits > 1) {
             bytes += 2.0 * (double)g.scratch; /* partial sums written and read */
             extra_us = 2.0;                   /* the finish kernel's launch */

@@ -24,8 +24,8 @@
  * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
-#include "gemv.h"
 #include "gemm_launch.h"
+#include "gemv.h"
 #include "plan_cache.h"
 
 #include <cuda_bf16.h>
@@ -584,11 +584,33 @@ static size_t b_copy_bytes(const wl_problem *p, const tf32_choice *tf32)
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p);
+
+/* The workspace is sized from the problem alone (its misalignment, no
+ * pointers), but the plan at launch sees the caller's views: where the
+ * planned row needs 16-byte rows (the tensor-core GEMV), a view off 16
+ * bytes plans another row at launch, so the workspace has room for that
+ * one too (the GEMV row of a misaligned view, or the choosers' path). */
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
     wl_gemm_route gemv;
-    if (gemv_planned(backend, p, NULL, &gemv))
+    if (!gemv_planned(backend, p, NULL, &gemv))
+        return ex_scratch_chosen(backend, p);
+    size_t count;
+    if (wl_gemm_candidates(&count)[gemv.candidate].min_align <= 1)
         return gemv.scratch;
+    wl_problem misaligned = *p;
+    misaligned.misalign = 1;
+    wl_gemm_route other;
+    const size_t other_bytes = gemv_planned(backend, &misaligned, NULL, &other)
+                                   ? other.scratch
+                                   : ex_scratch_chosen(backend, p);
+    return gemv.scratch > other_bytes ? gemv.scratch : other_bytes;
+}
+
+/* The workspace of the path that runs a problem the GEMV family does not. */
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
+{
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||

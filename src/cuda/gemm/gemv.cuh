@@ -20,6 +20,11 @@
  * - gemv_along_big (x_j = 1): a thread owns 16 bytes of neighbouring
  *   columns, GROUPS groups of threads walk the rows of X in turn, shared
  *   memory adds the groups.
+ * - gemv_tiled_k (x_q = 1, FP32 compute, small side 17 to 32): as
+ *   gemv_along_k, on register tiles (below).
+ * - gemv_mma (x_q = 1 and y_q = 1, 16-bit inputs or TF32 compute, small
+ *   side up to WL_GEMV_MMA_SMALL_MAX): gemv_along_k's problem on tensor
+ *   cores (below).
  * k is split (blockIdx.y) so that every SM has blocks; the splits' partial
  * sums (part[split][i][j], FP32) are added in split order by
  * wl_splitk_finish, the one split-K reduction (deterministic), which also
@@ -38,6 +43,7 @@
 
 #include "../../ops/gemm_plan.h"
 #include "gemm_device.cuh"
+#include "mma_kernel.cuh"
 
 #ifndef WL_EMULATE
 #include <cuda_bf16.h>
@@ -277,6 +283,303 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
         }
         __syncthreads();
     }
+}
+
+/* gemv_tiled_k: X along k, FP32 FMAs, small side 17 to 32 (S: 24 or 32).
+ *
+ * Over gemv_along_k: there each lane sums all S columns for COLS rows of
+ * X, so every 16-byte vector of X costs S loads of Y for S x COLS x VEC
+ * FMAs; from S = 17 the registers allow COLS = 2 at most and the loads of
+ * Y, not the FMAs, bound it (exact FP32 at m = 24-32 fell to the 64 x 64
+ * tile fallback, 0.03-0.35x cuBLAS, H200). Here a warp owns 8 rows of X
+ * as 4 groups of 8 lanes, 2 rows a group, and each lane keeps a 2 x S
+ * tile of sums: its 8 lanes walk k, 16 bytes a lane a step, and every Y
+ * vector a lane loads serves 2 rows of X while the 4 groups load the same
+ * Y addresses (one L1 wavefront for the four). A block's warps take
+ * interleaved steps of one strip of 8 rows; the lanes of a group add
+ * their sums with shuffles, each lane posts an eighth of the group's 2 x
+ * S outputs, and the block adds the warps in order in shared memory
+ * (deterministic). Views off 16 bytes and the tail of k load element by
+ * element; rows past big and columns past small repeat the last one and
+ * are never stored. */
+template <int KIND, int S>
+__global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_params p)
+{
+    typedef gemv_elem<KIND> E;
+    typedef typename E::storage T;
+    const int VEC = E::VEC, LANES = 8, STEP = LANES * E::VEC, WARPS = WL_GEMV_THREADS / 32;
+    const int ROWS = WL_GEMV_TILED_ROWS;
+    if (p.splits > 1) /* wl_splitk_finish follows */
+        wl_release_dependents();
+    __shared__ float sums[WL_GEMV_THREADS / 32][WL_GEMV_TILED_ROWS * S];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, kl = lane % LANES;
+    const int group = lane / LANES;
+    const int j0 = blockIdx.x * ROWS, split = blockIdx.y;
+    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    const T *x = (const T *)p.x, *y = (const T *)p.y;
+    const T *rows[2];
+#pragma unroll
+    for (int c = 0; c < 2; c++)
+        rows[c] = x + (size_t)min(j0 + 2 * group + c, p.big - 1) * p.x_j;
+    float acc[S][2];
+#pragma unroll
+    for (int i = 0; i < S; i++)
+        acc[i][0] = acc[i][1] = 0.0f;
+    int q_tail = q0;
+    if (p.x_vec && p.y_vec && q1 > q0) {
+        const int whole = (q1 - q0) / STEP;
+        for (int s = warp; s < whole; s += WARPS) {
+            const int q = q0 + s * STEP + kl * VEC;
+            float xv[2][E::VEC];
+#pragma unroll
+            for (int c = 0; c < 2; c++)
+                E::widen_vec(__ldcs(reinterpret_cast<const uint4 *>(rows[c] + q)), xv[c]);
+#pragma unroll
+            for (int i0 = 0; i0 < S; i0 += 8) {
+                float yv[8][E::VEC];
+#pragma unroll
+                for (int ii = 0; ii < 8; ii++)
+                    E::widen_vec(__ldg(reinterpret_cast<const uint4 *>(
+                                     y + (size_t)min(i0 + ii, p.small - 1) * p.y_i + q)),
+                                 yv[ii]);
+#pragma unroll
+                for (int ii = 0; ii < 8; ii++)
+#pragma unroll
+                    for (int c = 0; c < 2; c++)
+#pragma unroll
+                        for (int e = 0; e < E::VEC; e++)
+                            acc[i0 + ii][c] = fmaf(yv[ii][e], xv[c][e], acc[i0 + ii][c]);
+            }
+        }
+        q_tail = q0 + whole * STEP;
+    }
+    for (int q = q_tail + warp * LANES + kl; q < q1; q += WARPS * LANES) {
+        float xv[2];
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+            xv[c] = E::widen(rows[c][q]);
+#pragma unroll
+        for (int i = 0; i < S; i++) {
+            const float yv = E::widen(y[(size_t)min(i, p.small - 1) * p.y_i + (size_t)q * p.y_q]);
+#pragma unroll
+            for (int c = 0; c < 2; c++)
+                acc[i][c] = fmaf(yv, xv[c], acc[i][c]);
+        }
+    }
+    /* The group's lanes add their sums; lane kl posts columns i = kl mod 8. */
+#pragma unroll
+    for (int i = 0; i < S; i++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            float v = acc[i][c];
+#pragma unroll
+            for (int offset = 1; offset < LANES; offset *= 2)
+                v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+            if (i % LANES == kl)
+                sums[warp][(2 * group + c) * S + i] = v;
+        }
+    __syncthreads();
+    for (int o = threadIdx.x; o < ROWS * S; o += WL_GEMV_THREADS) {
+        float v = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WARPS; w++)
+            v += sums[w][o];
+        const int j = j0 + o / S, i = o % S;
+        if (j < p.big && i < p.small)
+            gemv_emit(p, split, i, j, v);
+    }
+}
+
+/* gemv_mma: X along k on tensor cores (mma.sync, sm_80+), FP32 sums.
+ *
+ * Over gemv_along_k: from m = 2 that kernel is bound by the issue of its
+ * FP32 FMAs (each 16 bytes of X loaded cost S x 8 FMAs and S loads of Y:
+ * 0.35-0.63x cuBLAS at m = 7-8 with 16-bit inputs, H200), not by the bytes
+ * of X. Here the products go to the tensor cores: the problem is computed
+ * as D (big x small) = X (big x k) Y^T, so that X, the weights, is the
+ * mma's 16-row A operand (row-major: X's rows run along k) and Y, the
+ * tokens, the 8-wide B operand (column-major: Y's rows run along k too).
+ * Nothing is staged in shared memory on the way in: each lane loads 16
+ * bytes of a row straight into an A (or B) fragment, because k is permuted
+ * inside a warp step (PTX ISA, "Matrix Fragments for mma.m16n8k16 /
+ * m16n8k8"; g = lane / 4, t = lane % 4): the lane's 16 bytes at k = q + t
+ * x VEC hold the k slots of two mma steps, words 2s and 2s + 1 of step s:
+ * - BF16 / FP16 (m16n8k16, VEC = 8, a step of 32 k): slots 2t, 2t + 1 are
+ *   elements 4s, 4s + 1 and slots 2t + 8, 2t + 9 are 4s + 2, 4s + 3;
+ * - TF32 (m16n8k8, VEC = 4, a step of 16 k): slot t is element 2s, slot
+ *   t + 4 element 2s + 1 (the FP32 words as stored: the mma reads their
+ *   top 19 bits, truncation, as the TF32 tile kernels).
+ * X rows g and g + 8 of each 16-row tile and Y row g of each 8-column tile
+ * are loaded the same way, so A and B agree on the permutation and the sum
+ * over k is the product's. A warp owns MT 16-row tiles of X (MT = 2 where
+ * small > 16, so that each Y fragment loaded serves two tiles and Y's
+ * traffic through L2 stays under X's) and all NT = ceil(small / 8) column
+ * tiles; it loads DEPTH steps of X (16 bytes a lane a row, evict-first:
+ * X is read once) and Y (read by every strip: __ldg) before it multiplies,
+ * 4 KB of X in flight a warp. The block's WL_GEMV_MMA_WARPS warps take
+ * neighbouring runs of DEPTH steps of one strip of rows (each row's bytes
+ * of a run contiguous) and add their sums in shared memory, every warp a
+ * share of the outputs, in warp order (deterministic); the grid's y splits
+ * k where the strips alone leave SMs idle (n = 1024), and wl_splitk_finish
+ * adds the splits as for the other kernels. Steps past the last whole
+ * round of the block, the tail of k and views off 16 bytes load element
+ * by element (zeros past the end of k); rows past big and columns past
+ * small repeat the last one and are never stored. */
+template <int KIND>
+__device__ __forceinline__ void gemv_mma_step(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    if (KIND == WL_GEMV_BF16)
+        mma_bf16_m16n8k16(d, a, b);
+    else if (KIND == WL_GEMV_F16)
+        mma_f16_m16n8k16(d, a, b);
+    else
+        mma_tf32_m16n8k8(d, a, b);
+}
+
+/* A lane's 16 bytes of a row from src (k contiguous) as 4 words: one
+ * 16-byte load (STREAM: evict-first) where vec and all VEC elements are
+ * before the end of k (valid), else element by element, zeros past it. */
+template <int KIND, bool STREAM>
+__device__ __forceinline__ void gemv_mma_load(const typename gemv_elem<KIND>::storage *src,
+                                              int valid, bool vec, unsigned w[4])
+{
+    const int VEC = gemv_elem<KIND>::VEC;
+    if (vec && valid >= VEC) {
+        const uint4 v = STREAM ? __ldcs(reinterpret_cast<const uint4 *>(src))
+                               : __ldg(reinterpret_cast<const uint4 *>(src));
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        w[i] = 0u;
+#pragma unroll
+    for (int e = 0; e < VEC; e++)
+        if (e < valid) {
+            if (KIND == WL_GEMV_F32)
+                w[e] = __float_as_uint((float)src[e]);
+            else
+                w[e / 2] |= (unsigned)src[e] << (16 * (e % 2));
+        }
+}
+
+/* One warp step: acc[mt][nt] += the 16 x 8 products of x[mt] (rows g, g +
+ * 8) and y[nt] over the step's k, as two mma. */
+template <int KIND, int NT, int MT>
+__device__ __forceinline__ void gemv_mma_multiply(float acc[MT][NT][4], const unsigned x[MT][2][4],
+                                                  const unsigned y[NT][4])
+{
+#pragma unroll
+    for (int s = 0; s < 2; s++)
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            const unsigned a[4] = {x[mt][0][2 * s], x[mt][1][2 * s], x[mt][0][2 * s + 1],
+                                   x[mt][1][2 * s + 1]};
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++) {
+                const unsigned b[2] = {y[nt][2 * s], y[nt][2 * s + 1]};
+                gemv_mma_step<KIND>(acc[mt][nt], a, b);
+            }
+        }
+}
+
+/* NT: 8-column tiles of the small side (1 to 4); MT: 16-row tiles of X a
+ * warp; DEPTH: steps a warp loads before it multiplies. */
+template <int KIND, int NT, int MT, int DEPTH>
+__global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_params p)
+{
+#if WL_SM80_BODY
+    typedef gemv_elem<KIND> E;
+    typedef typename E::storage T;
+    const int VEC = E::VEC, STEP = 4 * E::VEC, WARPS = WL_GEMV_MMA_WARPS, OUTS = MT * NT * 4;
+    if (p.splits > 1) /* wl_splitk_finish follows */
+        wl_release_dependents();
+    __shared__ float sums[WL_GEMV_MMA_WARPS][OUTS][32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+    const int j0 = blockIdx.x * 16 * MT, split = blockIdx.y;
+    const int q_begin = split * p.k_chunk, q_end = min(p.k, q_begin + p.k_chunk);
+    const T *x = (const T *)p.x, *y = (const T *)p.y;
+    /* The lane's rows, at its 16 bytes of a step (k = VEC t). */
+    const T *x_rows[MT][2], *y_rows[NT];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            x_rows[mt][h] = x + (size_t)min(j0 + 16 * mt + 8 * h + g, p.big - 1) * p.x_j + VEC * t;
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+        y_rows[nt] = y + (size_t)min(8 * nt + g, p.small - 1) * p.y_i + VEC * t;
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                acc[mt][nt][r] = 0.0f;
+    const int length = q_end > q_begin ? q_end - q_begin : 0;
+    const int steps = (length + STEP - 1) / STEP;
+    /* Whole rounds (WARPS x DEPTH whole steps, 16-byte views): no checks. */
+    const int rounds = p.x_vec && p.y_vec ? length / STEP / (WARPS * DEPTH) : 0;
+    for (int round = 0; round < rounds; round++) {
+        const int q0 = q_begin + (round * WARPS + warp) * DEPTH * STEP;
+        unsigned xw[DEPTH][MT][2][4], yw[DEPTH][NT][4];
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    gemv_mma_load<KIND, true>(x_rows[mt][h] + q0 + d * STEP, VEC, true,
+                                              xw[d][mt][h]);
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+                gemv_mma_load<KIND, false>(y_rows[nt] + q0 + d * STEP, VEC, true, yw[d][nt]);
+        }
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++)
+            gemv_mma_multiply<KIND, NT, MT>(acc, xw[d], yw[d]);
+    }
+    /* The rest, a step a warp in turn: checked loads. */
+    for (int s = rounds * WARPS * DEPTH + warp; s < steps; s += WARPS) {
+        const int q = q_begin + s * STEP;
+        const int valid = q_end - q - VEC * t; /* the lane's elements before the end */
+        unsigned xw[MT][2][4], yw[NT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                gemv_mma_load<KIND, true>(x_rows[mt][h] + q, valid, p.x_vec, xw[mt][h]);
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+            gemv_mma_load<KIND, false>(y_rows[nt] + q, valid, p.y_vec, yw[nt]);
+        gemv_mma_multiply<KIND, NT, MT>(acc, xw, yw);
+    }
+    /* acc[mt][nt][r]: X row j0 + 16 mt + g (+ 8 for r >= 2), small column
+     * 8 nt + 2t + r % 2. Every warp posts its sums; warp w adds output o
+     * (o % WARPS == w) over the warps in order and emits it. */
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                sums[warp][(mt * NT + nt) * 4 + r][lane] = acc[mt][nt][r];
+    __syncthreads();
+    for (int o = warp; o < OUTS; o += WARPS) {
+        float v = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WARPS; w++)
+            v += sums[w][o][lane];
+        const int mt = o / (NT * 4), nt = o / 4 % NT, r = o % 4;
+        const int j = j0 + 16 * mt + g + 8 * (r / 2), i = 8 * nt + 2 * t + r % 2;
+        if (j < p.big && i < p.small)
+            gemv_emit(p, split, i, j, v);
+    }
+#endif
 }
 
 /* The split-K reduction: C[i * c_i + j * c_j] = alpha * (sum over s of
