@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CHECK_CUDA(call)                                                                           \
@@ -34,30 +35,43 @@ struct variant {
     int kind, rows; /* rows of X a block */
     int small_min, small_max;
     kernel_fn kernel;
+    int smem; /* dynamic shared memory bytes */
 };
 
-#define MMA(K, NT, MT, D)                                                                          \
-    {"mma<" #K "," #NT "," #MT "," #D ">", K, 16 * MT, 8 * NT - 7, 8 * NT, gemv_mma<K, NT, MT, D>}
+#define MMA(K, NT, MT, D, RG)                                                                      \
+    {                                                                                              \
+        "mma<" #K "," #NT "," #MT "," #D "," #RG ">", K, 16 * MT *RG, 8 * NT - 7, 8 * NT,          \
+            gemv_mma<K, NT, MT, D, RG>                                                             \
+    }
 
 static const variant variants[] = {
-    MMA(WL_GEMV_BF16, 1, 1, 2),
-    MMA(WL_GEMV_BF16, 1, 1, 4),
-    MMA(WL_GEMV_BF16, 1, 1, 8),
-    MMA(WL_GEMV_BF16, 1, 2, 2),
-    MMA(WL_GEMV_BF16, 1, 2, 4),
-    MMA(WL_GEMV_BF16, 2, 1, 4),
-    MMA(WL_GEMV_BF16, 2, 1, 2),
-    MMA(WL_GEMV_BF16, 2, 2, 2),
-    MMA(WL_GEMV_BF16, 4, 1, 2),
-    MMA(WL_GEMV_BF16, 4, 1, 4),
-    MMA(WL_GEMV_BF16, 4, 2, 2),
-    MMA(WL_GEMV_F32, 1, 1, 4),
-    MMA(WL_GEMV_F32, 1, 1, 8),
-    MMA(WL_GEMV_F32, 4, 2, 2),
-    MMA(WL_GEMV_F32, 4, 1, 4),
-    {"tiled<f32,32>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 25, 32, gemv_tiled_k<WL_GEMV_F32, 32>},
-    {"along_k<bf16,1,4>", WL_GEMV_BF16, 32, 1, 1, gemv_along_k<WL_GEMV_BF16, 1, 4>},
-    {"along_k<bf16,8,4>", WL_GEMV_BF16, 32, 2, 8, gemv_along_k<WL_GEMV_BF16, 8, 4>},
+    MMA(WL_GEMV_BF16, 1, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 1, 1, 2, 1),
+    MMA(WL_GEMV_BF16, 1, 1, 4, 2),
+    MMA(WL_GEMV_BF16, 2, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 2, 1, 4, 2),
+    MMA(WL_GEMV_BF16, 3, 1, 2, 1),
+    MMA(WL_GEMV_BF16, 3, 1, 2, 2),
+    MMA(WL_GEMV_BF16, 4, 1, 2, 1),
+    MMA(WL_GEMV_BF16, 4, 1, 2, 2),
+    MMA(WL_GEMV_BF16, 4, 1, 2, 4),
+    MMA(WL_GEMV_BF16, 4, 1, 4, 2),
+    MMA(WL_GEMV_BF16, 4, 2, 2, 2),
+    MMA(WL_GEMV_F32, 1, 1, 4, 1),
+    MMA(WL_GEMV_F32, 1, 1, 4, 2),
+    MMA(WL_GEMV_F32, 2, 1, 4, 1),
+    MMA(WL_GEMV_F32, 2, 1, 4, 2),
+    MMA(WL_GEMV_F32, 4, 1, 2, 1),
+    MMA(WL_GEMV_F32, 4, 1, 2, 2),
+    MMA(WL_GEMV_F32, 4, 1, 2, 4),
+    MMA(WL_GEMV_F32, 4, 2, 2, 2),
+    {"tiled<f32,16>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 9, 16, gemv_tiled_k<WL_GEMV_F32, 16>,
+     gemv_tiled_shape<16>::BYTES},
+    {"tiled<f32,24>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 17, 24, gemv_tiled_k<WL_GEMV_F32, 24>,
+     gemv_tiled_shape<24>::BYTES},
+    {"tiled<f32,32>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 25, 32, gemv_tiled_k<WL_GEMV_F32, 32>,
+     gemv_tiled_shape<32>::BYTES},
+    {"along_k<f32,16,2>", WL_GEMV_F32, 16, 9, 16, gemv_along_k<WL_GEMV_F32, 16, 2>, 0},
 };
 
 static double median(std::vector<double> v)
@@ -106,9 +120,10 @@ int main(int argc, char **argv)
     const double copy_gbs = 2.0 * (x_max / 2) / (copy_us * 1e3);
     printf("device: %s, %d SMs; copy %.0f GB/s (read + write); %d runs, median, L2 flushed\n",
            prop.name, prop.multiProcessorCount, copy_gbs, runs);
-    static const int layers[][2] = {{1024, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336}};
-    static const int smalls[] = {1, 8, 16, 32};
-    static const int split_counts[] = {1, 2, 4, 8, 16, 32};
+    static const int layers[][2] = {
+        {1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}};
+    static const int smalls[] = {1, 8, 12, 16, 24, 32};
+    static const int split_counts[] = {1, 2, 4, 8};
     for (const auto &layer : layers)
         for (int small : smalls)
             for (const variant &v : variants) {
@@ -135,6 +150,9 @@ int main(int argc, char **argv)
                 p.beta = 0.0f;
                 p.c_kind = WL_GEMV_F32;
                 const double bytes = (double)big * k * element;
+                if (v.smem > 48 * 1024)
+                    CHECK_CUDA(cudaFuncSetAttribute(
+                        v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
                 printf("%-6d %-6d m=%-3d %-20s", big, k, small, v.name);
                 double best = 1e30;
                 int best_splits = 0;
@@ -147,13 +165,9 @@ int main(int argc, char **argv)
                     p.part = part;
                     const dim3 grid((unsigned)((big + v.rows - 1) / v.rows), (unsigned)p.splits);
                     const unsigned threads =
-                        v.kernel == (kernel_fn)gemv_along_k<WL_GEMV_BF16, 1, 4> ||
-                                v.kernel == (kernel_fn)gemv_along_k<WL_GEMV_BF16, 8, 4> ||
-                                v.kernel == (kernel_fn)gemv_tiled_k<WL_GEMV_F32, 32>
-                            ? WL_GEMV_THREADS
-                            : 32 * WL_GEMV_MMA_WARPS;
+                        strncmp(v.name, "mma", 3) == 0 ? 32 * WL_GEMV_MMA_WARPS : WL_GEMV_THREADS;
                     const double us = time_it([&] {
-                        v.kernel<<<grid, threads>>>(p);
+                        v.kernel<<<grid, threads, v.smem>>>(p);
                         if (p.splits > 1)
                             wl_splitk_finish<<<264, 256>>>(p.part, p.splits, p.small, p.big, p.c,
                                                            p.c_i, p.c_j, p.c_kind, 1.0f, 0.0f);

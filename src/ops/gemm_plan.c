@@ -42,10 +42,10 @@ static const wl_gemm_candidate candidates[] = {
      .x_layout = WL_GEMM_X_ALONG_K,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.70,
+     .bandwidth_fraction = 0.79,
      .flop_fraction = 0.09,
      .flop_multiple = 1.0,
-     .fixed_us = 5.0,
+     .fixed_us = 6.5,
      .source = "H200, scripts/planner-gpu.sh (tuning set): m = 1, op_b = T streams B at 71% of "
                "the theoretical bandwidth, 86% of a device copy's (28672 x 4096 BF16: 68.6 us, "
                "cuBLAS 71.5); 1 x 1024 x 4096 8.7 us (the fixed cost); m = 7-16 issue-bound at "
@@ -91,16 +91,17 @@ static const wl_gemm_candidate candidates[] = {
      .fixed_us = 3.5,
      .source = "first estimate (to be measured): as gemv_mma"},
     {.name = "gemv_tiled",
-     .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 2 x 32 register tiles)",
-     .cc_major_min = 0,
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
+     /* cp.async and 96 KB of shared memory a block. */
+     .cc_major_min = 8,
      .ab_types = F32,
      .c_types = F32,
      .computes = FP32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_NT,
      .in_place = WL_GEMM_LAYOUT_NT,
      .small_max = WL_GEMV_TILED_SMALL_MAX,
-     /* Small sides up to 16 stay with gemv_k (its measured rows). */
-     .along_k_small_min = 17,
+     /* Small sides up to 8 stay with gemv_k (FMAs on few columns). */
+     .along_k_small_min = 9,
      .x_layout = WL_GEMM_X_ALONG_K,
      .min_align = 1,
      .gemv_kernel = WL_GEMV_KERNEL_TILED,
@@ -321,10 +322,12 @@ static double peak_of(const wl_gemm_target *t)
 #define GEMV_BIG_MIN 64
 #define GEMV_SPLITS_MAX 64
 #define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
-/* gemv_mma: blocks an SM aimed at (WL_GEMV_MMA_WARPS warps of at most 128
- * registers: two resident, 16 warps, 64 KB of X in flight). */
-#define GEMV_MMA_BLOCKS_PER_SM 2
-
+/* gemv_mma: blocks aimed at, a quarter of the SMs: k is split only where
+ * the strips leave most SMs idle. Measured on the H200 (scripts/
+ * gemv_variants.cu): one split beat 2 to 16 on every tuning layer at m =
+ * 1-16, n = 1024 included (8.5 against 10.5 us: the second launch and the
+ * partial sums cost more than the idle SMs). */
+#define GEMV_MMA_QUARTER_SMS 1
 /* gemv_tiled_k: blocks of 8 warps on one strip, at most 128 registers. */
 #define GEMV_TILED_BLOCKS_PER_SM 2
 
@@ -342,7 +345,7 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     int per_block;
     plan->gemv_kernel = kernel;
     if (kernel == WL_GEMV_KERNEL_MMA)
-        per_block = 16 * WL_GEMV_MMA_TILES(plan->small);
+        per_block = 16 * WL_GEMV_MMA_TILES(plan->small) * WL_GEMV_MMA_GROUPS(plan->small);
     else if (kernel == WL_GEMV_KERNEL_TILED)
         per_block = WL_GEMV_TILED_ROWS;
     else if (plan->x_along_k)
@@ -365,10 +368,10 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
         return;
     }
     plan->blocks_big = (plan->big + per_block - 1) / per_block;
-    const long long target = (long long)(kernel == WL_GEMV_KERNEL_MMA     ? GEMV_MMA_BLOCKS_PER_SM
-                                         : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM
-                                                                          : GEMV_BLOCKS_PER_SM) *
-                             (t->sms > 0 ? t->sms : 1);
+    const long long sms = t->sms > 0 ? t->sms : 1;
+    const long long target = kernel == WL_GEMV_KERNEL_MMA     ? (GEMV_MMA_QUARTER_SMS * sms + 3) / 4
+                             : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM * sms
+                                                              : GEMV_BLOCKS_PER_SM * sms;
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
     const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
     long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);

@@ -202,18 +202,23 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
     ((element) == 4 ? ((small) <= 2 ? 4 : 2) : ((small) <= 8 ? 4 : 2))
 #define WL_GEMV_ALONG_K_MIN_BLOCKS(small, element) ((element) == 4 && (small) <= 8 ? 3 : 1)
 /* The tensor-core kernel (gemv_mma): the small side at most, warps a
- * block (one strip of X, neighbouring runs of k), 16-row tiles of X a warp
- * and k steps a warp loads before it multiplies, by the small side (two
- * tiles from 17 columns: each Y fragment serves both, and DEPTH 2 keeps
- * 4 KB of X in flight a warp within 128 registers). */
+ * block, and by the small side: 16-row tiles of X a warp, k steps a warp
+ * loads before it multiplies, and row groups a block (its warps split
+ * into groups on neighbouring strips, the same k: each Y fragment is
+ * fetched from L2 once for the groups). */
 #define WL_GEMV_MMA_SMALL_MAX 32
 #define WL_GEMV_MMA_WARPS 8
-#define WL_GEMV_MMA_TILES(small) ((small) > 16 ? 2 : 1)
+#define WL_GEMV_MMA_TILES(small) 1
+#define WL_GEMV_MMA_GROUPS(small) ((small) > 16 ? 2 : 1)
 #define WL_GEMV_MMA_DEPTH(small) ((small) > 16 ? 2 : 4)
-/* The register-tiled kernel (gemv_tiled_k): the small side at most, and
- * rows of X a block (a warp's: 4 groups of 8 lanes, 2 rows a group). */
+/* The register-tiled kernel (gemv_tiled_k): the small side (9 to 32:
+ * S = 16, 24 or 32), rows of X a block (8 warps of 8 rows), and its
+ * shared-memory pipeline: k a stage, stages (4 x 64 k: 96 KB at S = 32). */
 #define WL_GEMV_TILED_SMALL_MAX 32
-#define WL_GEMV_TILED_ROWS 8
+#define WL_GEMV_TILED_ROWS 64
+#define WL_GEMV_TILED_STAGE_K 64
+#define WL_GEMV_TILED_STAGES 4
+#define WL_GEMV_TILED_S(small) ((small) <= 16 ? 16 : (small) <= 24 ? 24 : 32)
 #define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
 #define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
 

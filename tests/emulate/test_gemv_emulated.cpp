@@ -74,8 +74,11 @@ static const gemv_case cases[] = {
     /* 16-bit views off 16 bytes, one row of X. */
     {BF, BF, 9, 21, 333, true, true, 3, 1, 1, 0, 0, 0, false, MMA},
     {F16, F16, 2, 1, 70, true, true, 0, 0, 0, 0, 0, 0, false, MMA},
-    /* The register-tiled FP32 kernel: S = 24 and 32, whole steps and a
-     * tail, one split and many, views off 16 bytes, Y along its small side. */
+    /* The register-tiled FP32 kernel: S = 16, 24 and 32, whole stages and
+     * a tail, one split and many, views off 16 bytes, Y along its small
+     * side, big past one block's 64 rows. */
+    {F32, F32, 9, 70, 1000, true, true, 0, 0, 0, 0, 0, 0, false, TILED},
+    {F32, F32, 16, 130, 333, true, true, 0, 4, 0, 0, 0, 256, true, TILED},
     {F32, F32, 17, 37, 1000, true, true, 0, 0, 0, 0, 0, 0, false, TILED},
     {F32, F32, 24, 20, 1300, true, true, 0, 4, 0, 0, 3, 256, true, TILED},
     {F32, F32, 32, 41, 777, true, true, 0, 0, 0, 4, 0, 256, false, TILED},
@@ -148,10 +151,12 @@ static void launch_sized(const wl_gemv_params &p, bool along_k, int blocks)
 
 template <int KIND, int NT> static void launch_mma_sized(const wl_gemv_params &p)
 {
-    const int small = 8 * NT, rows = 16 * WL_GEMV_MMA_TILES(small);
+    const int small = 8 * NT, rows = 16 * WL_GEMV_MMA_TILES(small) * WL_GEMV_MMA_GROUPS(small);
     const dim3 grid((unsigned)((p.big + rows - 1) / rows), (unsigned)p.splits);
-    emu_launch(grid, dim3(32 * WL_GEMV_MMA_WARPS), 0,
-               [&] { gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(small), WL_GEMV_MMA_DEPTH(small)>(p); });
+    emu_launch(grid, dim3(32 * WL_GEMV_MMA_WARPS), 0, [&] {
+        gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(small), WL_GEMV_MMA_DEPTH(small),
+                 WL_GEMV_MMA_GROUPS(small)>(p);
+    });
 }
 
 /* As gemv.cu's launch_mma. */
@@ -248,10 +253,16 @@ static void check(const gemv_case &c, unsigned seed)
     if (c.kernel == TILED) {
         const dim3 grid((unsigned)((c.big + WL_GEMV_TILED_ROWS - 1) / WL_GEMV_TILED_ROWS),
                         (unsigned)p.splits);
-        if (c.small <= 24)
-            emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_tiled_k<WL_GEMV_F32, 24>(p); });
+        const int s = WL_GEMV_TILED_S(c.small);
+        if (s == 16)
+            emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<16>::BYTES,
+                       [&] { gemv_tiled_k<WL_GEMV_F32, 16>(p); });
+        else if (s == 24)
+            emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<24>::BYTES,
+                       [&] { gemv_tiled_k<WL_GEMV_F32, 24>(p); });
         else
-            emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_tiled_k<WL_GEMV_F32, 32>(p); });
+            emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<32>::BYTES,
+                       [&] { gemv_tiled_k<WL_GEMV_F32, 32>(p); });
     } else if (c.kernel == MMA) {
         if (c.kind == F32)
             launch_mma<WL_GEMV_F32>(p);

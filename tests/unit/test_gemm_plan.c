@@ -285,12 +285,13 @@ static void test_properties(unsigned seed, int count)
                 CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_T);
                 CHECK(d.align_a == 16 && d.align_b == 16 && t->cc_major >= 8);
                 CHECK(small <= WL_GEMV_MMA_SMALL_MAX);
-                CHECK(plan.tile_n == 16 * WL_GEMV_MMA_TILES(plan.small));
+                CHECK(plan.tile_n ==
+                      16 * WL_GEMV_MMA_TILES(plan.small) * WL_GEMV_MMA_GROUPS(plan.small));
                 CHECK(d.compute == (d.ab_type == F32 ? TF32C : FP32C));
             } else if (plan.gemv_kernel == WL_GEMV_KERNEL_TILED) {
-                /* Register tiles: exact FP32, small side 17 to 32, op N, T. */
+                /* Register tiles: exact FP32, small side 9 to 32, op N, T. */
                 CHECK(d.ab_type == F32 && d.compute == FP32C);
-                CHECK(small >= 17 && small <= WL_GEMV_TILED_SMALL_MAX);
+                CHECK(small >= 9 && small <= WL_GEMV_TILED_SMALL_MAX && t->cc_major >= 8);
                 CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_T);
                 CHECK(plan.tile_n == WL_GEMV_TILED_ROWS);
             } else {

@@ -35,8 +35,8 @@ template <int KIND, int NT>
 static void launch_mma_sized(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
 {
     const int small = 8 * NT;
-    gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(small), WL_GEMV_MMA_DEPTH(small)>
-        <<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
+    gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(small), WL_GEMV_MMA_DEPTH(small),
+             WL_GEMV_MMA_GROUPS(small)><<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
 }
 
 template <int KIND>
@@ -50,6 +50,20 @@ static void launch_mma(int small, dim3 grid, const wl_gemv_params &params, cudaS
         launch_mma_sized<KIND, 3>(grid, params, stream);
     else
         launch_mma_sized<KIND, 4>(grid, params, stream);
+}
+
+/* The register-tiled kernel (gemv_tiled_k) for S columns: its shared
+ * memory past 48 KB opted in (idempotent), then the launch. */
+template <int S>
+static cudaError_t launch_tiled(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    const int bytes = gemv_tiled_shape<S>::BYTES;
+    const cudaError_t e = cudaFuncSetAttribute(gemv_tiled_k<WL_GEMV_F32, S>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess)
+        return e;
+    gemv_tiled_k<WL_GEMV_F32, S><<<grid, WL_GEMV_THREADS, bytes, stream>>>(params);
+    return cudaSuccess;
 }
 
 static int kind_of(warplab_dtype type)
@@ -136,10 +150,12 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
         if (p->dtype != WARPLAB_FLOAT32)
             return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                            "gemv: the register-tiled kernel takes FP32 inputs");
-        if (plan->small <= 24)
-            gemv_tiled_k<WL_GEMV_F32, 24><<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
-        else
-            gemv_tiled_k<WL_GEMV_F32, 32><<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
+        const int s = WL_GEMV_TILED_S(plan->small);
+        const cudaError_t e = s == 16   ? launch_tiled<16>(grid, params, stream)
+                              : s == 24 ? launch_tiled<24>(grid, params, stream)
+                                        : launch_tiled<32>(grid, params, stream);
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, "gemv: the register-tiled kernel's shared memory");
     } else if (plan->gemv_kernel == WL_GEMV_KERNEL_MMA) {
         /* Y read along k by the tensor-core kernel (its row takes op N, T only). */
         if (params.y_q != 1)

@@ -285,109 +285,146 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
     }
 }
 
-/* gemv_tiled_k: X along k, FP32 FMAs, small side 17 to 32 (S: 24 or 32).
+/* gemv_tiled_k: X along k, exact FP32 (FMAs), small side 9 to 32.
  *
  * Over gemv_along_k: there each lane sums all S columns for COLS rows of
- * X, so every 16-byte vector of X costs S loads of Y for S x COLS x VEC
- * FMAs; from S = 17 the registers allow COLS = 2 at most and the loads of
- * Y, not the FMAs, bound it (exact FP32 at m = 24-32 fell to the 64 x 64
- * tile fallback, 0.03-0.35x cuBLAS, H200). Here a warp owns 8 rows of X
- * as 4 groups of 8 lanes, 2 rows a group, and each lane keeps a 2 x S
- * tile of sums: its 8 lanes walk k, 16 bytes a lane a step, and every Y
- * vector a lane loads serves 2 rows of X while the 4 groups load the same
- * Y addresses (one L1 wavefront for the four). A block's warps take
- * interleaved steps of one strip of 8 rows; the lanes of a group add
- * their sums with shuffles, each lane posts an eighth of the group's 2 x
- * S outputs, and the block adds the warps in order in shared memory
- * (deterministic). Views off 16 bytes and the tail of k load element by
- * element; rows past big and columns past small repeat the last one and
- * are never stored. */
-template <int KIND, int S>
-__global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_params p)
+ * X, so every 16 bytes of X cost S loads of Y (from L2: Y is read by every
+ * warp) for S x COLS x 4 FMAs; the loads of Y, not the FMAs, bound it, and
+ * from S = 17 the registers allow COLS = 2 at most (exact FP32 at m =
+ * 24-32 fell to the 64 x 64 tile fallback, 0.03-0.35x cuBLAS, H200). Here
+ * a block's 8 warps own 64 rows of X (8 a warp) and work on the same k:
+ * X and Y come through shared memory in stages of WL_GEMV_TILED_STAGE_K,
+ * WL_GEMV_TILED_STAGES deep (cp.async: the next stages' bytes in flight
+ * while one is multiplied, 16-byte copies where the rows are 16-byte
+ * aligned, zeros past k, small and big), so each Y element is fetched once
+ * a block. A lane keeps an 8 x SC tile of sums (SC = S / 4 columns): its
+ * 8 lanes walk k, 16 bytes a lane a step, the 4 groups of 8 lanes take a
+ * quarter of the columns each and read the same X words (a broadcast):
+ * 8 + SC shared loads a step for 32 x SC FMAs. The 8 lanes of a group add
+ * their sums with shuffles and lane r stores row r; k splits across blocks
+ * (blockIdx.y) as for the other kernels. Only FP32 inputs are
+ * instantiated: 16-bit inputs have the tensor-core kernel. */
+template <int S> struct gemv_tiled_shape {
+    enum {
+        SC = S / 4,                               /* columns a lane */
+        PITCH = WL_GEMV_TILED_STAGE_K + 4,        /* floats a shared row (+4: banks) */
+        STAGE = (WL_GEMV_TILED_ROWS + S) * PITCH, /* floats a stage: X rows, then Y rows */
+        BYTES = WL_GEMV_TILED_STAGES * STAGE * 4  /* dynamic shared memory */
+    };
+};
+
+/* One stage of X (rows j0.., WL_GEMV_TILED_ROWS) and Y (S rows) at k q
+ * (elements before q_end) into shared memory, as cp.async copies. */
+template <int S>
+__device__ __forceinline__ void gemv_tiled_stage(const wl_gemv_params &p, float *stage, int j0,
+                                                 int q, int q_end)
 {
-    typedef gemv_elem<KIND> E;
-    typedef typename E::storage T;
-    const int VEC = E::VEC, LANES = 8, STEP = LANES * E::VEC, WARPS = WL_GEMV_THREADS / 32;
-    const int ROWS = WL_GEMV_TILED_ROWS;
-    if (p.splits > 1) /* wl_splitk_finish follows */
-        wl_release_dependents();
-    __shared__ float sums[WL_GEMV_THREADS / 32][WL_GEMV_TILED_ROWS * S];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, kl = lane % LANES;
-    const int group = lane / LANES;
-    const int j0 = blockIdx.x * ROWS, split = blockIdx.y;
-    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
-    const T *x = (const T *)p.x, *y = (const T *)p.y;
-    const T *rows[2];
+    typedef gemv_tiled_shape<S> G;
+    const float *x = (const float *)p.x, *y = (const float *)p.y;
+    const int CHUNKS = WL_GEMV_TILED_STAGE_K / 4; /* 16-byte chunks a row */
+    for (int c = threadIdx.x; c < (WL_GEMV_TILED_ROWS + S) * CHUNKS; c += WL_GEMV_THREADS) {
+        const int row = c / CHUNKS, qq = q + 4 * (c % CHUNKS);
+        float *dst = stage + row * G::PITCH + 4 * (c % CHUNKS);
+        const int k_valid = q_end - qq < 0 ? 0 : min(q_end - qq, 4);
+        if (row < WL_GEMV_TILED_ROWS) {
+            const int j = j0 + row;
+            const int valid = j < p.big ? k_valid : 0;
+            const float *src = x + (size_t)min(j, p.big - 1) * p.x_j + qq;
+            if (p.x_vec) {
+                cp_async_16_edge(dst, src, valid);
+            } else {
 #pragma unroll
-    for (int c = 0; c < 2; c++)
-        rows[c] = x + (size_t)min(j0 + 2 * group + c, p.big - 1) * p.x_j;
-    float acc[S][2];
+                for (int e = 0; e < 4; e++)
+                    cp_async_4(dst + e, src + e, e < valid);
+            }
+        } else {
+            const int i = row - WL_GEMV_TILED_ROWS;
+            const int valid = i < p.small ? k_valid : 0;
+            const float *src = y + (size_t)min(i, p.small - 1) * p.y_i + (size_t)qq * p.y_q;
+            if (p.y_vec) {
+                cp_async_16_edge(dst, src, valid);
+            } else {
 #pragma unroll
-    for (int i = 0; i < S; i++)
-        acc[i][0] = acc[i][1] = 0.0f;
-    int q_tail = q0;
-    if (p.x_vec && p.y_vec && q1 > q0) {
-        const int whole = (q1 - q0) / STEP;
-        for (int s = warp; s < whole; s += WARPS) {
-            const int q = q0 + s * STEP + kl * VEC;
-            float xv[2][E::VEC];
-#pragma unroll
-            for (int c = 0; c < 2; c++)
-                E::widen_vec(__ldcs(reinterpret_cast<const uint4 *>(rows[c] + q)), xv[c]);
-#pragma unroll
-            for (int i0 = 0; i0 < S; i0 += 8) {
-                float yv[8][E::VEC];
-#pragma unroll
-                for (int ii = 0; ii < 8; ii++)
-                    E::widen_vec(__ldg(reinterpret_cast<const uint4 *>(
-                                     y + (size_t)min(i0 + ii, p.small - 1) * p.y_i + q)),
-                                 yv[ii]);
-#pragma unroll
-                for (int ii = 0; ii < 8; ii++)
-#pragma unroll
-                    for (int c = 0; c < 2; c++)
-#pragma unroll
-                        for (int e = 0; e < E::VEC; e++)
-                            acc[i0 + ii][c] = fmaf(yv[ii][e], xv[c][e], acc[i0 + ii][c]);
+                for (int e = 0; e < 4; e++)
+                    cp_async_4(dst + e, src + (size_t)e * p.y_q, e < valid);
             }
         }
-        q_tail = q0 + whole * STEP;
     }
-    for (int q = q_tail + warp * LANES + kl; q < q1; q += WARPS * LANES) {
-        float xv[2];
+}
+
+template <int KIND, int S>
+__global__ void __launch_bounds__(WL_GEMV_THREADS, 1) gemv_tiled_k(wl_gemv_params p)
+{
+    static_assert(KIND == WL_GEMV_F32, "gemv_tiled_k: FP32 inputs");
+    typedef gemv_tiled_shape<S> G;
+    const int SC = G::SC, LANES = 8, STAGES = WL_GEMV_TILED_STAGES;
+    const int STAGE_K = WL_GEMV_TILED_STAGE_K;
+    if (p.splits > 1) /* wl_splitk_finish follows */
+        wl_release_dependents();
+    WL_DYNAMIC_SMEM(float, smem);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, kl = lane % LANES;
+    const int group = lane / LANES;
+    const int j0 = blockIdx.x * WL_GEMV_TILED_ROWS, split = blockIdx.y;
+    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    const int stages = q1 > q0 ? (q1 - q0 + STAGE_K - 1) / STAGE_K : 0;
+    float acc[8][SC];
 #pragma unroll
-        for (int c = 0; c < 2; c++)
-            xv[c] = E::widen(rows[c][q]);
+    for (int r = 0; r < 8; r++)
 #pragma unroll
-        for (int i = 0; i < S; i++) {
-            const float yv = E::widen(y[(size_t)min(i, p.small - 1) * p.y_i + (size_t)q * p.y_q]);
+        for (int c = 0; c < SC; c++)
+            acc[r][c] = 0.0f;
+            /* The first STAGES - 1 stages in flight (one commit group each, empty
+             * past the end, so that the wait below counts the same everywhere). */
 #pragma unroll
-            for (int c = 0; c < 2; c++)
-                acc[i][c] = fmaf(yv, xv[c], acc[i][c]);
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < stages)
+            gemv_tiled_stage<S>(p, smem + st * G::STAGE, j0, q0 + st * STAGE_K, q1);
+        cp_async_commit();
+    }
+    for (int st = 0; st < stages; st++) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads(); /* stage st landed; stage st - 1's buffer is free */
+        const int next = st + STAGES - 1;
+        if (next < stages)
+            gemv_tiled_stage<S>(p, smem + (next % STAGES) * G::STAGE, j0, q0 + next * STAGE_K, q1);
+        cp_async_commit();
+        const float *xs = smem + (st % STAGES) * G::STAGE + warp * 8 * G::PITCH;
+        const float *ys =
+            smem + (st % STAGES) * G::STAGE + (WL_GEMV_TILED_ROWS + group * SC) * G::PITCH;
+#pragma unroll
+        for (int d = 0; d < STAGE_K / (4 * LANES); d++) {
+            const int kk = d * 4 * LANES + 4 * kl;
+            float4 xv[8];
+#pragma unroll
+            for (int r = 0; r < 8; r++)
+                xv[r] = *reinterpret_cast<const float4 *>(xs + r * G::PITCH + kk);
+#pragma unroll
+            for (int c = 0; c < SC; c++) {
+                const float4 yv = *reinterpret_cast<const float4 *>(ys + c * G::PITCH + kk);
+#pragma unroll
+                for (int r = 0; r < 8; r++) {
+                    acc[r][c] = fmaf(yv.x, xv[r].x, acc[r][c]);
+                    acc[r][c] = fmaf(yv.y, xv[r].y, acc[r][c]);
+                    acc[r][c] = fmaf(yv.z, xv[r].z, acc[r][c]);
+                    acc[r][c] = fmaf(yv.w, xv[r].w, acc[r][c]);
+                }
+            }
         }
     }
-    /* The group's lanes add their sums; lane kl posts columns i = kl mod 8. */
+    cp_async_wait<0>();
+    /* The group's 8 lanes add their sums; lane r emits row r of the warp. */
 #pragma unroll
-    for (int i = 0; i < S; i++)
+    for (int r = 0; r < 8; r++)
 #pragma unroll
-        for (int c = 0; c < 2; c++) {
-            float v = acc[i][c];
+        for (int c = 0; c < SC; c++) {
+            float v = acc[r][c];
 #pragma unroll
             for (int offset = 1; offset < LANES; offset *= 2)
                 v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
-            if (i % LANES == kl)
-                sums[warp][(2 * group + c) * S + i] = v;
+            const int j = j0 + warp * 8 + r, i = group * SC + c;
+            if (r == kl && j < p.big && i < p.small)
+                gemv_emit(p, split, i, j, v);
         }
-    __syncthreads();
-    for (int o = threadIdx.x; o < ROWS * S; o += WL_GEMV_THREADS) {
-        float v = 0.0f;
-#pragma unroll
-        for (int w = 0; w < WARPS; w++)
-            v += sums[w][o];
-        const int j = j0 + o / S, i = o % S;
-        if (j < p.big && i < p.small)
-            gemv_emit(p, split, i, j, v);
-    }
 }
 
 /* gemv_mma: X along k on tensor cores (mma.sync, sm_80+), FP32 sums.
@@ -488,18 +525,20 @@ __device__ __forceinline__ void gemv_mma_multiply(float acc[MT][NT][4], const un
 
 /* NT: 8-column tiles of the small side (1 to 4); MT: 16-row tiles of X a
  * warp; DEPTH: steps a warp loads before it multiplies. */
-template <int KIND, int NT, int MT, int DEPTH>
+template <int KIND, int NT, int MT, int DEPTH, int RG>
 __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_params p)
 {
 #if WL_SM80_BODY
     typedef gemv_elem<KIND> E;
     typedef typename E::storage T;
-    const int VEC = E::VEC, STEP = 4 * E::VEC, WARPS = WL_GEMV_MMA_WARPS, OUTS = MT * NT * 4;
-    if (p.splits > 1) /* wl_splitk_finish follows */
+    const int VEC = E::VEC, STEP = 4 * E::VEC, OUTS = MT * NT * 4;
+    const int KW = WL_GEMV_MMA_WARPS / RG; /* warps along k a row group */
+    if (p.splits > 1)                      /* wl_splitk_finish follows */
         wl_release_dependents();
     __shared__ float sums[WL_GEMV_MMA_WARPS][OUTS][32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
-    const int j0 = blockIdx.x * 16 * MT, split = blockIdx.y;
+    const int group = warp % RG, kw = warp / RG; /* the warp's row group, its place along k */
+    const int j0 = (blockIdx.x * RG + group) * 16 * MT, split = blockIdx.y;
     const int q_begin = split * p.k_chunk, q_end = min(p.k, q_begin + p.k_chunk);
     const T *x = (const T *)p.x, *y = (const T *)p.y;
     /* The lane's rows, at its 16 bytes of a step (k = VEC t). */
@@ -522,10 +561,10 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
                 acc[mt][nt][r] = 0.0f;
     const int length = q_end > q_begin ? q_end - q_begin : 0;
     const int steps = (length + STEP - 1) / STEP;
-    /* Whole rounds (WARPS x DEPTH whole steps, 16-byte views): no checks. */
-    const int rounds = p.x_vec && p.y_vec ? length / STEP / (WARPS * DEPTH) : 0;
+    /* Whole rounds (KW x DEPTH whole steps, 16-byte views): no checks. */
+    const int rounds = p.x_vec && p.y_vec ? length / STEP / (KW * DEPTH) : 0;
     for (int round = 0; round < rounds; round++) {
-        const int q0 = q_begin + (round * WARPS + warp) * DEPTH * STEP;
+        const int q0 = q_begin + (round * KW + kw) * DEPTH * STEP;
         unsigned xw[DEPTH][MT][2][4], yw[DEPTH][NT][4];
 #pragma unroll
         for (int d = 0; d < DEPTH; d++) {
@@ -544,7 +583,7 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
             gemv_mma_multiply<KIND, NT, MT>(acc, xw[d], yw[d]);
     }
     /* The rest, a step a warp in turn: checked loads. */
-    for (int s = rounds * WARPS * DEPTH + warp; s < steps; s += WARPS) {
+    for (int s = rounds * KW * DEPTH + kw; s < steps; s += KW) {
         const int q = q_begin + s * STEP;
         const int valid = q_end - q - VEC * t; /* the lane's elements before the end */
         unsigned xw[MT][2][4], yw[NT][4];
@@ -559,8 +598,9 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
         gemv_mma_multiply<KIND, NT, MT>(acc, xw, yw);
     }
     /* acc[mt][nt][r]: X row j0 + 16 mt + g (+ 8 for r >= 2), small column
-     * 8 nt + 2t + r % 2. Every warp posts its sums; warp w adds output o
-     * (o % WARPS == w) over the warps in order and emits it. */
+     * 8 nt + 2t + r % 2. Every warp posts its sums; the block's warps
+     * share the outputs (output o of row group o / OUTS to warp o % WARPS)
+     * and add the group's KW warps in order. */
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -569,13 +609,15 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
             for (int r = 0; r < 4; r++)
                 sums[warp][(mt * NT + nt) * 4 + r][lane] = acc[mt][nt][r];
     __syncthreads();
-    for (int o = warp; o < OUTS; o += WARPS) {
+    for (int o = warp; o < RG * OUTS; o += WL_GEMV_MMA_WARPS) {
+        const int rg = o / OUTS, out = o % OUTS;
         float v = 0.0f;
 #pragma unroll
-        for (int w = 0; w < WARPS; w++)
-            v += sums[w][o][lane];
-        const int mt = o / (NT * 4), nt = o / 4 % NT, r = o % 4;
-        const int j = j0 + 16 * mt + g + 8 * (r / 2), i = 8 * nt + 2 * t + r % 2;
+        for (int w = 0; w < KW; w++)
+            v += sums[rg + RG * w][out][lane];
+        const int mt = out / (NT * 4), nt = out / 4 % NT, r = out % 4;
+        const int j = (blockIdx.x * RG + rg) * 16 * MT + 16 * mt + g + 8 * (r / 2);
+        const int i = 8 * nt + 2 * t + r % 2;
         if (j < p.big && i < p.small)
             gemv_emit(p, split, i, j, v);
     }
