@@ -46,25 +46,20 @@ struct variant {
 
 static const variant variants[] = {
     MMA(WL_GEMV_BF16, 1, 1, 4, 1),
-    MMA(WL_GEMV_BF16, 1, 1, 2, 1),
-    MMA(WL_GEMV_BF16, 1, 1, 4, 2),
     MMA(WL_GEMV_BF16, 2, 1, 4, 1),
-    MMA(WL_GEMV_BF16, 2, 1, 4, 2),
     MMA(WL_GEMV_BF16, 3, 1, 2, 1),
-    MMA(WL_GEMV_BF16, 3, 1, 2, 2),
+    MMA(WL_GEMV_BF16, 3, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 3, 1, 4, 2),
     MMA(WL_GEMV_BF16, 4, 1, 2, 1),
-    MMA(WL_GEMV_BF16, 4, 1, 2, 2),
-    MMA(WL_GEMV_BF16, 4, 1, 2, 4),
+    MMA(WL_GEMV_BF16, 4, 1, 4, 1),
     MMA(WL_GEMV_BF16, 4, 1, 4, 2),
-    MMA(WL_GEMV_BF16, 4, 2, 2, 2),
+    MMA(WL_GEMV_BF16, 4, 1, 8, 1),
     MMA(WL_GEMV_F32, 1, 1, 4, 1),
-    MMA(WL_GEMV_F32, 1, 1, 4, 2),
     MMA(WL_GEMV_F32, 2, 1, 4, 1),
-    MMA(WL_GEMV_F32, 2, 1, 4, 2),
     MMA(WL_GEMV_F32, 4, 1, 2, 1),
-    MMA(WL_GEMV_F32, 4, 1, 2, 2),
-    MMA(WL_GEMV_F32, 4, 1, 2, 4),
-    MMA(WL_GEMV_F32, 4, 2, 2, 2),
+    MMA(WL_GEMV_F32, 4, 1, 4, 1),
+    MMA(WL_GEMV_F32, 4, 1, 4, 2),
+    MMA(WL_GEMV_F32, 4, 1, 8, 1),
     {"tiled<f32,16>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 9, 16, gemv_tiled_k<WL_GEMV_F32, 16>,
      gemv_tiled_shape<16>::BYTES},
     {"tiled<f32,24>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 17, 24, gemv_tiled_k<WL_GEMV_F32, 24>,
@@ -72,6 +67,12 @@ static const variant variants[] = {
     {"tiled<f32,32>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 25, 32, gemv_tiled_k<WL_GEMV_F32, 32>,
      gemv_tiled_shape<32>::BYTES},
     {"along_k<f32,16,2>", WL_GEMV_F32, 16, 9, 16, gemv_along_k<WL_GEMV_F32, 16, 2>, 0},
+    {"along_k<bf16,1,4>", WL_GEMV_BF16, 32, 1, 1, gemv_along_k<WL_GEMV_BF16, 1, 4>, 0},
+    /* X along big (op_b = N): gemv_along_big, the gemv_rows row. */
+    {"along_big<bf16,1>", WL_GEMV_BF16, 256, 1, 1, gemv_along_big<WL_GEMV_BF16, 1>, 0},
+    {"along_big<bf16,16>", WL_GEMV_BF16, 256, 9, 16, gemv_along_big<WL_GEMV_BF16, 16>, 0},
+    {"along_big<f32,1>", WL_GEMV_F32, 128, 1, 1, gemv_along_big<WL_GEMV_F32, 1>, 0},
+    {"along_big<f32,16>", WL_GEMV_F32, 128, 9, 16, gemv_along_big<WL_GEMV_F32, 16>, 0},
 };
 
 static double median(std::vector<double> v)
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
            prop.name, prop.multiProcessorCount, copy_gbs, runs);
     static const int layers[][2] = {
         {1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}};
-    static const int smalls[] = {1, 8, 12, 16, 24, 32};
+    static const int smalls[] = {1, 16, 24, 32};
     static const int split_counts[] = {1, 2, 4, 8};
     for (const auto &layer : layers)
         for (int small : smalls)
@@ -135,8 +136,9 @@ int main(int argc, char **argv)
                 memset(&p, 0, sizeof p);
                 p.x = x;
                 p.y = y;
-                p.x_q = 1;
-                p.x_j = k;
+                const bool along_big = strncmp(v.name, "along_big", 9) == 0;
+                p.x_q = along_big ? big : 1;
+                p.x_j = along_big ? 1 : k;
                 p.y_i = k;
                 p.y_q = 1;
                 p.big = big;

@@ -353,7 +353,7 @@ __device__ __forceinline__ void gemv_tiled_stage(const wl_gemv_params &p, float 
 }
 
 template <int KIND, int S>
-__global__ void __launch_bounds__(WL_GEMV_THREADS, 1) gemv_tiled_k(wl_gemv_params p)
+__global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_params p)
 {
     static_assert(KIND == WL_GEMV_F32, "gemv_tiled_k: FP32 inputs");
     typedef gemv_tiled_shape<S> G;
@@ -565,7 +565,10 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
     const int rounds = p.x_vec && p.y_vec ? length / STEP / (KW * DEPTH) : 0;
     for (int round = 0; round < rounds; round++) {
         const int q0 = q_begin + (round * KW + kw) * DEPTH * STEP;
-        unsigned xw[DEPTH][MT][2][4], yw[DEPTH][NT][4];
+        /* X of all DEPTH steps first (the bytes in flight); Y with them
+         * where it fits the registers (NT <= 2), else a step at a time. */
+        const bool Y_AHEAD = NT <= 2;
+        unsigned xw[DEPTH][MT][2][4], yw[Y_AHEAD ? DEPTH : 1][NT][4];
 #pragma unroll
         for (int d = 0; d < DEPTH; d++) {
 #pragma unroll
@@ -574,13 +577,20 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
                 for (int h = 0; h < 2; h++)
                     gemv_mma_load<KIND, true>(x_rows[mt][h] + q0 + d * STEP, VEC, true,
                                               xw[d][mt][h]);
+            if (Y_AHEAD)
 #pragma unroll
-            for (int nt = 0; nt < NT; nt++)
-                gemv_mma_load<KIND, false>(y_rows[nt] + q0 + d * STEP, VEC, true, yw[d][nt]);
+                for (int nt = 0; nt < NT; nt++)
+                    gemv_mma_load<KIND, false>(y_rows[nt] + q0 + d * STEP, VEC, true,
+                                               yw[Y_AHEAD ? d : 0][nt]);
         }
 #pragma unroll
-        for (int d = 0; d < DEPTH; d++)
-            gemv_mma_multiply<KIND, NT, MT>(acc, xw[d], yw[d]);
+        for (int d = 0; d < DEPTH; d++) {
+            if (!Y_AHEAD)
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+                    gemv_mma_load<KIND, false>(y_rows[nt] + q0 + d * STEP, VEC, true, yw[0][nt]);
+            gemv_mma_multiply<KIND, NT, MT>(acc, xw[d], yw[Y_AHEAD ? d : 0]);
+        }
     }
     /* The rest, a step a warp in turn: checked loads. */
     for (int s = rounds * KW * DEPTH + kw; s < steps; s += KW) {
