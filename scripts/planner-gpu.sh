@@ -3,8 +3,8 @@
 # repo root, "before") and this tree ("after") side by side, runs the
 # decode tuning set (scripts/gemm_decode_bench.c) on both, the GEMM API
 # tests and the decode test (tests/cuda/gemm_decode_cuda.cu), and
-# compute-sanitizer memcheck on the GEMV family's shapes, memcheck and
-# racecheck on the decode test's short list. VARIANTS=1 also times the GEMV
+# compute-sanitizer memcheck on the GEMV family's shapes, memcheck,
+# racecheck, synccheck and initcheck on the decode test's short list. VARIANTS=1 also times the GEMV
 # kernels' variants alone (scripts/gemv_variants.cu).
 # Run from this tree's root: OUT=dir [ALT="-DNAME=1"] [VARIANTS=1] bash scripts/planner-gpu.sh
 # [before-tree | before.csv]
@@ -93,7 +93,7 @@ T=/tmp/after/tests
 DT=$(find /tmp/after -name test_gemm_decode_cuda -type f | head -1)
 timeout 300 $DT >"$OUT/decode-test.log" 2>&1
 echo "test_gemm_decode_cuda: exit $? ($(tail -1 $OUT/decode-test.log))" | tee -a "$OUT/tests.log"
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck synccheck initcheck; do
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 $DT \
         --short >"$L/decode-$tool.log" 2>&1
     echo "$tool test_gemm_decode_cuda --short: exit $? ($(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' \

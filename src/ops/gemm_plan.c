@@ -46,10 +46,10 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.09,
      .flop_multiple = 1.0,
      .fixed_us = 7.5,
-     .source = "H200, scripts/planner-gpu.sh (tuning set): m = 1, op_b = T streams B at 71% of "
-               "the theoretical bandwidth, 86% of a device copy's (28672 x 4096 BF16: 68.6 us, "
-               "cuBLAS 71.5); 1 x 1024 x 4096 8.7 us (the fixed cost); m = 7-16 issue-bound at "
-               "5.8-6.4 TFLOP/s, 9% of the FP32 peak (8 x 4096^2 BF16 45.9 us, FP32 42.4)"},
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T): m = 1 16-bit, 15 cells "
+               "fitted as 7.5 us + bytes at 80% of 4.8 TB/s (worst cell 14% off; 28672 x 4096 "
+               "68.4 us, 1024 x 4096 8.5-9.3 us); m = 7-16 issue-bound at 5.8-6.4 TFLOP/s, 9% "
+               "of the FP32 peak (8 x 4096^2 BF16 45.9 us, FP32 42.4)"},
     {.name = "gemv_mma",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma (mma.sync m16n8k16), wl_splitk_finish",
      .cc_major_min = 8,
@@ -69,8 +69,10 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.50,
      .flop_multiple = TENSOR16_OVER_FP32,
      .fixed_us = 6.8,
-     .source = "first estimate (to be measured): X streamed at about a device copy's rate, "
-               "mma.sync far from bound at m <= 32"},
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T): m = 2-16, 60 cells "
+               "fitted as 6.8 us + bytes at 76% of 4.8 TB/s (worst cell 10% off; 28672 x 4096 "
+               "71 us, 1024 x 4096 8.4-9.4 us); flops never bind at m <= 16 (half the "
+               "mma.sync rate assumed)"},
     {.name = "gemv_mma_tf32",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma (mma.sync m16n8k8 tf32), wl_splitk_finish",
      .cc_major_min = 8,
@@ -89,7 +91,9 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.50,
      .flop_multiple = TF32_OVER_FP32,
      .fixed_us = 7.9,
-     .source = "first estimate (to be measured): as gemv_mma"},
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T, TF32): m = 2-8, 15 "
+               "cells fitted as 7.9 us + bytes at 79% of 4.8 TB/s (worst cell 5% off); flops "
+               "never bind at m <= 16"},
     {.name = "gemv_tiled",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
      /* cp.async and 96 KB of shared memory a block. */
@@ -106,11 +110,13 @@ static const wl_gemm_candidate candidates[] = {
      .min_align = 1,
      .gemv_kernel = WL_GEMV_KERNEL_TILED,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.50,
-     .flop_fraction = 0.20,
+     .bandwidth_fraction = 0.76,
+     .flop_fraction = 0.28,
      .flop_multiple = 1.0,
      .fixed_us = 10.0,
-     .source = "first estimate (to be measured): FP32 FMAs near the peak on 2 x 32 tiles"},
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T, FP32): m = 16-32 run at "
+               "17-21 TFLOP/s after 10 us (4096^2 x 16: 39.6 us, 28672 x 4096 x 32: 389 us), "
+               "28% of the FP32 peak; FMA-bound there, so the bandwidth is gemv_mma's"},
     {.name = "gemv_rows",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
      .cc_major_min = 7,
@@ -123,13 +129,14 @@ static const wl_gemm_candidate candidates[] = {
      .x_layout = WL_GEMM_X_ALONG_BIG,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.60,
-     .flop_fraction = 0.30,
+     .bandwidth_fraction = 0.70,
+     .flop_fraction = 0.10,
      .flop_multiple = 1.0,
-     .fixed_us = 5.0,
-     .source = "placeholder below the choosers it competes with (ex16 as stored, the FP32 "
-               "dispatcher: 0.9-2.7x cuBLAS on the tuning set's op_b = N rows, H200) until "
-               "scripts/planner-gpu.sh measures this kernel"},
+     .fixed_us = 30.0,
+     .source = "H200, scripts/gemv_variants.cu (the kernel alone, best of 1-8 splits, tuning "
+               "layers, X along big): m = 1 34-137 us (FP32; 1024 x 4096 34 us, 28672 x 4096 "
+               "137 us: k-serial, about 30 us + bytes at 70%); m = 16 at 6.5-7.6 TFLOP/s, 10% "
+               "of the FP32 peak"},
     {.name = "fp32_dispatch",
      .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
@@ -158,19 +165,21 @@ static const wl_gemm_candidate candidates[] = {
      .layouts = WL_GEMM_LAYOUT_ALL,
      /* Its skinny path for X along k (ex16_skinny_warps): 0.18-0.31x
       * cuBLAS at m = 7, 8 (H200, scripts/planner-gpu.sh); gemv_k serves it. */
-     .along_k_small_min = 33,
+     .along_k_small_min = 9,
      /* The wgmma kernel reads every layout as stored; rows off 16 bytes
       * are re-strided by the delegate (its own plan). */
      .in_place = WL_GEMM_LAYOUT_ALL,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
-     .bandwidth_fraction = 0.80,
+     .bandwidth_fraction = 0.766,
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
-     .fixed_us = 6.0,
-     .source = "warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16; the decode "
-               "tuning set (scripts/gemm_decode_bench.c): 0.9-1.2x cuBLAS at 24 tokens"},
+     .fixed_us = 9.7,
+     .source = "H200, scripts/planner-gpu.sh (tuning set): its 150 decode cells (op_b = N, "
+               "and op_b = T from m = 16) fitted as 9.7 us + bytes at 76.6% of 4.8 TB/s (worst "
+               "cell 14% off); warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16 (its "
+               "flop rate, prefill)"},
     {.name = "tf32_chooser",
      .kernel = "src/cuda/gemm/gemm_ex.cu tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
      .cc_major_min = 0,
@@ -181,7 +190,7 @@ static const wl_gemm_candidate candidates[] = {
      .in_place = WL_GEMM_LAYOUT_ALL,
      /* Its skinny problems with X along k went to the kernels gemv_k
       * replaced (0.12-0.35x cuBLAS at m = 1-8, H200). */
-     .along_k_small_min = 33,
+     .along_k_small_min = 9,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,

@@ -203,14 +203,19 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_ALONG_K_MIN_BLOCKS(small, element) ((element) == 4 && (small) <= 8 ? 3 : 1)
 /* The tensor-core kernel (gemv_mma): the small side at most, warps a
  * block, and by the small side: 16-row tiles of X a warp, k steps a warp
- * loads before it multiplies, and row groups a block (its warps split
- * into groups on neighbouring strips, the same k: each Y fragment is
- * fetched from L2 once for the groups). */
-#define WL_GEMV_MMA_SMALL_MAX 32
+ * loads before it multiplies, and row groups a block (groups of warps on
+ * neighbouring strips at the same k, so that a Y fragment is fetched from
+ * L2 once for the groups). Measured on the H200 (scripts/gemv_variants.cu,
+ * the tuning layers): one tile, DEPTH 4 and one group were best or within
+ * 3% at m = 1-16 (two tiles or two groups: 1-20% slower at n <= 4096).
+ * Small sides 17-32 (the kernel takes them, 3 or 4 column tiles) ran at
+ * 0.86-1.1x the 16-bit chooser's times and 0.8-1.0x the TF32 chooser's,
+ * so the planner's rows stop at 16. */
+#define WL_GEMV_MMA_SMALL_MAX 16
 #define WL_GEMV_MMA_WARPS 8
 #define WL_GEMV_MMA_TILES(small) 1
-#define WL_GEMV_MMA_GROUPS(small) ((small) > 16 ? 2 : 1)
-#define WL_GEMV_MMA_DEPTH(small) ((small) > 16 ? 2 : 4)
+#define WL_GEMV_MMA_DEPTH(small) 4
+#define WL_GEMV_MMA_GROUPS(small) 1
 /* The register-tiled kernel (gemv_tiled_k): the small side (9 to 32:
  * S = 16, 24 or 32), rows of X a block (8 warps of 8 rows), and its
  * shared-memory pipeline: k a stage, stages (4 x 64 k: 96 KB at S = 32). */

@@ -149,13 +149,16 @@ static void launch_sized(const wl_gemv_params &p, bool along_k, int blocks)
         emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_along_big<KIND, S>(p); });
 }
 
+/* As gemv.cu's launch_mma_sized; past the planner's 16 columns (3 or 4
+ * column tiles, which scripts/gemv_variants.cu times), two row groups, so
+ * that the kernel's row-group path is checked too. */
 template <int KIND, int NT> static void launch_mma_sized(const wl_gemv_params &p)
 {
-    const int small = 8 * NT, rows = 16 * WL_GEMV_MMA_TILES(small) * WL_GEMV_MMA_GROUPS(small);
+    const int RG = NT > 2 ? 2 : WL_GEMV_MMA_GROUPS(8 * NT);
+    const int rows = 16 * WL_GEMV_MMA_TILES(8 * NT) * RG;
     const dim3 grid((unsigned)((p.big + rows - 1) / rows), (unsigned)p.splits);
     emu_launch(grid, dim3(32 * WL_GEMV_MMA_WARPS), 0, [&] {
-        gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(small), WL_GEMV_MMA_DEPTH(small),
-                 WL_GEMV_MMA_GROUPS(small)>(p);
+        gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(8 * NT), WL_GEMV_MMA_DEPTH(8 * NT), RG>(p);
     });
 }
 

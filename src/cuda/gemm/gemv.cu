@@ -34,22 +34,18 @@ static void launch_kind(int small, bool along_k, dim3 grid, const wl_gemv_params
 template <int KIND, int NT>
 static void launch_mma_sized(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
 {
-    const int small = 8 * NT;
-    gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(small), WL_GEMV_MMA_DEPTH(small),
-             WL_GEMV_MMA_GROUPS(small)><<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
+    gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(8 * NT), WL_GEMV_MMA_DEPTH(8 * NT),
+             WL_GEMV_MMA_GROUPS(8 * NT)><<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
 }
 
 template <int KIND>
 static void launch_mma(int small, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
 {
+    /* The rows stop at WL_GEMV_MMA_SMALL_MAX = 16: two column tiles at most. */
     if (small <= 8)
         launch_mma_sized<KIND, 1>(grid, params, stream);
-    else if (small <= 16)
-        launch_mma_sized<KIND, 2>(grid, params, stream);
-    else if (small <= 24)
-        launch_mma_sized<KIND, 3>(grid, params, stream);
     else
-        launch_mma_sized<KIND, 4>(grid, params, stream);
+        launch_mma_sized<KIND, 2>(grid, params, stream);
 }
 
 /* The register-tiled kernel (gemv_tiled_k) for S columns: its shared

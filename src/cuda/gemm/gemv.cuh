@@ -23,7 +23,7 @@
  * - gemv_tiled_k (x_q = 1, FP32 compute, small side 17 to 32): as
  *   gemv_along_k, on register tiles (below).
  * - gemv_mma (x_q = 1 and y_q = 1, 16-bit inputs or TF32 compute, small
- *   side up to WL_GEMV_MMA_SMALL_MAX): gemv_along_k's problem on tensor
+ *   side up to 32; the planner takes it to WL_GEMV_MMA_SMALL_MAX): gemv_along_k's problem on tensor
  *   cores (below).
  * k is split (blockIdx.y) so that every SM has blocks; the splits' partial
  * sums (part[split][i][j], FP32) are added in split order by
@@ -448,20 +448,25 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_param
  *   top 19 bits, truncation, as the TF32 tile kernels).
  * X rows g and g + 8 of each 16-row tile and Y row g of each 8-column tile
  * are loaded the same way, so A and B agree on the permutation and the sum
- * over k is the product's. A warp owns MT 16-row tiles of X (MT = 2 where
- * small > 16, so that each Y fragment loaded serves two tiles and Y's
- * traffic through L2 stays under X's) and all NT = ceil(small / 8) column
- * tiles; it loads DEPTH steps of X (16 bytes a lane a row, evict-first:
- * X is read once) and Y (read by every strip: __ldg) before it multiplies,
- * 4 KB of X in flight a warp. The block's WL_GEMV_MMA_WARPS warps take
- * neighbouring runs of DEPTH steps of one strip of rows (each row's bytes
- * of a run contiguous) and add their sums in shared memory, every warp a
- * share of the outputs, in warp order (deterministic); the grid's y splits
- * k where the strips alone leave SMs idle (n = 1024), and wl_splitk_finish
- * adds the splits as for the other kernels. Steps past the last whole
- * round of the block, the tail of k and views off 16 bytes load element
- * by element (zeros past the end of k); rows past big and columns past
- * small repeat the last one and are never stored. */
+ * over k is the product's. A warp owns MT 16-row tiles of X and all NT =
+ * ceil(small / 8) column tiles; it loads DEPTH steps of X (16 bytes a
+ * lane a row, evict-first: X is read once) before it multiplies, 4 KB of
+ * X in flight a warp at MT = 1, DEPTH = 4, and Y (read by every strip:
+ * __ldg) with them, or a step at a time where NT > 2 leaves no registers.
+ * The block's warps form RG row groups on neighbouring strips at the same
+ * k (each Y fragment fetched from L2 once for the groups); the
+ * WL_GEMV_MMA_WARPS / RG warps of a group take neighbouring runs of DEPTH
+ * steps (each row's bytes of a run contiguous) and add their sums in
+ * shared memory, every warp a share of the outputs, in warp order
+ * (deterministic). The geometry the library runs (MT, DEPTH, RG:
+ * gemm_plan.h) was measured with scripts/gemv_variants.cu. The grid's y
+ * splits k only where the strips alone leave most SMs idle: on the H200
+ * one split beat 2-16 even at n = 1024 (the second launch and the partial
+ * sums cost more than the idle SMs); wl_splitk_finish adds the splits as
+ * for the other kernels. Steps past the last whole round of the block,
+ * the tail of k and views off 16 bytes load element by element (zeros
+ * past the end of k); rows past big and columns past small repeat the
+ * last one and are never stored. */
 template <int KIND>
 __device__ __forceinline__ void gemv_mma_step(float d[4], const unsigned a[4], const unsigned b[2])
 {
