@@ -1,8 +1,9 @@
 /* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
  *
  * - The planner (src/ops/gemm_plan.h) plans every call first: where it
- *   picks a GEMV row (gemv_k, gemv_rows: m or n small, decode), the GEMV
- *   family (gemv.cuh) runs it, every layout and type read in place. Its
+ *   picks a GEMV row (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32,
+ *   gemv_tiled: m or n small, decode), the GEMV family (gemv.cuh) runs it,
+ *   every layout and type read in place. Its
  *   other rows delegate to the choosers below.
  * - TF32 compute: tf32_choose (below) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
@@ -601,11 +602,33 @@ static size_t b_copy_bytes(const wl_problem *p, const tf32_choice *tf32)
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p);
+
+/* The workspace is sized from the problem alone (its misalignment, no
+ * pointers), but the plan at launch sees the caller's views: where the
+ * planned row needs 16-byte rows (the tensor-core GEMV), a view off 16
+ * bytes plans another row at launch, so the workspace has room for that
+ * one too (the GEMV row of a misaligned view, or the choosers' path). */
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
     wl_gemm_route gemv;
-    if (gemv_planned(backend, p, NULL, &gemv))
+    if (!gemv_planned(backend, p, NULL, &gemv))
+        return ex_scratch_chosen(backend, p);
+    size_t count;
+    if (wl_gemm_candidates(&count)[gemv.candidate].min_align <= 1)
         return gemv.scratch;
+    wl_problem misaligned = *p;
+    misaligned.misalign = 1;
+    wl_gemm_route other;
+    const size_t other_bytes = gemv_planned(backend, &misaligned, NULL, &other)
+                                   ? other.scratch
+                                   : ex_scratch_chosen(backend, p);
+    return gemv.scratch > other_bytes ? gemv.scratch : other_bytes;
+}
+
+/* The workspace of the path that runs a problem the GEMV family does not. */
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
+{
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
