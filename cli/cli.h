@@ -75,6 +75,8 @@ void cli_output_remove_temporaries(void);
 int cli_write_file(const warplab_report *report, cli_output *out, warplab_format format, bool svg);
 /* Writes a sweep's line chart (GB/s against n) as SVG. */
 int cli_write_sweep_svg(const warplab_report *report, cli_output *out);
+/* The GEMM grid as JSON into out, then committed. */
+int cli_write_grid(const warplab_gemm_grid *grid, cli_output *out);
 
 /* The ladders, a line each ("  name  title"), for the help texts. */
 void cli_print_ladders(FILE *out);
@@ -108,9 +110,13 @@ typedef struct cli_run {
     double max_seconds;
     int no_flush;
     unsigned long long seed;
+    bool seed_given;
     /* bench only */
     const char *rungs, *dtype, *op;
     bool sweep, shapes;
+    /* bench gemm --grid [--candidate NAME] (cli/cmd_bench.c) */
+    bool grid;
+    const char *candidate;
     /* bench --counters (cli/counters_run.c) and --html FILE */
     bool counters;
     const char *html;

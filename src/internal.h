@@ -481,6 +481,20 @@ void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
 /* A row's runs, median, min, max, mean and noise from its timed runs. */
 void wl_row_set_times(warplab_row *row, const wl_stats *stats, int runs);
 
+/* Two calls timed against each other (an operation and its vendor's):
+ * warmup untimed runs of each, then up to repeat rounds within max_seconds
+ * (at least 3), each round both calls in turn, each after a cache flush
+ * (flush) and timed by the backend's events, or by the host clock from
+ * call to return (host_clock: the call returns a value on the host). *runs:
+ * the rounds timed; stats: the medians and noise of each call's runs. */
+typedef struct wl_timed_call {
+    warplab_status (*run)(void *user);
+    void *user;
+} wl_timed_call;
+warplab_status wl_time_pair(wl_backend *device, const wl_timed_call calls[2], bool host_clock,
+                            int repeat, int warmup, double max_seconds, bool flush,
+                            wl_stats stats[2], int *runs);
+
 double wl_now_seconds(void);                    /* monotonic clock */
 uint64_t wl_clock_seed(void);                   /* a seed from the real-time clock */
 void wl_format_utc_now(char *text, size_t len); /* "2026-11-21T05:55:31Z" */

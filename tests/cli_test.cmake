@@ -104,6 +104,23 @@ expect(RC 2 ERR "--repeat needs a count from 1 to 2147483647" ARGS bench --repea
 # bench api needs CUB and cuBLAS: elsewhere it says so and exits 0.
 expect(RC 0 OUT "bench api: skipped: .*cuda backend" ARGS bench api --backend cpu --quiet)
 expect(RC 2 ERR "leave out --sweep" ARGS bench api --sweep --backend cpu --quiet)
+# bench gemm --grid: every bad option is one message and exit 2, before
+# anything runs; without the cuda backend it says it was skipped.
+expect(RC 0 OUT "--grid .*--candidate NAME" ARGS bench --help)
+expect(RC 0 OUT "grid: skipped: .*cuda backend" ARGS bench gemm --grid --backend cpu --quiet)
+expect(RC 2 ERR "--seed needs a number, not 'abc'" ARGS bench gemm --grid --seed abc)
+expect(RC 2 ERR "--seed needs a number, not '-3'" ARGS bench gemm --grid --seed -3)
+expect(RC 2 ERR "--seed needs a number, not '99999999999999999999'"
+       ARGS bench gemm --grid --seed 99999999999999999999)
+expect(RC 2 ERR "--seed with --grid needs a number from 1 .*not 0" ARGS bench gemm --grid --seed 0)
+expect(RC 2 ERR "no GEMM planner candidate 'nosuch' \\(gemv_k, .*tiled\\)"
+       ARGS bench gemm --grid --candidate nosuch)
+expect(RC 2 ERR "--candidate needs a value, not ''" ARGS bench gemm --grid --candidate=)
+expect(RC 2 ERR "--candidate needs --grid" ARGS bench gemm --candidate gemv_k)
+expect(RC 2 ERR "--grid is the gemm ladder's" ARGS bench reduce --grid)
+expect(RC 2 ERR "--grid is the gemm ladder's" ARGS bench --grid)
+expect(RC 2 ERR "leave out --size" ARGS bench gemm --grid --size 64)
+expect(RC 2 ERR "leave out --csv" ARGS bench gemm --grid --csv)
 expect(RC 2 ERR "unknown backend 'gpu'" ARGS bench --backend gpu)
 set(json "${WORK_DIR}/cli_test_bench.json")
 file(REMOVE "${json}")
