@@ -75,6 +75,8 @@ void cli_output_remove_temporaries(void);
 int cli_write_file(const warplab_report *report, cli_output *out, warplab_format format, bool svg);
 /* Writes a sweep's line chart (GB/s against n) as SVG. */
 int cli_write_sweep_svg(const warplab_report *report, cli_output *out);
+/* The GEMM grid as JSON into out, then committed. */
+int cli_write_grid(const warplab_gemm_grid *grid, cli_output *out);
 
 /* The ladders, a line each ("  name  title"), for the help texts. */
 void cli_print_ladders(FILE *out);
@@ -82,6 +84,9 @@ void cli_print_ladders(FILE *out);
 /* Prints text word-wrapped to width columns, each line led by indent;
  * newlines in text start new lines. */
 void cli_print_wrapped(FILE *out, const char *indent, const char *text, int width);
+/* One of the course's errata, as 'warplab errata' prints it, each line led
+ * by indent (cmd_errata.c). */
+void cli_print_erratum(FILE *out, const char *indent, const warplab_erratum *erratum);
 
 /* SIGINT, SIGTERM and SIGHUP during long runs. graceful (bench): the first
  * one sets a flag that cli_interrupted returns (the signal number; a
@@ -105,9 +110,13 @@ typedef struct cli_run {
     double max_seconds;
     int no_flush;
     unsigned long long seed;
+    bool seed_given;
     /* bench only */
     const char *rungs, *dtype, *op;
     bool sweep, shapes;
+    /* bench gemm --grid [--candidate NAME] (cli/cmd_bench.c) */
+    bool grid;
+    const char *candidate;
     /* bench --counters (cli/counters_run.c) and --html FILE */
     bool counters;
     const char *html;
@@ -147,6 +156,7 @@ int cli_bench_extras(const warplab_report *report, const cli_run *run,
 
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_errata(int argc, char **argv);
 int cmd_ladders(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

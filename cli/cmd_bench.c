@@ -22,6 +22,13 @@ static void bench_help(FILE *out)
     cli_run_help_options(out, true);
     fprintf(out,
             "\n"
+            "\n"
+            "warplab bench gemm --grid [--seed S] [--candidate NAME] [--json FILE]: the GEMM\n"
+            "planner's judging grid (held out: its tuning set is scripts/gemm_decode_bench.c);\n"
+            "every cell warplab_gemm_ex against cublasGemmEx, verified. Takes --repeat,\n"
+            "--warmup, --max-seconds (a cell's budget, default 0.25), --no-flush, --backend,\n"
+            "--device, --quiet. Exit status as below; a cell that fails its check is exit 1.\n"
+            "\n"
             "Exit status: 0 when every rung that ran was verified; 1 when one failed, the run\n"
             "broke, an output could not be written or nothing ran (every rung skipped); 2 on\n"
             "bad usage or input (checked before anything runs); 130 when interrupted (Ctrl-C;\n"
@@ -136,6 +143,141 @@ static int bench_api(const cli_run *run, warplab_bench_options *bench)
     return code;
 }
 
+/* warplab bench gemm --grid: options the grid does not take are refused,
+ * with what it does instead. */
+static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
+{
+    if (!bench->ladder || strcmp(bench->ladder, "gemm") != 0)
+        return cli_usage_error("bench",
+                               "--grid is the gemm ladder's (warplab bench gemm --grid)%s%s",
+                               bench->ladder ? ", not " : "", bench->ladder ? bench->ladder : "");
+    const struct {
+        bool given;
+        const char *option;
+    } refused[] = {{run->size != NULL, "--size"},
+                   {run->sweep, "--sweep"},
+                   {run->shapes, "--shapes"},
+                   {run->rungs != NULL, "--rung"},
+                   {run->dtype != NULL, "--type"},
+                   {run->op != NULL, "--op"},
+                   {run->counters, "--counters"},
+                   {run->html != NULL, "--html"},
+                   {run->plot != NULL, "--plot"},
+                   {run->format == WARPLAB_FORMAT_CSV, "--csv"},
+                   {run->format == WARPLAB_FORMAT_MARKDOWN, "--markdown"}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (refused[i].given)
+            return cli_usage_error("bench",
+                                   "--grid chooses its shapes, types and layouts and prints one "
+                                   "table (--json FILE keeps every cell); leave out %s",
+                                   refused[i].option);
+    if (run->seed_given && run->seed == 0)
+        return cli_usage_error("bench",
+                               "--seed with --grid needs a number from 1 to "
+                               "18446744073709551615, not 0 (without --seed: %llu)",
+                               WARPLAB_GEMM_GRID_SEED);
+    if (run->candidate) {
+        bool known = false;
+        char names[256] = "";
+        for (size_t i = 0; warplab_gemm_candidate_name(i); i++) {
+            const char *name = warplab_gemm_candidate_name(i);
+            known = known || strcmp(name, run->candidate) == 0;
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     name);
+        }
+        if (!known)
+            return cli_usage_error("bench", "--candidate: no GEMM planner candidate '%s' (%s)",
+                                   run->candidate, names);
+    }
+    return CLI_OK;
+}
+
+/* warplab bench gemm --grid: the planner's judging grid against cuBLAS. */
+static int bench_gemm_grid(const cli_run *run)
+{
+    cli_interrupt_install(true);
+    cli_output json_out, unused;
+    cli_outputs_init(&json_out, &unused);
+    int code = CLI_OK;
+    if (run->json && (code = cli_output_begin(&json_out, run->json, "--json")) != CLI_OK)
+        return code;
+    warplab_gemm_grid *grid = NULL;
+    warplab_status status = warplab_gemm_grid_make(run->seed_given ? run->seed : 0, &grid);
+    if (status != WARPLAB_OK) {
+        cli_output_abandon(&json_out);
+        return cli_fail(status, warplab_last_error(NULL), "bench gemm --grid");
+    }
+    warplab_context *context = NULL;
+    code = cli_open_context(run->backend, run->device, &context);
+    if (code != CLI_OK) {
+        cli_output_abandon(&json_out);
+        warplab_gemm_grid_destroy(grid);
+        return code;
+    }
+    if (warplab_context_backend(context) != WARPLAB_BACKEND_CUDA) {
+        cli_output_abandon(&json_out);
+        printf("warplab bench gemm --grid: skipped: it compares warplab_gemm_ex with cuBLAS, "
+               "which needs the cuda backend (this run has %s: %s)\n",
+               warplab_backend_name(warplab_context_backend(context)),
+               warplab_context_device(context)->name);
+        warplab_gemm_grid_destroy(grid);
+        warplab_context_destroy(context);
+        return CLI_OK;
+    }
+    printf("warplab %s bench gemm --grid on %s (cuda backend): seed %llu%s, %zu cells%s%s\n",
+           warplab_version(), warplab_context_device(context)->name, grid->seed,
+           run->seed_given ? "" : " (the default; --seed S draws other shapes)", grid->count,
+           run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
+    fflush(stdout);
+    warplab_gemm_grid_options options;
+    memset(&options, 0, sizeof options);
+    options.candidate = run->candidate;
+    options.repeat = run->repeat;
+    options.warmup = run->warmup;
+    options.max_seconds = run->max_seconds;
+    options.no_flush = run->no_flush;
+    options.cancelled = cli_interrupted;
+    if (!run->quiet)
+        options.progress = cli_progress_line;
+    status = warplab_gemm_grid_run(context, &options, grid);
+    if (status != WARPLAB_OK) {
+        code = cli_fail(status, warplab_last_error(context), "bench gemm --grid");
+        cli_output_abandon(&json_out);
+        warplab_gemm_grid_destroy(grid);
+        warplab_context_destroy(context);
+        return code;
+    }
+    warplab_gemm_grid_write(grid, WARPLAB_FORMAT_TABLE, stdout);
+    fflush(stdout);
+    if (run->json)
+        code = cli_write_grid(grid, &json_out);
+    size_t failed = 0, ran = 0;
+    for (size_t i = 0; i < grid->count; i++) {
+        const warplab_gemm_grid_cell *cell = &grid->cells[i];
+        if (cell->flags & WARPLAB_ROW_FAILED) {
+            fprintf(stderr, "%swarplab: gemm grid %s %zux%zux%zu failed: %s\n", failed ? "" : "\n",
+                    cell->shape_class, cell->m, cell->n, cell->k, cell->note);
+            failed++;
+        } else if (!(cell->flags & WARPLAB_ROW_SKIPPED)) {
+            ran++;
+        }
+    }
+    if (grid->incomplete) {
+        fprintf(stderr, "warplab: interrupted%s\n",
+                run->json ? " (the JSON is marked incomplete)" : "");
+        code = 128 + cli_interrupted(NULL);
+    } else if (failed && code == CLI_OK) {
+        code = CLI_FAILED;
+    } else if (ran == 0 && code == CLI_OK) {
+        fprintf(stderr, "warplab: nothing ran: every cell was skipped (the reasons are in the "
+                        "table)\n");
+        code = CLI_FAILED;
+    }
+    warplab_gemm_grid_destroy(grid);
+    warplab_context_destroy(context);
+    return code;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     cli_run run;
@@ -154,6 +296,13 @@ int cmd_bench(int argc, char **argv)
                                "one ladder at a time (got '%s' too); without one, "
                                "every ladder runs",
                                argv[optind]);
+    if (run.candidate && !run.grid)
+        return cli_usage_error("bench", "--candidate needs --grid (warplab bench gemm --grid "
+                                        "--candidate NAME)");
+    if (run.grid) {
+        code = grid_usage(&run, &bench);
+        return code != CLI_OK ? code : bench_gemm_grid(&run);
+    }
     if (run.sweep) {
         if (!bench.ladder)
             return cli_usage_error("bench", "--sweep needs a ladder (e.g. warplab bench reduce "

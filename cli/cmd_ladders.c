@@ -6,19 +6,19 @@
 
 static void ladders_help(FILE *out)
 {
-    fprintf(out,
-            "usage: warplab ladders [LADDER] [--lessons | --unsafe]\n"
-            "\n"
-            "Lists every ladder (or one) with its rungs in order; rung ids are what\n"
-            "'warplab bench --rung' takes.\n"
-            "\n"
-            "options:\n"
-            "      --lessons   each rung's lesson (what changed over the rung below, and why\n"
-            "                  it is faster), where the course teaches it, and the figure the\n"
-            "                  course measured\n"
-            "      --unsafe    only the rungs known to be unsafe on today's GPUs, as\n"
-            "                  LADDER/RUNG, one per line\n"
-            "  -h, --help      this help\n");
+    fprintf(out, "usage: warplab ladders [LADDER] [--lessons | --unsafe]\n"
+                 "\n"
+                 "Lists every ladder (or one) with its rungs in order; rung ids are what\n"
+                 "'warplab bench --rung' takes.\n"
+                 "\n"
+                 "options:\n"
+                 "      --lessons   each rung's lesson (what changed over the rung below, and why\n"
+                 "                  it is faster), where the course teaches it, the figure the\n"
+                 "                  course measured (or the bound it computed), and the course's\n"
+                 "                  errata about it (all of them: 'warplab errata')\n"
+                 "      --unsafe    only the rungs known to be unsafe on today's GPUs, as\n"
+                 "                  LADDER/RUNG, one per line\n"
+                 "  -h, --help      this help\n");
 }
 
 /* "host", "vendor, unsafe": the kinds a rung's flags name ("" for a plain rung). */
@@ -41,6 +41,15 @@ static void format_kinds(char *out, size_t len, unsigned flags)
     }
 }
 
+/* The course's errata about one rung (rung "": the whole ladder). */
+static void print_errata(const char *ladder, const char *rung)
+{
+    const warplab_erratum *e;
+    for (size_t i = 0; (e = warplab_erratum_get(i)) != NULL; i++)
+        if (!strcmp(e->topic, ladder) && !strcmp(e->rung, rung))
+            cli_print_erratum(stdout, "      ", e);
+}
+
 static void print_lesson(const char *ladder, const char *rung)
 {
     warplab_rung_info info;
@@ -57,11 +66,13 @@ static void print_lesson(const char *ladder, const char *rung)
         cli_print_wrapped(stdout, "      ", where, 96);
     }
     if (info.course_value > 0)
-        printf("      measured there: %.4g %s on %s\n", info.course_value, info.course_unit,
+        printf("      %s there: %.4g %s on %s\n", info.course_bound ? "bound" : "measured",
+               info.course_value, info.course_unit,
                info.course_device[0] ? info.course_device : "the course's GPU");
     if (info.course_value2 > 0)
-        printf("      and: %.4g %s on %s\n", info.course_value2, info.course_unit,
+        printf("      and: %.4g %s on %s\n", info.course_value2, info.course_unit2,
                info.course_device2[0] ? info.course_device2 : "another GPU");
+    print_errata(ladder, rung);
     printf("\n");
 }
 
@@ -105,8 +116,10 @@ int cmd_ladders(int argc, char **argv)
             continue;
         }
         printf("%s: %s\n", name, warplab_ladder_title(l));
-        if (lessons)
+        if (lessons) {
+            print_errata(name, "");
             printf("\n");
+        }
         const char *title = NULL, *rung;
         for (size_t r = 0; (rung = warplab_ladder_rung(name, r, &title)) != NULL; r++) {
             if (lessons)

@@ -23,6 +23,8 @@ static const struct {
     {"devices", cmd_devices, "the course's device query, for every device of every backend"},
     {"occupancy", cmd_occupancy, "blocks and warps per SM for a block size, and what limits it"},
     {"show", cmd_show, "a rung's lesson, course figure, kernel source and diff to the rung below"},
+    {"errata", cmd_errata,
+     "the course's errata: what it wrote, why it is wrong, what runs instead"},
 };
 
 static void print_help(FILE *out)

@@ -329,6 +329,14 @@ int cli_write_sweep_svg(const warplab_report *report, cli_output *out)
     return cli_output_commit(out, warplab_report_write_sweep_svg(report, file));
 }
 
+int cli_write_grid(const warplab_gemm_grid *grid, cli_output *out)
+{
+    FILE *file = cli_output_stream(out);
+    if (!file)
+        return output_failed(out, "out of memory", errno);
+    return cli_output_commit(out, warplab_gemm_grid_write(grid, WARPLAB_FORMAT_JSON, file));
+}
+
 void cli_print_ladders(FILE *out)
 {
     for (size_t i = 0; i < warplab_ladder_count(); i++)

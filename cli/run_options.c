@@ -21,7 +21,9 @@ enum {
     OPT_SWEEP,
     OPT_SHAPES,
     OPT_COUNTERS,
-    OPT_HTML
+    OPT_HTML,
+    OPT_GRID,
+    OPT_CANDIDATE
 };
 
 /* One option: getopt's entry, whether only bench takes it, and its help
@@ -153,6 +155,31 @@ static const run_option run_options[] = {
      "ends with each pair's per-shape ratios, geometric mean" CONTINUED "and worst shape",
      NULL,
      NULL},
+    {{"grid", no_argument, NULL, OPT_GRID},
+     true,
+     "      --grid           ",
+     "gemm only: the planner's judging grid instead of the rungs:" CONTINUED
+     "warplab_gemm_ex against cublasGemmEx, each on the caller's" CONTINUED
+     "cudaMalloc memory and stream, over layouts (N,N, N,T; all" CONTINUED
+     "four for FP32) x FP32, TF32, BF16, FP16 x FP32 or the input" CONTINUED
+     "output x shapes drawn from --seed (default 24301) in each" CONTINUED
+     "class: decode m 1..32, prefill m 100..8192 (n, k LLM" CONTINUED
+     "dimensions), small squares, large k, tall-skinny. Every" CONTINUED
+     "cell verified; per group the geometric mean, decode mean," CONTINUED
+     "worst cell and picks. Never used to fit the planner (its" CONTINUED
+     "tuning set: scripts/gemm_decode_bench.c). 3-4 minutes" CONTINUED
+     "on an H200; --json FILE keeps every cell",
+     NULL,
+     NULL},
+    {{"candidate", required_argument, NULL, OPT_CANDIDATE},
+     true,
+     "      --candidate NAME ",
+     "with --grid: force this GEMM planner candidate (a row of" CONTINUED
+     "src/ops/gemm_plan.c's table: gemv_k, fp32_dispatch, ...;" CONTINUED
+     "an unknown name lists them) in every cell; cells it" CONTINUED
+     "cannot take are skipped and say why",
+     NULL,
+     NULL},
     {{"counters", no_argument, NULL, OPT_COUNTERS},
      true,
      "      --counters       ",
@@ -221,6 +248,7 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case 'r':
         case 't':
         case OPT_OP:
+        case OPT_CANDIDATE:
             if (!*optarg)
                 return cli_usage_error(command, "%.*s needs a value, not ''",
                                        (int)strcspn(given, "="), given);
@@ -279,6 +307,7 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case OPT_SEED:
             if (!cli_parse_u64(optarg, &run->seed))
                 return cli_usage_error(command, "--seed needs a number, not '%s'", optarg);
+            run->seed_given = true;
             break;
         case OPT_CSV: run->format = WARPLAB_FORMAT_CSV; break;
         case OPT_MARKDOWN: run->format = WARPLAB_FORMAT_MARKDOWN; break;
@@ -287,6 +316,8 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case OPT_SWEEP: run->sweep = true; break;
         case OPT_SHAPES: run->shapes = true; break;
         case OPT_COUNTERS: run->counters = true; break;
+        case OPT_GRID: run->grid = true; break;
+        case OPT_CANDIDATE: run->candidate = optarg; break;
         case OPT_HTML: run->html = optarg; break;
         case 'q': run->quiet = true; break;
         case 'h': help(stdout); return -1;

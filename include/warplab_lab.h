@@ -11,6 +11,7 @@
 
 #include "warplab.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -58,11 +59,16 @@ typedef struct warplab_row {
     double step_speedup;       /* median of the previous ladder rung / this one; 0 = n/a */
     double cumulative_speedup; /* first ladder rung / this one; 0 = n/a */
     double max_rel_error;      /* largest |got - expected| / bound seen in verification */
-    double course_value;       /* the course's measured figure, 0 = none */
-    char course_unit[16];      /* "GB/s", "GFLOP/s" */
+    double course_value;       /* the course's figure, 0 = none */
+    char course_unit[16];      /* "GB/s", "GiB/s", "GFLOP/s", as the course measured it */
     char course_device[32];    /* "K40", "GTX 280", "G80" */
-    double course_value2;      /* a second device's figure, same unit; 0 = none */
+    bool course_bound;         /* course_value is a bound the course computed, not a measurement */
+    double course_value2;      /* a second device's figure; 0 = none */
+    char course_unit2[16];     /* its unit */
     char course_device2[32];
+    /* The ids of the course's errata this rung concerns, space-separated
+     * (warplab_erratum_get; "" = none). */
+    char errata[96];
     char lesson[320]; /* what changed over the rung below, and why it is faster */
     /* Compute-bound ladders (matrix multiply): this row's speed as % of the
      * group's WARPLAB_ROW_BASELINE row (its time / this row's time), and
@@ -201,9 +207,11 @@ typedef struct warplab_rung_info {
     const char *lesson;        /* what changed over the rung below, and why it is faster */
     const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure; 0 = none */
-    const char *course_unit;   /* "GB/s" */
+    const char *course_unit;   /* "GB/s", or "GiB/s" where the course measured GiB/s */
     const char *course_device; /* "K40" */
-    double course_value2;      /* a second device's figure, same unit; 0 = none */
+    bool course_bound;         /* course_value is a bound the course computed, not a measurement */
+    double course_value2;      /* a second device's figure; 0 = none */
+    const char *course_unit2;  /* its unit */
     const char *course_device2;
     unsigned flags; /* as warplab_rung_flags */
     /* The vendor rung it is measured against when it names one ("cublas_fp32"),
@@ -218,6 +226,24 @@ const char *warplab_ladder_shape_set(const char *ladder);
 
 /* WARPLAB_ERROR_UNKNOWN_NAME for an unknown ladder or rung. */
 warplab_status warplab_rung_describe(const char *ladder, const char *rung, warplab_rung_info *info);
+
+/* The course's errata: each bug, wrong figure, unit or label in the course
+ * (the five seed documents) that a ladder or probe meets, kept as data: what
+ * the course wrote, why it is wrong, and what warplab runs instead
+ * (docs/COURSE.md, "Errata"). The strings are static and never NULL. */
+typedef struct warplab_erratum {
+    const char *id;      /* "vecadd.b1": unique, stable */
+    const char *topic;   /* a ladder ("vecadd"), a probe ("banks"), or "course" for neither */
+    const char *rung;    /* the rung it concerns; "" = the whole ladder or probe */
+    const char *seed;    /* the seed document, "001" (../shared/seeds/001_*.txt) */
+    const char *where;   /* the section: "'GPU / CUDA - Vector Add'" */
+    const char *quote;   /* what the course wrote, verbatim (its whitespace aside) */
+    const char *why;     /* why it is wrong */
+    const char *instead; /* what warplab runs or says instead */
+} warplab_erratum;
+size_t warplab_errata_count(void);
+/* NULL past the end. */
+const warplab_erratum *warplab_erratum_get(size_t index);
 
 /* ------------------------------------------------------------------------ */
 /* Report output (to a stream the caller owns)                              */
@@ -238,6 +264,120 @@ warplab_status warplab_report_write_svg(const warplab_report *report, FILE *stre
  * x, a line per rung, the ceiling dashed). */
 warplab_status warplab_report_write_sweep(const warplab_report *report, FILE *stream);
 warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE *stream);
+
+/* ------------------------------------------------------------------------ */
+/* The GEMM planner's candidates and the grid that judges them              */
+
+/* The GEMM planner's candidates (src/ops/gemm_plan.c's table), in table
+ * order: "gemv_k", "fp32_dispatch", ...; NULL past the end. */
+const char *warplab_gemm_candidate_name(size_t index);
+
+/* On cuda (the planner's backend; others have one path), every later
+ * warplab_gemm_ex (and warplab_gemm) on the context runs the named planner
+ * candidate instead of the planner's pick, so that the candidates can be
+ * timed against each other on a shape; a call the candidate cannot take
+ * fails with WARPLAB_ERROR_UNSUPPORTED and says why (it never runs on
+ * another path). NULL restores the planner.
+ * WARPLAB_ERROR_UNKNOWN_NAME for a name the table lacks. For benchmarks,
+ * not programs: the planner's pick is the library's answer. */
+warplab_status warplab_gemm_force_candidate(warplab_context *context, const char *candidate);
+
+/* The grid's default seed (warplab_gemm_grid_make with seed 0). */
+#define WARPLAB_GEMM_GRID_SEED 24301ull
+/* A cell whose A, B and two Cs (warplab's and cuBLAS's) exceed this many
+ * bytes, or whose product exceeds WARPLAB_GEMM_GRID_MAX_FLOPS, is drawn
+ * again (up to 64 times) and else skipped with the reason: the grid's
+ * memory and time stay bounded: about a second a cell on an H200, most of
+ * it the host's check of C (the default seed: 128 of its 210 cells in
+ * 129 s). */
+#define WARPLAB_GEMM_GRID_MAX_BYTES (2ull << 30)
+#define WARPLAB_GEMM_GRID_MAX_FLOPS (1ull << 40)
+
+/* One cell: a call of warplab_gemm_ex (inputs), and what the run found. */
+typedef struct warplab_gemm_grid_cell {
+    /* The call. */
+    char shape_class[16]; /* "decode", "prefill", "square", "large_k", "tall_skinny" */
+    size_t m, n, k;
+    warplab_op op_a, op_b;
+    warplab_dtype ab_type, c_type;
+    warplab_compute compute;
+    /* The result. */
+    char candidate[32];           /* the planner's pick, or the forced candidate */
+    char plan[160];               /* what the candidate runs (its own plan), "" = unknown */
+    unsigned flags;               /* WARPLAB_ROW_SKIPPED or WARPLAB_ROW_FAILED; 0 = ran, verified */
+    warplab_status status;        /* WARPLAB_OK when it ran and verified */
+    char note[192];               /* why skipped or failed */
+    int runs;                     /* timed runs of each side */
+    double warplab_us, cublas_us; /* medians */
+    double warplab_noise_pct, cublas_noise_pct; /* relative standard deviation of the runs */
+    double ratio;         /* cublas_us / warplab_us (> 1: warplab is faster); 0 = n/a */
+    double bytes;         /* A, B and C once, in their types */
+    double warplab_gbs;   /* bytes / warplab's median, 1e9 B/s */
+    double max_rel_error; /* largest |C - reference| / bound over the checked elements */
+} warplab_gemm_grid_cell;
+
+typedef struct warplab_gemm_grid {
+    warplab_gemm_grid_cell *cells;
+    size_t count;
+    unsigned long long seed;
+    char candidate[32]; /* the forced candidate, "" = the planner's picks */
+    char device[256];
+    char date[32];
+    int l2_flushed;
+    double seconds; /* wall time of the run */
+    int incomplete; /* 1: cancelled; the cells not reached are marked skipped */
+} warplab_gemm_grid;
+
+/* Draws the grid of a seed (0: WARPLAB_GEMM_GRID_SEED), nothing run: the
+ * cross product of the shape classes' random shapes (decode: m 1..32, m = 1
+ * and an odd m always among them; prefill: m 100..8192, an odd m always
+ * among them; both with n and k from the LLM dimensions 1024, 4096, 5120,
+ * 6144, 8192, 11008, 13824, 14336, 28672; small squares 64..1024; large k
+ * 8192..65536 with m, n 16..512; tall-skinny m 8192..65536 with n 8..256)
+ * with the layouts (N,N and N,T; all four for FP32 compute), precisions
+ * (FP32, TF32, BF16, FP16) and output types (FP32, and the input type for
+ * 16-bit inputs). The same seed always gives the same cells. These are
+ * the planner's judging shapes: no constant of src/ops/gemm_plan.c was
+ * fitted on them (its tuning set is scripts/gemm_decode_bench.c's). The
+ * caller may edit the cells (shape and types) or count before running. */
+warplab_status warplab_gemm_grid_make(unsigned long long seed, warplab_gemm_grid **grid);
+
+typedef struct warplab_gemm_grid_options {
+    const char *candidate;        /* a planner candidate forced in every cell; NULL = the planner */
+    int repeat;                   /* timed runs a side; 0 = 15 */
+    int warmup;                   /* untimed runs first; 0 = 2 */
+    double max_seconds;           /* time budget a cell (at least 3 runs); 0 = 0.25 */
+    int no_flush;                 /* 1: keep L2 warm (default: flushed before every run) */
+    warplab_progress_fn progress; /* ladder "gemm_grid", rung = the cell's group, problem */
+    void *progress_user;
+    int (*cancelled)(void *user);
+    void *cancel_user;
+} warplab_gemm_grid_options;
+
+/* Runs each cell of the grid on the context (cuda only: cuBLAS is the
+ * vendor): A, B and C in memory of the caller's own cudaMalloc, the
+ * caller's own stream bound; warplab_gemm_ex and cublasGemmEx (pedantic
+ * FP32, TF32 tensor cores, 16-bit inputs with FP32 sums; the same
+ * contract, the same buffers) timed alternately with events, L2 flushed
+ * before every run, after a warm-up; the median and the noise of each. C
+ * is checked against the double-precision reference (sampled rows,
+ * columns and elements on large cells, every element finite; NaN never
+ * passes) with the contract's bound (warplab.h) plus the 16-bit C's
+ * rounding. Fills the cells' results in place; a cell the forced
+ * candidate cannot take is skipped with why. WARPLAB_ERROR_UNSUPPORTED on
+ * other backends, WARPLAB_ERROR_UNKNOWN_NAME for an unknown candidate
+ * (before anything runs). */
+warplab_status warplab_gemm_grid_run(warplab_context *context,
+                                     const warplab_gemm_grid_options *options,
+                                     warplab_gemm_grid *grid);
+
+/* The grid as text (WARPLAB_FORMAT_TABLE: every cell, then per precision x
+ * output x layout the geometric mean of cuBLAS / warplab, the decode
+ * cells' mean, the worst cell and the picks) or JSON (every cell, and the
+ * groups' summaries). */
+warplab_status warplab_gemm_grid_write(const warplab_gemm_grid *grid, warplab_format format,
+                                       FILE *stream);
+void warplab_gemm_grid_destroy(warplab_gemm_grid *grid);
 
 /* ------------------------------------------------------------------------ */
 /* Occupancy: the course's block-granularity arithmetic (seed 000)          */

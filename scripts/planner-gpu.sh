@@ -2,8 +2,11 @@
 # The GEMM planner's GPU run (developer use): builds main's checkout (the
 # repo root, "before") and this tree ("after") side by side, runs the
 # decode tuning set (scripts/gemm_decode_bench.c) on both, the GEMM API
-# tests, and compute-sanitizer memcheck on the GEMV family's shapes.
-# Run from this tree's root: OUT=dir [ALT="-DNAME=1"] bash scripts/planner-gpu.sh
+# tests and the decode test (tests/cuda/gemm_decode_cuda.cu), and
+# compute-sanitizer memcheck on the GEMV family's shapes, memcheck,
+# racecheck, synccheck and initcheck on the decode test's short list. VARIANTS=1 also times the GEMV
+# kernels' variants alone (scripts/gemv_variants.cu).
+# Run from this tree's root: OUT=dir [ALT="-DNAME=1"] [VARIANTS=1] bash scripts/planner-gpu.sh
 # [before-tree | before.csv]
 set -u
 OUT=${OUT:-/tmp/planner-out}
@@ -20,8 +23,12 @@ if [ -n "$BEFORE" ]; then
     cmake -S "$BEFORE" -B /tmp/before $opts >"$L/before-config.log" 2>&1
     (cmake --build /tmp/before -j16 --target warplab >"$L/before-build.log" 2>&1) &
 fi
+if [ -n "${VARIANTS:-}" ]; then
+    (nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude scripts/gemv_variants.cu -o /tmp/gemv_variants \
+        >"$L/variants-build.log" 2>&1) &
+fi
 cmake --build /tmp/after -j16 --target warplab test_gemm_ex_api test_gemm_exact test_gemm_api \
-    >"$L/after-build.log" 2>&1 || { tail -40 "$L/after-build.log"; exit 1; }
+    test_gemm_decode_cuda >"$L/after-build.log" 2>&1 || { tail -40 "$L/after-build.log"; exit 1; }
 if [ -n "${ALT:-}" ]; then # a variant of the tree built with ALT (-D flags), timed beside it
     cmake -S . -B /tmp/alt $opts -DCMAKE_C_FLAGS="$ALT" -DCMAKE_CUDA_FLAGS="$ALT" \
         >"$L/alt-config.log" 2>&1
@@ -75,7 +82,24 @@ PY
 else
     grep SUMMARY "$L/after.txt"
 fi
+if [ -n "${VARIANTS:-}" ]; then
+    if [ -x /tmp/gemv_variants ]; then
+        /tmp/gemv_variants 15 >"$OUT/variants.txt" 2>&1
+    else
+        tail -20 "$L/variants-build.log" >"$OUT/variants.txt"
+    fi
+fi
 T=/tmp/after/tests
+DT=$(find /tmp/after -name test_gemm_decode_cuda -type f | head -1)
+timeout 300 $DT >"$OUT/decode-test.log" 2>&1
+echo "test_gemm_decode_cuda: exit $? ($(tail -1 $OUT/decode-test.log))" | tee -a "$OUT/tests.log"
+for tool in memcheck racecheck synccheck initcheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 $DT \
+        --short >"$L/decode-$tool.log" 2>&1
+    echo "$tool test_gemm_decode_cuda --short: exit $? ($(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' \
+        $L/decode-$tool.log | tail -1); $(tail -2 $L/decode-$tool.log | head -1))" | tee -a "$OUT/tests.log"
+    grep -m5 -A8 "Invalid\|Race\|Error" "$L/decode-$tool.log" >>"$OUT/tests.log"
+done
 for t in test_gemm_ex_api test_gemm_exact test_gemm_api; do
     timeout 120 $T/$t $([ $t = test_gemm_ex_api ] && echo cuda --sanitizer) >"$L/$t.log" 2>&1; echo "$t: exit $? ($(tail -1 $L/$t.log))" | tee -a "$OUT/tests.log"; tail -30 "$L/$t.log" >>"$OUT/tests.log"
 done

@@ -99,13 +99,16 @@ def fmt_g(value):
 def course(row):
     parts = []
     unit = row.get("course_unit", "")
+    unit2 = row.get("course_unit2") or unit
+    bound = " (bound)" if row.get("course_bound") else ""
     if row.get("course_value", 0) > 0:
         parts.append(
             " ".join(x for x in (fmt_g(row["course_value"]), unit, row.get("course_device", "")) if x)
+            + bound
         )
     if row.get("course_value2", 0) > 0:
         parts.append(
-            " ".join(x for x in (fmt_g(row["course_value2"]), unit, row.get("course_device2", "")) if x)
+            " ".join(x for x in (fmt_g(row["course_value2"]), unit2, row.get("course_device2", "")) if x)
         )
     return "; ".join(parts)
 

@@ -287,11 +287,14 @@ typedef struct wl_rung {
     const char *lesson;        /* what changed over the rung below, and why it helps */
     const char *course;        /* where the course teaches it: "seed 001, 'Vector Add'" */
     double course_value;       /* the course's figure (0 = none) */
-    const char *course_unit;   /* "GB/s" */
+    const char *course_unit;   /* "GB/s", or "GiB/s" where the course measured GiB/s */
     const char *course_device; /* "K40" */
-    /* A second device's figure for the same rung, in the same unit (the
-     * reduction ladder quotes K40 and seed 004's older GPU); 0 = none. */
+    bool course_bound;         /* course_value is a bound the course computed, not measured */
+    /* A second device's figure for the same rung (the reduction ladder quotes
+     * K40 and seed 004's older GPU); 0 = none. Its unit: course_unit2, or
+     * course_unit when NULL. */
     double course_value2;
+    const char *course_unit2;
     const char *course_device2;
     unsigned flags;     /* WL_RUNG_* */
     const char *vendor; /* id of the vendor rung it is measured against; NULL = the baseline row */
@@ -388,6 +391,17 @@ size_t wl_ladder_count(void);
 const wl_ladder *wl_ladder_at(size_t index);
 const wl_ladder *wl_ladder_find(const char *name);
 const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
+/* The ids of the course's errata that concern a rung of a ladder (or a
+ * probe), space-separated, into out ("" when none); src/ladders/errata.c. */
+void wl_errata_ids(const char *topic, const char *rung, char *out, size_t len);
+
+/* What a run's rows show about the course's open questions (partition
+ * camping, GPU against CPU with the transfers, the multi-block matrix
+ * multiply's bound), each sentence computed from the rows; one emit per
+ * conclusion whose rows the report holds (src/ladders/conclusions.c). */
+#define WL_CONCLUSION_MAX 1024
+typedef void (*wl_conclusion_emit)(void *user, const char *ladder, const char *text);
+void wl_ladder_conclusions(const warplab_report *report, wl_conclusion_emit emit, void *user);
 /* Whether a rung's implementation can run a problem on a backend: the rung's
  * own limits, then the implementation's. Writes why not to reason. */
 warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,
@@ -414,6 +428,20 @@ typedef struct wl_stats {
     double median, min, max, mean, rel_stddev_pct;
 } wl_stats;
 void wl_stats_compute(double *samples, size_t n, wl_stats *stats);
+
+/* Two calls timed against each other (an operation and its vendor's):
+ * warmup untimed runs of each, then up to repeat rounds within max_seconds
+ * (at least 3), each round both calls in turn, each after a cache flush
+ * (flush) and timed by the backend's events, or by the host clock from
+ * call to return (host_clock: the call returns a value on the host). *runs:
+ * the rounds timed; stats: the medians and noise of each call's runs. */
+typedef struct wl_timed_call {
+    warplab_status (*run)(void *user);
+    void *user;
+} wl_timed_call;
+warplab_status wl_time_pair(wl_backend *device, const wl_timed_call calls[2], bool host_clock,
+                            int repeat, int warmup, double max_seconds, bool flush,
+                            wl_stats stats[2], int *runs);
 
 double wl_now_seconds(void);                    /* monotonic clock */
 uint64_t wl_clock_seed(void);                   /* a seed from the real-time clock */
@@ -450,6 +478,19 @@ void wl_append(char *text, size_t len, const char *format, ...)
     ;
 /* "4 KiB", "256 MiB", "1 GiB", "1000 B": sizes in 2^10 units. */
 void wl_format_bytes(char *text, size_t len, double bytes);
+
+/* Output helpers (src/report/chart.c), shared by the report writers and the
+ * lab's JSON (the GEMM grid): escaped text for JSON (quoted), CSV (quoted
+ * when needed), Markdown and SVG; a JSON field ("key": value, then ", " when
+ * comma), a JSON number (null when not finite); a duration as "1.234 ms" or
+ * "56.78 us". */
+void wl_write_json_text(FILE *out, const char *text);
+void wl_write_json_field(FILE *out, const char *key, const char *value, bool comma);
+void wl_write_json_number(FILE *out, const char *key, double value, bool comma);
+void wl_write_csv_text(FILE *out, const char *text);
+void wl_write_markdown_text(FILE *out, const char *text);
+void wl_write_svg_text(FILE *out, const char *text);
+void wl_format_time(char *out, size_t len, double ms);
 
 /* The poison written into outputs: a NaN as float, a huge value as double,
  * 2143999917 as int32. */

@@ -37,9 +37,22 @@ expect(RC 0 OUT "usage: warplab COMMAND" ARGS --help)
 expect(RC 0 OUT "^warplab [0-9]+\\.[0-9]+\\.[0-9]+\n$" ARGS --version)
 expect(RC 2 ERR "usage: warplab COMMAND" ARGS)
 expect(RC 2 ERR "unknown command 'frobnicate'" ARGS frobnicate)
-foreach(command bench devices ladders occupancy probe show)
+foreach(command bench devices ladders occupancy probe show errata)
   expect(RC 0 OUT "usage: warplab ${command}" ARGS ${command} --help)
 endforeach()
+
+# The course's errata: listed, beside the lessons and in show.
+expect(RC 0 OUT "vecadd.b1.*the course wrote: \"c\\[i\\] = a\\[i\\] \\+ b\\[1\\];\"" ARGS errata)
+expect(RC 0 OUT "^vecadd: vector add[^\n]*\n +erratum vecadd.b1 .*b\\[1\\]" ARGS ladders vecadd --lessons)
+expect(RC 0 OUT "bound there: 345.6 GFLOP/s on G80" ARGS ladders gemm --lessons)
+expect(RC 0 OUT "measured there: 15.72 GiB/s on K40\n +and: 2.083 GB/s" ARGS ladders reduce --lessons)
+expect(RC 0 OUT "erratum reduce.reduce7_assigns.*erratum reduce.cascade_unguarded" ARGS errata reduce --rung cascade)
+expect(RC 0 OUT "erratum vecadd.b1 .*the whole ladder" ARGS show vecadd grid)
+expect(RC 0 OUT "^no errata about transpose, rung tiled" ARGS errata transpose --rung tiled)
+expect(RC 2 ERR "no ladder or probe named 'nosuch'" ARGS errata nosuch)
+expect(RC 2 ERR "the reduce ladder has no rung 'nosuch'" ARGS errata reduce --rung nosuch)
+expect(RC 2 ERR "--rung needs a ladder" ARGS errata --rung cascade)
+expect(RC 2 ERR "--rung needs a rung id" ARGS errata reduce --rung)
 
 # probe: bad usage is exit 2; a probe with no form on the backend is exit 1.
 expect(RC 0 OUT "coalescing: .*runs on: .*--size: " ARGS probe list)
@@ -91,6 +104,23 @@ expect(RC 2 ERR "--repeat needs a count from 1 to 2147483647" ARGS bench --repea
 # bench api needs CUB and cuBLAS: elsewhere it says so and exits 0.
 expect(RC 0 OUT "bench api: skipped: .*cuda backend" ARGS bench api --backend cpu --quiet)
 expect(RC 2 ERR "leave out --sweep" ARGS bench api --sweep --backend cpu --quiet)
+# bench gemm --grid: every bad option is one message and exit 2, before
+# anything runs; without the cuda backend it says it was skipped.
+expect(RC 0 OUT "--grid .*--candidate NAME" ARGS bench --help)
+expect(RC 0 OUT "grid: skipped: .*cuda backend" ARGS bench gemm --grid --backend cpu --quiet)
+expect(RC 2 ERR "--seed needs a number, not 'abc'" ARGS bench gemm --grid --seed abc)
+expect(RC 2 ERR "--seed needs a number, not '-3'" ARGS bench gemm --grid --seed -3)
+expect(RC 2 ERR "--seed needs a number, not '99999999999999999999'"
+       ARGS bench gemm --grid --seed 99999999999999999999)
+expect(RC 2 ERR "--seed with --grid needs a number from 1 .*not 0" ARGS bench gemm --grid --seed 0)
+expect(RC 2 ERR "no GEMM planner candidate 'nosuch' \\(gemv_k, .*tiled\\)"
+       ARGS bench gemm --grid --candidate nosuch)
+expect(RC 2 ERR "--candidate needs a value, not ''" ARGS bench gemm --grid --candidate=)
+expect(RC 2 ERR "--candidate needs --grid" ARGS bench gemm --candidate gemv_k)
+expect(RC 2 ERR "--grid is the gemm ladder's" ARGS bench reduce --grid)
+expect(RC 2 ERR "--grid is the gemm ladder's" ARGS bench --grid)
+expect(RC 2 ERR "leave out --size" ARGS bench gemm --grid --size 64)
+expect(RC 2 ERR "leave out --csv" ARGS bench gemm --grid --csv)
 expect(RC 2 ERR "unknown backend 'gpu'" ARGS bench --backend gpu)
 set(json "${WORK_DIR}/cli_test_bench.json")
 file(REMOVE "${json}")

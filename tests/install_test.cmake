@@ -59,6 +59,18 @@ if(HAVE_SHARED)
   endif()
 endif()
 
+# The shared library through find_package where CMake finds no CUDA toolkit
+# (libwarplab.so needs none of its libraries to link or to start).
+if(HAVE_SHARED)
+  set(bare "${WORK_DIR}/install-test/cmake-consumer-no-toolkit")
+  run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install" -B "${bare}" -DSHARED_ONLY=ON
+      -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_PREFIX_PATH=${prefix}
+      -DCMAKE_C_COMPILER=${CC} -DCMAKE_BUILD_TYPE=Release)
+  run(${CMAKE_COMMAND} --build "${bare}")
+  run("${bare}/consumer_shared")
+  message(STATUS "find_package without the CUDA toolkit: consumer_shared: ${last_output}")
+endif()
+
 # 2. pkg-config, from the installed prefix and from a copy whose libdir is
 # two levels deep (the .pc file written the same way the build writes it).
 include("${SOURCE_DIR}/cmake/warplab_pkgconfig.cmake")

@@ -48,6 +48,9 @@ struct warplab_context {
     /* warplab_gemm_ex's impl (gemm's "ex", not a rung), resolved with the
      * operations; NULL when the backend has none. */
     const wl_impl *gemm_ex;
+    /* warplab_gemm_force_candidate: the planner row every gemm call runs
+     * (its index + 1); 0 = the planner's pick. */
+    int gemm_candidate;
 };
 
 struct warplab_buffer {

@@ -133,6 +133,64 @@ void wl_stats_compute(double *samples, size_t n, wl_stats *stats)
     }
 }
 
+warplab_status wl_time_pair(wl_backend *device, const wl_timed_call calls[2], bool host_clock,
+                            int repeat, int warmup, double max_seconds, bool flush,
+                            wl_stats stats[2], int *runs)
+{
+    double *samples[2] = {calloc((size_t)repeat, sizeof(double)),
+                          calloc((size_t)repeat, sizeof(double))};
+    double *event_ms = calloc(2 * (size_t)repeat, sizeof(double));
+    warplab_status status = WARPLAB_OK;
+    if (!samples[0] || !samples[1] || !event_ms)
+        status = wl_fail(device, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "timing samples");
+    if (status == WARPLAB_OK && !host_clock)
+        status = device->ops->timers_reserve(device, 2 * repeat);
+    for (int w = 0; w < warmup && status == WARPLAB_OK; w++)
+        for (int i = 0; i < 2 && status == WARPLAB_OK; i++)
+            status = calls[i].run(calls[i].user);
+    if (status == WARPLAB_OK)
+        status = device->ops->synchronize(device);
+    const double start = wl_now_seconds();
+    int r = 0;
+    for (; r < repeat && status == WARPLAB_OK; r++) {
+        if (r >= 3 && wl_now_seconds() - start > max_seconds)
+            break;
+        for (int i = 0; i < 2 && status == WARPLAB_OK; i++) {
+            if (flush)
+                status = device->ops->flush_caches(device);
+            if (status != WARPLAB_OK)
+                break;
+            if (host_clock) {
+                status = device->ops->synchronize(device);
+                const double t0 = wl_now_seconds();
+                if (status == WARPLAB_OK)
+                    status = calls[i].run(calls[i].user);
+                samples[i][r] = (wl_now_seconds() - t0) * 1e3;
+            } else {
+                status = device->ops->timer_start(device, 2 * r + i);
+                if (status == WARPLAB_OK)
+                    status = calls[i].run(calls[i].user);
+                if (status == WARPLAB_OK)
+                    status = device->ops->timer_stop(device, 2 * r + i);
+            }
+        }
+    }
+    if (status == WARPLAB_OK && !host_clock) {
+        status = device->ops->timers_read(device, 2 * r, event_ms);
+        for (int k = 0; k < r; k++)
+            for (int i = 0; i < 2; i++)
+                samples[i][k] = event_ms[2 * k + i];
+    }
+    if (status == WARPLAB_OK)
+        for (int i = 0; i < 2; i++)
+            wl_stats_compute(samples[i], (size_t)r, &stats[i]);
+    *runs = r;
+    free(samples[0]);
+    free(samples[1]);
+    free(event_ms);
+    return status;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Clocks and threads                                                       */
 

@@ -61,8 +61,12 @@ static void row_init(warplab_row *row, wl_backend *backend, const wl_ladder *lad
     row->course_value = rung->course_value;
     wl_copy_string(row->course_unit, sizeof row->course_unit, rung->course_unit);
     wl_copy_string(row->course_device, sizeof row->course_device, rung->course_device);
+    row->course_bound = rung->course_bound;
     row->course_value2 = rung->course_value2;
+    wl_copy_string(row->course_unit2, sizeof row->course_unit2,
+                   rung->course_unit2 ? rung->course_unit2 : rung->course_unit);
     wl_copy_string(row->course_device2, sizeof row->course_device2, rung->course_device2);
+    wl_errata_ids(ladder->name, rung->id, row->errata, sizeof row->errata);
     row->status = WARPLAB_OK;
 }
 

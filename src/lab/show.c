@@ -497,16 +497,33 @@ static void write_wrapped(FILE *stream, const char *first, const char *text, siz
 void wl_show_course_figure(const wl_rung *rung, char *text, size_t len)
 {
     text[0] = '\0';
-    if (rung->course_value > 0 && rung->course_value2 > 0)
-        wl_format(text, len, "%.4g %s on %s, %.4g %s on %s", rung->course_value,
-                  rung->course_unit ? rung->course_unit : "",
-                  rung->course_device ? rung->course_device : "?", rung->course_value2,
-                  rung->course_unit ? rung->course_unit : "",
-                  rung->course_device2 ? rung->course_device2 : "?");
-    else if (rung->course_value > 0)
-        wl_format(text, len, "%.4g %s on %s", rung->course_value,
-                  rung->course_unit ? rung->course_unit : "",
+    const char *unit = rung->course_unit ? rung->course_unit : "";
+    const char *unit2 = rung->course_unit2 ? rung->course_unit2 : unit;
+    if (rung->course_value > 0)
+        wl_format(text, len, "%.4g %s%s on %s", rung->course_value, unit,
+                  rung->course_bound ? " (a bound, not measured)" : "",
                   rung->course_device ? rung->course_device : "?");
+    if (rung->course_value > 0 && rung->course_value2 > 0)
+        wl_append(text, len, ", %.4g %s on %s", rung->course_value2, unit2,
+                  rung->course_device2 ? rung->course_device2 : "?");
+}
+
+void wl_show_errata(FILE *stream, const char *topic, const char *rung, bool ladder_wide)
+{
+    const warplab_erratum *e;
+    for (size_t i = 0; (e = warplab_erratum_get(i)) != NULL; i++) {
+        if (strcmp(e->topic, topic) != 0)
+            continue;
+        if (strcmp(e->rung, rung) != 0 && !(ladder_wide && !e->rung[0]))
+            continue;
+        fprintf(stream, "  erratum %s (seed %s, %s%s):\n", e->id, e->seed, e->where,
+                e->rung[0] ? "" : "; the whole ladder");
+        char quoted[512];
+        wl_format(quoted, sizeof quoted, "\"%s\"", e->quote);
+        write_wrapped(stream, "    the course wrote: ", quoted, 78);
+        write_wrapped(stream, "    why it is wrong: ", e->why, 78);
+        write_wrapped(stream, "    warplab instead: ", e->instead, 78);
+    }
 }
 
 static bool backend_embedded(warplab_backend_kind backend)
@@ -527,6 +544,7 @@ static warplab_status show_rung(const wl_ladder *ladder, const wl_rung *rung,
                 figure[0] ? "; the course's figure: " : "", figure);
     else if (figure[0])
         fprintf(stream, "  the course's figure: %s\n", figure);
+    wl_show_errata(stream, ladder->name, rung->id, true);
     bool any = false;
     for (int b = 0; b < WL_SHOW_BACKENDS; b++) {
         const warplab_backend_kind backend = wl_show_backends[b];

@@ -115,8 +115,13 @@ extern const warplab_backend_kind wl_show_backends[WL_SHOW_BACKENDS];
 /* "CUDA C", "OpenCL C", "C (cpu backend)" */
 const char *wl_show_language(warplab_backend_kind backend);
 
-/* The course's figure of a rung: "3.5 GB/s on K40" (and a second device's);
+/* The course's figure of a rung: "15.72 GiB/s on K40" (and a second device's);
  * "" when it has none. */
 void wl_show_course_figure(const wl_rung *rung, char *text, size_t len);
+
+/* The course's errata about a rung of a ladder (or probe), as text: what the
+ * course wrote, why it is wrong, what warplab runs instead; with ladder_wide,
+ * the ones about the whole ladder too. */
+void wl_show_errata(FILE *stream, const char *topic, const char *rung, bool ladder_wide);
 
 #endif

@@ -288,7 +288,8 @@ static const wl_rung gemm_rungs[] = {
                "345.6 GFLOPS). Multiples of 16 only.",
      .course = "seed 000, lectures 2.5-2.6; seed 002, 'TILE_WIDTH'",
      .course_value = 345.6,
-     .course_unit = "GFLOP/s bound",
+     .course_unit = "GFLOP/s",
+     .course_bound = true,
      .course_device = "G80",
      .bytes = tile16_bytes,
      .supports = tiled16_supports},
@@ -331,7 +332,7 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The transposing stores of A hit one bank 4 times over, and a thread's 8 outputs "
                "as 2x2 groups of 4 make a warp's LDS.128 reads broadcast cleanly: a padded A "
                "tile and split per-thread tiles, so no access waits on a bank.",
-     .course = "seed 003, 'Banky sdilene pameti' (bank conflicts, padding)",
+     .course = "seed 003, 'HW organizace sdílené paměti', 'Konflikty bank' (bank conflicts, padding)",
      .bytes = tile128_bytes},
     {.id = "double_buffered",
      .title = "double-buffered tiles (cp.async)",
@@ -1313,6 +1314,29 @@ warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op
     wl_view views[3];
     for (int i = 0; i < 3; i++)
         views[i] = wl_buffer_view(all[i], 0, spans[i] * sizes[i]);
+    /* A candidate forced (warplab_gemm_force_candidate, cuda): it runs the
+     * call or the call fails, never another path. fp32_dispatch is
+     * warplab_gemm's path (FP32 products meet the TF32 contract); the
+     * others are the ex path's, told by problem.param. */
+    if (context->gemm_candidate > 0 && context->device->info.backend == WARPLAB_BACKEND_CUDA) {
+        size_t count = 0;
+        const wl_gemm_candidate *row = &wl_gemm_candidates(&count)[context->gemm_candidate - 1];
+        const wl_gemm_desc desc = wl_gemm_desc_of(&problem, wl_view_ptr(views[0]),
+                                                  wl_view_ptr(views[1]), wl_view_ptr(views[2]));
+        const wl_gemm_target target = wl_gemm_target_for(context->device);
+        const char *refusal = wl_gemm_candidate_refusal(row, &desc, &target);
+        if (refusal)
+            return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
+                                   "the forced candidate %s cannot take %zu x %zu x %zu (%s): %s",
+                                   row->name, m, n, k, wl_gemm_layout_name(op_a, op_b), refusal);
+        if (context->gemm_candidate - 1 == wl_gemm_candidate_find("fp32_dispatch")) {
+            problem.variant = 0;
+            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+        }
+        problem.param = context->gemm_candidate;
+        return wl_context_run_impl(context, context->gemm_ex,
+                                   "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
+    }
     /* FP32 on float row-major operands is warplab_gemm's problem: its path
      * (the ladder's best rung, the shape-aware dispatcher on cuda), unless
      * the planner (src/ops/gemm_plan.h) picks another candidate for it on
@@ -1377,6 +1401,41 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
     return wl_api_end(context, "warplab_gemm_ex",
                       warplab_gemm_ex_checked(context, op_a, op_b, m, n, k, alpha, a, a_type, lda,
                                               b, b_type, ldb, beta, c, c_type, ldc, compute));
+}
+
+const char *warplab_gemm_candidate_name(size_t index)
+{
+    size_t count = 0;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
+    return index < count ? rows[index].name : NULL;
+}
+
+warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate)
+{
+    if (!candidate) {
+        context->gemm_candidate = 0;
+        return WARPLAB_OK;
+    }
+    const int row = wl_gemm_candidate_find(candidate);
+    if (row < 0) {
+        char names[256] = "";
+        for (size_t i = 0; warplab_gemm_candidate_name(i); i++)
+            wl_format(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                      warplab_gemm_candidate_name(i));
+        return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
+                               "no GEMM planner candidate '%s' (%s)", candidate, names);
+    }
+    context->gemm_candidate = row + 1;
+    return WARPLAB_OK;
+}
+
+warplab_status warplab_gemm_force_candidate(warplab_context *context, const char *candidate)
+{
+    if (!context)
+        return wl_api_no_context("warplab_gemm_force_candidate", "the context");
+    wl_api_begin(context);
+    return wl_api_end(context, "warplab_gemm_force_candidate",
+                      wl_gemm_force_candidate(context, candidate));
 }
 
 warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,

@@ -112,6 +112,14 @@ typedef enum wl_gemm_precision {
 warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host, wl_check *check,
                               wl_gemm_precision precision);
 
+/* The same for a C that was rounded once more, to a narrower type (a 16-bit
+ * C): each element may also be off by c_u times its value (BF16 2^-8,
+ * FP16 2^-11) plus c_tiny (half the type's smallest subnormal: FP16
+ * 2^-25). The check reads C widened to float. */
+warplab_status wl_gemm_verify_rounded(const wl_problem *problem, const void *const *host,
+                                      wl_check *check, wl_gemm_precision precision, double c_u,
+                                      double c_tiny);
+
 /* The rows or columns the check samples: 0, count - 1, then distinct random
  * indices, up to `want` (the GPU reference samples the same ones). */
 size_t wl_gemm_sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want);
@@ -138,6 +146,12 @@ float wl_fp16_to_float(uint16_t h);
 /* The planner's descriptor (src/ops/gemm_plan.h) of a gemm_ex problem on
  * views starting at a, b and c (NULL: the problem's misalignment from an
  * aligned base), and the planner's target for the backend's device. */
+/* warplab_gemm_force_candidate inside the library (no call of its own:
+ * failures are the caller's call's): the context's calls run the named
+ * planner row (NULL: the planner); WARPLAB_ERROR_UNKNOWN_NAME, listing the
+ * rows, for a name the table lacks. */
+warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate);
+
 wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c);
 wl_gemm_target wl_gemm_target_for(const wl_backend *backend);
 

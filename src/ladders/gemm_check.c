@@ -152,6 +152,7 @@ typedef struct reference {
     const float *a[MAX_MODELS], *b[MAX_MODELS];
     double gamma; /* gamma_{k+2} */
     double tiny;  /* the subnormal allowance */
+    double c_u;   /* C's own rounding to a narrower type (relative), 0 = none */
 } reference;
 
 /* Expected value and bound of C[i][j] under each model from the dot
@@ -165,7 +166,11 @@ static void judge(const reference *r, wl_check *check, size_t i, size_t j, const
     double best_expected = 0.0, best_bound = 0.0, best_ratio = INFINITY;
     for (int model = 0; model < r->models; model++) {
         double expected = r->alpha * dot[model] + (r->c0 ? r->beta * c0 : 0.0);
-        double bound = r->gamma * (fabs(r->alpha) * abs_sum[model] + fabs(r->beta * c0)) + r->tiny;
+        /* C rounded once more: off by c_u of the FP32 result, itself
+         * within the first bound of expected. */
+        double bound =
+            r->gamma * (fabs(r->alpha) * abs_sum[model] + fabs(r->beta * c0)) * (1.0 + r->c_u) +
+            r->c_u * fabs(expected) + r->tiny;
         double diff = fabs(got - expected);
         double ratio = isnan(expected) ? (isnan(got) ? 0.0 : INFINITY)
                        : isnan(diff)   ? INFINITY
@@ -361,8 +366,16 @@ size_t wl_gemm_sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want)
 warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host, wl_check *check,
                               wl_gemm_precision precision)
 {
+    return wl_gemm_verify_rounded(problem, host, check, precision, 0.0, 0.0);
+}
+
+warplab_status wl_gemm_verify_rounded(const wl_problem *problem, const void *const *host,
+                                      wl_check *check, wl_gemm_precision precision, double c_u,
+                                      double c_tiny)
+{
     reference r;
     memset(&r, 0, sizeof r);
+    r.c_u = c_u;
     r.m = wl_gemm_m(problem);
     r.n = wl_gemm_n(problem);
     r.k = wl_gemm_k(problem);
@@ -420,7 +433,7 @@ warplab_status wl_gemm_verify(const wl_problem *problem, const void *const *host
     u += 0x1p-53;
     double steps = (double)r.k + 2.0;
     r.gamma = steps * u / (1.0 - steps * u) + operand_rounding;
-    r.tiny = steps * FLT_MIN * (fabs(r.alpha) + 1.0);
+    r.tiny = steps * FLT_MIN * (fabs(r.alpha) + 1.0) + c_tiny;
 
     check_gaps(&r, check);
 

@@ -100,7 +100,9 @@ static warplab_status warplab_rung_describe_checked(const char *ladder_name, con
     info->course_value = rung->course_value;
     info->course_unit = or_empty(rung->course_unit);
     info->course_device = or_empty(rung->course_device);
+    info->course_bound = rung->course_bound;
     info->course_value2 = rung->course_value2;
+    info->course_unit2 = rung->course_unit2 ? rung->course_unit2 : info->course_unit;
     info->course_device2 = or_empty(rung->course_device2);
     info->flags = warplab_rung_flags(ladder_name, rung_id);
     info->vendor = or_empty(rung->vendor);

@@ -42,14 +42,81 @@ static const wl_gemm_candidate candidates[] = {
      .x_layout = WL_GEMM_X_ALONG_K,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.70,
+     .bandwidth_fraction = 0.80,
      .flop_fraction = 0.09,
      .flop_multiple = 1.0,
-     .fixed_us = 5.0,
-     .source = "H200, scripts/planner-gpu.sh (tuning set): m = 1, op_b = T streams B at 71% of "
-               "the theoretical bandwidth, 86% of a device copy's (28672 x 4096 BF16: 68.6 us, "
-               "cuBLAS 71.5); 1 x 1024 x 4096 8.7 us (the fixed cost); m = 7-16 issue-bound at "
-               "5.8-6.4 TFLOP/s, 9% of the FP32 peak (8 x 4096^2 BF16 45.9 us, FP32 42.4)"},
+     .fixed_us = 7.5,
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T): m = 1 16-bit, 15 cells "
+               "fitted as 7.5 us + bytes at 80% of 4.8 TB/s (worst cell 14% off; 28672 x 4096 "
+               "68.4 us, 1024 x 4096 8.5-9.3 us); m = 7-16 issue-bound at 5.8-6.4 TFLOP/s, 9% "
+               "of the FP32 peak (8 x 4096^2 BF16 45.9 us, FP32 42.4)"},
+    {.name = "gemv_mma",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma (mma.sync m16n8k16), wl_splitk_finish",
+     .cc_major_min = 8,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     /* X and Y along k: op_b = T with m small, op_a = N with n small. */
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_MMA_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 16,
+     .any_align_c = true,
+     .gemv_kernel = WL_GEMV_KERNEL_MMA,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.76,
+     .flop_fraction = 0.50,
+     .flop_multiple = TENSOR16_OVER_FP32,
+     .fixed_us = 6.8,
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T): m = 2-16, 60 cells "
+               "fitted as 6.8 us + bytes at 76% of 4.8 TB/s (worst cell 10% off; 28672 x 4096 "
+               "71 us, 1024 x 4096 8.4-9.4 us); flops never bind at m <= 16 (half the "
+               "mma.sync rate assumed)"},
+    {.name = "gemv_mma_tf32",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma (mma.sync m16n8k8 tf32), wl_splitk_finish",
+     .cc_major_min = 8,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_MMA_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 16,
+     .any_align_c = true,
+     .gemv_kernel = WL_GEMV_KERNEL_MMA,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.79,
+     .flop_fraction = 0.50,
+     .flop_multiple = TF32_OVER_FP32,
+     .fixed_us = 7.9,
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T, TF32): m = 2-8, 15 "
+               "cells fitted as 7.9 us + bytes at 79% of 4.8 TB/s (worst cell 5% off); flops "
+               "never bind at m <= 16"},
+    {.name = "gemv_tiled",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
+     /* cp.async and 96 KB of shared memory a block. */
+     .cc_major_min = 8,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_TILED_SMALL_MAX,
+     /* Small sides up to 8 stay with gemv_k (FMAs on few columns). */
+     .along_k_small_min = 9,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 1,
+     .gemv_kernel = WL_GEMV_KERNEL_TILED,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.76,
+     .flop_fraction = 0.28,
+     .flop_multiple = 1.0,
+     .fixed_us = 10.0,
+     .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T, FP32): m = 16-32 run at "
+               "17-21 TFLOP/s after 10 us (4096^2 x 16: 39.6 us, 28672 x 4096 x 32: 389 us), "
+               "28% of the FP32 peak; FMA-bound there, so the bandwidth is gemv_mma's"},
     {.name = "gemv_rows",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
      .cc_major_min = 7,
@@ -62,13 +129,14 @@ static const wl_gemm_candidate candidates[] = {
      .x_layout = WL_GEMM_X_ALONG_BIG,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.60,
-     .flop_fraction = 0.30,
+     .bandwidth_fraction = 0.70,
+     .flop_fraction = 0.10,
      .flop_multiple = 1.0,
-     .fixed_us = 5.0,
-     .source = "placeholder below the choosers it competes with (ex16 as stored, the FP32 "
-               "dispatcher: 0.9-2.7x cuBLAS on the tuning set's op_b = N rows, H200) until "
-               "scripts/planner-gpu.sh measures this kernel"},
+     .fixed_us = 30.0,
+     .source = "H200, scripts/gemv_variants.cu (the kernel alone, best of 1-8 splits, tuning "
+               "layers, X along big): m = 1 34-137 us (FP32; 1024 x 4096 34 us, 28672 x 4096 "
+               "137 us: k-serial, about 30 us + bytes at 70%); m = 16 at 6.5-7.6 TFLOP/s, 10% "
+               "of the FP32 peak"},
     {.name = "fp32_dispatch",
      .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
@@ -104,12 +172,14 @@ static const wl_gemm_candidate candidates[] = {
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
-     .bandwidth_fraction = 0.80,
+     .bandwidth_fraction = 0.766,
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
-     .fixed_us = 6.0,
-     .source = "warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16; the decode "
-               "tuning set (scripts/gemm_decode_bench.c): 0.9-1.2x cuBLAS at 24 tokens"},
+     .fixed_us = 9.7,
+     .source = "H200, scripts/planner-gpu.sh (tuning set): its 150 decode cells (op_b = N, "
+               "and op_b = T from m = 16) fitted as 9.7 us + bytes at 76.6% of 4.8 TB/s (worst "
+               "cell 14% off); warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16 (its "
+               "flop rate, prefill)"},
     {.name = "tf32_chooser",
      .kernel = "src/cuda/gemm/gemm_ex.cu tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
      .cc_major_min = 0,
@@ -177,6 +247,12 @@ unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b)
     return 1u << ((op_a == WARPLAB_OP_T ? 2u : 0u) + (op_b == WARPLAB_OP_T ? 1u : 0u));
 }
 
+const char *wl_gemm_layout_name(warplab_op op_a, warplab_op op_b)
+{
+    static const char *const names[4] = {"N,N", "N,T", "T,N", "T,T"};
+    return names[(op_a == WARPLAB_OP_T ? 2 : 0) + (op_b == WARPLAB_OP_T ? 1 : 0)];
+}
+
 unsigned wl_gemm_alignment(size_t address, size_t ld, size_t element_bytes)
 {
     const size_t pitch = ld * element_bytes;
@@ -209,35 +285,43 @@ bool wl_gemm_x_along_k(const wl_gemm_desc *d)
     return d->m <= d->n ? d->op_b == WARPLAB_OP_T : d->op_a == WARPLAB_OP_N;
 }
 
-bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
-                             const wl_gemm_target *t)
+const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                                      const wl_gemm_target *t)
 {
     if (t->cc_major < c->cc_major_min || (c->needs_sm90a && !t->sm90a))
-        return false;
+        return c->needs_sm90a ? "needs sm_90a" : "needs a newer architecture";
     if (!(c->ab_types & WL_GEMM_TYPE_BIT(d->ab_type)))
-        return false;
+        return "does not take this input type";
     const bool c_input = d->c_type == d->ab_type;
     if (!((c->c_types & WL_GEMM_TYPE_BIT(d->c_type)) ||
           (c_input && (c->c_types & WL_GEMM_C_INPUT))))
-        return false;
+        return "does not write this output type";
     if (!(c->computes & (1u << (unsigned)d->compute)))
-        return false;
+        return "does not honour this compute";
     if (!(c->layouts & wl_gemm_layout_bit(d->op_a, d->op_b)))
-        return false;
+        return "does not take this layout";
     if (d->batch > 1) /* no candidate runs batches yet */
-        return false;
+        return "runs no batches";
     if (c->small_max && small_side(d) > c->small_max)
-        return false;
+        return "takes a smaller min(m, n)";
     const bool along_k = wl_gemm_x_along_k(d);
     if (c->x_layout != WL_GEMM_X_ANY && along_k != (c->x_layout == WL_GEMM_X_ALONG_K))
-        return false;
+        return along_k ? "reads the big operand along its rows, not along k"
+                       : "reads the big operand along k, not along its rows";
     if (c->along_k_small_min && along_k && d->k > 0 && small_side(d) < c->along_k_small_min)
-        return false;
+        return "leaves a small min(m, n) with the big operand along k to the GEMV family";
     if (d->k == 0 && !c->k_zero)
-        return false;
-    if (d->align_a < c->min_align || d->align_b < c->min_align || d->align_c < c->min_align)
-        return false;
-    return true;
+        return "does not take k = 0";
+    if (d->align_a < c->min_align || d->align_b < c->min_align ||
+        (!c->any_align_c && d->align_c < c->min_align))
+        return "needs more alignment";
+    return NULL;
+}
+
+bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                             const wl_gemm_target *t)
+{
+    return wl_gemm_candidate_refusal(c, d, t) == NULL;
 }
 
 /* Bandwidth and FP32 peak, or an H100's where the device does not say. */
@@ -260,8 +344,18 @@ static double peak_of(const wl_gemm_target *t)
 #define GEMV_BIG_MIN 64
 #define GEMV_SPLITS_MAX 64
 #define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
+/* gemv_mma: blocks aimed at, a quarter of the SMs: k is split only where
+ * the strips leave most SMs idle. Measured on the H200 (scripts/
+ * gemv_variants.cu): one split beat 2 to 16 on every tuning layer at m =
+ * 1-16, n = 1024 included (8.5 against 10.5 us: the second launch and the
+ * partial sums cost more than the idle SMs). */
+#define GEMV_MMA_QUARTER_SMS 1
+/* gemv_tiled_k: blocks of 8 warps on one strip, at most 128 registers. */
+#define GEMV_TILED_BLOCKS_PER_SM 2
 
-void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+/* The GEMV geometry of kernel (WL_GEMV_KERNEL_*). */
+static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int kernel,
+                          wl_gemm_route *plan)
 {
     const size_t element = warplab_dtype_size(d->ab_type);
     plan->small_m = d->m <= d->n;
@@ -271,7 +365,12 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
      * op(A)^T (small n): along k when A is stored m x k (op N). */
     plan->x_along_k = wl_gemm_x_along_k(d);
     int per_block;
-    if (plan->x_along_k)
+    plan->gemv_kernel = kernel;
+    if (kernel == WL_GEMV_KERNEL_MMA)
+        per_block = 16 * WL_GEMV_MMA_TILES(plan->small) * WL_GEMV_MMA_GROUPS(plan->small);
+    else if (kernel == WL_GEMV_KERNEL_TILED)
+        per_block = WL_GEMV_TILED_ROWS;
+    else if (plan->x_along_k)
         per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small, (int)element);
     else
         per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
@@ -291,7 +390,10 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
         return;
     }
     plan->blocks_big = (plan->big + per_block - 1) / per_block;
-    const long long target = (long long)GEMV_BLOCKS_PER_SM * (t->sms > 0 ? t->sms : 1);
+    const long long sms = t->sms > 0 ? t->sms : 1;
+    const long long target = kernel == WL_GEMV_KERNEL_MMA     ? (GEMV_MMA_QUARTER_SMS * sms + 3) / 4
+                             : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM * sms
+                                                              : GEMV_BLOCKS_PER_SM * sms;
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
     const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
     long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
@@ -310,6 +412,14 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
         plan->splits > 1 ? (size_t)plan->splits * (size_t)plan->small * (size_t)plan->big * 4 : 0;
 }
 
+void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+{
+    const int kernel = plan->candidate >= 0 && (size_t)plan->candidate < CANDIDATES
+                           ? candidates[plan->candidate].gemv_kernel
+                           : WL_GEMV_KERNEL_FMA;
+    gemv_geometry(d, t, kernel, plan);
+}
+
 double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                             const wl_gemm_target *t)
 {
@@ -323,7 +433,7 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     if (c->schedule == WL_GEMM_SCHEDULE_GEMV) {
         wl_gemm_route g;
         memset(&g, 0, sizeof g);
-        wl_gemm_gemv_geometry(d, t, &g);
+        gemv_geometry(d, t, c->gemv_kernel, &g);
         if (g.splits > 1) {
             bytes += 2.0 * (double)g.scratch; /* partial sums written and read */
             extra_us = 2.0;                   /* the finish kernel's launch */
@@ -447,4 +557,9 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len)
                  plan->k_chunk, plan->predicted_us);
     else
         snprintf(text, len, "%s (model %.1f us)", c->name, plan->predicted_us);
+}
+
+const char *wl_gemm_plan_tuning_set(void)
+{
+    return WL_GEMM_PLAN_TUNING_SET;
 }

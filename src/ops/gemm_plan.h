@@ -60,6 +60,12 @@ typedef enum wl_gemm_schedule {
     WL_GEMM_SCHEDULE_DELEGATED    /* the row's own chooser decides tile, splits and copies */
 } wl_gemm_schedule;
 
+/* The GEMV family's kernels (src/cuda/gemm/gemv.cuh). FMA: gemv_along_k or
+ * gemv_along_big by X's layout (FP32 FMAs); TILED: gemv_tiled_k (FP32
+ * FMAs on register tiles, X and Y along k, small side 17 to 32); MMA:
+ * gemv_mma (tensor cores, X and Y along k). */
+enum { WL_GEMV_KERNEL_FMA = 0, WL_GEMV_KERNEL_TILED, WL_GEMV_KERNEL_MMA };
+
 /* Bits of the layouts (op_a, op_b) a candidate reads in place. */
 enum {
     WL_GEMM_LAYOUT_NN = 1u << 0,
@@ -70,6 +76,8 @@ enum {
 };
 /* The layout bit of a descriptor. */
 unsigned wl_gemm_layout_bit(warplab_op op_a, warplab_op op_b);
+/* "N,N", "N,T", "T,N" or "T,T" (op_a, op_b). */
+const char *wl_gemm_layout_name(warplab_op op_a, warplab_op op_b);
 
 /* Bits of types (1u << warplab_dtype) and of computes (1u << warplab_compute). */
 #define WL_GEMM_TYPE_BIT(t) (1u << (unsigned)(t))
@@ -99,6 +107,8 @@ typedef struct wl_gemm_candidate {
     int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;        /* takes k = 0 (C = beta C) */
     unsigned min_align; /* bytes every operand's rows need; 1 = any */
+    bool any_align_c;   /* min_align is A's and B's only: C's rows may sit anywhere */
+    int gemv_kernel;    /* GEMV: WL_GEMV_KERNEL_* */
     bool fallback;      /* planned only where no other row takes the descriptor */
     wl_gemm_schedule schedule;
     int tile_m, tile_n; /* 0 = the delegate's */
@@ -127,10 +137,16 @@ typedef struct wl_gemm_route {
     unsigned copies; /* operands copied before the kernel: bit 0 A, bit 1 B */
     bool small_m, x_along_k;
     int small, big;
-    int blocks_big; /* GEMV: blocks along the big side */
-    size_t scratch; /* workspace bytes the plan needs (delegates: their own) */
+    int blocks_big;  /* GEMV: blocks along the big side */
+    int gemv_kernel; /* GEMV: WL_GEMV_KERNEL_* */
+    size_t scratch;  /* workspace bytes the plan needs (delegates: their own) */
     double predicted_us;
 } wl_gemm_route;
+
+/* The tuning set the table's constants were fitted on (a name and the
+ * program that measures it); `warplab bench gemm --grid` is the judging
+ * set, never fitted on. */
+const char *wl_gemm_plan_tuning_set(void);
 
 /* The table. */
 const wl_gemm_candidate *wl_gemm_candidates(size_t *count);
@@ -142,6 +158,10 @@ int wl_gemm_candidate_find(const char *name);
  * alignment). */
 bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                              const wl_gemm_target *t);
+/* Why candidate c cannot take the descriptor (the first limit it fails, a
+ * static phrase: "takes a smaller min(m, n)"), or NULL where it can. */
+const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                                      const wl_gemm_target *t);
 
 /* Modelled time of candidate c on the descriptor (us); HUGE_VAL where it
  * cannot take it. */
@@ -162,8 +182,9 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
 wl_gemm_route wl_gemm_plan_cached(const wl_gemm_desc *d, const wl_gemm_target *t,
                                   const char *force);
 
-/* The GEMV geometry for a descriptor (any candidate of schedule GEMV):
- * fills the plan's small/big/x_along_k/blocks/splits/k_chunk/scratch. */
+/* The GEMV geometry for a descriptor (any candidate of schedule GEMV, the
+ * plan's candidate set): fills the plan's small/big/x_along_k/gemv_kernel/blocks/
+ * splits/k_chunk/scratch. */
 void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan);
 
 /* The target of a device. */
@@ -191,6 +212,29 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_ALONG_K_COLS(small, element)                                                       \
     ((element) == 4 ? ((small) <= 2 ? 4 : 2) : ((small) <= 8 ? 4 : 2))
 #define WL_GEMV_ALONG_K_MIN_BLOCKS(small, element) ((element) == 4 && (small) <= 8 ? 3 : 1)
+/* The tensor-core kernel (gemv_mma): the small side at most, warps a
+ * block, and by the small side: 16-row tiles of X a warp, k steps a warp
+ * loads before it multiplies, and row groups a block (groups of warps on
+ * neighbouring strips at the same k, so that a Y fragment is fetched from
+ * L2 once for the groups). Measured on the H200 (scripts/gemv_variants.cu,
+ * the tuning layers): one tile, DEPTH 4 and one group were best or within
+ * 3% at m = 1-16 (two tiles or two groups: 1-20% slower at n <= 4096).
+ * Small sides 17-32 (the kernel takes them, 3 or 4 column tiles) ran at
+ * 0.86-1.1x the 16-bit chooser's times and 0.8-1.0x the TF32 chooser's,
+ * so the planner's rows stop at 16. */
+#define WL_GEMV_MMA_SMALL_MAX 16
+#define WL_GEMV_MMA_WARPS 8
+#define WL_GEMV_MMA_TILES(small) 1
+#define WL_GEMV_MMA_DEPTH(small) 4
+#define WL_GEMV_MMA_GROUPS(small) 1
+/* The register-tiled kernel (gemv_tiled_k): the small side (9 to 32:
+ * S = 16, 24 or 32), rows of X a block (8 warps of 8 rows), and its
+ * shared-memory pipeline: k a stage, stages (4 x 64 k: 96 KB at S = 32). */
+#define WL_GEMV_TILED_SMALL_MAX 32
+#define WL_GEMV_TILED_ROWS 64
+#define WL_GEMV_TILED_STAGE_K 64
+#define WL_GEMV_TILED_STAGES 4
+#define WL_GEMV_TILED_S(small) ((small) <= 16 ? 16 : (small) <= 24 ? 24 : 32)
 #define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
 #define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
 

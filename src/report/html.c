@@ -146,6 +146,28 @@ static void write_region(FILE *out, const wl_source_region *region)
     fputs("</pre>\n", out);
 }
 
+/* The course's errata about a rung (rung = "": about the whole ladder), each
+ * a box: what the course wrote, why it is wrong, what warplab runs instead. */
+static void write_errata(FILE *out, const char *ladder, const char *rung)
+{
+    const warplab_erratum *e;
+    for (size_t i = 0; (e = warplab_erratum_get(i)) != NULL; i++) {
+        if (strcmp(e->topic, ladder) != 0 || strcmp(e->rung, rung) != 0)
+            continue;
+        fprintf(out, "<div class=\"erratum\" id=\"erratum-%s\"><b>Erratum</b> (seed ", e->id);
+        write_escaped(out, e->seed);
+        fputs(", ", out);
+        write_escaped(out, e->where);
+        fputs("): the course wrote <code>", out);
+        write_escaped(out, e->quote);
+        fputs("</code>. ", out);
+        write_escaped(out, e->why);
+        fputs(" <i>warplab:</i> ", out);
+        write_escaped(out, e->instead);
+        fputs("</div>\n", out);
+    }
+}
+
 /* One rung: its lesson, the course's reference, its own code (the shared
  * regions are at the section's top) and the diff against the rung below.
  * Lesson and code are open: the page is a handout that may be printed. */
@@ -171,6 +193,7 @@ static warplab_status write_rung(FILE *out, const wl_ladder *ladder, const wl_ru
         }
         fputs("</p>\n", out);
     }
+    write_errata(out, ladder->name, rung->id);
     if (row && row->note[0]) {
         fputs("<p class=\"note\">", out);
         write_escaped(out, row->note);
@@ -267,6 +290,8 @@ static const char style[] =
     "details.rung>summary{cursor:pointer;font-weight:bold}"
     "details.code,details.diff{margin:.3em 0 .3em 1em}"
     "summary{cursor:pointer}.lesson{margin:.4em 0}.course,.note{color:#555;font-size:.9em}"
+    ".erratum{border-left:3px solid #bf8700;background:#fff8c5;padding:.3em .6em;margin:.4em 0;"
+    "font-size:.9em}"
     ".diff .add{color:#116329;background:#e6ffec}.diff .del{color:#82071e;background:#ffebe9}"
     ".diff .hunk{color:#0550ae}.diff .file{font-weight:bold}"
     "table.settings td{padding:.1em .8em .1em 0;vertical-align:top}"
@@ -358,6 +383,7 @@ warplab_status warplab_report_write_html(const warplab_report *report,
                       "diff against the rung below.</p>\n",
                       out);
                 heading = true;
+                write_errata(out, ladder->name, "");
                 status = write_shared(out, ladder, report, &shared);
             }
             if (status == WARPLAB_OK)

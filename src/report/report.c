@@ -113,10 +113,11 @@ static void format_course(char *out, size_t len, const warplab_row *row)
 {
     wl_copy_string(out, len, "");
     if (row->course_value > 0)
-        wl_format(out, len, "%.4g %s %s", row->course_value, row->course_unit, row->course_device);
+        wl_format(out, len, "%.4g %s %s%s", row->course_value, row->course_unit, row->course_device,
+                  row->course_bound ? " (bound)" : "");
     if (row->course_value2 > 0)
         wl_append(out, len, "%s%.4g %s %s", out[0] ? "; " : "", row->course_value2,
-                  row->course_unit, row->course_device2);
+                  row->course_unit2[0] ? row->course_unit2 : row->course_unit, row->course_device2);
 }
 
 static void group_heading(const warplab_report *report, const warplab_row *first, char *out,
@@ -232,6 +233,8 @@ ROW_TEXT_GETTER(backend)
 ROW_TEXT_GETTER(course_unit)
 ROW_TEXT_GETTER(course_device)
 ROW_TEXT_GETTER(course_device2)
+ROW_TEXT_GETTER(course_unit2)
+ROW_TEXT_GETTER(errata)
 ROW_TEXT_GETTER(note)
 ROW_TEXT_GETTER(vendor)
 ROW_TEXT_GETTER(lesson)
@@ -275,6 +278,12 @@ static wl_cell get_status(const void *record, char *scratch, size_t len)
     return (wl_cell){warplab_status_string(ROW(record)->status), 0.0};
 }
 
+static wl_cell get_course_bound(const void *record, char *scratch, size_t len)
+{
+    (void)scratch, (void)len;
+    return (wl_cell){NULL, ROW(record)->course_bound ? 1.0 : 0.0};
+}
+
 static wl_cell get_unsafe(const void *record, char *scratch, size_t len)
 {
     (void)scratch, (void)len;
@@ -289,7 +298,7 @@ static wl_cell get_vendor_ratio(const void *record, char *scratch, size_t len)
     return (wl_cell){NULL, pct > 0 ? pct / 100.0 : NAN};
 }
 
-/* The course's figures in one cell: "89.2 GB/s K40; 64.1 GB/s GTX 280". */
+/* The course's figures in one cell: "15.72 GiB/s K40; 2.083 GB/s seed 004 GPU". */
 static wl_cell get_course(const void *record, char *scratch, size_t len)
 {
     format_course(scratch, len, ROW(record));
@@ -342,6 +351,10 @@ static const wl_column row_columns[] = {
     {"vendor", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_vendor},
     {"vendor_ratio", NULL, NULL, WL_CELL_NUMBER, 0, WL_IN_JSON, get_vendor_ratio},
     {"lesson", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_lesson},
+    {"course_bound", NULL, NULL, WL_CELL_BOOL, 0, WL_IN_JSON, get_course_bound},
+    {"course_unit2", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_course_unit2},
+    /* the ids of the top-level "errata" entries that concern the row's rung */
+    {"errata", NULL, NULL, WL_CELL_TEXT, 0, WL_IN_JSON, get_errata},
     {"course", "course", NULL, WL_CELL_TEXT, 0, 0, get_course},
 };
 #define ROW_COLUMN_COUNT (sizeof row_columns / sizeof row_columns[0])
@@ -449,6 +462,76 @@ static void write_terminal_group(const warplab_report *report, size_t begin, siz
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Conclusions: what the rows show about the course's open questions        */
+
+/* text from column `column`, wrapped before `width`, the lines after the
+ * first indented by `indent`. */
+static void write_wrapped(FILE *out, const char *text, size_t column, size_t width, size_t indent)
+{
+    bool first = true;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t word = 0;
+        while (p[word] && p[word] != ' ')
+            word++;
+        if (!word)
+            break;
+        if (!first && column + 1 + word > width) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            column = indent;
+        } else if (!first) {
+            fputc(' ', out);
+            column++;
+        }
+        fwrite(p, 1, word, out);
+        column += word;
+        p += word;
+        first = false;
+    }
+    fputc('\n', out);
+}
+
+typedef struct conclusion_sink {
+    FILE *out;
+    warplab_format format;
+    size_t count;
+} conclusion_sink;
+
+static void write_conclusion(void *user, const char *ladder, const char *text)
+{
+    conclusion_sink *sink = user;
+    switch (sink->format) {
+    case WARPLAB_FORMAT_MARKDOWN:
+        fputs(sink->count ? "\n- " : "\n**Conclusions, computed from the rows above**\n\n- ",
+              sink->out);
+        wl_write_markdown_text(sink->out, text);
+        break;
+    case WARPLAB_FORMAT_JSON:
+        fputs(sink->count ? ",\n    {" : "\n    {", sink->out);
+        wl_write_json_field(sink->out, "ladder", ladder, true);
+        wl_write_json_field(sink->out, "text", text, false);
+        fputs("}", sink->out);
+        break;
+    default:
+        fprintf(sink->out, "%s%s: ", sink->count ? "" : "\nconclusions (computed from the rows):\n",
+                ladder);
+        write_wrapped(sink->out, text, strlen(ladder) + 2, 100, 2);
+        break;
+    }
+    sink->count++;
+}
+
+static size_t write_conclusions(const warplab_report *report, warplab_format format, FILE *out)
+{
+    conclusion_sink sink = {out, format, 0};
+    wl_ladder_conclusions(report, write_conclusion, &sink);
+    if (format == WARPLAB_FORMAT_MARKDOWN && sink.count)
+        fputc('\n', out);
+    return sink.count;
+}
+
 static void write_table(const warplab_report *report, vendor_pair *pairs, FILE *out)
 {
     for (size_t begin = 0; begin < report->row_count;) {
@@ -479,6 +562,7 @@ static void write_table(const warplab_report *report, vendor_pair *pairs, FILE *
         fprintf(out, "caches %s between timed runs; seed %llu; %s.\n",
                 report->l2_flushed ? "flushed" : "not flushed", report->seed, report->date);
     }
+    write_conclusions(report, WARPLAB_FORMAT_TABLE, out);
     write_pairs(report, pairs, out);
 }
 
@@ -547,6 +631,7 @@ static void write_markdown(const warplab_report *report, vendor_pair *pairs, FIL
         fputc('\n', out);
         compute_footer(report, out);
     }
+    write_conclusions(report, WARPLAB_FORMAT_MARKDOWN, out);
     const int pair_count = collect_pairs(report, pairs);
     for (int p = 0; p < pair_count; p++) {
         fprintf(out,
@@ -567,6 +652,42 @@ static void write_csv(const warplab_report *report, FILE *out)
     wl_write_csv_header(out, row_columns, ROW_COLUMN_COUNT);
     for (size_t i = 0; i < report->row_count; i++)
         wl_write_csv_record(out, row_columns, ROW_COLUMN_COUNT, &report->rows[i]);
+}
+
+/* Whether an erratum concerns a row of the report (its ladder, and its rung
+ * or the whole ladder). */
+static bool erratum_in_report(const warplab_report *report, const warplab_erratum *erratum)
+{
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        if (!strcmp(row->ladder, erratum->topic) &&
+            (!erratum->rung[0] || !strcmp(row->rung, erratum->rung)))
+            return true;
+    }
+    return false;
+}
+
+/* The course's errata that concern the report's rows, whole (the rows name
+ * them by id). */
+static void write_json_errata(const warplab_report *report, FILE *out)
+{
+    size_t written = 0;
+    const warplab_erratum *e;
+    for (size_t i = 0; (e = warplab_erratum_get(i)) != NULL; i++) {
+        if (!erratum_in_report(report, e))
+            continue;
+        fputs(written++ ? ",\n    {" : "\n    {", out);
+        wl_write_json_field(out, "id", e->id, true);
+        wl_write_json_field(out, "ladder", e->topic, true);
+        wl_write_json_field(out, "rung", e->rung, true);
+        wl_write_json_field(out, "seed", e->seed, true);
+        wl_write_json_field(out, "where", e->where, true);
+        wl_write_json_field(out, "quote", e->quote, true);
+        wl_write_json_field(out, "why", e->why, true);
+        wl_write_json_field(out, "instead", e->instead, false);
+        fputs("}", out);
+    }
+    fputs(written ? "\n  ]" : "]", out);
 }
 
 static void write_json(const warplab_report *report, vendor_pair *pairs, FILE *out)
@@ -607,7 +728,11 @@ static void write_json(const warplab_report *report, vendor_pair *pairs, FILE *o
         wl_write_json_field(out, "worst_problem", pairs[p].worst_problem, false);
         fputs("}", out);
     }
-    fputs(pair_count ? "\n  ]\n}\n" : "]\n}\n", out);
+    fputs(pair_count ? "\n  ],\n  \"errata\": [" : "],\n  \"errata\": [", out);
+    write_json_errata(report, out);
+    fputs(",\n  \"conclusions\": [", out);
+    fputs(write_conclusions(report, WARPLAB_FORMAT_JSON, out) ? "\n  ]" : "]", out);
+    fputs("\n}\n", out);
 }
 
 warplab_status warplab_report_write(const warplab_report *report, warplab_format format,

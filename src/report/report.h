@@ -1,5 +1,6 @@
-/* What the report writers share (src/report/chart.c): text escaping per
- * format, the chart pieces and the column tables every format writes from. */
+/* What the report writers share (src/report/chart.c): the chart pieces and
+ * the column tables every format writes from (the text escaping per format
+ * is in internal.h: the lab writes JSON too). */
 #ifndef WARPLAB_REPORT_H
 #define WARPLAB_REPORT_H
 
@@ -11,17 +12,6 @@
 extern "C" {
 #endif
 
-/* Report output helpers (src/report/chart.c), shared by the ladder and probe
- * writers: escaped text for JSON (quoted), CSV (quoted when needed), Markdown
- * and SVG; a JSON field ("key": value, then ", " when comma), a JSON number
- * (null when not finite); a duration as "1.234 ms" or "56.78 us". */
-void wl_write_json_text(FILE *out, const char *text);
-void wl_write_json_field(FILE *out, const char *key, const char *value, bool comma);
-void wl_write_json_number(FILE *out, const char *key, double value, bool comma);
-void wl_write_csv_text(FILE *out, const char *text);
-void wl_write_markdown_text(FILE *out, const char *text);
-void wl_write_svg_text(FILE *out, const char *text);
-void wl_format_time(char *out, size_t len, double ms);
 /* Chart pieces (src/report/chart.c): the colour of series index of count (no colour
  * repeats within a chart); a step of 1, 2 or 5 x 10^k that cuts span into
  * about target parts; a horizontal value axis from 0 to largest along

@@ -1,7 +1,11 @@
 /* The GEMV family (src/cuda/gemm/gemv.cuh) run on the CPU by
  * cuda_emulate.h: gemv_along_k and gemv_along_big for FP32, BF16 and FP16
  * inputs, C in FP32 or the input type, Y contiguous along k or along its
- * small side, small sides 1 to 16 (odd ones too), odd big and k, padded
+ * small side, small sides 1 to 16 (odd ones too); gemv_mma (tensor cores,
+ * X and Y along k) for BF16, FP16 and TF32 and gemv_tiled_k (FP32,
+ * register tiles), small sides 1 to 32 (every
+ * column-tile count, one and two row tiles a warp), k long enough for
+ * whole rounds of the block's warps and a tail after them; odd big and k, padded
  * leading dimensions, misaligned bases (the element paths), k split in one
  * part (the kernels write C) or many (wl_splitk_finish adds the partial
  * sums, poisoned with NaN first), with alpha and beta, against a double
@@ -25,29 +29,61 @@ struct gemv_case {
     int x_misalign, x_pad, y_misalign, y_pad, c_pad; /* elements */
     int k_chunk;                                     /* 0: one split */
     bool nan;
+    int kernel; /* WL_GEMV_KERNEL_*: FMA (by X's layout), TILED, MMA (FP32 inputs: TF32) */
 };
 
 static const int F32 = WL_GEMV_F32, BF = WL_GEMV_BF16, F16 = WL_GEMV_F16;
+static const int FMA = WL_GEMV_KERNEL_FMA, TILED = WL_GEMV_KERNEL_TILED, MMA = WL_GEMV_KERNEL_MMA;
 
 static const gemv_case cases[] = {
     /* Decode with nn.Linear's weights (X along k), aligned, one split and many. */
-    {BF, BF, 1, 70, 1000, true, true, 0, 0, 0, 0, 0, 0, false},
-    {BF, F32, 7, 37, 1300, true, true, 0, 8, 0, 0, 3, 256, false},
-    {F16, F16, 16, 45, 777, true, true, 0, 0, 0, 8, 0, 256, false},
-    {F32, F32, 3, 33, 515, true, true, 0, 4, 0, 0, 0, 256, false},
+    {BF, BF, 1, 70, 1000, true, true, 0, 0, 0, 0, 0, 0, false, FMA},
+    {BF, F32, 7, 37, 1300, true, true, 0, 8, 0, 0, 3, 256, false, FMA},
+    {F16, F16, 16, 45, 777, true, true, 0, 0, 0, 8, 0, 256, false, FMA},
+    {F32, F32, 3, 33, 515, true, true, 0, 4, 0, 0, 0, 256, false, FMA},
     /* Misaligned X, odd pitch, Y along its small side (op_a = T). */
-    {BF, BF, 5, 29, 601, true, false, 1, 3, 0, 1, 2, 512, false},
-    {F32, F32, 2, 31, 333, true, true, 1, 1, 3, 0, 0, 0, false},
-    {F16, F32, 9, 19, 300, true, true, 0, 0, 1, 0, 0, 0, true},
+    {BF, BF, 5, 29, 601, true, false, 1, 3, 0, 1, 2, 512, false, FMA},
+    {F32, F32, 2, 31, 333, true, true, 1, 1, 3, 0, 0, 0, false, FMA},
+    {F16, F32, 9, 19, 300, true, true, 0, 0, 1, 0, 0, 0, true, FMA},
     /* X along big (op_b = N), partial 16-byte windows, odd big. */
-    {BF, BF, 1, 1030, 257, false, true, 0, 0, 0, 0, 0, 0, false},
-    {F16, F16, 8, 523, 700, false, true, 0, 5, 0, 0, 1, 256, false},
-    {F32, F32, 16, 301, 600, false, false, 0, 4, 0, 3, 0, 256, true},
-    {F32, F32, 4, 257, 513, false, true, 2, 0, 1, 0, 0, 0, false},
-    {BF, F32, 13, 100, 300, false, true, 3, 1, 0, 0, 0, 0, true},
+    {BF, BF, 1, 1030, 257, false, true, 0, 0, 0, 0, 0, 0, false, FMA},
+    {F16, F16, 8, 523, 700, false, true, 0, 5, 0, 0, 1, 256, false, FMA},
+    {F32, F32, 16, 301, 600, false, false, 0, 4, 0, 3, 0, 256, true, FMA},
+    {F32, F32, 4, 257, 513, false, true, 2, 0, 1, 0, 0, 0, false, FMA},
+    {BF, F32, 13, 100, 300, false, true, 3, 1, 0, 0, 0, 0, true, FMA},
     /* One row of X (big = 1), k of a few elements. */
-    {F32, F32, 1, 1, 5, true, true, 0, 0, 0, 0, 0, 0, false},
-    {BF, BF, 2, 3, 9, false, true, 1, 0, 0, 0, 0, 0, false},
+    {F32, F32, 1, 1, 5, true, true, 0, 0, 0, 0, 0, 0, false, FMA},
+    {BF, BF, 2, 3, 9, false, true, 1, 0, 0, 0, 0, 0, false, FMA},
+    /* The tensor-core kernel: one column tile (m <= 8) and one row tile a
+     * warp, whole rounds then a tail, one split and many. */
+    {BF, BF, 1, 70, 1000, true, true, 0, 0, 0, 0, 0, 0, false, MMA},
+    {BF, F32, 7, 37, 1300, true, true, 0, 8, 0, 0, 3, 256, false, MMA},
+    {BF, BF, 5, 33, 2100, true, true, 0, 0, 0, 0, 1, 0, true, MMA},
+    {F16, F16, 16, 45, 777, true, true, 0, 0, 0, 8, 0, 256, false, MMA},
+    {F16, F32, 12, 19, 1056, true, true, 0, 16, 0, 0, 0, 0, false, MMA},
+    /* Two row tiles a warp (small > 16): three and four column tiles. */
+    {F16, F32, 20, 17, 1111, true, true, 0, 0, 0, 0, 0, 512, false, MMA},
+    {BF, BF, 29, 50, 700, true, true, 0, 0, 0, 0, 0, 0, true, MMA},
+    {F16, F16, 25, 40, 1024, true, true, 0, 8, 0, 8, 1, 512, false, MMA},
+    {BF, F32, 32, 33, 1536, true, true, 0, 0, 0, 0, 0, 0, false, MMA},
+    /* TF32: a step of 16 k; whole rounds; views off 16 bytes (element loads). */
+    {F32, F32, 3, 33, 515, true, true, 0, 4, 0, 0, 0, 256, false, MMA},
+    {F32, F32, 8, 20, 1500, true, true, 0, 0, 0, 0, 2, 0, true, MMA},
+    {F32, F32, 32, 40, 300, true, true, 1, 0, 0, 1, 0, 0, false, MMA},
+    {F32, F32, 17, 23, 1100, true, true, 0, 0, 0, 0, 0, 512, false, MMA},
+    /* 16-bit views off 16 bytes, one row of X. */
+    {BF, BF, 9, 21, 333, true, true, 3, 1, 1, 0, 0, 0, false, MMA},
+    {F16, F16, 2, 1, 70, true, true, 0, 0, 0, 0, 0, 0, false, MMA},
+    /* The register-tiled FP32 kernel: S = 16, 24 and 32, whole stages and
+     * a tail, one split and many, views off 16 bytes, Y along its small
+     * side, big past one block's 64 rows. */
+    {F32, F32, 9, 70, 1000, true, true, 0, 0, 0, 0, 0, 0, false, TILED},
+    {F32, F32, 16, 130, 333, true, true, 0, 4, 0, 0, 0, 256, true, TILED},
+    {F32, F32, 17, 37, 1000, true, true, 0, 0, 0, 0, 0, 0, false, TILED},
+    {F32, F32, 24, 20, 1300, true, true, 0, 4, 0, 0, 3, 256, true, TILED},
+    {F32, F32, 32, 41, 777, true, true, 0, 0, 0, 4, 0, 256, false, TILED},
+    {F32, F32, 29, 9, 515, true, true, 1, 1, 1, 0, 0, 0, false, TILED},
+    {F32, F32, 25, 16, 300, true, false, 0, 0, 0, 0, 1, 0, false, TILED},
 };
 
 /* Elements as 32-bit words (FP32) or 16-bit words, inside a buffer of NaNs. */
@@ -113,6 +149,32 @@ static void launch_sized(const wl_gemv_params &p, bool along_k, int blocks)
         emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_along_big<KIND, S>(p); });
 }
 
+/* As gemv.cu's launch_mma_sized; past the planner's 16 columns (3 or 4
+ * column tiles, which scripts/gemv_variants.cu times), two row groups, so
+ * that the kernel's row-group path is checked too. */
+template <int KIND, int NT> static void launch_mma_sized(const wl_gemv_params &p)
+{
+    const int RG = NT > 2 ? 2 : WL_GEMV_MMA_GROUPS(8 * NT);
+    const int rows = 16 * WL_GEMV_MMA_TILES(8 * NT) * RG;
+    const dim3 grid((unsigned)((p.big + rows - 1) / rows), (unsigned)p.splits);
+    emu_launch(grid, dim3(32 * WL_GEMV_MMA_WARPS), 0, [&] {
+        gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(8 * NT), WL_GEMV_MMA_DEPTH(8 * NT), RG>(p);
+    });
+}
+
+/* As gemv.cu's launch_mma. */
+template <int KIND> static void launch_mma(const wl_gemv_params &p)
+{
+    if (p.small <= 8)
+        launch_mma_sized<KIND, 1>(p);
+    else if (p.small <= 16)
+        launch_mma_sized<KIND, 2>(p);
+    else if (p.small <= 24)
+        launch_mma_sized<KIND, 3>(p);
+    else
+        launch_mma_sized<KIND, 4>(p);
+}
+
 /* As gemv.cu's launch_kind. */
 template <int KIND> static void launch_kind(const wl_gemv_params &p, bool along_k, int blocks)
 {
@@ -129,6 +191,12 @@ template <int KIND> static void launch_kind(const wl_gemv_params &p, bool along_
 }
 
 static int failures = 0;
+
+/* A float as the TF32 mma reads it (truncated to 10 bits of mantissa), or as is. */
+static float tf32_of(float v, bool tf32)
+{
+    return tf32 && !std::isnan(v) ? __uint_as_float(__float_as_uint(v) & ~0x1FFFu) : v;
+}
 
 static void check(const gemv_case &c, unsigned seed)
 {
@@ -185,7 +253,27 @@ static void check(const gemv_case &c, unsigned seed)
                               ? (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(c.small, (int)element)
                               : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
     const int blocks = (c.big + per_block - 1) / per_block;
-    if (c.kind == F32)
+    if (c.kernel == TILED) {
+        const dim3 grid((unsigned)((c.big + WL_GEMV_TILED_ROWS - 1) / WL_GEMV_TILED_ROWS),
+                        (unsigned)p.splits);
+        const int s = WL_GEMV_TILED_S(c.small);
+        if (s == 16)
+            emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<16>::BYTES,
+                       [&] { gemv_tiled_k<WL_GEMV_F32, 16>(p); });
+        else if (s == 24)
+            emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<24>::BYTES,
+                       [&] { gemv_tiled_k<WL_GEMV_F32, 24>(p); });
+        else
+            emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<32>::BYTES,
+                       [&] { gemv_tiled_k<WL_GEMV_F32, 32>(p); });
+    } else if (c.kernel == MMA) {
+        if (c.kind == F32)
+            launch_mma<WL_GEMV_F32>(p);
+        else if (c.kind == BF)
+            launch_mma<WL_GEMV_BF16>(p);
+        else
+            launch_mma<WL_GEMV_F16>(p);
+    } else if (c.kind == F32)
         launch_kind<WL_GEMV_F32>(p, c.x_along_k, blocks);
     else if (c.kind == BF)
         launch_kind<WL_GEMV_BF16>(p, c.x_along_k, blocks);
@@ -196,14 +284,16 @@ static void check(const gemv_case &c, unsigned seed)
             wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind, p.alpha,
                              p.beta);
         });
+    const bool tf32 = c.kernel == MMA && c.kind == F32;
     int bad = 0;
     double worst = 0.0;
     for (int i = 0; i < c.small; i++)
         for (int j = 0; j < c.big; j++) {
             double sum = 0.0, magnitude = 0.0;
             for (int q = 0; q < c.k; q++) {
-                const double prod = (double)y.get((size_t)(i * p.y_i + q * p.y_q)) *
-                                    x.get((size_t)(q * p.x_q + j * p.x_j));
+                /* TF32 products (gemv_mma on FP32 inputs): the words' top 19 bits. */
+                const double prod = (double)tf32_of(y.get((size_t)(i * p.y_i + q * p.y_q)), tf32) *
+                                    tf32_of(x.get((size_t)(q * p.x_q + j * p.x_j)), tf32);
                 sum += prod;
                 magnitude += std::fabs(prod);
             }
@@ -236,10 +326,14 @@ static void check(const gemv_case &c, unsigned seed)
     for (size_t g = 0; g < GUARD; g++)
         strayed += std::isnan(cm.get(c_span + g)) ? 0 : 1;
     const char *names[3] = {"f32", "bf16", "f16"};
-    std::printf("%s %s->%s small=%d big=%d k=%d x_along_k=%d y_along_k=%d splits=%d: worst "
+    std::printf("%s %s %s->%s small=%d big=%d k=%d x_along_k=%d y_along_k=%d splits=%d: worst "
                 "%.3f of bound, %d wrong, %d stray writes\n",
-                bad || strayed ? "FAIL" : "ok", names[c.kind], names[c.c_kind], c.small, c.big, c.k,
-                c.x_along_k, c.y_along_k, p.splits, worst, bad, strayed);
+                bad || strayed ? "FAIL" : "ok",
+                c.kernel == MMA     ? "gemv_mma"
+                : c.kernel == TILED ? "gemv_tiled_k"
+                                    : "gemv",
+                names[c.kind], names[c.c_kind], c.small, c.big, c.k, c.x_along_k, c.y_along_k,
+                p.splits, worst, bad, strayed);
     if (bad || strayed)
         failures++;
 }

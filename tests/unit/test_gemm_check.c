@@ -1,7 +1,8 @@
 /* The gemm ladder's verifier must pass correct results and catch wrong
  * ones: a dropped term, a NaN, an unwritten element, a write between C's
- * rows, a wrong beta, the wrong rounding of tensor-core operands, and a bad
- * row in a problem large enough to be sampled. */
+ * rows, a wrong beta, the wrong rounding of tensor-core operands, a 16-bit
+ * C outside its own rounding, and a bad row in a problem large enough to be
+ * sampled. */
 #include "../../src/ladders/gemm.h"
 #include "../check.h"
 
@@ -132,6 +133,36 @@ int main(void)
     CHECK(verify(&t, WL_GEMM_FP32, &check) == WARPLAB_OK);
     t.c[0] += 1e-3f;
     CHECK(verify(&t, WL_GEMM_FP32, &check) == WARPLAB_ERROR_VERIFICATION_FAILED);
+    release(&t);
+
+    /* A 16-bit C (warplab_gemm_ex's c_type = the input type): the BF16
+     * result passes with its own rounding (2^-8) allowed and fails
+     * without; an element off by two of its units, or NaN, fails even so. */
+    make(&t, 23, 31, 40, 0, 1.0, 0.0, 1, 21);
+    for (size_t i = 0; i < 23 * 31; i++)
+        t.c[i] = wl_bf16_to_float(wl_float_to_bf16(t.c[i]));
+    {
+        const void *host[3] = {t.a, t.b, t.c};
+        wl_check_init(&check);
+        CHECK(wl_gemm_verify_rounded(&t.p, host, &check, WL_GEMM_BF16, 0x1p-8, 0.0) == WARPLAB_OK);
+        wl_check_init(&check);
+        CHECK(wl_gemm_verify_rounded(&t.p, host, &check, WL_GEMM_BF16, 0.0, 0.0) ==
+              WARPLAB_ERROR_VERIFICATION_FAILED);
+        size_t big = 0;
+        for (size_t i = 0; i < 23 * 31; i++)
+            if (fabsf(t.c[i]) > fabsf(t.c[big]))
+                big = i;
+        const float kept = t.c[big];
+        t.c[big] = kept * (1.0f + 0x1p-6f);
+        wl_check_init(&check);
+        CHECK(wl_gemm_verify_rounded(&t.p, host, &check, WL_GEMM_BF16, 0x1p-8, 0.0) ==
+              WARPLAB_ERROR_VERIFICATION_FAILED);
+        CHECK(check.bad == 1 && check.first_bad == big);
+        t.c[big] = NAN;
+        wl_check_init(&check);
+        CHECK(wl_gemm_verify_rounded(&t.p, host, &check, WL_GEMM_BF16, 0x1p-8, 0.0) ==
+              WARPLAB_ERROR_VERIFICATION_FAILED);
+    }
     release(&t);
 
     /* BF16: right only with the operands rounded to BF16. */

@@ -4,8 +4,10 @@
  * take the descriptor (shape, types, compute, layout, alignment, k = 0),
  * the same descriptor always gets the same plan (cached or not), no plan
  * copies an operand whose layout its kernel reads in place, a GEMV plan's
- * splits cover k exactly in whole quanta, and a forced candidate is
- * honoured exactly where it takes the descriptor. */
+ * splits cover k exactly in whole quanta, its kernel reads the layout and
+ * alignment it was given (the tensor-core and register-tiled kernels: X
+ * and Y along k; the tensor cores: 16-byte rows of A and B, sm_80), and a
+ * forced candidate is honoured exactly where it takes the descriptor. */
 #include "../check.h"
 #include "ops/gemm_plan.h"
 
@@ -74,15 +76,29 @@ static void test_table(void)
         warplab_compute compute;
         const char *want;
     } rows[] = {
-        /* Decode: nn.Linear's weights (op_b = T), every type, m = 1..8. */
-        {1, 4096, 4096, N, T, BF16, BF16, FP32C, "gemv_k"},
-        {7, 4096, 14336, N, T, BF16, BF16, FP32C, "gemv_k"},
-        {7, 6144, 4096, N, T, F32, F32, TF32C, "gemv_k"},
-        {2, 28672, 4096, N, T, F16, F16, FP32C, "gemv_k"},
-        {8, 1024, 4096, N, T, BF16, F32, FP32C, "gemv_k"},
-        {1, 4096, 4096, N, T, F32, F32, FP32C, "gemv_k"},
-        /* y = A x with A row-major (n = 1, op_a = N: X along k). */
-        {4096, 1, 4096, N, T, F16, F16, FP32C, "gemv_k"},
+        /* Decode: nn.Linear's weights (op_b = T), every type, m = 1..32
+         * (the tuning set's shapes, scripts/gemm_decode_bench.c): m = 1 on
+         * the CUDA cores where X is large, tensor cores for 16-bit inputs
+         * and TF32 to m = 16, register tiles for exact FP32 from m = 9,
+         * the choosers for 16-bit and TF32 from m = 17. */
+        {1, 28672, 4096, N, T, BF16, BF16, FP32C, "gemv_k"},
+        {1, 4096, 4096, N, T, BF16, BF16, FP32C, "gemv_mma"},
+        {2, 6144, 4096, N, T, F16, F16, FP32C, "gemv_mma"},
+        {7, 4096, 14336, N, T, BF16, BF16, FP32C, "gemv_mma"},
+        {8, 1024, 4096, N, T, BF16, F32, FP32C, "gemv_mma"},
+        {16, 6144, 4096, N, T, F16, F32, FP32C, "gemv_mma"},
+        {24, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
+        {32, 1024, 4096, N, T, F16, F16, FP32C, "ex16_chooser"},
+        {7, 6144, 4096, N, T, F32, F32, TF32C, "gemv_mma_tf32"},
+        {32, 28672, 4096, N, T, F32, F32, TF32C, "tf32_chooser"},
+        {1, 28672, 4096, N, T, F32, F32, FP32C, "gemv_k"},
+        {8, 4096, 4096, N, T, F32, F32, FP32C, "gemv_k"},
+        {12, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
+        {24, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
+        {32, 1024, 14336, N, T, F32, F32, FP32C, "gemv_tiled"},
+        /* y = A x with A row-major (n = 1, op_a = N: X along k); n = 5. */
+        {28672, 1, 4096, N, T, F16, F16, FP32C, "gemv_k"},
+        {4096, 5, 4096, N, T, BF16, F32, FP32C, "gemv_mma"},
         /* Decode with row-major weights (op_b = N): the choosers' kernels as stored. */
         {1, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
         {3, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
@@ -94,7 +110,7 @@ static void test_table(void)
         /* Prefill and squares: the tensor-core choosers, the FP32 dispatcher. */
         {4096, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
         {1000, 1024, 4096, N, N, F16, F32, FP32C, "ex16_chooser"},
-        {32, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
+        {64, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
         {4096, 4096, 4096, N, N, F32, F32, TF32C, "tf32_chooser"},
         {777, 555, 333, T, T, F32, F32, TF32C, "tf32_chooser"},
         {4096, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
@@ -124,6 +140,20 @@ static void test_table(void)
     const wl_gemm_desc square = desc(512, 512, 512, N, N, BF16, BF16, FP32C);
     const wl_gemm_route plan = wl_gemm_plan_make(&square, &turing, NULL);
     CHECK_STR(picked(&plan), "tiled");
+    /* Weights off 16 bytes: not the tensor-core rows (they need 16-byte rows
+     * of A and B, any C), the CUDA-core GEMV; C off 16 bytes does not matter. */
+    wl_gemm_desc off = desc(8, 4096, 4095, N, T, BF16, BF16, FP32C);
+    off.align_a = off.align_b = 2;
+    wl_gemm_route p = wl_gemm_plan_make(&off, &t, NULL);
+    CHECK_STR(picked(&p), "gemv_k");
+    off = desc(8, 4095, 4096, N, T, BF16, BF16, FP32C);
+    off.align_c = 2;
+    p = wl_gemm_plan_make(&off, &t, NULL);
+    CHECK_STR(picked(&p), "gemv_mma");
+    /* Without sm_80 (no mma.sync): the CUDA-core GEMV. */
+    const wl_gemm_desc decode = desc(8, 4096, 4096, N, T, F16, F16, FP32C);
+    p = wl_gemm_plan_make(&decode, &turing, NULL);
+    CHECK_STR(picked(&p), "gemv_k");
 }
 
 /* Every row's constants carry a source, and names are unique. */
@@ -196,7 +226,7 @@ static void test_properties(unsigned seed, int count)
     targets[1].bandwidth_gbs = 2039.0;
     targets[1].fp32_peak_gflops = 19500.0;
     targets[1].sm90a = false;
-    int failures_before = check_failures, gemv_plans = 0;
+    int failures_before = check_failures, gemv_plans = 0, kernel_plans[3] = {0, 0, 0};
     for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
         const wl_gemm_desc d = random_desc();
         const wl_gemm_target *t = &targets[i % 2];
@@ -234,6 +264,8 @@ static void test_properties(unsigned seed, int count)
                 CHECK(plan.predicted_us <= wl_gemm_candidate_us(&rows[r], &d, t));
         if (plan.schedule == WL_GEMM_SCHEDULE_GEMV) {
             gemv_plans++;
+            if (plan.gemv_kernel >= 0 && plan.gemv_kernel < 3)
+                kernel_plans[plan.gemv_kernel]++;
             const size_t small = d.m <= d.n ? d.m : d.n, big = d.m <= d.n ? d.n : d.m;
             CHECK(plan.small == (int)small && plan.big == (int)big);
             CHECK(plan.small_m == (d.m <= d.n));
@@ -250,6 +282,25 @@ static void test_properties(unsigned seed, int count)
             CHECK(plan.scratch == (plan.splits > 1 ? (size_t)plan.splits * small * big * 4 : 0));
             /* Blocks cover the big side (an empty C launches none). */
             CHECK(small == 0 || (size_t)plan.blocks_big * (size_t)plan.tile_n >= big);
+            CHECK(plan.gemv_kernel == c->gemv_kernel);
+            if (plan.gemv_kernel == WL_GEMV_KERNEL_MMA) {
+                /* Tensor cores: X and Y along k (op N, T), 16-byte rows of
+                 * A and B, sm_80, 16-row tiles of X a warp. */
+                CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_T);
+                CHECK(d.align_a == 16 && d.align_b == 16 && t->cc_major >= 8);
+                CHECK(small <= WL_GEMV_MMA_SMALL_MAX);
+                CHECK(plan.tile_n ==
+                      16 * WL_GEMV_MMA_TILES(plan.small) * WL_GEMV_MMA_GROUPS(plan.small));
+                CHECK(d.compute == (d.ab_type == F32 ? TF32C : FP32C));
+            } else if (plan.gemv_kernel == WL_GEMV_KERNEL_TILED) {
+                /* Register tiles: exact FP32, small side 9 to 32, op N, T. */
+                CHECK(d.ab_type == F32 && d.compute == FP32C);
+                CHECK(small >= 9 && small <= WL_GEMV_TILED_SMALL_MAX && t->cc_major >= 8);
+                CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_T);
+                CHECK(plan.tile_n == WL_GEMV_TILED_ROWS);
+            } else {
+                CHECK(small <= WL_GEMV_SMALL_MAX);
+            }
         }
         /* Forcing each row: honoured exactly where the row takes it. */
         for (size_t r = 0; r < rows_count; r++) {
@@ -258,6 +309,9 @@ static void test_properties(unsigned seed, int count)
         }
     }
     CHECK_MSG(gemv_plans > count / 20, "only %d GEMV plans in %d descriptors", gemv_plans, count);
+    CHECK_MSG(kernel_plans[WL_GEMV_KERNEL_MMA] > 0 && kernel_plans[WL_GEMV_KERNEL_TILED] > 0,
+              "GEMV kernels planned: %d FMA, %d tiled, %d mma", kernel_plans[0], kernel_plans[1],
+              kernel_plans[2]);
 }
 
 static void test_limits(void)
@@ -283,7 +337,7 @@ static void test_limits(void)
     char text[160];
     const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
     wl_gemm_route_describe(&plan, text, sizeof text);
-    CHECK_MSG(strncmp(text, "gemv_k (small m = 1, X along k", 30) == 0, "%s", text);
+    CHECK_MSG(strncmp(text, "gemv_mma (small m = 1, X along k", 32) == 0, "%s", text);
 }
 
 int main(int argc, char **argv)

@@ -6,9 +6,9 @@
  * BF16 copies are made in setup, never timed; the handle runs on the
  * backend's stream. */
 /* warplab:rung gemm cublas_fp32 cublas_tf32 cublas_bf16 cublas_tf32_kmajor */
+#include "../vendor_libs.h"
 #include "gemm_launch.h"
 
-#include <cublas_v2.h>
 #include <stdlib.h>
 
 typedef enum cublas_mode {
@@ -23,12 +23,14 @@ typedef enum cublas_mode {
 } cublas_mode;
 
 typedef struct cublas_state {
+    const wl_cublas_api *api; /* cuBLAS, loaded at the first setup */
     cublasHandle_t handle;
     wl_gemm_kmajor copies;    /* the BF16 or TF32 rows' K-major copies */
     wl_gemm_ex_inputs inputs; /* the ex rows' 16-bit copies */
 } cublas_state;
 
-static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
+static warplab_status cublas_check(wl_backend *backend, const wl_cublas_api *api,
+                                   cublasStatus_t status, const char *what)
 {
     if (status == CUBLAS_STATUS_SUCCESS)
         return WARPLAB_OK;
@@ -37,7 +39,16 @@ static warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, c
         : status == CUBLAS_STATUS_ARCH_MISMATCH || status == CUBLAS_STATUS_NOT_SUPPORTED
             ? WARPLAB_ERROR_UNSUPPORTED
             : WARPLAB_ERROR_BACKEND;
-    return wl_fail(backend, code, "%s: %s", what, cublasGetStatusString(status));
+    return wl_fail(backend, code, "%s: %s", what, api->status_string(status));
+}
+
+/* A cuBLAS row is skipped, with why, where cuBLAS cannot be loaded. */
+static warplab_status cublas_supports(wl_backend *backend, const wl_problem *problem, char *reason,
+                                      size_t reason_len)
+{
+    (void)backend;
+    (void)problem;
+    return wl_cublas_load(reason, reason_len) ? WARPLAB_OK : WARPLAB_ERROR_UNSUPPORTED;
 }
 
 static void cublas_teardown(wl_backend *backend, void *state)
@@ -46,7 +57,7 @@ static void cublas_teardown(wl_backend *backend, void *state)
     if (!s)
         return;
     if (s->handle)
-        cublasDestroy(s->handle);
+        s->api->destroy(s->handle);
     wl_gemm_kmajor_free(&s->copies);
     wl_gemm_ex_inputs_free(backend, &s->inputs);
     free(s);
@@ -59,15 +70,20 @@ static warplab_status cublas_setup_mode(wl_backend *backend, const wl_launch *la
     if (!s)
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cuBLAS state");
     *state = s;
-    warplab_status status = cublas_check(backend, cublasCreate(&s->handle), "cublasCreate");
+    char reason[1024];
+    s->api = wl_cublas_load(reason, sizeof reason);
+    if (!s->api)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
+    const wl_cublas_api *api = s->api;
+    warplab_status status = cublas_check(backend, api, api->create(&s->handle), "cublasCreate");
     if (status == WARPLAB_OK)
-        status = cublas_check(backend, cublasSetStream(s->handle, wl_cuda_stream(backend)),
+        status = cublas_check(backend, api, api->set_stream(s->handle, wl_cuda_stream(backend)),
                               "cublasSetStream");
     if (status == WARPLAB_OK)
-        status = cublas_check(backend,
-                              cublasSetMathMode(s->handle, mode == CUBLAS_ROW_FP32
-                                                               ? CUBLAS_PEDANTIC_MATH
-                                                               : CUBLAS_DEFAULT_MATH),
+        status = cublas_check(backend, api,
+                              api->set_math_mode(s->handle, mode == CUBLAS_ROW_FP32
+                                                                ? CUBLAS_PEDANTIC_MATH
+                                                                : CUBLAS_DEFAULT_MATH),
                               "cublasSetMathMode");
     if (status == WARPLAB_OK && (mode == CUBLAS_ROW_BF16 || mode == CUBLAS_ROW_TF32_KMAJOR))
         status = wl_gemm_kmajor_make(
@@ -114,10 +130,10 @@ static warplab_status launch_fp32(wl_backend *backend, const wl_launch *launch, 
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
-    return cublas_check(backend,
-                        cublasSgemm(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                    g.b, ld_at_least_1(g.ldb), g.a, ld_at_least_1(g.lda), &g.beta,
-                                    g.c, ld_at_least_1(g.ldc)),
+    return cublas_check(backend, s->api,
+                        s->api->sgemm(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
+                                      g.b, ld_at_least_1(g.ldb), g.a, ld_at_least_1(g.lda), &g.beta,
+                                      g.c, ld_at_least_1(g.ldc)),
                         "cublasSgemm");
 }
 
@@ -127,12 +143,12 @@ static warplab_status launch_tf32(wl_backend *backend, const wl_launch *launch, 
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
-    return cublas_check(backend,
-                        cublasGemmEx(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                     g.b, CUDA_R_32F, ld_at_least_1(g.ldb), g.a, CUDA_R_32F,
-                                     ld_at_least_1(g.lda), &g.beta, g.c, CUDA_R_32F,
-                                     ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F_FAST_TF32,
-                                     CUBLAS_GEMM_DEFAULT),
+    return cublas_check(backend, s->api,
+                        s->api->gemm_ex(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k,
+                                        &g.alpha, g.b, CUDA_R_32F, ld_at_least_1(g.ldb), g.a,
+                                        CUDA_R_32F, ld_at_least_1(g.lda), &g.beta, g.c, CUDA_R_32F,
+                                        ld_at_least_1(g.ldc), CUBLAS_COMPUTE_32F_FAST_TF32,
+                                        CUBLAS_GEMM_DEFAULT),
                         "cublasGemmEx (TF32)");
 }
 
@@ -147,11 +163,11 @@ static warplab_status launch_kmajor(wl_backend *backend, const wl_launch *launch
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
-    return cublas_check(backend,
-                        cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha,
-                                     s->copies.bt, type, s->copies.ldbt, s->copies.a, type,
-                                     s->copies.lda, &g.beta, g.c, CUDA_R_32F, ld_at_least_1(g.ldc),
-                                     compute, CUBLAS_GEMM_DEFAULT),
+    return cublas_check(backend, s->api,
+                        s->api->gemm_ex(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k,
+                                        &g.alpha, s->copies.bt, type, s->copies.ldbt, s->copies.a,
+                                        type, s->copies.lda, &g.beta, g.c, CUDA_R_32F,
+                                        ld_at_least_1(g.ldc), compute, CUBLAS_GEMM_DEFAULT),
                         what);
 }
 
@@ -177,21 +193,25 @@ static warplab_status launch_tf32_kmajor(wl_backend *backend, const wl_launch *l
 
 extern "C" const wl_impl wl_gemm_cublas_fp32_impl = {.ladder = "gemm",
                                                      .rung = "cublas_fp32",
+                                                     .supports = cublas_supports,
                                                      .setup = setup_fp32,
                                                      .launch = launch_fp32,
                                                      .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_tf32_impl = {.ladder = "gemm",
                                                      .rung = "cublas_tf32",
+                                                     .supports = cublas_supports,
                                                      .setup = setup_tf32,
                                                      .launch = launch_tf32,
                                                      .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_bf16_impl = {.ladder = "gemm",
                                                      .rung = "cublas_bf16",
+                                                     .supports = cublas_supports,
                                                      .setup = setup_bf16,
                                                      .launch = launch_bf16,
                                                      .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_tf32_kmajor_impl = {.ladder = "gemm",
                                                             .rung = "cublas_tf32_kmajor",
+                                                            .supports = cublas_supports,
                                                             .setup = setup_tf32_kmajor,
                                                             .launch = launch_tf32_kmajor,
                                                             .teardown = cublas_teardown};
@@ -224,11 +244,11 @@ static warplab_status cublas_ex_launch(wl_backend *backend, const wl_launch *lau
     }
     const cublasOperation_t op_a = wl_gemm_trans_a(p) ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t op_b = wl_gemm_trans_b(p) ? CUBLAS_OP_T : CUBLAS_OP_N;
-    return cublas_check(backend,
-                        cublasGemmEx(s->handle, op_b, op_a, g.n, g.m, g.k, &g.alpha, b, type,
-                                     ld_at_least_1(g.ldb), a, type, ld_at_least_1(g.lda), &g.beta,
-                                     g.c, CUDA_R_32F, ld_at_least_1(g.ldc), compute,
-                                     CUBLAS_GEMM_DEFAULT),
+    return cublas_check(backend, s->api,
+                        s->api->gemm_ex(s->handle, op_b, op_a, g.n, g.m, g.k, &g.alpha, b, type,
+                                        ld_at_least_1(g.ldb), a, type, ld_at_least_1(g.lda),
+                                        &g.beta, g.c, CUDA_R_32F, ld_at_least_1(g.ldc), compute,
+                                        CUBLAS_GEMM_DEFAULT),
                         "cublasGemmEx");
 }
 
@@ -247,16 +267,19 @@ static warplab_status setup_ex_fp16(wl_backend *backend, const wl_launch *launch
 
 extern "C" const wl_impl wl_gemm_cublas_ex_tf32_impl = {.ladder = "gemm",
                                                         .rung = "cublas_ex_tf32",
+                                                        .supports = cublas_supports,
                                                         .setup = setup_ex_tf32,
                                                         .launch = cublas_ex_launch,
                                                         .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_ex_bf16_impl = {.ladder = "gemm",
                                                         .rung = "cublas_ex_bf16",
+                                                        .supports = cublas_supports,
                                                         .setup = setup_ex_bf16,
                                                         .launch = cublas_ex_launch,
                                                         .teardown = cublas_teardown};
 extern "C" const wl_impl wl_gemm_cublas_ex_fp16_impl = {.ladder = "gemm",
                                                         .rung = "cublas_ex_fp16",
+                                                        .supports = cublas_supports,
                                                         .setup = setup_ex_fp16,
                                                         .launch = cublas_ex_launch,
                                                         .teardown = cublas_teardown};

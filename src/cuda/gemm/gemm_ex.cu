@@ -1,8 +1,9 @@
 /* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
  *
  * - The planner (src/ops/gemm_plan.h) plans every call first: where it
- *   picks a GEMV row (gemv_k, gemv_rows: m or n small, decode), the GEMV
- *   family (gemv.cuh) runs it, every layout and type read in place. Its
+ *   picks a GEMV row (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32,
+ *   gemv_tiled: m or n small, decode), the GEMV family (gemv.cuh) runs it,
+ *   every layout and type read in place. Its
  *   other rows delegate to the choosers below.
  * - TF32 compute: tf32_choose (below) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
@@ -24,8 +25,8 @@
  * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
-#include "gemv.h"
 #include "gemm_launch.h"
+#include "gemv.h"
 #include "plan_cache.h"
 
 #include <cuda_bf16.h>
@@ -295,14 +296,31 @@ static const char *gemv_row(const wl_problem *p)
     return wl_gemm_x_along_k(&d) ? "gemv_k" : "gemv_rows";
 }
 
-/* The GEMV family runs the problem: the planner's pick, or (forced) the
- * skinny problems that the TF32 and tiled paths below leave to it. */
+/* The planner candidate a call is forced to (problem.param: its row + 1,
+ * set by warplab_gemm_force_candidate), or NULL: the planner's pick. */
+static const char *forced_candidate(const wl_problem *p)
+{
+    size_t count = 0;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
+    return p->param > 0 && (size_t)p->param <= count ? rows[p->param - 1].name : NULL;
+}
+
+/* The fallback forced: the tiled kernel whatever the shape. */
+static bool tiled_forced(const wl_problem *p)
+{
+    const char *force = forced_candidate(p);
+    return force && strcmp(force, "tiled") == 0;
+}
+
+/* The GEMV family runs the problem: the planner's pick (or the forced
+ * candidate), or (forced) the skinny problems that the TF32 and tiled
+ * paths below leave to it. */
 static bool gemv_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
                          wl_gemm_route *plan)
 {
     if (p->variant & WL_GEMM_EX16_FORCE)
         return false;
-    *plan = planned(backend, p, launch, NULL);
+    *plan = planned(backend, p, launch, forced_candidate(p));
     return plan->candidate >= 0 && plan->schedule == WL_GEMM_SCHEDULE_GEMV;
 }
 
@@ -584,11 +602,35 @@ static size_t b_copy_bytes(const wl_problem *p, const tf32_choice *tf32)
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p);
+
+/* The workspace is sized from the problem alone (its misalignment, no
+ * pointers), but the plan at launch sees the caller's views: where the
+ * planned row needs 16-byte rows (the tensor-core GEMV), a view off 16
+ * bytes plans another row at launch, so the workspace has room for that
+ * one too (the GEMV row of a misaligned view, or the choosers' path). */
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
     wl_gemm_route gemv;
-    if (gemv_planned(backend, p, NULL, &gemv))
+    if (!gemv_planned(backend, p, NULL, &gemv))
+        return ex_scratch_chosen(backend, p);
+    size_t count;
+    if (wl_gemm_candidates(&count)[gemv.candidate].min_align <= 1)
         return gemv.scratch;
+    wl_problem misaligned = *p;
+    misaligned.misalign = 1;
+    wl_gemm_route other;
+    const size_t other_bytes = gemv_planned(backend, &misaligned, NULL, &other)
+                                   ? other.scratch
+                                   : ex_scratch_chosen(backend, p);
+    return gemv.scratch > other_bytes ? gemv.scratch : other_bytes;
+}
+
+/* The workspace of the path that runs a problem the GEMV family does not. */
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
+{
+    if (tiled_forced(p))
+        return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
@@ -816,6 +858,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, launch, &gemv))
         return wl_gemv_run(backend, launch, &gemv);
+    if (tiled_forced(p))
+        return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
         if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
@@ -918,6 +962,10 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, launch, &gemv)) {
         wl_gemm_route_describe(&gemv, text, len);
+        return;
+    }
+    if (tiled_forced(p)) {
+        snprintf(text, len, "tiled (CUDA cores, %d x %d tiles)", EX_BM, EX_BN);
         return;
     }
     if (p->dtype != WARPLAB_FLOAT32) {

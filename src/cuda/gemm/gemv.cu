@@ -30,6 +30,38 @@ static void launch_kind(int small, bool along_k, dim3 grid, const wl_gemv_params
         launch_gemv<KIND, 16>(along_k, grid, params, stream);
 }
 
+/* The tensor-core kernel (gemv_mma) for a small side: NT 8-column tiles. */
+template <int KIND, int NT>
+static void launch_mma_sized(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    gemv_mma<KIND, NT, WL_GEMV_MMA_TILES(8 * NT), WL_GEMV_MMA_DEPTH(8 * NT),
+             WL_GEMV_MMA_GROUPS(8 * NT)><<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
+}
+
+template <int KIND>
+static void launch_mma(int small, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    /* The rows stop at WL_GEMV_MMA_SMALL_MAX = 16: two column tiles at most. */
+    if (small <= 8)
+        launch_mma_sized<KIND, 1>(grid, params, stream);
+    else
+        launch_mma_sized<KIND, 2>(grid, params, stream);
+}
+
+/* The register-tiled kernel (gemv_tiled_k) for S columns: its shared
+ * memory past 48 KB opted in (idempotent), then the launch. */
+template <int S>
+static cudaError_t launch_tiled(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    const int bytes = gemv_tiled_shape<S>::BYTES;
+    const cudaError_t e = cudaFuncSetAttribute(gemv_tiled_k<WL_GEMV_F32, S>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess)
+        return e;
+    gemv_tiled_k<WL_GEMV_F32, S><<<grid, WL_GEMV_THREADS, bytes, stream>>>(params);
+    return cudaSuccess;
+}
+
 static int kind_of(warplab_dtype type)
 {
     return type == WARPLAB_BFLOAT16  ? WL_GEMV_BF16
@@ -47,7 +79,11 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
                                       const wl_gemm_route *plan)
 {
     const wl_problem *p = launch->problem;
-    if (plan->schedule != WL_GEMM_SCHEDULE_GEMV || plan->small > WL_GEMV_SMALL_MAX)
+    if (plan->schedule != WL_GEMM_SCHEDULE_GEMV ||
+        plan->small > (plan->gemv_kernel == WL_GEMV_KERNEL_MMA     ? WL_GEMV_MMA_SMALL_MAX
+                       : plan->gemv_kernel == WL_GEMV_KERNEL_TILED ? WL_GEMV_TILED_SMALL_MAX
+                                                                   : WL_GEMV_SMALL_MAX) ||
+        (plan->gemv_kernel != WL_GEMV_KERNEL_FMA && !plan->x_along_k))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemv: not a GEMV plan");
     if (plan->splits > 1 && launch->scratch.bytes < plan->scratch)
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -105,11 +141,37 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
     params.c_kind = (p->variant & WL_GEMM_C_INPUT_TYPE) ? kind_of(p->dtype) : WL_GEMV_F32;
     cudaStream_t stream = wl_cuda_stream(backend);
     const dim3 grid((unsigned)plan->blocks_big, (unsigned)plan->splits);
-    switch (kind_of(p->dtype)) {
-    case WL_GEMV_BF16: launch_kind<WL_GEMV_BF16>(plan->small, along_k, grid, params, stream); break;
-    case WL_GEMV_F16: launch_kind<WL_GEMV_F16>(plan->small, along_k, grid, params, stream); break;
-    default: launch_kind<WL_GEMV_F32>(plan->small, along_k, grid, params, stream); break;
-    }
+    if (plan->gemv_kernel == WL_GEMV_KERNEL_TILED) {
+        /* FP32 only (the row's input type). */
+        if (p->dtype != WARPLAB_FLOAT32)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "gemv: the register-tiled kernel takes FP32 inputs");
+        const int s = WL_GEMV_TILED_S(plan->small);
+        const cudaError_t e = s == 16   ? launch_tiled<16>(grid, params, stream)
+                              : s == 24 ? launch_tiled<24>(grid, params, stream)
+                                        : launch_tiled<32>(grid, params, stream);
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, "gemv: the register-tiled kernel's shared memory");
+    } else if (plan->gemv_kernel == WL_GEMV_KERNEL_MMA) {
+        /* Y read along k by the tensor-core kernel (its row takes op N, T only). */
+        if (params.y_q != 1)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "gemv: the tensor-core kernel reads Y along k");
+        switch (kind_of(p->dtype)) {
+        case WL_GEMV_BF16: launch_mma<WL_GEMV_BF16>(plan->small, grid, params, stream); break;
+        case WL_GEMV_F16: launch_mma<WL_GEMV_F16>(plan->small, grid, params, stream); break;
+        default: launch_mma<WL_GEMV_F32>(plan->small, grid, params, stream); break;
+        }
+    } else
+        switch (kind_of(p->dtype)) {
+        case WL_GEMV_BF16:
+            launch_kind<WL_GEMV_BF16>(plan->small, along_k, grid, params, stream);
+            break;
+        case WL_GEMV_F16:
+            launch_kind<WL_GEMV_F16>(plan->small, along_k, grid, params, stream);
+            break;
+        default: launch_kind<WL_GEMV_F32>(plan->small, along_k, grid, params, stream); break;
+        }
     warplab_status status = WL_CUDA_LAUNCHED(backend, "gemv kernel");
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;

@@ -20,6 +20,11 @@
  * - gemv_along_big (x_j = 1): a thread owns 16 bytes of neighbouring
  *   columns, GROUPS groups of threads walk the rows of X in turn, shared
  *   memory adds the groups.
+ * - gemv_tiled_k (x_q = 1, FP32 compute, small side 17 to 32): as
+ *   gemv_along_k, on register tiles (below).
+ * - gemv_mma (x_q = 1 and y_q = 1, 16-bit inputs or TF32 compute, small
+ *   side up to 32; the planner takes it to WL_GEMV_MMA_SMALL_MAX): gemv_along_k's problem on tensor
+ *   cores (below).
  * k is split (blockIdx.y) so that every SM has blocks; the splits' partial
  * sums (part[split][i][j], FP32) are added in split order by
  * wl_splitk_finish, the one split-K reduction (deterministic), which also
@@ -38,6 +43,7 @@
 
 #include "../../ops/gemm_plan.h"
 #include "gemm_device.cuh"
+#include "mma_kernel.cuh"
 
 #ifndef WL_EMULATE
 #include <cuda_bf16.h>
@@ -277,6 +283,360 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
         }
         __syncthreads();
     }
+}
+
+/* gemv_tiled_k: X along k, exact FP32 (FMAs), small side 9 to 32.
+ *
+ * Over gemv_along_k: there each lane sums all S columns for COLS rows of
+ * X, so every 16 bytes of X cost S loads of Y (from L2: Y is read by every
+ * warp) for S x COLS x 4 FMAs; the loads of Y, not the FMAs, bound it, and
+ * from S = 17 the registers allow COLS = 2 at most (exact FP32 at m =
+ * 24-32 fell to the 64 x 64 tile fallback, 0.03-0.35x cuBLAS, H200). Here
+ * a block's 8 warps own 64 rows of X (8 a warp) and work on the same k:
+ * X and Y come through shared memory in stages of WL_GEMV_TILED_STAGE_K,
+ * WL_GEMV_TILED_STAGES deep (cp.async: the next stages' bytes in flight
+ * while one is multiplied, 16-byte copies where the rows are 16-byte
+ * aligned, zeros past k, small and big), so each Y element is fetched once
+ * a block. A lane keeps an 8 x SC tile of sums (SC = S / 4 columns): its
+ * 8 lanes walk k, 16 bytes a lane a step, the 4 groups of 8 lanes take a
+ * quarter of the columns each and read the same X words (a broadcast):
+ * 8 + SC shared loads a step for 32 x SC FMAs. The 8 lanes of a group add
+ * their sums with shuffles and lane r stores row r; k splits across blocks
+ * (blockIdx.y) as for the other kernels. Only FP32 inputs are
+ * instantiated: 16-bit inputs have the tensor-core kernel. */
+template <int S> struct gemv_tiled_shape {
+    enum {
+        SC = S / 4,                               /* columns a lane */
+        PITCH = WL_GEMV_TILED_STAGE_K + 4,        /* floats a shared row (+4: banks) */
+        STAGE = (WL_GEMV_TILED_ROWS + S) * PITCH, /* floats a stage: X rows, then Y rows */
+        BYTES = WL_GEMV_TILED_STAGES * STAGE * 4  /* dynamic shared memory */
+    };
+};
+
+/* One stage of X (rows j0.., WL_GEMV_TILED_ROWS) and Y (S rows) at k q
+ * (elements before q_end) into shared memory, as cp.async copies. */
+template <int S>
+__device__ __forceinline__ void gemv_tiled_stage(const wl_gemv_params &p, float *stage, int j0,
+                                                 int q, int q_end)
+{
+    typedef gemv_tiled_shape<S> G;
+    const float *x = (const float *)p.x, *y = (const float *)p.y;
+    const int CHUNKS = WL_GEMV_TILED_STAGE_K / 4; /* 16-byte chunks a row */
+    for (int c = threadIdx.x; c < (WL_GEMV_TILED_ROWS + S) * CHUNKS; c += WL_GEMV_THREADS) {
+        const int row = c / CHUNKS, qq = q + 4 * (c % CHUNKS);
+        float *dst = stage + row * G::PITCH + 4 * (c % CHUNKS);
+        const int k_valid = q_end - qq < 0 ? 0 : min(q_end - qq, 4);
+        if (row < WL_GEMV_TILED_ROWS) {
+            const int j = j0 + row;
+            const int valid = j < p.big ? k_valid : 0;
+            const float *src = x + (size_t)min(j, p.big - 1) * p.x_j + qq;
+            if (p.x_vec) {
+                cp_async_16_edge(dst, src, valid);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    cp_async_4(dst + e, src + e, e < valid);
+            }
+        } else {
+            const int i = row - WL_GEMV_TILED_ROWS;
+            const int valid = i < p.small ? k_valid : 0;
+            const float *src = y + (size_t)min(i, p.small - 1) * p.y_i + (size_t)qq * p.y_q;
+            if (p.y_vec) {
+                cp_async_16_edge(dst, src, valid);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    cp_async_4(dst + e, src + (size_t)e * p.y_q, e < valid);
+            }
+        }
+    }
+}
+
+template <int KIND, int S>
+__global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_params p)
+{
+    static_assert(KIND == WL_GEMV_F32, "gemv_tiled_k: FP32 inputs");
+    typedef gemv_tiled_shape<S> G;
+    const int SC = G::SC, LANES = 8, STAGES = WL_GEMV_TILED_STAGES;
+    const int STAGE_K = WL_GEMV_TILED_STAGE_K;
+    if (p.splits > 1) /* wl_splitk_finish follows */
+        wl_release_dependents();
+    WL_DYNAMIC_SMEM(float, smem);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, kl = lane % LANES;
+    const int group = lane / LANES;
+    const int j0 = blockIdx.x * WL_GEMV_TILED_ROWS, split = blockIdx.y;
+    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    const int stages = q1 > q0 ? (q1 - q0 + STAGE_K - 1) / STAGE_K : 0;
+    float acc[8][SC];
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+#pragma unroll
+        for (int c = 0; c < SC; c++)
+            acc[r][c] = 0.0f;
+            /* The first STAGES - 1 stages in flight (one commit group each, empty
+             * past the end, so that the wait below counts the same everywhere). */
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < stages)
+            gemv_tiled_stage<S>(p, smem + st * G::STAGE, j0, q0 + st * STAGE_K, q1);
+        cp_async_commit();
+    }
+    for (int st = 0; st < stages; st++) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads(); /* stage st landed; stage st - 1's buffer is free */
+        const int next = st + STAGES - 1;
+        if (next < stages)
+            gemv_tiled_stage<S>(p, smem + (next % STAGES) * G::STAGE, j0, q0 + next * STAGE_K, q1);
+        cp_async_commit();
+        const float *xs = smem + (st % STAGES) * G::STAGE + warp * 8 * G::PITCH;
+        const float *ys =
+            smem + (st % STAGES) * G::STAGE + (WL_GEMV_TILED_ROWS + group * SC) * G::PITCH;
+#pragma unroll
+        for (int d = 0; d < STAGE_K / (4 * LANES); d++) {
+            const int kk = d * 4 * LANES + 4 * kl;
+            float4 xv[8];
+#pragma unroll
+            for (int r = 0; r < 8; r++)
+                xv[r] = *reinterpret_cast<const float4 *>(xs + r * G::PITCH + kk);
+#pragma unroll
+            for (int c = 0; c < SC; c++) {
+                const float4 yv = *reinterpret_cast<const float4 *>(ys + c * G::PITCH + kk);
+#pragma unroll
+                for (int r = 0; r < 8; r++) {
+                    acc[r][c] = fmaf(yv.x, xv[r].x, acc[r][c]);
+                    acc[r][c] = fmaf(yv.y, xv[r].y, acc[r][c]);
+                    acc[r][c] = fmaf(yv.z, xv[r].z, acc[r][c]);
+                    acc[r][c] = fmaf(yv.w, xv[r].w, acc[r][c]);
+                }
+            }
+        }
+    }
+    cp_async_wait<0>();
+    /* The group's 8 lanes add their sums; lane r emits row r of the warp. */
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+#pragma unroll
+        for (int c = 0; c < SC; c++) {
+            float v = acc[r][c];
+#pragma unroll
+            for (int offset = 1; offset < LANES; offset *= 2)
+                v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+            const int j = j0 + warp * 8 + r, i = group * SC + c;
+            if (r == kl && j < p.big && i < p.small)
+                gemv_emit(p, split, i, j, v);
+        }
+}
+
+/* gemv_mma: X along k on tensor cores (mma.sync, sm_80+), FP32 sums.
+ *
+ * Over gemv_along_k: from m = 2 that kernel is bound by the issue of its
+ * FP32 FMAs (each 16 bytes of X loaded cost S x 8 FMAs and S loads of Y:
+ * 0.35-0.63x cuBLAS at m = 7-8 with 16-bit inputs, H200), not by the bytes
+ * of X. Here the products go to the tensor cores: the problem is computed
+ * as D (big x small) = X (big x k) Y^T, so that X, the weights, is the
+ * mma's 16-row A operand (row-major: X's rows run along k) and Y, the
+ * tokens, the 8-wide B operand (column-major: Y's rows run along k too).
+ * Nothing is staged in shared memory on the way in: each lane loads 16
+ * bytes of a row straight into an A (or B) fragment, because k is permuted
+ * inside a warp step (PTX ISA, "Matrix Fragments for mma.m16n8k16 /
+ * m16n8k8"; g = lane / 4, t = lane % 4): the lane's 16 bytes at k = q + t
+ * x VEC hold the k slots of two mma steps, words 2s and 2s + 1 of step s:
+ * - BF16 / FP16 (m16n8k16, VEC = 8, a step of 32 k): slots 2t, 2t + 1 are
+ *   elements 4s, 4s + 1 and slots 2t + 8, 2t + 9 are 4s + 2, 4s + 3;
+ * - TF32 (m16n8k8, VEC = 4, a step of 16 k): slot t is element 2s, slot
+ *   t + 4 element 2s + 1 (the FP32 words as stored: the mma reads their
+ *   top 19 bits, truncation, as the TF32 tile kernels).
+ * X rows g and g + 8 of each 16-row tile and Y row g of each 8-column tile
+ * are loaded the same way, so A and B agree on the permutation and the sum
+ * over k is the product's. A warp owns MT 16-row tiles of X and all NT =
+ * ceil(small / 8) column tiles; it loads DEPTH steps of X (16 bytes a
+ * lane a row, evict-first: X is read once) before it multiplies, 4 KB of
+ * X in flight a warp at MT = 1, DEPTH = 4, and Y (read by every strip:
+ * __ldg) with them, or a step at a time where NT > 2 leaves no registers.
+ * The block's warps form RG row groups on neighbouring strips at the same
+ * k (each Y fragment fetched from L2 once for the groups); the
+ * WL_GEMV_MMA_WARPS / RG warps of a group take neighbouring runs of DEPTH
+ * steps (each row's bytes of a run contiguous) and add their sums in
+ * shared memory, every warp a share of the outputs, in warp order
+ * (deterministic). The geometry the library runs (MT, DEPTH, RG:
+ * gemm_plan.h) was measured with scripts/gemv_variants.cu. The grid's y
+ * splits k only where the strips alone leave most SMs idle: on the H200
+ * one split beat 2-16 even at n = 1024 (the second launch and the partial
+ * sums cost more than the idle SMs); wl_splitk_finish adds the splits as
+ * for the other kernels. Steps past the last whole round of the block,
+ * the tail of k and views off 16 bytes load element by element (zeros
+ * past the end of k); rows past big and columns past small repeat the
+ * last one and are never stored. */
+template <int KIND>
+__device__ __forceinline__ void gemv_mma_step(float d[4], const unsigned a[4], const unsigned b[2])
+{
+    if (KIND == WL_GEMV_BF16)
+        mma_bf16_m16n8k16(d, a, b);
+    else if (KIND == WL_GEMV_F16)
+        mma_f16_m16n8k16(d, a, b);
+    else
+        mma_tf32_m16n8k8(d, a, b);
+}
+
+/* A lane's 16 bytes of a row from src (k contiguous) as 4 words: one
+ * 16-byte load (STREAM: evict-first) where vec and all VEC elements are
+ * before the end of k (valid), else element by element, zeros past it. */
+template <int KIND, bool STREAM>
+__device__ __forceinline__ void gemv_mma_load(const typename gemv_elem<KIND>::storage *src,
+                                              int valid, bool vec, unsigned w[4])
+{
+    const int VEC = gemv_elem<KIND>::VEC;
+    if (vec && valid >= VEC) {
+        const uint4 v = STREAM ? __ldcs(reinterpret_cast<const uint4 *>(src))
+                               : __ldg(reinterpret_cast<const uint4 *>(src));
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        w[i] = 0u;
+#pragma unroll
+    for (int e = 0; e < VEC; e++)
+        if (e < valid) {
+            if (KIND == WL_GEMV_F32)
+                w[e] = __float_as_uint((float)src[e]);
+            else
+                w[e / 2] |= (unsigned)src[e] << (16 * (e % 2));
+        }
+}
+
+/* One warp step: acc[mt][nt] += the 16 x 8 products of x[mt] (rows g, g +
+ * 8) and y[nt] over the step's k, as two mma. */
+template <int KIND, int NT, int MT>
+__device__ __forceinline__ void gemv_mma_multiply(float acc[MT][NT][4], const unsigned x[MT][2][4],
+                                                  const unsigned y[NT][4])
+{
+#pragma unroll
+    for (int s = 0; s < 2; s++)
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            const unsigned a[4] = {x[mt][0][2 * s], x[mt][1][2 * s], x[mt][0][2 * s + 1],
+                                   x[mt][1][2 * s + 1]};
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++) {
+                const unsigned b[2] = {y[nt][2 * s], y[nt][2 * s + 1]};
+                gemv_mma_step<KIND>(acc[mt][nt], a, b);
+            }
+        }
+}
+
+/* NT: 8-column tiles of the small side (1 to 4); MT: 16-row tiles of X a
+ * warp; DEPTH: steps a warp loads before it multiplies. */
+template <int KIND, int NT, int MT, int DEPTH, int RG>
+__global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_params p)
+{
+#if WL_SM80_BODY
+    typedef gemv_elem<KIND> E;
+    typedef typename E::storage T;
+    const int VEC = E::VEC, STEP = 4 * E::VEC, OUTS = MT * NT * 4;
+    const int KW = WL_GEMV_MMA_WARPS / RG; /* warps along k a row group */
+    if (p.splits > 1)                      /* wl_splitk_finish follows */
+        wl_release_dependents();
+    __shared__ float sums[WL_GEMV_MMA_WARPS][OUTS][32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+    const int group = warp % RG, kw = warp / RG; /* the warp's row group, its place along k */
+    const int j0 = (blockIdx.x * RG + group) * 16 * MT, split = blockIdx.y;
+    const int q_begin = split * p.k_chunk, q_end = min(p.k, q_begin + p.k_chunk);
+    const T *x = (const T *)p.x, *y = (const T *)p.y;
+    /* The lane's rows, at its 16 bytes of a step (k = VEC t). */
+    const T *x_rows[MT][2], *y_rows[NT];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            x_rows[mt][h] = x + (size_t)min(j0 + 16 * mt + 8 * h + g, p.big - 1) * p.x_j + VEC * t;
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+        y_rows[nt] = y + (size_t)min(8 * nt + g, p.small - 1) * p.y_i + VEC * t;
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                acc[mt][nt][r] = 0.0f;
+    const int length = q_end > q_begin ? q_end - q_begin : 0;
+    const int steps = (length + STEP - 1) / STEP;
+    /* Whole rounds (KW x DEPTH whole steps, 16-byte views): no checks. */
+    const int rounds = p.x_vec && p.y_vec ? length / STEP / (KW * DEPTH) : 0;
+    for (int round = 0; round < rounds; round++) {
+        const int q0 = q_begin + (round * KW + kw) * DEPTH * STEP;
+        /* X of all DEPTH steps first (the bytes in flight); Y with them
+         * where it fits the registers (NT <= 2), else a step at a time. */
+        const bool Y_AHEAD = NT <= 2;
+        unsigned xw[DEPTH][MT][2][4], yw[Y_AHEAD ? DEPTH : 1][NT][4];
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    gemv_mma_load<KIND, true>(x_rows[mt][h] + q0 + d * STEP, VEC, true,
+                                              xw[d][mt][h]);
+            if (Y_AHEAD)
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+                    gemv_mma_load<KIND, false>(y_rows[nt] + q0 + d * STEP, VEC, true,
+                                               yw[Y_AHEAD ? d : 0][nt]);
+        }
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++) {
+            if (!Y_AHEAD)
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+                    gemv_mma_load<KIND, false>(y_rows[nt] + q0 + d * STEP, VEC, true, yw[0][nt]);
+            gemv_mma_multiply<KIND, NT, MT>(acc, xw[d], yw[Y_AHEAD ? d : 0]);
+        }
+    }
+    /* The rest, a step a warp in turn: checked loads. */
+    for (int s = rounds * KW * DEPTH + kw; s < steps; s += KW) {
+        const int q = q_begin + s * STEP;
+        const int valid = q_end - q - VEC * t; /* the lane's elements before the end */
+        unsigned xw[MT][2][4], yw[NT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                gemv_mma_load<KIND, true>(x_rows[mt][h] + q, valid, p.x_vec, xw[mt][h]);
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+            gemv_mma_load<KIND, false>(y_rows[nt] + q, valid, p.y_vec, yw[nt]);
+        gemv_mma_multiply<KIND, NT, MT>(acc, xw, yw);
+    }
+    /* acc[mt][nt][r]: X row j0 + 16 mt + g (+ 8 for r >= 2), small column
+     * 8 nt + 2t + r % 2. Every warp posts its sums; the block's warps
+     * share the outputs (output o of row group o / OUTS to warp o % WARPS)
+     * and add the group's KW warps in order. */
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                sums[warp][(mt * NT + nt) * 4 + r][lane] = acc[mt][nt][r];
+    __syncthreads();
+    for (int o = warp; o < RG * OUTS; o += WL_GEMV_MMA_WARPS) {
+        const int rg = o / OUTS, out = o % OUTS;
+        float v = 0.0f;
+#pragma unroll
+        for (int w = 0; w < KW; w++)
+            v += sums[rg + RG * w][out][lane];
+        const int mt = out / (NT * 4), nt = out / 4 % NT, r = out % 4;
+        const int j = (blockIdx.x * RG + rg) * 16 * MT + 16 * mt + g + 8 * (r / 2);
+        const int i = 8 * nt + 2 * t + r % 2;
+        if (j < p.big && i < p.small)
+            gemv_emit(p, split, i, j, v);
+    }
+#endif
 }
 
 /* The split-K reduction: C[i * c_i + j * c_j] = alpha * (sum over s of

@@ -22,10 +22,7 @@
  * before NCCL initialises (wl_allreduce_nccl_env), and no multicast API
  * (cuMulticastCreate) is called anywhere. */
 #include "allreduce_cuda.h"
-
-#ifdef WARPLAB_HAVE_NCCL
-#include <nccl.h>
-#endif
+#include "vendor_libs.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -240,6 +237,10 @@ NcclCache nccl_cache[4];
 
 static warplab_status nccl_comms(wl_backend *backend, ar_group *g)
 {
+    char reason[1024];
+    const wl_nccl_api *nccl = wl_nccl_load(reason, sizeof reason);
+    if (!nccl)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
     std::lock_guard<std::mutex> hold(nccl_lock);
     for (NcclCache &c : nccl_cache)
         if (c.gpus == g->gpus && memcmp(c.devices, g->devices, sizeof(int) * g->gpus) == 0) {
@@ -255,10 +256,10 @@ static warplab_status nccl_comms(wl_backend *backend, ar_group *g)
                        "NCCL: communicators kept for 4 device lists already");
     wl_allreduce_nccl_env();
     DeviceScope scope;
-    ncclResult_t r = ncclCommInitAll(slot->comms, g->gpus, g->devices);
+    ncclResult_t r = nccl->comm_init_all(slot->comms, g->gpus, g->devices);
     if (r != ncclSuccess)
         return wl_fail(backend, WARPLAB_ERROR_BACKEND, "ncclCommInitAll: %s",
-                       ncclGetErrorString(r));
+                       nccl->error_string(r));
     slot->gpus = g->gpus;
     memcpy(slot->devices, g->devices, sizeof(int) * g->gpus);
     memcpy(g->comms, slot->comms, sizeof(ncclComm_t) * g->gpus);
@@ -700,16 +701,21 @@ static cudaError_t run_two_shot(ar_group *g, const ar_call *call, unsigned sms)
 #ifdef WARPLAB_HAVE_NCCL
 static warplab_status run_nccl(wl_backend *backend, ar_group *g, const ar_call *call)
 {
+    /* Loaded already: the group's communicators came from it. */
+    char reason[1024];
+    const wl_nccl_api *nccl = wl_nccl_load(reason, sizeof reason);
+    if (!nccl)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
     const ncclDataType_t type = call->dtype == WARPLAB_INT32 ? ncclInt32 : ncclFloat32;
-    ncclResult_t r = ncclGroupStart();
+    ncclResult_t r = nccl->group_start();
     for (int k = 0; k < g->gpus && r == ncclSuccess; k++)
-        r = ncclAllReduce(call->in[k], call->out[k], call->n, type, ncclSum, g->comms[k],
-                          g->stream[k][0]);
-    ncclResult_t closed = ncclGroupEnd();
+        r = nccl->all_reduce(call->in[k], call->out[k], call->n, type, ncclSum, g->comms[k],
+                             g->stream[k][0]);
+    ncclResult_t closed = nccl->group_end();
     if (r == ncclSuccess)
         r = closed;
     if (r != ncclSuccess)
-        return wl_fail(backend, WARPLAB_ERROR_BACKEND, "ncclAllReduce: %s", ncclGetErrorString(r));
+        return wl_fail(backend, WARPLAB_ERROR_BACKEND, "ncclAllReduce: %s", nccl->error_string(r));
     return WARPLAB_OK;
 }
 #endif
@@ -899,6 +905,9 @@ static warplab_status supports_nccl(wl_backend *backend, const wl_problem *p, ch
 {
     (void)backend;
 #ifdef WARPLAB_HAVE_NCCL
+    /* Skipped, with why, where NCCL cannot be loaded. */
+    if (!wl_nccl_load(reason, len))
+        return WARPLAB_ERROR_UNSUPPORTED;
     return group_supports(p, false, reason, len);
 #else
     (void)p;

@@ -7,6 +7,7 @@
  * Failures are recorded per thread (warplab_last_error(NULL)). NCCL starts
  * only after NCCL_NVLS_ENABLE=0 is set (wl_allreduce_nccl_env). */
 #include "allreduce_cuda.h"
+#include "vendor_libs.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -53,6 +54,12 @@ extern "C" warplab_status warplab_allreduce_group_create(int gpus, const int *de
                  wl_allreduce_peer_check(gpus, devices, reason, sizeof reason) == WARPLAB_OK;
     if (!peers) {
 #ifdef WARPLAB_HAVE_NCCL
+        char why[1024];
+        if (!wl_nccl_load(why, sizeof why)) {
+            free(g);
+            return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED, "%s; and %s",
+                                    reason[0] ? reason : "fewer CUDA devices than asked", why);
+        }
         algorithm = AR_NCCL;
 #else
         free(g);
@@ -153,6 +160,7 @@ extern "C" warplab_status warplab_allreduce(warplab_allreduce_group *g, warplab_
 
 #ifdef WARPLAB_HAVE_NCCL
 struct warplab_comm {
+    const wl_nccl_api *nccl;
     ncclComm_t comm;
     int device;
     cudaStream_t stream;
@@ -181,15 +189,15 @@ static bool from_hex(const char *hex, ncclUniqueId *id)
 
 /* Rank 0: the id into PATH (written to PATH.tmp.<pid>, then renamed, so a
  * reader never sees half of it). The others: wait for PATH. */
-static warplab_status id_through_file(const char *path, int rank, double timeout_seconds,
-                                      ncclUniqueId *id)
+static warplab_status id_through_file(const wl_nccl_api *nccl, const char *path, int rank,
+                                      double timeout_seconds, ncclUniqueId *id)
 {
     char hex[WARPLAB_ALLREDUCE_ID_HEX];
     if (rank == 0) {
-        ncclResult_t r = ncclGetUniqueId(id);
+        ncclResult_t r = nccl->get_unique_id(id);
         if (r != ncclSuccess)
             return wl_detached_fail(WARPLAB_ERROR_BACKEND, "ncclGetUniqueId: %s",
-                                    ncclGetErrorString(r));
+                                    nccl->error_string(r));
         to_hex(*id, hex);
         char temporary[4096];
         snprintf(temporary, sizeof temporary, "%s.tmp.%ld", path, (long)getpid());
@@ -234,12 +242,18 @@ extern "C" warplab_status warplab_allreduce_id_create(char hex[WARPLAB_ALLREDUCE
     if (!hex)
         return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "no place for the id");
 #ifdef WARPLAB_HAVE_NCCL
+    char reason[1024];
+    const wl_nccl_api *nccl = wl_nccl_load(reason, sizeof reason);
+    if (!nccl) {
+        hex[0] = '\0';
+        return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
+    }
     wl_allreduce_nccl_env();
     ncclUniqueId id;
-    ncclResult_t r = ncclGetUniqueId(&id);
+    ncclResult_t r = nccl->get_unique_id(&id);
     if (r != ncclSuccess)
         return wl_detached_fail(WARPLAB_ERROR_BACKEND, "ncclGetUniqueId: %s",
-                                ncclGetErrorString(r));
+                                nccl->error_string(r));
     to_hex(id, hex);
     return WARPLAB_OK;
 #else
@@ -257,6 +271,10 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
                                 rank, ranks);
     *out = nullptr;
 #ifdef WARPLAB_HAVE_NCCL
+    char reason[1024];
+    const wl_nccl_api *nccl = wl_nccl_load(reason, sizeof reason);
+    if (!nccl)
+        return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
     wl_allreduce_nccl_env();
     if (!id_text)
         id_text = getenv("WARPLAB_ALLREDUCE_ID");
@@ -267,7 +285,7 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
     ncclUniqueId id;
     warplab_status status = WARPLAB_OK;
     if (strncmp(id_text, "file:", 5) == 0) {
-        status = id_through_file(id_text + 5, rank, timeout_seconds, &id);
+        status = id_through_file(nccl, id_text + 5, rank, timeout_seconds, &id);
     } else if (strncmp(id_text, "env:", 4) == 0) {
         /* HOST:PORT (rank 0's host and a free port, as a launcher knows
          * them): NCCL's own NCCL_COMM_ID rendezvous, every rank derives the
@@ -277,11 +295,11 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
         const char *value = getenv(id_text + 4);
         if (value && strchr(value, ':') && strlen(value) < 2 * sizeof id) {
             setenv("NCCL_COMM_ID", value, 1);
-            ncclResult_t r = ncclGetUniqueId(&id);
+            ncclResult_t r = nccl->get_unique_id(&id);
             if (r != ncclSuccess)
                 status = wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
                                           "%s=%s: not HOST:PORT for NCCL (%s)", id_text + 4, value,
-                                          ncclGetErrorString(r));
+                                          nccl->error_string(r));
         } else if (!value || !from_hex(value, &id)) {
             status = wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
                                       "environment variable %s holds no all-reduce id (HOST:PORT "
@@ -298,6 +316,7 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
     warplab_comm *c = static_cast<warplab_comm *>(calloc(1, sizeof(warplab_comm)));
     if (!c)
         return wl_detached_fail(WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "all-reduce comm");
+    c->nccl = nccl;
     c->device = device;
     cudaError_t e = cudaSetDevice(device);
     if (e == cudaSuccess)
@@ -308,12 +327,12 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
         return wl_detached_fail(WARPLAB_ERROR_BACKEND, "rank %d on CUDA device %d: %s", rank,
                                 device, cudaGetErrorString(e));
     }
-    ncclResult_t r = ncclCommInitRank(&c->comm, ranks, id, rank);
+    ncclResult_t r = nccl->comm_init_rank(&c->comm, ranks, id, rank);
     if (r != ncclSuccess) {
         cudaStreamDestroy(c->stream);
         free(c);
         return wl_detached_fail(WARPLAB_ERROR_BACKEND, "ncclCommInitRank (rank %d of %d): %s", rank,
-                                ranks, ncclGetErrorString(r));
+                                ranks, nccl->error_string(r));
     }
     *out = c;
     return WARPLAB_OK;
@@ -351,12 +370,13 @@ extern "C" warplab_status warplab_comm_allreduce(warplab_comm *c, warplab_dtype 
     int previous = 0;
     cudaGetDevice(&previous);
     cudaSetDevice(c->device);
-    ncclResult_t r =
-        ncclAllReduce(send, recv, count, dtype == WARPLAB_INT32 ? ncclInt32 : ncclFloat32, ncclSum,
-                      c->comm, stream ? static_cast<cudaStream_t>(stream) : c->stream);
+    ncclResult_t r = c->nccl->all_reduce(
+        send, recv, count, dtype == WARPLAB_INT32 ? ncclInt32 : ncclFloat32, ncclSum, c->comm,
+        stream ? static_cast<cudaStream_t>(stream) : c->stream);
     cudaSetDevice(previous);
     if (r != ncclSuccess)
-        return wl_detached_fail(WARPLAB_ERROR_BACKEND, "ncclAllReduce: %s", ncclGetErrorString(r));
+        return wl_detached_fail(WARPLAB_ERROR_BACKEND, "ncclAllReduce: %s",
+                                c->nccl->error_string(r));
     return WARPLAB_OK;
 #else
     (void)send;
@@ -388,7 +408,7 @@ extern "C" void warplab_comm_destroy(warplab_comm *c)
         return;
 #ifdef WARPLAB_HAVE_NCCL
     cudaStreamSynchronize(c->stream);
-    ncclCommDestroy(c->comm);
+    c->nccl->comm_destroy(c->comm);
     cudaStreamDestroy(c->stream);
     cudaGetLastError();
 #endif

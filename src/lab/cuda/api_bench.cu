@@ -143,15 +143,6 @@ warplab_status worst_difference(bench_env &env, const float *x, const float *y, 
     return wl_cuda_check(env.device, e, "comparing the results");
 }
 
-/* One side of a pair: what it runs, and whether its result is on the host
- * (timed on the host clock, call to value in hand) or on the device (timed
- * by the backend's events). */
-struct side {
-    warplab_status (*run)(void *user);
-    void *user;
-    bool host_result;
-};
-
 /* The state one case's two sides share. */
 struct case_state {
     bench_env *env;
@@ -371,66 +362,6 @@ void finish_case(case_state *s)
     free_array(&s->vendor_out);
 }
 
-/* Times both sides, alternating, after a flush each: warm-up, then up to
- * repeat runs within the time budget. */
-warplab_status time_pair(bench_env &env, const side sides[2], wl_stats stats[2], int *runs)
-{
-    wl_backend *device = env.device;
-    const bool host_clock = sides[0].host_result;
-    double *samples[2] = {static_cast<double *>(calloc((size_t)env.repeat, sizeof(double))),
-                          static_cast<double *>(calloc((size_t)env.repeat, sizeof(double)))};
-    double *event_ms = static_cast<double *>(calloc(2 * (size_t)env.repeat, sizeof(double)));
-    warplab_status status = WARPLAB_OK;
-    if (!samples[0] || !samples[1] || !event_ms)
-        status = wl_fail(device, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "timing samples");
-    if (status == WARPLAB_OK && !host_clock)
-        status = device->ops->timers_reserve(device, 2 * env.repeat);
-    for (int w = 0; w < env.warmup && status == WARPLAB_OK; w++)
-        for (int i = 0; i < 2 && status == WARPLAB_OK; i++)
-            status = sides[i].run(sides[i].user);
-    if (status == WARPLAB_OK)
-        status = device->ops->synchronize(device);
-    const double start = wl_now_seconds();
-    int r = 0;
-    for (; r < env.repeat && status == WARPLAB_OK; r++) {
-        if (r >= 3 && wl_now_seconds() - start > env.max_seconds)
-            break;
-        for (int i = 0; i < 2 && status == WARPLAB_OK; i++) {
-            if (env.flush)
-                status = device->ops->flush_caches(device);
-            if (status != WARPLAB_OK)
-                break;
-            if (host_clock) {
-                status = device->ops->synchronize(device);
-                const double t0 = wl_now_seconds();
-                if (status == WARPLAB_OK)
-                    status = sides[i].run(sides[i].user);
-                samples[i][r] = (wl_now_seconds() - t0) * 1e3;
-            } else {
-                status = device->ops->timer_start(device, 2 * r + i);
-                if (status == WARPLAB_OK)
-                    status = sides[i].run(sides[i].user);
-                if (status == WARPLAB_OK)
-                    status = device->ops->timer_stop(device, 2 * r + i);
-            }
-        }
-    }
-    if (status == WARPLAB_OK && !host_clock) {
-        status = device->ops->timers_read(device, 2 * r, event_ms);
-        for (int k = 0; k < r; k++)
-            for (int i = 0; i < 2; i++)
-                samples[i][k] = event_ms[2 * k + i];
-    }
-    if (status == WARPLAB_OK)
-        for (int i = 0; i < 2; i++)
-            wl_stats_compute(samples[i], (size_t)r, &stats[i]);
-    *runs = r;
-    free(samples[0]);
-    free(samples[1]);
-    free(event_ms);
-    return status;
-}
-
 void fill_row(warplab_row *row, const api_case &c, bool vendor, const wl_stats &stats, int runs,
               const warplab_device_info *info)
 {
@@ -642,10 +573,12 @@ extern "C" warplab_status wl_cuda_bench_api(warplab_context *context, wl_backend
         } else {
             case_status = prepare_case(&s, note, sizeof note);
             if (case_status == WARPLAB_OK) {
+                /* A result on the host: timed on the host clock, call to
+                 * value in hand; on the device: by the backend's events. */
                 const bool host_result = c.op == API_REDUCE_HOST;
-                const side sides[2] = {{run_warplab, &s, host_result},
-                                       {run_vendor, &s, host_result}};
-                case_status = time_pair(env, sides, stats, &runs);
+                const wl_timed_call sides[2] = {{run_warplab, &s}, {run_vendor, &s}};
+                case_status = wl_time_pair(env.device, sides, host_result, env.repeat, env.warmup,
+                                           env.max_seconds, env.flush, stats, &runs);
             }
             finish_case(&s);
         }

@@ -1,4 +1,4 @@
-/* The coalescing probe (seed 002): a copy shifted by an offset, a copy
+/* The coalescing probe (seed 003, 'Sdružený přístup do paměti'): a copy shifted by an offset, a copy
  * reading with a stride. */
 #include "probe_cuda.h"
 

@@ -1,10 +1,10 @@
 /* Vendor row cublas: cublasSgeam / cublasDgeam computing C = op(A) with op =
  * transpose, alpha 1, beta 0: NVIDIA's own transpose, timed in the same run
  * as the rungs. */
+#include "kernels/cuda/vendor_libs.h"
 #include "transpose_rungs.cuh"
 
 #include <climits>
-#include <cublas_v2.h>
 
 namespace
 {
@@ -12,21 +12,24 @@ namespace
 /* ------------------------------------------------------------------------ */
 /* cuBLAS                                                                   */
 
-warplab_status cublas_check(wl_backend *backend, cublasStatus_t status, const char *what)
+warplab_status cublas_check(wl_backend *backend, const wl_cublas_api *api, cublasStatus_t status,
+                            const char *what)
 {
     if (status == CUBLAS_STATUS_SUCCESS)
         return WARPLAB_OK;
     const warplab_status mapped = status == CUBLAS_STATUS_ALLOC_FAILED
                                       ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
                                       : WARPLAB_ERROR_BACKEND;
-    return wl_fail(backend, mapped, "%s: %s", what, cublasGetStatusString(status));
+    return wl_fail(backend, mapped, "%s: %s", what, api->status_string(status));
 }
 
-/* geam takes int sizes. */
+/* geam takes int sizes; skipped, with why, where cuBLAS cannot be loaded. */
 warplab_status cublas_supports(wl_backend *backend, const wl_problem *problem, char *reason,
                                size_t reason_len)
 {
     (void)backend;
+    if (!wl_cublas_load(reason, reason_len))
+        return WARPLAB_ERROR_UNSUPPORTED;
     const wl_transpose_layout m = wl_transpose_layout_of(problem);
     if (m.rows > INT_MAX || m.cols > INT_MAX || m.ld_in > INT_MAX || m.ld_out > INT_MAX) {
         wl_format(reason, reason_len,
@@ -40,28 +43,47 @@ warplab_status cublas_supports(wl_backend *backend, const wl_problem *problem, c
 
 /* The handle is made (untimed) once per problem, bound to the backend's
  * stream so the timers see the work. */
+struct cublas_state {
+    const wl_cublas_api *api;
+    cublasHandle_t handle;
+};
+
 warplab_status cublas_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     (void)launch;
+    char reason[1024];
+    const wl_cublas_api *api = wl_cublas_load(reason, sizeof reason);
+    if (!api)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
     cublasHandle_t handle = NULL;
-    warplab_status status = cublas_check(backend, cublasCreate(&handle), "cublasCreate");
+    warplab_status status = cublas_check(backend, api, api->create(&handle), "cublasCreate");
     if (status != WARPLAB_OK)
         return status;
-    status =
-        cublas_check(backend, cublasSetStream(handle, wl_cuda_stream(backend)), "cublasSetStream");
+    status = cublas_check(backend, api, api->set_stream(handle, wl_cuda_stream(backend)),
+                          "cublasSetStream");
+    cublas_state *s = nullptr;
+    if (status == WARPLAB_OK) {
+        s = static_cast<cublas_state *>(malloc(sizeof *s));
+        if (!s)
+            status = wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cuBLAS state");
+    }
     if (status != WARPLAB_OK) {
-        cublasDestroy(handle); /* teardown is not called after a failed setup */
+        api->destroy(handle); /* teardown is not called after a failed setup */
         return status;
     }
-    *state = handle;
+    *s = {api, handle};
+    *state = s;
     return WARPLAB_OK;
 }
 
 void cublas_teardown(wl_backend *backend, void *state)
 {
     (void)backend;
-    if (state)
-        cublasDestroy(static_cast<cublasHandle_t>(state));
+    cublas_state *s = static_cast<cublas_state *>(state);
+    if (!s)
+        return;
+    s->api->destroy(s->handle);
+    free(s);
 }
 
 /* Row-major in (rows x cols, pitch ld_in) is column-major A (cols x rows,
@@ -76,21 +98,22 @@ warplab_status launch_cublas(wl_backend *backend, const wl_launch *launch, void 
     void *out;
     if (!matrix_of(launch, &m, &in, &out))
         return WARPLAB_OK;
-    cublasHandle_t handle = static_cast<cublasHandle_t>(state);
+    const cublas_state *s = static_cast<const cublas_state *>(state);
     const int rows = (int)m.rows, cols = (int)m.cols, ld_in = (int)m.ld_in, ld_out = (int)m.ld_out;
     if (m.element_size == 8) {
         const double one = 1.0, zero = 0.0;
         const double *a = static_cast<const double *>(in);
-        return cublas_check(backend,
-                            cublasDgeam(handle, CUBLAS_OP_T, CUBLAS_OP_T, rows, cols, &one, a,
-                                        ld_in, &zero, a, ld_in, static_cast<double *>(out), ld_out),
+        return cublas_check(backend, s->api,
+                            s->api->dgeam(s->handle, CUBLAS_OP_T, CUBLAS_OP_T, rows, cols, &one, a,
+                                          ld_in, &zero, a, ld_in, static_cast<double *>(out),
+                                          ld_out),
                             "cublasDgeam");
     }
     const float one = 1.0f, zero = 0.0f;
     const float *a = static_cast<const float *>(in);
-    return cublas_check(backend,
-                        cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_T, rows, cols, &one, a, ld_in,
-                                    &zero, a, ld_in, static_cast<float *>(out), ld_out),
+    return cublas_check(backend, s->api,
+                        s->api->sgeam(s->handle, CUBLAS_OP_T, CUBLAS_OP_T, rows, cols, &one, a,
+                                      ld_in, &zero, a, ld_in, static_cast<float *>(out), ld_out),
                         "cublasSgeam");
 }
 

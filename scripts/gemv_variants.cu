@@ -1,0 +1,188 @@
+/* The GEMV family's tensor-core and register-tiled kernels (src/cuda/gemm/
+ * gemv.cuh) timed alone on the decode tuning set's layers (developer use:
+ * the geometry behind WL_GEMV_MMA_TILES / WL_GEMV_MMA_DEPTH and the
+ * planner's blocks an SM). For each layer (n x k, X = the weights n x k
+ * along k), small side and kernel variant (16-row tiles a warp, steps in
+ * flight), the kernel is timed at 1 to 32 splits of k (the split-K sum
+ * included), CUDA events, L2 flushed before each run, median of the runs;
+ * beside it a device copy of the same bytes (read + write).
+ *
+ * Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude scripts/gemv_variants.cu -o gemv_variants
+ * Run:   ./gemv_variants [runs] */
+#include "../src/cuda/gemm/gemv.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+typedef void (*kernel_fn)(wl_gemv_params);
+
+struct variant {
+    const char *name;
+    int kind, rows; /* rows of X a block */
+    int small_min, small_max;
+    kernel_fn kernel;
+    int smem; /* dynamic shared memory bytes */
+};
+
+#define MMA(K, NT, MT, D, RG)                                                                      \
+    {                                                                                              \
+        "mma<" #K "," #NT "," #MT "," #D "," #RG ">", K, 16 * MT *RG, 8 * NT - 7, 8 * NT,          \
+            gemv_mma<K, NT, MT, D, RG>                                                             \
+    }
+
+static const variant variants[] = {
+    MMA(WL_GEMV_BF16, 1, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 2, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 3, 1, 2, 1),
+    MMA(WL_GEMV_BF16, 3, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 3, 1, 4, 2),
+    MMA(WL_GEMV_BF16, 4, 1, 2, 1),
+    MMA(WL_GEMV_BF16, 4, 1, 4, 1),
+    MMA(WL_GEMV_BF16, 4, 1, 4, 2),
+    MMA(WL_GEMV_BF16, 4, 1, 8, 1),
+    MMA(WL_GEMV_F32, 1, 1, 4, 1),
+    MMA(WL_GEMV_F32, 2, 1, 4, 1),
+    MMA(WL_GEMV_F32, 4, 1, 2, 1),
+    MMA(WL_GEMV_F32, 4, 1, 4, 1),
+    MMA(WL_GEMV_F32, 4, 1, 4, 2),
+    MMA(WL_GEMV_F32, 4, 1, 8, 1),
+    {"tiled<f32,16>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 9, 16, gemv_tiled_k<WL_GEMV_F32, 16>,
+     gemv_tiled_shape<16>::BYTES},
+    {"tiled<f32,24>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 17, 24, gemv_tiled_k<WL_GEMV_F32, 24>,
+     gemv_tiled_shape<24>::BYTES},
+    {"tiled<f32,32>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 25, 32, gemv_tiled_k<WL_GEMV_F32, 32>,
+     gemv_tiled_shape<32>::BYTES},
+    {"along_k<f32,16,2>", WL_GEMV_F32, 16, 9, 16, gemv_along_k<WL_GEMV_F32, 16, 2>, 0},
+    {"along_k<bf16,1,4>", WL_GEMV_BF16, 32, 1, 1, gemv_along_k<WL_GEMV_BF16, 1, 4>, 0},
+    /* X along big (op_b = N): gemv_along_big, the gemv_rows row. */
+    {"along_big<bf16,1>", WL_GEMV_BF16, 256, 1, 1, gemv_along_big<WL_GEMV_BF16, 1>, 0},
+    {"along_big<bf16,16>", WL_GEMV_BF16, 256, 9, 16, gemv_along_big<WL_GEMV_BF16, 16>, 0},
+    {"along_big<f32,1>", WL_GEMV_F32, 128, 1, 1, gemv_along_big<WL_GEMV_F32, 1>, 0},
+    {"along_big<f32,16>", WL_GEMV_F32, 128, 9, 16, gemv_along_big<WL_GEMV_F32, 16>, 0},
+};
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+int main(int argc, char **argv)
+{
+    const int runs = argc > 1 ? atoi(argv[1]) : 15;
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    const size_t x_max = (size_t)28672 * 4096 * 4, y_max = (size_t)32 * 14336 * 4;
+    void *x, *y, *c, *flush, *copy;
+    float *part;
+    const size_t flush_bytes = 2 * (size_t)prop.l2CacheSize;
+    CHECK_CUDA(cudaMalloc(&x, x_max));
+    CHECK_CUDA(cudaMalloc(&copy, x_max));
+    CHECK_CUDA(cudaMalloc(&y, y_max));
+    CHECK_CUDA(cudaMalloc(&c, (size_t)32 * 28672 * 4));
+    CHECK_CUDA(cudaMalloc(&part, (size_t)64 * 32 * 28672 * 4));
+    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
+    CHECK_CUDA(cudaMemset(x, 0x3C, x_max)); /* finite values of every type */
+    CHECK_CUDA(cudaMemset(y, 0x3C, y_max));
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    auto time_it = [&](auto body) {
+        std::vector<double> t;
+        for (int r = -2; r < runs; r++) {
+            CHECK_CUDA(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+            CHECK_CUDA(cudaEventRecord(e0));
+            body();
+            CHECK_CUDA(cudaEventRecord(e1));
+            CHECK_CUDA(cudaEventSynchronize(e1));
+            float ms;
+            CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            if (r >= 0)
+                t.push_back(ms * 1e3);
+        }
+        return median(t);
+    };
+    const double copy_us =
+        time_it([&] { CHECK_CUDA(cudaMemcpyAsync(copy, x, x_max / 2, cudaMemcpyDeviceToDevice)); });
+    const double copy_gbs = 2.0 * (x_max / 2) / (copy_us * 1e3);
+    printf("device: %s, %d SMs; copy %.0f GB/s (read + write); %d runs, median, L2 flushed\n",
+           prop.name, prop.multiProcessorCount, copy_gbs, runs);
+    static const int layers[][2] = {
+        {1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}};
+    static const int smalls[] = {1, 16, 24, 32};
+    static const int split_counts[] = {1, 2, 4, 8};
+    for (const auto &layer : layers)
+        for (int small : smalls)
+            for (const variant &v : variants) {
+                if (small < v.small_min || small > v.small_max)
+                    continue;
+                const int big = layer[0], k = layer[1];
+                const size_t element = v.kind == WL_GEMV_F32 ? 4 : 2;
+                wl_gemv_params p;
+                memset(&p, 0, sizeof p);
+                p.x = x;
+                p.y = y;
+                const bool along_big = strncmp(v.name, "along_big", 9) == 0;
+                p.x_q = along_big ? big : 1;
+                p.x_j = along_big ? 1 : k;
+                p.y_i = k;
+                p.y_q = 1;
+                p.big = big;
+                p.small = small;
+                p.k = k;
+                p.x_vec = p.y_vec = true;
+                p.c = c;
+                p.c_i = big;
+                p.c_j = 1;
+                p.alpha = 1.0f;
+                p.beta = 0.0f;
+                p.c_kind = WL_GEMV_F32;
+                const double bytes = (double)big * k * element;
+                if (v.smem > 48 * 1024)
+                    CHECK_CUDA(cudaFuncSetAttribute(
+                        v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+                printf("%-6d %-6d m=%-3d %-20s", big, k, small, v.name);
+                double best = 1e30;
+                int best_splits = 0;
+                for (int splits : split_counts) {
+                    const int chunk = ((k + splits - 1) / splits + 255) / 256 * 256;
+                    p.k_chunk = chunk;
+                    p.splits = (k + chunk - 1) / chunk;
+                    if (p.splits != splits)
+                        continue;
+                    p.part = part;
+                    const dim3 grid((unsigned)((big + v.rows - 1) / v.rows), (unsigned)p.splits);
+                    const unsigned threads =
+                        strncmp(v.name, "mma", 3) == 0 ? 32 * WL_GEMV_MMA_WARPS : WL_GEMV_THREADS;
+                    const double us = time_it([&] {
+                        v.kernel<<<grid, threads, v.smem>>>(p);
+                        if (p.splits > 1)
+                            wl_splitk_finish<<<264, 256>>>(p.part, p.splits, p.small, p.big, p.c,
+                                                           p.c_i, p.c_j, p.c_kind, 1.0f, 0.0f);
+                    });
+                    CHECK_CUDA(cudaGetLastError());
+                    printf(" s%-2d %7.1f", splits, us);
+                    if (us < best) {
+                        best = us;
+                        best_splits = splits;
+                    }
+                }
+                printf("  | best %.1f us (s%d) %.0f%% of copy\n", best, best_splits,
+                       100.0 * bytes / (best * 1e3) / copy_gbs);
+            }
+    return 0;
+}

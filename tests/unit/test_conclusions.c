@@ -1,0 +1,152 @@
+/* The ladders' conclusions (src/ladders/conclusions.c): each sentence is
+ * computed from the rows it is given, takes the branch its numbers call for,
+ * and is not drawn when a row it needs is missing, skipped or failed. */
+#include "../check.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static warplab_row rows[16];
+static size_t row_count;
+
+static warplab_row *add(const char *ladder, const char *problem, double size, const char *rung,
+                        double ms, double gflops)
+{
+    warplab_row *row = &rows[row_count++];
+    memset(row, 0, sizeof *row);
+    snprintf(row->ladder, sizeof row->ladder, "%s", ladder);
+    snprintf(row->problem, sizeof row->problem, "%s", problem);
+    snprintf(row->rung, sizeof row->rung, "%s", rung);
+    row->size = size;
+    row->runs = 10;
+    row->median_ms = ms;
+    row->gflops = gflops;
+    row->noise_pct = 0.5;
+    row->status = WARPLAB_OK;
+    return row;
+}
+
+typedef struct collected {
+    char text[8][WL_CONCLUSION_MAX];
+    char ladder[8][32];
+    size_t count;
+} collected;
+
+static void collect(void *user, const char *ladder, const char *text)
+{
+    collected *c = user;
+    if (c->count < 8) {
+        snprintf(c->ladder[c->count], sizeof c->ladder[0], "%s", ladder);
+        snprintf(c->text[c->count], sizeof c->text[0], "%s", text);
+    }
+    c->count++;
+}
+
+static collected conclude(double ceiling)
+{
+    warplab_report report;
+    memset(&report, 0, sizeof report);
+    report.rows = rows;
+    report.row_count = row_count;
+    report.ceiling_gbs = ceiling;
+    collected c;
+    memset(&c, 0, sizeof c);
+    wl_ladder_conclusions(&report, collect, &c);
+    return c;
+}
+
+static void expect_text(const collected *c, size_t i, const char *part)
+{
+    CHECK_MSG(i < c->count && strstr(c->text[i], part) != NULL, "conclusion %zu lacks \"%s\": %s",
+              i, part, i < c->count ? c->text[i] : "(none)");
+}
+
+static void test_transpose(void)
+{
+    row_count = 0;
+    add("transpose", "4000x4000 float", 4000, "tiled", 0.0911, 0);
+    add("transpose", "4000x4000 float", 4000, "padded", 0.0428, 0);
+    add("transpose", "4096x4096 float", 4096, "tiled", 0.0959, 0);
+    add("transpose", "4096x4096 float", 4096, "padded", 0.0446, 0);
+    warplab_row *diagonal = add("transpose", "4096x4096 float", 4096, "diagonal", 0.0437, 0);
+    collected c = conclude(0);
+    CHECK(c.count == 1);
+    CHECK_STR(c.ladder[0], "transpose");
+    expect_text(&c, 0, "gains 2.13x at 4000 x 4000 and 2.15x at 4096 x 4096");
+    expect_text(&c, 0, "no longer applies");
+    expect_text(&c, 0, "changes 4096 x 4096 by 1.02x");
+    /* The GTX 280's case: at 4096 the fix hides (gain 1.1x against 2.1x). */
+    rows[3].median_ms = 0.0959 / 1.1;
+    diagonal->flags = WARPLAB_ROW_SKIPPED;
+    c = conclude(0);
+    expect_text(&c, 0, "gains 2.13x at 4000 x 4000 and 1.10x at 4096 x 4096");
+    expect_text(&c, 0, "differ by 48%");
+    CHECK_MSG(c.count == 1 && !strstr(c.text[0], "diagonal"), "a skipped row was used: %s",
+              c.text[0]);
+    /* A failed row: no conclusion. */
+    rows[1].flags = WARPLAB_ROW_FAILED;
+    c = conclude(0);
+    CHECK_MSG(c.count == 0, "drawn from a failed row: %s", c.text[0]);
+}
+
+static void test_vecadd(void)
+{
+    row_count = 0;
+    const char *p = "n=268435456 float";
+    const double n = 268435456.0;
+    add("vecadd", p, n, "cpu_threads", 34.11, 0);
+    add("vecadd", p, n, "grid", 1.089, 0);
+    add("vecadd", p, n, "vectorized_flat", 0.7294, 0);
+    add("vecadd", p, n, "h2d", 19.61, 0);
+    add("vecadd", p, n, "d2h", 19.41, 0);
+    /* a smaller size that has no transfer rows: not the one compared */
+    add("vecadd", "n=1024 float", 1024, "cpu_threads", 0.01, 0);
+    collected c = conclude(0);
+    CHECK(c.count == 1);
+    expect_text(&c, 0, "(vectorized_flat) takes 0.729 ms");
+    expect_text(&c, 0, "2 x 19.6 + 19.4 = 58.6 ms");
+    expect_text(&c, 0, "59.4 ms end to end against 34.1 ms");
+    expect_text(&c, 0, "the CPU wins by 1.74x");
+    expect_text(&c, 0, "47x faster");
+    /* Slow CPU: the GPU wins. */
+    rows[0].median_ms = 120.0;
+    c = conclude(0);
+    expect_text(&c, 0, "the GPU wins by 2.02x");
+    /* No d2h row: nothing. */
+    rows[4].flags = WARPLAB_ROW_SKIPPED;
+    c = conclude(0);
+    CHECK(c.count == 0);
+}
+
+static void test_gemm(void)
+{
+    row_count = 0;
+    add("gemm", "4096x4096x4096 float", 4096, "many_blocks", 26.72, 5143.7);
+    add("gemm", "4096x4096x4096 float", 4096, "tiled16", 16.99, 8088.4);
+    collected c = conclude(4814.3);
+    CHECK(c.count == 1);
+    expect_text(&c, 0, "4814 GB/s / 4 = 1204 GFLOP/s");
+    expect_text(&c, 0, "runs at 5144 GFLOP/s, 4.27x that bound");
+    expect_text(&c, 0, "caches serve those repeats");
+    expect_text(&c, 0, "gain 1.57x");
+    expect_text(&c, 0, "not the 16x");
+    /* Without a bandwidth ceiling there is no bound to compare with. */
+    c = conclude(0);
+    CHECK(c.count == 0);
+    /* A G80-like case: under the bound, tiles near 16x. */
+    rows[0].gflops = 15.0;
+    rows[1].median_ms = 26.72 / 14.0;
+    c = conclude(86.4);
+    expect_text(&c, 0, "86 GB/s / 4 = 22 GFLOP/s");
+    expect_text(&c, 0, "Under it");
+    expect_text(&c, 0, "near the 16x");
+}
+
+int main(void)
+{
+    test_transpose();
+    test_vecadd();
+    test_gemm();
+    return check_report("test_conclusions");
+}
