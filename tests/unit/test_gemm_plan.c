@@ -256,8 +256,8 @@ static void test_properties(unsigned seed, int count)
         /* A copying row copies exactly the operands of op T (the kernel
          * then reads N, N), and plans no copy where it reads in place. */
         if (c->copy_bandwidth_fraction > 0 && !(c->in_place & wl_gemm_layout_bit(d.op_a, d.op_b)))
-            CHECK_MSG(plan.copies == ((d.op_a == WARPLAB_OP_T ? 1u : 0u) |
-                                      (d.op_b == WARPLAB_OP_T ? 2u : 0u)),
+            CHECK_MSG(plan.copies ==
+                          ((d.op_a == WARPLAB_OP_T ? 1u : 0u) | (d.op_b == WARPLAB_OP_T ? 2u : 0u)),
                       "%s copies %u at %s", c->name, plan.copies,
                       wl_gemm_layout_name(d.op_a, d.op_b));
         else
