@@ -169,6 +169,9 @@ if has_step sanitize; then
                 # (FP32 compute on transposed operands: the op T operands
                 # transposed into the workspace, the FP32 dispatcher on them.)
                 sanitize "$tool" gemm-ex-fp32-copy "$TESTS/test_gemm_ex_api" --fp32-copy
+                # (The decode regime, m or n up to 32: the tensor-core and
+                # register-tiled GEMV rows, every type, views off 16 bytes.)
+                sanitize "$tool" gemm-decode "$TESTS/cuda/test_gemm_decode_cuda" --short
                 # (The large cases: TF32 copies onto 128-byte lines, 16-bit over many tiles;
                 # memory tools only.)
                 case "$tool" in memcheck | initcheck)
