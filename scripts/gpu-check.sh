@@ -166,6 +166,12 @@ if has_step sanitize; then
                 # (gemm_ex: its short list, every path and op; the full list
                 # runs unsanitized in ctest.)
                 sanitize "$tool" gemm-ex-api "$TESTS/test_gemm_ex_api" cuda --sanitizer
+                # (FP32 compute on transposed operands: the op T operands
+                # transposed into the workspace, the FP32 dispatcher on them.)
+                sanitize "$tool" gemm-ex-fp32-copy "$TESTS/test_gemm_ex_api" --fp32-copy
+                # (The decode regime, m or n up to 32: the tensor-core and
+                # register-tiled GEMV rows, every type, views off 16 bytes.)
+                sanitize "$tool" gemm-decode "$TESTS/cuda/test_gemm_decode_cuda" --short
                 # (The large cases: TF32 copies onto 128-byte lines, 16-bit over many tiles;
                 # memory tools only.)
                 case "$tool" in memcheck | initcheck)

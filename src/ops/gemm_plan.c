@@ -27,6 +27,11 @@
 #define TENSOR16_OVER_FP32 14.8
 #define TF32_OVER_FP32 7.4
 
+/* A transposing copy's launch and fill (the copies' rows): gemm_ex.cu's
+ * TF32_COPY_LAUNCH_US, measured on the H100 (K-major copies before the
+ * wgmma kernel ran 6-8 us longer than their bytes alone). */
+#define COPY_LAUNCH_US 6.5
+
 /* The candidates, in the order a tie goes. */
 static const wl_gemm_candidate candidates[] = {
     {.name = "gemv_k",
@@ -200,6 +205,32 @@ static const wl_gemm_candidate candidates[] = {
      .fixed_us = 7.0,
      .source = "gemm_ex.cu TF32_FIXED_US (7 us) and TF32_SM_GFLOPS (H100); warplab bench gemm "
                "--shapes (H200): 0.955x cuBLAS TF32"},
+    {.name = "fp32_dispatch_copy",
+     .kernel = "src/cuda/gemm/fp32_copy.cu: the transpose ladder's best rung into the "
+               "workspace, then the FP32 dispatcher (gemm_dispatch.c) on N, N",
+     .cc_major_min = 8, /* the dispatcher's tile kernels: cp.async */
+     .ab_types = F32,
+     .c_types = F32,
+     /* Exact FP32 compute; TF32 has its own chooser, which reads every layout. */
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NT | WL_GEMM_LAYOUT_TN | WL_GEMM_LAYOUT_TT,
+     .in_place = 0, /* every layout it takes goes through a copy of the op T operands */
+     /* With the big operand along k, the copy is of the big operand: at
+      * min(m, n) <= 16 the GEMV streams it once instead (FP32 16 x 4096^2
+      * op_b = T: gemv_k 83.5 us on the H200, gemm_plan.h; the dispatcher's
+      * skinny_m 73 us on the H100, gemm_ex.cu, before a 134 MB copy). */
+     .along_k_small_min = WL_GEMV_SMALL_MAX + 1,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .bandwidth_fraction = 0.85,
+     .flop_fraction = 0.75,
+     .flop_multiple = 1.0,
+     .fixed_us = 3.0,
+     .copy_bandwidth_fraction = 0.78,
+     .source = "the dispatcher's rates and fixed cost are fp32_dispatch's (the same kernels on "
+               "the N, N copy); the copy: warplab_transpose's vectorized_out at 78.6% of the "
+               "H200's bandwidth, read + write (docs/RESULTS.md, transpose 4000x4000 float), "
+               "plus COPY_LAUNCH_US a copy"},
     {.name = "tiled",
      .kernel = "src/cuda/gemm/gemm_ex.cu gemm_ex_tiled (CUDA cores, 64 x 64 tiles)",
      .cc_major_min = 0,
@@ -420,6 +451,13 @@ void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_ge
     gemv_geometry(d, t, kernel, plan);
 }
 
+unsigned wl_gemm_candidate_copies(const wl_gemm_candidate *c, const wl_gemm_desc *d)
+{
+    if (c->copy_bandwidth_fraction <= 0.0 || (c->in_place & wl_gemm_layout_bit(d->op_a, d->op_b)))
+        return 0;
+    return (d->op_a == WARPLAB_OP_T ? 1u : 0u) | (d->op_b == WARPLAB_OP_T ? 2u : 0u);
+}
+
 double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                             const wl_gemm_target *t)
 {
@@ -438,6 +476,13 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
             bytes += 2.0 * (double)g.scratch; /* partial sums written and read */
             extra_us = 2.0;                   /* the finish kernel's launch */
         }
+    }
+    const unsigned copies = wl_gemm_candidate_copies(c, d);
+    if (copies) {
+        /* Each copied operand read and written once more, and its launch. */
+        const double copied = ((copies & 1u) ? m * k : 0.0) + ((copies & 2u) ? n * k : 0.0);
+        extra_us += (copies == 3u ? 2.0 : 1.0) * COPY_LAUNCH_US +
+                    2.0 * copied * in / (c->copy_bandwidth_fraction * bandwidth_of(t) * 1e3);
     }
     const double memory_us = bytes / (c->bandwidth_fraction * bandwidth_of(t) * 1e3);
     const double flop_us =
@@ -477,6 +522,7 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
     plan.schedule = c->schedule;
     plan.tile_m = c->tile_m;
     plan.tile_n = c->tile_n;
+    plan.copies = wl_gemm_candidate_copies(c, d);
     if (c->schedule == WL_GEMM_SCHEDULE_GEMV)
         wl_gemm_gemv_geometry(d, t, &plan);
     return plan;
@@ -555,6 +601,12 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len)
                  c->name, plan->small_m ? 'm' : 'n', plan->small,
                  plan->x_along_k ? "k" : "its rows", plan->splits, plan->splits == 1 ? "" : "s",
                  plan->k_chunk, plan->predicted_us);
+    else if (plan->copies)
+        snprintf(text, len, "%s (%s copied, model %.1f us)", c->name,
+                 plan->copies == 3u   ? "A and B"
+                 : plan->copies == 1u ? "A"
+                                      : "B",
+                 plan->predicted_us);
     else
         snprintf(text, len, "%s (model %.1f us)", c->name, plan->predicted_us);
 }

@@ -119,6 +119,12 @@ typedef struct wl_gemm_candidate {
     double flop_fraction;
     double flop_multiple; /* the unit's peak over the device's FP32 peak (tensor cores) */
     double fixed_us;
+    /* Rows that read some layouts only through a copy (layouts beyond
+     * in_place): each operand of op T is first copied, transposed, into the
+     * workspace, so that the kernel reads the N, N layout; the copy adds its
+     * read and write at this fraction of the device bandwidth and a launch
+     * cost a copy (gemm_plan.c, COPY_LAUNCH_US); 0: the row copies nothing. */
+    double copy_bandwidth_fraction;
     const char *source; /* where the constants came from: measurement or tuning command */
 } wl_gemm_candidate;
 
@@ -142,6 +148,11 @@ typedef struct wl_gemm_route {
     size_t scratch;  /* workspace bytes the plan needs (delegates: their own) */
     double predicted_us;
 } wl_gemm_route;
+
+/* The operands a candidate copies for a descriptor (the plan's copies: bit
+ * 0 A, bit 1 B): none where it reads the layout in place, else those of op
+ * T (rows with copy_bandwidth_fraction > 0 run on their N, N copies). */
+unsigned wl_gemm_candidate_copies(const wl_gemm_candidate *c, const wl_gemm_desc *d);
 
 /* The tuning set the table's constants were fitted on (a name and the
  * program that measures it); `warplab bench gemm --grid` is the judging

@@ -10,15 +10,20 @@
  *
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
- * [backend] [--ex-only | --tf32-only | --sanitizer | --lines] (all compiled
- * backends by default). --ex-only leaves out the FP32 op N, N float cases,
- * which run warplab_gemm's own path; --sanitizer is the GPU check's short
+ * [backend] [--ex-only | --tf32-only | --sanitizer | --lines | --fp32-copy]
+ * (all compiled backends by default). --ex-only leaves out the FP32 op N, N
+ * float cases, which run warplab_gemm's own path; --sanitizer is the GPU check's short
  * list under compute-sanitizer (see sanitizer_keeps); --lines the large
  * cases alone (TF32 operands copied onto 128-byte lines, 16-bit over many
- * tiles: the GPU check runs them under memcheck and initcheck). */
+ * tiles: the GPU check runs them under memcheck and initcheck); --fp32-copy
+ * (cuda alone, 77 without a GPU) FP32 compute on N, T / T, N / T, T float
+ * operands, as planned and with the planner's fp32_dispatch_copy row forced
+ * (the op T operands transposed into the workspace, the FP32 dispatcher on
+ * N, N). */
 #include "../check.h"
 
 #include <warplab.h>
+#include <warplab_lab.h>
 
 #include <float.h>
 #include <stdbool.h>
@@ -518,8 +523,63 @@ static void on_backend(warplab_backend_kind kind)
     warplab_context_destroy(context);
 }
 
+/* --fp32-copy: FP32 compute on the transposed layouts, every case twice:
+ * as the planner picks and with fp32_dispatch_copy forced. Shapes: odd
+ * sizes on both sides of the dispatcher's kernels (a ragged tile, 17 rows
+ * with k split, k split over many chunks, tall with 19 columns, several
+ * 128 x 128 tiles), and (T, N alone: the row takes a small m only where
+ * the big operand runs along its rows) m = 1 and 5. Each in both variants:
+ * tight with beta = 0 (C all NaN: never read) and a NaN in A and B, padded
+ * leading dimensions (rows off 16 bytes) with alpha = -1.5, beta = 0.5.
+ * Returns 77 without a cuda device. */
+static int fp32_copy_cases(void)
+{
+    warplab_context *context = NULL;
+    if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &context) != WARPLAB_OK) {
+        printf("test_gemm_ex_api --fp32-copy: skipped: no cuda device (%s)\n",
+               warplab_last_error(NULL));
+        return TEST_SKIP;
+    }
+    static const struct {
+        size_t m, n, k;
+        int ops; /* 0: N, T, T, N and T, T; 1: T, N alone (case_of: bit 0 A, bit 1 B) */
+    } shapes[] = {{37, 29, 53, 0},    {130, 257, 70, 0},  {17, 1030, 2049, 0}, {300, 400, 300, 0},
+                  {513, 65, 4099, 0}, {2000, 19, 777, 0}, {1, 1000, 333, 1},   {5, 300, 700, 1}};
+    int cases = 0;
+    for (int forced = 0; forced < 2; forced++) {
+        CHECK(warplab_gemm_force_candidate(context, forced ? "fp32_dispatch_copy" : NULL) ==
+              WARPLAB_OK);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int ops = 1; ops < 4; ops++)
+                for (int variant = 0; variant < 2; variant++) {
+                    if (shapes[s].ops && ops != shapes[s].ops)
+                        continue;
+                    const gemm_case t =
+                        case_of(shapes[s].m, shapes[s].n, shapes[s].k, ops, WARPLAB_FLOAT32,
+                                WARPLAB_FLOAT32, WARPLAB_COMPUTE_FP32, variant);
+                    run_case(context, forced ? "cuda (fp32_dispatch_copy forced)" : "cuda", &t);
+                    cases++;
+                }
+    }
+    /* The forced row refuses what it cannot take, with why: k = 0. */
+    warplab_buffer *c = NULL, *a = NULL;
+    CHECK(warplab_buffer_create(context, 16 * 4, &a) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, 16 * 4, &c) == WARPLAB_OK);
+    CHECK(warplab_gemm_ex(context, WARPLAB_OP_T, WARPLAB_OP_T, 4, 4, 0, 1.0f, a, WARPLAB_FLOAT32, 4,
+                          a, WARPLAB_FLOAT32, 1, 0.0f, c, WARPLAB_FLOAT32, 0,
+                          WARPLAB_COMPUTE_FP32) == WARPLAB_ERROR_UNSUPPORTED);
+    CHECK(strstr(warplab_last_error(context), "fp32_dispatch_copy") != NULL);
+    warplab_buffer_destroy(a);
+    warplab_buffer_destroy(c);
+    printf("  cuda: %d fp32_dispatch_copy cases\n", cases);
+    warplab_context_destroy(context);
+    return check_report("test_gemm_ex_api --fp32-copy");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--fp32-copy") == 0)
+        return fp32_copy_cases();
     ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;
     tf32_only = argc > 2 && strcmp(argv[2], "--tf32-only") == 0;
     sanitizer = argc > 2 && strcmp(argv[2], "--sanitizer") == 0;

@@ -16,15 +16,19 @@
  *   (kmajor_transpose: A with op T, B with op N; kmajor_restride: rows not
  *   16-byte aligned), on the stream, in the call. That transpose is what the
  *   row-major B of the N, N case costs: a read and a write of B.
- * - Everything else (FP32 compute with a transposed operand, k = 0, devices
- *   without sm_90a): gemm_ex_tiled, 64 x 64 tiles, 4 x 4 outputs a thread,
- *   operands widened to float in shared memory (TF32: truncated), FP32 sums.
+ * - FP32 compute with a transposed float operand, where the planner picks
+ *   fp32_dispatch_copy: the op T operands copied into the workspace, the
+ *   FP32 dispatcher on N, N (fp32_copy.cu).
+ * - Everything else (k = 0, devices without sm_80 or sm_90a): gemm_ex_tiled,
+ *   64 x 64 tiles, 4 x 4 outputs a thread, operands widened to float in
+ *   shared memory (TF32: truncated), FP32 sums.
  * FP32 compute on op N, N float operands comes here only where the planner
  * picks the GEMV family: warplab_gemm_ex runs warplab_gemm's path for the
  * rest. No allocation or synchronisation: the copies and partial sums live
  * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "ex16.h"
+#include "fp32_copy.h"
 #include "gemm_launch.h"
 #include "gemv.h"
 #include "plan_cache.h"
@@ -322,6 +326,16 @@ static bool gemv_planned(wl_backend *backend, const wl_problem *p, const wl_laun
         return false;
     *plan = planned(backend, p, launch, forced_candidate(p));
     return plan->candidate >= 0 && plan->schedule == WL_GEMM_SCHEDULE_GEMV;
+}
+
+/* The planner picked (or the call forces) fp32_dispatch_copy: the op T
+ * operands copied, the FP32 dispatcher on N, N (fp32_copy.h). */
+static bool fp32_copy_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
+{
+    if (p->variant & WL_GEMM_EX16_FORCE)
+        return false;
+    const wl_gemm_route plan = planned(backend, p, launch, forced_candidate(p));
+    return plan.candidate >= 0 && plan.candidate == wl_gemm_candidate_find("fp32_dispatch_copy");
 }
 
 /* The tensor-core path: TF32 or 16-bit inputs, sm_90a, C of at least one
@@ -629,6 +643,8 @@ static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 /* The workspace of the path that runs a problem the GEMV family does not. */
 static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
 {
+    if (fp32_copy_planned(backend, p, NULL))
+        return wl_fp32_copy_scratch(backend, p);
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
@@ -858,6 +874,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, launch, &gemv))
         return wl_gemv_run(backend, launch, &gemv);
+    if (fp32_copy_planned(backend, p, launch))
+        return wl_fp32_copy_run(backend, launch);
     if (tiled_forced(p))
         return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
@@ -962,6 +980,10 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     wl_gemm_route gemv;
     if (gemv_planned(backend, p, launch, &gemv)) {
         wl_gemm_route_describe(&gemv, text, len);
+        return;
+    }
+    if (fp32_copy_planned(backend, p, launch)) {
+        wl_fp32_copy_describe(backend, launch, text, len);
         return;
     }
     if (tiled_forced(p)) {
