@@ -4,6 +4,7 @@
 #include "gemm_grid_cuda.h"
 
 #include "cuda_backend.h"
+#include "vendor_libs.h"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -14,6 +15,7 @@
 struct wl_cuda_grid {
     wl_backend *device;
     cudaStream_t stream;
+    const wl_cublas_api *blas; /* cuBLAS, opened at first use (vendor_libs.h) */
     cublasHandle_t handle;
     wl_cuda_gemm_call call;
     void *ptr[WL_GRID_OPERANDS];
@@ -58,14 +60,14 @@ cudaDataType_t cuda_type(warplab_dtype type)
                                      : CUDA_R_32F;
 }
 
-warplab_status cublas_status(wl_backend *device, cublasStatus_t status, const char *what)
+warplab_status cublas_status(const wl_cuda_grid *grid, cublasStatus_t status, const char *what)
 {
     if (status == CUBLAS_STATUS_SUCCESS)
         return WARPLAB_OK;
-    return wl_fail(device,
+    return wl_fail(grid->device,
                    status == CUBLAS_STATUS_ALLOC_FAILED ? WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
                                                         : WARPLAB_ERROR_BACKEND,
-                   "%s: %s", what, cublasGetStatusString(status));
+                   "%s: %s", what, grid->blas->status_string(status));
 }
 
 } // namespace
@@ -77,13 +79,17 @@ extern "C" warplab_status wl_cuda_grid_open(wl_backend *device, wl_cuda_grid **o
     if (!grid)
         return wl_fail(device, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "the grid's state");
     grid->device = device;
+    char reason[256];
+    grid->blas = wl_cublas_load(reason, sizeof reason);
     warplab_status status =
-        wl_cuda_check(device, cudaStreamCreate(&grid->stream), "cudaStreamCreate");
+        grid->blas ? WARPLAB_OK : wl_fail(device, WARPLAB_ERROR_UNSUPPORTED, "%s", reason);
     if (status == WARPLAB_OK)
-        status = cublas_status(device, cublasCreate(&grid->handle), "cublasCreate");
+        status = wl_cuda_check(device, cudaStreamCreate(&grid->stream), "cudaStreamCreate");
     if (status == WARPLAB_OK)
-        status =
-            cublas_status(device, cublasSetStream(grid->handle, grid->stream), "cublasSetStream");
+        status = cublas_status(grid, grid->blas->create(&grid->handle), "cublasCreate");
+    if (status == WARPLAB_OK)
+        status = cublas_status(grid, grid->blas->set_stream(grid->handle, grid->stream),
+                               "cublasSetStream");
     if (status != WARPLAB_OK) {
         wl_cuda_grid_close(grid);
         return status;
@@ -99,7 +105,7 @@ extern "C" void wl_cuda_grid_close(wl_cuda_grid *grid)
         return;
     wl_cuda_grid_release(grid);
     if (grid->handle)
-        cublasDestroy(grid->handle);
+        grid->blas->destroy(grid->handle);
     if (grid->stream)
         cudaStreamDestroy(grid->stream);
     free(grid);
@@ -166,15 +172,15 @@ extern "C" warplab_status wl_cuda_grid_vendor(wl_cuda_grid *grid)
     const float alpha = 1.0f, beta = 0.0f;
     const cublasComputeType_t compute =
         c.compute == WARPLAB_COMPUTE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    return cublas_status(grid->device,
-                         cublasGemmEx(grid->handle,
-                                      c.op_b == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                      c.op_a == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N, (int)c.n,
-                                      (int)c.m, (int)c.k, &alpha, grid->ptr[WL_GRID_B],
-                                      cuda_type(c.ab_type), ldb, grid->ptr[WL_GRID_A],
-                                      cuda_type(c.ab_type), lda, &beta, grid->ptr[WL_GRID_C_VENDOR],
-                                      cuda_type(c.c_type), (int)c.n, compute, CUBLAS_GEMM_DEFAULT),
-                         "cublasGemmEx");
+    return cublas_status(
+        grid,
+        grid->blas->gemm_ex(grid->handle, c.op_b == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N,
+                            c.op_a == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N, (int)c.n, (int)c.m,
+                            (int)c.k, &alpha, grid->ptr[WL_GRID_B], cuda_type(c.ab_type), ldb,
+                            grid->ptr[WL_GRID_A], cuda_type(c.ab_type), lda, &beta,
+                            grid->ptr[WL_GRID_C_VENDOR], cuda_type(c.c_type), (int)c.n, compute,
+                            CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
 }
 
 extern "C" warplab_status wl_cuda_grid_download(wl_cuda_grid *grid, int operand, void *host)
