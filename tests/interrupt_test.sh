@@ -17,7 +17,7 @@ if ! "$W" bench vecadd --backend "$BACKEND" --size 1000 --rung "$RUNGS" --repeat
 fi
 err=$(mktemp) out=$(mktemp)
 trap 'rm -f "$err" "$out"' EXIT
-"$W" bench vecadd --backend "$BACKEND" --size 2^22 --rung "$RUNGS" --repeat 1000000 \
+"$W" bench vecadd --backend "$BACKEND" --size 2^22 --rung "$RUNGS" --repeat 100000000 \
     --max-seconds 60 --no-flush >"$out" 2>"$err" &
 pid=$!
 # Wait for the row to start, then for its timed runs to be under way.

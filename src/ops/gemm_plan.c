@@ -215,11 +215,13 @@ static const wl_gemm_candidate candidates[] = {
      .computes = FP32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_NT | WL_GEMM_LAYOUT_TN | WL_GEMM_LAYOUT_TT,
      .in_place = 0, /* every layout it takes goes through a copy of the op T operands */
-     /* With the big operand along k, the copy is of the big operand: at
-      * min(m, n) <= 16 the GEMV streams it once instead (FP32 16 x 4096^2
+     /* With the big operand along k, the copy is of the big operand: where a
+      * GEMV row takes the shape it streams it once instead (FP32 16 x 4096^2
       * op_b = T: gemv_k 83.5 us on the H200, gemm_plan.h; the dispatcher's
-      * skinny_m 73 us on the H100, gemm_ex.cu, before a 134 MB copy). */
-     .along_k_small_min = WL_GEMV_SMALL_MAX + 1,
+      * skinny_m 73 us on the H100, gemm_ex.cu, before a 134 MB copy; m = 24
+      * op_b = T on the decode tuning set: gemv_tiled 0.83-1.22x cuBLAS, the
+      * copy 0.53-0.62x at m = 19, docs/DECISIONS.md). */
+     .along_k_defers_to_gemv = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
      .bandwidth_fraction = 0.85,
@@ -341,6 +343,12 @@ const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_
                        : "reads the big operand along k, not along its rows";
     if (c->along_k_small_min && along_k && d->k > 0 && small_side(d) < c->along_k_small_min)
         return "leaves a small min(m, n) with the big operand along k to the GEMV family";
+    if (c->along_k_defers_to_gemv && along_k && d->k > 0)
+        for (size_t i = 0; i < CANDIDATES; i++)
+            if (candidates[i].schedule == WL_GEMM_SCHEDULE_GEMV &&
+                !candidates[i].along_k_defers_to_gemv &&
+                wl_gemm_candidate_refusal(&candidates[i], d, t) == NULL)
+                return "leaves a shape a GEMV row takes, with the big operand along k, to it";
     if (d->k == 0 && !c->k_zero)
         return "does not take k = 0";
     if (d->align_a < c->min_align || d->align_b < c->min_align ||

@@ -104,6 +104,9 @@ typedef struct wl_gemm_candidate {
      * limit. The
      * choosers' own skinny paths there are what the GEMV family replaces. */
     size_t along_k_small_min;
+    /* With the big operand along k, it steps aside wherever a GEMV row (the
+     * family that streams the big operand once) takes the descriptor. */
+    bool along_k_defers_to_gemv;
     int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;        /* takes k = 0 (C = beta C) */
     unsigned min_align; /* bytes every operand's rows need; 1 = any */

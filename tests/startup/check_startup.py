@@ -21,6 +21,9 @@ import subprocess
 import sys
 
 VENDOR = ("libcudart.so", "libcublas.so", "libcublasLt.so", "libnccl.so")
+# The directories ld.so searches whatever its cache and the RUNPATHs say.
+SYSTEM_DIRS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/lib/x86_64-linux-gnu",
+               "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu")
 
 
 def elf_dynamic(path):
@@ -106,6 +109,18 @@ def hidden(libdir, command):
     print(f"hidden: {' '.join(hide + command)}", flush=True)
     env = dict(os.environ)
     env.pop("LD_LIBRARY_PATH", None)
+    # A vendor library installed in the system's own directories (a GPU
+    # machine's libnccl.so.2 in /usr/lib/x86_64-linux-gnu) cannot be hidden
+    # from the loader: name it where it is not, so that the program meets it
+    # missing all the same.
+    for variable, soname in (("WARPLAB_CUBLAS_LIBRARY", "libcublas.so"),
+                             ("WARPLAB_NCCL_LIBRARY", "libnccl.so")):
+        found = [os.path.join(d, f) for d in SYSTEM_DIRS if os.path.isdir(d)
+                 for f in os.listdir(d) if f.startswith(soname)]
+        if found:
+            env[variable] = os.path.join(libdir, "absent", os.path.basename(found[0]))
+            print(f"hidden: {found[0]} is in a system directory: "
+                  f"{variable}={env[variable]}", flush=True)
     return subprocess.run(hide + command, env=env).returncode
 
 

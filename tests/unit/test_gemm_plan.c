@@ -137,6 +137,11 @@ static void test_table(void)
         {4096, 16, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 16, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
         {17, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
+        /* (the copy steps aside wherever a GEMV row takes the shape; T, T
+         * has none past 16, so the copy keeps it) */
+        {24, 1024, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
+        {513, 29, 640, N, T, F32, F32, FP32C, "gemv_tiled"},
+        {20, 333, 640, T, T, F32, F32, FP32C, "fp32_dispatch_copy"},
         /* k = 0 on transposed float operands: C = beta C, the fallback. */
         {100, 100, 0, T, T, F32, F32, FP32C, "tiled"},
         /* k = 0 (C = beta C): not the GEMV (it takes k > 0). */
