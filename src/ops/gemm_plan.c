@@ -343,12 +343,6 @@ const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_
                        : "reads the big operand along k, not along its rows";
     if (c->along_k_small_min && along_k && d->k > 0 && small_side(d) < c->along_k_small_min)
         return "leaves a small min(m, n) with the big operand along k to the GEMV family";
-    if (c->along_k_defers_to_gemv && along_k && d->k > 0)
-        for (size_t i = 0; i < CANDIDATES; i++)
-            if (candidates[i].schedule == WL_GEMM_SCHEDULE_GEMV &&
-                !candidates[i].along_k_defers_to_gemv &&
-                wl_gemm_candidate_refusal(&candidates[i], d, t) == NULL)
-                return "leaves a shape a GEMV row takes, with the big operand along k, to it";
     if (d->k == 0 && !c->k_zero)
         return "does not take k = 0";
     if (d->align_a < c->min_align || d->align_b < c->min_align ||
@@ -498,6 +492,21 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     return c->fixed_us + extra_us + (memory_us > flop_us ? memory_us : flop_us);
 }
 
+/* A preference, not a limit (a forced name still runs the row): a row that
+ * defers to the GEMV family is not picked, with the big operand along k,
+ * where a GEMV row takes the descriptor. */
+bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                              const wl_gemm_target *t)
+{
+    if (!c->along_k_defers_to_gemv || !wl_gemm_x_along_k(d) || d->k == 0)
+        return false;
+    for (size_t i = 0; i < CANDIDATES; i++)
+        if (candidates[i].schedule == WL_GEMM_SCHEDULE_GEMV &&
+            wl_gemm_candidate_takes(&candidates[i], d, t))
+            return true;
+    return false;
+}
+
 wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, const char *force)
 {
     wl_gemm_route plan;
@@ -515,7 +524,8 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
     } else {
         for (int fallback = 0; fallback <= 1 && plan.candidate < 0; fallback++)
             for (size_t i = 0; i < CANDIDATES; i++) {
-                if (candidates[i].fallback != (fallback == 1))
+                if (candidates[i].fallback != (fallback == 1) ||
+                    wl_gemm_candidate_defers(&candidates[i], d, t))
                     continue;
                 const double us = wl_gemm_candidate_us(&candidates[i], d, t);
                 if (us < plan.predicted_us) {

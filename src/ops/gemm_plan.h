@@ -104,8 +104,9 @@ typedef struct wl_gemm_candidate {
      * limit. The
      * choosers' own skinny paths there are what the GEMV family replaces. */
     size_t along_k_small_min;
-    /* With the big operand along k, it steps aside wherever a GEMV row (the
-     * family that streams the big operand once) takes the descriptor. */
+    /* With the big operand along k, the planner does not pick it wherever a
+     * GEMV row (the family that streams the big operand once) takes the
+     * descriptor; forced by name, it still runs. */
     bool along_k_defers_to_gemv;
     int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;        /* takes k = 0 (C = beta C) */
@@ -170,6 +171,10 @@ int wl_gemm_candidate_find(const char *name);
 /* Whether candidate c can take the descriptor on the target (every
  * limit: architecture, types, compute, layout, small side, k = 0,
  * alignment). */
+/* Whether the planner passes a row over for a descriptor it could take
+ * (along_k_defers_to_gemv: a GEMV row takes it); a forced name still runs. */
+bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
+                              const wl_gemm_target *t);
 bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                              const wl_gemm_target *t);
 /* Why candidate c cannot take the descriptor (the first limit it fails, a

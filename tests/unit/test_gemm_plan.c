@@ -300,8 +300,11 @@ static void test_properties(unsigned seed, int count)
             CHECK(plan.copies == 0 || plan.schedule != WL_GEMM_SCHEDULE_GEMV);
         /* The least modelled time among the rows of its class. */
         for (size_t r = 0; r < rows_count; r++)
-            if (rows[r].fallback == c->fallback)
+            if (rows[r].fallback == c->fallback && !wl_gemm_candidate_defers(&rows[r], &d, t))
                 CHECK(plan.predicted_us <= wl_gemm_candidate_us(&rows[r], &d, t));
+        /* A row that defers to the GEMV family is never picked where it defers. */
+        CHECK_MSG(!wl_gemm_candidate_defers(c, &d, t), "%s picked where a GEMV row takes it",
+                  c->name);
         if (plan.schedule == WL_GEMM_SCHEDULE_GEMV) {
             gemv_plans++;
             if (plan.gemv_kernel >= 0 && plan.gemv_kernel < 3)
