@@ -465,6 +465,9 @@ size_t wl_cgroup_memory_free(const char *self_cgroup, const char *mount);
 
 /* snprintf into a fixed buffer, never overflowing, always terminated. */
 void wl_copy_string(char *destination, size_t capacity, const char *source);
+/* text word-wrapped before column width: the first line led by first, the
+ * others by hang spaces; nothing at all for a text without words. */
+void wl_write_wrapped(FILE *stream, const char *first, const char *text, size_t width, size_t hang);
 void wl_format(char *destination, size_t capacity, const char *format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

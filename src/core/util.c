@@ -429,3 +429,34 @@ void wl_check_parallel(size_t tasks, void (*body)(size_t task, wl_check *check, 
     }
     free(checks);
 }
+
+void wl_write_wrapped(FILE *stream, const char *first, const char *text, size_t width, size_t hang)
+{
+    bool first_line = true;
+    size_t column = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t word = 0;
+        while (p[word] && p[word] != ' ')
+            word++;
+        if (!word)
+            break;
+        if (first_line) {
+            fputs(first, stream);
+            column = strlen(first);
+            first_line = false;
+        } else if (column + 1 + word > width) {
+            fprintf(stream, "\n%*s", (int)hang, "");
+            column = hang;
+        } else {
+            fputc(' ', stream);
+            column++;
+        }
+        fwrite(p, 1, word, stream);
+        column += word;
+        p += word;
+    }
+    if (!first_line)
+        fputc('\n', stream);
+}

@@ -462,36 +462,7 @@ const wl_rung *wl_show_rung_below(const wl_ladder *ladder, const wl_rung *rung,
  * the others by as many spaces. */
 static void write_wrapped(FILE *stream, const char *first, const char *text, size_t width)
 {
-    const size_t hang = strlen(first);
-    bool first_line = true;
-    size_t column = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        size_t word = 0;
-        while (p[word] && p[word] != ' ')
-            word++;
-        if (!word)
-            break;
-        if (column && column + 1 + word > width) {
-            fputc('\n', stream);
-            column = 0;
-        }
-        if (!column) {
-            fprintf(stream, "%*s", first_line ? 0 : (int)hang, first_line ? first : "");
-            first_line = false;
-            column = hang;
-        } else {
-            fputc(' ', stream);
-            column++;
-        }
-        fwrite(p, 1, word, stream);
-        column += word;
-        p += word;
-    }
-    if (column)
-        fputc('\n', stream);
+    wl_write_wrapped(stream, first, text, width, strlen(first));
 }
 
 void wl_show_course_figure(const wl_rung *rung, char *text, size_t len)

@@ -465,34 +465,6 @@ static void write_terminal_group(const warplab_report *report, size_t begin, siz
 /* ------------------------------------------------------------------------ */
 /* Conclusions: what the rows show about the course's open questions        */
 
-/* text from column `column`, wrapped before `width`, the lines after the
- * first indented by `indent`. */
-static void write_wrapped(FILE *out, const char *text, size_t column, size_t width, size_t indent)
-{
-    bool first = true;
-    for (const char *p = text; *p;) {
-        while (*p == ' ')
-            p++;
-        size_t word = 0;
-        while (p[word] && p[word] != ' ')
-            word++;
-        if (!word)
-            break;
-        if (!first && column + 1 + word > width) {
-            fprintf(out, "\n%*s", (int)indent, "");
-            column = indent;
-        } else if (!first) {
-            fputc(' ', out);
-            column++;
-        }
-        fwrite(p, 1, word, out);
-        column += word;
-        p += word;
-        first = false;
-    }
-    fputc('\n', out);
-}
-
 typedef struct conclusion_sink {
     FILE *out;
     warplab_format format;
@@ -515,9 +487,11 @@ static void write_conclusion(void *user, const char *ladder, const char *text)
         fputs("}", sink->out);
         break;
     default:
-        fprintf(sink->out, "%s%s: ", sink->count ? "" : "\nconclusions (computed from the rows):\n",
-                ladder);
-        write_wrapped(sink->out, text, strlen(ladder) + 2, 100, 2);
+        char first[48];
+        wl_format(first, sizeof first, "%s: ", ladder);
+        if (!sink->count)
+            fputs("\nconclusions (computed from the rows):\n", sink->out);
+        wl_write_wrapped(sink->out, first, text, 100, 2);
         break;
     }
     sink->count++;

@@ -123,6 +123,25 @@ static char *squeeze(const char *text)
     return out;
 }
 
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
 static char *seed_text[5]; /* squeezed, by seed number */
 
 static bool load_seeds(const char *dir)
@@ -138,20 +157,12 @@ static bool load_seeds(const char *dir)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            continue;
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *raw = size >= 0 ? malloc((size_t)size + 1) : NULL;
-        if (raw && fread(raw, 1, (size_t)size, f) == (size_t)size) {
-            raw[size] = '\0';
+        char *raw = read_file(path);
+        if (raw) {
             free(seed_text[name[2] - '0']);
             seed_text[name[2] - '0'] = squeeze(raw);
         }
         free(raw);
-        fclose(f);
     }
     closedir(d);
     for (int s = 0; s < 5; s++)
@@ -221,25 +232,6 @@ static void test_figures(void)
 
 /* ------------------------------------------------------------------------ */
 /* docs/COURSE.md's map                                                     */
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[size] = '\0';
-    fclose(f);
-    return text;
-}
 
 /* Every `LADDER/RUNG`, `probe NAME` and `erratum ID` the map names exists,
  * and every erratum is on the map. */
