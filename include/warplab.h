@@ -178,7 +178,10 @@ warplab_status warplab_buffer_read(const warplab_buffer *buffer, size_t offset_b
 warplab_status warplab_buffer_wrap(warplab_context *context, void *handle, size_t bytes,
                                    warplab_buffer **buffer);
 /* A buffer that aliases bytes of parent from offset_bytes on (any backend).
- * It never frees anything; parent must outlive it. */
+ * A view keeps parent's storage alive: parent may be destroyed first, and the
+ * storage (memory warplab allocated) is freed when the last of parent and
+ * its views is destroyed. A view of a wrapped buffer still needs the
+ * caller's memory to outlive it. */
 warplab_status warplab_buffer_view(warplab_buffer *parent, size_t offset_bytes, size_t bytes,
                                    warplab_buffer **view);
 /* The native handle (device pointer, cl_mem, host pointer) under a buffer and

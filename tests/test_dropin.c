@@ -362,6 +362,33 @@ static void check_arguments(warplab_context *ctx)
     warplab_buffer_destroy(b);
 }
 
+/* A view keeps its parent's storage alive (include/warplab.h): the parent
+ * destroyed first, its views (and a view of a view) still read, write and
+ * compute on the bytes, and the last one destroyed frees them (the sanitize
+ * build's leak and use-after-free checks watch this). */
+static void check_view_lifetime(warplab_context *ctx)
+{
+    const size_t n = 1000;
+    float fill[2000], host[1000], got[1000];
+    warplab_buffer *parent = NULL, *view = NULL, *inner = NULL, *out = NULL;
+    CHECK(warplab_buffer_create(ctx, 2 * n * sizeof(float), &parent) == WARPLAB_OK);
+    upload_floats(parent, 2 * n, 7, fill);
+    CHECK(warplab_buffer_view(parent, n * sizeof(float), n * sizeof(float), &view) == WARPLAB_OK);
+    CHECK(warplab_buffer_view(view, 4, (n - 1) * sizeof(float), &inner) == WARPLAB_OK);
+    warplab_buffer_destroy(parent);
+    for (size_t i = 0; i < n; i++)
+        host[i] = (float)i;
+    CHECK(warplab_buffer_write(view, 0, host, n * sizeof(float)) == WARPLAB_OK);
+    warplab_buffer_destroy(view);
+    CHECK(warplab_buffer_create(ctx, (n - 1) * sizeof(float), &out) == WARPLAB_OK);
+    CHECK(warplab_vecadd(ctx, inner, inner, out, n - 1) == WARPLAB_OK);
+    CHECK(warplab_buffer_read(out, 0, got, (n - 1) * sizeof(float)) == WARPLAB_OK);
+    for (size_t i = 0; i + 1 < n; i++)
+        CHECK(got[i] == 2.0f * (float)(i + 1));
+    warplab_buffer_destroy(inner);
+    warplab_buffer_destroy(out);
+}
+
 #ifdef WARPLAB_TEST_OPENCL
 /* A command queue of the caller's, in warplab's cl_context: operations run
  * on it, clFinish on it waits for them; a queue of another context is
@@ -453,6 +480,7 @@ int main(int argc, char **argv)
     /* WARPLAB_TEST_SMALL (under the sanitizers): CPU-sized shapes. */
     const bool gpu = warplab_context_device(ctx)->gpu != 0 && !getenv("WARPLAB_TEST_SMALL");
     check_arguments(ctx);
+    check_view_lifetime(ctx);
     check_vecadd(ctx);
     check_reduce(ctx);
     check_transpose(ctx, gpu);

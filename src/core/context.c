@@ -275,6 +275,7 @@ static warplab_status warplab_buffer_create_checked(warplab_context *context, si
     atomic_fetch_add(&context->references, 1);
     b->bytes = bytes;
     b->owned = 1;
+    atomic_init(&b->holders, 1);
     *buffer = b;
     return WARPLAB_OK;
 }
@@ -289,16 +290,32 @@ warplab_status warplab_buffer_create(warplab_context *context, size_t bytes,
                       warplab_buffer_create_checked(context, bytes, buffer));
 }
 
+/* Drops one holder of a root buffer; the last frees its storage. */
+static void buffer_root_release(warplab_buffer *root)
+{
+    if (atomic_fetch_sub(&root->holders, 1) != 1)
+        return;
+    warplab_context *context = root->context;
+    wl_backend *device = context->device;
+    if (root->owned)
+        device->ops->release(device, root->handle);
+    free(root);
+    context_release(context);
+}
+
 void warplab_buffer_destroy(warplab_buffer *buffer)
 {
     if (!buffer)
         return;
+    warplab_buffer *root = buffer->root;
+    if (!root) {
+        buffer_root_release(buffer);
+        return;
+    }
     warplab_context *context = buffer->context;
-    wl_backend *device = context->device;
-    if (buffer->owned)
-        device->ops->release(device, buffer->handle);
     free(buffer);
     context_release(context);
+    buffer_root_release(root);
 }
 
 size_t warplab_buffer_size(const warplab_buffer *buffer)
@@ -462,6 +479,7 @@ static warplab_status warplab_buffer_wrap_checked(warplab_context *context, void
     b->handle = handle;
     b->bytes = bytes;
     b->owned = 0;
+    atomic_init(&b->holders, 1);
     *buffer = b;
     return WARPLAB_OK;
 }
@@ -497,6 +515,8 @@ static warplab_status warplab_buffer_view_checked(warplab_buffer *parent, size_t
     b->offset = parent->offset + offset_bytes;
     b->bytes = bytes;
     b->owned = 0;
+    b->root = parent->root ? parent->root : parent;
+    atomic_fetch_add(&b->root->holders, 1);
     *view = b;
     return WARPLAB_OK;
 }

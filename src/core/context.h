@@ -59,6 +59,12 @@ struct warplab_buffer {
     size_t bytes;
     size_t offset; /* bytes from handle to the buffer's first byte (views) */
     int owned;     /* 1: warplab allocated handle and frees it */
+    /* Views keep their storage alive: a view holds the buffer it aliases
+     * (root, never itself a view), and the root is freed when the last of
+     * it and its views is destroyed. holders counts the root's own handle
+     * (until warplab_buffer_destroy) and each live view; 0 for a view. */
+    warplab_buffer *root;
+    _Atomic size_t holders;
 };
 
 /* The header of a report (bench and probe alike): device, backend, date,
