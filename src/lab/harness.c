@@ -622,8 +622,15 @@ static double rung_work(const wl_ladder *ladder, const wl_rung *rung, const wl_p
 /* A host row in a run on another device gets a time budget: one run at a
  * quarter of the work, or less where that is past WL_HOST_PROBE_BYTES,
  * predicts a run at full size (work scales linearly); past the budget the
- * row is skipped, the prediction its reason. Problems with pitches, or too small to scale, are run
- * as they are. */
+ * row is skipped, the prediction its reason. Problems with pitches, or too
+ * small to scale, are run as they are.
+ *
+ * The probe shrinks the first dimension alone (rows; gemm's m) and keeps the
+ * others whole, so that a row's stride and the pages one pass over it
+ * touches are those of the full problem: a square probe (2048^2 for a
+ * 16384^2 transpose) fits the TLB's reach where the full size does not, and
+ * predicted 3 s for a run that took 7.9 s (docs/results/h200.json,
+ * transpose cpu_loop). */
 static warplab_status host_row_budget(wl_backend *device, wl_backend *host, const wl_ladder *ladder,
                                       const wl_rung *rung, const wl_impl *impl,
                                       const wl_problem *problem, const wl_run_config *config,
@@ -634,17 +641,12 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
     if (config->host_run_budget < 0 || !(rung->flags & WL_RUNG_HOST) || device == host ||
         problem->dims < 1 || problem->dims > 3)
         return WARPLAB_OK;
-    /* A quarter of the work: n / 4 (1-D), rows / 2 and cols / 2 (2-D),
-     * m / 2 and n / 2 (gemm's m x n x k). */
+    /* A quarter of the work: n / 4, rows / 4 or m / 4. */
     wl_problem probe = *problem;
-    const int scaled = problem->dims == 1 ? 1 : 2;
-    const size_t scale = problem->dims == 1 ? 4 : 2;
-    for (int d = 0; d < problem->dims; d++) {
+    for (int d = 0; d < problem->dims; d++)
         if (problem->ld[d] || problem->dim[d] < 64)
             return WARPLAB_OK;
-        if (d < scaled)
-            probe.dim[d] = problem->dim[d] / scale;
-    }
+    probe.dim[0] = problem->dim[0] / 4;
     /* A problem whose buffers and host copies do not fit in the host's free
      * memory is skipped by the memory check (allocate) with that reason:
      * no probe for it. */
@@ -657,16 +659,9 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
      * pass WL_HOST_PROBE_BYTES (a problem too large for memory is skipped
      * after this, by the memory check, at no cost). */
     size_t probe_bytes = 0;
-    while (wl_problem_bytes(ladder, &probe, &probe_bytes) && probe_bytes > WL_HOST_PROBE_BYTES) {
-        bool shrunk = false;
-        for (int d = 0; d < scaled; d++)
-            if (probe.dim[d] >= 128) {
-                probe.dim[d] /= 2;
-                shrunk = true;
-            }
-        if (!shrunk)
-            break;
-    }
+    while (wl_problem_bytes(ladder, &probe, &probe_bytes) && probe_bytes > WL_HOST_PROBE_BYTES &&
+           probe.dim[0] >= 32)
+        probe.dim[0] /= 2;
     const double full = rung_work(ladder, rung, problem), part = rung_work(ladder, rung, &probe);
     if (!(full > 0.0) || !(part > 0.0))
         return WARPLAB_OK;
