@@ -226,6 +226,27 @@ static void test_transfers(void)
                     "1.00x)");
 }
 
+static void test_tiles(void)
+{
+    static synthetic s;
+    start(&s, "tiles");
+    add(&s, "tiles", "square_block", 4, 500.0);
+    add(&s, "tiles", "square_block", 16, 2800.0);
+    add(&s, "tiles", "square_block", 32, 2000.0);
+    add(&s, "tiles", "eight_rows", 4, 500.0);
+    add(&s, "tiles", "eight_rows", 8, 1000.0);
+    add(&s, "tiles", "eight_rows", 16, 3000.0);
+    add(&s, "tiles", "eight_rows", 32, 4000.0);
+    add(&s, "tiles", "eight_rows", 48, 3600.0);
+    add(&s, "tiles", "eight_rows", 64, 2000.0);
+    char text[512];
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "best: tile 32 (eight_rows) at 4000 GB/s; square_block's best: tile 16 at "
+                    "0.70x");
+    CHECK_HAS(text, "eight_rows against its best at tile 4: 0.12x, 8: 0.25x, 16: 0.75x, 48: "
+                    "0.90x, 64: 0.50x");
+}
+
 static void test_helpers(void)
 {
     char text[64];
@@ -269,7 +290,7 @@ static void test_helpers(void)
 
 static void test_registry(void)
 {
-    CHECK(warplab_probe_count() == 8);
+    CHECK(warplab_probe_count() == 9);
     for (size_t i = 0; i < warplab_probe_count(); i++) {
         const wl_probe *probe = wl_probe_at(i);
         CHECK(probe && probe->conclude && probe->setup && probe->section_count >= 1 &&
@@ -310,6 +331,7 @@ int main(void)
     test_unroll();
     test_blocksize();
     test_transfers();
+    test_tiles();
     test_helpers();
     test_registry();
     return check_report("test_probe_conclusions");

@@ -36,4 +36,6 @@ extern "C" const wl_impl *const wl_cuda_probe_impls[] = {&wl_cuda_probe_offset,
                                                          &wl_cuda_probe_pinned_d2h,
                                                          &wl_cuda_probe_serial,
                                                          &wl_cuda_probe_chunked,
+                                                         &wl_cuda_probe_square_block,
+                                                         &wl_cuda_probe_eight_rows,
                                                          NULL};

@@ -49,6 +49,8 @@ extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_e
 /* probe_unroll.cu */
 extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe_pragma,
     wl_cuda_probe_by_hand;
+/* probe_tiles.cu */
+extern const wl_impl wl_cuda_probe_square_block, wl_cuda_probe_eight_rows;
 /* probe_transfers.cu */
 extern const wl_impl wl_cuda_probe_pageable_h2d, wl_cuda_probe_pinned_h2d,
     wl_cuda_probe_pageable_d2h, wl_cuda_probe_pinned_d2h, wl_cuda_probe_serial,

@@ -21,4 +21,6 @@ const wl_impl *const wl_opencl_probe_impls[] = {&wl_opencl_probe_offset,
                                                 &wl_opencl_probe_compiler,
                                                 &wl_opencl_probe_pragma,
                                                 &wl_opencl_probe_by_hand,
+                                                &wl_opencl_probe_square_block,
+                                                &wl_opencl_probe_eight_rows,
                                                 NULL};

@@ -65,6 +65,8 @@ extern const wl_impl wl_opencl_probe_global_int, wl_opencl_probe_shared_int,
     wl_opencl_probe_cas_float;
 /* probe_intrinsics_opencl.c */
 extern const wl_impl wl_opencl_probe_div_mod, wl_opencl_probe_shift_mask;
+/* probe_tiles_opencl.c */
+extern const wl_impl wl_opencl_probe_square_block, wl_opencl_probe_eight_rows;
 /* probe_unroll_opencl.c */
 extern const wl_impl wl_opencl_probe_rolled, wl_opencl_probe_compiler, wl_opencl_probe_pragma,
     wl_opencl_probe_by_hand;
