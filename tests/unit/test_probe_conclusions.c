@@ -151,6 +151,18 @@ static void test_atomics(void)
     conclude(&s, text, sizeof text);
     CHECK_MSG(strstr(text, "global float") == NULL, "'%s' mentions a missing series", text);
     CHECK_HAS(text, "the CAS loop at 16 threads per address 0.10x of atomicAdd(int)");
+
+    /* The functions section: each against add at 32 and at the most threads
+     * per address measured; a function missing at one point says n/a. */
+    start(&s, "atomics");
+    add(&s, "atomics", "global_int", 1, 100.0);
+    add(&s, "atomic_functions", "add", 32, 10.0);
+    add(&s, "atomic_functions", "add", 4096, 2.0);
+    add(&s, "atomic_functions", "sub", 32, 10.0);
+    add(&s, "atomic_functions", "sub", 4096, 1.0);
+    add(&s, "atomic_functions", "exch", 4096, 4.0);
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "against add at 32 / all threads per address: sub 1.00/0.50x, exch n/a/2.00x");
 }
 
 static void test_intrinsics(void)

@@ -475,6 +475,13 @@ warplab_status wl_probe_zero_last_buffer(wl_backend *backend, const wl_launch *l
     return backend->ops->fill32(backend, last.handle, last.offset, 0u, last.bytes);
 }
 
+warplab_status wl_probe_ones_last_buffer(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const wl_view last = launch->buf[launch->buffers - 1];
+    return backend->ops->fill32(backend, last.handle, last.offset, 0xffffffffu, last.bytes);
+}
+
 wl_problem wl_probe_point(size_t dim0, size_t dim1, size_t dim2, long param)
 {
     wl_problem problem;

@@ -103,6 +103,8 @@ bool wl_probe_check_poison(wl_check *check, size_t index, const void *word);
 /* A wl_impl `prepare` for every backend: zeroes the problem's last buffer
  * (the atomics' counters) before each run, untimed. */
 warplab_status wl_probe_zero_last_buffer(wl_backend *backend, const wl_launch *launch, void *state);
+/* ... sets it to all ones (atomicAnd's counters). */
+warplab_status wl_probe_ones_last_buffer(wl_backend *backend, const wl_launch *launch, void *state);
 
 /* A problem for one point of a sweep: dim[0..2] as the section defines them,
  * param = x. */

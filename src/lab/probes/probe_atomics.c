@@ -12,9 +12,15 @@
  * sums are exact and float sums are exact whatever the order while the
  * magnitudes stay below 2^24 (past that, the classic bound applies).
  *
+ * A second section runs seed 002's whole list of atomic functions (add, sub,
+ * exch, min, max, inc, dec, and, or, xor; CAS is the first section's loop)
+ * on int counters with the same contention sweep: which functions cost the
+ * same at the L2, and which contention hurts alike.
+ *
  * Problem: dim[0] = threads (a power of two), dim[1] = iterations per
  * thread, param = contention (threads per address, a power of two). The
- * counters are zeroed before every run (untimed). */
+ * counters are zeroed before every run (untimed); and's are set to all ones,
+ * so that its result shows every contender's bits. */
 #include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
@@ -250,12 +256,175 @@ static int atomics_points(const warplab_device_info *device, size_t size, wl_pro
     return count;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The atomic functions: seed 002's list on int counters                    */
+
+/* What each function leaves in a counter after combining a contender's
+ * value (inc and dec with the limit 0xffffffff: a plain wrapping step;
+ * exch's result is any one contender's value, checked apart). */
+static uint32_t combine(wl_atomic_function f, uint32_t c, int32_t v)
+{
+    const uint32_t u = (uint32_t)v;
+    switch (f) {
+    case WL_ATOMIC_ADD: return c + u;
+    case WL_ATOMIC_SUB: return c - u;
+    case WL_ATOMIC_MIN: return (int32_t)c < v ? c : u;
+    case WL_ATOMIC_MAX: return (int32_t)c > v ? c : u;
+    case WL_ATOMIC_INC: return c + 1u;
+    case WL_ATOMIC_DEC: return c - 1u;
+    case WL_ATOMIC_AND: return c & u;
+    case WL_ATOMIC_OR: return c | u;
+    case WL_ATOMIC_XOR: return c ^ u;
+    default: return u; /* exch */
+    }
+}
+
+static warplab_status function_verify(wl_atomic_function f, const wl_problem *p,
+                                      const void *const *host, wl_check *check)
+{
+    const int32_t *v = host[ATOMICS_VALUES];
+    const uint32_t *counters = host[ATOMICS_COUNTERS];
+    const size_t a = addresses(p);
+    uint32_t *expected = malloc((a ? a : 1) * sizeof *expected);
+    if (!expected)
+        return WARPLAB_ERROR_HOST_OUT_OF_MEMORY;
+    const uint32_t start = f == WL_ATOMIC_AND ? 0xffffffffu : 0u;
+    for (size_t i = 0; i < a; i++)
+        expected[i] = start;
+    if (f == WL_ATOMIC_EXCH) {
+        /* Some contender's value, whichever swapped last. */
+        for (size_t i = 0; i < a; i++) {
+            bool seen = false;
+            for (size_t t = i; t < p->dim[0] && !seen; t += a)
+                seen = counters[i] == (uint32_t)v[t];
+            wl_check_value(check, i, seen ? 0.0 : 1.0, 0.0, 0.0);
+        }
+        free(expected);
+        return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+    }
+    for (size_t t = 0; t < p->dim[0]; t++)
+        for (size_t k = 0; k < p->dim[1]; k++)
+            expected[t % a] = combine(f, expected[t % a], v[t]);
+    for (size_t i = 0; i < a; i++)
+        wl_check_value(check, i, (double)(int32_t)counters[i], (double)(int32_t)expected[i], 0.0);
+    free(expected);
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+#define FUNCTION_VERIFY(name, f)                                                                   \
+    static warplab_status name(const wl_problem *p, const void *const *host, wl_check *check)      \
+    {                                                                                              \
+        return function_verify(f, p, host, check);                                                 \
+    }
+FUNCTION_VERIFY(add_verify, WL_ATOMIC_ADD)
+FUNCTION_VERIFY(sub_verify, WL_ATOMIC_SUB)
+FUNCTION_VERIFY(exch_verify, WL_ATOMIC_EXCH)
+FUNCTION_VERIFY(min_verify, WL_ATOMIC_MIN)
+FUNCTION_VERIFY(max_verify, WL_ATOMIC_MAX)
+FUNCTION_VERIFY(inc_verify, WL_ATOMIC_INC)
+FUNCTION_VERIFY(dec_verify, WL_ATOMIC_DEC)
+FUNCTION_VERIFY(and_verify, WL_ATOMIC_AND)
+FUNCTION_VERIFY(or_verify, WL_ATOMIC_OR)
+FUNCTION_VERIFY(xor_verify, WL_ATOMIC_XOR)
+
+#define FUNCTION(id_, title_, lesson_, verify_)                                                    \
+    {                                                                                              \
+        .id = id_, .title = title_, .lesson = lesson_, .course = "seed 002, 'Atomic Functions'",   \
+        .bytes = no_bytes, .flops = atomic_adds, .supports = atomics_supports, .verify = verify_   \
+    }
+
+static const wl_rung function_series[] = {
+    FUNCTION("add", "atomicAdd(int *)", "The first section's global_int: the baseline.",
+             add_verify),
+    FUNCTION("sub", "atomicSub(int *)", "Subtraction is an add of the negated value at the L2.",
+             sub_verify),
+    FUNCTION("exch", "atomicExch(int *)",
+             "A swap: the counter ends holding one contender's value, whichever came last.",
+             exch_verify),
+    FUNCTION("min", "atomicMin(int *)", "The smaller of the counter and the value.", min_verify),
+    FUNCTION("max", "atomicMax(int *)", "The larger of the counter and the value.", max_verify),
+    FUNCTION("inc", "atomicInc(unsigned *, 0xffffffff)",
+             "A wrapping increment: ((old >= limit) ? 0 : old + 1); with the largest limit, a "
+             "counter.",
+             inc_verify),
+    FUNCTION("dec", "atomicDec(unsigned *, 0xffffffff)",
+             "A wrapping decrement: ((old == 0 || old > limit) ? limit : old - 1).", dec_verify),
+    FUNCTION("and", "atomicAnd(int *)",
+             "Bitwise and; the counters start all ones, so the result is every contender's "
+             "bits in common.",
+             and_verify),
+    FUNCTION("or", "atomicOr(int *)", "Bitwise or.", or_verify),
+    FUNCTION("xor", "atomicXor(int *)",
+             "Bitwise xor: each contender's value flips the counter's bits once per step.",
+             xor_verify),
+};
+
+static const wl_ladder functions_ladder = {
+    .name = "atomic_functions",
+    .title = "atomic functions: operations per second against contention",
+    .rungs = function_series,
+    .rung_count = sizeof function_series / sizeof function_series[0],
+    .describe = atomics_describe,
+    .leading_size = wl_probe_leading_size,
+    .buffers = atomics_buffers,
+    .test_problems = atomics_test_problems,
+};
+
+/* Fewer points than the add's sweep: one address each, a warp's worth, a
+ * block's four times over, and all threads on one. */
+static int function_points(const warplab_device_info *device, size_t size, wl_problem *problems,
+                           int capacity)
+{
+    const size_t threads = atomics_threads(device, size);
+    static const size_t contention[] = {1, 32, 1024};
+    int count = 0;
+    for (size_t c = 0; c < sizeof contention / sizeof contention[0] && count < capacity; c++)
+        if (contention[c] < threads)
+            problems[count++] =
+                wl_probe_point(threads, atomics_iterations(device), 0, (long)contention[c]);
+    if (count < capacity)
+        problems[count++] = wl_probe_point(threads, atomics_iterations(device), 0, (long)threads);
+    return count;
+}
+
 static void atomics_setup(const warplab_device_info *device, size_t size, char *text, size_t len)
 {
     wl_format(text, len,
               "%zu threads (blocks of %d), %zu adds each; thread t adds to counter t mod "
               "(threads / contention)",
               atomics_threads(device, size), WL_PROBE_BLOCK, atomics_iterations(device));
+}
+
+/* "; against add at 32 / all threads per address: sub 1.00/0.60x, exch
+ * 1.18/0.71x, ..." (the conclusion has 512 characters: one pair a function). */
+static void append_functions(char *text, size_t len, const warplab_probe_result *r)
+{
+    double all = 0, value;
+    for (size_t i = 0; r->report && i < r->report->row_count; i++)
+        if (r->report->rows[i].size > all &&
+            wl_probe_value(r, "add", r->report->rows[i].size, &value))
+            all = r->report->rows[i].size;
+    if (all <= 0)
+        return;
+    wl_append(text, len, "; against add at 32 / all threads per address:");
+    int listed = 0;
+    for (size_t s = 1; s < sizeof function_series / sizeof function_series[0]; s++) {
+        const char *id = function_series[s].id;
+        double low, high;
+        const bool has_low = wl_probe_ratio(r, id, 32, "add", 32, &low);
+        const bool has_high = wl_probe_ratio(r, id, all, "add", all, &high);
+        if (!has_low && !has_high)
+            continue;
+        wl_append(text, len, "%s %s ", listed++ ? "," : "", id);
+        if (has_low)
+            wl_append(text, len, "%.2f", low);
+        else
+            wl_append(text, len, "n/a");
+        if (has_high)
+            wl_append(text, len, "/%.2fx", high);
+        else
+            wl_append(text, len, "/n/a");
+    }
 }
 
 static void atomics_conclude(const warplab_probe_result *r, char *text, size_t len)
@@ -288,6 +457,7 @@ static void atomics_conclude(const warplab_probe_result *r, char *text, size_t l
                               has_float ? "global_float" : "global_int", cas_x);
         wl_append(text, len, " of atomicAdd(%s)", has_float ? "float" : "int");
     }
+    append_functions(text, len, r);
 }
 
 static const wl_probe_section atomics_sections[] = {
@@ -299,16 +469,25 @@ static const wl_probe_section atomics_sections[] = {
      .metric = WL_PROBE_OPS,
      .log_x = true,
      .points = atomics_points},
+    {.ladder = &functions_ladder,
+     .name = "atomic_functions",
+     .title = "seed 002's atomic functions on int, per second against contention",
+     .x_label = "threads per address",
+     .unit = "Gop/s",
+     .metric = WL_PROBE_OPS,
+     .log_x = true,
+     .points = function_points},
 };
 
 const wl_probe wl_probe_atomics = {
     .name = "atomics",
-    .title = "atomicAdd against contention: global vs shared, int vs float, CAS loops",
+    .title = "atomicAdd against contention: global vs shared, int vs float, CAS loops; and "
+             "every atomic function of the course's list",
     .course = "seed 002, 'Atomic Functions'; seed 004, 'Reminder: Atomic Operations'",
     .size_meaning = "threads, rounded down to a power of two (default 2^20 on a GPU, 2^14 on "
                     "a CPU)",
     .sections = atomics_sections,
-    .section_count = 1,
+    .section_count = sizeof atomics_sections / sizeof atomics_sections[0],
     .setup = atomics_setup,
     .conclude = atomics_conclude,
 };

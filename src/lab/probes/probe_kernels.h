@@ -17,6 +17,22 @@
 #define WL_BANKS_CHAINS 4
 #define WL_BANKS_CHAIN_GAP 512u
 
+/* atomics: seed 002's list of atomic functions, the order of the
+ * atomic_functions section's series (the OpenCL kernels are one per
+ * function, named after them). inc and dec take the limit 0xffffffff. */
+typedef enum wl_atomic_function {
+    WL_ATOMIC_ADD = 0,
+    WL_ATOMIC_SUB,
+    WL_ATOMIC_EXCH,
+    WL_ATOMIC_MIN,
+    WL_ATOMIC_MAX,
+    WL_ATOMIC_INC,
+    WL_ATOMIC_DEC,
+    WL_ATOMIC_AND,
+    WL_ATOMIC_OR,
+    WL_ATOMIC_XOR
+} wl_atomic_function;
+
 /* The FMA chain y <- fma(y, a, b) of the divergence and overlap probes: with
  * a = 0.9999, a^4096 = 0.66, so the start value stays visible in the result
  * (a chunk or element mix-up fails the check). */

@@ -64,6 +64,55 @@ __global__ void probe_atomic_cas_float(const int *values, int *counters, size_t 
     }
 }
 
+/* Isolates one atomic function of seed 002's list on int counters: the
+ * same loop as probe_atomic_global<int>, another instruction. */
+template <wl_atomic_function F>
+__global__ void probe_atomic_function(const int *values, int *counters, size_t threads, size_t mask,
+                                      unsigned iterations)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= threads)
+        return;
+    const int v = values[t];
+    int *counter = counters + (t & mask);
+    unsigned *word = reinterpret_cast<unsigned *>(counter);
+    for (unsigned k = 0; k < iterations; k++) {
+        if constexpr (F == WL_ATOMIC_ADD)
+            atomicAdd(counter, v);
+        else if constexpr (F == WL_ATOMIC_SUB)
+            atomicSub(counter, v);
+        else if constexpr (F == WL_ATOMIC_EXCH)
+            atomicExch(counter, v);
+        else if constexpr (F == WL_ATOMIC_MIN)
+            atomicMin(counter, v);
+        else if constexpr (F == WL_ATOMIC_MAX)
+            atomicMax(counter, v);
+        else if constexpr (F == WL_ATOMIC_INC)
+            atomicInc(word, 0xffffffffu);
+        else if constexpr (F == WL_ATOMIC_DEC)
+            atomicDec(word, 0xffffffffu);
+        else if constexpr (F == WL_ATOMIC_AND)
+            atomicAnd(counter, v);
+        else if constexpr (F == WL_ATOMIC_OR)
+            atomicOr(counter, v);
+        else
+            atomicXor(counter, v);
+    }
+}
+
+template <wl_atomic_function F>
+static warplab_status launch_function(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const size_t threads = launch->problem->dim[0],
+                 mask = threads / (size_t)launch->problem->param - 1;
+    probe_atomic_function<F>
+        <<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
+            view_of<const int>(launch, ATOMICS_VALUES), view_of<int>(launch, ATOMICS_COUNTERS),
+            threads, mask, (unsigned)launch->problem->dim[1]);
+    return WL_CUDA_LAUNCHED(backend, "probe atomic functions");
+}
+
 template <typename T, bool Shared>
 static warplab_status launch_atomic(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -107,4 +156,22 @@ const wl_impl wl_cuda_probe_global_float = ATOMIC("global_float", (launch_atomic
 const wl_impl wl_cuda_probe_shared_int = ATOMIC("shared_int", (launch_atomic<int, true>));
 const wl_impl wl_cuda_probe_shared_float = ATOMIC("shared_float", (launch_atomic<float, true>));
 const wl_impl wl_cuda_probe_cas_float = ATOMIC("cas_float", launch_cas_float);
+
+#define FUNCTION(rung_, f_, prepare_)                                                              \
+    {                                                                                              \
+        .ladder = "atomic_functions", .rung = rung_, .prepare = prepare_,                          \
+        .launch = launch_function<f_>                                                              \
+    }
+const wl_impl wl_cuda_probe_atomic_functions[10] = {
+    FUNCTION("add", WL_ATOMIC_ADD, wl_probe_zero_last_buffer),
+    FUNCTION("sub", WL_ATOMIC_SUB, wl_probe_zero_last_buffer),
+    FUNCTION("exch", WL_ATOMIC_EXCH, wl_probe_zero_last_buffer),
+    FUNCTION("min", WL_ATOMIC_MIN, wl_probe_zero_last_buffer),
+    FUNCTION("max", WL_ATOMIC_MAX, wl_probe_zero_last_buffer),
+    FUNCTION("inc", WL_ATOMIC_INC, wl_probe_zero_last_buffer),
+    FUNCTION("dec", WL_ATOMIC_DEC, wl_probe_zero_last_buffer),
+    FUNCTION("and", WL_ATOMIC_AND, wl_probe_ones_last_buffer),
+    FUNCTION("or", WL_ATOMIC_OR, wl_probe_zero_last_buffer),
+    FUNCTION("xor", WL_ATOMIC_XOR, wl_probe_zero_last_buffer),
+};
 }

@@ -1,5 +1,5 @@
-/* The coalescing probe (seed 003, 'Sdružený přístup do paměti'): a copy shifted by an offset, a copy
- * reading with a stride. */
+/* The coalescing probe (seed 003, 'Sdružený přístup do paměti'): a copy shifted by an offset, a
+ * copy reading with a stride. */
 #include "probe_cuda.h"
 
 enum { COPY_IN = 0, COPY_OUT };

@@ -42,6 +42,8 @@ extern const wl_impl wl_cuda_probe_lane, wl_cuda_probe_warp, wl_cuda_probe_block
 /* probe_atomics.cu */
 extern const wl_impl wl_cuda_probe_global_int, wl_cuda_probe_global_float, wl_cuda_probe_shared_int,
     wl_cuda_probe_shared_float, wl_cuda_probe_cas_float;
+/* the atomic_functions section's series, in wl_atomic_function order */
+extern const wl_impl wl_cuda_probe_atomic_functions[10];
 /* probe_intrinsics.cu */
 extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_expf,
     wl_cuda_probe_fast_exp, wl_cuda_probe_div, wl_cuda_probe_fast_div, wl_cuda_probe_div_mod,

@@ -42,3 +42,34 @@ static warplab_status launch_cas_float(wl_backend *backend, const wl_launch *lau
 const wl_impl wl_opencl_probe_global_int = ATOMIC("global_int", launch_global_int);
 const wl_impl wl_opencl_probe_shared_int = ATOMIC("shared_int", launch_shared_int);
 const wl_impl wl_opencl_probe_cas_float = ATOMIC("cas_float", launch_cas_float);
+
+/* The atomic functions: one kernel each, probe_atomic_<rung>. */
+#define FUNCTION_LAUNCH(name)                                                                      \
+    static warplab_status launch_##name(wl_backend *backend, const wl_launch *launch, void *state) \
+    {                                                                                              \
+        (void)state;                                                                               \
+        return launch_atomics(backend, launch, "probe_atomic_" #name, false);                      \
+    }
+FUNCTION_LAUNCH(add)
+FUNCTION_LAUNCH(sub)
+FUNCTION_LAUNCH(exch)
+FUNCTION_LAUNCH(min)
+FUNCTION_LAUNCH(max)
+FUNCTION_LAUNCH(inc)
+FUNCTION_LAUNCH(dec)
+FUNCTION_LAUNCH(and)
+FUNCTION_LAUNCH(or)
+FUNCTION_LAUNCH(xor)
+
+#define FUNCTION(rung_, prepare_)                                                                  \
+    {                                                                                              \
+        .ladder = "atomic_functions", .rung = #rung_, .prepare = prepare_,                         \
+        .launch = launch_##rung_                                                                   \
+    }
+const wl_impl wl_opencl_probe_atomic_functions[10] = {
+    FUNCTION(add, wl_probe_zero_last_buffer),  FUNCTION(sub, wl_probe_zero_last_buffer),
+    FUNCTION(exch, wl_probe_zero_last_buffer), FUNCTION(min, wl_probe_zero_last_buffer),
+    FUNCTION(max, wl_probe_zero_last_buffer),  FUNCTION(inc, wl_probe_zero_last_buffer),
+    FUNCTION(dec, wl_probe_zero_last_buffer),  FUNCTION(and, wl_probe_ones_last_buffer),
+    FUNCTION(or, wl_probe_zero_last_buffer),   FUNCTION(xor, wl_probe_zero_last_buffer),
+};

@@ -63,6 +63,8 @@ extern const wl_impl wl_opencl_probe_lane, wl_opencl_probe_warp, wl_opencl_probe
 /* probe_atomics_opencl.c */
 extern const wl_impl wl_opencl_probe_global_int, wl_opencl_probe_shared_int,
     wl_opencl_probe_cas_float;
+/* the atomic_functions section's series, in wl_atomic_function order */
+extern const wl_impl wl_opencl_probe_atomic_functions[10];
 /* probe_intrinsics_opencl.c */
 extern const wl_impl wl_opencl_probe_div_mod, wl_opencl_probe_shift_mask;
 /* probe_tiles_opencl.c */

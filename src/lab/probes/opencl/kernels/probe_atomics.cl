@@ -63,3 +63,32 @@ __kernel void probe_atomic_cas_float(__global const int *values, ulong values_of
         } while (seen != expected);
     }
 }
+
+/* ------------------------------------------------------------------------ */
+/* atomic functions: seed 002's list on int counters, one kernel each (the
+ * same loop as probe_atomic_global_int, another built-in). OpenCL's
+ * atomic_inc and atomic_dec wrap, as CUDA's do with the limit 0xffffffff. */
+
+#define ATOMIC_FUNCTION(name, STEP)                                                                \
+    __kernel void name(__global const int *values, ulong values_off, __global int *counters,      \
+                       ulong counters_off, ulong threads, ulong addresses, uint iterations)        \
+    {                                                                                              \
+        const size_t t = get_global_id(0);                                                         \
+        if (t >= threads)                                                                          \
+            return;                                                                                \
+        const int v = values[values_off + t];                                                      \
+        __global int *counter = counters + counters_off + t % addresses;                           \
+        for (uint k = 0; k < iterations; k++)                                                      \
+            STEP;                                                                                  \
+    }
+
+ATOMIC_FUNCTION(probe_atomic_add, atomic_add(counter, v))
+ATOMIC_FUNCTION(probe_atomic_sub, atomic_sub(counter, v))
+ATOMIC_FUNCTION(probe_atomic_exch, atomic_xchg(counter, v))
+ATOMIC_FUNCTION(probe_atomic_min, atomic_min(counter, v))
+ATOMIC_FUNCTION(probe_atomic_max, atomic_max(counter, v))
+ATOMIC_FUNCTION(probe_atomic_inc, atomic_inc(counter))
+ATOMIC_FUNCTION(probe_atomic_dec, atomic_dec(counter))
+ATOMIC_FUNCTION(probe_atomic_and, atomic_and(counter, v))
+ATOMIC_FUNCTION(probe_atomic_or, atomic_or(counter, v))
+ATOMIC_FUNCTION(probe_atomic_xor, atomic_xor(counter, v))
