@@ -190,9 +190,9 @@ static const wl_rung transpose_rungs[] = {
      .verify = copy_verify},
     {.id = "naive",
      .title = "naive, writes strided",
-     .lesson = "The course's mtran: a thread per element, threads along input rows. Reads of a "
-               "warp are one contiguous row; its writes go to 32 different output rows, one "
-               "transaction each.",
+     .lesson = "The course's mtran: a thread per element (32 x 32 blocks, one element each), "
+               "threads along input rows. Reads of a warp are one contiguous row; its writes go "
+               "to 32 different output rows, one transaction each.",
      .course = COURSE_TRANSPOSE,
      .course_value = 5.3,
      .course_unit = "GB/s",
@@ -207,7 +207,9 @@ static const wl_rung transpose_rungs[] = {
      .title = "32x32 shared-memory tiles",
      .lesson = "A 32x32 tile is read row by row into shared memory and written out row by row "
                "from its columns: both global sides coalesce. Reading a tile column hits one "
-               "bank 32 times: bank conflicts.",
+               "bank 32 times: bank conflicts. From here on a block is 32 x 8 threads, four "
+               "elements each (the course's block was the tile, one element a thread; `warplab "
+               "probe tiles` measures both shapes).",
      .course = COURSE_TRANSPOSE,
      .course_value = 75.1,
      .course_unit = "GB/s",

@@ -94,15 +94,17 @@ warplab_status launch_typed(wl_backend *backend, const wl_launch *launch, void *
 /* ALONG_ROWS: neighbouring threads take neighbouring rows (one column) of
  * the input instead of neighbouring columns (one row). TRANSPOSE: write
  * out[c][r] (pitch ld_out) instead of the copy's out[r][c] (pitch cols).
- * tiles_slow: tiles along the dimension threadIdx.y walks. */
-template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
-__global__ void __launch_bounds__(TILE *BLOCK_ROWS)
+ * tiles_slow: tiles along the dimension threadIdx.y walks. ROWS: threads
+ * along y; each moves TILE / ROWS elements of a tile (ROWS = TILE: one
+ * element a thread, the course's launch). */
+template <typename T, bool ALONG_ROWS, bool TRANSPOSE, int ROWS>
+__global__ void __launch_bounds__(TILE *ROWS)
     move_elements(const T *__restrict__ in, T *__restrict__ out, wl_transpose_layout m,
                   size_t tiles_slow)
 {
     const size_t fast = (size_t)blockIdx.x * TILE + threadIdx.x;
     for (size_t tile = blockIdx.y; tile < tiles_slow; tile += gridDim.y)
-        for (int k = 0; k < TILE; k += BLOCK_ROWS) {
+        for (int k = 0; k < TILE; k += ROWS) {
             const size_t slow = tile * TILE + threadIdx.y + k;
             const size_t r = ALONG_ROWS ? fast : slow, c = ALONG_ROWS ? slow : fast;
             if (r < m.rows && c < m.cols) {
@@ -115,7 +117,7 @@ __global__ void __launch_bounds__(TILE *BLOCK_ROWS)
         }
 }
 
-template <typename T, bool ALONG_ROWS, bool TRANSPOSE>
+template <typename T, bool ALONG_ROWS, bool TRANSPOSE, int ROWS = BLOCK_ROWS>
 warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m, const void *in,
                               void *out)
 {
@@ -125,8 +127,8 @@ warplab_status elementwise_on(wl_backend *backend, const wl_transpose_layout &m,
     warplab_status status = tile_grid(backend, tiles_fast, tiles_slow, &grid);
     if (status != WARPLAB_OK)
         return status;
-    move_elements<T, ALONG_ROWS, TRANSPOSE>
-        <<<grid, dim3(TILE, BLOCK_ROWS), 0, wl_cuda_stream(backend)>>>(
+    move_elements<T, ALONG_ROWS, TRANSPOSE, ROWS>
+        <<<grid, dim3(TILE, ROWS), 0, wl_cuda_stream(backend)>>>(
             static_cast<const T *>(in), static_cast<T *>(out), m, tiles_slow);
     return WL_CUDA_LAUNCHED(backend, "transpose element kernel");
 }
