@@ -314,11 +314,20 @@ static const wl_rung reduce_rungs[] = {
      .course_unit2 = "GB/s",
      .course_value2 = 43.996,
      .course_device2 = "seed 004 GPU"},
+    {.id = "brent",
+     .title = "log2 n elements per thread (Brent)",
+     .lesson = "Brent's theorem as the course argues it: n / log2 n threads, each first "
+               "combining log2 n elements in a grid-stride loop (two per trip, coalesced), then "
+               "the unrolled tree: O(n / log n) threads do O(n) work in O(log n) steps. The grid "
+               "still grows with n (18,725 blocks of 512 at 2^28), so a second level of "
+               "thousands of partials follows.",
+     .course = "seed 004, attempt #7 ('Brent's theorem'); seed 003, 'Implementace 7'"},
     {.id = "cascade",
      .title = "many elements per thread (cascading)",
-     .lesson = "Brent's theorem: a grid that just fills the GPU, each thread first summing "
-               "many elements in a grid-stride loop (two per trip, coalesced), then the "
-               "unrolled tree: O(n/log n) threads do O(n) work; the next level is one block.",
+     .lesson = "Today's form of Brent's step: a grid that just fills the GPU (every SM's "
+               "resident blocks), each thread summing n / (that many threads) elements, about "
+               "1000 at 2^28, in the same grid-stride loop, then the unrolled tree; the next "
+               "level is one block.",
      .course = "seed 004, attempt #7 (73 GB/s at 32M); seed 003, 'Implementace 7'",
      .course_value = 77.21,
      .course_unit = "GB/s",

@@ -13,12 +13,13 @@
 #include "08_warp_volatile.cu"
 #include "09_warp_syncwarp.cu"
 #include "10_complete_unroll.cu"
-#include "11_cascade.cu"
-#include "12_shuffle.cu"
-#include "13_atomic_warp.cu"
-#include "14_atomic_block.cu"
-#include "15_single_pass.cu"
-#include "16_cub.cu"
+#include "11_brent.cu"
+#include "12_cascade.cu"
+#include "13_shuffle.cu"
+#include "14_atomic_warp.cu"
+#include "15_atomic_block.cu"
+#include "16_single_pass.cu"
+#include "17_cub.cu"
 
 extern "C" const wl_impl *const wl_cuda_reduce_impls[] = {&naive_impl,
                                                           &interleaved_impl,
@@ -28,6 +29,7 @@ extern "C" const wl_impl *const wl_cuda_reduce_impls[] = {&naive_impl,
                                                           &warp_volatile_impl,
                                                           &warp_syncwarp_impl,
                                                           &complete_unroll_impl,
+                                                          &brent_impl,
                                                           &cascade_impl,
                                                           &shuffle_impl,
                                                           &atomic_warp_impl,
