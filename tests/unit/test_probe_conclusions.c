@@ -259,6 +259,26 @@ static void test_tiles(void)
                     "0.90x, 64: 0.50x");
 }
 
+static void test_latency(void)
+{
+    static synthetic s;
+    start(&s, "latency");
+    /* Rates in G steps a second: 1 / latency in ns. */
+    add(&s, "latency_chase", "dependent", 16384, 1.0 / 40.0);
+    add(&s, "latency_chase", "dependent", 268435456, 1.0 / 800.0);
+    add(&s, "latency_flight", "loads_1", 1024, 100.0);
+    add(&s, "latency_flight", "loads_1", 262144, 3700.0);
+    add(&s, "latency_flight", "loads_4", 65536, 3700.0);
+    add(&s, "latency_flight", "loads_4", 262144, 4000.0);
+    char text[512];
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "dependent-load latency: 16 KiB 40 ns, 256 MiB 800 ns; the copy's best 4000 "
+                    "GB/s; Little's law: bandwidth x latency = 3.05 MiB in flight");
+    /* 262144 x 4 B = 1 MiB = 0.33x of 3.2e6 B; 65536 x 4 x 4 B = the same. */
+    CHECK_HAS(text, "90% of the best with 262144 threads x 1 (1 MiB, 0.33x Little's), 65536 "
+                    "threads x 4 (1 MiB, 0.33x Little's)");
+}
+
 static void test_helpers(void)
 {
     char text[64];
@@ -302,7 +322,7 @@ static void test_helpers(void)
 
 static void test_registry(void)
 {
-    CHECK(warplab_probe_count() == 9);
+    CHECK(warplab_probe_count() == 10);
     for (size_t i = 0; i < warplab_probe_count(); i++) {
         const wl_probe *probe = wl_probe_at(i);
         CHECK(probe && probe->conclude && probe->setup && probe->section_count >= 1 &&
@@ -344,6 +364,7 @@ int main(void)
     test_blocksize();
     test_transfers();
     test_tiles();
+    test_latency();
     test_helpers();
     test_registry();
     return check_report("test_probe_conclusions");

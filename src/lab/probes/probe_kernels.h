@@ -33,6 +33,12 @@ typedef enum wl_atomic_function {
     WL_ATOMIC_XOR
 } wl_atomic_function;
 
+/* latency: the chase moves WL_CHASE_STRIDE words (132 bytes, a new 128-byte
+ * line) a step; the in-flight copy runs blocks of WL_FLIGHT_BLOCK threads
+ * (the OpenCL kernels repeat both, naming this file). */
+#define WL_CHASE_STRIDE 33u
+#define WL_FLIGHT_BLOCK 64
+
 /* The FMA chain y <- fma(y, a, b) of the divergence and overlap probes: with
  * a = 0.9999, a^4096 = 0.66, so the start value stays visible in the result
  * (a chunk or element mix-up fails the check). */

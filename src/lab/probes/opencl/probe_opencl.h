@@ -67,6 +67,9 @@ extern const wl_impl wl_opencl_probe_global_int, wl_opencl_probe_shared_int,
 extern const wl_impl wl_opencl_probe_atomic_functions[10];
 /* probe_intrinsics_opencl.c */
 extern const wl_impl wl_opencl_probe_div_mod, wl_opencl_probe_shift_mask;
+/* probe_latency_opencl.c */
+extern const wl_impl wl_opencl_probe_dependent, wl_opencl_probe_loads_1, wl_opencl_probe_loads_4,
+    wl_opencl_probe_loads_16;
 /* probe_tiles_opencl.c */
 extern const wl_impl wl_opencl_probe_square_block, wl_opencl_probe_eight_rows;
 /* probe_unroll_opencl.c */
