@@ -279,6 +279,27 @@ static void test_latency(void)
                     "threads x 4 (1 MiB, 0.33x Little's)");
 }
 
+static void test_memories(void)
+{
+    static synthetic s;
+    start(&s, "memories");
+    add(&s, "memories_constant", "constant", 1, 400.0);
+    add(&s, "memories_constant", "constant", 32, 20.0);
+    add(&s, "memories_constant", "global", 1, 200.0);
+    add(&s, "memories_constant", "global", 32, 160.0);
+    add(&s, "memories_local", "registers", 4, 100.0);
+    add(&s, "memories_local", "local", 4, 100.0);
+    add(&s, "memories_local", "registers", 64, 100.0);
+    warplab_probe_point *p = add(&s, "memories_local", "local", 64, 25.0);
+    wl_copy_string(p->annotation, sizeof p->annotation, "local memory a thread: registers 0 B");
+    char text[512];
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "constant: 32 distinct words a warp at 0.05x of one word (the broadcast), "
+                    "global at 0.80x; the broadcast at 2.00x of global's rate; 32 words at 0.12x");
+    CHECK_HAS(text, "registers: 4 ints 1.00x, 64 ints 0.25x (local memory a thread: registers 0 "
+                    "B)");
+}
+
 static void test_helpers(void)
 {
     char text[64];
@@ -322,7 +343,7 @@ static void test_helpers(void)
 
 static void test_registry(void)
 {
-    CHECK(warplab_probe_count() == 10);
+    CHECK(warplab_probe_count() == 11);
     for (size_t i = 0; i < warplab_probe_count(); i++) {
         const wl_probe *probe = wl_probe_at(i);
         CHECK(probe && probe->conclude && probe->setup && probe->section_count >= 1 &&
@@ -365,6 +386,7 @@ int main(void)
     test_transfers();
     test_tiles();
     test_latency();
+    test_memories();
     test_helpers();
     test_registry();
     return check_report("test_probe_conclusions");

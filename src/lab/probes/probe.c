@@ -23,11 +23,12 @@ extern const wl_probe wl_probe_blocksize;
 extern const wl_probe wl_probe_transfers;
 extern const wl_probe wl_probe_tiles;
 extern const wl_probe wl_probe_latency;
+extern const wl_probe wl_probe_memories;
 
 static const wl_probe *const probes[] = {
     &wl_probe_coalescing, &wl_probe_banks,   &wl_probe_divergence, &wl_probe_atomics,
     &wl_probe_intrinsics, &wl_probe_unroll,  &wl_probe_blocksize,  &wl_probe_transfers,
-    &wl_probe_tiles,      &wl_probe_latency,
+    &wl_probe_tiles,      &wl_probe_latency, &wl_probe_memories,
 };
 
 size_t wl_probe_count(void)

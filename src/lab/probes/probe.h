@@ -119,6 +119,9 @@ double wl_probe_leading_size(const wl_problem *problem); /* param */
  * SM CUDA's occupancy calculator gives it at a block size (0 on error). */
 warplab_status wl_cuda_probe_copy_attributes(int *registers, size_t *shared_bytes);
 int wl_cuda_probe_copy_blocks_per_sm(int block);
+/* The memories probe's array kernels (src/lab/probes/cuda/probe_memories.cu):
+ * the local memory a thread of each form uses for an array of n ints. */
+warplab_status wl_cuda_probe_local_bytes(int n, size_t *in_registers, size_t *in_local);
 #endif
 
 /* The FMA chain of the divergence and overlap probes (WL_CHAIN_A in

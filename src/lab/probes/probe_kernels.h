@@ -33,6 +33,11 @@ typedef enum wl_atomic_function {
     WL_ATOMIC_XOR
 } wl_atomic_function;
 
+/* memories: the table the constant series reads (16 KiB of the 64 KiB of
+ * constant memory) and the longest per-thread array. */
+#define WL_CONSTANT_WORDS 4096
+#define WL_LOCAL_MAX 64
+
 /* latency: the chase moves WL_CHASE_STRIDE words (132 bytes, a new 128-byte
  * line) a step; the in-flight copy runs blocks of WL_FLIGHT_BLOCK threads
  * (the OpenCL kernels repeat both, naming this file). */

@@ -51,6 +51,9 @@ extern const wl_impl wl_cuda_probe_sinf, wl_cuda_probe_fast_sin, wl_cuda_probe_e
 /* probe_unroll.cu */
 extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe_pragma,
     wl_cuda_probe_by_hand;
+/* probe_memories.cu */
+extern const wl_impl wl_cuda_probe_constant, wl_cuda_probe_global_table, wl_cuda_probe_registers,
+    wl_cuda_probe_local;
 /* probe_latency.cu */
 extern const wl_impl wl_cuda_probe_dependent, wl_cuda_probe_loads_1, wl_cuda_probe_loads_4,
     wl_cuda_probe_loads_16;

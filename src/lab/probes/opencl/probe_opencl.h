@@ -67,6 +67,9 @@ extern const wl_impl wl_opencl_probe_global_int, wl_opencl_probe_shared_int,
 extern const wl_impl wl_opencl_probe_atomic_functions[10];
 /* probe_intrinsics_opencl.c */
 extern const wl_impl wl_opencl_probe_div_mod, wl_opencl_probe_shift_mask;
+/* probe_memories_opencl.c */
+extern const wl_impl wl_opencl_probe_constant, wl_opencl_probe_global_table,
+    wl_opencl_probe_registers, wl_opencl_probe_local;
 /* probe_latency_opencl.c */
 extern const wl_impl wl_opencl_probe_dependent, wl_opencl_probe_loads_1, wl_opencl_probe_loads_4,
     wl_opencl_probe_loads_16;
