@@ -164,9 +164,10 @@ static const wl_rung vecadd_rungs[] = {
      .verify = copy_verify},
     {.id = "managed",
      .title = "managed memory, pages on demand",
-     .lesson = "seed 001's cudaMallocManaged version: no copies in the code, but a, b and c "
-               "were last touched on the host, so their pages migrate on demand inside the "
-               "kernel, and the time is the transfer's.",
+     .lesson = "seed 001's cudaMallocManaged version, launched as the course does (ceil(n / "
+               "1024) blocks of 1024): no copies in the code, but a, b and c were last touched "
+               "on the host, so their pages migrate on demand inside the kernel, and the time "
+               "is the transfer's.",
      .course = "seed 001, 'GPU / CUDA - Vector Add'",
      .flags = WL_RUNG_TRANSFER},
     {.id = "managed_prefetch",

@@ -48,11 +48,12 @@ static warplab_status launch_one_block(wl_backend *backend, const wl_launch *lau
 static const wl_impl one_block_impl = {
     .ladder = "vecadd", .rung = "one_block", .launch = launch_one_block};
 
-/* warplab:rung vecadd grid */
+/* warplab:rung vecadd grid managed managed_prefetch */
 /* Rung grid: ceil(n / 1024) blocks of 1024 threads, the course's
  * thread_block_size. Over one_block: every SM gets blocks, n is unlimited.
  * The bounds check is ours; the course's kernel writes past the end when n is
- * not a multiple of the block size. */
+ * not a multiple of the block size. The managed rungs launch it too, as the
+ * course's managed program does. */
 __global__ void vecadd_grid(const float *a, const float *b, float *c, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,27 +61,34 @@ __global__ void vecadd_grid(const float *a, const float *b, float *c, size_t n)
         c[i] = a[i] + b[i];
 }
 
+static warplab_status grid_on(wl_backend *backend, const float *a, const float *b, float *c,
+                              size_t n)
+{
+    if (n == 0)
+        return WARPLAB_OK;
+    const unsigned block = 1024;
+    size_t blocks = (n + block - 1) / block;
+    if (blocks > (size_t)backend->info.max_grid_dim[0])
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "n=%zu needs %zu blocks, past the grid limit of %d", n, blocks,
+                       backend->info.max_grid_dim[0]);
+    vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(a, b, c, n);
+    return WL_CUDA_LAUNCHED(backend, "vecadd grid");
+}
+/* warplab:end */
+
+/* warplab:rung vecadd grid */
 static warplab_status launch_grid(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    if (wl_launch_count(launch) == 0)
-        return WARPLAB_OK;
-    const unsigned block = 1024;
-    size_t blocks = (wl_launch_count(launch) + block - 1) / block;
-    if (blocks > (size_t)backend->info.max_grid_dim[0])
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "n=%zu needs %zu blocks, past the grid limit of %d", wl_launch_count(launch),
-                       blocks, backend->info.max_grid_dim[0]);
-    vecadd_grid<<<(unsigned)blocks, block, 0, wl_cuda_stream(backend)>>>(
-        view_of(launch, VECADD_A), view_of(launch, VECADD_B), view_of(launch, VECADD_C),
-        wl_launch_count(launch));
-    return WL_CUDA_LAUNCHED(backend, "vecadd grid");
+    return grid_on(backend, view_of(launch, VECADD_A), view_of(launch, VECADD_B),
+                   view_of(launch, VECADD_C), wl_launch_count(launch));
 }
 /* warplab:end */
 
 static const wl_impl grid_impl = {.ladder = "vecadd", .rung = "grid", .launch = launch_grid};
 
-/* warplab:rung vecadd grid_stride managed managed_prefetch */
+/* warplab:rung vecadd grid_stride */
 /* Rung grid_stride: a grid that just fills the GPU (SMs x resident blocks),
  * each thread looping with stride gridDim x blockDim. Over grid: far fewer
  * blocks to schedule, and one launch shape for any n. */
@@ -379,13 +387,12 @@ static warplab_status managed_prepare(wl_backend *backend, const wl_launch *laun
 /* warplab:end */
 
 /* warplab:rung vecadd managed */
-/* Rung managed: the grid-stride kernel on managed arrays; pages fault over
- * on first touch, inside the timed kernel. */
+/* Rung managed: the course's launch (grid: ceil(n / 1024) blocks of 1024) on
+ * managed arrays; pages fault over on first touch, inside the timed kernel. */
 static warplab_status launch_managed(wl_backend *backend, const wl_launch *launch, void *state)
 {
     staging *s = (staging *)state;
-    return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2],
-                          wl_launch_count(launch));
+    return grid_on(backend, s->managed[0], s->managed[1], s->managed[2], wl_launch_count(launch));
 }
 /* warplab:end */
 
@@ -407,8 +414,7 @@ static warplab_status launch_managed_prefetch(wl_backend *backend, const wl_laun
                                  wl_cuda_stream(backend));
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "prefetching managed memory");
-    return grid_stride_on(backend, s->managed[0], s->managed[1], s->managed[2],
-                          wl_launch_count(launch));
+    return grid_on(backend, s->managed[0], s->managed[1], s->managed[2], wl_launch_count(launch));
 }
 /* warplab:end */
 
