@@ -586,12 +586,15 @@ extern "C" warplab_status wl_cuda_bench_api(warplab_context *context, wl_backend
             wl_copy_string(note, sizeof note, device->error);
         fill_row(&pair[0], c, false, stats[0], runs, info);
         fill_row(&pair[1], c, true, stats[1], runs, info);
+        /* Too large for the free memory, or a side that cannot run here (the
+         * vendor library not loadable): skipped, with the reason; anything
+         * else failed. */
+        const bool skipped = case_status == WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY ||
+                             case_status == WARPLAB_ERROR_UNSUPPORTED;
         for (int k = 0; k < 2; k++) {
             pair[k].status = case_status;
             if (case_status != WARPLAB_OK) {
-                pair[k].flags |= case_status == WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY
-                                     ? WARPLAB_ROW_SKIPPED
-                                     : WARPLAB_ROW_FAILED;
+                pair[k].flags |= skipped ? WARPLAB_ROW_SKIPPED : WARPLAB_ROW_FAILED;
                 wl_copy_string(pair[k].note, sizeof pair[k].note, note);
             }
         }
