@@ -120,8 +120,8 @@ static const batched_case cases[] = {
      0,         0,   0,    0,
      false,     0,   1.0f, 0.0f,
      false},
-    /* Padded rows and strides on 16 bytes; beta != 0. */
-    {"padded", BF16, BF16, WARPLAB_COMPUTE_FP32, N, T, 77, 99, 72, 3, 8, 16, 3, 8, 24, 5, false, 0,
+    /* Padded rows and strides on 16 bytes, an odd stride of C; beta != 0. */
+    {"padded", BF16, BF16, WARPLAB_COMPUTE_FP32, N, T, 77, 99, 72, 3, 8, 16, 3, 8, 24, 4, false, 0,
      1.0f,     0.5f, false},
     /* One K for every head (stride 0), C side by side in one row. */
     {"broadcast B, C side by side",

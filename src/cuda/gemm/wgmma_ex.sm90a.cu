@@ -924,6 +924,8 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
     p.a_planes = a_planes;
     p.b_planes = b_planes;
     p.c_batch_bytes = batch->stride_c * (long long)c_element;
+    /* Pairs stay aligned in every matrix only with an even stride. */
+    p.pairs = p.pairs && (!batched || batch->stride_c % 2 == 0);
     p.tiles_m = tiles_m;
     p.tiles_n = rs ? (c->n + XW_RS_BN - 1) / XW_RS_BN : (c->n + c->bn - 1) / c->bn;
     p.k_tiles = (c->k + box_k - 1) / box_k;
