@@ -337,7 +337,13 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                     mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
                     const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
                     const uint32_t b_tile = a_tile + S::A_BYTES, bar = full_bar + 8 * stage;
-                    mbarrier_arrive_expect_bytes(bar, p.a_bytes + S::B_BYTES);
+                    /* N-major B: boxes wholly past n are not loaded (the copy
+                     * engine's zero fill is slow, and those columns of the
+                     * tile are never stored: each column of C reads its own
+                     * column of B alone). P V with n = 64 in 128-wide tiles. */
+                    const int b_boxes = TB ? min(BN / 64, (p.n - tile_n * BN + 63) / 64) : 0;
+                    mbarrier_arrive_expect_bytes(
+                        bar, p.a_bytes + (TB ? b_boxes * XW_BOX_BYTES : S::B_BYTES));
                     const int k0 = kt * K_PER_TILE;
                     if (TA) {
 #pragma unroll
@@ -350,8 +356,9 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                     if (TB) {
 #pragma unroll
                         for (int box = 0; box < BN / 64; box++)
-                            xw_load(b_tile + box * XW_BOX_BYTES, &map_b, bar,
-                                    tile_n * BN + box * 64, k0, p.b_planes, matrix);
+                            if (box < b_boxes)
+                                xw_load(b_tile + box * XW_BOX_BYTES, &map_b, bar,
+                                        tile_n * BN + box * 64, k0, p.b_planes, matrix);
                     } else {
                         xw_load(b_tile, &map_b, bar, k0, tile_n * BN, p.b_planes, matrix);
                     }
