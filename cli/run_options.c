@@ -181,7 +181,7 @@ static const run_option run_options[] = {
      "32, 96 x sequence 128..4096 x head size 64, 128, BF16 and" CONTINUED
      "FP16 to FP32 or the input type; the caller's cudaMalloc" CONTINUED
      "memory and stream, every cell verified; geometric mean per" CONTINUED
-     "precision. About a minute on an H100; --json FILE keeps" CONTINUED "every cell",
+     "precision. About 30 s on an H200; --json FILE keeps" CONTINUED "every cell",
      NULL,
      NULL},
     {{"candidate", required_argument, NULL, OPT_CANDIDATE},

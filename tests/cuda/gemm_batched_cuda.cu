@@ -284,10 +284,13 @@ struct device_array {
 static device_array upload(const std::vector<unsigned char> &host, size_t skip)
 {
     device_array d;
-    CUDA(cudaMalloc(&d.allocation, host.size() + skip));
+    /* An operand of no elements (k = 0) is still a buffer: 16 bytes. */
+    const size_t bytes = host.empty() ? 16 : host.size();
+    CUDA(cudaMalloc(&d.allocation, bytes + skip));
     d.view = (unsigned char *)d.allocation + skip;
-    CUDA(cudaMemcpy(d.view, host.data(), host.size(), cudaMemcpyHostToDevice));
-    if (warplab_buffer_wrap(ctx, d.view, host.size(), &d.buffer) != WARPLAB_OK) {
+    if (!host.empty())
+        CUDA(cudaMemcpy(d.view, host.data(), host.size(), cudaMemcpyHostToDevice));
+    if (warplab_buffer_wrap(ctx, d.view, bytes, &d.buffer) != WARPLAB_OK) {
         failures++;
         fprintf(stderr, "warplab_buffer_wrap: %s\n", warplab_last_error(ctx));
     }
