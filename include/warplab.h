@@ -487,7 +487,9 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
  * more dimension of its tiles). Every other call (other devices, types,
  * alignments, and every backend other than cuda) runs as a loop over the
  * matrices, each one a warplab_gemm_ex of its own: correct everywhere, one
- * launch or more a matrix. */
+ * launch or more a matrix. compute-sanitizer: warplab_gemm_ex's note on
+ * initcheck holds here for a C of any type (the batched kernel may write a
+ * 16-bit C through the copy engine too). */
 warplab_status warplab_gemm_batched_ex(warplab_context *context, warplab_op op_a, warplab_op op_b,
                                        size_t m, size_t n, size_t k, float alpha,
                                        const warplab_buffer *a, warplab_dtype a_type, size_t lda,

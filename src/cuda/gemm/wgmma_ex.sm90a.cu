@@ -307,7 +307,11 @@ xw_store_c16_tile(const float (&acc)[N], const void *map_c, uint32_t staging, in
 #pragma unroll
     for (int j = 0; j < N / 32; j++) {
         const uint32_t buffer = staging + (uint32_t)(j % 2) * 8192;
-        if (signals) /* the store of slice j - 2 has read the buffer */
+        /* The store that last read the buffer is done reading: slice j - 2's,
+         * or with one slice a tile (the 64-wide tile) the previous tile's. */
+        if (signals && N / 32 == 1)
+            asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+        else if (signals)
             asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
         consumer_sync(consumer);
 #pragma unroll
