@@ -117,6 +117,8 @@ typedef struct cli_run {
     /* bench gemm --grid [--candidate NAME] (cli/cmd_bench.c) */
     bool grid;
     const char *candidate;
+    /* bench gemm --batched: the strided-batched table (the grid's runner) */
+    bool batched;
     /* bench --counters (cli/counters_run.c) and --html FILE */
     bool counters;
     const char *html;

@@ -23,6 +23,10 @@ static void bench_help(FILE *out)
     fprintf(out,
             "\n"
             "\n"
+            "warplab bench gemm --batched [--json FILE]: warplab_gemm_batched_ex against\n"
+            "cublasGemmStridedBatchedEx on attention's products (batch 8, 32, 96), verified;\n"
+            "takes the options --grid takes but --seed.\n"
+            "\n"
             "warplab bench gemm --grid [--seed S] [--candidate NAME] [--json FILE]: the GEMM\n"
             "planner's judging grid (held out: its tuning set is scripts/gemm_decode_bench.c);\n"
             "every cell warplab_gemm_ex against cublasGemmEx, verified. Takes --repeat,\n"
@@ -147,10 +151,11 @@ static int bench_api(const cli_run *run, warplab_bench_options *bench)
  * with what it does instead. */
 static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
 {
+    const char *flag = run->batched ? "--batched" : "--grid";
     if (!bench->ladder || strcmp(bench->ladder, "gemm") != 0)
-        return cli_usage_error("bench",
-                               "--grid is the gemm ladder's (warplab bench gemm --grid)%s%s",
-                               bench->ladder ? ", not " : "", bench->ladder ? bench->ladder : "");
+        return cli_usage_error("bench", "%s is the gemm ladder's (warplab bench gemm %s)%s%s", flag,
+                               flag, bench->ladder ? ", not " : "",
+                               bench->ladder ? bench->ladder : "");
     const struct {
         bool given;
         const char *option;
@@ -168,9 +173,9 @@ static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (refused[i].given)
             return cli_usage_error("bench",
-                                   "--grid chooses its shapes, types and layouts and prints one "
+                                   "%s chooses its shapes, types and layouts and prints one "
                                    "table (--json FILE keeps every cell); leave out %s",
-                                   refused[i].option);
+                                   flag, refused[i].option);
     if (run->seed_given && run->seed == 0)
         return cli_usage_error("bench",
                                "--seed with --grid needs a number from 1 to "
@@ -201,11 +206,14 @@ static int bench_gemm_grid(const cli_run *run)
     int code = CLI_OK;
     if (run->json && (code = cli_output_begin(&json_out, run->json, "--json")) != CLI_OK)
         return code;
+    const char *what = run->batched ? "bench gemm --batched" : "bench gemm --grid";
     warplab_gemm_grid *grid = NULL;
-    warplab_status status = warplab_gemm_grid_make(run->seed_given ? run->seed : 0, &grid);
+    warplab_status status = run->batched
+                                ? warplab_gemm_batched_grid_make(&grid)
+                                : warplab_gemm_grid_make(run->seed_given ? run->seed : 0, &grid);
     if (status != WARPLAB_OK) {
         cli_output_abandon(&json_out);
-        return cli_fail(status, warplab_last_error(NULL), "bench gemm --grid");
+        return cli_fail(status, warplab_last_error(NULL), what);
     }
     warplab_context *context = NULL;
     code = cli_open_context(run->backend, run->device, &context);
@@ -216,18 +224,23 @@ static int bench_gemm_grid(const cli_run *run)
     }
     if (warplab_context_backend(context) != WARPLAB_BACKEND_CUDA) {
         cli_output_abandon(&json_out);
-        printf("warplab bench gemm --grid: skipped: it compares warplab_gemm_ex with cuBLAS, "
+        printf("warplab %s: skipped: it compares warplab with cuBLAS, "
                "which needs the cuda backend (this run has %s: %s)\n",
-               warplab_backend_name(warplab_context_backend(context)),
+               what, warplab_backend_name(warplab_context_backend(context)),
                warplab_context_device(context)->name);
         warplab_gemm_grid_destroy(grid);
         warplab_context_destroy(context);
         return CLI_OK;
     }
-    printf("warplab %s bench gemm --grid on %s (cuda backend): seed %llu%s, %zu cells%s%s\n",
-           warplab_version(), warplab_context_device(context)->name, grid->seed,
-           run->seed_given ? "" : " (the default; --seed S draws other shapes)", grid->count,
-           run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
+    if (run->batched)
+        printf("warplab %s bench gemm --batched on %s (cuda backend): %zu cells%s%s\n",
+               warplab_version(), warplab_context_device(context)->name, grid->count,
+               run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
+    else
+        printf("warplab %s bench gemm --grid on %s (cuda backend): seed %llu%s, %zu cells%s%s\n",
+               warplab_version(), warplab_context_device(context)->name, grid->seed,
+               run->seed_given ? "" : " (the default; --seed S draws other shapes)", grid->count,
+               run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
     fflush(stdout);
     warplab_gemm_grid_options options;
     memset(&options, 0, sizeof options);
@@ -241,7 +254,7 @@ static int bench_gemm_grid(const cli_run *run)
         options.progress = cli_progress_line;
     status = warplab_gemm_grid_run(context, &options, grid);
     if (status != WARPLAB_OK) {
-        code = cli_fail(status, warplab_last_error(context), "bench gemm --grid");
+        code = cli_fail(status, warplab_last_error(context), what);
         cli_output_abandon(&json_out);
         warplab_gemm_grid_destroy(grid);
         warplab_context_destroy(context);
@@ -296,10 +309,14 @@ int cmd_bench(int argc, char **argv)
                                "one ladder at a time (got '%s' too); without one, "
                                "every ladder runs",
                                argv[optind]);
-    if (run.candidate && !run.grid)
+    if (run.batched && run.grid)
+        return cli_usage_error("bench", "--batched and --grid are two tables: one at a time");
+    if (run.batched && run.seed_given)
+        return cli_usage_error("bench", "--batched has fixed shapes: leave out --seed");
+    if (run.candidate && !run.grid && !run.batched)
         return cli_usage_error("bench", "--candidate needs --grid (warplab bench gemm --grid "
                                         "--candidate NAME)");
-    if (run.grid) {
+    if (run.grid || run.batched) {
         code = grid_usage(&run, &bench);
         return code != CLI_OK ? code : bench_gemm_grid(&run);
     }

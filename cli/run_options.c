@@ -23,6 +23,7 @@ enum {
     OPT_COUNTERS,
     OPT_HTML,
     OPT_GRID,
+    OPT_BATCHED,
     OPT_CANDIDATE
 };
 
@@ -171,6 +172,18 @@ static const run_option run_options[] = {
      "on an H200; --json FILE keeps every cell",
      NULL,
      NULL},
+    {{"batched", no_argument, NULL, OPT_BATCHED},
+     true,
+     "      --batched        ",
+     "gemm only: the strided-batched table instead of the rungs:" CONTINUED
+     "warplab_gemm_batched_ex against cublasGemmStridedBatchedEx" CONTINUED
+     "on attention's per-head products (Q K^T and P V), batch 8," CONTINUED
+     "32, 96 x sequence 128..4096 x head size 64, 128, BF16 and" CONTINUED
+     "FP16 to FP32 or the input type; the caller's cudaMalloc" CONTINUED
+     "memory and stream, every cell verified; geometric mean per" CONTINUED
+     "precision. About 30 s on an H200; --json FILE keeps" CONTINUED "every cell",
+     NULL,
+     NULL},
     {{"candidate", required_argument, NULL, OPT_CANDIDATE},
      true,
      "      --candidate NAME ",
@@ -317,6 +330,7 @@ int cli_run_parse(int argc, char **argv, bool bench, cli_run *run, void (*help)(
         case OPT_SHAPES: run->shapes = true; break;
         case OPT_COUNTERS: run->counters = true; break;
         case OPT_GRID: run->grid = true; break;
+        case OPT_BATCHED: run->batched = true; break;
         case OPT_CANDIDATE: run->candidate = optarg; break;
         case OPT_HTML: run->html = optarg; break;
         case 'q': run->quiet = true; break;

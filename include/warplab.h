@@ -461,6 +461,47 @@ warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warpla
                                warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
                                warplab_dtype c_type, size_t ldc, warplab_compute compute);
 
+/* --- strided-batched matrix multiply (cublasGemmStridedBatchedEx's shape) --- */
+
+/* For i < batch: C_i = alpha * op(A_i) * op(B_i) + beta * C_i, where X_i is
+ * the matrix of warplab_gemm_ex's arguments starting stride_x elements
+ * after X_{i-1} (X_0 at the buffer's first element). Everything else is
+ * warplab_gemm_ex's: the types, computes, accuracy, leading dimensions (0
+ * means tight), alpha and beta, the caller's buffers, wrapped memory and
+ * views, the bound stream, asynchronous and capturable into a CUDA graph
+ * (run it once at its size before capturing), workspace from the context.
+ * - stride_a or stride_b 0: one A (or B) for the whole batch (broadcast).
+ *   stride_c 0 only with batch 1. Strides may be anything else, C's as long
+ *   as its matrices share no element: stride_c >= (m - 1) * ldc + n (one
+ *   after the other), or stride_c >= n with (batch - 1) * stride_c + n <=
+ *   ldc (side by side, e.g. attention heads in one row); otherwise
+ *   WARPLAB_ERROR_INVALID_ARGUMENT. A and B's matrices may overlap.
+ * - Each buffer must hold the last element of its last matrix: (batch - 1)
+ *   * stride + (rows - 1) * ld + cols elements (every product and sum
+ *   overflow-checked); each matrix spans fewer than 2^31 elements; batch <
+ *   2^31. C's whole span must not overlap A's or B's.
+ * - batch 0, m 0 or n 0 does nothing (after the checks); batch 1 is
+ *   warplab_gemm_ex.
+ * - Every argument is checked before any work is queued; on failure
+ *   nothing is written.
+ * On cuda (sm_90a) 16-bit inputs with FP32 compute, A and B's rows, bases
+ * and strides on 16 bytes and k > 0 run as one kernel whose grid spans the
+ * batch (the TMA + wgmma kernel of warplab_gemm_ex, the matrix index one
+ * more dimension of its tiles). Every other call (other devices, types,
+ * alignments, and every backend other than cuda) runs as a loop over the
+ * matrices, each one a warplab_gemm_ex of its own: correct everywhere, one
+ * launch or more a matrix. compute-sanitizer: warplab_gemm_ex's note on
+ * initcheck holds here for a C of any type (the batched kernel may write a
+ * 16-bit C through the copy engine too). */
+warplab_status warplab_gemm_batched_ex(warplab_context *context, warplab_op op_a, warplab_op op_b,
+                                       size_t m, size_t n, size_t k, float alpha,
+                                       const warplab_buffer *a, warplab_dtype a_type, size_t lda,
+                                       size_t stride_a, const warplab_buffer *b,
+                                       warplab_dtype b_type, size_t ldb, size_t stride_b,
+                                       float beta, warplab_buffer *c, warplab_dtype c_type,
+                                       size_t ldc, size_t stride_c, size_t batch,
+                                       warplab_compute compute);
+
 #ifdef __cplusplus
 }
 #endif

@@ -314,6 +314,9 @@ typedef struct warplab_gemm_grid_cell {
     double bytes;         /* A, B and C once, in their types */
     double warplab_gbs;   /* bytes / warplab's median, 1e9 B/s */
     double max_rel_error; /* largest |C - reference| / bound over the checked elements */
+    /* warplab_gemm_batched_ex's cells: matrices (tight strides); 0 or 1: one
+     * matrix, warplab_gemm_ex. bytes then counts the whole batch. */
+    size_t batch;
 } warplab_gemm_grid_cell;
 
 typedef struct warplab_gemm_grid {
@@ -326,6 +329,7 @@ typedef struct warplab_gemm_grid {
     int l2_flushed;
     double seconds; /* wall time of the run */
     int incomplete; /* 1: cancelled; the cells not reached are marked skipped */
+    int batched;    /* 1: warplab_gemm_batched_grid_make's table */
 } warplab_gemm_grid;
 
 /* Draws the grid of a seed (0: WARPLAB_GEMM_GRID_SEED), nothing run: the
@@ -341,6 +345,21 @@ typedef struct warplab_gemm_grid {
  * fitted on them (its tuning set is scripts/gemm_decode_bench.c's). The
  * caller may edit the cells (shape and types) or count before running. */
 warplab_status warplab_gemm_grid_make(unsigned long long seed, warplab_gemm_grid **grid);
+
+/* A batched cell's A, B and two Cs (every matrix) at most this many bytes;
+ * larger cells are skipped with the reason, so that the table's time stays
+ * bounded (each run at most ~1.3 ms at 3 TB/s). */
+#define WARPLAB_GEMM_BATCHED_MAX_BYTES (4ull << 30)
+
+/* The strided-batched table (`warplab bench gemm --batched`), run by
+ * warplab_gemm_grid_run like the grid: warplab_gemm_batched_ex against
+ * cublasGemmStridedBatchedEx on attention's per-head products, batch 8, 32
+ * and 96 x sequence 128..4096 x head size 64 and 128: Q K^T (m = n = the
+ * sequence, k = the head size, op_b = T) and P V (m = the sequence, n =
+ * the head size, k = the sequence, op_b = N), BF16 and FP16 inputs, a C of
+ * FP32 or the input type, every batch's matrices tight. Cells past
+ * WARPLAB_GEMM_BATCHED_MAX_BYTES are skipped. */
+warplab_status warplab_gemm_batched_grid_make(warplab_gemm_grid **grid);
 
 typedef struct warplab_gemm_grid_options {
     const char *candidate;        /* a planner candidate forced in every cell; NULL = the planner */

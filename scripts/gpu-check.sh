@@ -172,6 +172,9 @@ if has_step sanitize; then
                 # (The decode regime, m or n up to 32: the tensor-core and
                 # register-tiled GEMV rows, every type, views off 16 bytes.)
                 sanitize "$tool" gemm-decode "$TESTS/cuda/test_gemm_decode_cuda" --short
+                # (Strided batches: the batch in one kernel's grid, strides of
+                # 0 and padded, views off 16 bytes and the loop over matrices.)
+                sanitize "$tool" gemm-batched "$TESTS/cuda/test_gemm_batched_cuda" --short
                 # (The large cases: TF32 copies onto 128-byte lines, 16-bit over many tiles;
                 # memory tools only.)
                 case "$tool" in memcheck | initcheck)

@@ -44,6 +44,10 @@ typedef struct wl_problem {
     int nan_input;   /* 1: the harness plants a NaN in the first input */
     long param;      /* a ladder's or probe's own parameter (offset, stride, ...) */
     int variant;     /* a ladder's own variant selector (precision, layout, ...) */
+    /* gemm (warplab_gemm_batched_ex): matrices in the batch (0 or 1: one)
+     * and the elements between consecutive ones of A, B and C. */
+    size_t batch;
+    size_t stride[3];
 } wl_problem;
 
 /* ------------------------------------------------------------------------ */

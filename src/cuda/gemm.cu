@@ -361,9 +361,9 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
     &wl_gemm_tf32_wgmma_streamk_impl, &wl_gemm_cublas_fp32_impl, &wl_gemm_cublas_tf32_impl,
     &wl_gemm_cublas_bf16_impl, &wl_gemm_cublas_tf32_kmajor_impl,
     /* warplab_gemm_ex and its rungs */
-    &wl_gemm_ex_cuda_impl, &wl_gemm_ex_tf32_impl, &wl_gemm_ex_bf16_impl, &wl_gemm_ex_fp16_impl,
-    &wl_gemm_ex16_skinny_impl, &wl_gemm_ex16_mma_impl, &wl_gemm_ex16_tma_impl,
-    &wl_gemm_ex16_wgmma_impl, &wl_gemm_ex16_thin_impl, &wl_gemm_ex_tf32_wgmma_impl,
-    &wl_gemm_cublas_ex_tf32_impl, &wl_gemm_cublas_ex_bf16_impl, &wl_gemm_cublas_ex_fp16_impl,
-    &wl_gemm_tf32_tile_64x64_impl, &wl_gemm_tf32_tile_128x64_impl, &wl_gemm_tf32_tile_128x128_impl,
-    &wl_gemm_tf32_tiles_impl, NULL};
+    &wl_gemm_ex_cuda_impl, &wl_gemm_batched_cuda_impl, &wl_gemm_ex_tf32_impl, &wl_gemm_ex_bf16_impl,
+    &wl_gemm_ex_fp16_impl, &wl_gemm_ex16_skinny_impl, &wl_gemm_ex16_mma_impl,
+    &wl_gemm_ex16_tma_impl, &wl_gemm_ex16_wgmma_impl, &wl_gemm_ex16_thin_impl,
+    &wl_gemm_ex_tf32_wgmma_impl, &wl_gemm_cublas_ex_tf32_impl, &wl_gemm_cublas_ex_bf16_impl,
+    &wl_gemm_cublas_ex_fp16_impl, &wl_gemm_tf32_tile_64x64_impl, &wl_gemm_tf32_tile_128x64_impl,
+    &wl_gemm_tf32_tile_128x128_impl, &wl_gemm_tf32_tiles_impl, NULL};

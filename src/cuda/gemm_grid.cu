@@ -118,8 +118,9 @@ extern "C" warplab_status wl_cuda_grid_operands(wl_cuda_grid *grid, const wl_cud
     wl_cuda_grid_release(grid);
     grid->call = *call;
     const size_t in = warplab_dtype_size(call->ab_type), out = warplab_dtype_size(call->c_type);
-    const size_t count[WL_GRID_OPERANDS] = {call->m * call->k, call->k * call->n, call->m * call->n,
-                                            call->m * call->n};
+    const size_t batch = call->batch > 1 ? call->batch : 1;
+    const size_t count[WL_GRID_OPERANDS] = {batch * call->m * call->k, batch * call->k * call->n,
+                                            batch * call->m * call->n, batch * call->m * call->n};
     warplab_status status = WARPLAB_OK;
     for (int i = 0; i < WL_GRID_OPERANDS && status == WARPLAB_OK; i++) {
         grid->bytes[i] = count[i] * (i < WL_GRID_C ? in : out);
@@ -172,6 +173,17 @@ extern "C" warplab_status wl_cuda_grid_vendor(wl_cuda_grid *grid)
     const float alpha = 1.0f, beta = 0.0f;
     const cublasComputeType_t compute =
         c.compute == WARPLAB_COMPUTE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    if (c.batch > 1)
+        return cublas_status(
+            grid,
+            grid->blas->gemm_strided_batched_ex(
+                grid->handle, c.op_b == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N,
+                c.op_a == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N, (int)c.n, (int)c.m, (int)c.k,
+                &alpha, grid->ptr[WL_GRID_B], cuda_type(c.ab_type), ldb, (long long)(c.k * c.n),
+                grid->ptr[WL_GRID_A], cuda_type(c.ab_type), lda, (long long)(c.m * c.k), &beta,
+                grid->ptr[WL_GRID_C_VENDOR], cuda_type(c.c_type), (int)c.n, (long long)(c.m * c.n),
+                (int)c.batch, compute, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx");
     return cublas_status(
         grid,
         grid->blas->gemm_ex(grid->handle, c.op_b == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -183,9 +195,14 @@ extern "C" warplab_status wl_cuda_grid_vendor(wl_cuda_grid *grid)
         "cublasGemmEx");
 }
 
-extern "C" warplab_status wl_cuda_grid_download(wl_cuda_grid *grid, int operand, void *host)
+extern "C" warplab_status wl_cuda_grid_download(wl_cuda_grid *grid, int operand, size_t offset,
+                                                size_t bytes, void *host)
 {
-    cudaError_t e = cudaMemcpyAsync(host, grid->ptr[operand], grid->bytes[operand],
+    if (offset > grid->bytes[operand] || bytes > grid->bytes[operand] - offset)
+        return wl_fail(grid->device, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "reading %zu bytes at %zu of an operand of %zu", bytes, offset,
+                       grid->bytes[operand]);
+    cudaError_t e = cudaMemcpyAsync(host, (const char *)grid->ptr[operand] + offset, bytes,
                                     cudaMemcpyDeviceToHost, grid->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(grid->stream);

@@ -10,12 +10,14 @@
 extern "C" {
 #endif
 
-/* One call of warplab_gemm_ex, tight leading dimensions. */
+/* One call of warplab_gemm_ex, tight leading dimensions; batch > 1:
+ * warplab_gemm_batched_ex, each operand's matrices one after the other. */
 typedef struct wl_cuda_gemm_call {
     warplab_op op_a, op_b;
     size_t m, n, k;
     warplab_dtype ab_type, c_type;
     warplab_compute compute;
+    size_t batch;
 } wl_cuda_gemm_call;
 
 enum { WL_GRID_A = 0, WL_GRID_B, WL_GRID_C, WL_GRID_C_VENDOR, WL_GRID_OPERANDS };
@@ -35,10 +37,11 @@ warplab_status wl_cuda_grid_operands(wl_cuda_grid *grid, const wl_cuda_gemm_call
                                      size_t bytes[WL_GRID_OPERANDS]);
 /* cublasGemmEx on the operands, C = op(A) op(B) into the vendor's C:
  * pedantic FP32, TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32), 16-bit
- * inputs with FP32 sums. */
+ * inputs with FP32 sums; a batch: cublasGemmStridedBatchedEx. */
 warplab_status wl_cuda_grid_vendor(wl_cuda_grid *grid);
-/* An operand's bytes, as stored, into host (bytes[operand] of room). */
-warplab_status wl_cuda_grid_download(wl_cuda_grid *grid, int operand, void *host);
+/* bytes of an operand from byte offset on, as stored, into host. */
+warplab_status wl_cuda_grid_download(wl_cuda_grid *grid, int operand, size_t offset, size_t bytes,
+                                     void *host);
 /* Frees the cell's operands (after the stream's work). */
 void wl_cuda_grid_release(wl_cuda_grid *grid);
 

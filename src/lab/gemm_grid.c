@@ -226,6 +226,81 @@ warplab_status warplab_gemm_grid_make(unsigned long long seed, warplab_gemm_grid
     return WARPLAB_OK;
 }
 
+/* The strided-batched table (`warplab bench gemm --batched`): attention's
+ * per-head products. Q K^T: m = n = the sequence, k = the head size, op_b
+ * = T (K stored seq x head); P V: m = the sequence, n = the head size, k =
+ * the sequence, op_b = N (V stored seq x head). */
+static const size_t batched_counts[] = {8, 32, 96};
+static const size_t batched_seqs[] = {128, 256, 512, 1024, 2048, 4096};
+static const size_t batched_heads[] = {64, 128};
+static const struct {
+    warplab_dtype ab, c;
+} batched_combos[] = {{WARPLAB_BFLOAT16, WARPLAB_BFLOAT16},
+                      {WARPLAB_BFLOAT16, WARPLAB_FLOAT32},
+                      {WARPLAB_FLOAT16, WARPLAB_FLOAT16},
+                      {WARPLAB_FLOAT16, WARPLAB_FLOAT32}};
+#define ARRAY_COUNT(x) (sizeof(x) / sizeof((x)[0]))
+
+/* A batched cell's bytes: every matrix of A, B and two Cs in their types. */
+static double batched_cell_bytes(const warplab_gemm_grid_cell *c)
+{
+    const double in = (double)warplab_dtype_size(c->ab_type),
+                 out = (double)warplab_dtype_size(c->c_type);
+    const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
+    return (double)c->batch * ((m * k + k * n) * in + 2.0 * m * n * out);
+}
+
+warplab_status warplab_gemm_batched_grid_make(warplab_gemm_grid **out)
+{
+    wl_detached_error_clear();
+    if (!out)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "warplab_gemm_batched_grid_make: the grid pointer is NULL");
+    *out = NULL;
+    const size_t count = ARRAY_COUNT(batched_combos) * 2 * ARRAY_COUNT(batched_counts) *
+                         ARRAY_COUNT(batched_seqs) * ARRAY_COUNT(batched_heads);
+    warplab_gemm_grid *grid = calloc(1, sizeof *grid);
+    warplab_gemm_grid_cell *cells = calloc(count, sizeof *cells);
+    if (!grid || !cells) {
+        free(grid);
+        free(cells);
+        return wl_detached_fail(WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "warplab_gemm_batched_grid_make");
+    }
+    size_t i = 0;
+    for (size_t t = 0; t < ARRAY_COUNT(batched_combos); t++)
+        for (int product = 0; product < 2; product++)
+            for (size_t b = 0; b < ARRAY_COUNT(batched_counts); b++)
+                for (size_t h = 0; h < ARRAY_COUNT(batched_heads); h++)
+                    for (size_t q = 0; q < ARRAY_COUNT(batched_seqs); q++) {
+                        warplab_gemm_grid_cell *cell = &cells[i++];
+                        const size_t seq = batched_seqs[q], head = batched_heads[h];
+                        cell->batch = batched_counts[b];
+                        wl_format(cell->shape_class, sizeof cell->shape_class, "%s x%zu",
+                                  product == 0 ? "QK^T" : "PV", cell->batch);
+                        cell->m = seq;
+                        cell->n = product == 0 ? seq : head;
+                        cell->k = product == 0 ? head : seq;
+                        cell->op_a = WARPLAB_OP_N;
+                        cell->op_b = product == 0 ? WARPLAB_OP_T : WARPLAB_OP_N;
+                        cell->ab_type = batched_combos[t].ab;
+                        cell->c_type = batched_combos[t].c;
+                        cell->compute = WARPLAB_COMPUTE_FP32;
+                        if (batched_cell_bytes(cell) > (double)WARPLAB_GEMM_BATCHED_MAX_BYTES) {
+                            cell->flags = WARPLAB_ROW_SKIPPED;
+                            cell->status = WARPLAB_ERROR_UNSUPPORTED;
+                            wl_format(cell->note, sizeof cell->note,
+                                      "past the table's cap (%.2f GB of operands, at most %.2f)",
+                                      batched_cell_bytes(cell) / 1e9,
+                                      (double)WARPLAB_GEMM_BATCHED_MAX_BYTES / 1e9);
+                        }
+                    }
+    grid->cells = cells;
+    grid->count = count;
+    grid->batched = 1;
+    *out = grid;
+    return WARPLAB_OK;
+}
+
 void warplab_gemm_grid_destroy(warplab_gemm_grid *grid)
 {
     if (!grid)
@@ -253,17 +328,20 @@ static const char *output_name(const warplab_gemm_grid_cell *cell)
                                              : "fp32";
 }
 
-/* "bf16->bf16 N,T": the cell's group (precision x output x layout). */
+/* "bf16->bf16 N,T": the cell's group (precision x output x layout); a
+ * batched table's cells group by precision x output ("bf16->bf16 batched"). */
 static void group_name(const warplab_gemm_grid_cell *cell, char *text, size_t len)
 {
     wl_format(text, len, "%s->%s %s", precision_name(cell), output_name(cell),
-              wl_gemm_layout_name(cell->op_a, cell->op_b));
+              cell->batch > 1 ? "batched" : wl_gemm_layout_name(cell->op_a, cell->op_b));
 }
 
 static bool same_group(const warplab_gemm_grid_cell *a, const warplab_gemm_grid_cell *b)
 {
+    const bool batched = a->batch > 1 && b->batch > 1;
     return a->ab_type == b->ab_type && a->c_type == b->c_type && a->compute == b->compute &&
-           a->op_a == b->op_a && a->op_b == b->op_b;
+           (batched ||
+            (a->op_a == b->op_a && a->op_b == b->op_b && a->batch <= 1 && b->batch <= 1));
 }
 
 static bool cell_ran(const warplab_gemm_grid_cell *cell)
@@ -292,6 +370,12 @@ static wl_problem cell_problem(const warplab_gemm_grid_cell *cell)
                 (cell->op_b == WARPLAB_OP_T ? WL_GEMM_TRANS_B : 0) |
                 (cell->compute == WARPLAB_COMPUTE_TF32 ? WL_GEMM_COMPUTE_TF32 : 0) |
                 (cell->c_type != WARPLAB_FLOAT32 ? WL_GEMM_C_INPUT_TYPE : 0);
+    if (cell->batch > 1) { /* tight: each matrix right after the one before */
+        p.batch = cell->batch;
+        p.stride[0] = cell->m * cell->k;
+        p.stride[1] = cell->k * cell->n;
+        p.stride[2] = cell->m * cell->n;
+    }
     return p;
 }
 
@@ -306,9 +390,15 @@ static warplab_status run_warplab(void *user)
 {
     grid_cell_run *r = user;
     const warplab_gemm_grid_cell *cell = r->cell;
-    warplab_status status = warplab_gemm_ex(
-        r->context, cell->op_a, cell->op_b, cell->m, cell->n, cell->k, 1.0f, r->a, cell->ab_type, 0,
-        r->b, cell->ab_type, 0, 0.0f, r->c, cell->c_type, 0, cell->compute);
+    warplab_status status =
+        cell->batch > 1
+            ? warplab_gemm_batched_ex(r->context, cell->op_a, cell->op_b, cell->m, cell->n, cell->k,
+                                      1.0f, r->a, cell->ab_type, 0, cell->m * cell->k, r->b,
+                                      cell->ab_type, 0, cell->k * cell->n, 0.0f, r->c, cell->c_type,
+                                      0, cell->m * cell->n, cell->batch, cell->compute)
+            : warplab_gemm_ex(r->context, cell->op_a, cell->op_b, cell->m, cell->n, cell->k, 1.0f,
+                              r->a, cell->ab_type, 0, r->b, cell->ab_type, 0, 0.0f, r->c,
+                              cell->c_type, 0, cell->compute);
     if (status != WARPLAB_OK)
         wl_fail(r->context->device, status, "%s", warplab_last_error(r->context));
     return status;
@@ -323,7 +413,7 @@ static warplab_status run_cublas(void *user)
 /* An operand read back and widened to float (16-bit values exactly) into
  * *values (NULL on failure, the backend's error set). */
 static warplab_status download_floats(grid_cell_run *r, int operand, warplab_dtype type,
-                                      size_t bytes, float **values)
+                                      size_t offset, size_t bytes, float **values)
 {
     const size_t count = bytes / warplab_dtype_size(type);
     float *v = malloc((count ? count : 1) * sizeof *v);
@@ -333,7 +423,8 @@ static warplab_status download_floats(grid_cell_run *r, int operand, warplab_dty
         status = wl_fail(r->context->device, WARPLAB_ERROR_HOST_OUT_OF_MEMORY,
                          "host copies of the operands (%zu bytes)", bytes);
     if (status == WARPLAB_OK)
-        status = wl_cuda_grid_download(r->cuda, operand, raw ? (void *)raw : (void *)v);
+        status =
+            wl_cuda_grid_download(r->cuda, operand, offset, bytes, raw ? (void *)raw : (void *)v);
     if (status == WARPLAB_OK && raw)
         for (size_t i = 0; i < count; i++)
             v[i] = type == WARPLAB_BFLOAT16 ? wl_bf16_to_float(raw[i]) : wl_fp16_to_float(raw[i]);
@@ -348,19 +439,26 @@ static warplab_status download_floats(grid_cell_run *r, int operand, warplab_dty
 
 /* warplab's C against the double-precision reference, with the contract's
  * bound (warplab.h) and a 16-bit C's own rounding. */
-static warplab_status verify_cell(grid_cell_run *r, const size_t bytes[WL_GRID_OPERANDS],
-                                  warplab_gemm_grid_cell *cell)
+/* A batch's matrix `matrix` is checked (each operand's bytes / batch, that
+ * many in); one matrix: the whole operands. */
+static warplab_status verify_matrix(grid_cell_run *r, const size_t bytes[WL_GRID_OPERANDS],
+                                    warplab_gemm_grid_cell *cell, size_t matrix)
 {
     const warplab_gemm_grid_cell *c = cell;
+    const size_t batch = c->batch > 1 ? c->batch : 1;
     float *a = NULL, *b = NULL, *out = NULL;
-    warplab_status status = download_floats(r, WL_GRID_A, c->ab_type, bytes[WL_GRID_A], &a);
+    const size_t part[3] = {bytes[WL_GRID_A] / batch, bytes[WL_GRID_B] / batch,
+                            bytes[WL_GRID_C] / batch};
+    warplab_status status =
+        download_floats(r, WL_GRID_A, c->ab_type, matrix * part[0], part[0], &a);
     if (status == WARPLAB_OK)
-        status = download_floats(r, WL_GRID_B, c->ab_type, bytes[WL_GRID_B], &b);
+        status = download_floats(r, WL_GRID_B, c->ab_type, matrix * part[1], part[1], &b);
     if (status == WARPLAB_OK)
-        status = download_floats(r, WL_GRID_C, c->c_type, bytes[WL_GRID_C], &out);
+        status = download_floats(r, WL_GRID_C, c->c_type, matrix * part[2], part[2], &out);
     if (status == WARPLAB_OK) {
         wl_problem p = cell_problem(c);
         p.dtype = WARPLAB_FLOAT32; /* the check reads the widened values */
+        p.batch = 0;
         const void *host[GEMM_BUFFERS] = {a, b, out};
         const wl_gemm_precision precision = c->compute == WARPLAB_COMPUTE_TF32 ? WL_GEMM_TF32_ANY
                                             : c->ab_type == WARPLAB_BFLOAT16   ? WL_GEMM_BF16
@@ -373,17 +471,32 @@ static warplab_status verify_cell(grid_cell_run *r, const size_t bytes[WL_GRID_O
         wl_check check;
         wl_check_init(&check);
         status = wl_gemm_verify_rounded(&p, host, &check, precision, c_u, c_tiny);
-        cell->max_rel_error = check.worst_ratio;
+        if (check.worst_ratio > cell->max_rel_error)
+            cell->max_rel_error = check.worst_ratio;
         if (status == WARPLAB_ERROR_VERIFICATION_FAILED)
             wl_format(cell->note, sizeof cell->note,
-                      "wrong: C[%zu][%zu] = %.9g, expected %.9g (%zu of %zu checked elements "
-                      "outside the bound)",
-                      check.first_bad / cell->n, check.first_bad % cell->n, check.got,
+                      "wrong: matrix %zu C[%zu][%zu] = %.9g, expected %.9g (%zu of %zu checked "
+                      "elements outside the bound)",
+                      matrix, check.first_bad / cell->n, check.first_bad % cell->n, check.got,
                       check.expected, check.bad, check.checked);
     }
     free(a);
     free(b);
     free(out);
+    return status;
+}
+
+/* warplab's C against the double-precision reference: one matrix, or a
+ * batch's first, middle and last. */
+static warplab_status verify_cell(grid_cell_run *r, const size_t bytes[WL_GRID_OPERANDS],
+                                  warplab_gemm_grid_cell *cell)
+{
+    cell->max_rel_error = 0.0;
+    const size_t batch = cell->batch > 1 ? cell->batch : 1;
+    const size_t matrices[3] = {0, batch / 2, batch - 1};
+    warplab_status status = WARPLAB_OK;
+    for (int i = 0; i < (batch > 1 ? 3 : 1) && status == WARPLAB_OK; i++)
+        status = verify_matrix(r, bytes, cell, matrices[i]);
     return status;
 }
 
@@ -397,6 +510,12 @@ static void describe_plan(warplab_context *context, const warplab_gemm_grid_cell
     if (context->gemm_candidate > 0)
         p.param = context->gemm_candidate;
     const wl_impl *impl = context->gemm_ex;
+    const int row = wl_gemm_candidate_find(candidate);
+    size_t rows = 0;
+    if (row >= 0 && wl_gemm_candidates(&rows)[row].batched)
+        impl = wl_backend_find_impl(context->device, "gemm", "batched");
+    else if (cell->batch > 1)
+        p.batch = 0; /* a loop over the matrices: each one's own plan */
     if (strcmp(candidate, "fp32_dispatch") == 0) {
         p.variant = 0;
         impl = wl_backend_find_impl(context->device, "gemm", "dispatch");
@@ -424,9 +543,16 @@ static void run_cell(warplab_context *context, wl_cuda_grid *cuda,
     const wl_problem problem = cell_problem(cell);
     const wl_gemm_desc desc = wl_gemm_desc_of(&problem, NULL, NULL, NULL);
     const wl_gemm_target target = wl_gemm_target_for(device);
-    const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, force);
+    wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, force);
     size_t count = 0;
     const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
+    if (plan.candidate < 0 && cell->batch > 1) {
+        /* No batched row takes it: the loop over matrices, each planned alone. */
+        wl_gemm_desc one = desc;
+        one.batch = 1;
+        one.stride_a = one.stride_b = one.stride_c = 0;
+        plan = wl_gemm_plan_cached(&one, &target, force);
+    }
     if (plan.candidate < 0) {
         cell->flags = WARPLAB_ROW_SKIPPED;
         cell->status = WARPLAB_ERROR_UNSUPPORTED;
@@ -443,8 +569,9 @@ static void run_cell(warplab_context *context, wl_cuda_grid *cuda,
     const double in = (double)warplab_dtype_size(cell->ab_type),
                  out = (double)warplab_dtype_size(cell->c_type);
     const double m = (double)cell->m, n = (double)cell->n, k = (double)cell->k;
-    cell->bytes = (m * k + k * n) * in + m * n * out;
-    const double need = cell->bytes + m * n * out;
+    const double batch = cell->batch > 1 ? (double)cell->batch : 1.0;
+    cell->bytes = batch * ((m * k + k * n) * in + m * n * out);
+    const double need = cell->bytes + batch * m * n * out;
     if (need > 0.75 * (double)free_bytes) {
         cell->flags = WARPLAB_ROW_SKIPPED;
         cell->status = WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY;
@@ -452,8 +579,9 @@ static void run_cell(warplab_context *context, wl_cuda_grid *cuda,
                   (double)free_bytes / 1e9);
         return;
     }
-    const wl_cuda_gemm_call call = {cell->op_a, cell->op_b,    cell->m,      cell->n,
-                                    cell->k,    cell->ab_type, cell->c_type, cell->compute};
+    const wl_cuda_gemm_call call = {cell->op_a,   cell->op_b,    cell->m,
+                                    cell->n,      cell->k,       cell->ab_type,
+                                    cell->c_type, cell->compute, cell->batch > 1 ? cell->batch : 1};
     void *ptr[WL_GRID_OPERANDS];
     size_t bytes[WL_GRID_OPERANDS];
     grid_cell_run r = {context, cuda, cell, NULL, NULL, NULL};
@@ -709,6 +837,30 @@ static void write_table(const warplab_gemm_grid *grid, FILE *out)
     size_t ran = 0;
     for (size_t i = 0; i < grid->count; i++)
         ran += cell_ran(&grid->cells[i]);
+    if (grid->batched) {
+        /* Per input precision, both outputs: the strided-batched target's mean. */
+        const warplab_dtype types[2] = {WARPLAB_BFLOAT16, WARPLAB_FLOAT16};
+        for (int t = 0; t < 2; t++) {
+            double log_sum = 0.0;
+            int cells = 0;
+            for (size_t i = 0; i < grid->count; i++)
+                if (grid->cells[i].ab_type == types[t] && cell_ran(&grid->cells[i])) {
+                    log_sum += log(grid->cells[i].ratio);
+                    cells++;
+                }
+            fprintf(out,
+                    "%s, every output: %.3fx over %d cells (cublasGemmStridedBatchedEx / "
+                    "warplab_gemm_batched_ex)\n",
+                    t == 0 ? "bf16" : "fp16", geomean(log_sum, cells), cells);
+        }
+        fprintf(out,
+                "%zu of %zu cells ran in %.0f s%s; L2 %s; matrices of each batch tight, one "
+                "after the other; the first, middle and last checked against the double "
+                "reference\n",
+                ran, grid->count, grid->seconds, grid->incomplete ? " (interrupted)" : "",
+                grid->l2_flushed ? "flushed before every run" : "warm");
+        return;
+    }
     fprintf(out,
             "seed %llu%s%s; %zu of %zu cells ran in %.0f s%s; L2 %s; the planner's tuning set: %s "
             "(this grid is its held-out validation)\n",
@@ -744,7 +896,8 @@ static void write_json(const warplab_gemm_grid *grid, FILE *out)
         wl_write_json_field(out, "precision", precision_name(c), true);
         wl_write_json_field(out, "output", output_name(c), true);
         wl_write_json_field(out, "layout", wl_gemm_layout_name(c->op_a, c->op_b), true);
-        fprintf(out, "\"m\": %zu, \"n\": %zu, \"k\": %zu, ", c->m, c->n, c->k);
+        fprintf(out, "\"m\": %zu, \"n\": %zu, \"k\": %zu, \"batch\": %zu, ", c->m, c->n, c->k,
+                c->batch > 1 ? c->batch : 1);
         fputs("\n     ", out);
         wl_write_json_field(out, "pick", c->candidate, true);
         wl_write_json_field(out, "plan", c->plan, true);

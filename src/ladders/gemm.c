@@ -332,7 +332,8 @@ static const wl_rung gemm_rungs[] = {
      .lesson = "The transposing stores of A hit one bank 4 times over, and a thread's 8 outputs "
                "as 2x2 groups of 4 make a warp's LDS.128 reads broadcast cleanly: a padded A "
                "tile and split per-thread tiles, so no access waits on a bank.",
-     .course = "seed 003, 'HW organizace sdílené paměti', 'Konflikty bank' (bank conflicts, padding)",
+     .course =
+         "seed 003, 'HW organizace sdílené paměti', 'Konflikty bank' (bank conflicts, padding)",
      .bytes = tile128_bytes},
     {.id = "double_buffered",
      .title = "double-buffered tiles (cp.async)",
@@ -1296,6 +1297,19 @@ warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op
                                    names[i]);
     if (m == 0 || n == 0)
         return WARPLAB_OK;
+    const wl_problem problem = wl_gemm_ex_problem(op_a, op_b, m, n, k, alpha, a_type, lda, ldb,
+                                                  beta, c_type, ldc, compute);
+    wl_view views[3];
+    for (int i = 0; i < 3; i++)
+        views[i] = wl_buffer_view(all[i], 0, spans[i] * sizes[i]);
+    return wl_gemm_ex_run(context, &problem, views);
+}
+
+wl_problem wl_gemm_ex_problem(warplab_op op_a, warplab_op op_b, size_t m, size_t n, size_t k,
+                              float alpha, warplab_dtype a_type, size_t lda, size_t ldb, float beta,
+                              warplab_dtype c_type, size_t ldc, warplab_compute compute)
+{
+    const bool trans_a = op_a == WARPLAB_OP_T, trans_b = op_b == WARPLAB_OP_T;
     wl_problem problem;
     memset(&problem, 0, sizeof problem);
     problem.dim[0] = m;
@@ -1311,9 +1325,17 @@ warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op
     problem.variant = (trans_a ? WL_GEMM_TRANS_A : 0) | (trans_b ? WL_GEMM_TRANS_B : 0) |
                       (compute == WARPLAB_COMPUTE_TF32 ? WL_GEMM_COMPUTE_TF32 : 0) |
                       (c_type != WARPLAB_FLOAT32 ? WL_GEMM_C_INPUT_TYPE : 0);
-    wl_view views[3];
-    for (int i = 0; i < 3; i++)
-        views[i] = wl_buffer_view(all[i], 0, spans[i] * sizes[i]);
+    return problem;
+}
+
+warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *problem_in,
+                              const wl_view views[3])
+{
+    wl_problem problem = *problem_in;
+    const size_t m = wl_gemm_m(&problem), n = wl_gemm_n(&problem), k = wl_gemm_k(&problem);
+    const warplab_op op_a = wl_gemm_trans_a(&problem) ? WARPLAB_OP_T : WARPLAB_OP_N;
+    const warplab_op op_b = wl_gemm_trans_b(&problem) ? WARPLAB_OP_T : WARPLAB_OP_N;
+    const warplab_dtype a_type = problem.dtype;
     /* A candidate forced (warplab_gemm_force_candidate, cuda): it runs the
      * call or the call fails, never another path. fp32_dispatch is
      * warplab_gemm's path (FP32 products meet the TF32 contract); the
@@ -1378,6 +1400,20 @@ wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, 
     d.align_a = wl_gemm_alignment(a ? (size_t)(uintptr_t)a : offset * in, d.lda, in);
     d.align_b = wl_gemm_alignment(b ? (size_t)(uintptr_t)b : offset * in, d.ldb, in);
     d.align_c = wl_gemm_alignment(c ? (size_t)(uintptr_t)c : offset * out, d.ldc, out);
+    if (p->batch > 1) {
+        /* Every matrix of the batch starts where its stride puts it: the
+         * alignment is also the stride's (0, a broadcast operand, keeps it). */
+        d.batch = p->batch;
+        d.stride_a = p->stride[0];
+        d.stride_b = p->stride[1];
+        d.stride_c = p->stride[2];
+        const unsigned aa = wl_gemm_alignment(d.stride_a * in, 0, 1);
+        const unsigned ab = wl_gemm_alignment(d.stride_b * in, 0, 1);
+        const unsigned ac = wl_gemm_alignment(d.stride_c * out, 0, 1);
+        d.align_a = aa < d.align_a ? aa : d.align_a;
+        d.align_b = ab < d.align_b ? ab : d.align_b;
+        d.align_c = ac < d.align_c ? ac : d.align_c;
+    }
     return d;
 }
 

@@ -153,6 +153,17 @@ float wl_fp16_to_float(uint16_t h);
 warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate);
 
 wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c);
+
+/* The problem of a checked warplab_gemm_ex call (leading dimensions as
+ * given, 0 = tight), and its run on views of A, B and C: the forced
+ * candidate, warplab_gemm's path, or the backend's gemm_ex impl, as the
+ * planner says. warplab_gemm_batched_ex runs a batch no planner row takes
+ * as one such run a matrix. */
+wl_problem wl_gemm_ex_problem(warplab_op op_a, warplab_op op_b, size_t m, size_t n, size_t k,
+                              float alpha, warplab_dtype a_type, size_t lda, size_t ldb, float beta,
+                              warplab_dtype c_type, size_t ldc, warplab_compute compute);
+warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *problem,
+                              const wl_view views[3]);
 wl_gemm_target wl_gemm_target_for(const wl_backend *backend);
 
 /* The ladder's rungs that run exactly that path on a float problem (the

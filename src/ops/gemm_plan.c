@@ -233,6 +233,30 @@ static const wl_gemm_candidate candidates[] = {
                "the N, N copy); the copy: warplab_transpose's vectorized_out at 78.6% of the "
                "H200's bandwidth, read + write (docs/RESULTS.md, transpose 4000x4000 float), "
                "plus COPY_LAUNCH_US a copy"},
+    {.name = "wgmma_batched",
+     .kernel = "src/cuda/gemm/gemm_batched.cu: wgmma_ex.sm90a.cu's gemm_ex_wgmma with the batch "
+               "in its persistent grid's units (3-D tensor maps)",
+     .cc_major_min = 9,
+     .needs_sm90a = true,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     /* TMA: 16-byte rows, bases and batch strides of A and B (the
+      * descriptor's alignment folds the strides in); C any. */
+     .min_align = 16,
+     .any_align_c = true,
+     .batched = true,
+     .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
+     .tile_m = 128,
+     .tile_n = 0, /* 128 or 256 by the width's waves (gemm_batched.cu) */
+     .bandwidth_fraction = 0.766,
+     .flop_fraction = 0.65,
+     .flop_multiple = TENSOR16_OVER_FP32,
+     .fixed_us = 9.7,
+     .source = "ex16_chooser's constants (the same kernel on one matrix); the only row that "
+               "takes a batch, so they rank nothing yet"},
     {.name = "tiled",
      .kernel = "src/cuda/gemm/gemm_ex.cu gemm_ex_tiled (CUDA cores, 64 x 64 tiles)",
      .cc_major_min = 0,
@@ -333,8 +357,8 @@ const char *wl_gemm_candidate_refusal(const wl_gemm_candidate *c, const wl_gemm_
         return "does not honour this compute";
     if (!(c->layouts & wl_gemm_layout_bit(d->op_a, d->op_b)))
         return "does not take this layout";
-    if (d->batch > 1) /* no candidate runs batches yet */
-        return "runs no batches";
+    if ((d->batch > 1) != c->batched)
+        return c->batched ? "runs batches only" : "runs no batches";
     if (c->small_max && small_side(d) > c->small_max)
         return "takes a smaller min(m, n)";
     const bool along_k = wl_gemm_x_along_k(d);
@@ -468,7 +492,10 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     const double m = (double)d->m, n = (double)d->n, k = (double)d->k;
     const double in = (double)warplab_dtype_size(d->ab_type);
     const double out = (double)warplab_dtype_size(d->c_type);
-    double bytes = (m * k + n * k) * in + m * n * out;
+    /* A batch: every matrix's bytes and flops (operands of stride 0 read
+     * once are priced as read each time: an upper bound). */
+    const double batch = d->batch > 1 ? (double)d->batch : 1.0;
+    double bytes = batch * ((m * k + n * k) * in + m * n * out);
     double extra_us = 0.0;
     if (c->schedule == WL_GEMM_SCHEDULE_GEMV) {
         wl_gemm_route g;
@@ -488,7 +515,7 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     }
     const double memory_us = bytes / (c->bandwidth_fraction * bandwidth_of(t) * 1e3);
     const double flop_us =
-        2.0 * m * n * k / (c->flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
+        batch * 2.0 * m * n * k / (c->flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
     return c->fixed_us + extra_us + (memory_us > flop_us ? memory_us : flop_us);
 }
 

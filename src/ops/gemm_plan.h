@@ -114,6 +114,10 @@ typedef struct wl_gemm_candidate {
     bool any_align_c;   /* min_align is A's and B's only: C's rows may sit anywhere */
     int gemv_kernel;    /* GEMV: WL_GEMV_KERNEL_* */
     bool fallback;      /* planned only where no other row takes the descriptor */
+    /* Takes batches (batch > 1, the batch one more grid dimension) and only
+     * those; the other rows take one matrix. A batch no row takes runs as a
+     * loop over its matrices, each planned alone (warplab_gemm_batched_ex). */
+    bool batched;
     wl_gemm_schedule schedule;
     int tile_m, tile_n; /* 0 = the delegate's */
     /* Rate and fixed cost: time = fixed_us + max(bytes / (bandwidth_fraction

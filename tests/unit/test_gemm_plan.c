@@ -360,10 +360,28 @@ static void test_properties(unsigned seed, int count)
 static void test_limits(void)
 {
     const wl_gemm_target t = h100();
-    /* Batches: no row runs them yet, so no plan. */
-    wl_gemm_desc d = desc(1, 4096, 4096, N, T, BF16, BF16, FP32C);
+    /* Batches: the batched row alone takes them (sm_90a, 16-bit inputs, 16-byte
+     * rows and strides); elsewhere no plan, and warplab_gemm_batched_ex loops
+     * over the matrices, each planned alone. The batched row takes no single
+     * matrix. */
+    wl_gemm_desc d = desc(1024, 1024, 64, N, T, BF16, BF16, FP32C);
+    const int batched = wl_gemm_candidate_find("wgmma_batched");
+    CHECK(batched >= 0);
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != batched);
+    CHECK(wl_gemm_plan_make(&d, &t, "wgmma_batched").candidate == -1);
     d.batch = 8;
+    d.stride_a = d.stride_b = 1024 * 64;
+    d.stride_c = 1024 * 1024;
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate == batched);
+    wl_gemm_target older = t;
+    older.sm90a = false;
+    CHECK(wl_gemm_plan_make(&d, &older, NULL).candidate == -1);
+    d.align_a = 8; /* A's matrices 8 bytes apart */
     CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate == -1);
+    d.align_a = 16;
+    d.ab_type = d.c_type = WARPLAB_FLOAT32;
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate == -1);
+    d = desc(1, 4096, 4096, N, T, BF16, BF16, FP32C);
     /* An unknown forced name plans nothing. */
     d.batch = 1;
     CHECK(wl_gemm_plan_make(&d, &t, "no such kernel").candidate == -1);

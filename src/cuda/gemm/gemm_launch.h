@@ -210,6 +210,18 @@ typedef struct wl_gemm_ex_wgmma_call {
 } wl_gemm_ex_wgmma_call;
 bool wl_gemm_ex_wgmma_available(wl_backend *backend);
 warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_call *call);
+/* The same kernel over a batch (warplab_gemm_batched_ex): `count` matrices,
+ * each operand's elements between consecutive ones (0: one matrix for the
+ * whole batch, A and B only; A's and B's a multiple of 16 bytes); 16-bit
+ * inputs, one split. The matrix is one more index of the kernel's units.
+ * WARPLAB_ERROR_UNSUPPORTED, with nothing launched, where the driver
+ * refuses a 3-D tensor map of A or B (the caller loops instead). */
+typedef struct wl_gemm_ex_wgmma_batch {
+    int count;
+    long long stride_a, stride_b, stride_c;
+} wl_gemm_ex_wgmma_batch;
+warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend, const wl_gemm_ex_wgmma_call *call,
+                                            const wl_gemm_ex_wgmma_batch *batch);
 
 /* cuBLAS rows (cublas.cu). */
 extern const wl_impl wl_gemm_cublas_fp32_impl;
@@ -221,6 +233,8 @@ extern const wl_impl wl_gemm_cublas_ex_bf16_impl;
 extern const wl_impl wl_gemm_cublas_ex_fp16_impl;
 /* warplab_gemm_ex (gemm_ex.cu). */
 extern const wl_impl wl_gemm_ex_cuda_impl;
+/* warplab_gemm_batched_ex's one-launch batches (gemm_batched.cu). */
+extern const wl_impl wl_gemm_batched_cuda_impl;
 /* Tensor-core rungs (mma.cu; wgmma_bf16.sm90a.cu; wgmma_tma.sm90a.cu). */
 extern const wl_impl wl_gemm_tf32_mma_impl;
 extern const wl_impl wl_gemm_bf16_mma_impl;

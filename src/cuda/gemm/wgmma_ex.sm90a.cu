@@ -46,6 +46,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <limits.h>
 #include <string.h>
 
 /* warplab:rung gemm ex16_wgmma ex_tf32_wgmma */
@@ -94,6 +95,13 @@ struct xw_params {
     bool tma_store; /* C (or the partial sums) stored by the copy engine through map_c */
     bool pairs;     /* C's rows keep column pairs aligned (ldc even, C aligned to a pair) */
     int a_bytes;    /* of A's boxes a k tile: fewer rows than the tile's when m is less */
+    /* A batch (wl_gemm_ex_wgmma_run_batched): `batch` matrices, the
+     * matrix the slowest index of the units; A's and B's maps 3-D (the
+     * matrix their plane) where *_planes, else one matrix for all; C's
+     * matrices c_batch_bytes apart (its map's plane where tma_store). */
+    int batch;
+    bool a_planes, b_planes;
+    long long c_batch_bytes;
 };
 
 #if WL_SM90A_BODY
@@ -267,6 +275,71 @@ __device__ __forceinline__ void xw_store_pair(float *out, float x, float y, bool
     }
 }
 
+/* A box of an operand's matrix `matrix` (planes: a 3-D map, one matrix a
+ * plane) or of its one matrix (a 2-D map). */
+__device__ __forceinline__ void xw_load(uint32_t dst, const CUtensorMap *map, uint32_t bar,
+                                        int inner, int outer, bool planes, int matrix)
+{
+#if WL_SM90A_BODY
+    if (planes)
+        tma_load_3d(dst, map, bar, inner, outer, matrix);
+    else
+        tma_load_2d(dst, map, bar, inner, outer);
+#endif
+}
+
+/* A 16-bit C's tile through the copy engine (a batch's, beta 0): the
+ * consumer's 64 rows x N / 2 columns, alpha applied and rounded to nearest
+ * even, 64 columns (one 128-byte row of 16-bit values) a slice, in the
+ * 128-byte swizzle (16-byte chunk c of row r at c ^ (r % 8): a warp's
+ * 4-byte stores fall in distinct banks), through two 8 KiB buffers as
+ * store_c_tile (wgmma_ops.cuh) does for FP32. The register stores it
+ * replaces wrote 8 rows x 16 bytes an instruction: Q K^T in BF16 (k = 64,
+ * C the bytes that count) ran at 0.25x cublasGemmStridedBatchedEx on an
+ * H200 where the FP32 C through the copy engine ran at 0.92-1.0x. */
+template <int KIND, int N>
+__device__ __forceinline__ void
+xw_store_c16_tile(const float (&acc)[N], const void *map_c, uint32_t staging, int consumer,
+                  int warp, int lane, bool signals, int x, int y, int z, float scale)
+{
+#if WL_SM90A_BODY
+    const int g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int j = 0; j < N / 32; j++) {
+        const uint32_t buffer = staging + (uint32_t)(j % 2) * 8192;
+        /* The store that last read the buffer is done reading: slice j - 2's,
+         * or with one slice a tile (the 64-wide tile) the previous tile's. */
+        if (signals && N / 32 == 1)
+            asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+        else if (signals)
+            asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+        consumer_sync(consumer);
+#pragma unroll
+        for (int i = 32 * j; i < 32 * j + 32; i += 2) {
+            /* Registers i, i + 1: row g + 8 ((i / 2) % 2) of the warp's 16,
+             * columns 8 (i / 4) + 2 q and the next. */
+            const int r = warp * 16 + g + 8 * ((i / 2) % 2), chunk = (i / 4) % 8;
+            const uint32_t address =
+                buffer + (uint32_t)r * 128 + (uint32_t)((chunk ^ g) << 4) + (uint32_t)q * 4;
+            uint32_t word;
+            if constexpr (KIND == XW_BF16) {
+                const __nv_bfloat162 v = __floats2bfloat162_rn(scale * acc[i], scale * acc[i + 1]);
+                memcpy(&word, &v, 4);
+            } else {
+                const __half2 v = __floats2half2_rn(scale * acc[i], scale * acc[i + 1]);
+                memcpy(&word, &v, 4);
+            }
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(word) : "memory");
+        }
+        /* The copy engine (async proxy) sees the threads' writes. */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        consumer_sync(consumer);
+        if (signals)
+            tma_store_3d(map_c, buffer, x + 64 * j, y, z);
+    }
+#endif
+}
+
 /* TA: A stored k x m (op T), M-major boxes; else m x k, K-major boxes.
  * TB: B stored k x n (op N), N-major boxes; else n x k, K-major boxes. */
 template <int KIND, int BN, int TA, int TB>
@@ -286,7 +359,8 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     const uint32_t full_bar = tiles_base + S::STAGES * S::STAGE_BYTES;
     const uint32_t empty_bar = full_bar + S::STAGES * 8;
     const int tid = threadIdx.x, warpgroup = tid / 128;
-    const int tiles = p.tiles_m * p.tiles_n, units = tiles * p.splits;
+    const int tiles = p.tiles_m * p.tiles_n, per_matrix = tiles * p.splits;
+    const int units = per_matrix * p.batch;
 
     if (tid == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -305,7 +379,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             int stage = 0;
             uint32_t phase = 0;
             for (int u = blockIdx.x; u < units; u += gridDim.x) {
-                const int split = u / tiles;
+                const int matrix = u / per_matrix, split = u % per_matrix / tiles;
                 int tile_m, tile_n;
                 gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m,
                                    &tile_n);
@@ -315,23 +389,30 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                     mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
                     const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
                     const uint32_t b_tile = a_tile + S::A_BYTES, bar = full_bar + 8 * stage;
-                    mbarrier_arrive_expect_bytes(bar, p.a_bytes + S::B_BYTES);
+                    /* N-major B: boxes wholly past n are not loaded (the copy
+                     * engine's zero fill is slow, and those columns of the
+                     * tile are never stored: each column of C reads its own
+                     * column of B alone). P V with n = 64 in 128-wide tiles. */
+                    const int b_boxes = TB ? min(BN / 64, (p.n - tile_n * BN + 63) / 64) : 0;
+                    mbarrier_arrive_expect_bytes(
+                        bar, p.a_bytes + (TB ? b_boxes * XW_BOX_BYTES : S::B_BYTES));
                     const int k0 = kt * K_PER_TILE;
                     if (TA) {
 #pragma unroll
                         for (int box = 0; box < S::BM / 64; box++)
-                            tma_load_2d(a_tile + box * XW_BOX_BYTES, &map_a, bar,
-                                        tile_m * S::BM + box * 64, k0);
+                            xw_load(a_tile + box * XW_BOX_BYTES, &map_a, bar,
+                                    tile_m * S::BM + box * 64, k0, p.a_planes, matrix);
                     } else {
-                        tma_load_2d(a_tile, &map_a, bar, k0, tile_m * S::BM);
+                        xw_load(a_tile, &map_a, bar, k0, tile_m * S::BM, p.a_planes, matrix);
                     }
                     if (TB) {
 #pragma unroll
                         for (int box = 0; box < BN / 64; box++)
-                            tma_load_2d(b_tile + box * XW_BOX_BYTES, &map_b, bar,
-                                        tile_n * BN + box * 64, k0);
+                            if (box < b_boxes)
+                                xw_load(b_tile + box * XW_BOX_BYTES, &map_b, bar,
+                                        tile_n * BN + box * 64, k0, p.b_planes, matrix);
                     } else {
-                        tma_load_2d(b_tile, &map_b, bar, k0, tile_n * BN);
+                        xw_load(b_tile, &map_b, bar, k0, tile_n * BN, p.b_planes, matrix);
                     }
                     if (++stage == S::STAGES) {
                         stage = 0;
@@ -360,7 +441,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         uint32_t phase = 0;
         float acc[BN / 2];
         for (int u = blockIdx.x; u < units; u += gridDim.x) {
-            const int split = u / tiles;
+            const int matrix = u / per_matrix, split = u % per_matrix / tiles;
             int tile_m, tile_n;
             gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m, &tile_n);
             const int kt0 = split * p.split_tiles;
@@ -418,8 +499,16 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                  * the partial sums) while the next unit's main loop runs. */
                 const uint32_t staging =
                     tiles_base + 196608 + 1024 + (uint32_t)consumer * (XW_STAGING_BYTES / 2);
+                if constexpr (KIND != XW_TF32) {
+                    if (p.narrow && p.splits == 1) {
+                        xw_store_c16_tile<KIND>(acc, &map_c, staging, consumer, warp, lane, signals,
+                                                tile_n * BN, tile_m * S::BM + consumer * 64, matrix,
+                                                p.alpha);
+                        continue;
+                    }
+                }
                 store_c_tile(acc, &map_c, staging, consumer, warp, lane, signals, tile_n * BN,
-                             tile_m * S::BM + consumer * 64, p.splits > 1 ? split : 0,
+                             tile_m * S::BM + consumer * 64, p.splits > 1 ? split : matrix,
                              p.splits > 1 ? 1.0f : p.alpha);
                 continue;
             }
@@ -431,6 +520,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             const int g = lane / 4, q = lane % 4;
             const int row_base = tile_m * S::BM + consumer * 64 + warp * 16 + g;
             const int col_base = tile_n * BN + 2 * q;
+            void *const c_matrix = (char *)p.c + matrix * p.c_batch_bytes;
             float *part = p.part + (size_t)split * p.m * p.n;
 #pragma unroll
             for (int i = 0; i < BN / 2; i += 2) {
@@ -442,12 +532,12 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                     xw_store_pair(part + (size_t)row * p.n + col, acc[i], acc[i + 1], both,
                                   p.n % 2 == 0, 1.0f, 0.0f);
                 } else if (KIND == XW_TF32 || !p.narrow) {
-                    xw_store_pair((float *)p.c + (size_t)row * p.ldc + col, acc[i], acc[i + 1],
+                    xw_store_pair((float *)c_matrix + (size_t)row * p.ldc + col, acc[i], acc[i + 1],
                                   both, p.pairs, p.alpha, p.beta);
                 } else {
                     typedef
                         typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type T16;
-                    T16 *out = (T16 *)p.c + (size_t)row * p.ldc + col;
+                    T16 *out = (T16 *)c_matrix + (size_t)row * p.ldc + col;
                     if (both && p.pairs) {
                         T16 v[2]; /* C is read only when beta != 0 */
                         if (p.beta != 0.0f) {
@@ -773,7 +863,54 @@ extern "C" bool wl_gemm_ex_wgmma_available(wl_backend *backend)
            WARPLAB_OK;
 }
 
+/* The 3-D map of `planes` matrices like xw_encode's, `plane_stride`
+ * elements apart (a multiple of 16 bytes); WARPLAB_ERROR_UNSUPPORTED where
+ * the driver refuses it (nothing is launched: the caller loops instead). */
+static warplab_status xw_encode_planes(encode_tiled_fn encode, CUtensorMap *map, const void *base,
+                                       int kind, int rows, int cols, int ld, int box_cols,
+                                       int box_rows, int planes, long long plane_stride)
+{
+    const size_t element_bytes = kind == XW_TF32 ? 4 : 2;
+    const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows, (cuuint64_t)planes};
+    const cuuint64_t strides[2] = {(cuuint64_t)ld * element_bytes,
+                                   (cuuint64_t)plane_stride * element_bytes};
+    const cuuint32_t box[3] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows, 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    const CUtensorMapDataType type = kind == XW_BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                     : kind == XW_FP16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    const CUresult r =
+        encode(map, type, 3, (void *)base, dims, strides, box, element_strides,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? WARPLAB_OK : WARPLAB_ERROR_UNSUPPORTED;
+}
+
+/* FP32 C of `planes` matrices, plane_stride elements apart, for the copy
+ * engine's stores (tma_encode_c's boxes). False where the driver refuses
+ * it: the register epilogue stores C instead. */
+static bool xw_encode_c_planes(encode_tiled_fn encode, CUtensorMap *map, void *base, int rows,
+                               int cols, int ld, int planes, long long plane_stride)
+{
+    const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows, (cuuint64_t)planes};
+    const cuuint64_t strides[2] = {(cuuint64_t)ld * 4, (cuuint64_t)plane_stride * 4};
+    const cuuint32_t box[3] = {32, 64, 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, base, dims, strides, box,
+                  element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_call *c)
+{
+    const wl_gemm_ex_wgmma_batch one = {1, 0, 0, 0};
+    return wl_gemm_ex_wgmma_run_batched(backend, c, &one);
+}
+
+extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
+                                                       const wl_gemm_ex_wgmma_call *c,
+                                                       const wl_gemm_ex_wgmma_batch *batch)
 {
     const int kind = c->type == WARPLAB_BFLOAT16  ? XW_BF16
                      : c->type == WARPLAB_FLOAT16 ? XW_FP16
@@ -783,6 +920,14 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
         c->splits < 1 || c->m <= 0 || c->n <= 0 || c->k <= 0 || (kind == XW_TF32 && c->a_m_major))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex wgmma: an invalid plan (tiles %d, %d splits)", c->bn, c->splits);
+    /* A batch: 16-bit, k whole, A's and B's matrices on 16 bytes. */
+    const bool batched = batch->count > 1;
+    if (batch->count < 1 ||
+        (batched && (kind == XW_TF32 || c->splits != 1 || batch->stride_a * 2 % 16 != 0 ||
+                     batch->stride_b * 2 % 16 != 0)))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex wgmma: an invalid batch (%d matrices, %d splits)", batch->count,
+                       c->splits);
     static encode_tiled_fn encode = NULL;
     if (!encode) {
         const warplab_status status = find_encoder(backend, &encode);
@@ -802,11 +947,25 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     const int m_rows = (c->m + 7) / 8 * 8;
     const int a_rows = !rs && !c->a_m_major && tiles_m == 1 && m_rows < bm ? m_rows : bm;
     warplab_status status;
-    if (c->a_m_major)
+    const bool a_planes = batched && batch->stride_a != 0,
+               b_planes = batched && batch->stride_b != 0;
+    if (a_planes && c->a_m_major)
+        status = xw_encode_planes(encode, &map_a, c->a, kind, c->k, c->m, c->lda, 64, 64,
+                                  batch->count, batch->stride_a);
+    else if (a_planes)
+        status = xw_encode_planes(encode, &map_a, c->a, kind, c->m, c->k, c->lda, box_k, a_rows,
+                                  batch->count, batch->stride_a);
+    else if (c->a_m_major)
         status = xw_encode(backend, encode, &map_a, c->a, kind, c->k, c->m, c->lda, 64, 64);
     else
         status = xw_encode(backend, encode, &map_a, c->a, kind, c->m, c->k, c->lda, box_k, a_rows);
-    if (status == WARPLAB_OK && rs)
+    if (status == WARPLAB_OK && b_planes && c->b_n_major)
+        status = xw_encode_planes(encode, &map_b, c->b, kind, c->k, c->n, c->ldb, 64, 64,
+                                  batch->count, batch->stride_b);
+    else if (status == WARPLAB_OK && b_planes)
+        status = xw_encode_planes(encode, &map_b, c->b, kind, c->n, c->k, c->ldb, box_k, c->bn,
+                                  batch->count, batch->stride_b);
+    else if (status == WARPLAB_OK && rs)
         status = xw_encode(backend, encode, &map_b, c->b, kind, c->k, c->n, c->ldb, 32, 32);
     else if (status == WARPLAB_OK && c->b_n_major)
         status = xw_encode(backend, encode, &map_b, c->b, kind, c->k, c->n, c->ldb, 64, 64);
@@ -828,6 +987,12 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     const size_t c_element = kind == XW_TF32 || !c->c_narrow ? 4 : 2;
     p.pairs = c->ldc % 2 == 0 && (uintptr_t)c->c % (2 * c_element) == 0;
     p.a_bytes = a_rows * XW_ROW_BYTES;
+    p.batch = batch->count;
+    p.a_planes = a_planes;
+    p.b_planes = b_planes;
+    p.c_batch_bytes = batch->stride_c * (long long)c_element;
+    /* Pairs stay aligned in every matrix only with an even stride. */
+    p.pairs = p.pairs && (!batched || batch->stride_c % 2 == 0);
     p.tiles_m = tiles_m;
     p.tiles_n = rs ? (c->n + XW_RS_BN - 1) / XW_RS_BN : (c->n + c->bn - 1) / c->bn;
     p.k_tiles = (c->k + box_k - 1) / box_k;
@@ -839,7 +1004,10 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex wgmma: %d splits of %d k do not match the plan's %d", p.splits,
                        c->k_chunk, c->splits);
-    const long long units = (long long)p.tiles_m * p.tiles_n * p.splits;
+    const long long units = (long long)p.tiles_m * p.tiles_n * p.splits * p.batch;
+    if (units > INT_MAX)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                       "gemm_ex wgmma: %lld tiles are more than the kernel counts", units);
     const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
     const unsigned blocks = (unsigned)(units < sms ? units : sms);
     if (rs)
@@ -853,7 +1021,19 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     const int store_ld = p.splits > 1 ? p.n : p.ldc;
     p.tma_store = (p.splits > 1 || ((kind == XW_TF32 || !p.narrow) && p.beta == 0.0f)) &&
                   (uintptr_t)store % 16 == 0 && store_ld % 4 == 0;
-    if (p.tma_store) {
+    /* A 16-bit C of a batch with beta 0, 16-byte rows and matrices: through
+     * the copy engine as well (xw_store_c16_tile). One matrix keeps the
+     * register stores until the GEMM grid has measured it. */
+    const bool c16_tma = batched && kind != XW_TF32 && p.narrow && p.beta == 0.0f &&
+                         (uintptr_t)p.c % 16 == 0 && p.ldc % 8 == 0 && batch->stride_c % 8 == 0;
+    if (c16_tma) {
+        p.tma_store = xw_encode_planes(encode, &map_c, p.c, kind, p.m, p.n, p.ldc, 64, 64, p.batch,
+                                       batch->stride_c) == WARPLAB_OK;
+    } else if (p.tma_store && batched) {
+        p.tma_store =
+            batch->stride_c % 4 == 0 &&
+            xw_encode_c_planes(encode, &map_c, store, p.m, p.n, store_ld, p.batch, batch->stride_c);
+    } else if (p.tma_store) {
         status = tma_encode_c(backend, encode, &map_c, store, p.m, p.n, store_ld, p.splits);
         if (status != WARPLAB_OK)
             return status;

@@ -171,6 +171,17 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *tensor_map
                  : "memory");
 }
 
+/* The same from a 3-D tensor map: the box at (inner, outer) of plane
+ * `plane` (a matrix of a batch). */
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const void *tensor_map, uint32_t bar,
+                                            int inner, int outer, int plane)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)tensor_map), "r"(bar), "r"(inner), "r"(outer), "r"(plane)
+                 : "memory");
+}
+
 __device__ __forceinline__ void tma_prefetch_descriptor(const void *tensor_map)
 {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tensor_map) : "memory");

@@ -111,8 +111,9 @@ static void cublas_open(void)
         WL_RESOLVE(lib, api, set_math_mode, cublasSetMathMode) &&
         WL_RESOLVE(lib, api, status_string, cublasGetStatusString) &&
         WL_RESOLVE(lib, api, sgemm, cublasSgemm_v2) &&
-        WL_RESOLVE(lib, api, gemm_ex, cublasGemmEx) && WL_RESOLVE(lib, api, sgeam, cublasSgeam) &&
-        WL_RESOLVE(lib, api, dgeam, cublasDgeam))
+        WL_RESOLVE(lib, api, gemm_ex, cublasGemmEx) &&
+        WL_RESOLVE(lib, api, gemm_strided_batched_ex, cublasGemmStridedBatchedEx) &&
+        WL_RESOLVE(lib, api, sgeam, cublasSgeam) && WL_RESOLVE(lib, api, dgeam, cublasDgeam))
         lib->reason[0] = '\0';
 }
 

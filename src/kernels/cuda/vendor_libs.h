@@ -42,6 +42,14 @@ typedef struct wl_cublas_api {
                               cudaDataType b_type, int ldb, const void *beta, void *c,
                               cudaDataType c_type, int ldc, cublasComputeType_t compute,
                               cublasGemmAlgo_t algo);
+    cublasStatus_t (*gemm_strided_batched_ex)(cublasHandle_t handle, cublasOperation_t transa,
+                                              cublasOperation_t transb, int m, int n, int k,
+                                              const void *alpha, const void *a, cudaDataType a_type,
+                                              int lda, long long stride_a, const void *b,
+                                              cudaDataType b_type, int ldb, long long stride_b,
+                                              const void *beta, void *c, cudaDataType c_type,
+                                              int ldc, long long stride_c, int batch,
+                                              cublasComputeType_t compute, cublasGemmAlgo_t algo);
     cublasStatus_t (*sgeam)(cublasHandle_t handle, cublasOperation_t transa,
                             cublasOperation_t transb, int m, int n, const float *alpha,
                             const float *a, int lda, const float *beta, const float *b, int ldb,
