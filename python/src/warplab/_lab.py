@@ -100,6 +100,25 @@ class Rows(list):
         super().__init__(rows)
         self.meta = meta or {}
 
+    _COLUMNS = (("ladder", "ladder"), ("rung", "rung"), ("backend", "backend"),
+                ("problem", "problem"), ("median_ms", "ms"), ("gbs", "GB/s"),
+                ("gflops", "GFLOP/s"), ("state", "state"))
+
+    def __str__(self):
+        """A compact table (print(rows)); the rows stay dicts."""
+        columns = [(key, head) for key, head in self._COLUMNS if any(key in r for r in self)]
+        if not columns:
+            return super().__repr__()
+
+        def cell(row, key):
+            value = row.get(key, "")
+            return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+        table = [[head for _, head in columns]] + [[cell(r, k) for k, _ in columns] for r in self]
+        widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
+        return "\n".join("  ".join(text.ljust(w) for text, w in zip(line, widths)).rstrip()
+                         for line in table)
+
     def to_pandas(self):
         """The rows as a pandas DataFrame (needs pandas)."""
         try:

@@ -250,6 +250,14 @@ def _c_strides(shape):
     return tuple(reversed(strides))
 
 
+def _typestr_name(typestr):
+    kinds = {"i": "int", "u": "uint", "f": "float", "c": "complex", "b": "bool"}
+    kind, size = typestr[1:2], typestr[2:]
+    if kind in kinds and size.isdigit():
+        return "bool" if kind == "b" else f"{kinds[kind]}{int(size) * 8}"
+    return typestr
+
+
 def _from_interface(obj, iface, device, what, stream):
     shape = tuple(int(d) for d in iface["shape"])
     typestr = iface["typestr"]
@@ -263,7 +271,7 @@ def _from_interface(obj, iface, device, what, stream):
         strides = _strides_in_elements(byte_strides, itemsize, shape, what)
     array = _Array(obj, device, pointer or 0, shape, strides, dtype, itemsize, stream, readonly)
     if dtype is None:
-        array.keep = typestr
+        array.keep = _typestr_name(typestr)
     if iface.get("mask") is not None:
         raise ValueError(f"{what}: masked arrays are not served")
     return array
@@ -340,6 +348,11 @@ def _from_dlpack(obj, what, stream):
     itemsize = max(tensor.dtype.bits // 8, 1)
     pointer = (tensor.data or 0) + tensor.byte_offset
     array = _Array(obj, device, pointer, shape, strides, dtype, itemsize, stream, False, capsule)
+    if dtype is None:
+        kinds = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
+        array.keep = (f"{kinds.get(tensor.dtype.code, 'code%d' % tensor.dtype.code)}"
+                      f"{tensor.dtype.bits}" + (f"x{tensor.dtype.lanes}" if tensor.dtype.lanes > 1
+                                                else ""))
     return array
 
 
@@ -388,7 +401,7 @@ def _array(obj, what, stream=None):
 
 def _need_dtype(array, what, allowed):
     if array.dtype is None or array.dtype not in allowed:
-        name = array.keep if array.dtype is None else _DTYPE_NAMES[array.dtype]
+        name = (array.keep or "?") if array.dtype is None else _DTYPE_NAMES[array.dtype]
         served = ", ".join(_DTYPE_NAMES[d] for d in allowed)
         raise TypeError(f"{what}: dtype {name} is not served here ({served})")
 
