@@ -43,7 +43,7 @@ class Context:
         self.device = _device_dict(info)
         self.device_index = info.index
         self._stream = None  # the stream bound now (None: the context's own)
-        self._wrapped = {}  # (pointer, bytes) -> wrapper handle (device memory only)
+        self._wrapped = {}  # (pointer, bytes) -> wrapper handle
         self._scratch = None
 
     def __repr__(self):
@@ -89,22 +89,21 @@ class Context:
         if status:
             raise Error(status, _lib.last_error(self.handle))
 
-    def _wrap(self, pointer, nbytes, cache):
-        """A wrapper of nbytes at pointer. Device memory wrappers are kept
-        (a wrapper is only the pointer and size, checked once)."""
-        if cache:
-            key = (pointer, nbytes)
-            handle = self._wrapped.get(key)
-            if handle is not None:
-                return handle
+    def _wrap(self, pointer, nbytes):
+        """A wrapper of nbytes at pointer, made once and kept: a wrapper is
+        only the pointer and size (checked when made), so the same memory
+        reuses it; the oldest of 256 goes first."""
         if not pointer:
             return self._scratch_buffer()
+        key = (pointer, nbytes)
+        handle = self._wrapped.get(key)
+        if handle is not None:
+            return handle
         out = _vp()
         self._check(lib.warplab_buffer_wrap(self.handle, pointer, nbytes, ctypes.byref(out)))
-        if cache:
-            if len(self._wrapped) >= 256:
-                lib.warplab_buffer_destroy(self._wrapped.pop(next(iter(self._wrapped))))
-            self._wrapped[key] = out.value
+        if len(self._wrapped) >= 256:
+            lib.warplab_buffer_destroy(self._wrapped.pop(next(iter(self._wrapped))))
+        self._wrapped[key] = out.value
         return out.value
 
     def _scratch_buffer(self):
@@ -242,11 +241,15 @@ def _strides_in_elements(byte_strides, itemsize, shape, what):
 
 
 def _c_strides(shape):
+    if len(shape) == 1:
+        return (1,)
+    if len(shape) == 2:
+        return (shape[1], 1)
     strides = []
     step = 1
     for d in reversed(shape):
         strides.append(step)
-        step *= max(d, 1)
+        step *= d
     return tuple(reversed(strides))
 
 
@@ -258,23 +261,32 @@ def _typestr_name(typestr):
     return typestr
 
 
+_TYPESTRS = {}  # typestr -> (warplab dtype or None, itemsize, name)
+
+
+def _typestr(typestr):
+    known = _TYPESTRS.get(typestr)
+    if known is None:
+        size = typestr[2:]
+        itemsize = int(size) if size.isdigit() else 1
+        known = _TYPESTRS[typestr] = (_TYPESTR.get(typestr), itemsize, _typestr_name(typestr))
+    return known
+
+
 def _from_interface(obj, iface, device, what, stream):
-    shape = tuple(int(d) for d in iface["shape"])
-    typestr = iface["typestr"]
-    dtype = _TYPESTR.get(typestr)
-    itemsize = int(typestr[2:]) if typestr[2:].isdigit() else 1
-    pointer, readonly = iface["data"] if iface.get("data") else (0, False)
+    shape = iface["shape"]
+    dtype, itemsize, name = _typestr(iface["typestr"])
+    data = iface.get("data")
+    pointer, readonly = data if data else (0, False)
     byte_strides = iface.get("strides")
     if byte_strides is None:
         strides = _c_strides(shape)
     else:
         strides = _strides_in_elements(byte_strides, itemsize, shape, what)
-    array = _Array(obj, device, pointer or 0, shape, strides, dtype, itemsize, stream, readonly)
-    if dtype is None:
-        array.keep = _typestr_name(typestr)
     if iface.get("mask") is not None:
         raise ValueError(f"{what}: masked arrays are not served")
-    return array
+    return _Array(obj, device, pointer or 0, shape, strides, dtype, itemsize, stream, readonly,
+                  name if dtype is None else None)
 
 
 _libcuda = None
@@ -356,47 +368,86 @@ def _from_dlpack(obj, what, stream):
     return array
 
 
+def _adapt_torch(obj, what, stream):
+    dtype = _TORCH_DTYPES.get(obj.dtype)
+    if obj.is_cuda:
+        array = _Array(obj, obj.get_device(), obj.data_ptr(), obj.shape, obj.stride(), dtype,
+                       _lib.DTYPE_SIZES[dtype] if dtype is not None else obj.element_size(),
+                       stream)
+        if stream is None:
+            array.keep = _TORCH_STREAM  # the current stream is read once per call (_Call)
+    else:
+        array = _Array(obj, None, obj.data_ptr(), obj.shape, obj.stride(), dtype,
+                       obj.element_size())
+    if dtype is None:
+        array.keep = str(obj.dtype).replace("torch.", "")
+    return array
+
+
+def _adapt_cuda_interface(obj, what, stream):
+    iface = obj.__cuda_array_interface__
+    device = getattr(getattr(obj, "device", None), "id", None)
+    pointer = iface["data"][0] if iface.get("data") else 0
+    if device is None:
+        device = _cuda_pointer_device(pointer)
+    if stream is None:
+        stream = iface.get("stream")  # v3: the producer's stream (None: no ordering needed)
+    return _from_interface(obj, iface, device, what, stream)
+
+
+def _adapt_dlpack(obj, what, stream):
+    if int(obj.__dlpack_device__()[0]) == _DL_CPU and hasattr(obj, "__array_interface__"):
+        return _from_interface(obj, obj.__array_interface__, None, what, None)
+    return _from_dlpack(obj, what, stream)
+
+
+def _adapt_array_interface(obj, what, stream):
+    return _from_interface(obj, obj.__array_interface__, None, what, None)
+
+
+def _adapt_self(obj, what, stream):
+    return obj
+
+
+_ADAPTERS = {_Array: _adapt_self}  # type -> how to read it, decided on first sight
+_TORCH_STREAM = object()
+_torch_raw_stream = None
+
+
+def _choose_adapter(obj):
+    module = type(obj).__module__
+    if (module == "torch" or module.startswith("torch.")) and hasattr(obj, "is_cuda"):
+        global _torch_raw_stream
+        import torch
+
+        if not _TORCH_DTYPES:
+            _TORCH_DTYPES.update({torch.int32: 0, torch.float32: 1, torch.float64: 2,
+                                  torch.bfloat16: 3, torch.float16: 4})
+        _torch_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda device: torch.cuda.current_stream(device).cuda_stream)
+        return _adapt_torch
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _adapt_cuda_interface
+    if hasattr(obj, "__array_interface__"):
+        return _adapt_array_interface
+    if hasattr(obj, "__dlpack_device__") and hasattr(obj, "__dlpack__"):
+        return _adapt_dlpack
+    return None
+
+
 def _array(obj, what, stream=None):
     """Reads an operand's memory, layout and type; raises TypeError for
     objects that are no array."""
-    if isinstance(obj, _Array):
-        return obj
-    module = type(obj).__module__
-    if module == "torch" or module.startswith("torch."):
-        try:
-            is_cuda = obj.is_cuda
-        except AttributeError:
-            is_cuda = None
-        if is_cuda is not None:
-            dtype = _torch_dtype(obj.dtype)
-            device = obj.get_device() if is_cuda else None
-            if is_cuda and stream is None:
-                stream = _torch_current_stream(device)
-            array = _Array(obj, device, obj.data_ptr(), tuple(obj.shape), tuple(obj.stride()),
-                           dtype, obj.element_size(), stream)
-            if dtype is None:
-                array.keep = str(obj.dtype)
-            return array
-    iface = getattr(obj, "__cuda_array_interface__", None)
-    if iface is not None:
-        device = getattr(getattr(obj, "device", None), "id", None)
-        pointer = iface["data"][0] if iface.get("data") else 0
-        if device is None:
-            device = _cuda_pointer_device(pointer)
-        if stream is None:
-            stream = iface.get("stream")  # v3: the producer's stream (None: no ordering needed)
-        return _from_interface(obj, iface, device, what, stream)
-    if hasattr(obj, "__dlpack_device__") and hasattr(obj, "__dlpack__"):
-        device_type = int(obj.__dlpack_device__()[0])
-        if device_type in (_DL_CPU,) and hasattr(obj, "__array_interface__"):
-            return _from_interface(obj, obj.__array_interface__, None, what, None)
-        return _from_dlpack(obj, what, stream)
-    iface = getattr(obj, "__array_interface__", None)
-    if iface is not None:
-        return _from_interface(obj, iface, None, what, None)
-    raise TypeError(f"{what} must be an array (torch.Tensor, cupy.ndarray, numpy.ndarray, or an "
-                    f"object with __cuda_array_interface__ or __dlpack__), not "
-                    f"{type(obj).__name__}")
+    kind = type(obj)
+    adapt = _ADAPTERS.get(kind)
+    if adapt is None:
+        adapt = _choose_adapter(obj)
+        if adapt is None:
+            raise TypeError(f"{what} must be an array (torch.Tensor, cupy.ndarray, numpy.ndarray, "
+                            f"or an object with __cuda_array_interface__ or __dlpack__), not "
+                            f"{kind.__name__}")
+        _ADAPTERS[kind] = adapt
+    return adapt(obj, what, stream)
 
 
 def _need_dtype(array, what, allowed):
@@ -449,40 +500,55 @@ def _numpy_dtype(code):
 
 class _Call:
     """The context, stream and buffers of one call. Device operands are
-    wrapped in place; host operands on cuda/opencl go through explicit
-    copies: in before the call, out after it."""
+    wrapped in place (wrappers kept by the context); host operands run in
+    place on the cpu backend, or on cuda/opencl through explicit copies: in
+    before the call, out after it."""
+
+    __slots__ = ("ctx", "handle", "copy", "copies", "owned")
 
     def __init__(self, arrays, backend, ctx, stream):
-        devices = {a.device for a in arrays}
-        if len(devices) > 1:
-            where = ", ".join(sorted("host" if d is None else f"cuda:{d}" for d in devices))
-            raise ValueError(f"the arrays are on different devices ({where})")
-        device = devices.pop()
-        self.copies = []
-        self.owned = []
+        device = arrays[0].device
+        for other in arrays:
+            if other.device != device:
+                where = ", ".join(sorted({"host" if a.device is None else f"cuda:{a.device}"
+                                          for a in arrays}))
+                raise ValueError(f"the arrays are on different devices ({where})")
+        self.copy = False
         if device is not None:
-            if backend not in (None, "auto", "cuda"):
+            if backend is not None and backend not in ("auto", "cuda"):
                 raise ValueError(f"CUDA arrays run on the cuda backend, not {backend}")
             if ctx is None:
-                ctx = context("cuda", device)
+                cuda = getattr(_local, "cuda", None)
+                ctx = cuda.get(device) if cuda else None
+                if ctx is None:
+                    ctx = _cuda_context(device)
             elif ctx.backend != "cuda":
                 raise ValueError(f"CUDA arrays need a cuda context, not {ctx.backend}")
             if stream is None:
-                stream = next((a.stream for a in arrays if a.stream is not None), None)
-            if stream is not None or ctx._stream is not None:
-                raw = stream if isinstance(stream, int) else _stream_handle(stream)
-                if raw != ctx._stream:
-                    ctx._check(lib.warplab_context_set_stream(ctx.handle, raw))
-                    ctx._stream = raw
-            self.host = False
+                for a in arrays:
+                    if a.stream is not None:
+                        stream = a.stream
+                        break
+                    if a.keep is _TORCH_STREAM:
+                        stream = _torch_raw_stream(device) or _CUDA_STREAM_LEGACY
+                        break
+            elif not isinstance(stream, int):
+                stream = _stream_handle(stream)
+            elif stream == 0:
+                stream = _CUDA_STREAM_LEGACY
+            if stream != ctx._stream:
+                ctx._check(lib.warplab_context_set_stream(ctx.handle, stream))
+                ctx._stream = stream
         else:
             if ctx is None:
                 ctx = context(backend or "cpu", -1)
             if stream is not None:
                 ctx.set_stream(stream)
-            self.host = True
+            self.copy = ctx.backend != "cpu"
+            self.copies = []
+            self.owned = []
         self.ctx = ctx
-        self.copy = self.host and ctx.backend != "cpu"
+        self.handle = ctx.handle
 
     def buffer(self, array, span_elements, output=False, read=True):
         """The warplab buffer for an operand's span (elements from its data
@@ -490,7 +556,7 @@ class _Call:
         nbytes = span_elements * array.itemsize
         ctx = self.ctx
         if not self.copy:
-            return ctx._wrap(array.pointer, nbytes, not self.host)
+            return ctx._wrapped.get((array.pointer, nbytes)) or ctx._wrap(array.pointer, nbytes)
         handle = _vp()
         ctx._check(lib.warplab_buffer_create(ctx.handle, max(nbytes, 1), ctypes.byref(handle)))
         self.owned.append(handle.value)
@@ -500,24 +566,30 @@ class _Call:
             self.copies.append((handle.value, array.pointer, nbytes))
         return handle.value
 
-    def finish(self):
-        """Copies host outputs back (explicit copies: cuda/opencl with host
-        arrays) and frees the call's own buffers."""
-        try:
-            for handle, pointer, nbytes in self.copies:
-                if nbytes:
-                    self.ctx._check(lib.warplab_buffer_read(handle, 0, pointer, nbytes))
-        finally:
-            for handle in self.owned:
-                lib.warplab_buffer_destroy(handle)
-            self.owned = []
+    def finish(self, status):
+        """Raises for a failed status; copies host outputs back (explicit
+        copies: cuda/opencl with host arrays) and frees the call's own
+        buffers."""
+        if self.copy:
+            try:
+                if not status:
+                    for handle, pointer, nbytes in self.copies:
+                        if nbytes:
+                            self.ctx._check(lib.warplab_buffer_read(handle, 0, pointer, nbytes))
+            finally:
+                for handle in self.owned:
+                    lib.warplab_buffer_destroy(handle)
+                self.owned = []
+        if status:
+            raise Error(status, _lib.last_error(self.handle))
 
 
-def _run(call, status):
-    if status:
-        call.finish()
-        raise Error(status, _lib.last_error(call.ctx.handle))
-    call.finish()
+def _cuda_context(device):
+    ctx = context("cuda", device)
+    if getattr(_local, "cuda", None) is None:
+        _local.cuda = {}
+    _local.cuda[device] = ctx
+    return ctx
 
 
 def _span(shape, strides):
@@ -556,7 +628,7 @@ def vecadd(a, b, out=None, *, stream=None, backend=None, context=None):
     ba = call.buffer(A, n)
     bb = call.buffer(B, n)
     bc = call.buffer(C, n, output=True, read=(C.pointer in (A.pointer, B.pointer)))
-    _run(call, lib.warplab_vecadd(call.ctx.handle, ba, bb, bc, n))
+    call.finish(lib.warplab_vecadd(call.handle, ba, bb, bc, n))
     return out
 
 
@@ -577,7 +649,7 @@ def reduce(x, op="sum", *, out=None, stream=None, backend=None, context=None):
         bx = call.buffer(X, n)
         result = (ctypes.c_int32 if X.dtype == 0 else
                   ctypes.c_float if X.dtype == 1 else ctypes.c_double)()
-        _run(call, lib.warplab_reduce(call.ctx.handle, X.dtype, code, bx, n,
+        call.finish(lib.warplab_reduce(call.handle, X.dtype, code, bx, n,
                                       ctypes.byref(result)))
         return result.value
     O = _array(out, "out", stream)
@@ -588,7 +660,7 @@ def reduce(x, op="sum", *, out=None, stream=None, backend=None, context=None):
     call = _Call((X, O), backend, context, stream)
     bx = call.buffer(X, n)
     bo = call.buffer(O, 1, output=True, read=False)
-    _run(call, lib.warplab_reduce_to_buffer(call.ctx.handle, X.dtype, code, bx, n, bo, 0))
+    call.finish(lib.warplab_reduce_to_buffer(call.handle, X.dtype, code, bx, n, bo, 0))
     return out
 
 
@@ -648,7 +720,7 @@ def transpose(x, out=None, *, stream=None, backend=None, context=None):
         return out
     bx = call.buffer(X, (rows - 1) * ld_in + cols)
     bo = call.buffer(O, (cols - 1) * ld_out + rows, output=True, read=ld_out != rows)
-    _run(call, lib.warplab_transpose(call.ctx.handle, X.dtype, rows, cols, bx, ld_in, bo, ld_out))
+    call.finish(lib.warplab_transpose(call.handle, X.dtype, rows, cols, bx, ld_in, bo, ld_out))
     return out
 
 
@@ -698,7 +770,7 @@ def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, c
     ba = call.buffer(A, (a_rows - 1) * lda + a_cols if a_rows and a_cols else 0)
     bb = call.buffer(B, (b_rows - 1) * ldb + b_cols if b_rows and b_cols else 0)
     bc = call.buffer(C, (m - 1) * ldc + n, output=True, read=beta != 0 or ldc != n)
-    _run(call, lib.warplab_gemm_ex(call.ctx.handle, int(ta), int(tb), m, n, k, alpha, ba, A.dtype,
+    call.finish(lib.warplab_gemm_ex(call.handle, int(ta), int(tb), m, n, k, alpha, ba, A.dtype,
                                    lda or 1, bb, B.dtype, ldb or 1, beta, bc, C.dtype, ldc,
                                    _lib.COMPUTE[compute]))
     return out
