@@ -171,7 +171,11 @@ class _Callbacks:
             self.error = e
 
     def _cancelled(self, _user):
-        return 1 if self.error is not None else 0
+        try:
+            return 1 if self.error is not None else 0
+        except BaseException as e:  # noqa: B036 - a Ctrl-C that lands here stops the run too
+            self.error = e
+            return 1
 
 
 def _options(callbacks, *, ladder=None, rungs=None, dtype=None, op=None, sizes=None, repeat=0,

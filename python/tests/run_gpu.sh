@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The Python package on a machine with an NVIDIA GPU, PyTorch and CuPy:
+# builds libwarplab.so only (the library target), runs the package's tests
+# against it (test_gpu.py: torch/CuPy arrays in place, streams, results
+# against torch.matmul and CuPy; the host tests too), measures the Python
+# layer's added per-call time against the same C call and warplab.gemm
+# against torch.matmul (benchmarks/overhead.py). Outputs under $OUT (default
+# ./python-gpu-out): pytest.txt, overhead.txt, overhead.json.
+#   bash python/tests/run_gpu.sh            # from the repository root
+# BUILD (default /tmp/warplab-python-gpu) is the build folder; JOBS the
+# build's parallelism (default: every core).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${OUT:-$root/python-gpu-out}"
+build="${BUILD:-/tmp/warplab-python-gpu}"
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin" NCCL_NVLS_ENABLE=0
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+python3 - <<'PY' | tee -a "$out/device.txt"
+import importlib
+for name in ("torch", "cupy", "numpy", "pytest"):
+    try:
+        print(name, importlib.import_module(name).__version__)
+    except Exception as e:
+        print(name, "missing:", e)
+PY
+start=$SECONDS
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DBUILD_TESTING=OFF >/dev/null || exit 1
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target warplab_shared 2>&1 | grep -E "error|warning" | head -20
+[ -f "$build/libwarplab.so" ] || { echo "libwarplab.so was not built"; exit 1; }
+echo "library built in $((SECONDS - start)) s"
+export WARPLAB_LIBRARY="$build/libwarplab.so" PYTHONPATH="$root/python/src" PYTHONDONTWRITEBYTECODE=1
+status=0
+if python3 -c "import pytest" 2>/dev/null; then
+    python3 -m pytest -q -p no:cacheprovider -rs "$root/python/tests" 2>&1 | tee "$out/pytest.txt"
+    status=${PIPESTATUS[0]}
+else
+    echo "(no pytest here: python/tests/fallback runs the same test functions)" | tee "$out/pytest.txt"
+    PYTHONPATH="$root/python/tests/fallback:$PYTHONPATH" python3 -m pytest \
+        "$root/python/tests/test_gpu.py" "$root/python/tests/test_ops.py" 2>&1 | tee -a "$out/pytest.txt"
+    status=${PIPESTATUS[0]}
+fi
+cc -std=c11 -O2 -I"$root/include" "$root/python/benchmarks/overhead.c" -L"$build" -lwarplab \
+    -Wl,-rpath,"$build" -o "$build/overhead" &&
+    python3 "$root/python/benchmarks/overhead.py" --c-harness "$build/overhead" \
+        --json "$out/overhead.json" 2>&1 | tee "$out/overhead.txt"
+ls -l /dev/null
+exit "$status"
