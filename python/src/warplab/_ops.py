@@ -525,13 +525,7 @@ class _Call:
             elif ctx.backend != "cuda":
                 raise ValueError(f"CUDA arrays need a cuda context, not {ctx.backend}")
             if stream is None:
-                for a in arrays:
-                    if a.stream is not None:
-                        stream = a.stream
-                        break
-                    if a.keep is _TORCH_STREAM:
-                        stream = _torch_raw_stream(device) or _CUDA_STREAM_LEGACY
-                        break
+                stream = _producer_stream(arrays, device)
             elif not isinstance(stream, int):
                 stream = _stream_handle(stream)
             elif stream == 0:
@@ -582,6 +576,18 @@ class _Call:
                 self.owned = []
         if status:
             raise Error(status, _lib.last_error(self.handle))
+
+
+def _producer_stream(arrays, device):
+    """The stream the arrays' producer names: the first array's that names
+    one (torch: its current stream; __cuda_array_interface__ v3: its
+    stream), else the legacy default stream."""
+    for a in arrays:
+        if a.stream is not None:
+            return a.stream or _CUDA_STREAM_LEGACY
+        if a.keep is _TORCH_STREAM:
+            return _torch_raw_stream(device) or _CUDA_STREAM_LEGACY
+    return _CUDA_STREAM_LEGACY
 
 
 def _cuda_context(device):
@@ -819,7 +825,7 @@ def allreduce(tensors, out=None, *, streams=None):
     devices = [x.device for x in arrays]
     if len(set(devices)) != len(devices):
         raise ValueError(f"allreduce: one array per GPU (devices {devices})")
-    raw_streams = tuple(_stream_handle(s) if s is not None else x.stream
+    raw_streams = tuple(_stream_handle(s) if s is not None else _producer_stream([x], x.device)
                         for s, x in zip(streams or [None] * len(arrays), arrays))
     key = (tuple(devices), raw_streams)
     group = _groups.get(key)
