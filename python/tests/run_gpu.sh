@@ -8,7 +8,8 @@
 # ./python-gpu-out): pytest.txt, overhead.txt, overhead.json.
 #   bash python/tests/run_gpu.sh            # from the repository root
 # BUILD (default /tmp/warplab-python-gpu) is the build folder; JOBS the
-# build's parallelism (default: every core).
+# build's parallelism (default: every core); LIBRARY a libwarplab.so built
+# with the cuda backend already (then nothing is built here).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${OUT:-$root/python-gpu-out}"
@@ -25,12 +26,28 @@ for name in ("torch", "cupy", "numpy", "pytest"):
         print(name, "missing:", e)
 PY
 start=$SECONDS
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DBUILD_TESTING=OFF >/dev/null || exit 1
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target warplab_shared 2>&1 | grep -E "error|warning" | head -20
-[ -f "$build/libwarplab.so" ] || { echo "libwarplab.so was not built"; exit 1; }
-echo "library built in $((SECONDS - start)) s"
-export WARPLAB_LIBRARY="$build/libwarplab.so" PYTHONPATH="$root/python/src" PYTHONDONTWRITEBYTECODE=1
+# LIBRARY=path: a libwarplab.so already built with the cuda backend (the
+# package's `pip install` build) instead of building one here.
+library="${LIBRARY:-}"
+if [ -n "$library" ] && [ -f "$library" ]; then
+    # libOpenCL.so.1 from the CUDA toolkit where the system has none.
+    if ldd "$library" | grep -q "libOpenCL.*not found"; then
+        export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+    if ldd "$library" | grep -q "not found"; then
+        echo "$library cannot load here:"; ldd "$library" | grep "not found"; library=""
+    fi
+fi
+if [ -z "$library" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DBUILD_TESTING=OFF >/dev/null || exit 1
+    cmake --build "$build" -j "${JOBS:-$(nproc)}" --target warplab_shared 2>&1 | grep -E "error|warning" | head -20
+    library="$build/libwarplab.so"
+    [ -f "$library" ] || { echo "libwarplab.so was not built"; exit 1; }
+    echo "library built in $((SECONDS - start)) s"
+fi
+mkdir -p "$build"
+export WARPLAB_LIBRARY="$library" PYTHONPATH="$root/python/src" PYTHONDONTWRITEBYTECODE=1
 status=0
 if python3 -c "import pytest" 2>/dev/null; then
     python3 -m pytest -q -p no:cacheprovider -rs "$root/python/tests" 2>&1 | tee "$out/pytest.txt"
@@ -41,8 +58,10 @@ else
         "$root/python/tests/test_gpu.py" "$root/python/tests/test_ops.py" 2>&1 | tee -a "$out/pytest.txt"
     status=${PIPESTATUS[0]}
 fi
-cc -std=c11 -O2 -I"$root/include" "$root/python/benchmarks/overhead.c" -L"$build" -lwarplab \
-    -Wl,-rpath,"$build" -o "$build/overhead" &&
+# The C harness links the library by its soname (libwarplab.so.0).
+mkdir -p "$build/harness" && ln -sf "$(readlink -f "$library")" "$build/harness/libwarplab.so.0"
+cc -std=c11 -O2 -I"$root/include" "$root/python/benchmarks/overhead.c" "$build/harness/libwarplab.so.0" \
+    -Wl,-rpath,"$build/harness" -o "$build/overhead" &&
     python3 "$root/python/benchmarks/overhead.py" --c-harness "$build/overhead" \
         --json "$out/overhead.json" 2>&1 | tee "$out/overhead.txt"
 ls -l /dev/null

@@ -256,3 +256,14 @@ def test_allreduce_errors_single_gpu(torch):
         warplab.allreduce([x, torch.randn(16, device="cuda")])
     with pytest.raises(TypeError, match="float64"):
         warplab.allreduce([x.double()])
+
+
+def test_numpy_on_cuda_through_copies(torch):
+    np = pytest.importorskip("numpy")
+    a = np.random.default_rng(5).standard_normal((130, 70)).astype(np.float32)
+    b = np.random.default_rng(6).standard_normal((70, 90)).astype(np.float32)
+    c = warplab.gemm(a, b, backend="cuda")
+    assert isinstance(c, np.ndarray)
+    assert np.abs(c - a.astype(np.float64) @ b).max() <= 1e-3
+    np.testing.assert_array_equal(warplab.transpose(a, backend="cuda"), a.T)
+    assert warplab.reduce(a, "max", backend="cuda") == a.max()
