@@ -34,12 +34,10 @@ static warplab_buffer *a, *b, *c, *r;
 static warplab_status call(int which)
 {
     switch (which) {
-    case 0:
-        return warplab_vecadd(ctx, a, b, c, N * N);
+    case 0: return warplab_vecadd(ctx, a, b, c, N * N);
     case 1:
         return warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, a, N * N, r, 0);
-    case 2:
-        return warplab_transpose(ctx, WARPLAB_FLOAT32, N, N, a, N, c, N);
+    case 2: return warplab_transpose(ctx, WARPLAB_FLOAT32, N, N, a, N, c, N);
     default:
         return warplab_gemm_ex(ctx, WARPLAB_OP_N, WARPLAB_OP_N, N, N, N, 1.0f, a, WARPLAB_FLOAT32,
                                N, b, WARPLAB_FLOAT32, N, 0.0f, c, WARPLAB_FLOAT32, N,

@@ -146,18 +146,6 @@ class _Erratum(Structure):
                 ("id", "topic", "rung", "seed", "where", "quote", "why", "instead")]
 
 
-class _ProbeResult(Structure):
-    # Only the leading members are read; the rest stays opaque.
-    _fields_ = [
-        ("probe", c_char * 32),
-        ("title", c_char * 128),
-        ("course", c_char * 160),
-        ("setup", c_char * 256),
-        ("conclusion", c_char * 512),
-        ("missing", c_char * 256),
-    ]
-
-
 def _package_library():
     here = os.path.dirname(os.path.abspath(__file__))
     return os.path.join(here, "libwarplab.so")

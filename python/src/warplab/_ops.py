@@ -10,7 +10,7 @@ import ctypes
 import threading
 
 from . import _lib
-from ._lib import Error, Status, check, lib
+from ._lib import Error, check, lib
 
 _vp = ctypes.c_void_p
 
@@ -219,15 +219,6 @@ class _Array:
                 return False
             expected *= d
         return True
-
-
-def _torch_dtype(dtype):
-    if not _TORCH_DTYPES:
-        import torch
-
-        _TORCH_DTYPES.update({torch.int32: 0, torch.float32: 1, torch.float64: 2,
-                              torch.bfloat16: 3, torch.float16: 4})
-    return _TORCH_DTYPES.get(dtype)
 
 
 def _strides_in_elements(byte_strides, itemsize, shape, what):
