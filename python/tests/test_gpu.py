@@ -158,7 +158,12 @@ def test_torch_current_stream_orders_and_is_asynchronous(torch):
     stream = torch.cuda.Stream()
     x = torch.zeros(1 << 22, device="cuda")
     out = torch.full_like(x, float("nan"))
+    total = torch.zeros(1, device="cuda")
+    with torch.cuda.stream(stream):  # workspace grown at these sizes first (that call may wait)
+        warplab.vecadd(x, x, out)
+        warplab.reduce(x, out=total)
     torch.cuda.synchronize()
+    out.fill_(float("nan"))
     with torch.cuda.stream(stream):
         torch.cuda._sleep(200_000_000)
         x.fill_(1.0)
@@ -169,7 +174,6 @@ def test_torch_current_stream_orders_and_is_asynchronous(torch):
     stream.synchronize()
     assert (out == 2.0).all()
     # A reduction into a device tensor, on the same stream, after the sleep.
-    total = torch.zeros(1, device="cuda")
     with torch.cuda.stream(stream):
         torch.cuda._sleep(100_000_000)
         x.fill_(0.5)
