@@ -5,7 +5,8 @@
 # against torch.matmul and CuPy; the host tests too), measures the Python
 # layer's added per-call time against the same C call and warplab.gemm
 # against torch.matmul (benchmarks/overhead.py). Outputs under $OUT (default
-# ./python-gpu-out): pytest.txt, overhead.txt, overhead.json.
+# ./python-gpu-out): device.txt, pytest-gpu.txt, overhead.txt, overhead.json,
+# pytest-host.txt.
 #   bash python/tests/run_gpu.sh            # from the repository root
 # BUILD (default /tmp/warplab-python-gpu) is the build folder; JOBS the
 # build's parallelism (default: every core); LIBRARY a libwarplab.so built
@@ -17,14 +18,6 @@ build="${BUILD:-/tmp/warplab-python-gpu}"
 mkdir -p "$out"
 export PATH="$PATH:/usr/local/cuda/bin" NCCL_NVLS_ENABLE=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
-python3 - <<'PY' | tee -a "$out/device.txt"
-import importlib
-for name in ("torch", "cupy", "numpy", "pytest"):
-    try:
-        print(name, importlib.import_module(name).__version__)
-    except Exception as e:
-        print(name, "missing:", e)
-PY
 start=$SECONDS
 # LIBRARY=path: a libwarplab.so already built with the cuda backend (the
 # package's `pip install` build) instead of building one here.
@@ -48,21 +41,29 @@ if [ -z "$library" ]; then
 fi
 mkdir -p "$build"
 export WARPLAB_LIBRARY="$library" PYTHONPATH="$root/python/src" PYTHONDONTWRITEBYTECODE=1
-status=0
-if python3 -c "import pytest" 2>/dev/null; then
-    python3 -m pytest -q -p no:cacheprovider -rs "$root/python/tests" 2>&1 | tee "$out/pytest.txt"
-    status=${PIPESTATUS[0]}
-else
-    echo "(no pytest here: python/tests/fallback runs the same test functions)" | tee "$out/pytest.txt"
-    PYTHONPATH="$root/python/tests/fallback:$PYTHONPATH" python3 -m pytest \
-        "$root/python/tests/test_gpu.py" "$root/python/tests/test_ops.py" 2>&1 | tee -a "$out/pytest.txt"
-    status=${PIPESTATUS[0]}
-fi
+# pytest where it is installed, else the stand-in in fallback/ (same tests).
+run_tests() {
+    local log="$1"
+    shift
+    if python3 -c "import pytest" 2>/dev/null; then
+        python3 -m pytest -q -p no:cacheprovider -rs "$@" 2>&1 | tee "$log"
+    else
+        echo "(no pytest here: python/tests/fallback runs the same test functions)" | tee "$log"
+        PYTHONPATH="$root/python/tests/fallback:$PYTHONPATH" python3 -m pytest "$@" 2>&1 | tee -a "$log"
+    fi
+    return "${PIPESTATUS[0]}"
+}
+# The GPU tests first, then the measurements, then the host tests (CI runs
+# those too), so that a time limit cuts the least.
+run_tests "$out/pytest-gpu.txt" "$root/python/tests/test_gpu.py"
+status=$?
 # The C harness links the library by its soname (libwarplab.so.0).
 mkdir -p "$build/harness" && ln -sf "$(readlink -f "$library")" "$build/harness/libwarplab.so.0"
 cc -std=c11 -O2 -I"$root/include" "$root/python/benchmarks/overhead.c" "$build/harness/libwarplab.so.0" \
     -Wl,-rpath,"$build/harness" -o "$build/overhead" &&
-    python3 "$root/python/benchmarks/overhead.py" --c-harness "$build/overhead" \
+    python3 -u "$root/python/benchmarks/overhead.py" --c-harness "$build/overhead" \
         --json "$out/overhead.json" 2>&1 | tee "$out/overhead.txt"
+run_tests "$out/pytest-host.txt" "$root/python/tests/test_ops.py" "$root/python/tests/test_lab.py" ||
+    status=1
 ls -l /dev/null
 exit "$status"
