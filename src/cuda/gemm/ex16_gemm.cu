@@ -407,7 +407,16 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
     const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
     const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
-    double us = EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw * streaming));
+    double memory = bytes / (0.8 * bw * streaming);
+    /* With one row of tiles (m <= the tile's rows: decode), no two units
+     * read the same columns of B: an SM that takes two units of a second,
+     * partial wave streams twice its B bytes at its own rate, while the
+     * bandwidth idles (n = 5120 in 64 x 64 tiles, 2 splits: 160 units over
+     * 132 SMs). EX16_SM_STREAM_GBS is the H100 fit above; the wave count
+     * is what this adds. */
+    if (ceil((double)m / bm) <= 1.0)
+        memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_SM_STREAM_GBS * 1e3));
+    double us = EX16_WGMMA_FIXED_US + fmax(compute, memory);
     if (splits > 1)
         us += 2.5 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (0.7 * bw);
     return us;
