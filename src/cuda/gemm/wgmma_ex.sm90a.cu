@@ -485,6 +485,19 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                  * the partial sums) while the next unit's main loop runs. */
                 const uint32_t staging =
                     tiles_base + 196608 + 1024 + (uint32_t)consumer * (XW_STAGING_BYTES / 2);
+                if constexpr (KIND != XW_TF32) {
+                    /* A 16-bit C, rounded as it is staged: half the bytes of
+                     * an FP32 C, and whole lines (stored from the registers,
+                     * a warp's 4-byte pairs cover half sectors, and the
+                     * next unit waits for them). */
+                    if (p.narrow && p.splits == 1) {
+                        typedef typename std::conditional<KIND == XW_BF16, __nv_bfloat16,
+                                                          __half>::type T16;
+                        store_c16_tile<T16>(acc, &map_c, staging, consumer, warp, lane, signals,
+                                            tile_n * BN, tile_m * S::BM + consumer * 64, p.alpha);
+                        continue;
+                    }
+                }
                 store_c_tile(acc, &map_c, staging, consumer, warp, lane, signals, tile_n * BN,
                              tile_m * S::BM + consumer * 64, p.splits > 1 ? split : 0,
                              p.splits > 1 ? 1.0f : p.alpha);
@@ -950,15 +963,22 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gem
     if (rs)
         return c->bn == 256 ? xw_launch_rs<256>(backend, map_a, map_b, p, blocks)
                             : xw_launch_rs<128>(backend, map_a, map_b, p, blocks);
-    /* FP32 results (C, or the partial sums of a split) with 16-byte rows
-     * and no C to read (beta 0) go through the copy engine. */
+    /* Results (FP32 C or the partial sums of a split; a 16-bit C) with
+     * 16-byte rows and no C to read (beta 0) go through the copy engine. */
     CUtensorMap map_c;
     memset(&map_c, 0, sizeof map_c);
     void *store = p.splits > 1 ? (void *)p.part : p.c;
     const int store_ld = p.splits > 1 ? p.n : p.ldc;
-    p.tma_store = (p.splits > 1 || ((kind == XW_TF32 || !p.narrow) && p.beta == 0.0f)) &&
-                  (uintptr_t)store % 16 == 0 && store_ld % 4 == 0;
-    if (p.tma_store) {
+    const bool c16 = p.splits == 1 && kind != XW_TF32 && p.narrow;
+    p.tma_store = (p.splits > 1 || p.beta == 0.0f) && (uintptr_t)store % 16 == 0 &&
+                  store_ld % (c16 ? 8 : 4) == 0;
+    if (p.tma_store && c16) {
+        status = tma_encode_c16(backend, encode, &map_c, store,
+                                kind == XW_BF16 ? WARPLAB_BFLOAT16 : WARPLAB_FLOAT16, p.m, p.n,
+                                store_ld);
+        if (status != WARPLAB_OK)
+            return status;
+    } else if (p.tma_store) {
         status = tma_encode_c(backend, encode, &map_c, store, p.m, p.n, store_ld, p.splits);
         if (status != WARPLAB_OK)
             return status;

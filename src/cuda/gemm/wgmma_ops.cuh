@@ -10,7 +10,11 @@
 #ifndef WARPLAB_WGMMA_OPS_CUH
 #define WARPLAB_WGMMA_OPS_CUH
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
+#include <string.h>
+#include <type_traits>
 
 /* The accumulator registers of an m64nN wgmma (N / 2 a thread): the
  * register list in the instruction and the matching operands, for N = 64,
@@ -334,6 +338,53 @@ __device__ __forceinline__ void store_c_tile(const float (&acc)[N], const void *
         consumer_sync(consumer);
         if (signals)
             tma_store_3d(map_c, buffer, x + 32 * j, y, z);
+    }
+}
+
+/* stage_c_slice for a 16-bit C: the results, times scale, rounded to
+ * nearest (T16: __nv_bfloat16 or __half) into a staging buffer of 64 rows x
+ * 64 bytes in the copy engine's 64-byte swizzle (16-byte chunk c of row r
+ * at c ^ ((r / 2) % 4)): a warp's 4-byte stores fall in distinct banks. */
+template <typename T16, int N>
+__device__ __forceinline__ void stage_c16_slice(const float (&acc)[N], int j, uint32_t buffer,
+                                                int warp, int g, int q, float scale)
+{
+#pragma unroll
+    for (int i = 16 * j; i < 16 * j + 16; i += 2) {
+        const int r = warp * 16 + g + 8 * ((i / 2) % 2), col = 8 * ((i / 4) % 4) + 2 * q;
+        const uint32_t address = buffer + (uint32_t)r * 64 +
+                                 (uint32_t)(((col / 8) ^ ((r / 2) % 4)) << 4) +
+                                 (uint32_t)(col % 8) * 2;
+        uint32_t bits;
+        if constexpr (std::is_same<T16, __nv_bfloat16>::value) {
+            const __nv_bfloat162 v = __floats2bfloat162_rn(scale * acc[i], scale * acc[i + 1]);
+            memcpy(&bits, &v, sizeof bits);
+        } else {
+            const __half2 v = __floats2half2_rn(scale * acc[i], scale * acc[i + 1]);
+            memcpy(&bits, &v, sizeof bits);
+        }
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(bits) : "memory");
+    }
+}
+
+/* store_c_tile for a 16-bit C (tma_encode_c16's map): the same two
+ * buffers and hand-over, each slice 4 KiB (32 columns of 2 bytes). */
+template <typename T16, int N>
+__device__ __forceinline__ void store_c16_tile(const float (&acc)[N], const void *map_c,
+                                               uint32_t staging, int consumer, int warp, int lane,
+                                               bool signals, int x, int y, float scale)
+{
+#pragma unroll
+    for (int j = 0; j < N / 16; j++) {
+        const uint32_t buffer = staging + (uint32_t)(j % 2) * 8192;
+        if (signals) /* the store of slice j - 2 has read the buffer */
+            asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+        consumer_sync(consumer);
+        stage_c16_slice<T16>(acc, j, buffer, warp, lane / 4, lane % 4, scale);
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        consumer_sync(consumer);
+        if (signals)
+            tma_store_3d(map_c, buffer, x + 32 * j, y, 0);
     }
 }
 
