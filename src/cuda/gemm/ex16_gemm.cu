@@ -341,7 +341,15 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
  * SM at a time, no split of k; operands not K-major (A with op T, B with
  * op N) or with rows not 16-byte aligned are copied first; C (float)
  * written once. Calibrated on H100 (4096^3: 220 us; 1024^3: 26 us;
- * 4096 x 4096 x 64: 39 us, the write of C; 512 x 4096 x 11008: 194 us). */
+ * 4096 x 4096 x 64: 39 us, the write of C; 512 x 4096 x 11008: 194 us).
+ * An operand whose rows are not 16-byte aligned is copied element by
+ * element, far below the aligned copy's rate: fitted on the unaligned
+ * shapes of scripts/gemm_tile_tuning.sh (H200, ex16_tma forced: 40001 x
+ * 180 x 2001 341 us, modelled 184 at the aligned rate; 301^3, 455^3 and
+ * 777^3 29.7, 31.6 and 36.6 us, modelled 20-27), 27% of the bandwidth and
+ * 6.7 us a copy (the model now 352, 29.7, 32.3 and 39.0 us). */
+#define EX16_TMA_UNALIGNED_COPY_BANDWIDTH 0.27
+#define EX16_TMA_UNALIGNED_COPY_US 6.7
 static double tma_model(const wl_backend *backend, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
@@ -349,12 +357,18 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
     const double tiles = ceil(m / 128) * ceil(n / 256);
     double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6 + 4.0 * m * n / (0.8 * bw);
     const size_t element = 2;
-    const bool a_kmajor = !wl_gemm_trans_a(p) && wl_gemm_lda(p) * element % 16 == 0;
-    const bool b_kmajor = wl_gemm_trans_b(p) && wl_gemm_ldb(p) * element % 16 == 0;
+    const bool a_rows = wl_gemm_lda(p) * element % 16 == 0,
+               b_rows = wl_gemm_ldb(p) * element % 16 == 0;
+    const bool a_kmajor = !wl_gemm_trans_a(p) && a_rows;
+    const bool b_kmajor = wl_gemm_trans_b(p) && b_rows;
     if (!a_kmajor)
-        us += 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0;
+        us += a_rows ? 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0
+                     : 2.0 * 2.0 * m * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
+                           EX16_TMA_UNALIGNED_COPY_US;
     if (!b_kmajor)
-        us += 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0;
+        us += b_rows ? 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0
+                     : 2.0 * 2.0 * n * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
+                           EX16_TMA_UNALIGNED_COPY_US;
     return us;
 }
 
@@ -413,7 +427,10 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
      * partial wave streams twice its B bytes at its own rate, while the
      * bandwidth idles (n = 5120 in 64 x 64 tiles, 2 splits: 160 units over
      * 132 SMs). EX16_SM_STREAM_GBS is the H100 fit above; the wave count
-     * is what this adds. */
+     * is what this adds. On scripts/gemm_tile_tuning.sh's decode shapes
+     * (H200, m 16-32 past one wave) it moves six of seven from 64 x 64
+     * tiles in 2 splits to 128 x 128 in 3: 0.76-0.83x cuBLAS -> 0.89-0.99x
+     * (16 x 4608 x 14336 52.4 -> 40.4 us). */
     if (ceil((double)m / bm) <= 1.0)
         memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_SM_STREAM_GBS * 1e3));
     double us = EX16_WGMMA_FIXED_US + fmax(compute, memory);
@@ -439,8 +456,14 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * x 4096 180.5 -> 164.4 us, 3840^3 183.9 -> 169.5; kept off 1408 x 4352 x
  * 6144, which shares ran 16% slower); the 14th, 2432 x 2432 x 16384, is
  * why k is bounded below (docs/DECISIONS.md, "Stream-K in warplab_gemm_ex's
- * 16-bit kernel"). */
-#define EX16_SK_FIXED_US 10.0
+ * 16-bit kernel"). On the H200 (scripts/gemm_tile_tuning.sh's prefill
+ * shapes, against the plan without shares): 10 us took shares where they
+ * lost (2500 x 4096 x 4096, 122.8 -> 129.5 us, modelled 0.8 us faster) and
+ * where they gained (1800 x 5120 x 4096 132.5 -> 123.6, 3000 x 6144 x
+ * 4096 229.2 -> 215.9, 4500 x 1024 x 4096 73.4 -> 71.0: modelled 8.4,
+ * 13.2 and 7.9 us faster); any fixed cost from 10.8 to 17.9 us picks
+ * right on all four, and 12 keeps the H100 fit's shapes. */
+#define EX16_SK_FIXED_US 12.0
 static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                              double slower, int *workers)
 {
