@@ -160,8 +160,8 @@ static const char *grid_cell_precision(const warplab_gemm_grid_cell *cell)
 static bool grid_precisions(const char *list, const warplab_gemm_grid_cell *cell)
 {
     static const char *const names[] = {"fp32", "tf32", "bf16", "fp16"};
-    bool valid = *list != '\0', listed = false;
-    for (const char *p = list; *p && valid;) {
+    bool valid = true, listed = false;
+    for (const char *p = list;; p++) { /* each name, empty ones refused */
         const size_t len = strcspn(p, ",");
         bool known = false;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -169,10 +169,10 @@ static bool grid_precisions(const char *list, const warplab_gemm_grid_cell *cell
                 known = true;
                 listed = listed || (cell && strcmp(grid_cell_precision(cell), names[i]) == 0);
             }
-        valid = known && len > 0;
+        valid = valid && known;
         p += len;
-        if (*p == ',')
-            p++;
+        if (*p != ',')
+            break;
     }
     return valid && (!cell || listed);
 }
