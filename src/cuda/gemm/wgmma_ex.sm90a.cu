@@ -491,10 +491,11 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                      * a warp's 4-byte pairs cover half sectors, and the
                      * next unit waits for them). */
                     if (p.narrow && p.splits == 1) {
-                        typedef typename std::conditional<KIND == XW_BF16, __nv_bfloat16,
-                                                          __half>::type T16;
-                        store_c16_tile<T16>(acc, &map_c, staging, consumer, warp, lane, signals,
-                                            tile_n * BN, tile_m * S::BM + consumer * 64, p.alpha);
+                        typedef
+                            typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type
+                                T16;
+                        store_c_tile<T16>(acc, &map_c, staging, consumer, warp, lane, signals,
+                                          tile_n * BN, tile_m * S::BM + consumer * 64, 0, p.alpha);
                         continue;
                     }
                 }
