@@ -27,9 +27,11 @@ static void bench_help(FILE *out)
             "cublasGemmStridedBatchedEx on attention's products (batch 8, 32, 96), verified;\n"
             "takes the options --grid takes but --seed.\n"
             "\n"
-            "warplab bench gemm --grid [--seed S] [--candidate NAME] [--json FILE]: the GEMM\n"
-            "planner's judging grid (held out: its tuning set is scripts/gemm_decode_bench.c);\n"
-            "every cell warplab_gemm_ex against cublasGemmEx, verified. Takes --repeat,\n"
+            "warplab bench gemm --grid [--seed S] [--candidate NAME] [--type LIST] [--json FILE]:\n"
+            "the GEMM planner's judging grid (held out: its tuning sets are\n"
+            "scripts/gemm_decode_bench.c and scripts/gemm_tile_tuning.sh); every cell\n"
+            "warplab_gemm_ex against cublasGemmEx, verified; --type fp32,tf32,bf16,fp16 keeps\n"
+            "the cells of those precisions. Takes --repeat,\n"
             "--warmup, --max-seconds (a cell's budget, default 0.25), --no-flush, --backend,\n"
             "--device, --quiet. Exit status as below; a cell that fails its check is exit 1.\n"
             "\n"
@@ -147,6 +149,38 @@ static int bench_api(const cli_run *run, warplab_bench_options *bench)
     return code;
 }
 
+/* The precision of a grid cell as --type names it: fp32, tf32, bf16, fp16. */
+static const char *grid_cell_precision(const warplab_gemm_grid_cell *cell)
+{
+    if (cell->compute == WARPLAB_COMPUTE_TF32)
+        return "tf32";
+    return cell->ab_type == WARPLAB_BFLOAT16  ? "bf16"
+           : cell->ab_type == WARPLAB_FLOAT16 ? "fp16"
+                                              : "fp32";
+}
+
+/* Whether every name of a --type list is a grid precision; with cell, also
+ * whether the cell's precision is among them. */
+static bool grid_precisions(const char *list, const warplab_gemm_grid_cell *cell)
+{
+    static const char *const names[] = {"fp32", "tf32", "bf16", "fp16"};
+    bool valid = true, listed = false;
+    for (const char *p = list;; p++) { /* each name, empty ones refused */
+        const size_t len = strcspn(p, ",");
+        bool known = false;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (len == strlen(names[i]) && strncmp(p, names[i], len) == 0) {
+                known = true;
+                listed = listed || (cell && strcmp(grid_cell_precision(cell), names[i]) == 0);
+            }
+        valid = valid && known;
+        p += len;
+        if (*p != ',')
+            break;
+    }
+    return valid && (!cell || listed);
+}
+
 /* warplab bench gemm --grid: options the grid does not take are refused,
  * with what it does instead. */
 static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
@@ -163,7 +197,6 @@ static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
                    {run->sweep, "--sweep"},
                    {run->shapes, "--shapes"},
                    {run->rungs != NULL, "--rung"},
-                   {run->dtype != NULL, "--type"},
                    {run->op != NULL, "--op"},
                    {run->counters, "--counters"},
                    {run->html != NULL, "--html"},
@@ -176,6 +209,11 @@ static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
                                    "%s chooses its shapes, types and layouts and prints one "
                                    "table (--json FILE keeps every cell); leave out %s",
                                    flag, refused[i].option);
+    if (run->dtype && !grid_precisions(run->dtype, NULL))
+        return cli_usage_error("bench",
+                               "--type with %s takes a comma-separated list of fp32, tf32, "
+                               "bf16 and fp16 (the cells' precisions), not '%s'",
+                               flag, run->dtype);
     if (run->seed_given && run->seed == 0)
         return cli_usage_error("bench",
                                "--seed with --grid needs a number from 1 to "
@@ -215,6 +253,13 @@ static int bench_gemm_grid(const cli_run *run)
         cli_output_abandon(&json_out);
         return cli_fail(status, warplab_last_error(NULL), what);
     }
+    if (run->dtype) { /* only the cells of the precisions listed, in their order */
+        size_t kept = 0;
+        for (size_t i = 0; i < grid->count; i++)
+            if (grid_precisions(run->dtype, &grid->cells[i]))
+                grid->cells[kept++] = grid->cells[i];
+        grid->count = kept;
+    }
     warplab_context *context = NULL;
     code = cli_open_context(run->backend, run->device, &context);
     if (code != CLI_OK) {
@@ -233,14 +278,17 @@ static int bench_gemm_grid(const cli_run *run)
         return CLI_OK;
     }
     if (run->batched)
-        printf("warplab %s bench gemm --batched on %s (cuda backend): %zu cells%s%s\n",
+        printf("warplab %s bench gemm --batched on %s (cuda backend): %zu cells%s%s%s%s\n",
                warplab_version(), warplab_context_device(context)->name, grid->count,
+               run->dtype ? " of " : "", run->dtype ? run->dtype : "",
                run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
     else
-        printf("warplab %s bench gemm --grid on %s (cuda backend): seed %llu%s, %zu cells%s%s\n",
-               warplab_version(), warplab_context_device(context)->name, grid->seed,
-               run->seed_given ? "" : " (the default; --seed S draws other shapes)", grid->count,
-               run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
+        printf(
+            "warplab %s bench gemm --grid on %s (cuda backend): seed %llu%s, %zu cells%s%s%s%s\n",
+            warplab_version(), warplab_context_device(context)->name, grid->seed,
+            run->seed_given ? "" : " (the default; --seed S draws other shapes)", grid->count,
+            run->dtype ? " of " : "", run->dtype ? run->dtype : "",
+            run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
     fflush(stdout);
     warplab_gemm_grid_options options;
     memset(&options, 0, sizeof options);

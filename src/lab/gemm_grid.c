@@ -6,9 +6,15 @@
  * wl_gemm_plan_tuning_set(): the Llama-3-8B-like decode layers of
  * scripts/gemm_decode_bench.c (m = 1, 2, 7, 8, 16, 24, 32; n x k = 1024,
  * 4096, 6144, 28672 x 4096 and 4096 x 14336), with the ladder's shape set
- * (`warplab bench gemm --shapes`) behind the older choosers' constants.
- * This grid is the held-out validation: its shapes are drawn at random
- * from a seed, and no constant is ever fitted on them.
+ * (`warplab bench gemm --shapes`) behind the older choosers' constants;
+ * the 16-bit tile model's (ex16_gemm.cu: the waves of a row of tiles,
+ * stream-K's shares, the paths for rows not 16-byte aligned) on the fixed
+ * shapes of scripts/gemm_tile_tuning.sh (prefill with partial last waves,
+ * decode past one wave, odd squares, tall-skinny and large k), and the
+ * stream-K constants on the H100 shapes of docs/DECISIONS.md ("Stream-K in
+ * warplab_gemm_ex's 16-bit kernel"). This grid is the held-out
+ * validation: its shapes are drawn at random from a seed, and no constant
+ * is ever fitted on them.
  *
  * Every cell is one call of warplab_gemm_ex as a CUDA program makes it (its
  * own cudaMalloc'd operands, its own stream) and cublasGemmEx on the same

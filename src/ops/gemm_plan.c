@@ -11,9 +11,12 @@
  * a Llama-3-8B-like block (k = 4096 or 14336; n = 1024, 4096, 6144 or
  * 28672; m = 1, 2, 7, 8, 16, 24, 32; op_b N and T; BF16 -> BF16, BF16 ->
  * FP32, FP16 -> FP16, TF32), timed by scripts/gemm_decode_bench.c against
- * cublasGemmEx. The judging set is `warplab bench gemm --grid`: random
- * shapes from every class, drawn from a seed, that no constant saw. */
-#define WL_GEMM_PLAN_TUNING_SET "llama3-8b-decode (scripts/gemm_decode_bench.c)"
+ * cublasGemmEx. The 16-bit delegate's tile model (ex16_gemm.cu) has its
+ * own: the fixed shapes of scripts/gemm_tile_tuning.sh. The judging set is
+ * `warplab bench gemm --grid`: random shapes from every class, drawn from
+ * a seed, that no constant saw. */
+#define WL_GEMM_PLAN_TUNING_SET                                                                    \
+    "llama3-8b-decode (scripts/gemm_decode_bench.c); ex16 tiles (scripts/gemm_tile_tuning.sh)"
 
 #define F32 WL_GEMM_TYPE_BIT(WARPLAB_FLOAT32)
 #define BF16 WL_GEMM_TYPE_BIT(WARPLAB_BFLOAT16)

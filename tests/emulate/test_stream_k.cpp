@@ -41,7 +41,9 @@ static std::vector<int> gathered(const wl_sk_schedule &s, const wl_sk_piece &tai
     return out;
 }
 
-static void check_schedule(int units, int k_tiles, int capacity, bool streamk)
+/* share_of: 0, a worker takes its own index's share (the ladder's rung);
+ * 1, the reverse order (warplab_gemm_ex's tickets, in the order blocks start). */
+static void check_schedule(int units, int k_tiles, int capacity, bool streamk, int share_of = 0)
 {
     wl_sk_schedule s;
     const int launched = wl_sk_plan(&s, units, k_tiles, capacity, streamk);
@@ -64,7 +66,8 @@ static void check_schedule(int units, int k_tiles, int capacity, bool streamk)
     std::map<int, std::vector<int>> writers; /* unit -> workers handing over */
     std::vector<std::pair<wl_sk_piece, int>> tails;
     for (int w = 0; w < launched; w++) {
-        wl_sk_walk walk = wl_sk_walk_start<true>(s, w, launched);
+        const int share = share_of ? launched - 1 - w : w;
+        wl_sk_walk walk = wl_sk_walk_start<true>(s, w, launched, share);
         wl_sk_piece piece;
         int hand_overs = 0, share_pieces = 0;
         bool shared = false;
@@ -92,9 +95,9 @@ static void check_schedule(int units, int k_tiles, int capacity, bool streamk)
                 hand_overs++;
                 EXPECT(share_pieces == 1, "%s: worker %d hands over its piece %d", what, w,
                        share_pieces);
-                writers[piece.unit].push_back(w);
+                writers[piece.unit].push_back(share);
             } else if (piece.k_begin > 0) {
-                tails.push_back({piece, w});
+                tails.push_back({piece, share});
             }
             if (piece.unit < s.full_units)
                 EXPECT(piece.k_begin == 0 && piece.k_end == k_tiles, "%s: unit %d cut", what,
@@ -140,7 +143,7 @@ int main()
     std::mt19937 random(20261124);
     for (int i = 0; i < 1500; i++)
         check_schedule(1 + (int)(random() % 600), 1 + (int)(random() % 200),
-                       1 + (int)(random() % 140), true);
+                       1 + (int)(random() % 140), true, i % 2);
     /* Where the schedule must and must not cut: BF16 4096^3 in clusters
      * (shares of 56 of 64 k tiles: none), 4096 x 4352 x 4096 (8 pairs past
      * 4 waves: 32 shares of 16). */

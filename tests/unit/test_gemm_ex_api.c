@@ -479,6 +479,32 @@ static void on_backend(warplab_backend_kind kind)
                 run_case(context, backend, &t);
                 cases++;
             }
+    /* On cuda, the 16-bit wgmma kernel with its last wave in stream-K shares
+     * (stream_k.cuh; the cost model's pick on 132 SMs, in every variant):
+     * 1792 x 2560 x 3072, 140 tiles of 128 x 256, 8 past a wave, in 32
+     * shares of 12 k tiles (a tile's tail adds three other pieces' sums).
+     * N, N and T, T: tight (FP32 C through the copy engine, a NaN in A and
+     * in B that the hand-over must carry) and padded (operands re-strided,
+     * 16-bit C with beta != 0 from the registers); FP16 at N, N. In the
+     * --sanitizer list. 1000 x 2600 x 8192 padded: 128 x 128 tiles in
+     * shares (of 384 problems tried, the one where the model picks that
+     * width with shares), a ragged last tile row; not in the --sanitizer
+     * list (its reference's time), in --lines (the GPU check's memcheck and
+     * initcheck). */
+    for (int s = 0; kind == WARPLAB_BACKEND_CUDA && !lines_only && s < 5; s++) {
+        const int ops = s < 2 ? 0 : s < 4 ? 3 : 0, variant = s % 2;
+        const warplab_dtype in = s == 4 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
+        const gemm_case t = case_of(1792, 2560, 3072, ops, in, variant ? in : WARPLAB_FLOAT32,
+                                    WARPLAB_COMPUTE_FP32, variant);
+        run_case(context, backend, &t);
+        cases++;
+    }
+    if (kind == WARPLAB_BACKEND_CUDA && !sanitizer) {
+        const gemm_case t = case_of(1000, 2600, 8192, 0, WARPLAB_BFLOAT16, WARPLAB_BFLOAT16,
+                                    WARPLAB_COMPUTE_FP32, 1);
+        run_case(context, backend, &t);
+        cases++;
+    }
     /* On cuda, where rows off the 128-byte lines cost the copy engine's
      * kernel more than a copy onto them (gemm_ex.cu, tf32_line_cost): TF32
      * 2500^3 (rows of 10000 bytes) copies A (op N) and B (either op) as

@@ -34,6 +34,10 @@ typedef struct wl_ex16_plan {
     /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
      * B^T A^T, so that y = A x streams A through the narrow tile as B. */
     bool transposed;
+    /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
+     * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
+     * tiles. */
+    int sk_workers;
     double predicted_us;
 } wl_ex16_plan;
 

@@ -26,6 +26,7 @@
 #include "gemv.h"
 #include "ex16_skinny.cuh"
 #include "ex16_thin.cuh"
+#include "stream_k.cuh"
 
 #include <math.h>
 
@@ -340,7 +341,15 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
  * SM at a time, no split of k; operands not K-major (A with op T, B with
  * op N) or with rows not 16-byte aligned are copied first; C (float)
  * written once. Calibrated on H100 (4096^3: 220 us; 1024^3: 26 us;
- * 4096 x 4096 x 64: 39 us, the write of C; 512 x 4096 x 11008: 194 us). */
+ * 4096 x 4096 x 64: 39 us, the write of C; 512 x 4096 x 11008: 194 us).
+ * An operand whose rows are not 16-byte aligned is copied element by
+ * element, far below the aligned copy's rate: fitted on the unaligned
+ * shapes of scripts/gemm_tile_tuning.sh (H200, ex16_tma forced: 40001 x
+ * 180 x 2001 341 us, modelled 184 at the aligned rate; 301^3, 455^3 and
+ * 777^3 29.7, 31.6 and 36.6 us, modelled 20-27), 27% of the bandwidth and
+ * 6.7 us a copy (the model now 352, 29.7, 32.3 and 39.0 us). */
+#define EX16_TMA_UNALIGNED_COPY_BANDWIDTH 0.27
+#define EX16_TMA_UNALIGNED_COPY_US 6.7
 static double tma_model(const wl_backend *backend, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
@@ -348,12 +357,18 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
     const double tiles = ceil(m / 128) * ceil(n / 256);
     double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6 + 4.0 * m * n / (0.8 * bw);
     const size_t element = 2;
-    const bool a_kmajor = !wl_gemm_trans_a(p) && wl_gemm_lda(p) * element % 16 == 0;
-    const bool b_kmajor = wl_gemm_trans_b(p) && wl_gemm_ldb(p) * element % 16 == 0;
+    const bool a_rows = wl_gemm_lda(p) * element % 16 == 0,
+               b_rows = wl_gemm_ldb(p) * element % 16 == 0;
+    const bool a_kmajor = !wl_gemm_trans_a(p) && a_rows;
+    const bool b_kmajor = wl_gemm_trans_b(p) && b_rows;
     if (!a_kmajor)
-        us += 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0;
+        us += a_rows ? 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0
+                     : 2.0 * 2.0 * m * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
+                           EX16_TMA_UNALIGNED_COPY_US;
     if (!b_kmajor)
-        us += 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0;
+        us += b_rows ? 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0
+                     : 2.0 * 2.0 * n * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
+                           EX16_TMA_UNALIGNED_COPY_US;
     return us;
 }
 
@@ -406,10 +421,76 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
     const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
     const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
-    double us = EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw * streaming));
+    double memory = bytes / (0.8 * bw * streaming);
+    /* With one row of tiles (m <= the tile's rows: decode), no two units
+     * read the same columns of B: an SM that takes two units of a second,
+     * partial wave streams twice its B bytes at its own rate, while the
+     * bandwidth idles (n = 5120 in 64 x 64 tiles, 2 splits: 160 units over
+     * 132 SMs). EX16_SM_STREAM_GBS is the H100 fit above; the wave count
+     * is what this adds. On scripts/gemm_tile_tuning.sh's decode shapes
+     * (H200, m 16-32 past one wave) it moves six of seven from 64 x 64
+     * tiles in 2 splits to 128 x 128 in 3: 0.76-0.83x cuBLAS -> 0.89-0.99x
+     * (16 x 4608 x 14336 52.4 -> 40.4 us). */
+    if (ceil((double)m / bm) <= 1.0)
+        memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_SM_STREAM_GBS * 1e3));
+    double us = EX16_WGMMA_FIXED_US + fmax(compute, memory);
     if (splits > 1)
         us += 2.5 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (0.7 * bw);
     return us;
+}
+
+/* wgmma_model with one split and the last wave in stream-K shares
+ * (stream_k.cuh), 128-row tiles; INFINITY where the schedule has none.
+ * The whole waves, then a share (less than a tile's k tiles), and the
+ * hand-over: each share's sums (128 x bn floats) written and read back at
+ * 1.1x the DRAM bandwidth (from L2: BF16 4096^3 in 2 x 1 clusters, 132
+ * slots of 128 KiB, cost 9.5 us on the H100), plus EX16_SK_FIXED_US: the
+ * flags' memset and its gap, and each piece's pipeline fill and hand-over
+ * latency. Measured on the H100 against the same plan without shares:
+ * 1792 x 2560 x 1024 (8 tiles past a wave, shares of 2 k tiles) 27.3 ->
+ * 32.9 us and 2200^3 67.5 -> 75.0, where a light last wave costs little;
+ * 10 us keeps shares off those two and 6144^3 (-0.2%) and on the 8 shapes
+ * that gained 0.9-15% (3008^3 105.7 -> 92.2 us, 2304 x 4096 x 8192 235 ->
+ * 216, 4096 x 4352 x 4096 227 -> 209, 2048 x 11008 x 4096 271 -> 255).
+ * On 14 shapes not used to choose it, it picked right on 13 (1920 x 7168
+ * x 4096 180.5 -> 164.4 us, 3840^3 183.9 -> 169.5; kept off 1408 x 4352 x
+ * 6144, which shares ran 16% slower); the 14th, 2432 x 2432 x 16384, is
+ * why k is bounded below (docs/DECISIONS.md, "Stream-K in warplab_gemm_ex's
+ * 16-bit kernel"). On the H200 (scripts/gemm_tile_tuning.sh's prefill
+ * shapes, against the plan without shares): 10 us took shares where they
+ * lost (2500 x 4096 x 4096, 122.8 -> 129.5 us, modelled 0.8 us faster) and
+ * where they gained (1800 x 5120 x 4096 132.5 -> 123.6, 3000 x 6144 x
+ * 4096 229.2 -> 215.9, 4500 x 1024 x 4096 73.4 -> 71.0: modelled 8.4,
+ * 13.2 and 7.9 us faster); any fixed cost from 10.8 to 17.9 us picks
+ * right on all four, and 12 keeps the H100 fit's shapes. */
+#define EX16_SK_FIXED_US 12.0
+static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
+                             double slower, int *workers)
+{
+    *workers = 0;
+    const double tiles = ceil((double)m / 128) * ceil((double)n / bn);
+    if (backend->info.multiprocessors <= 0 || tiles > INT_MAX || k > (size_t)INT_MAX)
+        return INFINITY;
+    wl_sk_schedule s;
+    const int k_tiles = (int)((k + 63) / 64), sms = sm_count(backend);
+    /* Past 128 k tiles (k > 8192) the heads and tails of the shares are too
+     * far apart along k to share A and B in L2: 2432 x 2432 x 16384, shares
+     * of 112 of 256 k tiles, ran 269 -> 326 us (H100). */
+    if (k_tiles > 128)
+        return INFINITY;
+    wl_sk_plan(&s, (int)tiles, k_tiles, sms, true);
+    if (s.workers == 0)
+        return INFINITY;
+    *workers = s.workers;
+    const double bw = bandwidth_gbs(backend) * 1e3;
+    const double rate = bn == 128 ? 0.9 * 5.5e6 : 5.5e6;
+    const double waves = (double)(s.full_units / sms);
+    const double share = ceil((double)s.k_shared / s.workers);
+    const double compute =
+        slower * ((waves * k_tiles + share) * (2.0 * 128 * bn * 64 / rate) + (waves + 2.0) * 0.7);
+    const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
+    const double handover = EX16_SK_FIXED_US + 2.0 * s.workers * 128.0 * bn * 4.0 / (1.1 * bw);
+    return EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw)) + handover;
 }
 
 /* What the kernel loses, as a fraction of its time, to an operand read in
@@ -454,6 +535,7 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
     plan->kind = WL_EX16_WGMMA;
     plan->restride = restride;
     plan->transposed = false;
+    plan->sk_workers = 0;
     plan->predicted_us = INFINITY;
     /* The copies of operands with rows that are not 16-byte aligned: a
      * launch, a read and a write each (an element a thread: ~60% of the
@@ -489,6 +571,21 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
                     plan->splits = splits;
                     plan->k_chunk = chunk_tiles * 64;
                     plan->restride = copied;
+                    plan->sk_workers = 0;
+                }
+                /* One split with the last wave in stream-K shares. */
+                int workers = 0;
+                const double sk =
+                    splits > 1 || widths[w] == EX16_WGMMA_NARROW
+                        ? INFINITY
+                        : copies + wgmma_sk_model(backend, m, n, k, widths[w], slower, &workers);
+                if (sk < plan->predicted_us) {
+                    plan->predicted_us = sk;
+                    plan->tile = widths[w];
+                    plan->splits = 1;
+                    plan->k_chunk = chunk_tiles * 64;
+                    plan->restride = copied;
+                    plan->sk_workers = workers;
                 }
             }
     }
@@ -557,6 +654,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     plan.k_chunk = (int)wl_gemm_k(p);
     plan.restride = 0;
     plan.transposed = false;
+    plan.sk_workers = 0;
     plan.predicted_us = 0.0;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
     const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
@@ -682,21 +780,27 @@ static size_t restrided_ld(size_t cols)
     return wl_gemm_line_elements(cols, 2);
 }
 
-/* The workspace of a plan: the split's partial sums, then the re-strided
- * copies of A and B (WL_EX16_WGMMA), each on a 256-byte boundary. */
+/* The workspace of a plan: the split's partial sums (or stream-K's flags
+ * and slots), then the re-strided copies of A and B (WL_EX16_WGMMA), each
+ * on a 256-byte boundary. */
 typedef struct ex16_workspace {
-    size_t part, a, b, total; /* byte offsets, and the whole */
+    size_t part, sk, a, b, total; /* byte offsets, and the whole */
 } ex16_workspace;
 
 static ex16_workspace workspace_of(const wl_problem *p, const wl_ex16_plan *plan)
 {
     ex16_workspace w;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
-    w.part = 0;
+    w.part = w.sk = 0;
     /* ex16_thin writes partial sums with one split too. */
     const bool partials = plan->splits > 1 || plan->kind == WL_EX16_THIN;
-    w.a = partials ? round_up_256((size_t)plan->splits * m * n * sizeof(float)) : 0;
     const bool wgmma = plan->kind == WL_EX16_WGMMA;
+    const size_t sk_bytes = wgmma && plan->sk_workers > 0
+                                ? wl_sk_flag_bytes(2 * plan->sk_workers) +
+                                      (size_t)plan->sk_workers * 128 * plan->tile * sizeof(float)
+                                : 0;
+    w.a = partials ? round_up_256((size_t)plan->splits * m * n * sizeof(float))
+                   : round_up_256(sk_bytes);
     const size_t a_rows = wl_gemm_trans_a(p) ? k : m, a_cols = wl_gemm_trans_a(p) ? m : k;
     const size_t b_rows = wl_gemm_trans_b(p) ? n : k, b_cols = wl_gemm_trans_b(p) ? k : n;
     w.b =
@@ -733,16 +837,20 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
                   plan->tile, plan->tile == 1 ? "" : "s", plan->splits,
                   plan->splits == 1 ? "" : "s", plan->predicted_us);
         break;
-    case WL_EX16_WGMMA:
-        wl_format(text, len, "ex16 wgmma as stored%s, %dx%d tiles, %d split%s (%.0f us modelled)",
+    case WL_EX16_WGMMA: {
+        char shares[64] = "";
+        if (plan->sk_workers > 0)
+            wl_format(shares, sizeof shares, ", last wave in %d stream-K shares", plan->sk_workers);
+        wl_format(text, len, "ex16 wgmma as stored%s, %dx%d tiles, %d split%s%s (%.0f us modelled)",
                   plan->transposed      ? ", transposed (C^T = B^T A^T)"
                   : plan->restride == 3 ? ", A and B re-strided"
                   : plan->restride == 1 ? ", A re-strided"
                   : plan->restride == 2 ? ", B re-strided"
                                         : "",
                   plan->tile == EX16_WGMMA_NARROW ? 64 : 128, plan->tile, plan->splits,
-                  plan->splits == 1 ? "" : "s", plan->predicted_us);
+                  plan->splits == 1 ? "" : "s", shares, plan->predicted_us);
         break;
+    }
     default: wl_format(text, len, "tiled CUDA-core fallback"); break;
     }
 }
@@ -1050,7 +1158,7 @@ static warplab_status restride(wl_backend *backend, const void **src, int *ld, c
  * the kernel, and the sum of a split. */
 static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
                                    const wl_ex16_plan *plan, wl_gemm_ex_wgmma_call *call,
-                                   float *part)
+                                   float *part, void *sk_space)
 {
     const wl_problem *p = launch->problem;
     call->alpha = (float)p->alpha;
@@ -1061,6 +1169,8 @@ static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
     call->splits = plan->splits;
     call->k_chunk = plan->k_chunk;
     call->part = plan->splits > 1 ? part : NULL;
+    call->sk_space = plan->sk_workers > 0 ? sk_space : NULL;
+    call->sk_workers = plan->sk_workers;
     const warplab_status status = wl_gemm_ex_wgmma_run(backend, call);
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;
@@ -1098,7 +1208,8 @@ static warplab_status run_wgmma_transposed(wl_backend *backend, const wl_launch 
     call.m = 1;
     call.n = m;
     call.k = k;
-    return launch_wgmma(backend, launch, plan, &call, part);
+    return launch_wgmma(backend, launch, plan, &call, part,
+                        (char *)part + workspace_of(p, plan).sk);
 }
 
 static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
@@ -1144,7 +1255,8 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     call.m = (int)wl_gemm_m(p);
     call.n = (int)wl_gemm_n(p);
     call.k = (int)wl_gemm_k(p);
-    return launch_wgmma(backend, launch, plan, &call, (float *)(workspace + w.part));
+    return launch_wgmma(backend, launch, plan, &call, (float *)(workspace + w.part),
+                        workspace + w.sk);
 }
 
 extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch,

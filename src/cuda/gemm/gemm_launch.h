@@ -207,6 +207,12 @@ typedef struct wl_gemm_ex_wgmma_call {
     bool c_narrow;
     int bn, splits, k_chunk;
     float *part;
+    /* Stream-K (one split, 128-row tiles; stream_k.cuh): the last wave's k
+     * tiles in sk_workers shares over the SMs, the hand-over in sk_space
+     * (wl_sk_flag_bytes(2 sk_workers), then sk_workers x 128 x bn floats).
+     * NULL: whole tiles. */
+    void *sk_space;
+    int sk_workers;
 } wl_gemm_ex_wgmma_call;
 bool wl_gemm_ex_wgmma_available(wl_backend *backend);
 warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_call *call);

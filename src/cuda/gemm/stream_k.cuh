@@ -1,9 +1,11 @@
 /* Stream-K for the persistent TMA + wgmma kernels: the last, partial wave
  * of a problem's tiles cut into equal shares of k tiles, one a worker (a
  * block, or a 2 x 1 cluster), and the hand-over of the shares' FP32 sums
- * from worker to worker: the ladder's *_wgmma_streamk rungs
- * (wgmma_tma.sm90a.cu). The schedule and the walk are host code too, tested
- * on the CPU (tests/emulate/test_stream_k.cpp).
+ * from worker to worker. Shared by the ladder's kernel (wgmma_tma.sm90a.cu,
+ * the *_wgmma_streamk rungs) and warplab_gemm_ex's 16-bit kernel
+ * (wgmma_ex.sm90a.cu, where ex16_gemm.cu's cost model picks shares). The
+ * schedule and the walk are host code too, tested on the CPU
+ * (tests/emulate/test_stream_k.cpp).
  *
  * The walk: the whole units first (worker w takes w, w + workers, ...),
  * then the k tiles of the units left over, numbered unit by unit, in
@@ -23,13 +25,11 @@
  * piece, and the sums it waits for are heads written at the start of the
  * others' shares (or a whole share inside the unit). A tail waits only for
  * workers of lower index: worker 0 waits for none, so the walk finishes
- * whenever workers start in index order (the hardware's order for a grid
- * that fits at once; a kernel sharing the GPU with others would take a
- * ticket at its start instead). Each flag is lowered once read, so a
- * completed launch leaves them all at 0.
- *
- * Not yet in warplab_gemm_ex (docs/DECISIONS.md, "Stream-K stays out of
- * warplab_gemm_ex until a whole GPU check passes with it"). */
+ * whenever workers start in index order (the hardware's order for the
+ * ladder's grid, which fits at once; warplab_gemm_ex's kernel, which may
+ * share the GPU with other kernels, numbers its shares by a ticket taken as
+ * each block starts). Each flag is lowered once read, so a completed launch
+ * leaves them all at 0. */
 #ifndef WARPLAB_GEMM_STREAM_K_CUH
 #define WARPLAB_GEMM_STREAM_K_CUH
 
@@ -85,6 +85,13 @@ __host__ __device__ inline int wl_sk_plan(wl_sk_schedule *s, int units, int k_ti
     return units >= capacity ? capacity : (int)shares;
 }
 
+/* The hand-over's workspace: a ticket (warplab_gemm_ex's kernel) and a flag
+ * a slot, to 256 bytes, then the slots. */
+__host__ __device__ inline size_t wl_sk_flag_bytes(int slots)
+{
+    return ((size_t)(1 + slots) * sizeof(int) + 255) / 256 * 256;
+}
+
 /* Where worker i's share begins (i = workers: the end of the last), in k
  * tiles past full_units'. */
 __host__ __device__ __forceinline__ long long wl_sk_share_begin(const wl_sk_schedule &s, int i)
@@ -105,17 +112,20 @@ struct wl_sk_walk {
 /* STREAMK false: whole units alone, the shares' code not compiled in (with
  * it, ptxas serialised the ladder's register-epilogue kernel's wgmma,
  * C7514). */
+/* Worker `worker` of `workers` takes the whole units worker, worker +
+ * workers, ..., then share `share` (the rung: its own index; warplab_gemm_ex:
+ * a ticket taken as the block starts). */
 template <bool STREAMK>
 __host__ __device__ __forceinline__ wl_sk_walk wl_sk_walk_start(const wl_sk_schedule &s, int worker,
-                                                                int workers)
+                                                                int workers, int share)
 {
     wl_sk_walk walk;
     walk.next_unit = worker;
     walk.step = workers;
     walk.share_at = walk.share_end = 0;
-    if (STREAMK && worker < s.workers) {
-        walk.share_at = (int)wl_sk_share_begin(s, worker);
-        walk.share_end = (int)wl_sk_share_begin(s, worker + 1);
+    if (STREAMK && share < s.workers) {
+        walk.share_at = (int)wl_sk_share_begin(s, share);
+        walk.share_end = (int)wl_sk_share_begin(s, share + 1);
     }
     return walk;
 }

@@ -79,4 +79,30 @@ static inline warplab_status tma_encode_c(wl_backend *backend, encode_tiled_fn e
     return WARPLAB_OK;
 }
 
+/* A 16-bit C (BF16 or FP16, rows x cols, rows ld elements apart) as boxes
+ * of 32 columns x 64 rows, 64-byte swizzle (a box row is 64 bytes), for
+ * the copy engine's stores (store_c_tile<T16> in wgmma_ops.cuh): rows and the
+ * base 16-byte aligned. */
+static inline warplab_status tma_encode_c16(wl_backend *backend, encode_tiled_fn encode,
+                                            CUtensorMap *map, void *base, warplab_dtype type,
+                                            int rows, int cols, int ld)
+{
+    const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows, 1};
+    const cuuint64_t strides[2] = {(cuuint64_t)ld * 2, (cuuint64_t)ld * 2 * (cuuint64_t)rows};
+    const cuuint32_t box[3] = {32, 64, 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    const CUresult r = encode(map,
+                              type == WARPLAB_BFLOAT16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                              3, base, dims, strides, box, element_strides,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B,
+                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return wl_fail(backend, WARPLAB_ERROR_BACKEND,
+                       "cuTensorMapEncodeTiled refused a 16-bit C of %d x %d (row stride %d): "
+                       "error %d",
+                       rows, cols, ld, (int)r);
+    return WARPLAB_OK;
+}
+
 #endif

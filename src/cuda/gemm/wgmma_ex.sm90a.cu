@@ -58,6 +58,7 @@
 #else
 #define WL_SM90A_BODY 0
 #endif
+#include "stream_k.cuh"
 
 #define XW_BM 128
 #define XW_ROW_BYTES 128 /* a k tile: one swizzle row (64 16-bit or 32 TF32 values) */
@@ -102,6 +103,14 @@ struct xw_params {
     int batch;
     bool a_planes, b_planes;
     long long c_batch_bytes;
+    /* One split: the tiles over the blocks, the last wave in stream-K
+     * shares where walk.workers > 0 (stream_k.cuh); sk_flags[0] is the
+     * ticket that numbers the shares in the order the blocks start, then a
+     * flag a slot (share s's consumer c: s * 2 + c) of BN / 2 sums a
+     * thread. */
+    wl_sk_schedule walk;
+    int *sk_flags;
+    float *sk_slots;
 };
 
 #if WL_SM90A_BODY
@@ -339,10 +348,40 @@ xw_store_c16_tile(const float (&acc)[N], const void *map_c, uint32_t staging, in
     }
 #endif
 }
+#if WL_SM90A_BODY
+/* The next piece of a block's walk: SK, the tiles and their stream-K
+ * shares (stream_k.cuh, one split, one matrix); else unit u is matrix
+ * u / (tiles x splits), split (u mod tiles x splits) / tiles, tile u mod
+ * tiles, blocks taking units in turn. */
+template <bool SK>
+__device__ __forceinline__ bool xw_next_piece(wl_sk_walk &walk, const xw_params &p,
+                                              wl_sk_piece *piece, int *split, int *matrix)
+{
+    if constexpr (SK) {
+        *split = 0;
+        *matrix = 0;
+        return wl_sk_walk_next<true>(walk, p.walk, piece);
+    }
+    const int tiles = p.tiles_m * p.tiles_n, per_matrix = tiles * p.splits, u = walk.next_unit;
+    if (u >= per_matrix * p.batch)
+        return false;
+    walk.next_unit += walk.step;
+    *matrix = u / per_matrix;
+    *split = u % per_matrix / tiles;
+    piece->unit = u % tiles;
+    piece->k_begin = *split * p.split_tiles;
+    piece->k_end = min(p.k_tiles, piece->k_begin + p.split_tiles);
+    return true;
+}
+#endif
 
 /* TA: A stored k x m (op T), M-major boxes; else m x k, K-major boxes.
  * TB: B stored k x n (op N), N-major boxes; else n x k, K-major boxes. */
-template <int KIND, int BN, int TA, int TB>
+/* SK: the last wave in stream-K shares (one split). A kernel of its own:
+ * with the shares' code compiled into every launch, the kernels without
+ * shares ran 0.3-2 us slower on small shapes (the shape set's BF16 mean
+ * 0.981x -> 0.965x, H100). */
+template <int KIND, int BN, int TA, int TB, bool SK>
 __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     gemm_ex_wgmma(const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b,
@@ -359,8 +398,13 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     const uint32_t full_bar = tiles_base + S::STAGES * S::STAGE_BYTES;
     const uint32_t empty_bar = full_bar + S::STAGES * 8;
     const int tid = threadIdx.x, warpgroup = tid / 128;
-    const int tiles = p.tiles_m * p.tiles_n, per_matrix = tiles * p.splits;
-    const int units = per_matrix * p.batch;
+    /* With stream-K shares, a block's share is numbered by a ticket taken as
+     * it starts (kept in the barriers' slot, after them): a tail waits only
+     * for shares of lower number, whose blocks have started, even beside
+     * other kernels. Whole units stay with blockIdx: numbered by ticket too,
+     * the blocks' order no longer matched the hardware's placement, and 2048
+     * x 11008 x 4096 ran 278 us against 259 (H100, ncu). */
+    const uint32_t ticket_slot = empty_bar + S::STAGES * 8;
 
     if (tid == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -370,22 +414,29 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         mbarrier_init_fence();
         tma_prefetch_descriptor(&map_a);
         tma_prefetch_descriptor(&map_b);
+        if constexpr (SK)
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(ticket_slot),
+                         "r"(atomicAdd(p.sk_flags, 1))
+                         : "memory");
     }
     __syncthreads();
+    int share = (int)blockIdx.x;
+    if constexpr (SK)
+        asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(share) : "r"(ticket_slot) : "memory");
 
     if (warpgroup == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         if (tid == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            for (int u = blockIdx.x; u < units; u += gridDim.x) {
-                const int matrix = u / per_matrix, split = u % per_matrix / tiles;
+            wl_sk_walk walk = wl_sk_walk_start<SK>(p.walk, blockIdx.x, gridDim.x, share);
+            wl_sk_piece piece;
+            int split, matrix;
+            while (xw_next_piece<SK>(walk, p, &piece, &split, &matrix)) {
                 int tile_m, tile_n;
-                gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m,
+                gemm_tile_of_block(piece.unit, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m,
                                    &tile_n);
-                const int kt0 = split * p.split_tiles;
-                const int kt1 = min(p.k_tiles, kt0 + p.split_tiles);
-                for (int kt = kt0; kt < kt1; kt++) {
+                for (int kt = piece.k_begin; kt < piece.k_end; kt++) {
                     mbarrier_wait(empty_bar + 8 * stage, phase ^ 1);
                     const uint32_t a_tile = tiles_base + stage * S::STAGE_BYTES;
                     const uint32_t b_tile = a_tile + S::A_BYTES, bar = full_bar + 8 * stage;
@@ -440,12 +491,13 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         int stage = 0;
         uint32_t phase = 0;
         float acc[BN / 2];
-        for (int u = blockIdx.x; u < units; u += gridDim.x) {
-            const int matrix = u / per_matrix, split = u % per_matrix / tiles;
+        wl_sk_walk walk = wl_sk_walk_start<SK>(p.walk, blockIdx.x, gridDim.x, share);
+        wl_sk_piece piece;
+        int split, matrix;
+        while (xw_next_piece<SK>(walk, p, &piece, &split, &matrix)) {
             int tile_m, tile_n;
-            gemm_tile_of_block(u % tiles, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m, &tile_n);
-            const int kt0 = split * p.split_tiles;
-            const int kt1 = min(p.k_tiles, kt0 + p.split_tiles);
+            gemm_tile_of_block(piece.unit, p.tiles_m, p.tiles_n, XW_GROUP_ROWS, &tile_m, &tile_n);
+            const int kt0 = piece.k_begin, kt1 = piece.k_end;
 #pragma unroll
             for (int i = 0; i < BN / 2; i++)
                 acc[i] = 0.0f;
@@ -492,6 +544,21 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             xw_pin(acc);
             if (previous >= 0 && releases)
                 mbarrier_arrive(empty_bar + 8 * previous);
+            if constexpr (SK) {
+                /* A piece short of its tile's last k tile leaves its sums to
+                 * the piece that holds it (the tail), which adds the others'.
+                 * (A consumer with no rows skipped every piece of the tile
+                 * above, its writes and its tail's reads alike.) */
+                const int slot = share * S::CONSUMERS + consumer;
+                if (kt1 < p.k_tiles) {
+                    wl_sk_write(p.sk_slots, p.sk_flags + 1, slot, consumer, tid % 128, signals,
+                                acc);
+                    continue;
+                }
+                if (kt0 > 0)
+                    wl_sk_gather(p.sk_slots, p.sk_flags + 1, p.walk, piece, share, 1, 0,
+                                 S::CONSUMERS, consumer, tid % 128, signals, acc);
+            }
 
             if (p.tma_store) {
                 /* Through shared memory, 32 columns at a time, two buffers
@@ -500,10 +567,23 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                 const uint32_t staging =
                     tiles_base + 196608 + 1024 + (uint32_t)consumer * (XW_STAGING_BYTES / 2);
                 if constexpr (KIND != XW_TF32) {
+                    /* A 16-bit C, rounded as it is staged: half the bytes of
+                     * an FP32 C, and whole lines (stored from the registers,
+                     * a warp's 4-byte pairs cover half sectors, and the
+                     * next unit waits for them). A batch's C map has a plane
+                     * a matrix and 64 x 64 boxes (xw_store_c16_tile). */
                     if (p.narrow && p.splits == 1) {
-                        xw_store_c16_tile<KIND>(acc, &map_c, staging, consumer, warp, lane, signals,
-                                                tile_n * BN, tile_m * S::BM + consumer * 64, matrix,
-                                                p.alpha);
+                        if (p.batch > 1) {
+                            xw_store_c16_tile<KIND>(
+                                acc, &map_c, staging, consumer, warp, lane, signals, tile_n * BN,
+                                tile_m * S::BM + consumer * 64, matrix, p.alpha);
+                            continue;
+                        }
+                        typedef
+                            typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type
+                                T16;
+                        store_c_tile<T16>(acc, &map_c, staging, consumer, warp, lane, signals,
+                                          tile_n * BN, tile_m * S::BM + consumer * 64, 0, p.alpha);
                         continue;
                     }
                 }
@@ -798,20 +878,35 @@ static warplab_status xw_encode(wl_backend *backend, encode_tiled_fn encode, CUt
     return tma_encode_2d(backend, encode, map, base, type, rows, cols, ld, box_cols, box_rows);
 }
 
+template <int KIND, int BN, int TA, int TB, bool SK>
+static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a,
+                                   const CUtensorMap &map_b, const CUtensorMap &map_c,
+                                   const xw_params &p, unsigned blocks)
+{
+    static unsigned allowed = 0;
+    const cudaError_t e = wl_cuda_allow_smem((const void *)gemm_ex_wgmma<KIND, BN, TA, TB, SK>,
+                                             XW_SMEM_BYTES, &allowed);
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
+    gemm_ex_wgmma<KIND, BN, TA, TB, SK>
+        <<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c,
+                                                                                p);
+    return WL_CUDA_LAUNCHED(backend, SK ? "gemm_ex TMA + wgmma kernel (stream-K shares)"
+                                        : "gemm_ex TMA + wgmma kernel (operands as stored)");
+}
+
+/* The kernel with stream-K shares where the walk has them (16-bit, 128 or
+ * 256 columns; wl_gemm_ex_wgmma_run plans none elsewhere). */
 template <int KIND, int BN, int TA, int TB>
 static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
                                 const CUtensorMap &map_b, const CUtensorMap &map_c,
                                 const xw_params &p, unsigned blocks)
 {
-    static unsigned allowed = 0;
-    const cudaError_t e =
-        wl_cuda_allow_smem((const void *)gemm_ex_wgmma<KIND, BN, TA, TB>, XW_SMEM_BYTES, &allowed);
-    if (e != cudaSuccess)
-        return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
-    gemm_ex_wgmma<KIND, BN, TA, TB>
-        <<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c,
-                                                                                p);
-    return WL_CUDA_LAUNCHED(backend, "gemm_ex TMA + wgmma kernel (operands as stored)");
+    if constexpr (KIND != XW_TF32 && BN != XW_NARROW) {
+        if (p.walk.workers > 0)
+            return xw_launch_sk<KIND, BN, TA, TB, true>(backend, map_a, map_b, map_c, p, blocks);
+    }
+    return xw_launch_sk<KIND, BN, TA, TB, false>(backend, map_a, map_b, map_c, p, blocks);
 }
 
 template <int KIND, int BN>
@@ -1004,35 +1099,62 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex wgmma: %d splits of %d k do not match the plan's %d", p.splits,
                        c->k_chunk, c->splits);
-    const long long units = (long long)p.tiles_m * p.tiles_n * p.splits * p.batch;
+    const long long tiles = (long long)p.tiles_m * p.tiles_n, units = tiles * p.splits * p.batch;
     if (units > INT_MAX)
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
                        "gemm_ex wgmma: %lld tiles are more than the kernel counts", units);
     const int sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1;
-    const unsigned blocks = (unsigned)(units < sms ? units : sms);
+    unsigned blocks = (unsigned)(units < sms ? units : sms);
+    memset(&p.walk, 0, sizeof p.walk);
+    p.sk_flags = NULL;
+    p.sk_slots = NULL;
+    if (p.splits == 1 && !rs && p.batch == 1) {
+        /* The tiles over the SMs; with stream-K's workspace, the last wave
+         * in shares: the ticket and the flags lowered first (a launch leaves
+         * the flags lowered, not the ticket). */
+        const bool streamk = c->sk_space && kind != XW_TF32 && c->bn != XW_NARROW;
+        blocks = (unsigned)wl_sk_plan(&p.walk, (int)tiles, p.k_tiles, sms, streamk);
+        if (p.walk.workers != (streamk ? c->sk_workers : 0))
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "gemm_ex wgmma: %d stream-K shares planned, %d on this device",
+                           c->sk_workers, p.walk.workers);
+        if (p.walk.workers > 0) {
+            p.sk_flags = (int *)c->sk_space;
+            p.sk_slots = (float *)((char *)c->sk_space + wl_sk_flag_bytes(2 * p.walk.workers));
+            const cudaError_t e =
+                cudaMemsetAsync(p.sk_flags, 0, (1 + 2 * (size_t)p.walk.workers) * sizeof(int),
+                                wl_cuda_stream(backend));
+            if (e != cudaSuccess)
+                return wl_cuda_check(backend, e, "lowering gemm_ex's stream-K flags");
+        }
+    }
     if (rs)
         return c->bn == 256 ? xw_launch_rs<256>(backend, map_a, map_b, p, blocks)
                             : xw_launch_rs<128>(backend, map_a, map_b, p, blocks);
-    /* FP32 results (C, or the partial sums of a split) with 16-byte rows
-     * and no C to read (beta 0) go through the copy engine. */
+    /* Results (FP32 C or the partial sums of a split; a 16-bit C) with
+     * 16-byte rows and no C to read (beta 0) go through the copy engine. */
     CUtensorMap map_c;
     memset(&map_c, 0, sizeof map_c);
     void *store = p.splits > 1 ? (void *)p.part : p.c;
     const int store_ld = p.splits > 1 ? p.n : p.ldc;
-    p.tma_store = (p.splits > 1 || ((kind == XW_TF32 || !p.narrow) && p.beta == 0.0f)) &&
-                  (uintptr_t)store % 16 == 0 && store_ld % 4 == 0;
-    /* A 16-bit C of a batch with beta 0, 16-byte rows and matrices: through
-     * the copy engine as well (xw_store_c16_tile). One matrix keeps the
-     * register stores until the GEMM grid has measured it. */
-    const bool c16_tma = batched && kind != XW_TF32 && p.narrow && p.beta == 0.0f &&
-                         (uintptr_t)p.c % 16 == 0 && p.ldc % 8 == 0 && batch->stride_c % 8 == 0;
-    if (c16_tma) {
-        p.tma_store = xw_encode_planes(encode, &map_c, p.c, kind, p.m, p.n, p.ldc, 64, 64, p.batch,
-                                       batch->stride_c) == WARPLAB_OK;
-    } else if (p.tma_store && batched) {
-        p.tma_store =
-            batch->stride_c % 4 == 0 &&
-            xw_encode_c_planes(encode, &map_c, store, p.m, p.n, store_ld, p.batch, batch->stride_c);
+    const bool c16 = p.splits == 1 && kind != XW_TF32 && p.narrow;
+    p.tma_store = (p.splits > 1 || p.beta == 0.0f) && (uintptr_t)store % 16 == 0 &&
+                  store_ld % (c16 ? 8 : 4) == 0;
+    if (p.tma_store && batched) {
+        /* A batch: C's map has a plane a matrix, its strides 16-byte too
+         * (a 16-bit C: xw_store_c16_tile's 64 x 64 boxes). */
+        p.tma_store = c16 ? batch->stride_c % 8 == 0 &&
+                                xw_encode_planes(encode, &map_c, p.c, kind, p.m, p.n, p.ldc, 64, 64,
+                                                 p.batch, batch->stride_c) == WARPLAB_OK
+                          : batch->stride_c % 4 == 0 &&
+                                xw_encode_c_planes(encode, &map_c, store, p.m, p.n, store_ld,
+                                                   p.batch, batch->stride_c);
+    } else if (p.tma_store && c16) {
+        status = tma_encode_c16(backend, encode, &map_c, store,
+                                kind == XW_BF16 ? WARPLAB_BFLOAT16 : WARPLAB_FLOAT16, p.m, p.n,
+                                store_ld);
+        if (status != WARPLAB_OK)
+            return status;
     } else if (p.tma_store) {
         status = tma_encode_c(backend, encode, &map_c, store, p.m, p.n, store_ld, p.splits);
         if (status != WARPLAB_OK)

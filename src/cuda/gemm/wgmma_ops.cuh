@@ -10,7 +10,11 @@
 #ifndef WARPLAB_WGMMA_OPS_CUH
 #define WARPLAB_WGMMA_OPS_CUH
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
+#include <string.h>
+#include <type_traits>
 
 /* The accumulator registers of an m64nN wgmma (N / 2 a thread): the
  * register list in the instruction and the matching operands, for N = 64,
@@ -26,8 +30,8 @@
         "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 #define WGMMA_D64_REGISTERS                                                                        \
     WGMMA_D32_REGISTERS                                                                            \
-        ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, "  \
-        "%49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+    ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, "      \
+    "%49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define WGMMA_D64_OPERANDS(d)                                                                      \
     WGMMA_D32_OPERANDS(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),        \
         "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), \
@@ -36,10 +40,10 @@
         "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
 #define WGMMA_D128_REGISTERS                                                                       \
     WGMMA_D64_REGISTERS                                                                            \
-        ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, "  \
-        "%81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "    \
-        "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, " \
-        "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+    ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, "      \
+    "%81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "        \
+    "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, "     \
+    "%113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 #define WGMMA_D128_OPERANDS(d)                                                                     \
     WGMMA_D64_OPERANDS(d), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]),        \
         "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), \
@@ -320,15 +324,42 @@ __device__ __forceinline__ void stage_c_slice(const float (&acc)[N], int j, uint
     }
 }
 
-/* A consumer's 64 x (N / 2) FP32 results, times scale, to C's tensor map at
- * (column x, row y, plane z): 32 columns at a time through two 8 KiB
+/* stage_c_slice for a 16-bit C: the results, times scale, rounded to
+ * nearest (T16: __nv_bfloat16 or __half) into a staging buffer of 64 rows x
+ * 64 bytes in the copy engine's 64-byte swizzle (16-byte chunk c of row r
+ * at c ^ ((r / 2) % 4)): a warp's 4-byte stores fall in distinct banks. */
+template <typename T16, int N>
+__device__ __forceinline__ void stage_c16_slice(const float (&acc)[N], int j, uint32_t buffer,
+                                                int warp, int g, int q, float scale)
+{
+#pragma unroll
+    for (int i = 16 * j; i < 16 * j + 16; i += 2) {
+        const int r = warp * 16 + g + 8 * ((i / 2) % 2), col = 8 * ((i / 4) % 4) + 2 * q;
+        const uint32_t address = buffer + (uint32_t)r * 64 +
+                                 (uint32_t)(((col / 8) ^ ((r / 2) % 4)) << 4) +
+                                 (uint32_t)(col % 8) * 2;
+        uint32_t bits;
+        if constexpr (std::is_same<T16, __nv_bfloat16>::value) {
+            const __nv_bfloat162 v = __floats2bfloat162_rn(scale * acc[i], scale * acc[i + 1]);
+            memcpy(&bits, &v, sizeof bits);
+        } else {
+            const __half2 v = __floats2half2_rn(scale * acc[i], scale * acc[i + 1]);
+            memcpy(&bits, &v, sizeof bits);
+        }
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(bits) : "memory");
+    }
+}
+
+/* A consumer's 64 x (N / 2) results, times scale, to C's tensor map at
+ * (column x, row y, plane z), as OUT: float (tma_encode_c's map), or a
+ * 16-bit C (tma_encode_c16's, slices of 4 KiB): 32 columns at a time through two 8 KiB
  * staging buffers (1024-byte aligned, `staging` and staging + 8192), so
  * the copy engine writes whole lines while the warpgroup goes on (to the
  * next tile's main loop after the last slice). A buffer is rewritten only
  * once the store that read it two slices ago is done reading; the stores
  * still in flight are the caller's to drain (tma_store_drain) before the
  * block exits. `signals`: the warpgroup's one thread that issues. */
-template <int N>
+template <typename OUT = float, int N>
 __device__ __forceinline__ void store_c_tile(const float (&acc)[N], const void *map_c,
                                              uint32_t staging, int consumer, int warp, int lane,
                                              bool signals, int x, int y, int z, float scale)
@@ -339,7 +370,10 @@ __device__ __forceinline__ void store_c_tile(const float (&acc)[N], const void *
         if (signals) /* the store of slice j - 2 has read the buffer */
             asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
         consumer_sync(consumer);
-        stage_c_slice(acc, j, buffer, warp, lane / 4, lane % 4, scale);
+        if constexpr (std::is_same<OUT, float>::value)
+            stage_c_slice(acc, j, buffer, warp, lane / 4, lane % 4, scale);
+        else
+            stage_c16_slice<OUT>(acc, j, buffer, warp, lane / 4, lane % 4, scale);
         /* The copy engine (async proxy) sees the threads' writes. */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         consumer_sync(consumer);

@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         if (tid == 0) {
             int stage = 0;
             uint32_t phase = 0;
-            wl_sk_walk walk = wl_sk_walk_start<V::STREAMK>(p.walk, worker, workers);
+            wl_sk_walk walk = wl_sk_walk_start<V::STREAMK>(p.walk, worker, workers, worker);
             wl_sk_piece piece;
             while (wl_sk_walk_next<V::STREAMK>(walk, p.walk, &piece)) {
                 int tile_m, tile_n;
@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1)
         int stage = 0;
         uint32_t phase = 0;
         float acc[128];
-        wl_sk_walk walk = wl_sk_walk_start<V::STREAMK>(p.walk, worker, workers);
+        wl_sk_walk walk = wl_sk_walk_start<V::STREAMK>(p.walk, worker, workers, worker);
         wl_sk_piece piece;
         while (wl_sk_walk_next<V::STREAMK>(walk, p.walk, &piece)) {
             int tile_m, tile_n;

@@ -1,0 +1,39 @@
+#!/bin/bash
+# The 16-bit tile model's tuning set (src/cuda/gemm/ex16_gemm.cu: wgmma_model's
+# wave count, the stream-K shares' wgmma_sk_model): fixed shapes, BF16 in, FP32
+# out, op N, N, through warplab_gemm_ex (the ex_bf16 rung) against
+# cublasGemmEx (cublas_ex_bf16) in the same run. Fitting happens here; the
+# judging is `warplab bench gemm --grid` on seeds these shapes never came
+# from (src/lab/gemm_grid.c).
+#
+#   prefill, partial last waves (k <= 8192, where stream-K may take them):
+#     4500x1024x4096 2500x4096x4096 3000x6144x4096 1800x5120x4096, and two
+#     whose waves are nearly whole: 7000x1024x4096 1500x11008x8192
+#   decode, one row of tiles past one wave of SMs (m 16-32, k 8192-16384):
+#     16x4608x14336 24x5120x12288 20x5632x14336 28x4864x11008 32x5376x14336
+#     24x9216x8192, and 16x6144x14336 (one wave)
+#   rows not 16-byte aligned (odd k or n: the operands re-strided or copied,
+#   or read by mma.sync element by element), each 16-bit path forced beside
+#   the model's pick (ex16_mma, ex16_wgmma, ex16_tma): squares 301^3 455^3
+#   777^3, tall-skinny 40001x180x2001, large k 99x250x30001
+#
+# Usage: [PART=tiles|unaligned] scripts/gemm_tile_tuning.sh WARPLAB [LABEL]
+# (the bench's tables: each rung's median beside cuBLAS's, and the plan
+# warplab_gemm_ex describes).
+set -u
+WARPLAB=${1:?usage: gemm_tile_tuning.sh WARPLAB [LABEL]}
+LABEL=${2:-$(basename "$WARPLAB")}
+SHAPES=4500x1024x4096,2500x4096x4096,3000x6144x4096,1800x5120x4096,7000x1024x4096,1500x11008x8192
+SHAPES=$SHAPES,16x4608x14336,24x5120x12288,20x5632x14336,28x4864x11008,32x5376x14336,24x9216x8192
+SHAPES=$SHAPES,16x6144x14336
+UNALIGNED=301x301x301,455x455x455,777x777x777,40001x180x2001,99x250x30001
+echo "# gemm_tile_tuning ($LABEL): $("$WARPLAB" --version 2>/dev/null | head -1)"
+case "${PART:-all}" in
+all | tiles)
+    "$WARPLAB" bench gemm --rung ex_bf16,cublas_ex_bf16 --size "$SHAPES" --repeat 20 ;;
+esac
+case "${PART:-all}" in
+all | unaligned)
+    "$WARPLAB" bench gemm --rung ex_bf16,ex16_mma,ex16_wgmma,ex16_tma,cublas_ex_bf16 \
+        --size "$UNALIGNED" --repeat 20 ;;
+esac
