@@ -519,7 +519,7 @@ static void describe_plan(warplab_context *context, const warplab_gemm_grid_cell
     const int row = wl_gemm_candidate_find(candidate);
     size_t rows = 0;
     if (row >= 0 && wl_gemm_candidates(&rows)[row].batched)
-        impl = wl_backend_find_impl(context->device, "gemm", "batched");
+        impl = wl_backend_find_impl(context->device, "gemm", WL_GEMM_BATCHED_IMPL);
     else if (cell->batch > 1)
         p.batch = 0; /* a loop over the matrices: each one's own plan */
     if (strcmp(candidate, "fp32_dispatch") == 0) {

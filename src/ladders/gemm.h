@@ -142,6 +142,9 @@ float wl_fp16_to_float(uint16_t h);
  * backend: it runs a problem with the WL_GEMM_* variant bits on views of A,
  * B and C in their own types (problem.dtype for A and B). */
 #define WL_GEMM_EX_IMPL "ex"
+/* ... and warplab_gemm_batched_ex's batched row is {"gemm", WL_GEMM_BATCHED_IMPL}
+ * (src/ladders/gemm_batched.c). Neither is a rung. */
+#define WL_GEMM_BATCHED_IMPL "batched"
 
 /* The planner's descriptor (src/ops/gemm_plan.h) of a gemm_ex problem on
  * views starting at a, b and c (NULL: the problem's misalignment from an

@@ -19,11 +19,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The backend implementation {"gemm", WL_GEMM_BATCHED_IMPL} that runs a
+/* The backend implementation {"gemm", WL_GEMM_BATCHED_IMPL} (gemm.h) runs a
  * batch the planner gave a batched row (cuda: src/cuda/gemm/gemm_batched.cu).
  * It answers WARPLAB_ERROR_UNSUPPORTED only before it queues anything, and
  * the batch then runs as the loop. */
-#define WL_GEMM_BATCHED_IMPL "batched"
 
 static const char *const operand_names[3] = {"buffer A", "buffer B", "buffer C"};
 

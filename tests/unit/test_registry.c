@@ -73,10 +73,12 @@ static void test_impls_name_rungs(void)
                           ops->name, row->ladder, row->rung);
                 if (!ladder)
                     continue;
-                /* The gemm ladder's library entry (warplab_gemm_ex) is an
-                 * impl of its own, not a rung; the ladder's ex_* rungs run it. */
+                /* The gemm ladder's library entries (warplab_gemm_ex, and
+                 * warplab_gemm_batched_ex's batched row) are impls of their
+                 * own, not rungs; the ladder's ex_* rungs run the first. */
                 const bool library_entry =
-                    ladder == &wl_gemm_ladder && strcmp(row->rung, WL_GEMM_EX_IMPL) == 0;
+                    ladder == &wl_gemm_ladder && (strcmp(row->rung, WL_GEMM_EX_IMPL) == 0 ||
+                                                  strcmp(row->rung, WL_GEMM_BATCHED_IMPL) == 0);
                 CHECK_MSG(library_entry || wl_rung_find(ladder, row->rung) != NULL,
                           "%s: impl %s/%s names no rung of %s", ops->name, row->ladder, row->rung,
                           ladder->name);

@@ -117,7 +117,7 @@ static void batched_describe(wl_backend *backend, const wl_launch *launch, char 
 }
 
 extern "C" const wl_impl wl_gemm_batched_cuda_impl = {.ladder = "gemm",
-                                                      .rung = "batched",
+                                                      .rung = WL_GEMM_BATCHED_IMPL,
                                                       .supports = batched_supports,
                                                       .launch = batched_launch,
                                                       .describe = batched_describe};
