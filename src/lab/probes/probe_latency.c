@@ -117,15 +117,19 @@ static const wl_ladder chase_ladder = {
     .test_problems = chase_test_problems,
 };
 
-/* Working sets: one per level on a GPU (an SM's L1, the L2, past the L2). */
+/* Working sets: one per level on a GPU (an SM's L1, the L2, past the L2).
+ * The walk covers a set's lines several times over (2^16 steps of 132 bytes
+ * = 8.6 MB: 8 passes of 1 MiB), so that a set that fits a cache is read
+ * from it after the first pass: with 2^15 steps a 4 MiB set was walked once
+ * and its every load missed (H200: 348 ns, as past the L2). */
 static int chase_points(const warplab_device_info *device, size_t size, wl_problem *problems,
                         int capacity)
 {
     (void)size;
-    static const size_t gpu_sets[] = {(size_t)16 << 10, (size_t)4 << 20, (size_t)256 << 20};
+    static const size_t gpu_sets[] = {(size_t)16 << 10, (size_t)1 << 20, (size_t)256 << 20};
     static const size_t cpu_sets[] = {(size_t)16 << 10, (size_t)1 << 20, (size_t)64 << 20};
     const size_t *sets = device->gpu ? gpu_sets : cpu_sets;
-    const size_t steps = device->gpu ? (size_t)1 << 15 : (size_t)1 << 18;
+    const size_t steps = device->gpu ? (size_t)1 << 16 : (size_t)1 << 18;
     int count = 0;
     for (size_t i = 0; i < 3 && count < capacity; i++)
         problems[count++] = wl_probe_point(sets[i] / 4, steps, 0, (long)sets[i]);
@@ -247,10 +251,10 @@ static void latency_setup(const warplab_device_info *device, size_t size, char *
     wl_format(text, len,
               "chase: one thread, %s dependent loads 132 bytes apart; flight: a copy of %s by "
               "grids of %d-thread blocks, each thread a grid-stride loop",
-              device->gpu ? "32768" : "262144", bytes, WL_FLIGHT_BLOCK);
+              device->gpu ? "65536" : "262144", bytes, WL_FLIGHT_BLOCK);
 }
 
-/* "latency: 16 KiB 30 ns, 4 MiB 250 ns, 256 MiB 700 ns; copy at best 4000
+/* "latency: 16 KiB 30 ns, 1 MiB 250 ns, 256 MiB 700 ns; copy at best 4000
  * GB/s; Little's law: 4000 GB/s x 700 ns = 2.8 MB in flight = 700000 loads of
  * 4 bytes; 90% of the best reached with 262144 threads x 1 load (0.37x
  * Little's bytes), ...". */

@@ -240,13 +240,20 @@ static const wl_ladder local_ladder = {
     .test_problems = local_test_problems,
 };
 
+/* The arrays' points: at most 2^18 threads (2048 a SM on an H200's 132, a
+ * full GPU) and 16 steps on a GPU, so that the CPU's check of every
+ * thread's N x steps reads stays near 2^28 operations at N = 64 (2^20
+ * threads x 64 steps took past a minute on the host). */
 static int local_points(const warplab_device_info *device, size_t size, wl_problem *problems,
                         int capacity)
 {
+    size_t threads = memories_threads(device, size);
+    if (threads > ((size_t)1 << 18))
+        threads = (size_t)1 << 18;
+    const size_t steps = device->gpu ? 16 : 4;
     int count = 0;
     for (long n = 4; n <= WL_LOCAL_MAX && count < capacity; n *= 2)
-        problems[count++] =
-            wl_probe_point(memories_threads(device, size), memories_steps(device) / 4, 0, n);
+        problems[count++] = wl_probe_point(threads, steps, 0, n);
     return count;
 }
 
@@ -272,9 +279,9 @@ static void memories_setup(const warplab_device_info *device, size_t size, char 
 {
     wl_format(text, len,
               "%zu threads (blocks of %d); constant: a %d-word table, %zu reads a thread; local: "
-              "arrays of 4..%d ints, %zu steps of N reads",
+              "arrays of 4..%d ints, %d steps of N reads, at most 2^18 threads",
               memories_threads(device, size), WL_PROBE_BLOCK, WL_CONSTANT_WORDS,
-              memories_steps(device), WL_LOCAL_MAX, memories_steps(device) / 4);
+              memories_steps(device), WL_LOCAL_MAX, device->gpu ? 16 : 4);
 }
 
 /* "constant: 32 distinct words a warp at 0.04x of the broadcast, global at
