@@ -19,6 +19,7 @@
  * The leading size (for charts and --max-size) is m*n*k, the number of
  * multiply-adds. */
 #include "gemm.h"
+#include "ladder_util.h"
 #include "../reference.h"
 
 #include "../context.h"
@@ -69,12 +70,6 @@ static double compulsory_bytes_bf16(const wl_problem *p)
 static double copy_ab_bytes(const wl_problem *p)
 {
     return 2.0 * 4.0 * (dims_m(p) * dims_k(p) + dims_k(p) * dims_n(p));
-}
-
-static double no_flops(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
 }
 
 /* One output per thread from global memory: a row of A and a column of B per
@@ -505,7 +500,7 @@ static const wl_rung gemm_rungs[] = {
      .course = "reference",
      .flags = WL_RUNG_REFERENCE | WL_RUNG_OFF_LADDER,
      .bytes = copy_ab_bytes,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = verify_copy_ab},
     {.id = "tf32_mma",
      .title = "tensor cores, TF32 (mma.sync)",

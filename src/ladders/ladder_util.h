@@ -20,6 +20,10 @@ static inline double wl_element(const void *data, warplab_dtype dtype, size_t i)
     }
 }
 
+/* No work of that kind: a rung's flops or bytes callback where the figure is
+ * the other one (a copy has no flops; a probe counting loads, no bytes). */
+double wl_zero_work(const wl_problem *problem);
+
 /* "n=1048576 float" */
 void wl_describe_1d(const wl_problem *problem, char *text, size_t len);
 double wl_leading_size_1d(const wl_problem *problem);

@@ -30,12 +30,6 @@ static double copy_bytes(const wl_problem *p)
 {
     return 8.0 * (double)p->dim[0];
 }
-static double no_flops(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 static int vecadd_buffers(const wl_problem *p, wl_buffer_spec *spec)
 {
     const size_t n = p->dim[0];
@@ -152,7 +146,7 @@ static const wl_rung vecadd_rungs[] = {
                "CPU-GPU'",
      .flags = WL_RUNG_TRANSFER,
      .bytes = one_array_bytes,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = copy_verify},
     {.id = "d2h",
      .title = "explicit copy out (1 array)",
@@ -160,7 +154,7 @@ static const wl_rung vecadd_rungs[] = {
      .course = "seed 001, 'Copy data from the device to the host'",
      .flags = WL_RUNG_TRANSFER,
      .bytes = one_array_bytes,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = copy_verify},
     {.id = "managed",
      .title = "managed memory, pages on demand",
@@ -183,7 +177,7 @@ static const wl_rung vecadd_rungs[] = {
      .course = "seed 003, 'Transpozice matic' (copy)",
      .flags = WL_RUNG_REFERENCE,
      .bytes = copy_bytes,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = copy_verify},
 };
 

@@ -106,12 +106,6 @@ static double atomic_adds(const wl_problem *p)
 {
     return (double)p->dim[0] * (double)p->dim[1];
 }
-static double no_bytes(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 static bool is_power_of_two(size_t x)
 {
     return x && !(x & (x - 1));
@@ -156,7 +150,7 @@ static const wl_rung atomics_series[] = {
      .lesson = "Each add is a read-modify-write done at the L2; adds to one address queue one "
                "behind another, adds to different addresses proceed in parallel.",
      .course = "seed 002, 'Atomic Functions'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = atomic_adds,
      .supports = atomics_supports,
      .verify = int_verify},
@@ -165,7 +159,7 @@ static const wl_rung atomics_series[] = {
      .lesson = "atomicAdd on floats exists since compute capability 2.0; the order of the adds, "
                "and so the rounding, is not fixed.",
      .course = "seed 004, 'Atomics: if integral data, or precision doesn't matter'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = atomic_adds,
      .supports = atomics_supports,
      .verify = float_verify},
@@ -174,7 +168,7 @@ static const wl_rung atomics_series[] = {
      .lesson = "The staged approach: contention is resolved among a block's threads in shared "
                "memory, and each block adds each of its counters to global memory once.",
      .course = "seed 004, 'Dealing with contention: use shared memory and staged approach'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = atomic_adds,
      .supports = atomics_supports,
      .verify = int_verify},
@@ -184,7 +178,7 @@ static const wl_rung atomics_series[] = {
                "instruction for: nvcc builds them from a compare-and-swap loop "
                "(ATOMS.CAST.SPIN).",
      .course = "seed 004, 'Dealing with contention'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = atomic_adds,
      .supports = atomics_supports,
      .verify = float_verify},
@@ -193,7 +187,7 @@ static const wl_rung atomics_series[] = {
      .lesson = "Read, add, compare-and-swap, retry if another thread got there first: how a "
                "missing atomic is built. Every contender's failed swap is a retry.",
      .course = "seed 004, 'Advanced atomics: e.g., atomicCAS'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = atomic_adds,
      .supports = cas_supports,
      .verify = float_verify},
@@ -330,7 +324,8 @@ FUNCTION_VERIFY(xor_verify, WL_ATOMIC_XOR)
 #define FUNCTION(id_, title_, lesson_, verify_)                                                    \
     {                                                                                              \
         .id = id_, .title = title_, .lesson = lesson_, .course = "seed 002, 'Atomic Functions'",   \
-        .bytes = no_bytes, .flops = atomic_adds, .supports = atomics_supports, .verify = verify_   \
+        .bytes = wl_zero_work, .flops = atomic_adds, .supports = atomics_supports,                 \
+        .verify = verify_                                                                          \
     }
 
 static const wl_rung function_series[] = {

@@ -73,12 +73,6 @@ static double useful_fmas(const wl_problem *p)
 {
     return (double)p->dim[0] * (double)p->dim[1];
 }
-static double no_bytes(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 static warplab_status paths_supported(const wl_problem *p, const warplab_device_info *device,
                                       char *reason, size_t len)
 {
@@ -96,7 +90,7 @@ static const wl_rung divergence_series[] = {
      .lesson = "Paths differ between the lanes of every warp: the warp runs each taken path in "
                "turn with the other lanes masked off, so the time grows with the paths.",
      .course = "seed 000, 'Control Divergence Examples' (if (threadIdx.x > 2))",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = useful_fmas,
      .supports = paths_supported,
      .verify = lane_verify},
@@ -105,7 +99,7 @@ static const wl_rung divergence_series[] = {
      .lesson = "Every lane of a warp takes the same path; different warps take different paths "
                "at no cost beyond the branch itself.",
      .course = "seed 003, 'SIMT' (divergence inside a warp serialises)",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = useful_fmas,
      .supports = paths_supported,
      .verify = warp_verify},
@@ -114,7 +108,7 @@ static const wl_rung divergence_series[] = {
      .lesson = "The course's example without divergence: the branch granularity is a whole "
                "block, so every warp follows one path.",
      .course = "seed 000, 'Control Divergence Examples' (if (blockIdx.x > 2))",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = useful_fmas,
      .supports = paths_supported,
      .verify = block_verify},

@@ -56,12 +56,6 @@ static double chase_steps(const wl_problem *p)
 {
     return (double)p->dim[1];
 }
-static double no_bytes(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 static warplab_status chase_supports(const wl_problem *p, const warplab_device_info *device,
                                      char *reason, size_t len)
 {
@@ -80,7 +74,7 @@ static const wl_rung chase_series[] = {
                "second is one over the latency of the level that holds the set. The walk moves "
                "132 bytes a step, a new 128-byte line each time.",
      .course = "seed 003, 'Maskování latence pamětí'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = chase_steps,
      .supports = chase_supports,
      .verify = chase_verify},

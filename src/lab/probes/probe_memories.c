@@ -58,12 +58,6 @@ static double reads(const wl_problem *p)
 {
     return (double)p->dim[0] * (double)p->dim[1];
 }
-static double no_bytes(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 static warplab_status constant_supports(const wl_problem *p, const warplab_device_info *device,
                                         char *reason, size_t len)
 {
@@ -82,7 +76,7 @@ static const wl_rung constant_series[] = {
                "lanes is a broadcast at full speed, and a warp that asks for d words waits d "
                "passes.",
      .course = "seed 000, 'Lecture 2.3: Memory Model and Locality -- CUDA Memories'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = reads,
      .supports = constant_supports,
      .verify = constant_verify},
@@ -91,7 +85,7 @@ static const wl_rung constant_series[] = {
      .lesson = "The same reads through the L1: a warp's words lie in one or two cache lines, "
                "so their number hardly matters.",
      .course = "seed 000, 'Lecture 2.3: Memory Model and Locality -- CUDA Memories'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = reads,
      .supports = constant_supports,
      .verify = constant_verify},
@@ -200,7 +194,7 @@ static const wl_rung local_series[] = {
                "rotates the array by one, register to register): the array never leaves the "
                "thread's registers while they suffice.",
      .course = "seed 000, 'Lecture 2.3: Memory Model and Locality -- CUDA Memories'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = local_reads,
      .supports = local_supports,
      .verify = local_verify},
@@ -210,7 +204,7 @@ static const wl_rung local_series[] = {
                "indexed, so the array goes to local memory (device memory, cached in the L1), "
                "what the course says of every per-thread array.",
      .course = "seed 000, 'Lecture 2.3: Memory Model and Locality -- CUDA Memories'",
-     .bytes = no_bytes,
+     .bytes = wl_zero_work,
      .flops = local_reads,
      .supports = local_supports,
      .verify = local_verify},

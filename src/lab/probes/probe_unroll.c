@@ -70,16 +70,10 @@ static double horner_flops(const wl_problem *p)
 {
     return 2.0 * WL_UNROLL_DEGREE * (double)p->dim[0] * (double)p->dim[1];
 }
-static double no_bytes(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 #define SERIES(id_, title_, lesson_)                                                               \
     {                                                                                              \
         .id = id_, .title = title_, .lesson = lesson_, .course = "seed 003, 'Smyčky'",             \
-        .bytes = no_bytes, .flops = horner_flops                                                   \
+        .bytes = wl_zero_work, .flops = horner_flops                                               \
     }
 
 static const wl_rung unroll_series[] = {

@@ -29,12 +29,6 @@ static double transpose_bytes(const wl_problem *p)
     return 2.0 * (double)p->dim[0] * (double)p->dim[1] * (double)warplab_dtype_size(p->dtype);
 }
 
-static double no_flops(const wl_problem *p)
-{
-    (void)p;
-    return 0.0;
-}
-
 static int transpose_buffers(const wl_problem *p, wl_buffer_spec *spec)
 {
     const wl_transpose_layout m = wl_transpose_layout_of(p);
@@ -162,7 +156,7 @@ static const wl_rung transpose_rungs[] = {
      .course_unit = "GB/s",
      .course_device = "GTX 280",
      .flags = WL_RUNG_REFERENCE,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = copy_verify},
     {.id = "copy_shared",
      .title = "copy through a shared-memory tile",
@@ -174,7 +168,7 @@ static const wl_rung transpose_rungs[] = {
      .course_unit = "GB/s",
      .course_device = "GTX 280",
      .flags = WL_RUNG_OFF_LADDER,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = copy_verify},
     {.id = "copy_strided",
      .title = "copy, reads and writes strided",
@@ -186,7 +180,7 @@ static const wl_rung transpose_rungs[] = {
      .course_unit = "GB/s",
      .course_device = "GTX 280",
      .flags = WL_RUNG_OFF_LADDER,
-     .flops = no_flops,
+     .flops = wl_zero_work,
      .verify = copy_verify},
     {.id = "naive",
      .title = "naive, writes strided",
@@ -430,7 +424,7 @@ const wl_ladder wl_transpose_ladder = {
     .buffers = transpose_buffers,
     .verify = transpose_verify,
     .bytes = transpose_bytes,
-    .flops = no_flops,
+    .flops = wl_zero_work,
     .best_rung = TRANSPOSE_BEST_RUNG,
     .test_problems = transpose_test_problems,
     .device_reference = wl_transpose_device_reference,
