@@ -5,7 +5,9 @@ GPU with PyTorch.
    current stream) against the same call from C (overhead.c, built against
    the same libwarplab.so: pass its path), 64 x 64 problems, medians of
    3000 calls, the stream synchronised every 32 calls (outside the timed
-   part) so that the launch queue never fills. "added" = Python - C.
+   part) so that the launch queue never fills. "added" = Python - C, for
+   each way the package makes the call: the _calls extension (where it was
+   built) and ctypes.
 2. warplab.gemm against torch.matmul (cuBLAS) on a few shapes: CUDA events,
    warm-up, the median of 20 runs each, alternating, L2 flushed before each
    run (a 512 MiB write), FP32 (torch.backends.cuda.matmul.allow_tf32 off).
@@ -23,6 +25,7 @@ import time
 import torch
 
 import warplab
+from warplab import _lib, _ops
 
 CALLS, WARMUP, BATCH, N = 3000, 200, 32, 64  # as overhead.c
 
@@ -111,17 +114,25 @@ def main():
     args = parser.parse_args()
     device = torch.cuda.get_device_name()
     c = c_side(args.c_harness)
-    py = python_side()
+    paths = {"extension": _lib.calls, "ctypes": None} if _lib.calls else {"ctypes": None}
+    py = {}
+    for path, module in paths.items():
+        _ops._use_calls(module)
+        py[path] = python_side()
+    _ops._use_calls(_lib.calls)
     print(f"device: {device}; warplab {warplab.version()}, torch {torch.__version__}, "
-          f"Python {sys.version.split()[0]}")
+          f"Python {sys.version.split()[0]}; hot calls through {warplab.call_path()}")
     print(f"\nper-call host time, {N}x{N} problems, median (p10-p90) of {CALLS} calls, us")
-    print(f"{'call':<18} {'C':>18} {'Python (torch)':>20} {'added':>8}")
+    print(f"{'call':<18} {'path':<10} {'C':>18} {'Python (torch)':>20} {'added':>8}")
     overhead = []
-    for name in c:
-        added = py[name][0] - c[name][0]
-        overhead.append({"call": name, "c_us": c[name], "python_us": py[name], "added_us": added})
-        print(f"{name:<18} {c[name][0]:7.2f} ({c[name][1]:.2f}-{c[name][2]:.2f}) "
-              f"{py[name][0]:8.2f} ({py[name][1]:.2f}-{py[name][2]:.2f}) {added:8.2f}")
+    for path in py:
+        for name in c:
+            p = py[path][name]
+            added = p[0] - c[name][0]
+            overhead.append({"call": name, "path": path, "c_us": c[name], "python_us": p,
+                             "added_us": added})
+            print(f"{name:<18} {path:<10} {c[name][0]:7.2f} ({c[name][1]:.2f}-{c[name][2]:.2f}) "
+                  f"{p[0]:8.2f} ({p[1]:.2f}-{p[2]:.2f}) {added:8.2f}")
     shapes = [(4096, 4096, 4096), (1, 4096, 4096), (16, 4096, 4096), (4096, 4096, 256),
               (513, 1027, 257), (4096, 11008, 4096)]
     table = gemm_table(shapes)

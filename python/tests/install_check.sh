@@ -24,5 +24,10 @@ assert warplab.library_path().startswith(warplab.__file__.rsplit("/", 1)[0]), wa
 rows = warplab.bench("reduce", backend="cpu", sizes=["2^20"])
 print(rows)
 assert any(r["state"] == "ok" for r in rows)
-print("installed warplab", warplab.version(), "backends:", ", ".join(warplab.backends()))
+print("installed warplab", warplab.version(), "backends:", ", ".join(warplab.backends()),
+      "hot calls:", warplab.call_path())
+# Where Python's headers are, the wheel must carry the hot-call extension.
+import os, sysconfig
+if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+    assert warplab.call_path() == "extension", "the package was built without _calls"
 PY

@@ -34,7 +34,7 @@ fi
 if [ -z "$library" ]; then
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DBUILD_TESTING=OFF >/dev/null || exit 1
-    cmake --build "$build" -j "${JOBS:-$(nproc)}" --target warplab_shared 2>&1 | grep -E "error|warning" | head -20
+    cmake --build "$build" -j "${JOBS:-$(nproc)}" --target warplab_shared warplab_python_calls 2>&1 | grep -E "error|warning" | head -20
     library="$build/libwarplab.so"
     [ -f "$library" ] || { echo "libwarplab.so was not built"; exit 1; }
     echo "library built in $((SECONDS - start)) s"

@@ -14,7 +14,7 @@ data: ladders, lessons, rung sources, benchmarks and probes.
 Every failed warplab call raises warplab.Error (status, message).
 """
 
-from ._lib import LIBRARY_ENV, Error, Status, library_path, version
+from ._lib import LIBRARY_ENV, Error, Status, call_path, library_path, version
 from ._ops import (
     Context,
     allreduce,
@@ -31,7 +31,7 @@ from ._lab import Rows, bench, errata, ladders, lessons, probe, probes, show
 __version__ = version()
 
 __all__ = [
-    "Context", "Error", "LIBRARY_ENV", "Rows", "Status", "allreduce", "backends", "bench",
+    "Context", "Error", "LIBRARY_ENV", "Rows", "Status", "allreduce", "backends", "bench", "call_path",
     "context", "devices", "errata", "gemm", "ladders", "lessons", "library_path", "probe",
     "probes", "reduce", "show", "transpose", "vecadd", "version",
 ]

@@ -233,6 +233,48 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _function.restype = _restype
     _function.argtypes = _argtypes
 
+
+
+def _find_calls():
+    """The hot-call extension (_calls.c): the package's own (pip install),
+    else one built beside $WARPLAB_LIBRARY (a CMake build's); None where
+    neither is there or WARPLAB_PYTHON_CALLS=0 (then ctypes makes every
+    call)."""
+    if os.environ.get("WARPLAB_PYTHON_CALLS", "1") == "0":
+        return None
+    try:
+        from . import _calls as module
+    except ImportError:
+        import importlib.machinery
+        import importlib.util
+
+        module = None
+        folder = os.path.dirname(os.path.abspath(library_path()))
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_calls" + suffix)
+            if os.path.exists(path):
+                spec = importlib.util.spec_from_file_location("warplab._calls", path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                break
+        if module is None:
+            return None
+    module.bind(*[ctypes.cast(getattr(lib, name), c_void_p).value for name in
+                  ("warplab_vecadd", "warplab_reduce_to_buffer", "warplab_transpose",
+                   "warplab_gemm_ex", "warplab_context_set_stream")])
+    return module
+
+
+#: The extension that makes the hot calls (None: ctypes makes them).
+calls = _find_calls()
+
+
+def call_path():
+    """How the hot calls (vecadd, reduce to a buffer, transpose, gemm,
+    binding a stream) reach the library: "extension" or "ctypes"."""
+    return "extension" if calls is not None else "ctypes"
+
+
 _libc.open_memstream.restype = vp
 _libc.open_memstream.argtypes = [POINTER(vp), POINTER(sz)]
 _libc.fclose.restype = c_int

@@ -19,6 +19,23 @@ _vp = ctypes.c_void_p
 # own stream).
 _CUDA_STREAM_LEGACY = 1
 _DTYPE_NAMES = {v: k for k, v in _lib.DTYPES.items()}
+
+
+def _use_calls(module):
+    """Makes the hot calls through the extension (_lib.calls) or, with None,
+    through ctypes (the tests run both)."""
+    global _c_vecadd, _c_reduce_to_buffer, _c_transpose, _c_gemm_ex, _c_set_stream
+    if module is None:
+        _c_vecadd, _c_reduce_to_buffer = lib.warplab_vecadd, lib.warplab_reduce_to_buffer
+        _c_transpose, _c_gemm_ex = lib.warplab_transpose, lib.warplab_gemm_ex
+        _c_set_stream = lib.warplab_context_set_stream
+    else:
+        _c_vecadd, _c_reduce_to_buffer = module.vecadd, module.reduce_to_buffer
+        _c_transpose, _c_gemm_ex = module.transpose, module.gemm_ex
+        _c_set_stream = module.set_stream
+
+
+_use_calls(_lib.calls)
 _TYPESTR = {"<i4": 0, "<f4": 1, "<f8": 2, "<f2": 4, "|i4": 0}
 _TORCH_DTYPES = {}  # torch.dtype -> warplab dtype code, filled on the first tensor
 
@@ -82,7 +99,7 @@ class Context:
         the context's own). Calls do this themselves from their stream=."""
         raw = _stream_handle(stream)
         if raw != self._stream:
-            check(lib.warplab_context_set_stream(self.handle, raw), self.handle)
+            check(_c_set_stream(self.handle, raw), self.handle)
             self._stream = raw
 
     def _check(self, status):
@@ -522,7 +539,7 @@ class _Call:
             elif stream == 0:
                 stream = _CUDA_STREAM_LEGACY
             if stream != ctx._stream:
-                ctx._check(lib.warplab_context_set_stream(ctx.handle, stream))
+                ctx._check(_c_set_stream(ctx.handle, stream))
                 ctx._stream = stream
         else:
             if ctx is None:
@@ -625,7 +642,7 @@ def vecadd(a, b, out=None, *, stream=None, backend=None, context=None):
     ba = call.buffer(A, n)
     bb = call.buffer(B, n)
     bc = call.buffer(C, n, output=True, read=(C.pointer in (A.pointer, B.pointer)))
-    call.finish(lib.warplab_vecadd(call.handle, ba, bb, bc, n))
+    call.finish(_c_vecadd(call.handle, ba, bb, bc, n))
     return out
 
 
@@ -657,7 +674,7 @@ def reduce(x, op="sum", *, out=None, stream=None, backend=None, context=None):
     call = _Call((X, O), backend, context, stream)
     bx = call.buffer(X, n)
     bo = call.buffer(O, 1, output=True, read=False)
-    call.finish(lib.warplab_reduce_to_buffer(call.handle, X.dtype, code, bx, n, bo, 0))
+    call.finish(_c_reduce_to_buffer(call.handle, X.dtype, code, bx, n, bo, 0))
     return out
 
 
@@ -717,7 +734,7 @@ def transpose(x, out=None, *, stream=None, backend=None, context=None):
         return out
     bx = call.buffer(X, (rows - 1) * ld_in + cols)
     bo = call.buffer(O, (cols - 1) * ld_out + rows, output=True, read=ld_out != rows)
-    call.finish(lib.warplab_transpose(call.handle, X.dtype, rows, cols, bx, ld_in, bo, ld_out))
+    call.finish(_c_transpose(call.handle, X.dtype, rows, cols, bx, ld_in, bo, ld_out))
     return out
 
 
@@ -767,7 +784,7 @@ def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, c
     ba = call.buffer(A, (a_rows - 1) * lda + a_cols if a_rows and a_cols else 0)
     bb = call.buffer(B, (b_rows - 1) * ldb + b_cols if b_rows and b_cols else 0)
     bc = call.buffer(C, (m - 1) * ldc + n, output=True, read=beta != 0 or ldc != n)
-    call.finish(lib.warplab_gemm_ex(call.handle, int(ta), int(tb), m, n, k, alpha, ba, A.dtype,
+    call.finish(_c_gemm_ex(call.handle, int(ta), int(tb), m, n, k, alpha, ba, A.dtype,
                                    lda or 1, bb, B.dtype, ldb or 1, beta, bc, C.dtype, ldc,
                                    _lib.COMPUTE[compute]))
     return out
