@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -2,6 +2,7 @@
  * course wrote, why it is wrong, and what warplab runs instead. */
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <stdio.h>
 #include <string.h>
 

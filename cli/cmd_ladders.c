@@ -1,6 +1,7 @@
 /* warplab ladders: the ladders and their rungs, with the lesson of each. */
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * size on the present GPU or on a named architecture. */
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>

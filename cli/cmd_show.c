@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

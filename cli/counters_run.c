@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>

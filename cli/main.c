@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "warplab_lab.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -11,12 +11,13 @@
 #ifndef WARPLAB_INTERNAL_H
 #define WARPLAB_INTERNAL_H
 
-#include "warplab_lab.h"
+#include "warplab.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -265,12 +266,16 @@ const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, c
 /* ------------------------------------------------------------------------ */
 /* Ladders                                                                  */
 
+/* A rung's flags. The first ones are the report row's flags of the same name
+ * (WARPLAB_ROW_*, include/warplab_lab.h), with the same values, so that a
+ * row takes its rung's flags as they are; src/lab/harness.c checks that
+ * they agree. */
 enum {
-    WL_RUNG_HOST = WARPLAB_ROW_HOST, /* runs on the cpu backend whatever is chosen */
-    WL_RUNG_VENDOR = WARPLAB_ROW_VENDOR,
-    WL_RUNG_REFERENCE = WARPLAB_ROW_REFERENCE,
-    WL_RUNG_UNSAFE = WARPLAB_ROW_UNSAFE,
-    WL_RUNG_TRANSFER = WARPLAB_ROW_TRANSFER,
+    WL_RUNG_HOST = 1u << 0, /* runs on the cpu backend whatever is chosen */
+    WL_RUNG_VENDOR = 1u << 1,
+    WL_RUNG_REFERENCE = 1u << 2,
+    WL_RUNG_UNSAFE = 1u << 3,
+    WL_RUNG_TRANSFER = 1u << 6,
     /* Its result is allowed to be wrong on some backends (the lesson is that it
      * is wrong, e.g. the warp-synchronous rung without barriers). A wrong
      * result is reported, not counted as a test failure. */
@@ -278,7 +283,7 @@ enum {
     /* Not a step of the ladder: no step/cumulative speedup. */
     WL_RUNG_OFF_LADDER = 1u << 17,
     /* The vendor row every row's "% of vendor" compares with (cuBLAS FP32). */
-    WL_RUNG_BASELINE = WARPLAB_ROW_BASELINE,
+    WL_RUNG_BASELINE = 1u << 8,
     /* Takes problems whose operands are stored transposed (gemm: op(A),
      * op(B) = T, the WL_GEMM_TRANS_* variant bits); the others are refused
      * such problems by the ladder's rung_supports. */
@@ -399,13 +404,6 @@ const wl_rung *wl_rung_find(const wl_ladder *ladder, const char *id);
  * probe), space-separated, into out ("" when none); src/ladders/errata.c. */
 void wl_errata_ids(const char *topic, const char *rung, char *out, size_t len);
 
-/* What a run's rows show about the course's open questions (partition
- * camping, GPU against CPU with the transfers, the multi-block matrix
- * multiply's bound), each sentence computed from the rows; one emit per
- * conclusion whose rows the report holds (src/ladders/conclusions.c). */
-#define WL_CONCLUSION_MAX 1024
-typedef void (*wl_conclusion_emit)(void *user, const char *ladder, const char *text);
-void wl_ladder_conclusions(const warplab_report *report, wl_conclusion_emit emit, void *user);
 /* Whether a rung's implementation can run a problem on a backend: the rung's
  * own limits, then the implementation's. Writes why not to reason. */
 warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,

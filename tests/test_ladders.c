@@ -22,6 +22,7 @@
 #include "../src/lab/harness.h"
 #include "check.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

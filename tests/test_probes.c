@@ -16,6 +16,7 @@
 #include "../src/lab/probes/probe.h"
 #include "check.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -67,12 +67,6 @@ struct warplab_buffer {
     _Atomic size_t holders;
 };
 
-/* The header of a report (bench and probe alike): device, backend, date,
- * the seed (0: from the clock), whether caches are flushed, the theoretical
- * bandwidth ceiling and its source ("" when unknown). */
-void wl_report_begin(warplab_report *report, const warplab_context *context,
-                     unsigned long long seed, int no_flush);
-
 warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
                                ...)
 #if defined(__GNUC__)

@@ -214,25 +214,3 @@ warplab_status wl_parse_size(const char *text, size_t sizes[3], int *dims, bool 
     *dims = count;
     return WARPLAB_OK;
 }
-
-static warplab_status warplab_parse_size_checked(const char *text, size_t sizes[3], int *dims)
-{
-    if (!text || !sizes || !dims)
-        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "text, sizes and dims are needed");
-    bool overflow = false;
-    if (wl_parse_size(text, sizes, dims, &overflow) == WARPLAB_OK)
-        return WARPLAB_OK;
-    if (overflow)
-        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
-                                "'%s' is out of range: a dimension past 2^64 - 1", text);
-    return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
-                            "cannot read '%s' (examples: 1048576, 2^20, 1M, 4096x4096, "
-                            "512x512x512)",
-                            text);
-}
-
-warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
-{
-    wl_api_begin(NULL);
-    return wl_api_end(NULL, "warplab_parse_size", warplab_parse_size_checked(text, sizes, dims));
-}

@@ -2,6 +2,7 @@
  * the same contract (the cuda backend's src/lab/cuda/api_bench.cu does the work). */
 #include "core/context.h"
 
+#include "warplab_lab.h"
 #include <string.h>
 
 #ifdef WARPLAB_HAVE_CUDA

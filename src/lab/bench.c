@@ -2,6 +2,7 @@
 #include "core/context.h"
 #include "lab/harness.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,30 @@ void warplab_report_destroy(warplab_report *report)
 /* Options                                                                  */
 
 /* Splits a comma-separated list into at most max items of at most 63 chars. */
+/* warplab_parse_size: wl_parse_size (src/core/names.c) with the message a
+ * caller reads. */
+static warplab_status warplab_parse_size_checked(const char *text, size_t sizes[3], int *dims)
+{
+    if (!text || !sizes || !dims)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "text, sizes and dims are needed");
+    bool overflow = false;
+    if (wl_parse_size(text, sizes, dims, &overflow) == WARPLAB_OK)
+        return WARPLAB_OK;
+    if (overflow)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "'%s' is out of range: a dimension past 2^64 - 1", text);
+    return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                            "cannot read '%s' (examples: 1048576, 2^20, 1M, 4096x4096, "
+                            "512x512x512)",
+                            text);
+}
+
+warplab_status warplab_parse_size(const char *text, size_t sizes[3], int *dims)
+{
+    wl_api_begin(NULL);
+    return wl_api_end(NULL, "warplab_parse_size", warplab_parse_size_checked(text, sizes, dims));
+}
+
 static int split_list(const char *text, char items[][64], int max)
 {
     int count = 0;

@@ -5,6 +5,7 @@
  * starts processes. */
 #include "counters.h"
 
+#include "warplab_lab.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

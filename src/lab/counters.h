@@ -8,6 +8,7 @@
 
 #include "internal.h"
 
+#include "warplab_lab.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

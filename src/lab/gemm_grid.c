@@ -24,7 +24,7 @@
 #include "../context.h"
 #include "../ladders/gemm.h"
 #ifdef WARPLAB_HAVE_CUDA
-#include "../cuda/gemm_grid_cuda.h"
+#include "cuda/gemm_grid_cuda.h"
 #endif
 
 #include <math.h>

@@ -9,6 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A row takes its rung's flags as they are (src/internal.h, "Ladders"). */
+#define WL_SAME_FLAG(rung, row) ((unsigned)(rung) == (unsigned)(row))
+_Static_assert(WL_SAME_FLAG(WL_RUNG_HOST, WARPLAB_ROW_HOST) &&
+                   WL_SAME_FLAG(WL_RUNG_VENDOR, WARPLAB_ROW_VENDOR) &&
+                   WL_SAME_FLAG(WL_RUNG_REFERENCE, WARPLAB_ROW_REFERENCE) &&
+                   WL_SAME_FLAG(WL_RUNG_UNSAFE, WARPLAB_ROW_UNSAFE) &&
+                   WL_SAME_FLAG(WL_RUNG_TRANSFER, WARPLAB_ROW_TRANSFER) &&
+                   WL_SAME_FLAG(WL_RUNG_BASELINE, WARPLAB_ROW_BASELINE),
+               "the rung flags that rows carry have the row flags' values");
+
 /* Bytes after each view that are poisoned and must still hold the poison
  * after the run: a write one past the end (the n = 1 bug) is caught. */
 #define GUARD_BYTES 256

@@ -5,10 +5,17 @@
 #define WARPLAB_LAB_HARNESS_H
 
 #include "internal.h"
+#include "warplab_lab.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The header of a report (bench and probe alike): device, backend, date,
+ * the seed (0: from the clock), whether caches are flushed, the theoretical
+ * bandwidth ceiling and its source ("" when unknown). */
+void wl_report_begin(warplab_report *report, const warplab_context *context,
+                     unsigned long long seed, int no_flush);
 
 typedef struct wl_run_config {
     int repeat; /* timed runs */

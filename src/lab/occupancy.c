@@ -31,6 +31,7 @@
  * and the resident blocks are the smallest of the four. */
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,7 @@
  * sources (see src/lab/show.h), and warplab show's text. */
 #include "show.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 

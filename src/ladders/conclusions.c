@@ -7,6 +7,7 @@
  *   transpose  partition camping: seed 003's 4000 against 4096
  *   vecadd     GPU against CPU with the transfers (seed 003, 'GPU vs. CPU')
  *   gemm       the multi-block kernel's bound with today's caches (seed 002) */
+#include "conclusions.h"
 #include "../internal.h"
 
 #include <math.h>

@@ -13,6 +13,7 @@
  * learner reads is the list the test checks. */
 #include "../internal.h"
 
+#include "warplab_lab.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -19,11 +19,12 @@
  * The leading size (for charts and --max-size) is m*n*k, the number of
  * multiply-adds. */
 #include "gemm.h"
-#include "ladder_util.h"
 #include "../reference.h"
+#include "ladder_util.h"
 
 #include "../context.h"
 
+#include "warplab_lab.h"
 #include <math.h>
 #include <string.h>
 

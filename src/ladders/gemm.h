@@ -12,6 +12,7 @@
 #include "../internal.h"
 #include "../ops/gemm_plan.h"
 
+#include "warplab_lab.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -5,6 +5,7 @@
 #include "lab/show.h"
 #include "report/report.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,6 +5,7 @@
 #include "lab/probes/probe.h"
 #include "report/report.h"
 
+#include "warplab_lab.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /* Report output: terminal table, Markdown, CSV and JSON. One group per
  * (ladder, problem): the course's tables are per size. */
 #include "report/report.h"
+#include "ladders/conclusions.h"
 
+#include "warplab_lab.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

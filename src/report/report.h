@@ -6,6 +6,7 @@
 
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <stdio.h>
 
 #ifdef __cplusplus

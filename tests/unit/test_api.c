@@ -4,6 +4,7 @@
 #include "../check.h"
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

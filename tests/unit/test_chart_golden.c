@@ -8,6 +8,7 @@
 #include "../check.h"
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,6 +3,7 @@
  * and is not drawn when a row it needs is missing, skipped or failed. */
 #include "../check.h"
 #include "internal.h"
+#include "ladders/conclusions.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 #include "lab/counters.h"
 #include "lab/show.h"
 
+#include "warplab_lab.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

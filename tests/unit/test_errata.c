@@ -14,6 +14,7 @@
 #include "../check.h"
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>

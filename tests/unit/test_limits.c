@@ -6,6 +6,7 @@
 #include "../check.h"
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
 #include "../check.h"
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <stdint.h>
 #include <string.h>
 

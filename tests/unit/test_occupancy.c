@@ -4,6 +4,7 @@
 #include "../check.h"
 #include "internal.h"
 
+#include "warplab_lab.h"
 #include <limits.h>
 #include <string.h>
 

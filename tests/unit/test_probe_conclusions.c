@@ -5,6 +5,7 @@
 #include "../../src/lab/probes/probe_kernels.h"
 #include "../check.h"
 
+#include "warplab_lab.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,6 +8,7 @@
 #include "lab/probes/probe.h"
 #include "lab/show.h"
 #include "ladders/gemm.h"
+#include "warplab_lab.h"
 
 #include <stdlib.h>
 #include <string.h>

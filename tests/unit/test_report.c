@@ -8,6 +8,7 @@
 #include "../check.h"
 #include "report/report.h"
 
+#include "warplab_lab.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
 #include "../check.h"
 #include "lab/show.h"
 
+#include "warplab_lab.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "lab/harness.h"
 
+#include "warplab_lab.h"
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 
+#include "warplab_lab.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -3,8 +3,8 @@
  * cudaMalloc) and the cuBLAS call with the same contract on them. */
 #include "gemm_grid_cuda.h"
 
-#include "cuda_backend.h"
-#include "vendor_libs.h"
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/vendor_libs.h"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>

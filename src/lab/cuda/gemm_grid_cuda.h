@@ -1,10 +1,11 @@
 /* The cuda side of the GEMM grid (warplab_gemm_grid_run): the caller's
  * stream and cudaMalloc'd operands of one cell, and cuBLAS on the same
  * contract. C linkage; the grid's loop, timing and checks are the lab's. */
-#ifndef WARPLAB_CUDA_GEMM_GRID_H
-#define WARPLAB_CUDA_GEMM_GRID_H
+#ifndef WARPLAB_LAB_CUDA_GEMM_GRID_H
+#define WARPLAB_LAB_CUDA_GEMM_GRID_H
 
-#include "../internal.h"
+#include "internal.h"
+#include "warplab_lab.h"
 
 #ifdef __cplusplus
 extern "C" {
