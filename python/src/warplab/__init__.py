@@ -31,7 +31,7 @@ from ._lab import Rows, bench, errata, ladders, lessons, probe, probes, show
 __version__ = version()
 
 __all__ = [
-    "Context", "Error", "LIBRARY_ENV", "Rows", "Status", "allreduce", "backends", "bench", "call_path",
-    "context", "devices", "errata", "gemm", "ladders", "lessons", "library_path", "probe",
-    "probes", "reduce", "show", "transpose", "vecadd", "version",
+    "Context", "Error", "LIBRARY_ENV", "Rows", "Status", "allreduce", "backends", "bench",
+    "call_path", "context", "devices", "errata", "gemm", "ladders", "lessons", "library_path",
+    "probe", "probes", "reduce", "show", "transpose", "vecadd", "version",
 ]

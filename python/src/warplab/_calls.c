@@ -192,6 +192,418 @@ static PyObject *calls_bind(PyObject *self, PyObject *const *args, Py_ssize_t na
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The tensor fast path: one call that reads a torch tensor's layout, finds
+ * the thread's context and the buffer wrappers the package keeps, and makes
+ * the C call, with no Python frame in between. It only recognises the plain
+ * valid case: anything else (another array type, a subclass, another
+ * layout, an empty problem, a wrapper not made yet, an unbound stream)
+ * returns None, and the package's Python path runs the call as before,
+ * checks everything and raises its errors. So the fast path decides no
+ * error, and gives the same results as the Python path (test_calls.py). */
+
+static PyObject *tensor_type;  /* torch.Tensor (bind_tensors) */
+static PyObject *tensor_codes; /* dict: torch dtype -> warplab dtype */
+static PyObject *raw_stream;   /* callable: device index -> the current raw stream */
+static PyObject *s_dtype, *s_shape, *s_stride, *s_data_ptr, *s_get_device, *s_handle, *s_stream,
+    *s_wrapped, *s_contexts;
+
+enum { FAST_MAX_DIMS = 8 };
+
+static size_t dtype_size(int dtype)
+{
+    switch (dtype) {
+    case WARPLAB_INT32:
+    case WARPLAB_FLOAT32: return 4;
+    case WARPLAB_FLOAT64: return 8;
+    case WARPLAB_BFLOAT16:
+    case WARPLAB_FLOAT16: return 2;
+    default: return 0;
+    }
+}
+
+typedef struct operand {
+    long device;
+    int dtype;
+    int dims;
+    Py_ssize_t shape[FAST_MAX_DIMS];
+    Py_ssize_t strides[FAST_MAX_DIMS]; /* elements */
+    void *pointer;
+} operand;
+
+/* Reads a sequence of ints (torch.Size, a tuple) into out[]; 0 when it
+ * cannot. */
+static int read_dims(PyObject *seq, Py_ssize_t *out, int *dims)
+{
+    if (!seq || !PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) > FAST_MAX_DIMS)
+        return 0;
+    *dims = (int)PyTuple_GET_SIZE(seq);
+    for (int i = 0; i < *dims; i++) {
+        out[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(seq, i));
+        if (out[i] < 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A CUDA tensor of exactly torch.Tensor's type, of a dtype warplab serves;
+ * 0 otherwise (any Python error is cleared: the Python path will say it). */
+static int read_tensor(PyObject *t, operand *op)
+{
+    if (!tensor_type || (PyObject *)Py_TYPE(t) != tensor_type)
+        return 0;
+    int ok = 0, dims_shape = 0;
+    PyObject *device = NULL, *dtype = NULL, *shape = NULL, *stride = NULL, *ptr = NULL;
+    device = PyObject_CallMethodNoArgs(t, s_get_device);
+    if (!device || (op->device = PyLong_AsLong(device)) < 0)
+        goto done;
+    dtype = PyObject_GetAttr(t, s_dtype);
+    PyObject *code = dtype ? PyDict_GetItemWithError(tensor_codes, dtype) : NULL;
+    if (!code)
+        goto done;
+    op->dtype = (int)PyLong_AsLong(code);
+    shape = PyObject_GetAttr(t, s_shape);
+    stride = PyObject_CallMethodNoArgs(t, s_stride);
+    if (!read_dims(shape, op->shape, &dims_shape) || !read_dims(stride, op->strides, &op->dims) ||
+        op->dims != dims_shape)
+        goto done;
+    ptr = PyObject_CallMethodNoArgs(t, s_data_ptr);
+    if (!ptr)
+        goto done;
+    op->pointer = PyLong_AsVoidPtr(ptr);
+    ok = op->pointer != NULL;
+done:
+    Py_XDECREF(device);
+    Py_XDECREF(dtype);
+    Py_XDECREF(shape);
+    Py_XDECREF(stride);
+    Py_XDECREF(ptr);
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    return ok;
+}
+
+static size_t elements(const operand *op)
+{
+    size_t n = 1;
+    for (int i = 0; i < op->dims; i++)
+        n *= (size_t)op->shape[i];
+    return n;
+}
+
+static int contiguous(const operand *op)
+{
+    Py_ssize_t expected = 1;
+    for (int i = op->dims - 1; i >= 0; i--) {
+        if (op->shape[i] != 1 && op->strides[i] != expected)
+            return 0;
+        expected *= op->shape[i];
+    }
+    return 1;
+}
+
+/* A 2-D operand stored row-major (stride 1 along a row) with rows *ld
+ * apart; 0 otherwise (the Python path's _row_major). */
+static int row_major(const operand *op, size_t *ld)
+{
+    if (op->dims != 2)
+        return 0;
+    Py_ssize_t rows = op->shape[0], cols = op->shape[1];
+    if (cols > 1 && op->strides[1] != 1)
+        return 0;
+    Py_ssize_t l = rows > 1 ? op->strides[0] : cols;
+    if (l < cols)
+        return 0;
+    *ld = (size_t)l;
+    return 1;
+}
+
+/* A 2-D operand stored row-major or column-major (the Python path's
+ * _matrix): *transposed, *ld. */
+static int matrix(const operand *op, int *transposed, size_t *ld)
+{
+    if (op->dims != 2)
+        return 0;
+    Py_ssize_t rows = op->shape[0], cols = op->shape[1], s0 = op->strides[0], s1 = op->strides[1];
+    if ((s1 == 1 || cols <= 1) && (s0 >= cols || rows <= 1)) {
+        *transposed = 0;
+        *ld = (size_t)(rows > 1 ? s0 : cols);
+        return 1;
+    }
+    if ((s0 == 1 || rows <= 1) && (s1 >= rows || cols <= 1)) {
+        *transposed = 1;
+        *ld = (size_t)(cols > 1 ? s1 : rows);
+        return 1;
+    }
+    return 0;
+}
+
+/* The thread's context of a device (set_context) and its handle; NULL when
+ * there is none yet. Borrowed. */
+static PyObject *thread_context(long device, void **handle)
+{
+    PyObject *state = PyThreadState_GetDict();
+    PyObject *contexts = state ? PyDict_GetItemWithError(state, s_contexts) : NULL;
+    PyObject *key = contexts ? PyLong_FromLong(device) : NULL;
+    PyObject *ctx = key ? PyDict_GetItemWithError(contexts, key) : NULL;
+    Py_XDECREF(key);
+    if (!ctx)
+        return NULL;
+    PyObject *h = PyObject_GetAttr(ctx, s_handle);
+    *handle = h && h != Py_None ? PyLong_AsVoidPtr(h) : NULL;
+    Py_XDECREF(h);
+    return *handle ? ctx : NULL;
+}
+
+/* The wrapper the context keeps for bytes at pointer (the Python path makes
+ * it on first use); NULL when there is none yet. */
+static void *wrapper(PyObject *ctx, void *pointer, size_t bytes)
+{
+    PyObject *wrapped = PyObject_GetAttr(ctx, s_wrapped);
+    PyObject *key = Py_BuildValue("(NN)", PyLong_FromVoidPtr(pointer), PyLong_FromSize_t(bytes));
+    PyObject *handle = wrapped && key ? PyDict_GetItemWithError(wrapped, key) : NULL;
+    void *out = handle ? PyLong_AsVoidPtr(handle) : NULL;
+    Py_XDECREF(key);
+    Py_XDECREF(wrapped);
+    return out;
+}
+
+/* Binds the current stream of the device (torch's) to the context, as the
+ * Python path does; 0 when that cannot be done here. */
+static int bind_stream(PyObject *ctx, void *handle, long device)
+{
+    PyObject *index = PyLong_FromLong(device);
+    PyObject *raw = index ? PyObject_CallOneArg(raw_stream, index) : NULL;
+    Py_XDECREF(index);
+    if (!raw)
+        return 0;
+    void *stream = PyLong_AsVoidPtr(raw);
+    Py_DECREF(raw);
+    if (PyErr_Occurred())
+        return 0;
+    if (!stream)
+        stream = (void *)1; /* cudaStreamLegacy, as the Python path */
+    PyObject *bound = PyObject_GetAttr(ctx, s_stream);
+    if (!bound)
+        return 0;
+    void *current = bound == Py_None ? NULL : PyLong_AsVoidPtr(bound);
+    Py_DECREF(bound);
+    if (current == stream)
+        return 1;
+    if (set_stream_fn(handle, stream) != WARPLAB_OK)
+        return 0;
+    PyObject *value = PyLong_FromVoidPtr(stream);
+    int ok = value && PyObject_SetAttr(ctx, s_stream, value) == 0;
+    Py_XDECREF(value);
+    return ok;
+}
+
+/* What a fast call returns: 0, or (status, context handle) for a failure
+ * the library reported (the package raises it with warplab_last_error). */
+static PyObject *fast_result(warplab_status status, void *handle)
+{
+    if (status == WARPLAB_OK)
+        return PyLong_FromLong(0);
+    return Py_BuildValue("(iN)", (int)status, PyLong_FromVoidPtr(handle));
+}
+
+#define NOT_FAST()                                                                                 \
+    do {                                                                                           \
+        if (PyErr_Occurred())                                                                      \
+            PyErr_Clear();                                                                         \
+        Py_RETURN_NONE;                                                                            \
+    } while (0)
+
+/* fast_gemm(a, b, out, alpha, beta, trans_a, trans_b, compute) */
+static PyObject *calls_fast_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    operand A, B, C;
+    float alpha, beta;
+    int compute;
+    if (need(nargs, 8, "fast_gemm") || !gemm_ex_fn)
+        return NULL;
+    if (!read_tensor(args[0], &A) || !read_tensor(args[1], &B) || !read_tensor(args[2], &C) ||
+        A.device != B.device || A.device != C.device || read_float(args[3], &alpha) ||
+        read_float(args[4], &beta) || read_int(args[7], &compute))
+        NOT_FAST();
+    int trans_a = PyObject_IsTrue(args[5]), trans_b = PyObject_IsTrue(args[6]);
+    int a_t, b_t;
+    size_t lda, ldb, ldc;
+    if (trans_a < 0 || trans_b < 0 || !matrix(&A, &a_t, &lda) || !matrix(&B, &b_t, &ldb) ||
+        !row_major(&C, &ldc))
+        NOT_FAST();
+    if (!(A.dtype == WARPLAB_FLOAT32 || A.dtype == WARPLAB_BFLOAT16 ||
+          A.dtype == WARPLAB_FLOAT16) ||
+        B.dtype != A.dtype || !(C.dtype == WARPLAB_FLOAT32 || C.dtype == A.dtype))
+        NOT_FAST();
+    size_t m = (size_t)(trans_a ? A.shape[1] : A.shape[0]);
+    size_t k = (size_t)(trans_a ? A.shape[0] : A.shape[1]);
+    size_t k2 = (size_t)(trans_b ? B.shape[1] : B.shape[0]);
+    size_t n = (size_t)(trans_b ? B.shape[0] : B.shape[1]);
+    if (k != k2 || m == 0 || n == 0 || k == 0 || (size_t)C.shape[0] != m || (size_t)C.shape[1] != n)
+        NOT_FAST();
+    int ta = trans_a != a_t, tb = trans_b != b_t;
+    /* The stored matrices: A is m x k (N) or k x m (T); B k x n or n x k. */
+    size_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+    size_t size = dtype_size(A.dtype);
+    void *handle;
+    PyObject *ctx = thread_context(A.device, &handle);
+    if (!ctx)
+        NOT_FAST();
+    void *wa = wrapper(ctx, A.pointer, ((a_rows - 1) * lda + a_cols) * size);
+    void *wb = wrapper(ctx, B.pointer, ((b_rows - 1) * ldb + b_cols) * size);
+    void *wc = wrapper(ctx, C.pointer, ((m - 1) * ldc + n) * dtype_size(C.dtype));
+    if (!wa || !wb || !wc || !bind_stream(ctx, handle, A.device))
+        NOT_FAST();
+    return fast_result(gemm_ex_fn(handle, (warplab_op)ta, (warplab_op)tb, m, n, k, alpha, wa,
+                                  (warplab_dtype)A.dtype, lda, wb, (warplab_dtype)B.dtype, ldb,
+                                  beta, wc, (warplab_dtype)C.dtype, ldc, (warplab_compute)compute),
+                       handle);
+}
+
+/* fast_vecadd(a, b, out) */
+static PyObject *calls_fast_vecadd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    operand A, B, C;
+    if (need(nargs, 3, "fast_vecadd") || !vecadd_fn)
+        return NULL;
+    if (!read_tensor(args[0], &A) || !read_tensor(args[1], &B) || !read_tensor(args[2], &C) ||
+        A.device != B.device || A.device != C.device || A.dtype != WARPLAB_FLOAT32 ||
+        B.dtype != WARPLAB_FLOAT32 || C.dtype != WARPLAB_FLOAT32 || !contiguous(&A) ||
+        !contiguous(&B) || !contiguous(&C))
+        NOT_FAST();
+    size_t n = elements(&A);
+    if (n == 0 || elements(&B) != n || elements(&C) != n)
+        NOT_FAST();
+    void *handle;
+    PyObject *ctx = thread_context(A.device, &handle);
+    if (!ctx)
+        NOT_FAST();
+    void *wa = wrapper(ctx, A.pointer, 4 * n), *wb = wrapper(ctx, B.pointer, 4 * n);
+    void *wc = wrapper(ctx, C.pointer, 4 * n);
+    if (!wa || !wb || !wc || !bind_stream(ctx, handle, A.device))
+        NOT_FAST();
+    return fast_result(vecadd_fn(handle, wa, wb, wc, n), handle);
+}
+
+/* fast_reduce(x, op, out) */
+static PyObject *calls_fast_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    operand X, O;
+    int op;
+    if (need(nargs, 3, "fast_reduce") || !reduce_to_buffer_fn)
+        return NULL;
+    if (!read_tensor(args[0], &X) || !read_tensor(args[2], &O) || read_int(args[1], &op) ||
+        X.device != O.device || X.dtype > WARPLAB_FLOAT64 || O.dtype != X.dtype ||
+        !contiguous(&X) || elements(&O) != 1)
+        NOT_FAST();
+    size_t n = elements(&X), size = dtype_size(X.dtype);
+    void *handle;
+    PyObject *ctx = thread_context(X.device, &handle);
+    if (!ctx)
+        NOT_FAST();
+    void *wx = wrapper(ctx, X.pointer, size * n), *wo = wrapper(ctx, O.pointer, size);
+    if (!wx || !wo || !bind_stream(ctx, handle, X.device))
+        NOT_FAST();
+    return fast_result(
+        reduce_to_buffer_fn(handle, (warplab_dtype)X.dtype, (warplab_reduce_op)op, wx, n, wo, 0),
+        handle);
+}
+
+/* fast_transpose(x, out) */
+static PyObject *calls_fast_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    operand X, O;
+    size_t ld_in, ld_out;
+    if (need(nargs, 2, "fast_transpose") || !transpose_fn)
+        return NULL;
+    if (!read_tensor(args[0], &X) || !read_tensor(args[1], &O) || X.device != O.device ||
+        !(X.dtype == WARPLAB_FLOAT32 || X.dtype == WARPLAB_FLOAT64) || O.dtype != X.dtype ||
+        !row_major(&X, &ld_in) || !row_major(&O, &ld_out))
+        NOT_FAST();
+    size_t rows = (size_t)X.shape[0], cols = (size_t)X.shape[1], size = dtype_size(X.dtype);
+    if (rows == 0 || cols == 0 || (size_t)O.shape[0] != cols || (size_t)O.shape[1] != rows)
+        NOT_FAST();
+    void *handle;
+    PyObject *ctx = thread_context(X.device, &handle);
+    if (!ctx)
+        NOT_FAST();
+    void *wx = wrapper(ctx, X.pointer, ((rows - 1) * ld_in + cols) * size);
+    void *wo = wrapper(ctx, O.pointer, ((cols - 1) * ld_out + rows) * size);
+    if (!wx || !wo || !bind_stream(ctx, handle, X.device))
+        NOT_FAST();
+    return fast_result(
+        transpose_fn(handle, (warplab_dtype)X.dtype, rows, cols, wx, ld_in, wo, ld_out), handle);
+}
+
+/* bind_tensors(tensor_type, dtype_codes, raw_stream): what the fast path
+ * recognises (torch.Tensor, {torch dtype: warplab dtype}) and how it reads
+ * the device's current stream. */
+static PyObject *calls_bind_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (need(nargs, 3, "bind_tensors"))
+        return NULL;
+    if (args[0] == Py_None) { /* unbound: the fast path declines everything */
+        Py_CLEAR(tensor_type);
+        Py_CLEAR(tensor_codes);
+        Py_CLEAR(raw_stream);
+        Py_RETURN_NONE;
+    }
+    if (!PyType_Check(args[0]) || !PyDict_Check(args[1]) || !PyCallable_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "bind_tensors(type, dict, callable), or (None, None, None)");
+        return NULL;
+    }
+    Py_INCREF(args[0]);
+    Py_INCREF(args[1]);
+    Py_INCREF(args[2]);
+    Py_XSETREF(tensor_type, args[0]);
+    Py_XSETREF(tensor_codes, args[1]);
+    Py_XSETREF(raw_stream, args[2]);
+    Py_RETURN_NONE;
+}
+
+/* set_context(device, context): the calling thread's context for a CUDA
+ * device (the package's Context: handle, _stream, _wrapped); None forgets
+ * it. */
+static PyObject *calls_set_context(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (need(nargs, 2, "set_context"))
+        return NULL;
+    PyObject *state = PyThreadState_GetDict();
+    if (!state) {
+        PyErr_SetString(PyExc_RuntimeError, "set_context: no thread state");
+        return NULL;
+    }
+    PyObject *contexts = PyDict_GetItemWithError(state, s_contexts);
+    if (!contexts) {
+        if (PyErr_Occurred())
+            return NULL;
+        contexts = PyDict_New();
+        if (!contexts || PyDict_SetItem(state, s_contexts, contexts) < 0) {
+            Py_XDECREF(contexts);
+            return NULL;
+        }
+        Py_DECREF(contexts);
+    }
+    if (args[1] == Py_None) { /* forgotten */
+        if (PyDict_DelItem(contexts, args[0]) < 0 && PyErr_ExceptionMatches(PyExc_KeyError))
+            PyErr_Clear();
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    if (PyDict_SetItem(contexts, args[0], args[1]) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef calls_methods[] = {
     {"bind", (PyCFunction)(void (*)(void))calls_bind, METH_FASTCALL,
      "bind(vecadd, reduce_to_buffer, transpose, gemm_ex, set_stream): function addresses"},
@@ -205,6 +617,18 @@ static PyMethodDef calls_methods[] = {
      "warplab_gemm_ex's arguments in order; returns the status"},
     {"set_stream", (PyCFunction)(void (*)(void))calls_set_stream, METH_FASTCALL,
      "warplab_context_set_stream's arguments; returns the status"},
+    {"fast_gemm", (PyCFunction)(void (*)(void))calls_fast_gemm, METH_FASTCALL,
+     "fast_gemm(a, b, out, alpha, beta, trans_a, trans_b, compute): 0, (status, context), or None"},
+    {"fast_vecadd", (PyCFunction)(void (*)(void))calls_fast_vecadd, METH_FASTCALL,
+     "fast_vecadd(a, b, out): 0, (status, context), or None (not the plain case)"},
+    {"fast_reduce", (PyCFunction)(void (*)(void))calls_fast_reduce, METH_FASTCALL,
+     "fast_reduce(x, op, out): 0, (status, context), or None (not the plain case)"},
+    {"fast_transpose", (PyCFunction)(void (*)(void))calls_fast_transpose, METH_FASTCALL,
+     "fast_transpose(x, out): 0, (status, context), or None (not the plain case)"},
+    {"bind_tensors", (PyCFunction)(void (*)(void))calls_bind_tensors, METH_FASTCALL,
+     "bind_tensors(tensor_type, dtype_codes, raw_stream)"},
+    {"set_context", (PyCFunction)(void (*)(void))calls_set_context, METH_FASTCALL,
+     "set_context(device, context): the calling thread's context of a CUDA device"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -219,5 +643,20 @@ static struct PyModuleDef calls_module = {
 PyMODINIT_FUNC PyInit__calls(void);
 PyMODINIT_FUNC PyInit__calls(void)
 {
+    struct {
+        PyObject **slot;
+        const char *text;
+    } names[] = {{&s_dtype, "dtype"},
+                 {&s_shape, "shape"},
+                 {&s_stride, "stride"},
+                 {&s_data_ptr, "data_ptr"},
+                 {&s_get_device, "get_device"},
+                 {&s_handle, "handle"},
+                 {&s_stream, "_stream"},
+                 {&s_wrapped, "_wrapped"},
+                 {&s_contexts, "warplab._calls.contexts"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
+            return NULL;
     return PyModule_Create(&calls_module);
 }

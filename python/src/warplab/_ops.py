@@ -23,8 +23,11 @@ _DTYPE_NAMES = {v: k for k, v in _lib.DTYPES.items()}
 
 def _use_calls(module):
     """Makes the hot calls through the extension (_lib.calls) or, with None,
-    through ctypes (the tests run both)."""
-    global _c_vecadd, _c_reduce_to_buffer, _c_transpose, _c_gemm_ex, _c_set_stream
+    through ctypes (the tests run both). With the extension, torch tensors
+    take its fast path (_calls.c, "The tensor fast path") where the call is
+    the plain case."""
+    global _c_vecadd, _c_reduce_to_buffer, _c_transpose, _c_gemm_ex, _c_set_stream, _fast
+    _fast = module
     if module is None:
         _c_vecadd, _c_reduce_to_buffer = lib.warplab_vecadd, lib.warplab_reduce_to_buffer
         _c_transpose, _c_gemm_ex = lib.warplab_transpose, lib.warplab_gemm_ex
@@ -433,6 +436,8 @@ def _choose_adapter(obj):
                                   torch.bfloat16: 3, torch.float16: 4})
         _torch_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
             lambda device: torch.cuda.current_stream(device).cuda_stream)
+        if _lib.calls is not None:
+            _lib.calls.bind_tensors(torch.Tensor, _TORCH_DTYPES, _torch_raw_stream)
         return _adapt_torch
     if hasattr(obj, "__cuda_array_interface__"):
         return _adapt_cuda_interface
@@ -603,7 +608,26 @@ def _cuda_context(device):
     if getattr(_local, "cuda", None) is None:
         _local.cuda = {}
     _local.cuda[device] = ctx
+    if _lib.calls is not None:
+        _lib.calls.set_context(device, ctx)  # the fast path's (per thread, as _local)
     return ctx
+
+
+def _fast_binding():
+    """What the fast path was bound to (torch.Tensor, its dtypes, its
+    stream), or None before a torch tensor was seen."""
+    if _torch_raw_stream is None:
+        return None
+    import torch
+
+    return torch.Tensor, _TORCH_DTYPES, _torch_raw_stream
+
+
+def _fast_done(result, out):
+    """out after a fast call that ran (0), or the library's error."""
+    if result:
+        raise Error(result[0], _lib.last_error(result[1]))
+    return out
 
 
 def _span(shape, strides):
@@ -620,6 +644,11 @@ def _span(shape, strides):
 def vecadd(a, b, out=None, *, stream=None, backend=None, context=None):
     """out = a + b, float32, elementwise over contiguous arrays of one size
     (out may be a or b). Returns out (a new array when not given)."""
+    if (_fast is not None and out is not None and
+            stream is None and backend is None and context is None):
+        result = _fast.fast_vecadd(a, b, out)
+        if result is not None:
+            return _fast_done(result, out)
     A = _array(a, "a", stream)
     B = _array(b, "b", stream)
     for name, X in (("a", A), ("b", B)):
@@ -651,13 +680,18 @@ def reduce(x, op="sum", *, out=None, stream=None, backend=None, context=None):
     with op ("sum", "min", "max"). Without out: returns the value (a
     synchronous call). With out (a one-element array of x's dtype on x's
     device): writes it there asynchronously and returns out."""
-    if op not in _lib.REDUCE_OPS:
+    code = _lib.REDUCE_OPS.get(op)
+    if code is None:
         raise ValueError(f"op must be one of {', '.join(_lib.REDUCE_OPS)}, not {op!r}")
+    if (_fast is not None and out is not None and
+            stream is None and backend is None and context is None):
+        result = _fast.fast_reduce(x, code, out)
+        if result is not None:
+            return _fast_done(result, out)
     X = _array(x, "x", stream)
     _need_dtype(X, "x", (0, 1, 2))
     _need_contiguous(X, "x")
     n = X.size()
-    code = _lib.REDUCE_OPS[op]
     if out is None:
         call = _Call((X,), backend, context, stream)
         bx = call.buffer(X, n)
@@ -717,6 +751,11 @@ def transpose(x, out=None, *, stream=None, backend=None, context=None):
     """out = x^T for a 2-D float32 or float64 array, out of place. x and out
     are row-major with any row stride (padded rows, row slices). Returns out
     (a new contiguous array when not given)."""
+    if (_fast is not None and out is not None and
+            stream is None and backend is None and context is None):
+        result = _fast.fast_transpose(x, out)
+        if result is not None:
+            return _fast_done(result, out)
     X = _array(x, "x", stream)
     _need_dtype(X, "x", (1, 2))
     ld_in = _row_major(X, "x")
@@ -748,6 +787,11 @@ def gemm(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, c
     place (a transposed view becomes the op flag, not a copy); out must be
     row-major. compute: "fp32" or "tf32" (float32 inputs). With beta != 0,
     out must be given."""
+    if (_fast is not None and out is not None and out_dtype is None and
+            stream is None and backend is None and context is None and compute in _lib.COMPUTE):
+        result = _fast.fast_gemm(a, b, out, alpha, beta, trans_a, trans_b, _lib.COMPUTE[compute])
+        if result is not None:
+            return _fast_done(result, out)
     A = _array(a, "a", stream)
     B = _array(b, "b", stream)
     _need_dtype(A, "a", (1, 3, 4))
