@@ -33,7 +33,7 @@
 #include <stdio.h>
 
 typedef struct wl_source_file {
-    const char *path; /* relative to the source tree: "src/kernels/cuda/vecadd.cu" */
+    const char *path; /* relative to the source tree: "src/ladders/vecadd/cuda/04_grid.cu" */
     warplab_backend_kind backend;
     const char *text;
 } wl_source_file;

@@ -2,7 +2,7 @@
  * n floats in the caller's buffers. It checks the call (buffers, sizes,
  * overlaps) and runs the vecadd operation's best implementation on the
  * context's device (wl_context_run_best); the rungs that climb to it are the
- * vecadd ladder (src/ladders/vecadd.c). */
+ * vecadd ladder (src/ladders/vecadd/). */
 #include "kernels/vecadd.h"
 #include "core/context.h"
 

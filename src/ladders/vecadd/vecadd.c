@@ -6,8 +6,8 @@
  * transfers and managed memory measured apart from the kernels, and a plain
  * device-to-device copy as the speed of light. */
 #include "kernels/vecadd.h"
-#include "../core/context.h"
-#include "ladder_util.h"
+#include "core/context.h"
+#include "ladders/ladder_util.h"
 #include "ladders/device_reference.h"
 
 #include <float.h>
