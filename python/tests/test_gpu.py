@@ -190,6 +190,36 @@ def test_torch_current_stream_orders_and_is_asynchronous(torch):
     assert (out == 6.0).all()
 
 
+def test_plain_torch_calls_take_the_fast_path(torch):
+    # The extension's fast path (_calls.c) runs the plain call once the
+    # Python path has wrapped the memory; its result is the Python path's.
+    from warplab import _lib
+
+    if _lib.calls is None:
+        pytest.skip("the _calls extension was not built or found")
+    a = torch.randn(300, 200, device="cuda")
+    b = torch.randn(128, 200, device="cuda").T  # op T read in place
+    c = torch.full((300, 128), float("nan"), device="cuda")
+    warplab.gemm(a, b, c)
+    expected = c.clone()
+    c.fill_(float("nan"))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        assert _lib.calls.fast_gemm(a, b, c, 1.0, 0.0, False, False, 0) == 0
+    stream.synchronize()
+    assert torch.equal(c, expected)
+    total = torch.zeros(1, device="cuda")
+    warplab.reduce(a, out=total)
+    assert _lib.calls.fast_reduce(a, 0, total) == 0
+    t = torch.empty(200, 300, device="cuda")
+    warplab.transpose(a, t)
+    assert _lib.calls.fast_transpose(a, t) == 0
+    assert torch.equal(t, a.T)
+    # Not the plain case: a float64 gemm is the Python path's TypeError.
+    assert _lib.calls.fast_gemm(a.double(), b.double(), c.double(), 1.0, 0.0, False, False,
+                                0) is None
+
+
 def test_default_stream(torch):
     a = torch.randn(256, 256, device="cuda")
     c = warplab.gemm(a, a)  # torch's default stream (the legacy one)
