@@ -1,0 +1,25 @@
+/* Rung vectorized (Merrill and Garland 2016, section 5: many items per
+ * thread, vectorised loads and stores), warplab_scan's kernel on cuda.
+ *
+ * Over lookback: each lane moves 16 bytes per access (4 int or float, 2
+ * double), 4 accesses a thread: 4096-element tiles of int and float (2048
+ * of double, 16 KiB each), a quarter of the tiles, tickets and look-backs
+ * of the rung below, and 4 x 16 bytes in flight per thread, what an H100's
+ * memory needs to stay busy. A warp's access covers 512 contiguous bytes;
+ * each lane scans its 4 elements in registers before the warp's shuffles,
+ * so the shuffles per element drop by 4. The last tile, and views not on 16
+ * bytes, take scalar accesses. Flags and ticket: single_pass.cuh. */
+#include "single_pass.cuh"
+
+namespace
+{
+
+using VectorizedPass = SinglePass<256, 4, 16, false>;
+template <typename T, typename Op> using Vectorized = VectorizedPass::Rung<T, Op>;
+
+const wl_impl vectorized_impl = {.ladder = "scan",
+                                 .rung = "vectorized",
+                                 .scratch_bytes = VectorizedPass::scratch,
+                                 .launch = scan_launch_rung<Vectorized>};
+
+} // namespace
