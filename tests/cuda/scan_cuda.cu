@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -184,7 +185,9 @@ int main()
     cudaStream_t stream;
     CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     /* Each size on a fresh context: its first launch meets a new workspace. */
-    const size_t sizes[] = {(1u << 22) + 5, 4096 * 37 + 1, 100};
+    /* WARPLAB_TEST_SMALL (under the sanitizers): fewer tiles. */
+    const bool small = getenv("WARPLAB_TEST_SMALL") != nullptr;
+    const size_t sizes[] = {small ? (size_t)100003 : (1u << 22) + 5, 4096 * 37 + 1, 100};
     for (size_t n : sizes) {
         if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &ctx) != WARPLAB_OK) {
             printf("skipped: %s\n", warplab_last_error(nullptr));

@@ -208,6 +208,21 @@ static warplab_status copy_verify(const wl_problem *p, const void *const *host, 
     return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 
+/* The one-block rungs walk the array on one SM: 2^24 elements take them
+ * milliseconds, 2^28 seconds a run. Past 2^24 the lesson is made and the
+ * time would be the benchmark's, not the table's. */
+#define ONE_BLOCK_MOST ((size_t)1 << 24)
+
+static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
+                                         char *reason, size_t len)
+{
+    (void)device;
+    if (p->dim[0] <= ONE_BLOCK_MOST)
+        return WARPLAB_OK;
+    wl_format(reason, len, "one block walks at most 2^24 elements (n = %zu)", p->dim[0]);
+    return WARPLAB_ERROR_UNSUPPORTED;
+}
+
 static const wl_rung scan_rungs[] = {
     {.id = "cpu_loop",
      .title = "CPU loop, one core",
@@ -221,27 +236,31 @@ static const wl_rung scan_rungs[] = {
                "step d adds the element 2^d to the left, log2(1024) = 10 steps and barriers. "
                "O(n log n) additions instead of n, and one block: the block walks the array "
                "tile by tile, carrying the running total, while the other SMs idle.",
-     .course = "GPU Gems 3, ch. 39.2.1 (a naive parallel scan, after Hillis and Steele 1986)"},
+     .course = "GPU Gems 3, ch. 39.2.1 (a naive parallel scan, after Hillis and Steele 1986)",
+     .supports = one_block_supports},
     {.id = "blelloch",
      .title = "Blelloch up-sweep / down-sweep",
      .lesson = "The work-efficient tree: an up-sweep (reduce) builds partial sums in place, "
                "the root is cleared and a down-sweep pushes prefixes back down: O(n) "
                "additions in 2 log n steps, two elements per thread (512 threads, 1024-element "
                "tiles). The strided tree indices fall into few shared-memory banks.",
-     .course = "GPU Gems 3, ch. 39.2.2 (a work-efficient parallel scan, after Blelloch 1990)"},
+     .course = "GPU Gems 3, ch. 39.2.2 (a work-efficient parallel scan, after Blelloch 1990)",
+     .supports = one_block_supports},
     {.id = "conflict_free",
      .title = "Blelloch without bank conflicts",
      .lesson = "The same tree with one padding word every 32 (index + index / 32): a warp's "
                "strided accesses spread over all 32 banks instead of a few, so no step is "
                "replayed.",
-     .course = "GPU Gems 3, ch. 39.2.3 (avoiding bank conflicts)"},
+     .course = "GPU Gems 3, ch. 39.2.3 (avoiding bank conflicts)",
+     .supports = one_block_supports},
     {.id = "warp_shuffle",
      .title = "warp-shuffle scan, one block",
      .lesson = "Each warp scans its 32 values in registers with __shfl_up_sync (5 steps, no "
-               "shared memory, no barrier); one warp scans the 32 warp totals; two barriers "
-               "per tile instead of 20. Still one block.",
+               "shared memory, no barrier); one warp scans the 32 warp totals; a few barriers "
+               "per tile instead of one per tree level. Still one block.",
      .course = "past the course (warp shuffles, CUDA Programming Guide, 'Warp Shuffle "
-               "Functions')"},
+               "Functions')",
+     .supports = one_block_supports},
     {.id = "scan_then_propagate",
      .title = "scan then propagate, any n (3 kernels)",
      .lesson = "Every SM busy: each block scans its own 1024-element tile and writes the "
@@ -271,11 +290,12 @@ static const wl_rung scan_rungs[] = {
                "the chain; the window moves back 32 tiles only when none is P.",
      .course = "Merrill and Garland 2016, section 4 (decoupled look-back)"},
     {.id = "vectorized",
-     .title = "look-back, 16-byte loads, 16 items a thread",
+     .title = "look-back, 16-byte accesses, 24 items a thread",
      .lesson = "The same single pass with 16-byte loads and stores (4 int or float, 2 "
-               "double a lane per access), 4 accesses a thread in flight: 4096-element "
-               "tiles, a quarter of the tiles and look-backs, and enough bytes in flight to "
-               "fill an H100's memory pipe. Views not on 16 bytes take scalar accesses.",
+               "double a lane per access), 6 accesses a thread in flight, in blocks of 128 "
+               "threads: 3072-element tiles (a third of the tiles and look-backs) and many "
+               "small blocks per SM, so that one block's look-back overlaps the others' "
+               "loads. Views not on 16 bytes take scalar accesses.",
      .course = "Merrill and Garland 2016, section 5 (items per thread, vectorised I/O)"},
     {.id = "cub",
      .title = "cub::DeviceScan (vendor)",
@@ -393,7 +413,7 @@ const wl_ladder wl_scan_ladder = {
     .rungs = scan_rungs,
     .rung_count = sizeof scan_rungs / sizeof scan_rungs[0],
     .make_problem = scan_make_problem,
-    .default_sizes_gpu = "2^20,2^24",
+    .default_sizes_gpu = "2^22,2^26",
     .default_sizes_cpu = "2^16",
     .describe = scan_describe,
     .leading_size = wl_leading_size_1d,

@@ -107,8 +107,8 @@ __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
     if constexpr (CHAINED) {
         if (lane == 0) {
             T v;
-            while (flags.peek(tile - 1, v) != FLAG_PREFIX) {
-            }
+            while (flags.peek(tile - 1, v) != FLAG_PREFIX)
+                __nanosleep(32);
             before = v;
         }
     } else {
@@ -120,8 +120,8 @@ __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
             T v = scan_identity<T, Op>();
             unsigned s = FLAG_PREFIX; /* before tile 0: nothing, and done */
             if (pred >= 0)
-                while ((s = flags.peek((size_t)pred, v)) == 0) {
-                }
+                while ((s = flags.peek((size_t)pred, v)) == 0)
+                    __nanosleep(32); /* back off: the tile is still being read */
             const unsigned prefixes = __ballot_sync(FULL_MASK, s == FLAG_PREFIX);
             const unsigned stop = prefixes ? (unsigned)__ffs(prefixes) - 1 : 31;
             before = Op::apply(warp_all<T, Op>(lane <= stop ? v : scan_identity<T, Op>()), before);
@@ -142,8 +142,10 @@ __global__ void __launch_bounds__(THREADS)
 {
     __shared__ TileShared<T, THREADS / 32> shared;
     __shared__ unsigned long long ticket;
+    /* One tile: no ticket (nothing reset it), no one to wait for. */
     if (threadIdx.x == 0)
-        ticket = atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
+        ticket = gridDim.x == 1 ? 0ull
+                                : atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
     __syncthreads();
     const size_t tile = (size_t)ticket;
     const TileFlags<T> flags = TileFlags<T>::at(scratch + TICKET_BYTES, tiles);
