@@ -221,7 +221,7 @@ template <typename T, unsigned WARPS> struct TileShared {
 };
 
 template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned WIDTH,
-          typename PrefixOf>
+          bool STREAM = false, typename PrefixOf>
 __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, bool exclusive,
                                  bool vector_ok, TileShared<T, THREADS / 32> &shared,
                                  PrefixOf prefix_of)
@@ -238,8 +238,9 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
         if (whole && vector_ok) {
 #pragma unroll
             for (unsigned j = 0; j < STEPS; j++) {
-                const V v =
-                    *reinterpret_cast<const V *>(in + warp_base + 32 * WIDTH * j + WIDTH * lane);
+                const V *at =
+                    reinterpret_cast<const V *>(in + warp_base + 32 * WIDTH * j + WIDTH * lane);
+                const V v = STREAM ? __ldcs(at) : *at;
                 memcpy(x[j], &v, sizeof v);
             }
         }
@@ -256,7 +257,6 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
     /* Each step: the lane's WIDTH in order, then the lanes' totals. pre[j]
      * is what comes before the lane's first element of step j within the
      * warp's stretch. */
-    T pre[STEPS];
     T carry = scan_identity<T, Op>();
 #pragma unroll
     for (unsigned j = 0; j < STEPS; j++) {
@@ -268,7 +268,20 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
         T before = __shfl_up_sync(FULL_MASK, inclusive, 1);
         if (lane == 0)
             before = scan_identity<T, Op>();
-        pre[j] = Op::apply(carry, before);
+        /* x becomes each element's prefix within the warp's stretch (only
+         * x stays live across the look-back: fewer registers). */
+        T acc = Op::apply(carry, before);
+#pragma unroll
+        for (unsigned k = 0; k < WIDTH; k++) {
+            const T v = x[j][k];
+            if (exclusive) {
+                x[j][k] = acc;
+                acc = Op::apply(acc, v);
+            } else {
+                acc = Op::apply(acc, v);
+                x[j][k] = acc;
+            }
+        }
         carry = Op::apply(carry, __shfl_sync(FULL_MASK, inclusive, 31));
     }
     if (lane == 31)
@@ -290,20 +303,10 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
         running = Op::apply(running, shared.warp_totals[warp - 1]);
     __syncthreads(); /* the shared words are free for the next tile */
 #pragma unroll
-    for (unsigned j = 0; j < STEPS; j++) {
-        T acc = Op::apply(running, pre[j]);
+    for (unsigned j = 0; j < STEPS; j++)
 #pragma unroll
-        for (unsigned k = 0; k < WIDTH; k++) {
-            const T v = x[j][k];
-            if (exclusive) {
-                x[j][k] = acc;
-                acc = Op::apply(acc, v);
-            } else {
-                acc = Op::apply(acc, v);
-                x[j][k] = acc;
-            }
-        }
-    }
+        for (unsigned k = 0; k < WIDTH; k++)
+            x[j][k] = Op::apply(running, x[j][k]);
     if constexpr (WIDTH * sizeof(T) == 16) {
         using V = typename Vec16<T>::type;
         if (whole && vector_ok) {
@@ -311,7 +314,11 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
             for (unsigned j = 0; j < STEPS; j++) {
                 V v;
                 memcpy(&v, x[j], sizeof v);
-                *reinterpret_cast<V *>(out + warp_base + 32 * WIDTH * j + WIDTH * lane) = v;
+                V *at = reinterpret_cast<V *>(out + warp_base + 32 * WIDTH * j + WIDTH * lane);
+                if (STREAM)
+                    __stcs(at, v);
+                else
+                    *at = v;
             }
             return;
         }

@@ -94,7 +94,7 @@ template <typename T> struct TileFlags<T, false> {
  * look-back: publish A, then read 32 predecessors' flags at a time, each
  * lane waiting until its own has at least A; combine the aggregates up to
  * the nearest P (all 32 when there is none, then the next 32). */
-template <typename T, typename Op, bool CHAINED>
+template <typename T, typename Op, bool CHAINED, unsigned SLEEP_NS = 32>
 __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
 {
     const unsigned lane = threadIdx.x % 32;
@@ -108,7 +108,8 @@ __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
         if (lane == 0) {
             T v;
             while (flags.peek(tile - 1, v) != FLAG_PREFIX)
-                __nanosleep(32);
+                if (SLEEP_NS)
+                    __nanosleep(SLEEP_NS);
             before = v;
         }
     } else {
@@ -121,7 +122,8 @@ __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
             unsigned s = FLAG_PREFIX; /* before tile 0: nothing, and done */
             if (pred >= 0)
                 while ((s = flags.peek((size_t)pred, v)) == 0)
-                    __nanosleep(32); /* back off: the tile is still being read */
+                    if (SLEEP_NS)
+                        __nanosleep(SLEEP_NS); /* back off: the tile is still being read */
             const unsigned prefixes = __ballot_sync(FULL_MASK, s == FLAG_PREFIX);
             const unsigned stop = prefixes ? (unsigned)__ffs(prefixes) - 1 : 31;
             before = Op::apply(warp_all<T, Op>(lane <= stop ? v : scan_identity<T, Op>()), before);
@@ -135,8 +137,10 @@ __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
     return before;
 }
 
-template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned WIDTH, bool CHAINED>
-__global__ void __launch_bounds__(THREADS)
+template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned WIDTH, bool CHAINED,
+          unsigned SLEEP_NS = 32, bool BLOCK_ORDER = false, unsigned MIN_BLOCKS = 1,
+          bool STREAM = false>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     single_pass_kernel(const T *in, T *out, size_t n, bool exclusive, bool vector_ok,
                        unsigned char *scratch, size_t tiles)
 {
@@ -144,19 +148,24 @@ __global__ void __launch_bounds__(THREADS)
     __shared__ unsigned long long ticket;
     /* One tile: no ticket (nothing reset it), no one to wait for. */
     if (threadIdx.x == 0)
-        ticket = gridDim.x == 1 ? 0ull
-                                : atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
+        ticket = gridDim.x == 1 || BLOCK_ORDER
+                     ? (unsigned long long)blockIdx.x
+                     : atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
     __syncthreads();
     const size_t tile = (size_t)ticket;
     const TileFlags<T> flags = TileFlags<T>::at(scratch + TICKET_BYTES, tiles);
     constexpr size_t ITEMS = TileShape<T, THREADS, STEPS, WIDTH>::ITEMS;
-    scan_tile<T, Op, THREADS, STEPS, WIDTH>(
+    scan_tile<T, Op, THREADS, STEPS, WIDTH, STREAM>(
         in, out, n, tile * ITEMS, exclusive, vector_ok, shared,
-        [&](T aggregate) { return look_back<T, Op, CHAINED>(flags, tile, aggregate); });
+        [&](T aggregate) { return look_back<T, Op, CHAINED, SLEEP_NS>(flags, tile, aggregate); });
 }
 
-/* A rung of the single pass: its tile shape and flag protocol. */
-template <unsigned THREADS, unsigned STEPS, unsigned WIDTH_BYTES, bool CHAINED> struct SinglePass {
+/* A rung of the single pass: its tile shape, flag protocol, the blocks an SM
+ * must hold (__launch_bounds__'s minimum: a register cap) and whether the
+ * vector accesses are streaming (evict-first). */
+template <unsigned THREADS, unsigned STEPS, unsigned WIDTH_BYTES, bool CHAINED,
+          unsigned MIN_BLOCKS = 1, bool STREAM = false>
+struct SinglePass {
     template <typename T> static constexpr unsigned width()
     {
         return WIDTH_BYTES / sizeof(T) ? WIDTH_BYTES / sizeof(T) : 1;
@@ -201,10 +210,10 @@ template <unsigned THREADS, unsigned STEPS, unsigned WIDTH_BYTES, bool CHAINED> 
                 if (status != WARPLAB_OK)
                     return status;
             }
-            single_pass_kernel<T, Op, THREADS, STEPS, width<T>(), CHAINED>
-                <<<(unsigned)count, THREADS, 0, stream>>>(
-                    scan_input<T>(launch), scan_output<T>(launch), n, scan_exclusive(launch),
-                    scan_vectors_aligned(launch), scratch, count);
+            single_pass_kernel<T, Op, THREADS, STEPS, width<T>(), CHAINED, 32, false, MIN_BLOCKS,
+                               STREAM><<<(unsigned)count, THREADS, 0, stream>>>(
+                scan_input<T>(launch), scan_output<T>(launch), n, scan_exclusive(launch),
+                scan_vectors_aligned(launch), scratch, count);
             return WL_CUDA_LAUNCHED(backend, what);
         }
     };
