@@ -290,12 +290,13 @@ static const wl_rung scan_rungs[] = {
                "the chain; the window moves back 32 tiles only when none is P.",
      .course = "Merrill and Garland 2016, section 4 (decoupled look-back)"},
     {.id = "vectorized",
-     .title = "look-back, 16-byte accesses, 24 items a thread",
+     .title = "look-back, 16-byte accesses, 32 items a thread",
      .lesson = "The same single pass with 16-byte loads and stores (4 int or float, 2 "
-               "double a lane per access), 6 accesses a thread in flight, in blocks of 128 "
-               "threads: 3072-element tiles (a third of the tiles and look-backs) and many "
-               "small blocks per SM, so that one block's look-back overlaps the others' "
-               "loads. Views not on 16 bytes take scalar accesses.",
+               "double a lane per access), 8 accesses a thread in flight, in blocks of 128 "
+               "threads, 8 of them an SM: 4096-element tiles (a quarter of the tiles and "
+               "look-backs) and many small blocks, so that one block's look-back overlaps the "
+               "others' loads; streaming (evict-first) accesses, since no byte is touched "
+               "twice. Views not on 16 bytes take scalar accesses.",
      .course = "Merrill and Garland 2016, section 5 (items per thread, vectorised I/O)"},
     {.id = "cub",
      .title = "cub::DeviceScan (vendor)",
