@@ -358,6 +358,38 @@ warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype 
                                         warplab_reduce_op op, const warplab_buffer *input, size_t n,
                                         warplab_buffer *output, size_t output_offset_bytes);
 
+/* --- scan (prefix sum) --- */
+
+typedef enum warplab_scan_kind {
+    WARPLAB_SCAN_INCLUSIVE = 0, /* out[i] = x[0] op ... op x[i] */
+    WARPLAB_SCAN_EXCLUSIVE,     /* out[0] = identity, out[i] = x[0] op ... op x[i-1] */
+    WARPLAB_SCAN_KIND_COUNT
+} warplab_scan_kind;
+
+/* The prefix scan of the first n elements of dtype (int32, float or double)
+ * in input, by op (sum, min or max), into the first n elements of output.
+ * What it computes:
+ * - int32 sums wrap modulo 2^32 (two's complement), exactly;
+ * - float and double sums accumulate in the element type, in the order the
+ *   kernel chooses: |out[i] - exact| <= m * epsilon(dtype) * (sum of the m
+ *   |x| it covers), m the number of terms of out[i];
+ * - a NaN propagates to every later prefix, for sum, min and max alike;
+ * - the identity (an exclusive scan's out[0]): 0 for sum; +infinity
+ *   (INT32_MAX) for min; -infinity (INT32_MIN) for max;
+ * - n = 0 does nothing (after the checks).
+ * output may be input itself (in place: the same memory from the same
+ * byte); any other overlap is WARPLAB_ERROR_INVALID_ARGUMENT. Both buffers
+ * need n elements, on element boundaries (views, wrapped memory). Like
+ * warplab_reduce_to_buffer: asynchronous on the bound stream, workspace from
+ * the context (the first call at a new largest size allocates), no
+ * allocation or synchronisation after that, capturable into a CUDA graph.
+ * Every argument is checked before any work; on failure nothing is written.
+ * cuda runs the scan ladder's single pass with decoupled look-back, opencl
+ * a reduce-then-scan, cpu the host loop. */
+warplab_status warplab_scan(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,
+                            warplab_scan_kind kind, const warplab_buffer *input,
+                            warplab_buffer *output, size_t n);
+
 /* --- transpose --- */
 
 /* out = in^T, out of place: in is a row-major rows x cols matrix of dtype

@@ -22,7 +22,7 @@
 # clocks or settings.
 #
 #   STEPS="build test sanitize bench probe counters"  which steps to run (default: all)
-#   LADDERS="vecadd reduce transpose gemm"   which ladders to sanitize / bench
+#   LADDERS="vecadd reduce transpose gemm scan"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
 #   SANITIZE_TOOLS="memcheck racecheck synccheck initcheck"
 #   SANITIZE_SETS="ladders api probes"       what the sanitizers run: the ladders' rungs,
@@ -39,7 +39,7 @@ export NCCL_NVLS_ENABLE=0
 RESULTS=${RESULTS:-out/gpu-check}
 BUILD=${BUILD:-build-gpu}
 STEPS=${STEPS:-build test sanitize bench probe counters}
-LADDERS=${LADDERS:-vecadd reduce transpose gemm}
+LADDERS=${LADDERS:-vecadd reduce transpose gemm scan}
 SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
 BENCH_ARGS=${BENCH_ARGS:-}
 CTEST_ARGS=${CTEST_ARGS:-}
@@ -181,6 +181,7 @@ if has_step sanitize; then
                     sanitize "$tool" gemm-ex-lines "$TESTS/test_gemm_ex_api" cuda --lines ;;
                 esac
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin-cuda "$TESTS/cuda/test_dropin_cuda"
+                WARPLAB_TEST_SMALL=1 sanitize "$tool" scan-cuda "$TESTS/cuda/test_scan_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" example-cuda-stream \
                     "$TESTS/cuda/example_cuda_stream"

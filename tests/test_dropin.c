@@ -127,6 +127,157 @@ static void check_vecadd(warplab_context *ctx)
         }
 }
 
+/* The host reference of warplab_scan for element type dtype: y[i] and the
+ * bound it is held to (m * eps * sum of the m |x| it covers, 0 for exact
+ * results), from x as uploaded. */
+static void scan_reference(warplab_dtype dtype, warplab_reduce_op op, warplab_scan_kind kind,
+                           const unsigned char *x, size_t n, double *expect, double *bound)
+{
+    const size_t element = warplab_dtype_size(dtype);
+    const double eps = dtype == WARPLAB_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
+    uint32_t int_acc = op == WARPLAB_REDUCE_MIN   ? (uint32_t)INT32_MAX
+                       : op == WARPLAB_REDUCE_MAX ? (uint32_t)INT32_MIN
+                                                  : 0u;
+    double acc = op == WARPLAB_REDUCE_MIN ? INFINITY : op == WARPLAB_REDUCE_MAX ? -INFINITY : 0.0;
+    double magnitude = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t terms = kind == WARPLAB_SCAN_EXCLUSIVE ? i : i + 1;
+        if (kind == WARPLAB_SCAN_EXCLUSIVE) {
+            expect[i] = dtype == WARPLAB_INT32 ? (double)(int32_t)int_acc : acc;
+            bound[i] = op == WARPLAB_REDUCE_SUM && dtype != WARPLAB_INT32
+                           ? (double)terms * eps * magnitude
+                           : 0.0;
+        }
+        if (dtype == WARPLAB_INT32) {
+            int32_t v;
+            memcpy(&v, x + i * 4, 4);
+            const int32_t a = (int32_t)int_acc;
+            int_acc = op == WARPLAB_REDUCE_SUM   ? int_acc + (uint32_t)v
+                      : op == WARPLAB_REDUCE_MIN ? (uint32_t)(v < a ? v : a)
+                                                 : (uint32_t)(v > a ? v : a);
+        } else {
+            double v;
+            if (dtype == WARPLAB_FLOAT32) {
+                float f;
+                memcpy(&f, x + i * element, 4);
+                v = f;
+            } else {
+                memcpy(&v, x + i * element, 8);
+            }
+            magnitude += fabs(v);
+            if (op == WARPLAB_REDUCE_SUM)
+                acc += v;
+            else if (isnan(v) || isnan(acc))
+                acc = NAN;
+            else
+                acc = op == WARPLAB_REDUCE_MIN ? (v < acc ? v : acc) : (v > acc ? v : acc);
+        }
+        if (kind == WARPLAB_SCAN_INCLUSIVE) {
+            expect[i] = dtype == WARPLAB_INT32 ? (double)(int32_t)int_acc : acc;
+            bound[i] = op == WARPLAB_REDUCE_SUM && dtype != WARPLAB_INT32
+                           ? (double)terms * eps * magnitude
+                           : 0.0;
+        }
+    }
+}
+
+/* warplab_scan over wrapped exact-size views at unaligned offsets, every
+ * type, operation and kind, in place and out of place, the output filled
+ * with the sentinel first (every element must be written, nothing past
+ * it); sizes alternate so that the workspace grows and is reused; a NaN is
+ * planted in some float inputs. */
+static void check_scan(warplab_context *ctx, bool gpu)
+{
+    static const size_t sizes[] = {1, 5,     33,      4096, 4097, 100003,
+                                   7, 65537, 3000001, 1025, 2,    1048579};
+    static const size_t offsets[] = {0, 4, 8, 12};
+    const size_t count = sizeof sizes / sizeof sizes[0];
+    for (size_t s = 0; s < 2 * count; s++) {
+        size_t n = sizes[s % count];
+        if (gpu && s == 2 * count - 1)
+            n = ((size_t)1 << 24) + 11; /* thousands of look-back tiles */
+        const warplab_dtype dtype = (warplab_dtype)(s % 3);
+        const warplab_reduce_op op = (warplab_reduce_op)((s / 3) % 3);
+        const warplab_scan_kind kind = (warplab_scan_kind)((s / 2) % 2);
+        const bool in_place = s % 5 == 1;
+        const bool plant_nan = dtype != WARPLAB_INT32 && s % 7 == 3;
+        const size_t element = warplab_dtype_size(dtype);
+        const size_t in_offset = dtype == WARPLAB_FLOAT64 ? offsets[s % 2] * 2 : offsets[s % 4];
+        const size_t out_offset =
+            dtype == WARPLAB_FLOAT64 ? offsets[(s + 1) % 2] * 2 : offsets[(s + 3) % 4];
+        unsigned char *host = malloc(n * element), *got = malloc(n * element);
+        double *expect = malloc(n * sizeof(double)), *bound = malloc(n * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            const double v = value_at(i, (unsigned)s + 11);
+            if (dtype == WARPLAB_INT32) {
+                const int32_t x = (int32_t)(v * 2147483000.0); /* sums wrap */
+                memcpy(host + i * 4, &x, 4);
+            } else if (dtype == WARPLAB_FLOAT32) {
+                const float f = (float)v;
+                memcpy(host + i * 4, &f, 4);
+            } else {
+                memcpy(host + i * 8, &v, 8);
+            }
+        }
+        if (plant_nan) {
+            const size_t at = n / 2;
+            if (dtype == WARPLAB_FLOAT32) {
+                const float f = NAN;
+                memcpy(host + at * 4, &f, 4);
+            } else {
+                const double d = NAN;
+                memcpy(host + at * 8, &d, 8);
+            }
+        }
+        scan_reference(dtype, op, kind, host, n, expect, bound);
+        wrapped in, out;
+        wrap_at(ctx, in_offset, n * element, &in);
+        CHECK(warplab_buffer_write(in.buffer, 0, host, n * element) == WARPLAB_OK);
+        if (!in_place)
+            wrap_at(ctx, out_offset, n * element, &out);
+        warplab_status status =
+            warplab_scan(ctx, dtype, op, kind, in.buffer, in_place ? in.buffer : out.buffer, n);
+        CHECK_MSG(status == WARPLAB_OK, "warplab_scan: %s", warplab_last_error(ctx));
+        CHECK(warplab_context_synchronize(ctx) == WARPLAB_OK);
+        if (in_place) {
+            unwrap(&in, got);
+        } else {
+            unsigned char *unchanged = malloc(n * element);
+            unwrap(&in, unchanged);
+            CHECK_MSG(memcmp(unchanged, host, n * element) == 0, "scan n=%zu changed its input", n);
+            free(unchanged);
+            unwrap(&out, got);
+        }
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x;
+            if (dtype == WARPLAB_INT32) {
+                int32_t v;
+                memcpy(&v, got + i * 4, 4);
+                x = v;
+            } else if (dtype == WARPLAB_FLOAT32) {
+                float f;
+                memcpy(&f, got + i * 4, 4);
+                x = f;
+            } else {
+                memcpy(&x, got + i * 8, 8);
+            }
+            const bool ok =
+                isnan(expect[i]) ? isnan(x) : x == expect[i] || fabs(x - expect[i]) <= bound[i];
+            if (!ok && bad++ == 0)
+                first = i;
+        }
+        CHECK_MSG(bad == 0, "scan %s %s %s n=%zu offsets %zu/%zu%s%s: %zu wrong, first at %zu",
+                  warplab_dtype_name(dtype), kind ? "exclusive" : "inclusive",
+                  warplab_reduce_op_name(op), n, in_offset, out_offset, in_place ? " in place" : "",
+                  plant_nan ? " NaN" : "", bad, first);
+        free(host);
+        free(got);
+        free(expect);
+        free(bound);
+    }
+}
+
 /* Sums, minima and maxima of floats, ints and doubles from unaligned wrapped
  * inputs, to the host and into a buffer at an offset; sizes alternate so
  * that the workspace is grown, reused and reused after other operations. */
@@ -483,6 +634,7 @@ int main(int argc, char **argv)
     check_view_lifetime(ctx);
     check_vecadd(ctx);
     check_reduce(ctx);
+    check_scan(ctx, gpu);
     check_transpose(ctx, gpu);
     check_ordering(ctx);
 #ifdef WARPLAB_TEST_OPENCL

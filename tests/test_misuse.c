@@ -91,6 +91,9 @@ static void failure_paths(warplab_backend_kind backend)
         "warplab_reduce_to_buffer", NULL);
     CHECK_FAILED(warplab_transpose(NULL, WARPLAB_FLOAT32, 1, 1, NULL, 0, NULL, 0),
                  "warplab_transpose", NULL);
+    CHECK_FAILED(warplab_scan(NULL, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
+                              NULL, NULL, 1),
+                 "warplab_scan", NULL);
     CHECK_FAILED(warplab_gemm(NULL, 1, 1, 1, 1, NULL, 0, NULL, 0, 0, NULL, 0), "warplab_gemm",
                  NULL);
     CHECK_FAILED(warplab_gemm_ex(NULL, WARPLAB_OP_N, WARPLAB_OP_N, 1, 1, 1, 1, NULL,
@@ -127,6 +130,28 @@ static void failure_paths(warplab_backend_kind backend)
         "warplab_reduce_to_buffer", context);
     CHECK_FAILED(warplab_transpose(context, WARPLAB_FLOAT32, 4, 4, x, 0, x, 0), "warplab_transpose",
                  context);
+    /* warplab_scan: every argument checked before any work. */
+    CHECK_FAILED(warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
+                              NULL, y, 4),
+                 "warplab_scan", context);
+    CHECK_FAILED(
+        warplab_scan(context, WARPLAB_FLOAT16, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE, x, y, 4),
+        "warplab_scan", context);
+    CHECK_FAILED(warplab_scan(context, WARPLAB_FLOAT32, (warplab_reduce_op)7,
+                              WARPLAB_SCAN_INCLUSIVE, x, y, 4),
+                 "warplab_scan", context);
+    CHECK_FAILED(
+        warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_MIN, (warplab_scan_kind)2, x, y, 4),
+        "warplab_scan", context);
+    CHECK_FAILED(warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_EXCLUSIVE,
+                              x, y, 17),
+                 "warplab_scan", context); /* 17 floats: past 64 bytes */
+    CHECK_FAILED(warplab_scan(context, WARPLAB_FLOAT64, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
+                              x, y, SIZE_MAX / 4),
+                 "warplab_scan", context); /* n x 8 bytes overflows */
+    CHECK_FAILED(warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
+                              x, y, SIZE_MAX),
+                 "warplab_scan", context);
     /* warplab_gemm's failures name warplab_gemm, not the call it shares. */
     CHECK_FAILED(warplab_gemm(context, 2, 2, 2, 1, NULL, 0, y, 0, 0, x, 0), "warplab_gemm",
                  context);
@@ -199,6 +224,13 @@ static void aliasing(void)
     CHECK_REFUSED(
         warplab_reduce_to_buffer(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, head, 8, shifted, 0),
         "warplab_reduce_to_buffer");
+    /* scan: in place from the same byte, never into a shifted view. */
+    CHECK_REFUSED(warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
+                               head, shifted, 64),
+                  "warplab_scan");
+    CHECK_REFUSED(warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, WARPLAB_SCAN_EXCLUSIVE,
+                               shifted, head, 64),
+                  "warplab_scan");
     /* transpose: out of place. */
     CHECK_REFUSED(warplab_transpose(context, WARPLAB_FLOAT32, 8, 8, head, 0, shifted, 0),
                   "warplab_transpose");
@@ -231,6 +263,15 @@ static void aliasing(void)
     CHECK_MSG(in_place, "vecadd in place");
     CHECK(warplab_buffer_write(memory, 0, values, sizeof values) == WARPLAB_OK);
     CHECK(warplab_gemm(context, 4, 4, 4, 1, head, 0, other, 0, 0, tail, 0) == WARPLAB_OK);
+    /* scan in place: the prefix sums of 0, 1, 2, ... (exact in float). */
+    CHECK(warplab_buffer_write(memory, 0, values, sizeof values) == WARPLAB_OK);
+    CHECK(warplab_scan(context, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_EXCLUSIVE, head,
+                       head, 128) == WARPLAB_OK);
+    CHECK(warplab_buffer_read(memory, 0, back, sizeof back) == WARPLAB_OK);
+    in_place = true;
+    for (int i = 0; i < N; i++)
+        in_place = in_place && back[i] == (i < 128 ? (float)(i * (i - 1) / 2) : (float)i);
+    CHECK_MSG(in_place, "scan in place");
 
     warplab_buffer_destroy(tail);
     warplab_buffer_destroy(shifted);

@@ -11,4 +11,9 @@
  * error (warplab_reduce_op_parse is the public call that does). */
 warplab_status wl_reduce_op_lookup(const char *name, warplab_reduce_op *op);
 
+/* A scan's operation: "sum", "min", "max", each optionally after
+ * "exclusive-" or "inclusive-" (*kind: a warplab_scan_kind). Records no
+ * error. */
+warplab_status wl_scan_op_lookup(const char *name, warplab_reduce_op *op, int *kind);
+
 #endif

@@ -46,6 +46,17 @@ __global__ void max_difference(const float *x, const float *y, size_t n, unsigne
     atomicMax(worst, __float_as_uint(w));
 }
 
+/* How many of n 32-bit words differ (the int32 scan is exact). */
+__global__ void count_mismatches(const unsigned *x, const unsigned *y, size_t n, unsigned *count)
+{
+    unsigned local = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        local += x[i] != y[i];
+    if (local)
+        atomicAdd(count, local);
+}
+
 /* The vector add a CUDA programmer writes: one float4 per thread, a thread
  * per quad, the last n % 4 elements by the first threads. Needs 16-byte
  * aligned arrays (cudaMalloc's are). */
@@ -70,17 +81,27 @@ enum api_op {
     API_TRANSPOSE,
     API_GEMM,
     API_VECADD,
+    API_SCAN,       /* warplab_scan, float inclusive sum */
+    API_SCAN_INT32, /* warplab_scan, int32 inclusive sum (exact) */
     API_OPS
 };
 
-const char *const op_names[API_OPS] = {"reduce", "reduce_device", "transpose", "gemm", "vecadd"};
-const char *const op_calls[API_OPS] = {"warplab_reduce", "warplab_reduce_to_buffer",
-                                       "warplab_transpose", "warplab_gemm", "warplab_vecadd"};
+const char *const op_names[API_OPS] = {"reduce", "reduce_device", "transpose", "gemm",
+                                       "vecadd", "scan",          "scan_int32"};
+const char *const op_calls[API_OPS] = {"warplab_reduce",    "warplab_reduce_to_buffer",
+                                       "warplab_transpose", "warplab_gemm",
+                                       "warplab_vecadd",    "warplab_scan",
+                                       "warplab_scan"};
 const char *const vendor_calls[API_OPS] = {"cub::DeviceReduce::Sum + copy",
-                                           "cub::DeviceReduce::Sum", "cublasSgeam", "cublasSgemm",
-                                           "float4 kernel"};
-const char *const vendor_ids[API_OPS] = {"cub+copy", "cub", "cublas_sgeam", "cublas_sgemm",
-                                         "float4_kernel"};
+                                           "cub::DeviceReduce::Sum",
+                                           "cublasSgeam",
+                                           "cublasSgemm",
+                                           "float4 kernel",
+                                           "cub::DeviceScan::InclusiveSum",
+                                           "cub::DeviceScan::InclusiveSum"};
+const char *const vendor_ids[API_OPS] = {"cub+copy",      "cub",           "cublas_sgeam",
+                                         "cublas_sgemm",  "float4_kernel", "cub_scan",
+                                         "cub_scan_int32"};
 
 struct api_case {
     api_op op;
@@ -184,6 +205,11 @@ warplab_status run_warplab(void *user)
     case API_VECADD:
         return from_context(s,
                             warplab_vecadd(ctx, s->in.buffer, s->in2.buffer, s->out.buffer, d[0]));
+    case API_SCAN:
+    case API_SCAN_INT32:
+        return from_context(s, warplab_scan(ctx, s->problem.dtype, WARPLAB_REDUCE_SUM,
+                                            WARPLAB_SCAN_INCLUSIVE, s->in.buffer, s->out.buffer,
+                                            d[0]));
     default: return WARPLAB_ERROR_INVALID_ARGUMENT;
     }
 }
@@ -227,6 +253,7 @@ void describe_case(const api_case &c, char *text, size_t len)
     switch (c.op) {
     case API_TRANSPOSE: wl_format(text, len, "%zux%zu float", c.dim[0], c.dim[1]); break;
     case API_GEMM: wl_format(text, len, "%zux%zux%zu float", c.dim[0], c.dim[1], c.dim[2]); break;
+    case API_SCAN_INT32: wl_format(text, len, "n=%zu int32", c.dim[0]); break;
     default: wl_format(text, len, "n=%zu float", c.dim[0]); break;
     }
 }
@@ -279,6 +306,17 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
             status = make_array(env, d[0], true, &s->in2);
         out_count = d[0];
         break;
+    case API_SCAN:
+    case API_SCAN_INT32:
+        /* int32: the float pattern's bits as integers (every sum wraps). */
+        status = make_array(env, d[0], true, &s->in);
+        out_count = d[0];
+        s->problem.dim[0] = d[0];
+        s->problem.dims = 1;
+        s->problem.op = WARPLAB_REDUCE_SUM;
+        s->problem.variant = WARPLAB_SCAN_INCLUSIVE;
+        s->problem.dtype = c.op == API_SCAN_INT32 ? WARPLAB_INT32 : WARPLAB_FLOAT32;
+        break;
     default: break;
     }
     if (status == WARPLAB_OK)
@@ -288,8 +326,10 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
     if (status != WARPLAB_OK)
         return status;
     if (c.op != API_VECADD) {
-        static const char *const ladders[API_OPS] = {"reduce", "reduce", "transpose", "gemm", ""};
-        static const char *const rungs[API_OPS] = {"cub", "cub", "cublas", "cublas_fp32", ""};
+        static const char *const ladders[API_OPS] = {"reduce", "reduce", "transpose", "gemm",
+                                                     "",       "scan",   "scan"};
+        static const char *const rungs[API_OPS] = {"cub", "cub", "cublas", "cublas_fp32",
+                                                   "",    "cub", "cub"};
         s->vendor = wl_backend_find_impl(env.device, ladders[c.op], rungs[c.op]);
         if (!s->vendor)
             return wl_fail(env.device, WARPLAB_ERROR_UNSUPPORTED, "no vendor rung %s/%s",
@@ -337,13 +377,33 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         if (!(worst <= bound))
             wl_format(note, note_len, "sums differ: warplab %.9g, vendor %.9g", (double)got,
                       (double)want);
+    } else if (c.op == API_SCAN_INT32) {
+        cudaError_t e = cudaMemsetAsync(env.worst, 0, sizeof(unsigned), env.stream);
+        if (e == cudaSuccess) {
+            count_mismatches<<<1024, 256, 0, env.stream>>>(
+                reinterpret_cast<const unsigned *>(s->out.ptr),
+                reinterpret_cast<const unsigned *>(s->vendor_out.ptr), out_count, env.worst);
+            e = cudaGetLastError();
+        }
+        unsigned mismatches = 0;
+        if (e == cudaSuccess)
+            e = cudaMemcpy(&mismatches, env.worst, sizeof mismatches, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            return wl_cuda_check(env.device, e, "comparing the scans");
+        worst = (float)mismatches;
+        if (mismatches)
+            wl_format(note, note_len, "%u of %zu int32 prefix sums differ from CUB's", mismatches,
+                      out_count);
     } else {
         status = worst_difference(env, s->out.ptr, s->vendor_out.ptr, out_count, &worst);
         if (status != WARPLAB_OK)
             return status;
         /* Transpose and vector add are exact; the matrix products may round
-         * in another order (k terms in [-1, 1)). */
-        bound = c.op == API_GEMM ? 1e-4f * (float)(d[2] > 16 ? d[2] : 16) / 16.0f : 0.0f;
+         * in another order (k terms in [-1, 1)); a float prefix of i terms in
+         * [-1, 1) is within i * eps * i of the exact one, either order. */
+        bound = c.op == API_GEMM   ? 1e-4f * (float)(d[2] > 16 ? d[2] : 16) / 16.0f
+                : c.op == API_SCAN ? 2.0f * (float)d[0] * FLT_EPSILON * (float)d[0]
+                                   : 0.0f;
         if (!(worst <= bound))
             wl_format(note, note_len,
                       "results differ: worst |warplab - vendor| / (|vendor| + 1) "
@@ -380,6 +440,8 @@ void fill_row(warplab_row *row, const api_case &c, bool vendor, const wl_stats &
     case API_REDUCE_DEVICE: row->bytes = 4.0 * (double)c.dim[0]; break;
     case API_TRANSPOSE: row->bytes = 8.0 * (double)c.dim[0] * (double)c.dim[1]; break;
     case API_VECADD: row->bytes = 12.0 * (double)c.dim[0]; break;
+    case API_SCAN:
+    case API_SCAN_INT32: row->bytes = 8.0 * (double)c.dim[0]; break;
     case API_GEMM:
         row->flops = 2.0 * (double)c.dim[0] * (double)c.dim[1] * (double)c.dim[2];
         row->bytes =
@@ -424,6 +486,8 @@ int default_cases(api_op op, api_case *cases, int capacity)
     default:
         for (int e = 10; e <= 28; e += 2)
             add((size_t)1 << e, 0, 0);
+        if (op == API_SCAN || op == API_SCAN_INT32)
+            add((size_t)1 << 30, 0, 0); /* the scan's targets run to 2^30 */
         add(3001 * 4000, 0, 0);
         add(4001 * 3, 0, 0);
         break;
@@ -489,7 +553,7 @@ extern "C" warplab_status wl_cuda_bench_api(warplab_context *context, wl_backend
             if (!known)
                 return wl_fail(device, WARPLAB_ERROR_UNKNOWN_NAME,
                                "no operation '%s' in bench api (reduce, reduce_device, "
-                               "transpose, gemm, vecadd)",
+                               "transpose, gemm, vecadd, scan, scan_int32)",
                                item);
         }
     }
