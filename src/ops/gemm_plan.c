@@ -41,6 +41,14 @@
 #define FP32_SMALL_TILE_FRACTION 0.42
 /* The dispatcher's skinny kernels (N, N): min(m, n) up to 16 (gemm_dispatch.c). */
 #define FP32_SKINNY_MAX 16
+/* The tile kernels copy B of op T into shared memory transposed, 4 bytes a
+ * cp.async, as they copy B of op N whose rows are off 16 bytes: that cost
+ * 14% of the kernel's time on the H100 (dispatch.cu, restride_b: 3001 x
+ * 2999 x 1001 against 3000 x 3000 x 1000). So the copy row (B^T copied
+ * once, read 16 bytes at a time) wins where the copy is small beside the
+ * product (prefill), and the tiles reading B^T in place where it is not
+ * (decode, small squares, large k). */
+#define FP32_TILE_B_4BYTE_COST 0.14
 
 /* A transposing copy's launch and fill (the copies' rows): gemm_ex.cu's
  * TF32_COPY_LAUNCH_US, measured on the H100 (K-major copies before the
@@ -204,9 +212,11 @@ static const wl_gemm_candidate candidates[] = {
      .flop_multiple = 1.0,
      .pad_side = FP32_TILE_PAD,
      .small_flop_fraction = FP32_SMALL_TILE_FRACTION,
+     .transposed_b_cost = FP32_TILE_B_4BYTE_COST,
      .fixed_us = 3.0,
      .source = "fp32_dispatch's constants (the same kernels and shared-memory tiles; only the "
-               "copies into shared memory differ), not refitted"},
+               "copies into shared memory differ), not refitted; B of op T: "
+               "FP32_TILE_B_4BYTE_COST"},
     {.name = "ex16_chooser",
      .kernel = "src/cuda/gemm/ex16_gemm.cu wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
      .cc_major_min = 8,
@@ -571,8 +581,10 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
         if ((double)small_side(d) <= side)
             flop_fraction = c->small_flop_fraction;
     }
-    const double flop_us =
+    double flop_us =
         batch * 2.0 * fm * fn * k / (flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
+    if (d->op_b == WARPLAB_OP_T && !(copies & 2u))
+        flop_us *= 1.0 + c->transposed_b_cost;
     return c->fixed_us + extra_us + (memory_us > flop_us ? memory_us : flop_us);
 }
 

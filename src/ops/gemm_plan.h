@@ -135,6 +135,9 @@ typedef struct wl_gemm_candidate {
     /* min(m, n) at most this runs the delegate's own bandwidth-bound
      * kernels (the dispatcher's skinny_m, skinny_n): no padding there. */
     size_t skinny_max;
+    /* The flop time grows by this fraction where the kernel copies B of op
+     * T into shared memory 4 bytes at a time (transposed), not 16. */
+    double transposed_b_cost;
     double fixed_us;
     /* Rows that read some layouts only through a copy (layouts beyond
      * in_place): each operand of op T is first copied, transposed, into the

@@ -349,10 +349,10 @@ static wl_gemm_plan plan_for(const gemm_params &g, int kernel)
 
 /* The tile kernels on op T operands read in place (TA: A stored k x m; TB:
  * B stored n x k), as dispatch.cu's launch_tile_layout runs a plan: 16-byte
- * row copies where every operand copied row by row is aligned (never on N,
- * T), the staged-C variant where C is off 16 bytes, whole tiles, split-K
- * or a tail split, then the reduction. */
-template <class T, bool TA, bool TB, bool VEC, bool STAGE_C>
+ * row copies of each operand copied row by row (B of op N, A of op T) whose
+ * rows are aligned, the staged-C variant where C is off 16 bytes, whole
+ * tiles, split-K or a tail split, then the reduction. */
+template <class T, bool TA, bool TB, bool VEC, bool A_VEC, bool STAGE_C>
 static void run_layout_as(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
 {
     const size_t smem = T::smem_bytes(TB);
@@ -362,7 +362,7 @@ static void run_layout_as(const gemm_params &q, const wl_gemm_plan &plan, float 
         tail_split_runs++;
         emu_launch(dim3((unsigned)(full_tiles + plan.tail_tiles * plan.splits)), dim3(T::THREADS),
                    smem, [&] {
-                       gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB>(
+                       gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>(
                            q, ws, full_tiles, plan.tail_tiles, plan.k_chunk);
                    });
         const size_t elements = (size_t)plan.tail_tiles * T::BM * T::BN;
@@ -375,34 +375,40 @@ static void run_layout_as(const gemm_params &q, const wl_gemm_plan &plan, float 
     }
     if (plan.splits == 1) {
         emu_launch(dim3((unsigned)tiles), dim3(T::THREADS), smem,
-                   [&] { gemm_pipelined<T, VEC, STAGE_C, TA, TB>(q); });
+                   [&] { gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC>(q); });
         return;
     }
     emu_launch(dim3((unsigned)tiles, (unsigned)plan.splits), dim3(T::THREADS), smem,
-               [&] { gemm_pipelined_split<T, VEC, STAGE_C, TA, TB>(q, ws, plan.k_chunk); });
+               [&] { gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>(q, ws, plan.k_chunk); });
     const size_t elements = (size_t)q.m * (size_t)q.n;
     emu_launch(dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
                dim3(SPLITK_REDUCE_THREADS), 0, [&] { gemm_splitk_reduce(q, ws, plan.splits); });
 }
 
-template <class T, bool TA, bool TB>
-static void run_layout_plan(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
+template <class T, bool TA, bool TB, bool VEC, bool A_VEC>
+static void run_layout_staged(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
 {
-    const bool vec = !(!TA && TB) && (TB || aligned_rows(q.b, q.ldb)) &&
-                     (!TA || aligned_rows(q.a, q.lda));
     if constexpr (T::C_STAGED_VARIANT) {
         if (gemm_stage_c<T>(q)) {
-            if (vec)
-                run_layout_as<T, TA, TB, true, true>(q, plan, ws);
-            else
-                run_layout_as<T, TA, TB, false, true>(q, plan, ws);
+            run_layout_as<T, TA, TB, VEC, A_VEC, true>(q, plan, ws);
             return;
         }
     }
-    if (vec)
-        run_layout_as<T, TA, TB, true, T::C_STAGED>(q, plan, ws);
+    run_layout_as<T, TA, TB, VEC, A_VEC, T::C_STAGED>(q, plan, ws);
+}
+
+template <class T, bool TA, bool TB>
+static void run_layout_plan(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
+{
+    const bool a_vec = TA && aligned_rows(q.a, q.lda), b_vec = !TB && aligned_rows(q.b, q.ldb);
+    if (a_vec && b_vec)
+        run_layout_staged<T, TA, TB, true, true>(q, plan, ws);
+    else if (a_vec)
+        run_layout_staged<T, TA, TB, false, true>(q, plan, ws);
+    else if (b_vec)
+        run_layout_staged<T, TA, TB, true, false>(q, plan, ws);
     else
-        run_layout_as<T, TA, TB, false, T::C_STAGED>(q, plan, ws);
+        run_layout_staged<T, TA, TB, false, false>(q, plan, ws);
 }
 
 template <bool TA, bool TB>

@@ -125,11 +125,18 @@ static void test_table(void)
          * gemv_tiled), which they stream once. */
         {1000, 1000, 1000, T, N, F32, F32, FP32C, "fp32_tiles"},
         {31, 8192, 8192, N, T, F32, F32, FP32C, "gemv_tiled"},
-        {959, 8192, 14336, N, T, F32, F32, FP32C, "fp32_tiles"},
+        /* Prefill with B of op T: B^T copied once (16-byte copies after)
+         * costs less than the tiles' 4-byte copies of it in every k tile. */
+        {959, 8192, 14336, N, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        {2500, 4096, 4096, T, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        /* Decode, T, T (no GEMV row past 16): the tiles, no copy of B. */
+        {24, 4096, 4096, T, T, F32, F32, FP32C, "fp32_tiles"},
+        {32, 14336, 4096, T, T, F32, F32, FP32C, "fp32_tiles"},
         {5207, 1024, 4096, T, N, F32, F32, FP32C, "fp32_tiles"},
         {341, 341, 341, T, T, F32, F32, FP32C, "fp32_tiles"},
         {57, 318, 53719, T, T, F32, F32, FP32C, "fp32_tiles"},
-        {35613, 212, 3430, N, T, F32, F32, FP32C, "fp32_tiles"},
+        {35613, 212, 3430, N, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        {35613, 212, 3430, T, T, F32, F32, FP32C, "fp32_tiles"}, /* A^T: the big copy */
         {1, 14336, 14336, N, T, F32, F32, FP32C, "gemv_k"},
         /* m = 1, op_a = T: A (1 x k) copied costs less than the tiles'
          * padding; the dispatcher's skinny_m then streams B once. */

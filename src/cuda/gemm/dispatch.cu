@@ -67,7 +67,7 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
 /* ------------------------------------------------------------------------ */
 /* Launches                                                                 */
 
-template <class T, bool VEC, bool STAGE_C, bool TA, bool TB>
+template <class T, bool VEC, bool STAGE_C, bool TA, bool TB, bool A_VEC>
 static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &plan,
                                       float *partial, cudaStream_t stream)
 {
@@ -78,12 +78,12 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
         /* The tail split: whole tiles, then the tail's pieces; then the
          * tail's reduction (see gemm_pipelined_tail_split). */
         cudaError_t e = wl_cuda_allow_smem(
-            reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB>),
+            reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
             smem, &tail_smem_set);
         if (e != cudaSuccess)
             return e;
         const int full_tiles = (int)tiles - plan.tail_tiles;
-        gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB>
+        gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>
             <<<(unsigned)full_tiles + (unsigned)(plan.tail_tiles * plan.splits), T::THREADS, smem,
                stream>>>(g, partial, full_tiles, plan.tail_tiles, plan.k_chunk);
         e = cudaGetLastError();
@@ -99,47 +99,59 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
     const cudaError_t e =
         plan.splits > 1
             ? wl_cuda_allow_smem(
-                  reinterpret_cast<const void *>(gemm_pipelined_split<T, VEC, STAGE_C, TA, TB>),
+                  reinterpret_cast<const void *>(gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
                   smem, &split_smem_set)
             : wl_cuda_allow_smem(
-                  reinterpret_cast<const void *>(gemm_pipelined<T, VEC, STAGE_C, TA, TB>), smem,
+                  reinterpret_cast<const void *>(gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC>), smem,
                   &whole_smem_set);
     if (e != cudaSuccess)
         return e;
     if (plan.splits > 1)
-        gemm_pipelined_split<T, VEC, STAGE_C, TA, TB>
+        gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>
             <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, smem, stream>>>(g, partial,
                                                                               plan.k_chunk);
     else
-        gemm_pipelined<T, VEC, STAGE_C, TA, TB><<<tiles, T::THREADS, smem, stream>>>(g);
+        gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC><<<tiles, T::THREADS, smem, stream>>>(g);
     return cudaGetLastError();
 }
 
-/* One layout (TA: A stored k x m; TB: B stored n x k): the kernel with
- * 16-byte row copies where every operand copied row by row (B of op N, A
- * of op T) has 16-byte aligned rows; N, T copies both operands transposed. */
+/* The staged-C variant or not (frag_256x128_s6's where C, or a split's
+ * partial rows, is off 16 bytes). */
+template <class T, bool VEC, bool TA, bool TB, bool A_VEC>
+static cudaError_t launch_tiles_staged(const gemm_params &g, const wl_gemm_plan &plan,
+                                       float *partial, cudaStream_t stream)
+{
+    if constexpr (T::C_STAGED_VARIANT)
+        if (gemm_stage_c<T>(g))
+            return launch_tiles_split<T, VEC, true, TA, TB, A_VEC>(g, plan, partial, stream);
+    return launch_tiles_split<T, VEC, T::C_STAGED, TA, TB, A_VEC>(g, plan, partial, stream);
+}
+
+/* One layout (TA: A stored k x m; TB: B stored n x k): 16-byte row copies
+ * of each operand copied row by row (B of op N: VEC; A of op T: A_VEC)
+ * whose rows are 16-byte aligned. */
 template <class T, bool TA, bool TB>
 static cudaError_t launch_tile_layout(const gemm_params &g, const wl_gemm_plan &plan,
                                       float *partial, cudaStream_t stream)
 {
-    if constexpr (!TA && TB) {
-        if constexpr (T::C_STAGED_VARIANT)
-            if (gemm_stage_c<T>(g))
-                return launch_tiles_split<T, false, true, TA, TB>(g, plan, partial, stream);
-        return launch_tiles_split<T, false, T::C_STAGED, TA, TB>(g, plan, partial, stream);
-    } else {
-        const bool vec = (TB || wl_gemm_rows_aligned(g.b, g.ldb)) &&
-                         (!TA || wl_gemm_rows_aligned(g.a, g.lda));
-        if constexpr (T::C_STAGED_VARIANT) {
-            /* frag_256x128_s6's variant that stages an unaligned C (or a
-             * split's partial rows) through shared memory. */
-            if (gemm_stage_c<T>(g))
-                return vec ? launch_tiles_split<T, true, true, TA, TB>(g, plan, partial, stream)
-                           : launch_tiles_split<T, false, true, TA, TB>(g, plan, partial, stream);
-        }
-        return vec ? launch_tiles_split<T, true, T::C_STAGED, TA, TB>(g, plan, partial, stream)
-                   : launch_tiles_split<T, false, T::C_STAGED, TA, TB>(g, plan, partial, stream);
-    }
+    const bool a_vec = TA && wl_gemm_rows_aligned(g.a, g.lda);
+    const bool b_vec = !TB && wl_gemm_rows_aligned(g.b, g.ldb);
+    (void)a_vec;
+    (void)b_vec;
+    if constexpr (TB && !TA)
+        return launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
+    else if constexpr (TB)
+        return a_vec ? launch_tiles_staged<T, false, TA, TB, true>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
+    else if constexpr (!TA)
+        return b_vec ? launch_tiles_staged<T, true, TA, TB, false>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
+    else if (a_vec)
+        return b_vec ? launch_tiles_staged<T, true, TA, TB, true>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, true>(g, plan, partial, stream);
+    else
+        return b_vec ? launch_tiles_staged<T, true, TA, TB, false>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
 }
 
 template <class T>

@@ -21,7 +21,7 @@
  * pieces of global rows into 32 distinct banks (bs is then padded by 4
  * floats a row too). An operand whose stored rows run along m or n (B of
  * op N, A of op T) is copied row by row, 16 bytes at a time when its rows
- * are 16-byte aligned (VEC), with 4-byte copies and zeros at the right edge
+ * are 16-byte aligned (VEC for B, A_VEC for A), with 4-byte copies and zeros at the right edge
  * (cp_async_16_edge: no 16-byte window ever leaves the operand); else 4
  * bytes at a time. So every layout (TA, TB: op T) is read in place, with
  * no copy of an operand before the kernel. Out of bounds, cp.async writes
@@ -139,10 +139,10 @@ template <class T, int EXT, bool VEC> struct pipelined_row_copies {
  * the body of gemm_pipelined and gemm_pipelined_split. TILE_OUT: p.c is the
  * tile's own BM x BN piece of a workspace (rows p.ldc apart) instead of C.
  * TA: A stored k x m (op T, lda >= m); TB: B stored n x k (op T, ldb >= k).
- * VEC: the operands copied row by row (B of op N, A of op T) have 16-byte
- * aligned rows. */
+ * VEC: B of op N has 16-byte aligned rows (copied 16 bytes at a time);
+ * A_VEC: A of op T does. */
 template <class T, bool VEC, bool TILE_OUT = false, bool STAGE_C = T::C_STAGED, bool TA = false,
-          bool TB = false>
+          bool TB = false, bool A_VEC = false>
 __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int block)
 {
     static_assert(!STAGE_C || T::C_STAGE_FITS, "the staged C tile fits in the stages");
@@ -192,7 +192,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
         }
     }
     /* The row copies (B of op N, A of op T). */
-    const pipelined_row_copies<T, T::BM, VEC> a_rows(tid, p.m - row0, row0, p.lda);
+    const pipelined_row_copies<T, T::BM, A_VEC> a_rows(tid, p.m - row0, row0, p.lda);
     const pipelined_row_copies<T, T::BN, VEC> b_rows(tid, p.n - col0, col0, p.ldb);
 
     const int tiles = (p.k + T::BK - 1) / T::BK;
@@ -425,10 +425,11 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
 #endif
 }
 
-template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false>
+template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
+          bool A_VEC = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
 {
-    gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB>(p, (int)blockIdx.x);
+    gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(p, (int)blockIdx.x);
 }
 
 /* The views of a k range from k0: A's columns and B's rows start there
@@ -453,7 +454,8 @@ template <class T> inline bool gemm_stage_c(const gemm_params &p)
  * (tight rows); gemm_splitk_reduce (skinny_kernels.cuh) adds the slices in
  * order and applies alpha and beta. The same tile code, on views shifted to
  * the k range: A's columns and B's rows start at the range. */
-template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false>
+template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
+          bool A_VEC = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
 {
@@ -466,7 +468,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     q.ldc = p.n;
     q.alpha = 1.0f;
     q.beta = 0.0f;
-    gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB>(q, (int)blockIdx.x);
+    gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(q, (int)blockIdx.x);
 }
 
 /* Tail split (tail_128x128, tail_256x128; over split-K on every tile): a
@@ -482,7 +484,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
  * adds the splits in order. Unlike split-K on every tile, only the tail's
  * partial sums cross memory (2048x11008x4096: 28 tiles' instead of all of
  * C's twice). */
-template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false>
+template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
+          bool A_VEC = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_tail_split(gemm_params p, float *partial, int full_tiles, int tail_tiles,
                               int k_chunk)
@@ -493,7 +496,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     wl_release_dependents(); /* gemm_tail_reduce follows */
     const int block = (int)blockIdx.x;
     if (block < full_tiles) {
-        gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB>(p, block);
+        gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(p, block);
         return;
     }
     const int split = (block - full_tiles) / tail_tiles;
@@ -506,7 +509,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     q.ldc = T::BN;
     q.alpha = 1.0f;
     q.beta = 0.0f;
-    gemm_pipelined_tile<T, VEC, true, STAGE_C, TA, TB>(q, full_tiles + tail);
+    gemm_pipelined_tile<T, VEC, true, STAGE_C, TA, TB, A_VEC>(q, full_tiles + tail);
 }
 
 /* C of the tail's tiles = alpha * (the splits' partial sums, added in split
