@@ -189,8 +189,9 @@ static const wl_gemm_candidate candidates[] = {
                "scripts/planner-gpu.sh (H200): FP32 op N, N m <= 8 at 0.9-2.7x cuBLAS; "
                "min(m, n) <= 32: FP32_SMALL_TILE_FRACTION"},
     {.name = "fp32_tiles",
-     .kernel = "src/cuda/gemm/dispatch.cu: the FP32 dispatcher's tile kernels (pipelined_kernel.cuh) "
-               "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles",
+     .kernel =
+         "src/cuda/gemm/dispatch.cu: the FP32 dispatcher's tile kernels (pipelined_kernel.cuh) "
+         "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles",
      .cc_major_min = 8, /* cp.async */
      .ab_types = F32,
      .c_types = F32,

@@ -447,11 +447,11 @@ static void run_layout(const gemm_params &g)
         b_copy = transposed(g.b, g.ldb, g.k, g.n, aligned_rows(g.b, g.ldb), &q.b, &q.ldb);
     const wl_gemm_device device = {132, 60000.0, 3350.0};
     const int a_aligned = aligned_rows(q.a, q.lda), b_aligned = aligned_rows(q.b, q.ldb);
-    wl_gemm_plan plan =
-        KERNEL < 0 ? wl_gemm_choose_tiles((size_t)g.m, (size_t)g.n, (size_t)g.k, a_aligned,
-                                          b_aligned, &device)
-                   : wl_gemm_plan_for((wl_gemm_kernel)KERNEL, (size_t)g.m, (size_t)g.n,
-                                      (size_t)g.k, a_aligned, b_aligned, &device);
+    wl_gemm_plan plan = KERNEL < 0
+                            ? wl_gemm_choose_tiles((size_t)g.m, (size_t)g.n, (size_t)g.k, a_aligned,
+                                                   b_aligned, &device)
+                            : wl_gemm_plan_for((wl_gemm_kernel)KERNEL, (size_t)g.m, (size_t)g.n,
+                                               (size_t)g.k, a_aligned, b_aligned, &device);
     int bm = 0, bn = 0;
     wl_gemm_kernel_tile(plan.kernel, &bm, &bn);
     const int tiles = bm > 0 ? ((g.m + bm - 1) / bm) * ((g.n + bn - 1) / bn) : 0;
@@ -572,7 +572,8 @@ static const rung rungs[] = {
     /* The tile kernels reading op T operands in place (warplab_gemm_ex's
      * fp32_tiles row): each layout on several tiles, whole, split and tail. */
     {"tile_64x64 T,N", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_64X64, true, false, 0, false>},
-    {"tile_32x128 N,T split 3", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_32X128, false, true, 3, false>},
+    {"tile_32x128 N,T split 3", 0, 0,
+     run_layout<WL_GEMM_KERNEL_TILE_32X128, false, true, 3, false>},
     {"tile_32x64 T,T split 2", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_32X64, true, true, 2, false>},
     {"tile_128x32 N,T", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_128X32, false, true, 0, false>},
     {"tile_64x128 T,T", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_64X128, true, true, 0, false>},

@@ -570,8 +570,14 @@ static int fp32_copy_cases(void)
     static const struct {
         size_t m, n, k;
         int ops; /* 0: N, T, T, N and T, T; 1: T, N alone (case_of: bit 0 A, bit 1 B) */
-    } shapes[] = {{37, 29, 53, 0},    {130, 257, 70, 0},  {17, 1030, 2049, 0}, {300, 400, 300, 0},
-                  {513, 65, 4099, 0}, {2000, 19, 777, 0}, {1, 1000, 333, 1},   {5, 300, 700, 1},
+    } shapes[] = {{37, 29, 53, 0},
+                  {130, 257, 70, 0},
+                  {17, 1030, 2049, 0},
+                  {300, 400, 300, 0},
+                  {513, 65, 4099, 0},
+                  {2000, 19, 777, 0},
+                  {1, 1000, 333, 1},
+                  {5, 300, 700, 1},
                   /* 256 x 128 tiles past one wave of SMs (a tail to split), sampled */
                   {2600, 2300, 1100, 0}};
     /* The planner's pick, then each FP32 row for transposed operands forced:
@@ -590,10 +596,10 @@ static int fp32_copy_cases(void)
                     for (int tf32 = 0; tf32 < (forced == 2 ? 2 : 1); tf32++) {
                         if (shapes[s].ops && ops != shapes[s].ops)
                             continue;
-                        const gemm_case t = case_of(
-                            shapes[s].m, shapes[s].n, shapes[s].k, ops, WARPLAB_FLOAT32,
-                            WARPLAB_FLOAT32, tf32 ? WARPLAB_COMPUTE_TF32 : WARPLAB_COMPUTE_FP32,
-                            variant);
+                        const gemm_case t =
+                            case_of(shapes[s].m, shapes[s].n, shapes[s].k, ops, WARPLAB_FLOAT32,
+                                    WARPLAB_FLOAT32,
+                                    tf32 ? WARPLAB_COMPUTE_TF32 : WARPLAB_COMPUTE_FP32, variant);
                         run_case(context, label, &t);
                         cases++;
                     }

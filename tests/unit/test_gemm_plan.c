@@ -439,7 +439,7 @@ static void test_limits(void)
     const wl_gemm_desc d1_tf32 = desc(1, 14336, 14336, N, N, F32, F32, TF32C);
     CHECK(wl_gemm_plan_make(&d1, &t, NULL).candidate == dispatch);
     CHECK(wl_gemm_candidate_us(&table[dispatch], &d1, &t) <
-          wl_gemm_candidate_us(&table[wl_gemm_candidate_find("fp32_tiles")], &d1_tf32, &t) ||
+              wl_gemm_candidate_us(&table[wl_gemm_candidate_find("fp32_tiles")], &d1_tf32, &t) ||
           !wl_gemm_candidate_takes(&table[wl_gemm_candidate_find("fp32_tiles")], &d1_tf32, &t));
 }
 

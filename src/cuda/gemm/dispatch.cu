@@ -49,10 +49,9 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
             return *kept;
         /* The skinny kernels read A and B as N, N only: a transposed
          * layout gets the tile kernels (which read every layout). */
-        const wl_gemm_plan plan =
-            problem->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)
-                ? wl_gemm_choose_tiles(m, n, k, a_aligned, b_aligned, &device)
-                : wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
+        const wl_gemm_plan plan = problem->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)
+                                      ? wl_gemm_choose_tiles(m, n, k, a_aligned, b_aligned, &device)
+                                      : wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
         cache.keep(key, plan);
         return plan;
     }
@@ -77,9 +76,10 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
     if (plan.splits > 1 && plan.tail_tiles > 0) {
         /* The tail split: whole tiles, then the tail's pieces; then the
          * tail's reduction (see gemm_pipelined_tail_split). */
-        cudaError_t e = wl_cuda_allow_smem(
-            reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
-            smem, &tail_smem_set);
+        cudaError_t e =
+            wl_cuda_allow_smem(reinterpret_cast<const void *>(
+                                   gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
+                               smem, &tail_smem_set);
         if (e != cudaSuccess)
             return e;
         const int full_tiles = (int)tiles - plan.tail_tiles;
@@ -98,18 +98,18 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
     }
     const cudaError_t e =
         plan.splits > 1
-            ? wl_cuda_allow_smem(
-                  reinterpret_cast<const void *>(gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
-                  smem, &split_smem_set)
+            ? wl_cuda_allow_smem(reinterpret_cast<const void *>(
+                                     gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
+                                 smem, &split_smem_set)
             : wl_cuda_allow_smem(
-                  reinterpret_cast<const void *>(gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC>), smem,
-                  &whole_smem_set);
+                  reinterpret_cast<const void *>(gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC>),
+                  smem, &whole_smem_set);
     if (e != cudaSuccess)
         return e;
     if (plan.splits > 1)
         gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>
             <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, smem, stream>>>(g, partial,
-                                                                              plan.k_chunk);
+                                                                               plan.k_chunk);
     else
         gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC><<<tiles, T::THREADS, smem, stream>>>(g);
     return cudaGetLastError();
@@ -294,11 +294,12 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
         return WARPLAB_OK;
     /* op T operands (warplab_gemm_ex's fp32_tiles row) are read in place by
      * the tile kernels; the skinny kernels read N, N only. */
-    const bool trans_a = wl_gemm_trans_a(launch->problem), trans_b = wl_gemm_trans_b(launch->problem);
+    const bool trans_a = wl_gemm_trans_a(launch->problem),
+               trans_b = wl_gemm_trans_b(launch->problem);
     if ((trans_a || trans_b) &&
         (plan.kernel == WL_GEMM_KERNEL_SKINNY_M || plan.kernel == WL_GEMM_KERNEL_SKINNY_N))
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "gemm %s: reads op N, N operands only", wl_gemm_kernel_name(plan.kernel));
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "gemm %s: reads op N, N operands only",
+                       wl_gemm_kernel_name(plan.kernel));
     float *partial = NULL;
     if (plan.splits > 1) {
         const size_t need = wl_gemm_plan_scratch_bytes(&plan, (size_t)g.m, (size_t)g.n);
@@ -356,9 +357,13 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
             e = launch_tile_plan<tile_64x128_shape>(g_run, plan, partial, stream, trans_a, trans_b);
             break;
         case WL_GEMM_KERNEL_TILE_128X128:
-            e = launch_tile_plan<frag_128x128_shape>(g_run, plan, partial, stream, trans_a, trans_b);
+            e = launch_tile_plan<frag_128x128_shape>(g_run, plan, partial, stream, trans_a,
+                                                     trans_b);
             break;
-        default: e = launch_tile_plan<frag_256x128_s6_shape>(g_run, plan, partial, stream, trans_a, trans_b); break;
+        default:
+            e = launch_tile_plan<frag_256x128_s6_shape>(g_run, plan, partial, stream, trans_a,
+                                                        trans_b);
+            break;
         }
     if (e == cudaSuccess && plan.splits > 1 && plan.tail_tiles == 0) {
         const size_t elements = (size_t)g.m * (size_t)g.n;

@@ -61,10 +61,7 @@ struct tile_shape {
     static constexpr int B_ROW_STEP = THREADS / BN;
     static constexpr size_t SMEM_BYTES = (size_t)STAGES * (AS_STAGE + BS_STAGE) * sizeof(float);
     /* B of op T (copied transposed): bs rows padded by 4 floats, as as's. */
-    static constexpr int bs_stride(bool transposed_b)
-    {
-        return transposed_b ? BN + 4 : BN;
-    }
+    static constexpr int bs_stride(bool transposed_b) { return transposed_b ? BN + 4 : BN; }
     static constexpr size_t smem_bytes(bool transposed_b)
     {
         return (size_t)STAGES * (AS_STAGE + BK * bs_stride(transposed_b)) * sizeof(float);
@@ -251,7 +248,8 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
         }
 #pragma unroll
         for (int u = 0; u < T::TN / 4; u++) {
-            const float4 y = *reinterpret_cast<const float4 *>(b_tile + d * BS_STRIDE + u * T::LN * 4);
+            const float4 y =
+                *reinterpret_cast<const float4 *>(b_tile + d * BS_STRIDE + u * T::LN * 4);
             bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z, bn[u * 4 + 3] = y.w;
         }
     };
@@ -343,8 +341,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
                 bn_last[j] = bn[j];
             stage = stage + 1 == T::STAGES ? 0 : stage + 1;
             if (t + 1 < tiles)
-                load_fragments(am, bn, a_read + stage * T::AS_STAGE, b_read + stage * BS_STAGE,
-                               0);
+                load_fragments(am, bn, a_read + stage * T::AS_STAGE, b_read + stage * BS_STAGE, 0);
             multiply(am_last, bn_last);
         }
     }
