@@ -1371,6 +1371,20 @@ warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *proble
         if (!planned_elsewhere)
             return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
     }
+    /* TF32 on float N, N operands where the planner picks fp32_dispatch:
+     * its pick runs (FP32 products meet TF32's bound), as when forced, not
+     * the TF32 chooser's own choice. */
+    if (problem.variant == WL_GEMM_COMPUTE_TF32 && a_type == WARPLAB_FLOAT32 &&
+        context->device->info.backend == WARPLAB_BACKEND_CUDA) {
+        const wl_gemm_desc desc = wl_gemm_desc_of(&problem, wl_view_ptr(views[0]),
+                                                  wl_view_ptr(views[1]), wl_view_ptr(views[2]));
+        const wl_gemm_target target = wl_gemm_target_for(context->device);
+        const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, NULL);
+        if (plan.candidate >= 0 && plan.candidate == wl_gemm_candidate_find("fp32_dispatch")) {
+            problem.variant = 0;
+            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+        }
+    }
     return wl_context_run_impl(context, context->gemm_ex,
                                "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
 }

@@ -242,6 +242,11 @@ typedef struct wl_gemm_device {
  * allocation. */
 wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, int b_rows_aligned,
                             const wl_gemm_device *device);
+/* The same among the tile kernels alone (their whole tiles, split-K and
+ * tail splits; no skinny kernel): what a transposed layout runs, the tile
+ * kernels reading op T operands in place (pipelined_kernel.cuh). */
+wl_gemm_plan wl_gemm_choose_tiles(size_t m, size_t n, size_t k, int a_rows_aligned,
+                                  int b_rows_aligned, const wl_gemm_device *device);
 /* The best plan with one kernel (the kernel's own rung): only the split of k
  * is chosen. */
 wl_gemm_plan wl_gemm_plan_for(wl_gemm_kernel kernel, size_t m, size_t n, size_t k,

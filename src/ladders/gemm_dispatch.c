@@ -252,6 +252,27 @@ wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, in
                             const wl_gemm_device *device)
 {
     const model md = make_model(device);
+    wl_gemm_plan best = wl_gemm_choose_tiles(m, n, k, a_rows_aligned, b_rows_aligned, device);
+    /* The bandwidth-bound kernels where one side is at most 16 wide. */
+    if (m <= 16) {
+        const wl_gemm_plan plan =
+            best_split(&md, WL_GEMM_KERNEL_SKINNY_M, m, n, k, a_rows_aligned, b_rows_aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    if (n <= 16) {
+        const wl_gemm_plan plan =
+            best_split(&md, WL_GEMM_KERNEL_SKINNY_N, m, n, k, a_rows_aligned, b_rows_aligned);
+        if (plan.predicted_us < best.predicted_us)
+            best = plan;
+    }
+    return best;
+}
+
+wl_gemm_plan wl_gemm_choose_tiles(size_t m, size_t n, size_t k, int a_rows_aligned,
+                                  int b_rows_aligned, const wl_gemm_device *device)
+{
+    const model md = make_model(device);
     wl_gemm_plan best =
         best_split(&md, tile_kinds[0].kernel, m, n, k, a_rows_aligned, b_rows_aligned);
     for (size_t i = 1; i < sizeof tile_kinds / sizeof tile_kinds[0]; i++) {
@@ -269,19 +290,6 @@ wl_gemm_plan wl_gemm_choose(size_t m, size_t n, size_t k, int a_rows_aligned, in
         const wl_gemm_plan plan = wl_gemm_plan_tail_split(tail_kernels[i], m, n, k, a_rows_aligned,
                                                           b_rows_aligned, device);
         if (plan.tail_tiles > 0 && plan.predicted_us < best.predicted_us)
-            best = plan;
-    }
-    /* The bandwidth-bound kernels where one side is at most 16 wide. */
-    if (m <= 16) {
-        const wl_gemm_plan plan =
-            best_split(&md, WL_GEMM_KERNEL_SKINNY_M, m, n, k, a_rows_aligned, b_rows_aligned);
-        if (plan.predicted_us < best.predicted_us)
-            best = plan;
-    }
-    if (n <= 16) {
-        const wl_gemm_plan plan =
-            best_split(&md, WL_GEMM_KERNEL_SKINNY_N, m, n, k, a_rows_aligned, b_rows_aligned);
-        if (plan.predicted_us < best.predicted_us)
             best = plan;
     }
     return best;

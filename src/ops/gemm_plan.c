@@ -30,6 +30,26 @@
 #define TENSOR16_OVER_FP32 14.8
 #define TF32_OVER_FP32 7.4
 
+/* The FP32 dispatcher's tile rows: the smallest tile's side (tile_32x128,
+ * tile_32x64: 32 rows), and the fraction of the FP32 peak its small tiles
+ * reach on the padded flops, where min(m, n) is at most that side: 0.42,
+ * tile_32x128's efficiency in the dispatcher's own table (gemm_dispatch.c,
+ * tile_kinds: H100, SMs full), the kernel it takes for m of 17 to 32. A
+ * decode call at the large tiles' 0.75 was priced 2-3x too fast against
+ * the tensor-core rows. */
+#define FP32_TILE_PAD 32
+#define FP32_SMALL_TILE_FRACTION 0.42
+/* The dispatcher's skinny kernels (N, N): min(m, n) up to 16 (gemm_dispatch.c). */
+#define FP32_SKINNY_MAX 16
+/* The tile kernels copy B of op T into shared memory transposed, 4 bytes a
+ * cp.async, as they copy B of op N whose rows are off 16 bytes: that cost
+ * 14% of the kernel's time on the H100 (dispatch.cu, restride_b: 3001 x
+ * 2999 x 1001 against 3000 x 3000 x 1000). So the copy row (B^T copied
+ * once, read 16 bytes at a time) wins where the copy is small beside the
+ * product (prefill), and the tiles reading B^T in place where it is not
+ * (decode, small squares, large k). */
+#define FP32_TILE_B_4BYTE_COST 0.14
+
 /* A transposing copy's launch and fill (the copies' rows): gemm_ex.cu's
  * TF32_COPY_LAUNCH_US, measured on the H100 (K-major copies before the
  * wgmma kernel ran 6-8 us longer than their bytes alone). */
@@ -161,9 +181,43 @@ static const wl_gemm_candidate candidates[] = {
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
+     .pad_side = FP32_TILE_PAD,
+     .small_flop_fraction = FP32_SMALL_TILE_FRACTION,
+     .skinny_max = FP32_SKINNY_MAX,
      .fixed_us = 3.0,
      .source = "warplab bench gemm --shapes (H200): 1.058x cuBLAS FP32 over the shape set; "
-               "scripts/planner-gpu.sh (H200): FP32 op N, N m <= 8 at 0.9-2.7x cuBLAS"},
+               "scripts/planner-gpu.sh (H200): FP32 op N, N m <= 8 at 0.9-2.7x cuBLAS; "
+               "min(m, n) <= 32: FP32_SMALL_TILE_FRACTION"},
+    {.name = "fp32_tiles",
+     .kernel =
+         "src/cuda/gemm/dispatch.cu: the FP32 dispatcher's tile kernels (pipelined_kernel.cuh) "
+         "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles",
+     .cc_major_min = 8, /* cp.async */
+     .ab_types = F32,
+     .c_types = F32,
+     /* TF32: FP32 products meet its bound (warplab.h). */
+     .computes = FP32_COMPUTE | TF32_COMPUTE,
+     /* A of op T is copied into shared memory row by row (16-byte copies),
+      * B of op T transposed (4-byte copies), as A of op N always was: no
+      * operand is copied before the kernel. */
+     .layouts = WL_GEMM_LAYOUT_NT | WL_GEMM_LAYOUT_TN | WL_GEMM_LAYOUT_TT,
+     .in_place = WL_GEMM_LAYOUT_NT | WL_GEMM_LAYOUT_TN | WL_GEMM_LAYOUT_TT,
+     /* With the big operand along k its tiles read it by 4-byte copies;
+      * where a GEMV row takes the shape, that row streams it (measured on
+      * the tuning set: gemv_k, gemv_tiled). */
+     .along_k_defers_to_gemv = true,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .bandwidth_fraction = 0.85,
+     .flop_fraction = 0.75,
+     .flop_multiple = 1.0,
+     .pad_side = FP32_TILE_PAD,
+     .small_flop_fraction = FP32_SMALL_TILE_FRACTION,
+     .transposed_b_cost = FP32_TILE_B_4BYTE_COST,
+     .fixed_us = 3.0,
+     .source = "fp32_dispatch's constants (the same kernels and shared-memory tiles; only the "
+               "copies into shared memory differ), not refitted; B of op T: "
+               "FP32_TILE_B_4BYTE_COST"},
     {.name = "ex16_chooser",
      .kernel = "src/cuda/gemm/ex16_gemm.cu wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
      .cc_major_min = 8,
@@ -230,6 +284,9 @@ static const wl_gemm_candidate candidates[] = {
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
+     .pad_side = FP32_TILE_PAD,
+     .small_flop_fraction = FP32_SMALL_TILE_FRACTION,
+     .skinny_max = FP32_SKINNY_MAX,
      .fixed_us = 3.0,
      .copy_bandwidth_fraction = 0.78,
      .source = "the dispatcher's rates and fixed cost are fp32_dispatch's (the same kernels on "
@@ -517,8 +574,18 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                     2.0 * copied * in / (c->copy_bandwidth_fraction * bandwidth_of(t) * 1e3);
     }
     const double memory_us = bytes / (c->bandwidth_fraction * bandwidth_of(t) * 1e3);
-    const double flop_us =
-        batch * 2.0 * m * n * k / (c->flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
+    double fm = m, fn = n, flop_fraction = c->flop_fraction;
+    if (c->pad_side > 0 && small_side(d) > c->skinny_max) {
+        const double side = (double)c->pad_side;
+        fm = ceil(m / side) * side;
+        fn = ceil(n / side) * side;
+        if ((double)small_side(d) <= side)
+            flop_fraction = c->small_flop_fraction;
+    }
+    double flop_us =
+        batch * 2.0 * fm * fn * k / (flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
+    if (d->op_b == WARPLAB_OP_T && !(copies & 2u))
+        flop_us *= 1.0 + c->transposed_b_cost;
     return c->fixed_us + extra_us + (memory_us > flop_us ? memory_us : flop_us);
 }
 

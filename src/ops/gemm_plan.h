@@ -126,6 +126,18 @@ typedef struct wl_gemm_candidate {
     double bandwidth_fraction;
     double flop_fraction;
     double flop_multiple; /* the unit's peak over the device's FP32 peak (tensor cores) */
+    /* Tile rows (delegates to the FP32 dispatcher's tile kernels): flops
+     * priced on m and n rounded up to pad_side (the smallest tile's side),
+     * at small_flop_fraction where min(m, n) <= pad_side (a decode call: the
+     * one row of small tiles, split over k); 0: no padding. */
+    int pad_side;
+    double small_flop_fraction;
+    /* min(m, n) at most this runs the delegate's own bandwidth-bound
+     * kernels (the dispatcher's skinny_m, skinny_n): no padding there. */
+    size_t skinny_max;
+    /* The flop time grows by this fraction where the kernel copies B of op
+     * T into shared memory 4 bytes at a time (transposed), not 16. */
+    double transposed_b_cost;
     double fixed_us;
     /* Rows that read some layouts only through a copy (layouts beyond
      * in_place): each operand of op T is first copied, transposed, into the

@@ -347,6 +347,129 @@ static wl_gemm_plan plan_for(const gemm_params &g, int kernel)
                             a_aligned, b_aligned, &device);
 }
 
+/* The tile kernels on op T operands read in place (TA: A stored k x m; TB:
+ * B stored n x k), as dispatch.cu's launch_tile_layout runs a plan: 16-byte
+ * row copies of each operand copied row by row (B of op N, A of op T) whose
+ * rows are aligned, the staged-C variant where C is off 16 bytes, whole
+ * tiles, split-K or a tail split, then the reduction. */
+template <class T, bool TA, bool TB, bool VEC, bool A_VEC, bool STAGE_C>
+static void run_layout_as(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
+{
+    const size_t smem = T::smem_bytes(TB);
+    const int tiles = ((q.m + T::BM - 1) / T::BM) * ((q.n + T::BN - 1) / T::BN);
+    if (plan.splits > 1 && plan.tail_tiles > 0) {
+        const int full_tiles = tiles - plan.tail_tiles;
+        tail_split_runs++;
+        emu_launch(dim3((unsigned)(full_tiles + plan.tail_tiles * plan.splits)), dim3(T::THREADS),
+                   smem, [&] {
+                       gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>(
+                           q, ws, full_tiles, plan.tail_tiles, plan.k_chunk);
+                   });
+        const size_t elements = (size_t)plan.tail_tiles * T::BM * T::BN;
+        emu_launch(dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
+                   dim3(SPLITK_REDUCE_THREADS), 0, [&] {
+                       gemm_tail_reduce<T::BM, T::BN>(q, ws, full_tiles, plan.tail_tiles,
+                                                      plan.splits, T::GROUP_M);
+                   });
+        return;
+    }
+    if (plan.splits == 1) {
+        emu_launch(dim3((unsigned)tiles), dim3(T::THREADS), smem,
+                   [&] { gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC>(q); });
+        return;
+    }
+    emu_launch(dim3((unsigned)tiles, (unsigned)plan.splits), dim3(T::THREADS), smem,
+               [&] { gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>(q, ws, plan.k_chunk); });
+    const size_t elements = (size_t)q.m * (size_t)q.n;
+    emu_launch(dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
+               dim3(SPLITK_REDUCE_THREADS), 0, [&] { gemm_splitk_reduce(q, ws, plan.splits); });
+}
+
+template <class T, bool TA, bool TB, bool VEC, bool A_VEC>
+static void run_layout_staged(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
+{
+    if constexpr (T::C_STAGED_VARIANT) {
+        if (gemm_stage_c<T>(q)) {
+            run_layout_as<T, TA, TB, VEC, A_VEC, true>(q, plan, ws);
+            return;
+        }
+    }
+    run_layout_as<T, TA, TB, VEC, A_VEC, T::C_STAGED>(q, plan, ws);
+}
+
+template <class T, bool TA, bool TB>
+static void run_layout_plan(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
+{
+    const bool a_vec = TA && aligned_rows(q.a, q.lda), b_vec = !TB && aligned_rows(q.b, q.ldb);
+    if (a_vec && b_vec)
+        run_layout_staged<T, TA, TB, true, true>(q, plan, ws);
+    else if (a_vec)
+        run_layout_staged<T, TA, TB, false, true>(q, plan, ws);
+    else if (b_vec)
+        run_layout_staged<T, TA, TB, true, false>(q, plan, ws);
+    else
+        run_layout_staged<T, TA, TB, false, false>(q, plan, ws);
+}
+
+template <bool TA, bool TB>
+static void run_layout_kernel(const gemm_params &q, const wl_gemm_plan &plan, float *ws)
+{
+    switch (plan.kernel) {
+    case WL_GEMM_KERNEL_TILE_32X128: run_layout_plan<tile_32x128_shape, TA, TB>(q, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_64X64: run_layout_plan<tile_64x64_shape, TA, TB>(q, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_128X32: run_layout_plan<tile_128x32_shape, TA, TB>(q, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_64X128: run_layout_plan<tile_64x128_shape, TA, TB>(q, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_32X64: run_layout_plan<tile_32x64_shape, TA, TB>(q, plan, ws); break;
+    case WL_GEMM_KERNEL_TILE_128X128:
+        run_layout_plan<frag_128x128_shape, TA, TB>(q, plan, ws);
+        break;
+    case WL_GEMM_KERNEL_TILE_256X128:
+        run_layout_plan<frag_256x128_s6_shape, TA, TB>(q, plan, ws);
+        break;
+    default:
+        std::fprintf(stderr, "FAIL: %s planned for a transposed layout\n",
+                     wl_gemm_kernel_name(plan.kernel));
+        failures++;
+    }
+}
+
+/* KERNEL (-1: wl_gemm_choose_tiles, the fp32_tiles row's choice) on op(A),
+ * op(B) stored transposed where TA, TB; SPLITS > 0 forces that split of k;
+ * TAIL forces a tail split (a third of the tiles, k in 3 chunks). */
+template <int KERNEL, bool TA, bool TB, int SPLITS, bool TAIL>
+static void run_layout(const gemm_params &g)
+{
+    std::vector<float> a_copy, b_copy;
+    gemm_params q = g;
+    if (TA)
+        a_copy = transposed(g.a, g.lda, g.m, g.k, aligned_rows(g.a, g.lda), &q.a, &q.lda);
+    if (TB)
+        b_copy = transposed(g.b, g.ldb, g.k, g.n, aligned_rows(g.b, g.ldb), &q.b, &q.ldb);
+    const wl_gemm_device device = {132, 60000.0, 3350.0};
+    const int a_aligned = aligned_rows(q.a, q.lda), b_aligned = aligned_rows(q.b, q.ldb);
+    wl_gemm_plan plan = KERNEL < 0
+                            ? wl_gemm_choose_tiles((size_t)g.m, (size_t)g.n, (size_t)g.k, a_aligned,
+                                                   b_aligned, &device)
+                            : wl_gemm_plan_for((wl_gemm_kernel)KERNEL, (size_t)g.m, (size_t)g.n,
+                                               (size_t)g.k, a_aligned, b_aligned, &device);
+    int bm = 0, bn = 0;
+    wl_gemm_kernel_tile(plan.kernel, &bm, &bn);
+    const int tiles = bm > 0 ? ((g.m + bm - 1) / bm) * ((g.n + bn - 1) / bn) : 0;
+    if ((SPLITS > 0 || TAIL) && g.k > 0) {
+        const int parts = TAIL ? 3 : SPLITS;
+        const int chunk = (g.k + parts - 1) / parts;
+        plan.k_chunk = (chunk + 15) / 16 * 16;
+        plan.splits = (g.k + plan.k_chunk - 1) / plan.k_chunk;
+        plan.tail_tiles = TAIL && plan.splits > 1 ? (tiles + 2) / 3 : 0;
+        if (plan.splits == 1)
+            plan.k_chunk = g.k;
+    }
+    const size_t slot = plan.tail_tiles > 0 ? (size_t)plan.tail_tiles * (size_t)(bm * bn)
+                                            : (size_t)g.m * (size_t)g.n;
+    std::vector<float> partial((size_t)plan.splits * slot + 1, poison_value());
+    run_layout_kernel<TA, TB>(q, plan, partial.data());
+}
+
 template <int KERNEL, int SPLITS> static void run_kernel(const gemm_params &g)
 {
     run_plan(g, plan_for(g, KERNEL), SPLITS);
@@ -446,6 +569,21 @@ static const rung rungs[] = {
      run_tail_planned<frag_128x128_shape, WL_GEMM_KERNEL_TILE_128X128, 1>, WL_GEMM_FP32, true},
     {"tail_256x128 planned", 0, 0,
      run_tail_planned<frag_256x128_s6_shape, WL_GEMM_KERNEL_TILE_256X128, 2>, WL_GEMM_FP32, true},
+    /* The tile kernels reading op T operands in place (warplab_gemm_ex's
+     * fp32_tiles row): each layout on several tiles, whole, split and tail. */
+    {"tile_64x64 T,N", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_64X64, true, false, 0, false>},
+    {"tile_32x128 N,T split 3", 0, 0,
+     run_layout<WL_GEMM_KERNEL_TILE_32X128, false, true, 3, false>},
+    {"tile_32x64 T,T split 2", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_32X64, true, true, 2, false>},
+    {"tile_128x32 N,T", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_128X32, false, true, 0, false>},
+    {"tile_64x128 T,T", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_64X128, true, true, 0, false>},
+    {"frag_128x128 T,N tail", 0, 0, run_layout<WL_GEMM_KERNEL_TILE_128X128, true, false, 0, true>},
+    {"frag_256x128_s6 N,T split 2", 0, 0,
+     run_layout<WL_GEMM_KERNEL_TILE_256X128, false, true, 2, false>},
+    {"frag_256x128_s6 T,T tail", 0, 0,
+     run_layout<WL_GEMM_KERNEL_TILE_256X128, true, true, 0, true>},
+    {"dispatch tiles T,T", 0, 0, run_layout<-1, true, true, 0, false>, WL_GEMM_FP32, true},
+    {"dispatch tiles T,N", 0, 0, run_layout<-1, true, false, 0, false>, WL_GEMM_FP32, true},
     {"tf32_mma", 0, 0, run_tf32_mma, WL_GEMM_TF32},
     /* warplab_gemm_ex's TF32 tiles: every op pair on the 64 x 64 tile, the
      * others on two each; split k (k of 33 and more: several chunks), and
@@ -584,7 +722,8 @@ int main(int argc, char **argv)
         const int tail_runs_before = tail_split_runs;
         for (const problem_case &c : cases)
             check_case(r, c, seed++);
-        if (std::string(r.id).rfind("tail_", 0) == 0 && tail_split_runs == tail_runs_before) {
+        if (std::string(r.id).find("tail") != std::string::npos &&
+            tail_split_runs == tail_runs_before) {
             std::fprintf(stderr, "FAIL %s: no case split a tail\n", r.id);
             failures++;
         }

@@ -549,8 +549,9 @@ static void on_backend(warplab_backend_kind kind)
     warplab_context_destroy(context);
 }
 
-/* --fp32-copy: FP32 compute on the transposed layouts, every case twice:
- * as the planner picks and with fp32_dispatch_copy forced. Shapes: odd
+/* --fp32-copy: FP32 compute on the transposed layouts, every case three
+ * times: as the planner picks, with fp32_dispatch_copy forced and with
+ * fp32_tiles forced (that one under TF32 compute too). Shapes: odd
  * sizes on both sides of the dispatcher's kernels (a ragged tile, 17 rows
  * with k split, k split over many chunks, tall with 19 columns, several
  * 128 x 128 tiles), and (T, N alone: the row takes a small m only where
@@ -569,25 +570,42 @@ static int fp32_copy_cases(void)
     static const struct {
         size_t m, n, k;
         int ops; /* 0: N, T, T, N and T, T; 1: T, N alone (case_of: bit 0 A, bit 1 B) */
-    } shapes[] = {{37, 29, 53, 0},    {130, 257, 70, 0},  {17, 1030, 2049, 0}, {300, 400, 300, 0},
-                  {513, 65, 4099, 0}, {2000, 19, 777, 0}, {1, 1000, 333, 1},   {5, 300, 700, 1}};
+    } shapes[] = {{37, 29, 53, 0},
+                  {130, 257, 70, 0},
+                  {17, 1030, 2049, 0},
+                  {300, 400, 300, 0},
+                  {513, 65, 4099, 0},
+                  {2000, 19, 777, 0},
+                  {1, 1000, 333, 1},
+                  {5, 300, 700, 1},
+                  /* 256 x 128 tiles past one wave of SMs (a tail to split), sampled */
+                  {2600, 2300, 1100, 0}};
+    /* The planner's pick, then each FP32 row for transposed operands forced:
+     * the copies (fp32_dispatch_copy) and the tiles reading op T in place
+     * (fp32_tiles, also under TF32 compute, whose bound FP32 meets). */
+    static const char *const forced_rows[] = {NULL, "fp32_dispatch_copy", "fp32_tiles"};
     int cases = 0;
-    for (int forced = 0; forced < 2; forced++) {
-        CHECK(warplab_gemm_force_candidate(context, forced ? "fp32_dispatch_copy" : NULL) ==
-              WARPLAB_OK);
+    for (int forced = 0; forced < 3; forced++) {
+        const char *row = forced_rows[forced];
+        CHECK(warplab_gemm_force_candidate(context, row) == WARPLAB_OK);
+        char label[64];
+        snprintf(label, sizeof label, row ? "cuda (%s forced)" : "cuda", row);
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
             for (int ops = 1; ops < 4; ops++)
-                for (int variant = 0; variant < 2; variant++) {
-                    if (shapes[s].ops && ops != shapes[s].ops)
-                        continue;
-                    const gemm_case t =
-                        case_of(shapes[s].m, shapes[s].n, shapes[s].k, ops, WARPLAB_FLOAT32,
-                                WARPLAB_FLOAT32, WARPLAB_COMPUTE_FP32, variant);
-                    run_case(context, forced ? "cuda (fp32_dispatch_copy forced)" : "cuda", &t);
-                    cases++;
-                }
+                for (int variant = 0; variant < 2; variant++)
+                    for (int tf32 = 0; tf32 < (forced == 2 ? 2 : 1); tf32++) {
+                        if (shapes[s].ops && ops != shapes[s].ops)
+                            continue;
+                        const gemm_case t =
+                            case_of(shapes[s].m, shapes[s].n, shapes[s].k, ops, WARPLAB_FLOAT32,
+                                    WARPLAB_FLOAT32,
+                                    tf32 ? WARPLAB_COMPUTE_TF32 : WARPLAB_COMPUTE_FP32, variant);
+                        run_case(context, label, &t);
+                        cases++;
+                    }
     }
-    /* The forced row refuses what it cannot take, with why: k = 0. */
+    /* The forced rows refuse what they cannot take, with why: k = 0. */
+    CHECK(warplab_gemm_force_candidate(context, "fp32_dispatch_copy") == WARPLAB_OK);
     warplab_buffer *c = NULL, *a = NULL;
     CHECK(warplab_buffer_create(context, 16 * 4, &a) == WARPLAB_OK);
     CHECK(warplab_buffer_create(context, 16 * 4, &c) == WARPLAB_OK);
@@ -595,9 +613,14 @@ static int fp32_copy_cases(void)
                           a, WARPLAB_FLOAT32, 1, 0.0f, c, WARPLAB_FLOAT32, 0,
                           WARPLAB_COMPUTE_FP32) == WARPLAB_ERROR_UNSUPPORTED);
     CHECK(strstr(warplab_last_error(context), "fp32_dispatch_copy") != NULL);
+    CHECK(warplab_gemm_force_candidate(context, "fp32_tiles") == WARPLAB_OK);
+    CHECK(warplab_gemm_ex(context, WARPLAB_OP_N, WARPLAB_OP_T, 4, 4, 0, 1.0f, a, WARPLAB_FLOAT32, 4,
+                          a, WARPLAB_FLOAT32, 1, 0.0f, c, WARPLAB_FLOAT32, 0,
+                          WARPLAB_COMPUTE_FP32) == WARPLAB_ERROR_UNSUPPORTED);
+    CHECK(strstr(warplab_last_error(context), "fp32_tiles") != NULL);
     warplab_buffer_destroy(a);
     warplab_buffer_destroy(c);
-    printf("  cuda: %d fp32_dispatch_copy cases\n", cases);
+    printf("  cuda: %d cases of FP32 rows on transposed operands\n", cases);
     warplab_context_destroy(context);
     return check_report("test_gemm_ex_api --fp32-copy");
 }

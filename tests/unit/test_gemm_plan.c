@@ -11,6 +11,7 @@
 #include "../check.h"
 #include "ops/gemm_plan.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +107,8 @@ static void test_table(void)
         {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
         /* FP32 compute, op_a = T, small m, X along big: not the fallback;
-         * A (5 x 2000) copied costs less than the GEMV's slower rate, and
-         * the dispatcher reads B as stored. */
-        {5, 3000, 2000, T, N, F32, F32, FP32C, "fp32_dispatch_copy"},
+         * the dispatcher's tiles read A^T and B as stored (no copy). */
+        {5, 3000, 2000, T, N, F32, F32, FP32C, "fp32_tiles"},
         /* Prefill and squares: the tensor-core choosers, the FP32 dispatcher. */
         {4096, 4096, 4096, N, T, BF16, BF16, FP32C, "ex16_chooser"},
         {1000, 1024, 4096, N, N, F16, F32, FP32C, "ex16_chooser"},
@@ -117,31 +117,40 @@ static void test_table(void)
         {777, 555, 333, T, T, F32, F32, TF32C, "tf32_chooser"},
         {4096, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {128, 128, 128, N, N, F32, F32, FP32C, "fp32_dispatch"},
-        /* FP32 compute on transposed float operands: the op T operands
-         * copied (transposed) into the workspace, the FP32 dispatcher on N,
-         * N; the shapes of the judging grid's classes that ran on the tiled
-         * fallback at 0.006-0.4x cuBLAS. The GEMV rows keep the small sides
-         * where streaming the big operand once beats copying it (up to
-         * min(m, n) = 32 with the big operand along k: gemv_tiled). */
-        {1000, 1000, 1000, T, N, F32, F32, FP32C, "fp32_dispatch_copy"},
+        /* FP32 compute on transposed float operands: the FP32 dispatcher's
+         * tile kernels reading the op T operands in place (fp32_tiles), in
+         * the judging grid's classes that ran on the tiled fallback at
+         * 0.006-0.4x cuBLAS and then on copies. The GEMV rows keep the
+         * small sides with the big operand along k (up to min(m, n) = 32:
+         * gemv_tiled), which they stream once. */
+        {1000, 1000, 1000, T, N, F32, F32, FP32C, "fp32_tiles"},
         {31, 8192, 8192, N, T, F32, F32, FP32C, "gemv_tiled"},
+        /* Prefill with B of op T: B^T copied once (16-byte copies after)
+         * costs less than the tiles' 4-byte copies of it in every k tile. */
         {959, 8192, 14336, N, T, F32, F32, FP32C, "fp32_dispatch_copy"},
-        {5207, 1024, 4096, T, N, F32, F32, FP32C, "fp32_dispatch_copy"},
-        {341, 341, 341, T, T, F32, F32, FP32C, "fp32_dispatch_copy"},
-        {57, 318, 53719, T, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        {2500, 4096, 4096, T, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        /* Decode, T, T (no GEMV row past 16): the tiles, no copy of B. */
+        {24, 4096, 4096, T, T, F32, F32, FP32C, "fp32_tiles"},
+        {32, 14336, 4096, T, T, F32, F32, FP32C, "fp32_tiles"},
+        {5207, 1024, 4096, T, N, F32, F32, FP32C, "fp32_tiles"},
+        {341, 341, 341, T, T, F32, F32, FP32C, "fp32_tiles"},
+        {57, 318, 53719, T, T, F32, F32, FP32C, "fp32_tiles"},
         {35613, 212, 3430, N, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        {35613, 212, 3430, T, T, F32, F32, FP32C, "fp32_tiles"}, /* A^T: the big copy */
         {1, 14336, 14336, N, T, F32, F32, FP32C, "gemv_k"},
+        /* m = 1, op_a = T: A (1 x k) copied costs less than the tiles'
+         * padding; the dispatcher's skinny_m then streams B once. */
         {1, 14336, 14336, T, N, F32, F32, FP32C, "fp32_dispatch_copy"},
         {4, 4096, 4096, T, T, F32, F32, FP32C, "gemv_k"},
         {16, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
         {4096, 16, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 16, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
         {17, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
-        /* (the copy steps aside wherever a GEMV row takes the shape; T, T
-         * has none past 16, so the copy keeps it) */
+        /* (the tiles step aside wherever a GEMV row takes the shape; T, T
+         * has none past 16, so the tiles keep it) */
         {24, 1024, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
         {513, 29, 640, N, T, F32, F32, FP32C, "gemv_tiled"},
-        {20, 333, 640, T, T, F32, F32, FP32C, "fp32_dispatch_copy"},
+        {20, 333, 640, T, T, F32, F32, FP32C, "fp32_tiles"},
         /* k = 0 on transposed float operands: C = beta C, the fallback. */
         {100, 100, 0, T, T, F32, F32, FP32C, "tiled"},
         /* k = 0 (C = beta C): not the GEMV (it takes k > 0). */
@@ -400,13 +409,38 @@ static void test_limits(void)
     wl_gemm_route_describe(&plan, text, sizeof text);
     CHECK_MSG(strncmp(text, "gemv_mma (small m = 1, X along k", 32) == 0, "%s", text);
     const wl_gemm_desc tt = desc(1000, 1000, 1000, T, T, F32, F32, FP32C);
-    const wl_gemm_route copied = wl_gemm_plan_make(&tt, &t, NULL);
+    const wl_gemm_route copied = wl_gemm_plan_make(&tt, &t, "fp32_dispatch_copy");
     CHECK(copied.copies == 3u);
     wl_gemm_route_describe(&copied, text, sizeof text);
     CHECK_MSG(strncmp(text, "fp32_dispatch_copy (A and B copied", 34) == 0, "%s", text);
-    /* The copy is priced: the same shape on N, N costs less. */
+    /* The copy is priced: the same shape on N, N costs less, and so does
+     * the same tile kernels' plan that reads T, T in place (no copy). */
     const wl_gemm_desc nn = desc(1000, 1000, 1000, N, N, F32, F32, FP32C);
     CHECK(wl_gemm_plan_make(&nn, &t, NULL).predicted_us < copied.predicted_us);
+    const wl_gemm_route in_place = wl_gemm_plan_make(&tt, &t, NULL);
+    CHECK(in_place.candidate == wl_gemm_candidate_find("fp32_tiles"));
+    CHECK(in_place.copies == 0u);
+    CHECK(in_place.predicted_us < copied.predicted_us);
+    wl_gemm_route_describe(&in_place, text, sizeof text);
+    CHECK_MSG(strncmp(text, "fp32_tiles (model", 17) == 0, "%s", text);
+    /* The dispatcher's tile rows price a decode call on its padded tiles
+     * at the small tiles' rate (m = 24 costs as m = 32, and more than the
+     * large tiles' rate would say); the skinny kernels' sides (<= 16)
+     * are not padded. */
+    const wl_gemm_desc d24 = desc(24, 4096, 4096, T, T, F32, F32, FP32C);
+    const wl_gemm_desc d32 = desc(32, 4096, 4096, T, T, F32, F32, FP32C);
+    const double us24 = wl_gemm_plan_make(&d24, &t, NULL).predicted_us;
+    CHECK_MSG(fabs(us24 - wl_gemm_plan_make(&d32, &t, NULL).predicted_us) < 1.0, "%.1f", us24);
+    CHECK_MSG(us24 > 3.0 + 2.0 * 32 * 4096 * 4096 / (0.5 * 67000.0 * 1e3), "%.1f", us24);
+    const int dispatch = wl_gemm_candidate_find("fp32_dispatch");
+    size_t count = 0;
+    const wl_gemm_candidate *table = wl_gemm_candidates(&count);
+    const wl_gemm_desc d1 = desc(1, 14336, 14336, N, N, F32, F32, FP32C);
+    const wl_gemm_desc d1_tf32 = desc(1, 14336, 14336, N, N, F32, F32, TF32C);
+    CHECK(wl_gemm_plan_make(&d1, &t, NULL).candidate == dispatch);
+    CHECK(wl_gemm_candidate_us(&table[dispatch], &d1, &t) <
+              wl_gemm_candidate_us(&table[wl_gemm_candidate_find("fp32_tiles")], &d1_tf32, &t) ||
+          !wl_gemm_candidate_takes(&table[wl_gemm_candidate_find("fp32_tiles")], &d1_tf32, &t));
 }
 
 int main(int argc, char **argv)

@@ -47,7 +47,11 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
         const wl_gemm_plan *kept = cache.find(key);
         if (kept)
             return *kept;
-        const wl_gemm_plan plan = wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
+        /* The skinny kernels read A and B as N, N only: a transposed
+         * layout gets the tile kernels (which read every layout). */
+        const wl_gemm_plan plan = problem->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)
+                                      ? wl_gemm_choose_tiles(m, n, k, a_aligned, b_aligned, &device)
+                                      : wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
         cache.keep(key, plan);
         return plan;
     }
@@ -62,24 +66,26 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
 /* ------------------------------------------------------------------------ */
 /* Launches                                                                 */
 
-template <class T, bool B_VEC, bool STAGE_C>
+template <class T, bool VEC, bool STAGE_C, bool TA, bool TB, bool A_VEC>
 static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &plan,
                                       float *partial, cudaStream_t stream)
 {
     const unsigned tiles = (unsigned)(((g.m + T::BM - 1) / T::BM) * ((g.n + T::BN - 1) / T::BN));
+    const size_t smem = T::smem_bytes(TB);
     static unsigned split_smem_set = 0, whole_smem_set = 0, tail_smem_set = 0;
     if (plan.splits > 1 && plan.tail_tiles > 0) {
         /* The tail split: whole tiles, then the tail's pieces; then the
          * tail's reduction (see gemm_pipelined_tail_split). */
-        cudaError_t e = wl_cuda_allow_smem(
-            reinterpret_cast<const void *>(gemm_pipelined_tail_split<T, B_VEC, STAGE_C>),
-            T::SMEM_BYTES, &tail_smem_set);
+        cudaError_t e =
+            wl_cuda_allow_smem(reinterpret_cast<const void *>(
+                                   gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
+                               smem, &tail_smem_set);
         if (e != cudaSuccess)
             return e;
         const int full_tiles = (int)tiles - plan.tail_tiles;
-        gemm_pipelined_tail_split<T, B_VEC, STAGE_C>
-            <<<(unsigned)full_tiles + (unsigned)(plan.tail_tiles * plan.splits), T::THREADS,
-               T::SMEM_BYTES, stream>>>(g, partial, full_tiles, plan.tail_tiles, plan.k_chunk);
+        gemm_pipelined_tail_split<T, VEC, STAGE_C, TA, TB, A_VEC>
+            <<<(unsigned)full_tiles + (unsigned)(plan.tail_tiles * plan.splits), T::THREADS, smem,
+               stream>>>(g, partial, full_tiles, plan.tail_tiles, plan.k_chunk);
         e = cudaGetLastError();
         if (e != cudaSuccess)
             return e;
@@ -92,36 +98,71 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
     }
     const cudaError_t e =
         plan.splits > 1
-            ? wl_cuda_allow_smem(
-                  reinterpret_cast<const void *>(gemm_pipelined_split<T, B_VEC, STAGE_C>),
-                  T::SMEM_BYTES, &split_smem_set)
-            : wl_cuda_allow_smem(reinterpret_cast<const void *>(gemm_pipelined<T, B_VEC, STAGE_C>),
-                                 T::SMEM_BYTES, &whole_smem_set);
+            ? wl_cuda_allow_smem(reinterpret_cast<const void *>(
+                                     gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>),
+                                 smem, &split_smem_set)
+            : wl_cuda_allow_smem(
+                  reinterpret_cast<const void *>(gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC>),
+                  smem, &whole_smem_set);
     if (e != cudaSuccess)
         return e;
     if (plan.splits > 1)
-        gemm_pipelined_split<T, B_VEC, STAGE_C>
-            <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, T::SMEM_BYTES, stream>>>(
-                g, partial, plan.k_chunk);
+        gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>
+            <<<dim3(tiles, (unsigned)plan.splits), T::THREADS, smem, stream>>>(g, partial,
+                                                                               plan.k_chunk);
     else
-        gemm_pipelined<T, B_VEC, STAGE_C><<<tiles, T::THREADS, T::SMEM_BYTES, stream>>>(g);
+        gemm_pipelined<T, VEC, STAGE_C, TA, TB, A_VEC><<<tiles, T::THREADS, smem, stream>>>(g);
     return cudaGetLastError();
+}
+
+/* The staged-C variant or not (frag_256x128_s6's where C, or a split's
+ * partial rows, is off 16 bytes). */
+template <class T, bool VEC, bool TA, bool TB, bool A_VEC>
+static cudaError_t launch_tiles_staged(const gemm_params &g, const wl_gemm_plan &plan,
+                                       float *partial, cudaStream_t stream)
+{
+    if constexpr (T::C_STAGED_VARIANT)
+        if (gemm_stage_c<T>(g))
+            return launch_tiles_split<T, VEC, true, TA, TB, A_VEC>(g, plan, partial, stream);
+    return launch_tiles_split<T, VEC, T::C_STAGED, TA, TB, A_VEC>(g, plan, partial, stream);
+}
+
+/* One layout (TA: A stored k x m; TB: B stored n x k): 16-byte row copies
+ * of each operand copied row by row (B of op N: VEC; A of op T: A_VEC)
+ * whose rows are 16-byte aligned. */
+template <class T, bool TA, bool TB>
+static cudaError_t launch_tile_layout(const gemm_params &g, const wl_gemm_plan &plan,
+                                      float *partial, cudaStream_t stream)
+{
+    const bool a_vec = TA && wl_gemm_rows_aligned(g.a, g.lda);
+    const bool b_vec = !TB && wl_gemm_rows_aligned(g.b, g.ldb);
+    (void)a_vec;
+    (void)b_vec;
+    if constexpr (TB && !TA)
+        return launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
+    else if constexpr (TB)
+        return a_vec ? launch_tiles_staged<T, false, TA, TB, true>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
+    else if constexpr (!TA)
+        return b_vec ? launch_tiles_staged<T, true, TA, TB, false>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
+    else if (a_vec)
+        return b_vec ? launch_tiles_staged<T, true, TA, TB, true>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, true>(g, plan, partial, stream);
+    else
+        return b_vec ? launch_tiles_staged<T, true, TA, TB, false>(g, plan, partial, stream)
+                     : launch_tiles_staged<T, false, TA, TB, false>(g, plan, partial, stream);
 }
 
 template <class T>
 static cudaError_t launch_tile_plan(const gemm_params &g, const wl_gemm_plan &plan, float *partial,
-                                    cudaStream_t stream)
+                                    cudaStream_t stream, bool trans_a, bool trans_b)
 {
-    const bool b_vec = wl_gemm_rows_aligned(g.b, g.ldb);
-    if constexpr (T::C_STAGED_VARIANT) {
-        /* frag_256x128_s6's variant that stages an unaligned C (or a
-         * split's partial rows) through shared memory. */
-        if (gemm_stage_c<T>(g))
-            return b_vec ? launch_tiles_split<T, true, true>(g, plan, partial, stream)
-                         : launch_tiles_split<T, false, true>(g, plan, partial, stream);
-    }
-    return b_vec ? launch_tiles_split<T, true, T::C_STAGED>(g, plan, partial, stream)
-                 : launch_tiles_split<T, false, T::C_STAGED>(g, plan, partial, stream);
+    if (trans_a)
+        return trans_b ? launch_tile_layout<T, true, true>(g, plan, partial, stream)
+                       : launch_tile_layout<T, true, false>(g, plan, partial, stream);
+    return trans_b ? launch_tile_layout<T, false, true>(g, plan, partial, stream)
+                   : launch_tile_layout<T, false, false>(g, plan, partial, stream);
 }
 
 template <int MR, bool VEC>
@@ -226,7 +267,9 @@ static size_t plan_scratch(const wl_backend *backend, const wl_problem *problem,
                            const wl_gemm_plan &plan)
 {
     const size_t m = wl_gemm_m(problem), n = wl_gemm_n(problem), k = wl_gemm_k(problem);
-    const bool b_aligned = problem->misalign % 4 == 0 && wl_gemm_ldb(problem) % 4 == 0;
+    /* Only a B of op N is re-strided (op T: copied transposed, 4 bytes at a time, anyway). */
+    const bool b_aligned = (problem->misalign % 4 == 0 && wl_gemm_ldb(problem) % 4 == 0) ||
+                           wl_gemm_trans_b(problem) || wl_gemm_trans_a(problem);
     size_t bytes = partial_bytes(plan, m, n);
     if (restride_b(backend, plan, n, k, b_aligned))
         bytes += k * restride_ld(n) * sizeof(float);
@@ -249,6 +292,14 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
     const gemm_params g = wl_gemm_params(launch);
     if (g.m == 0 || g.n == 0)
         return WARPLAB_OK;
+    /* op T operands (warplab_gemm_ex's fp32_tiles row) are read in place by
+     * the tile kernels; the skinny kernels read N, N only. */
+    const bool trans_a = wl_gemm_trans_a(launch->problem),
+               trans_b = wl_gemm_trans_b(launch->problem);
+    if ((trans_a || trans_b) &&
+        (plan.kernel == WL_GEMM_KERNEL_SKINNY_M || plan.kernel == WL_GEMM_KERNEL_SKINNY_N))
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "gemm %s: reads op N, N operands only",
+                       wl_gemm_kernel_name(plan.kernel));
     float *partial = NULL;
     if (plan.splits > 1) {
         const size_t need = wl_gemm_plan_scratch_bytes(&plan, (size_t)g.m, (size_t)g.n);
@@ -273,7 +324,8 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
     gemm_params g_run = g;
     const size_t b_copy_at = partial_bytes(plan, (size_t)g.m, (size_t)g.n);
     const size_t b_copy_bytes = (size_t)g.k * restride_ld((size_t)g.n) * sizeof(float);
-    if (restride_b(backend, plan, (size_t)g.n, (size_t)g.k, wl_gemm_rows_aligned(g.b, g.ldb)) &&
+    if (!trans_a && !trans_b &&
+        restride_b(backend, plan, (size_t)g.n, (size_t)g.k, wl_gemm_rows_aligned(g.b, g.ldb)) &&
         launch->scratch.handle && launch->scratch.bytes >= b_copy_at + b_copy_bytes) {
         float *b_copy = (float *)((char *)wl_view_ptr(launch->scratch) + b_copy_at);
         const unsigned threads = 256;
@@ -290,24 +342,28 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
         case WL_GEMM_KERNEL_SKINNY_M: e = launch_skinny_m(g_run, plan, partial, stream); break;
         case WL_GEMM_KERNEL_SKINNY_N: e = launch_skinny_n(g_run, plan, partial, stream); break;
         case WL_GEMM_KERNEL_TILE_32X128:
-            e = launch_tile_plan<tile_32x128_shape>(g_run, plan, partial, stream);
+            e = launch_tile_plan<tile_32x128_shape>(g_run, plan, partial, stream, trans_a, trans_b);
             break;
         case WL_GEMM_KERNEL_TILE_64X64:
-            e = launch_tile_plan<tile_64x64_shape>(g_run, plan, partial, stream);
+            e = launch_tile_plan<tile_64x64_shape>(g_run, plan, partial, stream, trans_a, trans_b);
             break;
         case WL_GEMM_KERNEL_TILE_128X32:
-            e = launch_tile_plan<tile_128x32_shape>(g_run, plan, partial, stream);
+            e = launch_tile_plan<tile_128x32_shape>(g_run, plan, partial, stream, trans_a, trans_b);
             break;
         case WL_GEMM_KERNEL_TILE_32X64:
-            e = launch_tile_plan<tile_32x64_shape>(g_run, plan, partial, stream);
+            e = launch_tile_plan<tile_32x64_shape>(g_run, plan, partial, stream, trans_a, trans_b);
             break;
         case WL_GEMM_KERNEL_TILE_64X128:
-            e = launch_tile_plan<tile_64x128_shape>(g_run, plan, partial, stream);
+            e = launch_tile_plan<tile_64x128_shape>(g_run, plan, partial, stream, trans_a, trans_b);
             break;
         case WL_GEMM_KERNEL_TILE_128X128:
-            e = launch_tile_plan<frag_128x128_shape>(g_run, plan, partial, stream);
+            e = launch_tile_plan<frag_128x128_shape>(g_run, plan, partial, stream, trans_a,
+                                                     trans_b);
             break;
-        default: e = launch_tile_plan<frag_256x128_s6_shape>(g_run, plan, partial, stream); break;
+        default:
+            e = launch_tile_plan<frag_256x128_s6_shape>(g_run, plan, partial, stream, trans_a,
+                                                        trans_b);
+            break;
         }
     if (e == cudaSuccess && plan.splits > 1 && plan.tail_tiles == 0) {
         const size_t elements = (size_t)g.m * (size_t)g.n;
@@ -330,15 +386,15 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
 static warplab_status needs_sm80(wl_backend *backend, const wl_problem *problem, char *reason,
                                  size_t len)
 {
-    (void)problem;
     warplab_status status = wl_gemm_needs_sm80(backend, reason, len, "cp.async");
     if (status != WARPLAB_OK)
         return status;
     const size_t most = backend->info.shared_memory_per_block_optin;
-    if (most > 0 && frag_256x128_s6_shape::SMEM_BYTES > most) {
+    const size_t need = frag_256x128_s6_shape::smem_bytes(problem && wl_gemm_trans_b(problem));
+    if (most > 0 && need > most) {
         wl_format(reason, len,
-                  "the large tiles need %zu bytes of shared memory a block; %s has %zu",
-                  frag_256x128_s6_shape::SMEM_BYTES, backend->info.name, most);
+                  "the large tiles need %zu bytes of shared memory a block; %s has %zu", need,
+                  backend->info.name, most);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     return WARPLAB_OK;

@@ -16,9 +16,11 @@
  *   (kmajor_transpose: A with op T, B with op N; kmajor_restride: rows not
  *   16-byte aligned), on the stream, in the call. That transpose is what the
  *   row-major B of the N, N case costs: a read and a write of B.
- * - FP32 compute with a transposed float operand, where the planner picks
- *   fp32_dispatch_copy: the op T operands copied into the workspace, the
- *   FP32 dispatcher on N, N (fp32_copy.cu).
+ * - Float operands with a transposed one, where the planner picks
+ *   fp32_tiles: the FP32 dispatcher's tile kernels read op T in place
+ *   (dispatch.cu, pipelined_kernel.cuh); forced, fp32_dispatch_copy: the
+ *   op T operands copied into the workspace, the dispatcher on N, N
+ *   (fp32_copy.cu).
  * - Everything else (k = 0, devices without sm_80 or sm_90a): gemm_ex_tiled,
  *   64 x 64 tiles, 4 x 4 outputs a thread, operands widened to float in
  *   shared memory (TF32: truncated), FP32 sums.
@@ -338,6 +340,24 @@ static bool fp32_copy_planned(wl_backend *backend, const wl_problem *p, const wl
     return plan.candidate >= 0 && plan.candidate == wl_gemm_candidate_find("fp32_dispatch_copy");
 }
 
+/* The planner picked (or the call forces) fp32_tiles: the FP32 dispatcher's
+ * tile kernels reading the op T operands in place (dispatch.cu), on the
+ * problem with its layout bits alone (FP32 products: within TF32's bound). */
+static bool fp32_tiles_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
+                               wl_problem *on_tiles, const wl_impl **dispatcher)
+{
+    if (p->variant & WL_GEMM_EX16_FORCE)
+        return false;
+    const wl_gemm_route plan = planned(backend, p, launch, forced_candidate(p));
+    if (plan.candidate < 0 || plan.candidate != wl_gemm_candidate_find("fp32_tiles"))
+        return false;
+    *dispatcher = wl_backend_find_impl(backend, "gemm", "dispatch");
+    *on_tiles = *p;
+    on_tiles->variant = p->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B);
+    on_tiles->param = 0;
+    return *dispatcher != NULL;
+}
+
 /* The tensor-core path: TF32 or 16-bit inputs, sm_90a, C of at least one
  * 64-row slab in each direction, k > 0. */
 static bool use_tma(wl_backend *backend, const wl_problem *p)
@@ -645,6 +665,10 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
 {
     if (fp32_copy_planned(backend, p, NULL))
         return wl_fp32_copy_scratch(backend, p);
+    wl_problem on_tiles;
+    const wl_impl *dispatcher = NULL;
+    if (fp32_tiles_planned(backend, p, NULL, &on_tiles, &dispatcher))
+        return dispatcher->scratch_bytes ? dispatcher->scratch_bytes(backend, &on_tiles) : 0;
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
@@ -878,6 +902,13 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         return wl_gemv_run(backend, launch, &gemv);
     if (fp32_copy_planned(backend, p, launch))
         return wl_fp32_copy_run(backend, launch);
+    wl_problem on_tiles;
+    const wl_impl *dispatcher = NULL;
+    if (fp32_tiles_planned(backend, p, launch, &on_tiles, &dispatcher)) {
+        wl_launch in_place = *launch;
+        in_place.problem = &on_tiles;
+        return dispatcher->launch(backend, &in_place, NULL);
+    }
     if (tiled_forced(p))
         return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
@@ -986,6 +1017,22 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     }
     if (fp32_copy_planned(backend, p, launch)) {
         wl_fp32_copy_describe(backend, launch, text, len);
+        return;
+    }
+    wl_problem on_tiles;
+    const wl_impl *dispatcher = NULL;
+    if (fp32_tiles_planned(backend, p, launch, &on_tiles, &dispatcher)) {
+        char plan[160] = "";
+        if (dispatcher->describe) {
+            wl_launch in_place = *launch;
+            in_place.problem = &on_tiles;
+            dispatcher->describe(backend, &in_place, plan, sizeof plan);
+        }
+        snprintf(text, len, "FP32 tiles, %s read in place: %s",
+                 wl_gemm_trans_a(p) && wl_gemm_trans_b(p) ? "A^T and B^T"
+                 : wl_gemm_trans_a(p)                     ? "A^T"
+                                                          : "B^T",
+                 plan);
         return;
     }
     if (tiled_forced(p)) {

@@ -14,14 +14,18 @@
  * tile: at the top of iteration t every copy of tile t has landed and every
  * thread has finished tile t-1, whose buffer the copy issued next reuses.
  *
- * A (rows of k) is stored transposed, as[k][m], padded by 4 floats a row,
- * and copied 4 bytes at a time (cp.async cannot transpose 16 bytes): 32
- * consecutive threads copy 8 k by 4 rows, 32-byte pieces of global rows
- * into 32 distinct banks. B is copied 16 bytes at a time when its rows are
- * 16-byte aligned (B_VEC), with 4-byte copies and zeros at the right edge
- * (cp_async_16_edge: no 16-byte window ever leaves B); else 4 bytes at a
- * time. Out of bounds, cp.async writes
- * zeros without reading. The mapping mirrors generic_tiled in gemm.cl. */
+ * Shared memory holds both operands k-major: as[k][m], padded by 4 floats a
+ * row, and bs[k][n]. An operand whose stored rows run along k (A of op N,
+ * B of op T) is copied transposed, 4 bytes at a time (cp.async cannot
+ * transpose 16 bytes): 32 consecutive threads copy 8 k by 4 rows, 32-byte
+ * pieces of global rows into 32 distinct banks (bs is then padded by 4
+ * floats a row too). An operand whose stored rows run along m or n (B of
+ * op N, A of op T) is copied row by row, 16 bytes at a time when its rows
+ * are 16-byte aligned (VEC for B, A_VEC for A), with 4-byte copies and zeros at the right edge
+ * (cp_async_16_edge: no 16-byte window ever leaves the operand); else 4
+ * bytes at a time. So every layout (TA, TB: op T) is read in place, with
+ * no copy of an operand before the kernel. Out of bounds, cp.async writes
+ * zeros without reading. The N, N mapping mirrors generic_tiled in gemm.cl. */
 /* warplab:rung gemm double_buffered warptile tuned tuned_128x128 tuned_256x128 frag_128x256
  * frag_128x128 frag_128x128_w64 frag_128x128_k8 frag_256x128 frag_256x128_s6 tail_128x128
  * tail_256x128 */
@@ -56,6 +60,12 @@ struct tile_shape {
     static constexpr int B_PER_THREAD = BK * BN / THREADS;
     static constexpr int B_ROW_STEP = THREADS / BN;
     static constexpr size_t SMEM_BYTES = (size_t)STAGES * (AS_STAGE + BS_STAGE) * sizeof(float);
+    /* B of op T (copied transposed): bs rows padded by 4 floats, as as's. */
+    static constexpr int bs_stride(bool transposed_b) { return transposed_b ? BN + 4 : BN; }
+    static constexpr size_t smem_bytes(bool transposed_b)
+    {
+        return (size_t)STAGES * (AS_STAGE + BK * bs_stride(transposed_b)) * sizeof(float);
+    }
     /* Unaligned C can go out through shared memory: BM x (BN + 1) floats
      * in the stages' space. The small tiles (the few-tile kernels, whose
      * epilogue no other block's work hides) take that path whenever C is
@@ -81,17 +91,64 @@ struct tile_shape {
     static_assert(STAGES >= 2, "a pipeline");
 };
 
+/* One operand's row copies into a stage: the operand stored with rows along
+ * the tile's k (B of op N: k x n; A of op T: k x m), EXT of the tile's
+ * columns (n or m) a row. A thread copies rows row + l * STEP of the tile's
+ * k, columns col (.. + 3 with VEC: 16-byte copies, 4-byte ones and zeros at
+ * the right edge); offsets in unsigned arithmetic (a row past k wraps
+ * harmlessly: its copy reads nothing). */
+template <class T, int EXT, bool VEC> struct pipelined_row_copies {
+    static constexpr int COPIES = VEC ? T::BK * EXT / 4 / T::THREADS : T::BK * EXT / T::THREADS;
+    static constexpr int STEP = VEC ? 4 * T::THREADS / EXT : T::THREADS / EXT;
+    static_assert(VEC ? (4 * T::THREADS) % EXT == 0 && T::BK % STEP == 0
+                      : T::THREADS % EXT == 0 && T::BK % STEP == 0,
+                  "row copies cover the tile");
+    int row, col, cols_valid, ld;
+    unsigned offset0;
+    /* extent: the tile's columns inside the operand; first: its first column. */
+    __device__ __forceinline__ pipelined_row_copies(int tid, int extent, int first, int ld_)
+    {
+        col = VEC ? (tid % (EXT / 4)) * 4 : tid % EXT;
+        row = VEC ? tid / (EXT / 4) : tid / EXT;
+        cols_valid = extent - col < 4 ? extent - col : 4;
+        ld = ld_;
+        offset0 = (unsigned)row * (unsigned)ld + (unsigned)(first + col);
+    }
+    /* Rows k0 .. k0 + BK - 1 of x into stage (row pitch floats apart). */
+    __device__ __forceinline__ void copy(const float *x, float *stage, int pitch, int k0,
+                                         int k) const
+    {
+        const unsigned offset = offset0 + (unsigned)k0 * (unsigned)ld;
+        float *dst = stage + row * pitch + col;
+#pragma unroll
+        for (int l = 0; l < COPIES; l++) {
+            const bool ok = k0 + row + l * STEP < k && cols_valid > 0;
+            const float *src = ok ? x + (offset + (unsigned)l * (unsigned)STEP * (unsigned)ld) : x;
+            if (VEC)
+                cp_async_16_edge(dst + l * STEP * pitch, src, ok ? cols_valid : 0);
+            else
+                cp_async_4(dst + l * STEP * pitch, src, ok);
+        }
+    }
+};
+
 /* One block's tile (block-th in the 1-D tile order of gemm_tile_of_block):
  * the body of gemm_pipelined and gemm_pipelined_split. TILE_OUT: p.c is the
- * tile's own BM x BN piece of a workspace (rows p.ldc apart) instead of C. */
-template <class T, bool B_VEC, bool TILE_OUT = false, bool STAGE_C = T::C_STAGED>
+ * tile's own BM x BN piece of a workspace (rows p.ldc apart) instead of C.
+ * TA: A stored k x m (op T, lda >= m); TB: B stored n x k (op T, ldb >= k).
+ * VEC: B of op N has 16-byte aligned rows (copied 16 bytes at a time);
+ * A_VEC: A of op T does. */
+template <class T, bool VEC, bool TILE_OUT = false, bool STAGE_C = T::C_STAGED, bool TA = false,
+          bool TB = false, bool A_VEC = false>
 __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int block)
 {
     static_assert(!STAGE_C || T::C_STAGE_FITS, "the staged C tile fits in the stages");
+    static_assert(!TB || T::BN % (T::THREADS / T::BK) == 0, "B (op T) transposed copies");
 #if WL_SM80_BODY
+    constexpr int BS_STRIDE = TB ? T::BN + 4 : T::BN, BS_STAGE = T::BK * BS_STRIDE; /* bs_stride */
     WL_DYNAMIC_SMEM(float4, smem4);
     float *const as = reinterpret_cast<float *>(smem4); /* [STAGES][BK][BM + 4] */
-    float *const bs = as + T::STAGES * T::AS_STAGE;     /* [STAGES][BK][BN] */
+    float *const bs = as + T::STAGES * T::AS_STAGE;     /* [STAGES][BK][BS_STRIDE] */
 
     const int tiles_m = (p.m + T::BM - 1) / T::BM, tiles_n = (p.n + T::BN - 1) / T::BN;
     int tile_m, tile_n;
@@ -102,52 +159,64 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
     const int gm = group / (T::BN / T::WN), gn = group % (T::BN / T::WN);
     const int lm = lane / T::LN, ln = lane % T::LN;
 
-    /* This thread's copies of A: column a_kk of the tile, rows a_row +
-     * l * A_ROW_STEP; rows past m are clamped to the last (their copies read
-     * nothing, but the address stays inside A). */
-    const int a_kk = ((tid / 32) % (T::BK / 8)) * 8 + tid % 8;
-    const int a_row = ((tid / 32) / (T::BK / 8)) * 4 + (tid / 8) % 4;
-    int a_offset[T::A_PER_THREAD];
+    /* The transposed copies (A of op N, B of op T): this thread copies k
+     * column t_kk of the tile, of rows (of A) or columns (of B) t_row + l *
+     * (THREADS / BK); those past m (n) are clamped to the last (their
+     * copies read nothing, but the address stays inside the operand). */
+    const int t_kk = ((tid / 32) % (T::BK / 8)) * 8 + tid % 8;
+    const int t_row = ((tid / 32) / (T::BK / 8)) * 4 + (tid / 8) % 4;
+    constexpr int T_STEP = T::THREADS / T::BK;
+    constexpr int A_T_COPIES = TA ? 1 : T::BM / T_STEP;
+    constexpr int B_T_COPIES = TB ? T::BN / T_STEP : 1;
+    int a_offset[A_T_COPIES];
     unsigned a_rows_ok = 0;
+    if (!TA) {
 #pragma unroll
-    for (int l = 0; l < T::A_PER_THREAD; l++) {
-        const int row = row0 + a_row + l * T::A_ROW_STEP;
-        a_rows_ok |= (row < p.m ? 1u : 0u) << l;
-        a_offset[l] = (row < p.m ? row : p.m - 1) * p.lda;
+        for (int l = 0; l < A_T_COPIES; l++) {
+            const int row = row0 + t_row + l * T_STEP;
+            a_rows_ok |= (row < p.m ? 1u : 0u) << l;
+            a_offset[l] = (row < p.m ? row : p.m - 1) * p.lda;
+        }
     }
-    /* Its copies of B: rows b_row + l * step of the tile, columns b_col
-     * (.. + 3 with B_VEC); offsets in unsigned arithmetic (a row past k wraps
-     * harmlessly: its copy reads nothing). */
-    const int b_col = B_VEC ? (tid % (T::BN / 4)) * 4 : tid % T::BN;
-    const int b_row = B_VEC ? tid / (T::BN / 4) : tid / T::BN;
-    constexpr int B_COPIES = B_VEC ? T::B_VEC_PER_THREAD : T::B_PER_THREAD;
-    constexpr int B_STEP = B_VEC ? T::B_VEC_ROW_STEP : T::B_ROW_STEP;
-    const int b_cols_valid = p.n - (col0 + b_col) < 4 ? p.n - (col0 + b_col) : 4;
-    const unsigned b_offset0 = (unsigned)b_row * (unsigned)p.ldb + (unsigned)(col0 + b_col);
-    const unsigned b_step = (unsigned)B_STEP * (unsigned)p.ldb;
+    int b_offset_t[B_T_COPIES];
+    unsigned b_cols_ok = 0;
+    if (TB) {
+#pragma unroll
+        for (int l = 0; l < B_T_COPIES; l++) {
+            const int col = col0 + t_row + l * T_STEP;
+            b_cols_ok |= (col < p.n ? 1u : 0u) << l;
+            b_offset_t[l] = (col < p.n ? col : p.n - 1) * p.ldb;
+        }
+    }
+    /* The row copies (B of op N, A of op T). */
+    const pipelined_row_copies<T, T::BM, A_VEC> a_rows(tid, p.m - row0, row0, p.lda);
+    const pipelined_row_copies<T, T::BN, VEC> b_rows(tid, p.n - col0, col0, p.ldb);
 
     const int tiles = (p.k + T::BK - 1) / T::BK;
     auto load_tile = [&](int t, int stage) {
         const int k0 = t * T::BK;
-        float *a_dst = as + stage * T::AS_STAGE + a_kk * T::AS_STRIDE + a_row;
-        /* Past k the column is clamped too: every address stays inside A. */
-        const bool a_k_ok = k0 + a_kk < p.k;
-        const int a_col = a_k_ok ? k0 + a_kk : p.k - 1;
+        /* Past k the column is clamped too: every address stays inside. */
+        const bool t_k_ok = k0 + t_kk < p.k;
+        const int t_col = t_k_ok ? k0 + t_kk : p.k - 1;
+        if (TA) {
+            a_rows.copy(p.a, as + stage * T::AS_STAGE, T::AS_STRIDE, k0, p.k);
+        } else {
+            float *a_dst = as + stage * T::AS_STAGE + t_kk * T::AS_STRIDE + t_row;
 #pragma unroll
-        for (int l = 0; l < T::A_PER_THREAD; l++) {
-            const bool ok = a_k_ok && ((a_rows_ok >> l) & 1u);
-            cp_async_4(a_dst + l * T::A_ROW_STEP, p.a + (a_offset[l] + a_col), ok);
+            for (int l = 0; l < A_T_COPIES; l++) {
+                const bool ok = t_k_ok && ((a_rows_ok >> l) & 1u);
+                cp_async_4(a_dst + l * T_STEP, p.a + (a_offset[l] + t_col), ok);
+            }
         }
-        float *b_dst = bs + stage * T::BS_STAGE + b_row * T::BN + b_col;
-        const unsigned b_offset = b_offset0 + (unsigned)k0 * (unsigned)p.ldb;
+        if (TB) {
+            float *b_dst = bs + stage * BS_STAGE + t_kk * BS_STRIDE + t_row;
 #pragma unroll
-        for (int l = 0; l < B_COPIES; l++) {
-            const bool ok = k0 + b_row + l * B_STEP < p.k && b_cols_valid > 0;
-            const float *src = ok ? p.b + (b_offset + (unsigned)l * b_step) : p.b;
-            if (B_VEC)
-                cp_async_16_edge(b_dst + l * B_STEP * T::BN, src, ok ? b_cols_valid : 0);
-            else
-                cp_async_4(b_dst + l * B_STEP * T::BN, src, ok);
+            for (int l = 0; l < B_T_COPIES; l++) {
+                const bool ok = t_k_ok && ((b_cols_ok >> l) & 1u);
+                cp_async_4(b_dst + l * T_STEP, p.b + (b_offset_t[l] + t_col), ok);
+            }
+        } else {
+            b_rows.copy(p.b, bs + stage * BS_STAGE, BS_STRIDE, k0, p.k);
         }
     };
 
@@ -179,7 +248,8 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
         }
 #pragma unroll
         for (int u = 0; u < T::TN / 4; u++) {
-            const float4 y = *reinterpret_cast<const float4 *>(b_tile + d * T::BN + u * T::LN * 4);
+            const float4 y =
+                *reinterpret_cast<const float4 *>(b_tile + d * BS_STRIDE + u * T::LN * 4);
             bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z, bn[u * 4 + 3] = y.w;
         }
     };
@@ -200,7 +270,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
                 load_tile(next, next % T::STAGES);
             cp_async_commit();
             const float *a_tile = a_read + stage * T::AS_STAGE;
-            const float *b_tile = b_read + stage * T::BS_STAGE;
+            const float *b_tile = b_read + stage * BS_STAGE;
 #pragma unroll
             for (int d = 0; d < T::BK; d++) {
                 float am[T::TM], bn[T::TN];
@@ -214,7 +284,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
 #pragma unroll
                 for (int u = 0; u < T::TN / 4; u++) {
                     const float4 y =
-                        *reinterpret_cast<const float4 *>(b_tile + d * T::BN + u * T::LN * 4);
+                        *reinterpret_cast<const float4 *>(b_tile + d * BS_STRIDE + u * T::LN * 4);
                     bn[u * 4 + 0] = y.x, bn[u * 4 + 1] = y.y, bn[u * 4 + 2] = y.z,
                                bn[u * 4 + 3] = y.w;
                 }
@@ -250,7 +320,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
         int stage = 0;
         for (int t = 0; t < tiles; t++) {
             const float *a_tile = a_read + stage * T::AS_STAGE;
-            const float *b_tile = b_read + stage * T::BS_STAGE;
+            const float *b_tile = b_read + stage * BS_STAGE;
 #pragma unroll
             for (int d = 0; d < T::BK - 1; d++) {
                 multiply(am, bn);
@@ -271,8 +341,7 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
                 bn_last[j] = bn[j];
             stage = stage + 1 == T::STAGES ? 0 : stage + 1;
             if (t + 1 < tiles)
-                load_fragments(am, bn, a_read + stage * T::AS_STAGE, b_read + stage * T::BS_STAGE,
-                               0);
+                load_fragments(am, bn, a_read + stage * T::AS_STAGE, b_read + stage * BS_STAGE, 0);
             multiply(am_last, bn_last);
         }
     }
@@ -353,10 +422,19 @@ __device__ __forceinline__ void gemm_pipelined_tile(const gemm_params &p, int bl
 #endif
 }
 
-template <class T, bool B_VEC, bool STAGE_C = T::C_STAGED>
+template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
+          bool A_VEC = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS) gemm_pipelined(gemm_params p)
 {
-    gemm_pipelined_tile<T, B_VEC, false, STAGE_C>(p, (int)blockIdx.x);
+    gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(p, (int)blockIdx.x);
+}
+
+/* The views of a k range from k0: A's columns and B's rows start there
+ * (op N), or A's rows and B's columns (op T). */
+template <bool TA, bool TB> __device__ __forceinline__ void gemm_shift_k(gemm_params &q, int k0)
+{
+    q.a += TA ? (size_t)k0 * (size_t)q.lda : (size_t)k0;
+    q.b += TB ? (size_t)k0 : (size_t)k0 * (size_t)q.ldb;
 }
 
 /* Whether a launch of a large tile takes its variant that stages C through
@@ -373,21 +451,21 @@ template <class T> inline bool gemm_stage_c(const gemm_params &p)
  * (tight rows); gemm_splitk_reduce (skinny_kernels.cuh) adds the slices in
  * order and applies alpha and beta. The same tile code, on views shifted to
  * the k range: A's columns and B's rows start at the range. */
-template <class T, bool B_VEC, bool STAGE_C = T::C_STAGED>
+template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
+          bool A_VEC = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
 {
     wl_release_dependents(); /* gemm_splitk_reduce follows */
     const int k0 = (int)blockIdx.y * k_chunk;
     gemm_params q = p;
-    q.a = p.a + k0;
-    q.b = p.b + (size_t)k0 * (size_t)p.ldb;
+    gemm_shift_k<TA, TB>(q, k0);
     q.k = p.k - k0 < k_chunk ? p.k - k0 : k_chunk;
     q.c = partial + (size_t)blockIdx.y * (size_t)p.m * (size_t)p.n;
     q.ldc = p.n;
     q.alpha = 1.0f;
     q.beta = 0.0f;
-    gemm_pipelined_tile<T, B_VEC, false, STAGE_C>(q, (int)blockIdx.x);
+    gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(q, (int)blockIdx.x);
 }
 
 /* Tail split (tail_128x128, tail_256x128; over split-K on every tile): a
@@ -403,7 +481,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
  * adds the splits in order. Unlike split-K on every tile, only the tail's
  * partial sums cross memory (2048x11008x4096: 28 tiles' instead of all of
  * C's twice). */
-template <class T, bool B_VEC, bool STAGE_C = T::C_STAGED>
+template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
+          bool A_VEC = false>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_tail_split(gemm_params p, float *partial, int full_tiles, int tail_tiles,
                               int k_chunk)
@@ -414,21 +493,20 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     wl_release_dependents(); /* gemm_tail_reduce follows */
     const int block = (int)blockIdx.x;
     if (block < full_tiles) {
-        gemm_pipelined_tile<T, B_VEC, false, STAGE_C>(p, block);
+        gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(p, block);
         return;
     }
     const int split = (block - full_tiles) / tail_tiles;
     const int tail = (block - full_tiles) % tail_tiles;
     const int k0 = split * k_chunk;
     gemm_params q = p;
-    q.a = p.a + k0;
-    q.b = p.b + (size_t)k0 * (size_t)p.ldb;
+    gemm_shift_k<TA, TB>(q, k0);
     q.k = p.k - k0 < k_chunk ? p.k - k0 : k_chunk;
     q.c = partial + ((size_t)split * (size_t)tail_tiles + (size_t)tail) * (size_t)(T::BM * T::BN);
     q.ldc = T::BN;
     q.alpha = 1.0f;
     q.beta = 0.0f;
-    gemm_pipelined_tile<T, B_VEC, true, STAGE_C>(q, full_tiles + tail);
+    gemm_pipelined_tile<T, VEC, true, STAGE_C, TA, TB, A_VEC>(q, full_tiles + tail);
 }
 
 /* C of the tail's tiles = alpha * (the splits' partial sums, added in split
