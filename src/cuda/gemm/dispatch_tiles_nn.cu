@@ -1,0 +1,8 @@
+/* The FP32 tile kernels for op(A) = N, op(B) = N (dispatch_tiles.cuh). */
+#include "dispatch_tiles.cuh"
+
+cudaError_t wl_gemm_launch_tiles_nn(wl_gemm_kernel kernel, const gemm_params &g,
+                                    const wl_gemm_plan &plan, float *partial, cudaStream_t stream)
+{
+    return launch_tile_kernel<false, false>(kernel, g, plan, partial, stream);
+}
