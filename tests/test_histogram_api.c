@@ -173,8 +173,8 @@ static void run_case(warplab_context *ctx, const histogram_case *c, uint32_t sal
     CHECK(warplab_buffer_create(ctx, count_bytes, &counts) == WARPLAB_OK);
     memset(got, SENTINEL, count_bytes);
     CHECK(warplab_buffer_write(counts, 0, got, count_bytes) == WARPLAB_OK);
-    const warplab_status status = warplab_histogram(ctx, c->sample, in.buffer, c->n, c->bins,
-                                                    c->lower, c->upper, counts, 4);
+    const warplab_status status =
+        warplab_histogram(ctx, c->sample, in.buffer, c->n, c->bins, c->lower, c->upper, counts, 4);
     CHECK_MSG(status == WARPLAB_OK, "%s", warplab_last_error(ctx));
     /* Twice: the second call must zero what the first counted. */
     CHECK(warplab_histogram(ctx, c->sample, in.buffer, c->n, c->bins, c->lower, c->upper, counts,
@@ -193,8 +193,7 @@ static void run_case(warplab_context *ctx, const histogram_case *c, uint32_t sal
               "%s n=%zu bins=%zu [%g, %g) offset %zu%s: %zu counts wrong, first bin %zu: %u vs "
               "%u",
               warplab_histogram_sample_name(c->sample), c->n, c->bins, c->lower, c->upper,
-              c->input_offset, c->skewed ? " skewed" : "", bad, first, got[first + 1],
-              want[first]);
+              c->input_offset, c->skewed ? " skewed" : "", bad, first, got[first + 1], want[first]);
     warplab_buffer_destroy(counts);
     unwrap(&in);
     free(host);
@@ -236,7 +235,7 @@ static void check_counts(warplab_context *ctx, bool gpu)
         const warplab_status status_ = (call);                                                     \
         CHECK_MSG(status_ == WARPLAB_ERROR_INVALID_ARGUMENT, "%s gave %s", #call,                  \
                   warplab_status_string(status_));                                                 \
-        CHECK_MSG(strncmp(warplab_last_error(ctx), "warplab_histogram", 17) == 0, "'%s'",         \
+        CHECK_MSG(strncmp(warplab_last_error(ctx), "warplab_histogram", 17) == 0, "'%s'",          \
                   warplab_last_error(ctx));                                                        \
     } while (0)
 
@@ -257,8 +256,8 @@ static void check_arguments(warplab_context *ctx)
           WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK_INVALID(warplab_histogram(ctx, u8, NULL, 16, 256, 0, 256, counts, 0));
     CHECK_INVALID(warplab_histogram(ctx, u8, in, 16, 256, 0, 256, NULL, 0));
-    CHECK_INVALID(warplab_histogram(ctx, WARPLAB_HISTOGRAM_SAMPLE_COUNT, in, 16, 4, 0, 4, counts,
-                                    0));
+    CHECK_INVALID(
+        warplab_histogram(ctx, WARPLAB_HISTOGRAM_SAMPLE_COUNT, in, 16, 4, 0, 4, counts, 0));
     CHECK_INVALID(warplab_histogram(ctx, u8, in, 16, 0, 0, 256, counts, 0));
     CHECK_INVALID(warplab_histogram(ctx, u8, in, 16, (size_t)1 << 31, 0, 256, counts, 0));
     CHECK_INVALID(warplab_histogram(ctx, u8, in, 16, 4, 5, 5, counts, 0));

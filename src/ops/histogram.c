@@ -11,8 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const sample_names[WARPLAB_HISTOGRAM_SAMPLE_COUNT] = {"uint8", "int32",
-                                                                          "float"};
+static const char *const sample_names[WARPLAB_HISTOGRAM_SAMPLE_COUNT] = {"uint8", "int32", "float"};
 
 const char *warplab_histogram_sample_name(warplab_histogram_sample sample)
 {
@@ -63,9 +62,9 @@ static warplab_status check_range(warplab_context *context, warplab_histogram_sa
 
 static warplab_status warplab_histogram_checked(warplab_context *context,
                                                 warplab_histogram_sample sample,
-                                                const warplab_buffer *input, size_t n,
-                                                size_t bins, double lower, double upper,
-                                                warplab_buffer *counts, size_t counts_offset)
+                                                const warplab_buffer *input, size_t n, size_t bins,
+                                                double lower, double upper, warplab_buffer *counts,
+                                                size_t counts_offset)
 {
     if (!input || !counts)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,

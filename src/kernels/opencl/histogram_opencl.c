@@ -72,15 +72,22 @@ static warplab_status run(wl_backend *backend, const wl_launch *launch, const ch
     const size_t global = groups_for(backend, p->dim[0]) * group;
     char name[64];
     wl_format(name, sizeof name, "%s_%s", base, type_names[p->variant % 3]);
-    const wl_cl_arg args[] = {WL_CL_VALUE(in),          WL_CL_VALUE(in_off),
-                              WL_CL_VALUE(n),           WL_CL_VALUE(counts),
-                              WL_CL_VALUE(counts_off),  WL_CL_VALUE(bins),
-                              WL_CL_VALUE(lower_int),   WL_CL_VALUE(upper_int),
-                              WL_CL_VALUE(range_int),   WL_CL_VALUE(lower_float),
-                              WL_CL_VALUE(upper_float), WL_CL_VALUE(scale_float),
-                              WL_CL_LOCAL((size_t)private_bins * 4), WL_CL_VALUE(private_bins)};
-    return wl_opencl_launch(backend, "histogram", name, 1, &global, &group,
-                            private_bins ? 14 : 12, args);
+    const wl_cl_arg args[] = {WL_CL_VALUE(in),
+                              WL_CL_VALUE(in_off),
+                              WL_CL_VALUE(n),
+                              WL_CL_VALUE(counts),
+                              WL_CL_VALUE(counts_off),
+                              WL_CL_VALUE(bins),
+                              WL_CL_VALUE(lower_int),
+                              WL_CL_VALUE(upper_int),
+                              WL_CL_VALUE(range_int),
+                              WL_CL_VALUE(lower_float),
+                              WL_CL_VALUE(upper_float),
+                              WL_CL_VALUE(scale_float),
+                              WL_CL_LOCAL((size_t)private_bins * 4),
+                              WL_CL_VALUE(private_bins)};
+    return wl_opencl_launch(backend, "histogram", name, 1, &global, &group, private_bins ? 14 : 12,
+                            args);
 }
 
 /* warplab:rung histogram global_atomics */
@@ -107,8 +114,10 @@ static warplab_status local_supports(wl_backend *backend, const wl_problem *prob
     const size_t need = (size_t)private_bins(problem) * 4;
     const size_t local = backend->info.shared_memory_per_block;
     if (local && need > local) {
-        wl_format(reason, len, "a copy of %zu bins needs %zu bytes of local memory (the device "
-                  "has %zu a group)", (size_t)private_bins(problem), need, local);
+        wl_format(reason, len,
+                  "a copy of %zu bins needs %zu bytes of local memory (the device "
+                  "has %zu a group)",
+                  (size_t)private_bins(problem), need, local);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     return WARPLAB_OK;

@@ -106,9 +106,8 @@ enum api_op {
     API_OPS
 };
 
-const char *const op_names[API_OPS] = {"reduce", "reduce_device",  "transpose",
-                                       "gemm",   "vecadd",         "histogram_u8",
-                                       "histogram_float"};
+const char *const op_names[API_OPS] = {"reduce", "reduce_device", "transpose",      "gemm",
+                                       "vecadd", "histogram_u8",  "histogram_float"};
 const char *const op_calls[API_OPS] = {
     "warplab_reduce", "warplab_reduce_to_buffer", "warplab_transpose", "warplab_gemm",
     "warplab_vecadd", "warplab_histogram",        "warplab_histogram"};
@@ -233,8 +232,8 @@ warplab_status run_warplab(void *user)
         return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_UINT8, s->in.buffer, d[0],
                                                  d[1], 0.0, 256.0, s->out.buffer, 0));
     case API_HISTOGRAM_FLOAT:
-        return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_FLOAT32, s->in.buffer,
-                                                 d[0], d[1], 0.0, 1.0, s->out.buffer, 0));
+        return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_FLOAT32, s->in.buffer, d[0],
+                                                 d[1], 0.0, 1.0, s->out.buffer, 0));
     default: return WARPLAB_ERROR_INVALID_ARGUMENT;
     }
 }
@@ -376,10 +375,10 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
                            ladders[c.op], rungs[c.op]);
         s->launch.problem = &s->problem;
         s->launch.buffers = c.op == API_GEMM ? 3 : 2;
-        const size_t in_count = c.op == API_GEMM           ? d[0] * d[2]
-                                : is_histogram(c.op)       ? d[0]
-                                : s->problem.dims == 1     ? d[0]
-                                                           : d[0] * d[1];
+        const size_t in_count = c.op == API_GEMM       ? d[0] * d[2]
+                                : is_histogram(c.op)   ? d[0]
+                                : s->problem.dims == 1 ? d[0]
+                                                       : d[0] * d[1];
         s->launch.buf[0] = {s->in.ptr, 0,
                             in_count * (c.op == API_HISTOGRAM_U8 ? 1 : sizeof(float))};
         if (c.op == API_GEMM) {

@@ -149,6 +149,10 @@ static warplab_status cub_supports(const wl_problem *p, const warplab_device_inf
                   "2^31 or more overflows it");
         return WARPLAB_ERROR_UNSUPPORTED;
     }
+    if (p->dim[0] == 0) {
+        wl_format(reason, len, "no samples: nothing of CUB's to time");
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
     if (p->dim[0] > (size_t)INT32_MAX) {
         wl_format(reason, len, "the vendor row is timed with an int sample count");
         return WARPLAB_ERROR_UNSUPPORTED;

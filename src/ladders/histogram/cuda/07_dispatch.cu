@@ -26,11 +26,11 @@
 namespace
 {
 
-constexpr unsigned LANE_BLOCK = 128;             /* 4 warps: 32 KiB of lane counters */
+constexpr unsigned LANE_BLOCK = 128; /* 4 warps: 32 KiB of lane counters */
 constexpr unsigned LANE_WARPS = LANE_BLOCK / 32;
-constexpr unsigned LANE_ROWS = 64;               /* 256 values, 4 bytes a word */
-constexpr int LANE_TRIPS = 7;                    /* 7 x 2 x 16 = 224 samples < 256 */
-constexpr unsigned PER_WARP_BINS = 1024;         /* per-warp copies up to this */
+constexpr unsigned LANE_ROWS = 64;       /* 256 values, 4 bytes a word */
+constexpr int LANE_TRIPS = 7;            /* 7 x 2 x 16 = 224 samples < 256 */
+constexpr unsigned PER_WARP_BINS = 1024; /* per-warp copies up to this */
 
 __device__ inline void lane_add(unsigned *column, unsigned value)
 {

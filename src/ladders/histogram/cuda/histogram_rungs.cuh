@@ -228,7 +228,8 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
             cudaSuccess ||
         per_sm < 1)
         per_sm = 1;
-    const size_t sms = backend->info.multiprocessors > 0 ? (size_t)backend->info.multiprocessors : 1;
+    const size_t sms =
+        backend->info.multiprocessors > 0 ? (size_t)backend->info.multiprocessors : 1;
     size_t blocks = (work + work_per_block - 1) / work_per_block;
     const size_t full = sms * (size_t)per_sm;
     blocks = blocks < full ? blocks : full;
@@ -266,8 +267,8 @@ inline warplab_status copies_fit(const wl_problem *problem, unsigned copies, cha
     const size_t need = (size_t)private_bins(problem) * sizeof(unsigned) * copies;
     if (need > SHARED_LIMIT) {
         wl_format(reason, len,
-                  "%u cop%s of %u bins need %zu KiB of shared memory; a block has %zu KiB",
-                  copies, copies == 1 ? "y" : "ies", private_bins(problem), need / 1024,
+                  "%u cop%s of %u bins need %zu KiB of shared memory; a block has %zu KiB", copies,
+                  copies == 1 ? "y" : "ies", private_bins(problem), need / 1024,
                   SHARED_LIMIT / 1024);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
