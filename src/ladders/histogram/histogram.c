@@ -206,14 +206,15 @@ static const wl_rung histogram_rungs[] = {
      .course = "past the course: CUDA C++ Programming Guide, 'Warp Match Functions'; PMPP "
                "ch. 9.6 (aggregation)"},
     {.id = "dispatch",
-     .title = "the library's pick: copies by bin count",
-     .lesson = "What warplab_histogram runs. 8-bit samples: each lane counts in bytes of its "
-               "own packed words (64 words a lane, bank = lane: no atomics, no conflicts), "
-               "flushed every 224 samples, so uniform and skewed data cost the same. int32 "
-               "and float: per-warp copies up to 1024 bins, one copy per block above (per-warp "
-               "copies no longer fit), 16-byte loads, and a warp vote instead of the match: "
-               "when every lane holds the same bin, lane 0 adds 32 at once.",
-     .course = "past the course (Hopper)"},
+     .title = "the library's pick: lane counters, copies by bins",
+     .lesson = "What warplab_histogram runs. 8-bit samples: no shared atomics at all -- each "
+               "lane counts in 16-bit halves of its own column of words (bank = lane: a load "
+               "and a store, never a conflict) and keeps its current run in registers, writing "
+               "it only when the value changes, so skewed data touches shared memory once per "
+               "run. int32 and float: 16-byte loads and plain shared atomics into one copy per "
+               "warp up to 1024 bins, one per block above (eight copies no longer fit); the "
+               "match and the vote cost more than the atomics they save.",
+     .course = "past the course (Hopper); CUB's per-thread run aggregation for 8-bit samples"},
     {.id = "cub",
      .title = "cub::DeviceHistogram::HistogramEven (vendor)",
      .lesson = "cub::DeviceHistogram::HistogramEven from the CUDA toolkit in the same run "

@@ -81,29 +81,21 @@ inline unsigned private_bins(const wl_problem *p)
 /* Counting one sample per lane into a shared copy                          */
 
 enum Aggregate {
-    AGGREGATE_NONE,  /* every lane its own atomic */
-    AGGREGATE_MATCH, /* __match_any_sync: one atomic per run of equal bins */
-    AGGREGATE_VOTE   /* one atomic when the whole warp agrees, else one each */
+    AGGREGATE_NONE, /* every lane its own atomic */
+    AGGREGATE_MATCH /* __match_any_sync: one atomic per run of equal bins */
 };
 
 /* bin < 0: nothing to count. With aggregation, all 32 lanes call it. */
 template <int AGG> __device__ inline void count_bin(unsigned *copy, int bin, unsigned lane)
 {
     if constexpr (AGG == AGGREGATE_NONE) {
+        (void)lane;
         if (bin >= 0)
             atomicAdd(&copy[bin], 1u);
-    } else if constexpr (AGG == AGGREGATE_MATCH) {
+    } else {
         const unsigned peers = __match_any_sync(FULL_WARP, bin);
         if (bin >= 0 && lane == (unsigned)(__ffs(peers) - 1))
             atomicAdd(&copy[bin], (unsigned)__popc(peers));
-    } else {
-        const int first = __shfl_sync(FULL_WARP, bin, 0);
-        if (__all_sync(FULL_WARP, bin == first)) {
-            if (lane == 0 && first >= 0)
-                atomicAdd(&copy[first], 32u);
-        } else if (bin >= 0) {
-            atomicAdd(&copy[bin], 1u);
-        }
     }
 }
 
