@@ -206,15 +206,15 @@ static const wl_rung histogram_rungs[] = {
      .course = "past the course: CUDA C++ Programming Guide, 'Warp Match Functions'; PMPP "
                "ch. 9.6 (aggregation)"},
     {.id = "dispatch",
-     .title = "the library's pick: lane counters, copies by bins",
-     .lesson = "What warplab_histogram runs. 8-bit samples: no shared atomics at all -- each "
-               "lane counts in 16-bit halves of its own column of words (bank = lane: a load "
-               "and a store, never a conflict) and keeps its current run in registers, writing "
-               "it only when the value changes, so skewed data touches shared memory once per "
-               "run. int32 and float: 16-byte loads and plain shared atomics into one copy per "
-               "warp up to 1024 bins, one per block above (eight copies no longer fit); the "
-               "match and the vote cost more than the atomics they save.",
-     .course = "past the course (Hopper); CUB's per-thread run aggregation for 8-bit samples"},
+     .title = "the library's pick: copies by bin count",
+     .lesson = "What warplab_histogram runs. 8-bit samples: vector_loads' kernel plus one test "
+               "per 16-byte vector -- when a lane's 16 bytes are one value (skewed data, long "
+               "runs) it adds 16 in one atomic instead of 16 atomics; on uniform data the "
+               "branch is never taken. int32 and float: 16-byte loads and plain shared atomics "
+               "into one copy per warp up to 1024 bins, one per block above (eight copies no "
+               "longer fit). On an H200 the match and the vote cost more than the same-bin "
+               "atomics they save.",
+     .course = "past the course (Hopper)"},
     {.id = "cub",
      .title = "cub::DeviceHistogram::HistogramEven (vendor)",
      .lesson = "cub::DeviceHistogram::HistogramEven from the CUDA toolkit in the same run "

@@ -81,9 +81,16 @@ inline unsigned private_bins(const wl_problem *p)
 /* Counting one sample per lane into a shared copy                          */
 
 enum Aggregate {
-    AGGREGATE_NONE, /* every lane its own atomic */
-    AGGREGATE_MATCH /* __match_any_sync: one atomic per run of equal bins */
+    AGGREGATE_NONE,  /* every lane its own atomic */
+    AGGREGATE_MATCH, /* __match_any_sync: one atomic per run of equal bins */
+    AGGREGATE_VECTOR /* 8-bit: one atomic of 16 when a lane's 16 bytes are one value */
 };
+
+/* Whether the 16 bytes of v are all the same value. */
+__host__ __device__ inline bool one_value(uint4 v)
+{
+    return v.x == v.y && v.x == v.z && v.x == v.w && v.x == (v.x & 0xffu) * 0x01010101u;
+}
 
 /* bin < 0: nothing to count. With aggregation, all 32 lanes call it. */
 template <int AGG> __device__ inline void count_bin(unsigned *copy, int bin, unsigned lane)
@@ -97,6 +104,25 @@ template <int AGG> __device__ inline void count_bin(unsigned *copy, int bin, uns
         if (bin >= 0 && lane == (unsigned)(__ffs(peers) - 1))
             atomicAdd(&copy[bin], (unsigned)__popc(peers));
     }
+}
+
+/* 16 8-bit samples of one lane into its copy of the 256 values (valid:
+ * the vector is in the input): one atomic of 16 when they are all one value
+ * (skewed data, runs), else one atomic each. */
+__device__ inline void count_vector(unsigned *copy, uint4 v, bool valid)
+{
+    if (!valid)
+        return;
+    if (one_value(v)) {
+        atomicAdd(&copy[v.x & 0xffu], 16u);
+        return;
+    }
+    const unsigned words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int w = 0; w < 4; w++)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            atomicAdd(&copy[(words[w] >> (8 * k)) & 0xffu], 1u);
 }
 
 /* Elements before the first 16-byte boundary (at most n), and the whole
@@ -142,22 +168,29 @@ __global__ void __launch_bounds__(BLOCK)
                 a = v[i0];
             if (i1 < vectors)
                 b = v[i1];
-            S sa[PER], sb[PER];
-            memcpy(sa, &a, 16);
-            memcpy(sb, &b, 16);
+            if constexpr (AGG == AGGREGATE_VECTOR) {
+                static_assert(sizeof(S) == 1, "vector aggregation counts 8-bit samples");
+                count_vector(copy, a, i0 < vectors);
+                count_vector(copy, b, i1 < vectors);
+            } else {
+                S sa[PER], sb[PER];
+                memcpy(sa, &a, 16);
+                memcpy(sb, &b, 16);
 #pragma unroll
-            for (int j = 0; j < PER; j++)
-                count_bin<AGG>(copy, i0 < vectors ? private_bin(sa[j], rule) : -1, lane);
+                for (int j = 0; j < PER; j++)
+                    count_bin<AGG>(copy, i0 < vectors ? private_bin(sa[j], rule) : -1, lane);
 #pragma unroll
-            for (int j = 0; j < PER; j++)
-                count_bin<AGG>(copy, i1 < vectors ? private_bin(sb[j], rule) : -1, lane);
+                for (int j = 0; j < PER; j++)
+                    count_bin<AGG>(copy, i1 < vectors ? private_bin(sb[j], rule) : -1, lane);
+            }
         }
         /* The scalar head and tail: fewer than 32 elements together. */
         const size_t tail = head + vectors * PER, extras = head + (n - tail);
         for (size_t base = first; base < extras; base += step) {
             const size_t i = base + lane;
             const size_t at = i < head ? i : tail + (i - head);
-            count_bin<AGG>(copy, i < extras ? private_bin(in[at], rule) : -1, lane);
+            constexpr int SCALAR = AGG == AGGREGATE_VECTOR ? AGGREGATE_NONE : AGG;
+            count_bin<SCALAR>(copy, i < extras ? private_bin(in[at], rule) : -1, lane);
         }
     } else {
         for (size_t base = first; base < n; base += step) {
