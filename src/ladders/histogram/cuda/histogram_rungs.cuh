@@ -261,9 +261,20 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
     return blocks ? (unsigned)blocks : 1u;
 }
 
+/* The grid of the privatised kernel: by default every block that fits at
+ * once (never more than the work needs); with trips > 0, enough blocks that
+ * each lane makes about trips trips of two 16-byte loads, but at least
+ * least_blocks (and still at most what the work needs or fits). Fewer
+ * blocks mean fewer copies to zero and to merge into the global counts. */
+struct grid_policy {
+    unsigned trips;        /* 0: the resident grid */
+    unsigned least_blocks; /* with trips */
+};
+
 /* Zeroes the counts, then runs privatised_kernel<S, PER_WARP, VECTOR, AGG>. */
 template <typename S, bool PER_WARP, bool VECTOR, int AGG>
-warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what)
+warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
+                              grid_policy policy = {0, 0})
 {
     warplab_status status = zero_counts(backend, launch);
     const size_t n = launch->problem->dim[0];
@@ -277,8 +288,14 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
     const size_t shared = (size_t)words * sizeof(unsigned) * (PER_WARP ? WARPS : 1);
     auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG>;
     const size_t work = VECTOR ? (vectors ? vectors : 1) : n;
-    const unsigned grid =
-        resident_grid(backend, kernel, BLOCK, shared, (size_t)BLOCK * (VECTOR ? 2 : 1), work);
+    const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
+    unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
+    if (policy.trips) {
+        const unsigned fewer =
+            resident_grid(backend, kernel, BLOCK, shared, per_trip * policy.trips, work);
+        const unsigned least = grid < policy.least_blocks ? grid : policy.least_blocks;
+        grid = fewer > least ? fewer : least;
+    }
     kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
         in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words);
     return WL_CUDA_LAUNCHED(backend, what);
