@@ -225,6 +225,9 @@ static void check_counts(warplab_context *ctx, bool gpu)
         {WARPLAB_HISTOGRAM_FLOAT32, 100003, 20000, -0.1, 0.7, 4, false},
         {WARPLAB_HISTOGRAM_FLOAT32, 100003, 1, -1e30, 1e30, 4, false},
         {WARPLAB_HISTOGRAM_FLOAT32, 100003, 1000, 0.1, 0.3, 0, false},
+        /* 39 bins over [0.1, 0.7): the last float below 0.7 rounds to bin 39,
+         * counted in bin 38. */
+        {WARPLAB_HISTOGRAM_FLOAT32, 100003, 39, 0.1, 0.7, 4, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(ctx, &cases[i], (uint32_t)i + 1);

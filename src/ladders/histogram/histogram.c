@@ -149,6 +149,17 @@ static warplab_status cub_supports(const wl_problem *p, const warplab_device_inf
                   "2^31 or more overflows it");
         return WARPLAB_ERROR_UNSUPPORTED;
     }
+    if (p->variant == WL_HISTOGRAM_FLOAT32) {
+        /* The largest bin CUB computes: the one of the last float below upper. */
+        const wl_histogram_rule rule = wl_histogram_rule_of(p);
+        const float last = nextafterf(rule.upper_float, -INFINITY);
+        if ((int)((last - rule.lower_float) * rule.scale_float) >= (int)rule.bins) {
+            wl_format(reason, len,
+                      "cub::DeviceHistogram::HistogramEven would count a sample just below "
+                      "upper past its last bin in this range (warplab counts it in the last)");
+            return WARPLAB_ERROR_UNSUPPORTED;
+        }
+    }
     if (p->dim[0] == 0) {
         wl_format(reason, len, "no samples: nothing of CUB's to time");
         return WARPLAB_ERROR_UNSUPPORTED;
@@ -351,6 +362,8 @@ static int histogram_test_problems(const warplab_device_info *device, wl_problem
         {WL_HISTOGRAM_FLOAT32, 4096, -3.0, 5.0},
         {WL_HISTOGRAM_FLOAT32, 1, -1.0, 1.0},
         {WL_HISTOGRAM_FLOAT32, 5000, 0.0, 10.0},
+        /* The last float below 0.7 rounds up to bin 39: counted in bin 38. */
+        {WL_HISTOGRAM_FLOAT32, 39, 0.1, 0.7},
     };
     static const size_t sizes[] = {0, 1, 15, 16, 17, 33, 1025, 65537, (1u << 20) + 3};
     static const size_t misaligned[] = {1, 17, 1000, 65537};
