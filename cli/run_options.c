@@ -71,13 +71,15 @@ static const run_option run_options[] = {
     {{"type", required_argument, NULL, 't'},
      true,
      "  -t, --type NAME      ",
-     "element type where the ladder has several (int32, float," CONTINUED "double)",
+     "element type where the ladder has several (int32, float," CONTINUED
+     "double; histogram: uint8, int32, float)",
      NULL,
      NULL},
     {{"op", required_argument, NULL, OPT_OP},
      true,
      "      --op NAME        ",
-     "operation where the ladder has several (sum, min, max)",
+     "operation where the ladder has several (sum, min, max;" CONTINUED
+     "histogram: the data, uniform or skewed)",
      NULL,
      NULL},
     {{"repeat", required_argument, NULL, 'n'},

@@ -390,6 +390,43 @@ warplab_status warplab_scan(warplab_context *context, warplab_dtype dtype, warpl
                             warplab_scan_kind kind, const warplab_buffer *input,
                             warplab_buffer *output, size_t n);
 
+/* --- histogram (docs/ladders/histogram.md) --- */
+
+/* The samples warplab_histogram counts. */
+typedef enum warplab_histogram_sample {
+    WARPLAB_HISTOGRAM_UINT8 = 0, /* 8-bit unsigned: images, bytes of text */
+    WARPLAB_HISTOGRAM_INT32,
+    WARPLAB_HISTOGRAM_FLOAT32,
+    WARPLAB_HISTOGRAM_SAMPLE_COUNT
+} warplab_histogram_sample;
+
+const char *warplab_histogram_sample_name(warplab_histogram_sample sample); /* "uint8", ... */
+
+/* Counts the first n samples of input into bins equal-width bins over
+ * [lower, upper), as cub::DeviceHistogram::HistogramEven defines them, and
+ * writes bins uint32 counts to counts at counts_offset_bytes (4-aligned):
+ * - a sample counts only when lower <= x < upper; a NaN never counts;
+ * - uint8 and int32 samples: lower and upper are integers in int32's range,
+ *   and bin = (x - lower) * bins / (upper - lower), exactly (64-bit);
+ * - float samples: lower and upper are rounded to float, and bin =
+ *   (int)((x - lower) * (bins / (upper - lower))), each step in float as CUB
+ *   computes it (a sample whose product rounds up to bins counts in the last
+ *   bin, where CUB would count past the end);
+ * - bins from 1 to 2^31 - 2; n from 0 to 2^32 - 1 (the counts are uint32 and
+ *   cannot wrap; more samples: call once per 2^32 - 1 and add the counts);
+ *   n = 0 writes zeros.
+ * The counts are zeroed by the call itself, in order on the stream, so the
+ * buffer needs no clearing. input may be any buffer or view of the context
+ * (any byte for uint8, 4-aligned otherwise); the counts must not overlap the
+ * samples. Asynchronous on the bound stream, no allocation after the first
+ * call, capturable into a CUDA graph. Every argument is checked before any
+ * work (WARPLAB_ERROR_INVALID_ARGUMENT: bins 0, lower >= upper, a NaN or
+ * infinite bound, a non-integer or out-of-range bound for integer samples, a
+ * float range whose width overflows float, sizes past the buffers). */
+warplab_status warplab_histogram(warplab_context *context, warplab_histogram_sample sample,
+                                 const warplab_buffer *input, size_t n, size_t bins, double lower,
+                                 double upper, warplab_buffer *counts, size_t counts_offset_bytes);
+
 /* --- transpose --- */
 
 /* out = in^T, out of place: in is a row-major rows x cols matrix of dtype

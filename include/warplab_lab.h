@@ -158,7 +158,11 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
  * 2^10..2^28 elements (square matrices of as many elements) and the odd
  * shapes 3001x4000 and 4001x3, unless options->sizes says otherwise
  * (options->rungs, comma-separated, picks operations: "reduce",
- * "reduce_device", "transpose", "gemm", "vecadd"; repeat, warmup,
+ * "reduce_device", "transpose", "gemm", "vecadd", and warplab_histogram
+ * against cub::DeviceHistogram::HistogramEven: "histogram_u8" (256 bins of
+ * 8-bit samples) and "histogram_float" (1024 and 4096 bins of float), at
+ * 2^24 and 2^28 samples, uniform and skewed, sizes N, NxBINS or NxBINSx1
+ * (skewed); repeat, warmup,
  * max_seconds, no_flush, seed and progress as for warplab_bench). Rows come in pairs: the warplab
  * call (pct_of_vendor = vendor time / warplab time, %) then the vendor's (WARPLAB_ROW_VENDOR |
  * WARPLAB_ROW_BASELINE). Device-side calls are timed with the backend's events after an L2 flush;

@@ -22,7 +22,7 @@
 # clocks or settings.
 #
 #   STEPS="build test sanitize bench probe counters"  which steps to run (default: all)
-#   LADDERS="vecadd reduce transpose gemm scan"   which ladders to sanitize / bench
+#   LADDERS="vecadd reduce transpose gemm scan histogram"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
 #   SANITIZE_TOOLS="memcheck racecheck synccheck initcheck"
 #   SANITIZE_SETS="ladders api probes"       what the sanitizers run: the ladders' rungs,
@@ -39,7 +39,7 @@ export NCCL_NVLS_ENABLE=0
 RESULTS=${RESULTS:-out/gpu-check}
 BUILD=${BUILD:-build-gpu}
 STEPS=${STEPS:-build test sanitize bench probe counters}
-LADDERS=${LADDERS:-vecadd reduce transpose gemm scan}
+LADDERS=${LADDERS:-vecadd reduce transpose gemm scan histogram}
 SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
 BENCH_ARGS=${BENCH_ARGS:-}
 CTEST_ARGS=${CTEST_ARGS:-}
@@ -185,6 +185,11 @@ if has_step sanitize; then
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" example-cuda-stream \
                     "$TESTS/cuda/example_cuda_stream"
+                # (warplab_histogram: wrapped unaligned samples, counts at an
+                # offset, every sample type; a captured graph against CUB.)
+                WARPLAB_TEST_SMALL=1 sanitize "$tool" histogram-api "$TESTS/test_histogram_api" \
+                    --backend cuda
+                WARPLAB_TEST_SMALL=1 sanitize "$tool" histogram-graph "$TESTS/cuda/test_histogram_cuda"
             fi
             if has_set probes; then
                 # The probes' kernels, on their small test problems (no timing, no end-to-end run).

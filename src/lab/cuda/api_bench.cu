@@ -7,6 +7,7 @@
  * before it is timed; the timed runs alternate warplab and vendor, each
  * after an L2 flush. */
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/histogram_bins.h"
 #include "lab/harness.h"
 
 #include "warplab_lab.h"
@@ -73,6 +74,37 @@ __global__ void plain_float4_add(const float4 *a, const float4 *b, float4 *c, si
         cs[tail + i] = as[tail + i] + bs[tail + i];
 }
 
+/* Histogram samples from the index: 8-bit (random bytes, or every byte 0x5A
+ * when skewed) or float in [-0.125, 1.125) around the range [0, 1) (or
+ * every sample 1/3 when skewed). */
+__global__ void fill_histogram_samples(uint32_t *words, size_t count, uint32_t seed, bool bytes,
+                                       bool skewed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        h *= 3266489917u;
+        h ^= h >> 16;
+        if (bytes)
+            words[i] = skewed ? 0x5A5A5A5Au : h;
+        else
+            words[i] = __float_as_uint(skewed ? 1.0f / 3.0f
+                                              : (float)(h & 0xFFFFFF) / 13421772.8f - 0.125f);
+    }
+}
+
+/* How many of n counts differ. */
+__global__ void count_differences(const unsigned *x, const unsigned *y, size_t n, unsigned *bad)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        if (x[i] != y[i])
+            atomicAdd(bad, 1u);
+}
+
 /* ---- the cases ---- */
 
 enum api_op {
@@ -81,31 +113,42 @@ enum api_op {
     API_TRANSPOSE,
     API_GEMM,
     API_VECADD,
-    API_SCAN,       /* warplab_scan, float inclusive sum */
-    API_SCAN_INT32, /* warplab_scan, int32 inclusive sum (exact) */
+    API_SCAN,            /* warplab_scan, float inclusive sum */
+    API_SCAN_INT32,      /* warplab_scan, int32 inclusive sum (exact) */
+    API_HISTOGRAM_U8,    /* 256 bins over [0, 256) */
+    API_HISTOGRAM_FLOAT, /* dim[1] bins over [0, 1) */
     API_OPS
 };
 
-const char *const op_names[API_OPS] = {"reduce", "reduce_device", "transpose", "gemm",
-                                       "vecadd", "scan",          "scan_int32"};
-const char *const op_calls[API_OPS] = {"warplab_reduce",    "warplab_reduce_to_buffer",
-                                       "warplab_transpose", "warplab_gemm",
-                                       "warplab_vecadd",    "warplab_scan",
-                                       "warplab_scan"};
+const char *const op_names[API_OPS] = {"reduce",     "reduce_device", "transpose",
+                                       "gemm",       "vecadd",        "scan",
+                                       "scan_int32", "histogram_u8",  "histogram_float"};
+const char *const op_calls[API_OPS] = {
+    "warplab_reduce", "warplab_reduce_to_buffer", "warplab_transpose",
+    "warplab_gemm",   "warplab_vecadd",           "warplab_scan",
+    "warplab_scan",   "warplab_histogram",        "warplab_histogram"};
 const char *const vendor_calls[API_OPS] = {"cub::DeviceReduce::Sum + copy",
                                            "cub::DeviceReduce::Sum",
                                            "cublasSgeam",
                                            "cublasSgemm",
                                            "float4 kernel",
                                            "cub::DeviceScan::InclusiveSum",
-                                           "cub::DeviceScan::InclusiveSum"};
-const char *const vendor_ids[API_OPS] = {"cub+copy",      "cub",           "cublas_sgeam",
-                                         "cublas_sgemm",  "float4_kernel", "cub_scan",
-                                         "cub_scan_int32"};
+                                           "cub::DeviceScan::InclusiveSum",
+                                           "cub::DeviceHistogram::HistogramEven",
+                                           "cub::DeviceHistogram::HistogramEven"};
+const char *const vendor_ids[API_OPS] = {
+    "cub+copy",           "cub",      "cublas_sgeam",   "cublas_sgemm",
+    "float4_kernel",      "cub_scan", "cub_scan_int32", "cub_histogram_u8",
+    "cub_histogram_float"};
+
+bool is_histogram(api_op op)
+{
+    return op == API_HISTOGRAM_U8 || op == API_HISTOGRAM_FLOAT;
+}
 
 struct api_case {
     api_op op;
-    size_t dim[3]; /* n; rows, cols; m, n, k */
+    size_t dim[3]; /* n; rows, cols; m, n, k; histogram: n, bins, skewed (0 or 1) */
 };
 
 struct bench_env {
@@ -210,6 +253,12 @@ warplab_status run_warplab(void *user)
         return from_context(s, warplab_scan(ctx, s->problem.dtype, WARPLAB_REDUCE_SUM,
                                             WARPLAB_SCAN_INCLUSIVE, s->in.buffer, s->out.buffer,
                                             d[0]));
+    case API_HISTOGRAM_U8:
+        return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_UINT8, s->in.buffer, d[0],
+                                                 d[1], 0.0, 256.0, s->out.buffer, 0));
+    case API_HISTOGRAM_FLOAT:
+        return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_FLOAT32, s->in.buffer, d[0],
+                                                 d[1], 0.0, 1.0, s->out.buffer, 0));
     default: return WARPLAB_ERROR_INVALID_ARGUMENT;
     }
 }
@@ -251,6 +300,12 @@ size_t case_elements(const api_case &c)
 void describe_case(const api_case &c, char *text, size_t len)
 {
     switch (c.op) {
+    case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_FLOAT:
+        wl_format(text, len, "n=%zu %s %zu bins %s", c.dim[0],
+                  c.op == API_HISTOGRAM_U8 ? "uint8" : "float", c.dim[1],
+                  c.dim[2] ? "skewed" : "uniform");
+        break;
     case API_TRANSPOSE: wl_format(text, len, "%zux%zu float", c.dim[0], c.dim[1]); break;
     case API_GEMM: wl_format(text, len, "%zux%zux%zu float", c.dim[0], c.dim[1], c.dim[2]); break;
     case API_SCAN_INT32: wl_format(text, len, "n=%zu int32", c.dim[0]); break;
@@ -317,6 +372,27 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         s->problem.variant = WARPLAB_SCAN_INCLUSIVE;
         s->problem.dtype = c.op == API_SCAN_INT32 ? WARPLAB_INT32 : WARPLAB_FLOAT32;
         break;
+    case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_FLOAT: {
+        const bool bytes = c.op == API_HISTOGRAM_U8;
+        const size_t words = bytes ? (d[0] + 3) / 4 : d[0];
+        status = make_array(env, words, false, &s->in);
+        if (status == WARPLAB_OK) {
+            fill_histogram_samples<<<1024, 256, 0, env.stream>>>(
+                reinterpret_cast<uint32_t *>(s->in.ptr), words, env.seed++, bytes, d[2] != 0);
+            status = WL_CUDA_LAUNCHED(env.device, "filling the samples");
+        }
+        out_count = d[1];
+        s->problem.dim[0] = d[0];
+        s->problem.dim[1] = d[1];
+        s->problem.dims = 2;
+        s->problem.variant = bytes ? WL_HISTOGRAM_UINT8 : WL_HISTOGRAM_FLOAT32;
+        s->problem.dtype = bytes ? WARPLAB_INT32 : WARPLAB_FLOAT32;
+        s->problem.alpha = 0.0;
+        s->problem.beta = bytes ? 256.0 : 1.0;
+        s->problem.param = d[2] ? WL_HISTOGRAM_SKEWED : WL_HISTOGRAM_UNIFORM;
+        break;
+    }
     default: break;
     }
     if (status == WARPLAB_OK)
@@ -326,10 +402,10 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
     if (status != WARPLAB_OK)
         return status;
     if (c.op != API_VECADD) {
-        static const char *const ladders[API_OPS] = {"reduce", "reduce", "transpose", "gemm",
-                                                     "",       "scan",   "scan"};
-        static const char *const rungs[API_OPS] = {"cub", "cub", "cublas", "cublas_fp32",
-                                                   "",    "cub", "cub"};
+        static const char *const ladders[API_OPS] = {
+            "reduce", "reduce", "transpose", "gemm", "", "scan", "scan", "histogram", "histogram"};
+        static const char *const rungs[API_OPS] = {"cub", "cub", "cublas", "cublas_fp32", "",
+                                                   "cub", "cub", "cub",    "cub"};
         s->vendor = wl_backend_find_impl(env.device, ladders[c.op], rungs[c.op]);
         if (!s->vendor)
             return wl_fail(env.device, WARPLAB_ERROR_UNSUPPORTED, "no vendor rung %s/%s",
@@ -337,9 +413,11 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         s->launch.problem = &s->problem;
         s->launch.buffers = c.op == API_GEMM ? 3 : 2;
         const size_t in_count = c.op == API_GEMM       ? d[0] * d[2]
+                                : is_histogram(c.op)   ? d[0]
                                 : s->problem.dims == 1 ? d[0]
                                                        : d[0] * d[1];
-        s->launch.buf[0] = {s->in.ptr, 0, in_count * sizeof(float)};
+        s->launch.buf[0] = {s->in.ptr, 0,
+                            in_count * (c.op == API_HISTOGRAM_U8 ? 1 : sizeof(float))};
         if (c.op == API_GEMM) {
             s->launch.buf[1] = {s->in2.ptr, 0, d[2] * d[1] * sizeof(float)};
             s->launch.buf[2] = {s->vendor_out.ptr, 0, out_count * sizeof(float)};
@@ -360,7 +438,26 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
     if (status != WARPLAB_OK)
         return status;
     float worst = 0.0f, bound = 0.0f;
-    if (c.op == API_REDUCE_HOST || c.op == API_REDUCE_DEVICE) {
+    if (is_histogram(c.op)) {
+        /* Counts: exactly equal, bin for bin. */
+        cudaError_t e = cudaMemsetAsync(env.worst, 0, sizeof(unsigned), env.stream);
+        if (e == cudaSuccess) {
+            count_differences<<<256, 256, 0, env.stream>>>(
+                reinterpret_cast<const unsigned *>(s->out.ptr),
+                reinterpret_cast<const unsigned *>(s->vendor_out.ptr), d[1], env.worst);
+            e = cudaGetLastError();
+        }
+        unsigned bad = 0;
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(&bad, env.worst, sizeof bad, cudaMemcpyDeviceToHost, env.stream);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(env.stream);
+        if (e != cudaSuccess)
+            return wl_cuda_check(env.device, e, "comparing the counts");
+        worst = (float)bad;
+        if (bad)
+            wl_format(note, note_len, "%u of %zu counts differ from CUB's", bad, d[1]);
+    } else if (c.op == API_REDUCE_HOST || c.op == API_REDUCE_DEVICE) {
         float got = s->host_value, want = s->vendor_value;
         cudaError_t e = cudaSuccess;
         if (c.op == API_REDUCE_DEVICE) {
@@ -442,6 +539,8 @@ void fill_row(warplab_row *row, const api_case &c, bool vendor, const wl_stats &
     case API_VECADD: row->bytes = 12.0 * (double)c.dim[0]; break;
     case API_SCAN:
     case API_SCAN_INT32: row->bytes = 8.0 * (double)c.dim[0]; break;
+    case API_HISTOGRAM_U8: row->bytes = (double)c.dim[0] + 4.0 * (double)c.dim[1]; break;
+    case API_HISTOGRAM_FLOAT: row->bytes = 4.0 * ((double)c.dim[0] + (double)c.dim[1]); break;
     case API_GEMM:
         row->flops = 2.0 * (double)c.dim[0] * (double)c.dim[1] * (double)c.dim[2];
         row->bytes =
@@ -483,6 +582,20 @@ int default_cases(api_op op, api_case *cases, int capacity)
         add(3001, 4000, 1024);
         add(4001, 3, 1024);
         break;
+    case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_FLOAT:
+        /* The targets' shapes: 2^24 and 2^28 samples, uniform and skewed;
+         * 256 bins of 8-bit samples, 1024 and 4096 of float. */
+        for (int e = 24; e <= 28; e += 4)
+            for (size_t skewed = 0; skewed < 2; skewed++) {
+                if (op == API_HISTOGRAM_U8) {
+                    add((size_t)1 << e, 256, skewed);
+                } else {
+                    add((size_t)1 << e, 1024, skewed);
+                    add((size_t)1 << e, 4096, skewed);
+                }
+            }
+        break;
     default:
         for (int e = 10; e <= 28; e += 2)
             add((size_t)1 << e, 0, 0);
@@ -513,6 +626,12 @@ api_case case_from_size(api_op op, const size_t size[3], int dims)
         c.dim[0] = dims >= 2 ? size[0] : side;
         c.dim[1] = dims >= 2 ? size[1] : side;
         c.dim[2] = dims >= 3 ? size[2] : dims == 2 ? 1024 : side;
+        break;
+    case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_FLOAT: /* N, NxBINS, NxBINSxS (S = 1: skewed) */
+        c.dim[0] = size[0];
+        c.dim[1] = dims >= 2 ? size[1] : op == API_HISTOGRAM_U8 ? 256 : 1024;
+        c.dim[2] = dims >= 3 && size[2] == 1 ? 1 : 0;
         break;
     default: c.dim[0] = total; break;
     }
@@ -553,7 +672,8 @@ extern "C" warplab_status wl_cuda_bench_api(warplab_context *context, wl_backend
             if (!known)
                 return wl_fail(device, WARPLAB_ERROR_UNKNOWN_NAME,
                                "no operation '%s' in bench api (reduce, reduce_device, "
-                               "transpose, gemm, vecadd, scan, scan_int32)",
+                               "transpose, gemm, vecadd, scan, scan_int32, histogram_u8, "
+                               "histogram_float)",
                                item);
         }
     }
