@@ -356,8 +356,8 @@ else()
   string(REGEX MATCHALL "\n// [^\n]*" headers "${out}")
   list(LENGTH headers shown)
   if(NOT rc EQUAL 0 OR NOT shown EQUAL 1
-     OR NOT headers STREQUAL "\n// src/ladders/reduce/cuda/06_sequential.cu:1"
-     OR NOT out MATCHES "06_sequential.cu:1\n/\\* Rung sequential.*\n  -- diff against the rung below, strided_index --\n--- reduce/strided_index \\(CUDA C\\)\n\\+\\+\\+ reduce/sequential \\(CUDA C\\)\n@@ [^\n]*\n-// src/ladders/reduce/cuda/05_strided_index.cu\n.*\n\\+// src/ladders/reduce/cuda/06_sequential.cu\n")
+     OR NOT headers STREQUAL "\n// src/ladders/reduce/cuda/08_sequential.cu:1"
+     OR NOT out MATCHES "08_sequential.cu:1\n/\\* Rung sequential.*\n  -- diff against the rung below, strided_index --\n--- reduce/strided_index \\(CUDA C\\)\n\\+\\+\\+ reduce/sequential \\(CUDA C\\)\n@@ [^\n]*\n-// src/ladders/reduce/cuda/06_strided_index.cu\n.*\n\\+// src/ladders/reduce/cuda/08_sequential.cu\n")
     message(SEND_ERROR "warplab show reduce sequential --backend cuda: exit ${rc}, ${shown} files shown "
                        "(${headers}), or not the file then its diff:\n${out}\n${err}")
     math(EXPR failures "${failures} + 1")
