@@ -81,7 +81,8 @@ static size_t series_on(const wl_probe *probe, const wl_backend_ops *ops)
     for (size_t s = 0; ops && s < probe->section_count; s++) {
         const wl_ladder *ladder = probe->sections[s].ladder;
         for (size_t r = 0; r < ladder->rung_count; r++)
-            found += wl_ops_find_impl(ops, ladder->name, ladder->rungs[r].id) != NULL;
+            found += !(ladder->rungs[r].flags & WL_RUNG_HOST) &&
+                     wl_ops_find_impl(ops, ladder->name, ladder->rungs[r].id) != NULL;
     }
     return found;
 }
@@ -223,7 +224,10 @@ static warplab_status plan_sections(warplab_context *context, const wl_probe *pr
             return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "probe plan");
         for (size_t r = 0; r < section->ladder->rung_count; r++) {
             const wl_rung *rung = &section->ladder->rungs[r];
-            const wl_impl *impl = wl_ops_find_impl(ops, section->ladder->name, rung->id);
+            /* A host series (the CPU beside the GPU) runs on the cpu backend. */
+            const wl_backend_ops *rung_ops =
+                (rung->flags & WL_RUNG_HOST) && context->host ? context->host->ops : ops;
+            const wl_impl *impl = wl_ops_find_impl(rung_ops, section->ladder->name, rung->id);
             if (impl) {
                 plan->impls[plan->series_count] = impl;
                 plan->series[plan->series_count++] = rung;
