@@ -10,7 +10,7 @@ enum { CHAIN_IN = 0, CHAIN_OUT };
 /* Elements per task of the thread pool, and per inner block: a block of
  * independent chains the compiler can keep in vector registers. */
 #define CHAIN_TASK ((size_t)1 << 16)
-#define CHAIN_LANES 8
+#define CHAIN_LANES 16
 
 typedef struct chain_job {
     const float *in;

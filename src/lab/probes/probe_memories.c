@@ -402,9 +402,8 @@ static void memories_setup(const warplab_device_info *device, size_t size, char 
 {
     wl_format(text, len,
               "%zu threads (blocks of %d); constant: a %d-word table, %zu reads a thread; local: "
-              "arrays of 4..%d ints, %d steps of N reads, at most 2^18 threads; readonly: "
-              "a gather of %d reads a thread over tables of 4 KiB..128 MiB (CUDA only: OpenCL "
-              "has no read-only path)",
+              "arrays of 4..%d ints, %d steps of N reads, at most 2^18 threads; readonly "
+              "(CUDA): %d gathered reads a thread, tables of 4 KiB..128 MiB",
               memories_threads(device, size), WL_PROBE_BLOCK, WL_CONSTANT_WORDS,
               memories_steps(device), WL_LOCAL_MAX, device->gpu ? 16 : 4, device->gpu ? 64 : 8);
 }
