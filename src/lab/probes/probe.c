@@ -506,9 +506,23 @@ double wl_probe_leading_size(const wl_problem *problem)
     return (double)problem->param;
 }
 
+/* a^steps, remembered for the last steps asked on this thread: a check calls
+ * the reference and the bound for every element of an array (2^26 in the
+ * transfers probe) with one steps, and pow dominated it. */
+static double chain_power(long steps)
+{
+    static _Thread_local long last_steps = -1;
+    static _Thread_local double last_power;
+    if (steps != last_steps) {
+        last_power = pow((double)WL_CHAIN_A, (double)steps);
+        last_steps = steps;
+    }
+    return last_power;
+}
+
 double wl_chain_reference(float start, float b, long steps)
 {
-    const double a = (double)WL_CHAIN_A, power = pow(a, (double)steps);
+    const double a = (double)WL_CHAIN_A, power = chain_power(steps);
     return power * (double)start + (double)b * (1.0 - power) / (1.0 - a);
 }
 
@@ -519,6 +533,6 @@ double wl_chain_bound(float start, float b, long steps)
      * monotonically from its start to its end. */
     const double end = wl_chain_reference(start, b, steps);
     const double largest = fmax(fabs((double)start), fabs(end)) + fabs((double)b);
-    const double weights = (1.0 - pow(a, (double)steps)) / (1.0 - a); /* sum of a^j, j < n */
+    const double weights = (1.0 - chain_power(steps)) / (1.0 - a); /* sum of a^j, j < n */
     return 2.0 * ldexp(1.0, -24) * largest * weights;
 }

@@ -336,11 +336,15 @@ static int intensity_points(const warplab_device_info *device, size_t size, wl_p
     return count;
 }
 
-/* 256 floats (1 KiB) to the overlap's array, 4x apart. */
+/* 256 floats (1 KiB) to 2^22 (16 MiB, where the copies' bytes, not their
+ * latency, set the time) or the overlap's array if smaller, 4x apart. */
+#define LATENCY_LARGEST ((size_t)1 << 22)
 static int latency_points(const warplab_device_info *device, size_t size, wl_problem *problems,
                           int capacity)
 {
-    const size_t largest = overlap_floats(device, size);
+    size_t largest = overlap_floats(device, size);
+    if (largest > LATENCY_LARGEST)
+        largest = LATENCY_LARGEST;
     int count = 0;
     for (size_t n = 256; n <= largest && count < capacity; n *= 4)
         problems[count++] = wl_probe_point(n, WL_LATENCY_K, 0, (long)n);
@@ -352,12 +356,16 @@ static void transfers_setup(const warplab_device_info *device, size_t size, char
     char largest[32], array[32];
     wl_format_bytes(largest, sizeof largest, (double)largest_copy(device, size));
     wl_format_bytes(array, sizeof array, 4.0 * (double)overlap_floats(device, size));
+    char small[32];
+    const size_t floats = overlap_floats(device, size);
+    wl_format_bytes(small, sizeof small,
+                    4.0 * (double)(floats < LATENCY_LARGEST ? floats : LATENCY_LARGEST));
     wl_format(text, len,
               "copies of 4 KiB to %s; overlap: %s in %d chunks, %d dependent FMAs per element; "
               "intensity: the same %s, 1 to %d FMAs an element; latency_bound: 1 KiB to %s, %d "
               "FMAs an element",
-              largest, array, WL_OVERLAP_CHUNKS, OVERLAP_STEPS, array, WL_INTENSITY_MAX_K, array,
-              WL_LATENCY_K);
+              largest, array, WL_OVERLAP_CHUNKS, OVERLAP_STEPS, array, WL_INTENSITY_MAX_K,
+              small, WL_LATENCY_K);
 }
 
 /* Where a over b crosses 1 in log-log, between x0 (ratio r0 <= 1) and x1
