@@ -225,8 +225,9 @@ static void reduce_block_size(const warplab_report *report, wl_conclusion_emit e
         return;
     char text[WL_CONCLUSION_MAX];
     int n = snprintf(text, sizeof text,
-                     "Block size (seed 004 ran attempts #1-#7 in 128-thread blocks, seed 001 and "
-                     "this ladder in 512): at %s, the 128-thread form takes ",
+                     "Block size (seed 004 ran attempts #1-#7 in 128-thread blocks, seed 001 in "
+                     "512, as this ladder does on cuda; 256 work-items on opencl): at %s, the "
+                     "128-thread form takes ",
                      problem);
     int pairs = 0, faster512 = 0, faster128 = 0;
     double worst = 1.0, best = 1.0;
@@ -249,8 +250,8 @@ static void reduce_block_size(const warplab_report *report, wl_conclusion_emit e
     }
     if (n > 0 && (size_t)n < sizeof text)
         n += snprintf(text + n, sizeof text - (size_t)n,
-                      " the time of the 512-thread one. 512 threads are faster in %d of %d, 128 "
-                      "in %d, the rest within the runs' noise",
+                      " the time of the ladder's own block. The ladder's block is faster in %d of "
+                      "%d, 128 threads in %d, the rest within the runs' noise",
                       faster512, pairs, faster128);
     if (n > 0 && (size_t)n < sizeof text) {
         if (faster512 > 0 && faster128 == 0)

@@ -167,8 +167,8 @@ static void test_reduce_block_size(void)
     CHECK_STR(c.ladder[0], "reduce");
     expect_text(&c, 0,
                 "at n=268435456 int32 sum, the 128-thread form takes 1.50x (#1 interleaved)");
-    expect_text(&c, 0, "1.01x (#7 brent) the time of the 512-thread one");
-    expect_text(&c, 0, "512 threads are faster in 5 of 7, 128 in 0");
+    expect_text(&c, 0, "1.01x (#7 brent) the time of the ladder's own block");
+    expect_text(&c, 0, "The ladder's block is faster in 5 of 7, 128 threads in 0");
     expect_text(&c, 0, "the larger block pays on this GPU");
     expect_text(&c, 0, "up to 1.50x");
 
@@ -176,14 +176,14 @@ static void test_reduce_block_size(void)
     for (size_t i = 2; i < row_count; i += 2)
         rows[i + 1].median_ms = rows[i].median_ms / 1.25;
     c = conclude(0);
-    expect_text(&c, 0, "512 threads are faster in 0 of 7, 128 in 7");
+    expect_text(&c, 0, "The ladder's block is faster in 0 of 7, 128 threads in 7");
     expect_text(&c, 0, "the course's smaller block pays on this GPU");
     expect_text(&c, 0, "up to 1.25x");
 
     /* Mixed: neither wins every attempt. */
     rows[3].median_ms = rows[2].median_ms * 2.0;
     c = conclude(0);
-    expect_text(&c, 0, "512 threads are faster in 1 of 7, 128 in 6");
+    expect_text(&c, 0, "The ladder's block is faster in 1 of 7, 128 threads in 6");
     expect_text(&c, 0, "neither block size wins every attempt");
 
     /* All within the noise. */

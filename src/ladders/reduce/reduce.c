@@ -207,9 +207,10 @@ static warplab_status cub_supports(const wl_problem *p, const warplab_device_inf
  * 128-thread blocks; seed 001 (and warplab's ladder) in 512. */
 #define LESSON_128                                                                                 \
     "The rung above as seed 004 ran it: the same kernel in 128-thread blocks (\"Blocksize: 128 "   \
-    "threads\"), where seed 001 and warplab's ladder use 512. A 128-thread block runs 7 tree "     \
-    "steps to 512's 9 but writes four times as many partials for the next level. Off the ladder: " \
-    "which block wins on this GPU is the reduce conclusion under the tables, from the two rows."
+    "threads\"), where seed 001 and warplab's ladder use 512 (256 work-items on opencl). A "       \
+    "128-thread block runs 7 tree steps to 512's 9 but writes four times as many partials for "    \
+    "the next level. Off the ladder: which block wins on this GPU is the reduce conclusion "       \
+    "under the tables, from the two rows."
 
 /* The course's figures, in GB/s at 2^22 = 4M ints: seed 001's K40 table (512-
  * thread blocks) on each rung, seed 004's table ("results are on an older
