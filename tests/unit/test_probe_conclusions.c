@@ -276,7 +276,7 @@ static void test_transfers_end_to_end(void)
     CHECK_HAS(text, "break-even at about k = 32 FMAs an element (8.0 flop a byte), interpolated "
                     "between k = 16 (GPU 0.50x the CPU's rate) and k = 64 (2.00x)");
     CHECK_HAS(text, "latency-bound: 256 floats (64 FMAs each) take 25.6 us on the GPU with "
-                    "copies (6.4 us of it the kernel launch and run) against 2.6 us on the CPU");
+                    "copies (the kernel alone: 6.4 us) against 2.6 us on the CPU");
     CHECK_HAS(text, "the GPU wins from 16384 floats on");
 
     /* The GPU ahead everywhere; the CPU ahead everywhere. */
@@ -295,6 +295,14 @@ static void test_transfers_end_to_end(void)
     CHECK_HAS(text, "no break-even up to k = 1024 FMAs an element (256 flop a byte): the CPU wins "
                     "at every k measured");
     CHECK_HAS(text, "the CPU wins at every size measured");
+    /* Ahead at k = 1, behind from k = 4 on: no break-even, and no claim that
+     * the CPU wins everywhere. */
+    start(&s, "transfers");
+    const double falling[] = {9.0, 1.0, 1.0, 0.5, 0.1, 0.01};
+    add_end_to_end(&s, falling, cpu);
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text,
+              "no break-even: the GPU leads at the smallest k and falls behind from k = 4 on");
     /* A failed CPU point at k = 1: nothing drawn for this section. */
     start(&s, "transfers");
     add(&s, "intensity", "pinned", 1, 1.0);

@@ -364,8 +364,8 @@ static void transfers_setup(const warplab_device_info *device, size_t size, char
               "copies of 4 KiB to %s; overlap: %s in %d chunks, %d dependent FMAs per element; "
               "intensity: the same %s, 1 to %d FMAs an element; latency_bound: 1 KiB to %s, %d "
               "FMAs an element",
-              largest, array, WL_OVERLAP_CHUNKS, OVERLAP_STEPS, array, WL_INTENSITY_MAX_K,
-              small, WL_LATENCY_K);
+              largest, array, WL_OVERLAP_CHUNKS, OVERLAP_STEPS, array, WL_INTENSITY_MAX_K, small,
+              WL_LATENCY_K);
 }
 
 /* Where a over b crosses 1 in log-log, between x0 (ratio r0 <= 1) and x1
@@ -394,8 +394,8 @@ static void conclude_intensity(const warplab_probe_result *r, char *text, size_t
     if (wl_probe_value(r, "resident", 1, &resident))
         wl_append(text, len, ", its kernel alone %.0fx the CPU's", resident / cpu1);
     /* The first k where the GPU pulls ahead, after a k where it did not. */
-    double k_before = 0, ratio_before = 0, k_max = 0;
-    bool crossed = false, ever_behind = false;
+    double k_before = 0, ratio_before = 0, k_max = 0, k_first_behind = 0;
+    bool crossed = false, ever_behind = false, ever_ahead = false;
     for (double k = 1; k <= WL_INTENSITY_MAX_K; k *= 4) {
         double gpu, cpu;
         if (!wl_probe_value(r, "pinned", k, &gpu) || !wl_probe_value(r, "cpu_cores", k, &cpu))
@@ -403,9 +403,13 @@ static void conclude_intensity(const warplab_probe_result *r, char *text, size_t
         const double ratio = gpu / cpu;
         k_max = k;
         if (ratio <= 1.0) {
+            if (!ever_behind)
+                k_first_behind = k;
             ever_behind = true;
             k_before = k, ratio_before = ratio;
-        } else if (ever_behind && k_before > 0 && !crossed) {
+        } else if (!ever_behind) {
+            ever_ahead = true;
+        } else if (!crossed) {
             const double k_even = crossing(k_before, ratio_before, k, ratio);
             wl_append(text, len,
                       "; break-even at about k = %.0f FMAs an element (%.1f flop a byte), "
@@ -417,11 +421,16 @@ static void conclude_intensity(const warplab_probe_result *r, char *text, size_t
     }
     if (!ever_behind)
         wl_append(text, len, "; no break-even to find: the GPU wins at every k measured");
-    else if (!crossed)
+    else if (!crossed && !ever_ahead)
         wl_append(text, len,
                   "; no break-even up to k = %.0f FMAs an element (%.0f flop a byte): the CPU "
                   "wins at every k measured",
                   k_max, k_max / 4.0);
+    else if (!crossed)
+        wl_append(text, len,
+                  "; no break-even: the GPU leads at the smallest k and falls behind from k = "
+                  "%.0f on",
+                  k_first_behind);
 }
 
 /* The latency-bound case: the smallest array's times, and the size from
@@ -447,8 +456,7 @@ static void conclude_latency(const warplab_probe_result *r, char *text, size_t l
               "; latency-bound: %.0f floats (%d FMAs each) take %.1f us on the GPU with copies",
               smallest, WL_LATENCY_K, gpu_us);
     if (wl_probe_value(r, "small_resident", smallest, &resident))
-        wl_append(text, len, " (%.1f us of it the kernel launch and run)",
-                  smallest / (resident * 1e3));
+        wl_append(text, len, " (the kernel alone: %.1f us)", smallest / (resident * 1e3));
     wl_append(text, len, " against %.1f us on the CPU", cpu_us);
     double from = 0;
     for (double n = smallest; n <= 1e12; n *= 4) {
