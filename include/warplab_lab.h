@@ -546,7 +546,7 @@ typedef struct warplab_probe_result {
     char title[128];
     char course[160];            /* where the course teaches it */
     char setup[256];             /* sizes and launch shapes, one line */
-    char conclusion[512];        /* what the numbers show, computed from them */
+    char conclusion[1536];       /* what the numbers show, computed from them */
     char missing[256];           /* series with no form on this backend, and why; or "" */
     warplab_report *report;      /* rows: ladder = section's series set, rung = series, size = x */
     warplab_probe_point *points; /* one per report row, in the same order */

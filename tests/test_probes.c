@@ -30,9 +30,12 @@ typedef struct options {
 } options;
 
 /* Checks every series of a section that has a form here on every test
- * problem; returns how many series ran at least once. */
+ * problem (a host series, the CPU beside the GPU, on the host backend);
+ * with host_only, the host series alone. Returns how many series ran at
+ * least once. */
 static int check_section(warplab_context *context, const wl_probe *probe,
-                         const wl_probe_section *section, const options *o, uint64_t seed)
+                         const wl_probe_section *section, const options *o, uint64_t seed,
+                         bool host_only)
 {
     const wl_ladder *ladder = section->ladder;
     wl_problem problems[MAX_PROBLEMS];
@@ -42,7 +45,9 @@ static int check_section(warplab_context *context, const wl_probe *probe,
     int series_run = 0;
     for (size_t r = 0; r < ladder->rung_count; r++) {
         const wl_rung *rung = &ladder->rungs[r];
-        const wl_impl *impl = wl_backend_find_impl(context->device, ladder->name, rung->id);
+        if (host_only && !(rung->flags & WL_RUNG_HOST))
+            continue;
+        const wl_impl *impl = wl_rung_impl(context->device, context->host, ladder, rung);
         if (!impl) {
             printf("  %-10s %-14s no form here\n", probe->name, rung->id);
             continue;
@@ -212,12 +217,20 @@ int main(int argc, char **argv)
         printf("SKIP: the %s backend is not compiled into this build\n", backend);
         return TEST_SKIP;
     }
-    size_t with_form = 0;
-    for (size_t i = 0; i < wl_probe_count(); i++)
-        if ((!o.probe || !strcmp(o.probe, wl_probe_at(i)->name)) &&
-            warplab_probe_supported(wl_probe_at(i)->name, kind, NULL, 0) == WARPLAB_OK)
-            with_form++;
-    if (!with_form) {
+    /* The probes are the GPU's experiments; the cpu backend has only the host
+     * series that run beside a GPU's (the transfers probe's CPU side). */
+    size_t with_form = 0, host_series = 0;
+    for (size_t i = 0; i < wl_probe_count(); i++) {
+        const wl_probe *probe = wl_probe_at(i);
+        if (o.probe && strcmp(o.probe, probe->name) != 0)
+            continue;
+        with_form += warplab_probe_supported(probe->name, kind, NULL, 0) == WARPLAB_OK;
+        for (size_t s = 0; s < probe->section_count; s++)
+            for (size_t r = 0; r < probe->sections[s].ladder->rung_count; r++)
+                host_series += (probe->sections[s].ladder->rungs[r].flags & WL_RUNG_HOST) != 0;
+    }
+    const bool host_only = !with_form && kind == WARPLAB_BACKEND_CPU && host_series > 0;
+    if (!with_form && !host_only) {
         printf("SKIP: no probe%s has a %s form\n", o.probe ? " of those asked" : "", backend);
         return TEST_SKIP;
     }
@@ -239,13 +252,18 @@ int main(int argc, char **argv)
         if (o.probe && strcmp(o.probe, probe->name) != 0)
             continue;
         char reason[256] = "";
+        if (host_only) {
+            for (size_t s = 0; s < probe->section_count; s++)
+                check_section(context, probe, &probe->sections[s], &o, seed, true);
+            continue;
+        }
         if (warplab_probe_supported(probe->name, kind, reason, sizeof reason) != WARPLAB_OK) {
             printf("  %-10s skipped: %s\n", probe->name, reason);
             continue;
         }
         int series = 0;
         for (size_t s = 0; s < probe->section_count; s++)
-            series += check_section(context, probe, &probe->sections[s], &o, seed);
+            series += check_section(context, probe, &probe->sections[s], &o, seed, false);
         CHECK_MSG(series > 0, "%s: no series ran on %s", probe->name, backend);
         if (o.run)
             run_end_to_end(context, probe, seed);

@@ -249,11 +249,12 @@ typedef enum counter_id {
 } counter_id;
 
 typedef enum relation {
-    FEWER,      /* at most factor x the other rung's */
-    MORE,       /* at least factor x the other rung's, and above zero */
-    NONZERO,    /* above zero */
-    NEAR_MOVED, /* DRAM bytes within factor (a fraction) of the rung's "moved" */
-    ABOVE_MOVED /* DRAM bytes at least factor x "moved" */
+    FEWER,       /* at most factor x the other rung's */
+    MORE,        /* at least factor x the other rung's, and above zero */
+    NONZERO,     /* above zero */
+    NEAR_MOVED,  /* DRAM bytes within factor (a fraction) of the rung's "moved" */
+    ABOVE_MOVED, /* DRAM bytes at least factor x "moved" */
+    PER_FLOP     /* DRAM bytes a flop at least half of factor (a bound's bytes a flop) */
 } relation;
 
 typedef struct prediction {
@@ -300,6 +301,14 @@ static const prediction predictions[] = {
      "a warp's accesses fill whole 32-byte sectors", NULL},
     {"transpose", NULL, COUNTER_DRAM, NEAR_MOVED, NULL, 0.05,
      "the best rung moves 2 x the matrix and nothing more", NULL},
+    /* Seed 002's bound: each multiply-add loads an element of M and one of N
+     * from global memory. Past it on today's GPUs (the gemm conclusion);
+     * the counters show where the loads went. */
+    {"gemm", "many_blocks", COUNTER_DRAM, PER_FLOP, NULL, 4.0,
+     "bound by global memory: two 4-byte loads per multiply-add, 4 bytes a flop from DRAM",
+     "the threads of a block load the same rows of M and columns of N: the L1 and the L2 serve "
+     "the repeats (L2 hit rate), so DRAM moves a fraction of the course's 4 bytes a flop and "
+     "the kernel runs past bandwidth / 4"},
     {"gemm", "tiled16", COUNTER_DRAM, FEWER, "many_blocks", 0.5,
      "tiling cuts global traffic by TILE_WIDTH", NULL},
     {"gemm", "conflict_free", COUNTER_CONFLICTS, FEWER, "vectorized", 0.5,
@@ -394,6 +403,21 @@ static verdict judge(const prediction *p, const char *rung, const warplab_report
             }
             return value >= low && value <= moved * (1.0 + p->factor) ? BORNE_OUT : CONTRADICTED;
         }
+    case PER_FLOP: {
+        const double flops = report->rows[row].flops;
+        if (!(flops > 0)) {
+            wl_format(text, len, "no flop count");
+            return NOT_JUDGED;
+        }
+        const warplab_counters *c = &counters[row];
+        wl_format(text, len, "%.4g MB for %.4g GFLOP = %.3f bytes a flop (the lesson's %.3g)",
+                  value / 1e6, flops / 1e9, value / flops, p->factor);
+        if (isfinite(c->l2_hit_rate_pct)) {
+            const size_t used = strlen(text);
+            wl_format(text + used, len - used, "; L2 hit rate %.1f%%", c->l2_hit_rate_pct);
+        }
+        return value / flops >= 0.5 * p->factor ? BORNE_OUT : CONTRADICTED;
+    }
     case FEWER:
     case MORE: {
         const long other = find_row(report, first, end, p->than);
@@ -430,6 +454,9 @@ static const char *relation_words(const prediction *p, char *text, size_t len)
         wl_format(text, len, "the rung's moved bytes within %.0f%%", 100 * p->factor);
         break;
     case ABOVE_MOVED: wl_format(text, len, "at least %.3g x the moved bytes", p->factor); break;
+    case PER_FLOP:
+        wl_format(text, len, "near %.3g bytes a flop (at least half of it)", p->factor);
+        break;
     }
     return text;
 }

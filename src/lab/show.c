@@ -448,8 +448,13 @@ const wl_rung *wl_show_rung_below(const wl_ladder *ladder, const wl_rung *rung,
                                   warplab_backend_kind backend)
 {
     const size_t index = (size_t)(rung - ladder->rungs);
+    /* A rung on the ladder climbs from the rung on the ladder below it: the
+     * off-ladder rows between (another block size, a copy) are not steps. */
+    const bool on_ladder = !(rung->flags & WL_RUNG_OFF_LADDER);
     for (size_t i = index; i-- > 0;) {
         const wl_rung *below = &ladder->rungs[i];
+        if (on_ladder && (below->flags & WL_RUNG_OFF_LADDER))
+            continue;
         if (rung_kind(below) == rung_kind(rung) && wl_show_has_code(ladder, below, backend))
             return below;
     }

@@ -92,8 +92,9 @@ char *wl_show_source(const wl_ladder *ladder, const wl_rung *rung, warplab_backe
 
 /* The rung its diff is taken against on a backend: the nearest rung before
  * it in ladder order that has code on that backend, of the same kind
- * (vendor, copy reference and transfer rungs compare among themselves);
- * NULL when there is none. */
+ * (vendor, copy reference and transfer rungs compare among themselves), and
+ * on the ladder when the rung is (an off-ladder row, such as reduce's
+ * <rung>_128, is skipped); NULL when there is none. */
 const wl_rung *wl_show_rung_below(const wl_ladder *ladder, const wl_rung *rung,
                                   warplab_backend_kind backend);
 

@@ -5,6 +5,7 @@
  * drawn.
  *
  *   transpose  partition camping: seed 003's 4000 against 4096
+ *   reduce     seed 004's 128-thread blocks against seed 001's 512 (attempts #1-#7)
  *   vecadd     GPU against CPU with the transfers (seed 003, 'GPU vs. CPU')
  *   gemm       the multi-block kernel's bound with today's caches (seed 002) */
 #include "conclusions.h"
@@ -195,11 +196,91 @@ static void gemm_multiblock_bound(const warplab_report *report, wl_conclusion_em
     emit(user, "gemm", text);
 }
 
+/* Seed 004 ran attempts #1-#7 in 128-thread blocks, seed 001 (and warplab's
+ * ladder) in 512: each attempt's <rung>_128 row against its rung, at the
+ * largest size that has a pair. */
+static void reduce_block_size(const warplab_report *report, wl_conclusion_emit emit, void *user)
+{
+    static const char *const attempts[] = {"interleaved", "strided_index", "sequential",
+                                           "first_add",   "warp_volatile", "complete_unroll",
+                                           "brent"};
+    enum { ATTEMPTS = sizeof attempts / sizeof attempts[0] };
+    const char *problem = NULL;
+    double size = 0.0;
+    for (size_t i = 0; i < report->row_count; i++) {
+        const warplab_row *row = &report->rows[i];
+        if (strcmp(row->ladder, "reduce") != 0 || row->size <= size)
+            continue;
+        for (size_t a = 0; a < ATTEMPTS; a++) {
+            char course[48];
+            snprintf(course, sizeof course, "%s_128", attempts[a]);
+            if (ok_row(report, "reduce", row->problem, attempts[a]) &&
+                ok_row(report, "reduce", row->problem, course)) {
+                problem = row->problem;
+                size = row->size;
+                break;
+            }
+        }
+    }
+    if (!problem)
+        return;
+    char text[WL_CONCLUSION_MAX];
+    int n = snprintf(text, sizeof text,
+                     "Block size (seed 004 ran attempts #1-#7 in 128-thread blocks, seed 001 in "
+                     "512, as this ladder does on cuda; 256 work-items on opencl): at %s, the "
+                     "128-thread form takes ",
+                     problem);
+    int pairs = 0, faster512 = 0, faster128 = 0;
+    double worst = 1.0, best = 1.0;
+    for (size_t a = 0; a < ATTEMPTS && n > 0 && (size_t)n < sizeof text; a++) {
+        char course[48];
+        snprintf(course, sizeof course, "%s_128", attempts[a]);
+        const warplab_row *wide = ok_row(report, "reduce", problem, attempts[a]);
+        const warplab_row *narrow = ok_row(report, "reduce", problem, course);
+        if (!wide || !narrow)
+            continue;
+        const double ratio = narrow->median_ms / wide->median_ms;
+        const warplab_row *pair[2] = {wide, narrow};
+        if (ratios_differ(ratio, 1.0, noise_of(pair, 2)))
+            ratio > 1.0 ? faster512++ : faster128++;
+        worst = pairs ? fmax(worst, ratio) : ratio;
+        best = pairs ? fmin(best, ratio) : ratio;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s%.2fx (#%zu %s)", pairs ? ", " : "",
+                      ratio, a + 1, attempts[a]);
+        pairs++;
+    }
+    if (n > 0 && (size_t)n < sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      " the time of the ladder's own block. The ladder's block is faster in %d of "
+                      "%d, 128 threads in %d, the rest within the runs' noise",
+                      faster512, pairs, faster128);
+    if (n > 0 && (size_t)n < sizeof text) {
+        if (faster512 > 0 && faster128 == 0)
+            snprintf(text + n, sizeof text - (size_t)n,
+                     ": the larger block pays on this GPU (fewer partials for the next level, "
+                     "more of each block's tree in shared memory), up to %.2fx.",
+                     worst);
+        else if (faster128 > 0 && faster512 == 0)
+            snprintf(text + n, sizeof text - (size_t)n,
+                     ": the course's smaller block pays on this GPU (fewer tree steps and "
+                     "barriers per block), up to %.2fx.",
+                     1.0 / best);
+        else if (faster128 == 0 && faster512 == 0)
+            snprintf(text + n, sizeof text - (size_t)n,
+                     ": the block size does not matter to these kernels on this GPU.");
+        else
+            snprintf(text + n, sizeof text - (size_t)n,
+                     ": neither block size wins every attempt on this GPU.");
+    }
+    emit(user, "reduce", text);
+}
+
 void wl_ladder_conclusions(const warplab_report *report, wl_conclusion_emit emit, void *user)
 {
     if (!report || !emit)
         return;
     transpose_partition_camping(report, emit, user);
+    reduce_block_size(report, emit, user);
     vecadd_gpu_against_cpu(report, emit, user);
     gemm_multiblock_bound(report, emit, user);
 }

@@ -264,6 +264,8 @@ static void write_probe_table(const warplab_probe_result *result, FILE *out)
     for (size_t s = 0; s < result->section_count; s++) {
         section_view view;
         view_section(result, s, &view);
+        if (view.count == 0) /* no series of it on this backend: "not measured here" says so */
+            continue;
         fprintf(out,
                 "\n  %s (%s, median of the timed runs; noise: their relative standard "
                 "deviation)\n",
@@ -297,6 +299,8 @@ static void write_probe_markdown(const warplab_probe_result *result, FILE *out)
     for (size_t s = 0; s < result->section_count; s++) {
         section_view view;
         view_section(result, s, &view);
+        if (view.count == 0)
+            continue;
         fprintf(out, "\n#### ");
         wl_write_markdown_text(out, view.section->title);
         fprintf(out, " (%s)\n\n", view.section->unit);
@@ -842,6 +846,8 @@ warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE 
     double height = 70 + 16.0 * (double)(strlen(result->setup) / 120 + 1);
     for (size_t s = 0; s < result->section_count && s < WL_PROBE_MAX_SECTIONS; s++) {
         view_section(result, s, &views[s]);
+        if (views[s].count == 0) /* a section with no series on this backend: no chart */
+            continue;
         height += views[s].section->comparison
                       ? 60 + 24.0 * (double)views[s].count + COMPARISON_AXIS_ROOM
                       : 410;
@@ -861,6 +867,8 @@ warplab_status warplab_probe_write_svg(const warplab_probe_result *result, FILE 
     fprintf(out, " (%s), %s</text>\n", result->report->backend, result->report->date);
     double y = svg_paragraph(out, 10, 58, result->setup, 130, "fill=\"#555\"");
     for (size_t s = 0; s < result->section_count && s < WL_PROBE_MAX_SECTIONS; s++) {
+        if (views[s].count == 0)
+            continue;
         double used = views[s].section->comparison ? svg_comparison(&views[s], y, out)
                                                    : svg_sweep(&views[s], y, out);
         if (used < 0)

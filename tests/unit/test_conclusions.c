@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static warplab_row rows[16];
+static warplab_row rows[24];
 static size_t row_count;
 
 static warplab_row *add(const char *ladder, const char *problem, double size, const char *rung,
@@ -144,9 +144,70 @@ static void test_gemm(void)
     expect_text(&c, 0, "near the 16x");
 }
 
+/* Seed 004's 128-thread blocks against 512: each attempt's pair, at the
+ * largest size with a pair; the verdict follows the ratios. */
+static void test_reduce_block_size(void)
+{
+    static const char *const attempts[] = {"interleaved", "strided_index", "sequential",
+                                           "first_add",   "warp_volatile", "complete_unroll",
+                                           "brent"};
+    const double at512[] = {4.0, 3.0, 2.0, 1.0, 0.9, 0.8, 0.7};
+    row_count = 0;
+    /* A smaller size with pairs that say otherwise: not the one concluded on. */
+    add("reduce", "n=4194304 int32 sum", 4194304, "interleaved", 1.0, 0);
+    add("reduce", "n=4194304 int32 sum", 4194304, "interleaved_128", 0.5, 0);
+    for (size_t a = 0; a < 7; a++) {
+        char course[48];
+        snprintf(course, sizeof course, "%s_128", attempts[a]);
+        add("reduce", "n=268435456 int32 sum", 268435456, attempts[a], at512[a], 0);
+        add("reduce", "n=268435456 int32 sum", 268435456, course, at512[a] * (a < 5 ? 1.5 : 1.01),
+            0);
+    }
+    collected c = conclude(0);
+    CHECK(c.count == 1);
+    CHECK_STR(c.ladder[0], "reduce");
+    expect_text(&c, 0,
+                "at n=268435456 int32 sum, the 128-thread form takes 1.50x (#1 interleaved)");
+    expect_text(&c, 0, "1.01x (#7 brent) the time of the ladder's own block");
+    expect_text(&c, 0, "The ladder's block is faster in 5 of 7, 128 threads in 0");
+    expect_text(&c, 0, "the larger block pays on this GPU");
+    expect_text(&c, 0, "up to 1.50x");
+
+    /* 128 faster everywhere past the noise. */
+    for (size_t i = 2; i < row_count; i += 2)
+        rows[i + 1].median_ms = rows[i].median_ms / 1.25;
+    c = conclude(0);
+    expect_text(&c, 0, "The ladder's block is faster in 0 of 7, 128 threads in 7");
+    expect_text(&c, 0, "the course's smaller block pays on this GPU");
+    expect_text(&c, 0, "up to 1.25x");
+
+    /* Mixed: neither wins every attempt. */
+    rows[3].median_ms = rows[2].median_ms * 2.0;
+    c = conclude(0);
+    expect_text(&c, 0, "The ladder's block is faster in 1 of 7, 128 threads in 6");
+    expect_text(&c, 0, "neither block size wins every attempt");
+
+    /* All within the noise. */
+    for (size_t i = 2; i < row_count; i += 2)
+        rows[i + 1].median_ms = rows[i].median_ms * 1.02;
+    c = conclude(0);
+    expect_text(&c, 0, "does not matter to these kernels");
+
+    /* A failed 128 row leaves its attempt out; no pair at all: no conclusion. */
+    rows[3].status = WARPLAB_ERROR_VERIFICATION_FAILED;
+    c = conclude(0);
+    CHECK(c.count == 1);
+    CHECK_MSG(c.count == 1 && strstr(c.text[0], "#1 interleaved") == NULL, "%s", c.text[0]);
+    expect_text(&c, 0, "in 0 of 6");
+    row_count = 1;
+    c = conclude(0);
+    CHECK(c.count == 0);
+}
+
 int main(void)
 {
     test_transpose();
+    test_reduce_block_size();
     test_vecadd();
     test_gemm();
     return check_report("test_conclusions");

@@ -277,6 +277,47 @@ static void test_predictions(void)
     free(text);
 }
 
+/* Seed 002's bound for the multi-block matrix multiply: 4 bytes a flop
+ * from DRAM. Judged from the bytes per flop; the caches' answer (far fewer)
+ * is flagged with the hint that names them, and the L2 hit rate shown. */
+static void test_gemm_bound(void)
+{
+    const double flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+    warplab_row rows[2] = {make_row("many_blocks", 3 * 4096.0 * 4096.0 * 4),
+                           make_row("tiled16", 3 * 4096.0 * 4096.0 * 4)};
+    for (int i = 0; i < 2; i++) {
+        snprintf(rows[i].ladder, sizeof rows[i].ladder, "gemm");
+        snprintf(rows[i].problem, sizeof rows[i].problem, "4096x4096x4096 float");
+        rows[i].flops = flops;
+    }
+    warplab_report report;
+    memset(&report, 0, sizeof report);
+    report.rows = rows;
+    report.row_count = 2;
+    snprintf(report.backend, sizeof report.backend, "cuda");
+    /* As the course argues: 4 bytes a flop, and tiling cuts it 16x. */
+    warplab_counters c[2] = {make_counters(4.0 * flops, 0, 0), make_counters(0.25 * flops, 0, 0)};
+    size_t judged = 0;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 0);
+    CHECK_MSG(judged == 2, "%zu judged", judged);
+    char *text = write_counters(&report, c);
+    CHECK(strstr(text, "= 4.000 bytes a flop (the lesson's 4); L2 hit rate 10.0%") != NULL);
+    free(text);
+    /* Today's answer: 0.05 bytes a flop at a 95% L2 hit rate. */
+    c[0].dram_read_bytes = 0.05 * flops;
+    c[0].l2_hit_rate_pct = 95;
+    c[1].dram_read_bytes = 0.01 * flops;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 1);
+    text = write_counters(&report, c);
+    CHECK(strstr(text, "= 0.050 bytes a flop (the lesson's 4); L2 hit rate 95.0%") != NULL);
+    CHECK(strstr(text, "the L1 and the L2 serve the repeats") != NULL);
+    free(text);
+    /* No flop count: not judged. */
+    rows[0].flops = 0;
+    CHECK(warplab_counters_contradictions(&report, c, &judged) == 0);
+    CHECK(judged == 1);
+}
+
 static void test_profile_window(void)
 {
     warplab_context *context = NULL;
@@ -364,6 +405,7 @@ int main(void)
     test_parse_lanes();
     test_parse_real_output();
     test_predictions();
+    test_gemm_bound();
     test_profile_window();
     return check_report("test_counters");
 }

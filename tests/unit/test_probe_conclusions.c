@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_POINTS 64
+#define MAX_POINTS 96
 
 typedef struct synthetic {
     warplab_report report;
@@ -239,6 +239,79 @@ static void test_transfers(void)
                     "1.00x)");
 }
 
+/* GPU against CPU end to end: k = 1 .. 1024 (rates in elements/s), the
+ * break-even interpolated where the pinned GPU first passes the CPU; small
+ * arrays: the GPU's floor and the size from which it wins. */
+static void add_end_to_end(synthetic *s, const double *gpu, const double *cpu)
+{
+    double k = 1;
+    for (int i = 0; i < 6; i++, k *= 4) {
+        add(s, "intensity", "pinned", k, gpu[i]);
+        add(s, "intensity", "pageable", k, gpu[i] / 2);
+        add(s, "intensity", "resident", k, 100.0);
+        add(s, "intensity", "cpu_cores", k, cpu[i]);
+    }
+}
+
+static void test_transfers_end_to_end(void)
+{
+    static synthetic s;
+    start(&s, "transfers");
+    /* GPU 0.5x the CPU at k = 16, 2x at 64: break-even at k = 32 (log-log). */
+    const double gpu[] = {2.0, 2.0, 2.0, 2.0, 1.9, 1.0};
+    const double cpu[] = {8.0, 6.0, 4.0, 1.0, 0.3, 0.08};
+    add_end_to_end(&s, gpu, cpu);
+    double n = 256;
+    const double small_gpu[] = {0.01, 0.04, 0.5, 1.5, 2.0};
+    const double small_cpu[] = {0.1, 0.3, 0.6, 1.0, 1.2};
+    for (int i = 0; i < 5; i++, n *= 4) {
+        add(&s, "latency_bound", "small_pinned", n, small_gpu[i]);
+        add(&s, "latency_bound", "small_resident", n, small_gpu[i] * 4);
+        add(&s, "latency_bound", "small_cpu", n, small_cpu[i]);
+    }
+    char text[1536];
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "end to end at 1 FMA an element (0.25 flop a byte over the bus): the GPU with "
+                    "pinned copies loses to the CPU's cores by 4.00x (pageable: 0.12x the CPU's "
+                    "rate), its kernel alone 12x the CPU's");
+    CHECK_HAS(text, "break-even at about k = 32 FMAs an element (8.0 flop a byte), interpolated "
+                    "between k = 16 (GPU 0.50x the CPU's rate) and k = 64 (2.00x)");
+    CHECK_HAS(text, "latency-bound: 256 floats (64 FMAs each) take 25.6 us on the GPU with "
+                    "copies (the kernel alone: 6.4 us) against 2.6 us on the CPU");
+    CHECK_HAS(text, "the GPU wins from 16384 floats on");
+
+    /* The GPU ahead everywhere; the CPU ahead everywhere. */
+    start(&s, "transfers");
+    const double ahead[] = {9.0, 9.0, 9.0, 9.0, 9.0, 9.0};
+    add_end_to_end(&s, ahead, cpu);
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "no break-even to find: the GPU wins at every k measured");
+    CHECK_MSG(strstr(text, "latency-bound") == NULL, "%s", text);
+    start(&s, "transfers");
+    const double behind[] = {0.01, 0.01, 0.01, 0.01, 0.01, 0.01};
+    add_end_to_end(&s, behind, cpu);
+    add(&s, "latency_bound", "small_pinned", 256, 0.01);
+    add(&s, "latency_bound", "small_cpu", 256, 0.1);
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "no break-even up to k = 1024 FMAs an element (256 flop a byte): the CPU wins "
+                    "at every k measured");
+    CHECK_HAS(text, "the CPU wins at every size measured");
+    /* Ahead at k = 1, behind from k = 4 on: no break-even, and no claim that
+     * the CPU wins everywhere. */
+    start(&s, "transfers");
+    const double falling[] = {9.0, 1.0, 1.0, 0.5, 0.1, 0.01};
+    add_end_to_end(&s, falling, cpu);
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text,
+              "no break-even: the GPU leads at the smallest k and falls behind from k = 4 on");
+    /* A failed CPU point at k = 1: nothing drawn for this section. */
+    start(&s, "transfers");
+    add(&s, "intensity", "pinned", 1, 1.0);
+    add_failed(&s, "intensity", "cpu_cores", 1);
+    conclude(&s, text, sizeof text);
+    CHECK_MSG(strstr(text, "end to end") == NULL, "%s", text);
+}
+
 static void test_tiles(void)
 {
     static synthetic s;
@@ -293,12 +366,33 @@ static void test_memories(void)
     add(&s, "memories_local", "registers", 64, 100.0);
     warplab_probe_point *p = add(&s, "memories_local", "local", 64, 25.0);
     wl_copy_string(p->annotation, sizeof p->annotation, "local memory a thread: registers 0 B");
-    char text[512];
+    char text[1536];
     conclude(&s, text, sizeof text);
     CHECK_HAS(text, "constant: 32 distinct words a warp at 0.05x of one word (the broadcast), "
                     "global at 0.80x; the broadcast at 2.00x of global's rate; 32 words at 0.12x");
     CHECK_HAS(text, "registers: 4 ints 1.00x, 64 ints 0.25x (local memory a thread: registers 0 "
                     "B)");
+    CHECK_MSG(strstr(text, "read-only") == NULL, "no readonly points, no sentence: %s", text);
+
+    /* The read-only path: at 4 KiB and 128 MiB, its verdict from the ratios. */
+    const double small = 4096.0, large = 134217728.0;
+    add(&s, "memories_readonly", "plain", small, 100.0);
+    add(&s, "memories_readonly", "ldg", small, 102.0);
+    add(&s, "memories_readonly", "restrict", small, 101.0);
+    add(&s, "memories_readonly", "plain", large, 10.0);
+    warplab_probe_point *ldg_large = add(&s, "memories_readonly", "ldg", large, 10.3);
+    add(&s, "memories_readonly", "restrict", large, 10.2);
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "a gather through the read-only path (__ldg) against plain loads: 1.02x at a "
+                    "4 KiB table (const __restrict__ 1.01x), 1.03x at a 128 MiB table (const "
+                    "__restrict__ 1.02x): no difference past 5% on this GPU");
+    ldg_large->value = 15.0;
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, "1.50x at a 128 MiB table (const __restrict__ 1.02x): the read-only path pays "
+                    "on this GPU, up to 1.50x");
+    ldg_large->value = 8.0;
+    conclude(&s, text, sizeof text);
+    CHECK_HAS(text, ": the read-only path is slower here (0.80x)");
 }
 
 static void test_helpers(void)
@@ -385,6 +479,7 @@ int main(void)
     test_unroll();
     test_blocksize();
     test_transfers();
+    test_transfers_end_to_end();
     test_tiles();
     test_latency();
     test_memories();

@@ -299,6 +299,7 @@ static const wl_impl *const *const cpu_impls[] = {
 #define WL_LADDER(name) wl_cpu_##name##_impls,
 #include "core/ladders.def"
 #undef WL_LADDER
+    wl_cpu_probe_impls,
     NULL,
 };
 

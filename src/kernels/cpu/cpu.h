@@ -7,7 +7,9 @@
 #define WL_LADDER(name) extern const wl_impl *const wl_cpu_##name##_impls[];
 #include "core/ladders.def"
 #undef WL_LADDER
-/* The probes are the GPU's experiments: the cpu backend has no form of
- * them (warplab probe says so and skips them). */
+/* The host rows of the probes (src/lab/probes/probe_cpu.c): the CPU side of
+ * the transfers probe's GPU-against-CPU sections. The probes themselves are
+ * the GPU's experiments: the cpu backend runs none of them alone. */
+extern const wl_impl *const wl_cpu_probe_impls[];
 
 #endif

@@ -7,8 +7,8 @@
  * Contents: the reduce rungs this file implements, in ladder order
  * (number = place on the ladder, as `warplab ladders reduce` lists it):
  *    3. naive -- naive: one launch per level
- *   13. atomic_warp -- shuffles, one atomic per warp
- *   14. atomic_block -- shuffles, one atomic per block
+ *   21. atomic_warp -- shuffles, one atomic per warp
+ *   22. atomic_block -- shuffles, one atomic per block
  */
 #include "opencl_backend.h"
 
@@ -103,48 +103,65 @@ typedef struct tree_rung {
     bool fixed_group;   /* requires GROUP work-items; no __local argument */
     bool cascade;       /* a grid that fills the device; work-items loop */
     size_t least_group; /* the kernel's smallest group */
+    size_t group;       /* its group: GROUP, or seed 004's 128 (the <rung>_128 rows) */
 } tree_rung;
 
 /* warplab:rung reduce interleaved */
-static const tree_rung interleaved_rung = {"interleaved", 1, false, false, 1};
+static const tree_rung interleaved_rung = {"interleaved", 1, false, false, 1, GROUP};
+/* warplab:end */
+/* warplab:rung reduce interleaved_128 */
+static const tree_rung interleaved_128_rung = {"interleaved", 1, false, false, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce strided_index */
-static const tree_rung strided_index_rung = {"strided_index", 1, false, false, 1};
+static const tree_rung strided_index_rung = {"strided_index", 1, false, false, 1, GROUP};
+/* warplab:end */
+/* warplab:rung reduce strided_index_128 */
+static const tree_rung strided_index_128_rung = {"strided_index", 1, false, false, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce sequential */
-static const tree_rung sequential_rung = {"sequential", 1, false, false, 1};
+static const tree_rung sequential_rung = {"sequential", 1, false, false, 1, GROUP};
+/* warplab:end */
+/* warplab:rung reduce sequential_128 */
+static const tree_rung sequential_128_rung = {"sequential", 1, false, false, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce first_add */
-static const tree_rung first_add_rung = {"first_add", 2, false, false, 1};
+static const tree_rung first_add_rung = {"first_add", 2, false, false, 1, GROUP};
+/* warplab:end */
+/* warplab:rung reduce first_add_128 */
+static const tree_rung first_add_128_rung = {"first_add", 2, false, false, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce warp_volatile */
-static const tree_rung warp_volatile_rung = {"warp_volatile", 2, false, false, 64};
+static const tree_rung warp_volatile_rung = {"warp_volatile", 2, false, false, 64, GROUP};
+/* warplab:end */
+/* warplab:rung reduce warp_volatile_128 */
+static const tree_rung warp_volatile_128_rung = {"warp_volatile", 2, false, false, 64, 128};
 /* warplab:end */
 /* warplab:rung reduce warp_syncwarp */
-static const tree_rung warp_barrier_rung = {"warp_barrier", 2, false, false, 64};
+static const tree_rung warp_barrier_rung = {"warp_barrier", 2, false, false, 64, GROUP};
 /* warplab:end */
 /* warplab:rung reduce complete_unroll */
-static const tree_rung complete_unroll_rung = {"complete_unroll", 2, true, false, GROUP};
+static const tree_rung complete_unroll_rung = {"complete_unroll", 2, true, false, GROUP, GROUP};
 /* warplab:end */
 /* warplab:rung reduce cascade */
-static const tree_rung cascade_rung = {"cascade", 2, true, true, GROUP};
+static const tree_rung cascade_rung = {"cascade", 2, true, true, GROUP, GROUP};
 /* warplab:end */
 
-/* GROUP, or the largest power of two the device takes when it takes less. */
-static size_t group_size(const wl_backend *backend)
+/* The rung's group, or the largest power of two the device takes when it
+ * takes less. */
+static size_t group_size(const wl_backend *backend, const tree_rung *rung)
 {
     const size_t most = backend->info.max_threads_per_block > 0
                             ? (size_t)backend->info.max_threads_per_block
                             : GROUP;
     size_t group = 1;
-    while (group * 2 <= most && group * 2 <= GROUP)
+    while (group * 2 <= most && group * 2 <= rung->group)
         group *= 2;
     return group;
 }
 
 static size_t groups_for(const wl_backend *backend, const tree_rung *rung, size_t count)
 {
-    const size_t per_group = rung->per_item * group_size(backend);
+    const size_t per_group = rung->per_item * group_size(backend, rung);
     size_t groups = (count + per_group - 1) / per_group;
     if (rung->cascade) {
         /* As vecadd's grid-stride rungs: 8 groups per compute unit. */
@@ -158,7 +175,7 @@ static size_t groups_for(const wl_backend *backend, const tree_rung *rung, size_
 static warplab_status tree_supports(const wl_backend *backend, const tree_rung *rung, char *reason,
                                     size_t len)
 {
-    if (group_size(backend) < rung->least_group) {
+    if (group_size(backend, rung) < rung->least_group) {
         wl_format(reason, len, "the %s kernel needs work-groups of %zu items; %s takes %d",
                   rung->kernel, rung->least_group, backend->info.name,
                   backend->info.max_threads_per_block);
@@ -178,13 +195,14 @@ static size_t tree_scratch(const wl_backend *backend, const tree_rung *rung,
     return (first + (second > 1 ? second : 0)) * warplab_dtype_size(problem->dtype);
 }
 
-/* warplab:rung reduce interleaved strided_index sequential first_add warp_volatile warp_syncwarp
+/* warplab:rung reduce interleaved interleaved_128 strided_index strided_index_128 sequential
+ * sequential_128 first_add first_add_128 warp_volatile warp_volatile_128 warp_syncwarp
  * complete_unroll cascade */
 static warplab_status run_tree(wl_backend *backend, const wl_launch *launch, const tree_rung *rung)
 {
     const wl_problem *p = launch->problem;
     const size_t element = warplab_dtype_size(p->dtype);
-    const size_t group = group_size(backend);
+    const size_t group = group_size(backend, rung);
     cl_place src = view_place(launch->buf[0], element);
     const cl_place out = view_place(launch->buf[1], element);
     const cl_mem scratch = wl_cl_mem(launch->scratch);
@@ -240,6 +258,11 @@ TREE_IMPL(strided_index, "strided_index")
 TREE_IMPL(sequential, "sequential")
 TREE_IMPL(first_add, "first_add")
 TREE_IMPL(warp_volatile, "warp_volatile")
+TREE_IMPL(interleaved_128, "interleaved_128")
+TREE_IMPL(strided_index_128, "strided_index_128")
+TREE_IMPL(sequential_128, "sequential_128")
+TREE_IMPL(first_add_128, "first_add_128")
+TREE_IMPL(warp_volatile_128, "warp_volatile_128")
 TREE_IMPL(warp_barrier, "warp_syncwarp")
 TREE_IMPL(complete_unroll, "complete_unroll")
 TREE_IMPL(cascade, "cascade")
@@ -303,7 +326,20 @@ static const wl_impl atomic_block_impl = {.ladder = "reduce",
                                           .supports = atomic_supports,
                                           .launch = launch_atomic_group};
 
-const wl_impl *const wl_opencl_reduce_impls[] = {
-    &naive_impl,     &interleaved_impl,   &strided_index_impl, &sequential_impl,
-    &first_add_impl, &warp_volatile_impl, &warp_barrier_impl,  &complete_unroll_impl,
-    &cascade_impl,   &atomic_warp_impl,   &atomic_block_impl,  NULL};
+const wl_impl *const wl_opencl_reduce_impls[] = {&naive_impl,
+                                                 &interleaved_impl,
+                                                 &interleaved_128_impl,
+                                                 &strided_index_impl,
+                                                 &strided_index_128_impl,
+                                                 &sequential_impl,
+                                                 &sequential_128_impl,
+                                                 &first_add_impl,
+                                                 &first_add_128_impl,
+                                                 &warp_volatile_impl,
+                                                 &warp_volatile_128_impl,
+                                                 &warp_barrier_impl,
+                                                 &complete_unroll_impl,
+                                                 &cascade_impl,
+                                                 &atomic_warp_impl,
+                                                 &atomic_block_impl,
+                                                 NULL};

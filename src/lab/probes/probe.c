@@ -81,7 +81,8 @@ static size_t series_on(const wl_probe *probe, const wl_backend_ops *ops)
     for (size_t s = 0; ops && s < probe->section_count; s++) {
         const wl_ladder *ladder = probe->sections[s].ladder;
         for (size_t r = 0; r < ladder->rung_count; r++)
-            found += wl_ops_find_impl(ops, ladder->name, ladder->rungs[r].id) != NULL;
+            found += !(ladder->rungs[r].flags & WL_RUNG_HOST) &&
+                     wl_ops_find_impl(ops, ladder->name, ladder->rungs[r].id) != NULL;
     }
     return found;
 }
@@ -223,7 +224,10 @@ static warplab_status plan_sections(warplab_context *context, const wl_probe *pr
             return wl_context_fail(context, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "probe plan");
         for (size_t r = 0; r < section->ladder->rung_count; r++) {
             const wl_rung *rung = &section->ladder->rungs[r];
-            const wl_impl *impl = wl_ops_find_impl(ops, section->ladder->name, rung->id);
+            /* A host series (the CPU beside the GPU) runs on the cpu backend. */
+            const wl_backend_ops *rung_ops =
+                (rung->flags & WL_RUNG_HOST) && context->host ? context->host->ops : ops;
+            const wl_impl *impl = wl_ops_find_impl(rung_ops, section->ladder->name, rung->id);
             if (impl) {
                 plan->impls[plan->series_count] = impl;
                 plan->series[plan->series_count++] = rung;
@@ -502,9 +506,23 @@ double wl_probe_leading_size(const wl_problem *problem)
     return (double)problem->param;
 }
 
+/* a^steps, remembered for the last steps asked on this thread: a check calls
+ * the reference and the bound for every element of an array (2^26 in the
+ * transfers probe) with one steps, and pow dominated it. */
+static double chain_power(long steps)
+{
+    static _Thread_local long last_steps = -1;
+    static _Thread_local double last_power;
+    if (steps != last_steps) {
+        last_power = pow((double)WL_CHAIN_A, (double)steps);
+        last_steps = steps;
+    }
+    return last_power;
+}
+
 double wl_chain_reference(float start, float b, long steps)
 {
-    const double a = (double)WL_CHAIN_A, power = pow(a, (double)steps);
+    const double a = (double)WL_CHAIN_A, power = chain_power(steps);
     return power * (double)start + (double)b * (1.0 - power) / (1.0 - a);
 }
 
@@ -515,6 +533,6 @@ double wl_chain_bound(float start, float b, long steps)
      * monotonically from its start to its end. */
     const double end = wl_chain_reference(start, b, steps);
     const double largest = fmax(fabs((double)start), fabs(end)) + fabs((double)b);
-    const double weights = (1.0 - pow(a, (double)steps)) / (1.0 - a); /* sum of a^j, j < n */
+    const double weights = (1.0 - chain_power(steps)) / (1.0 - a); /* sum of a^j, j < n */
     return 2.0 * ldexp(1.0, -24) * largest * weights;
 }

@@ -38,6 +38,13 @@ typedef enum wl_atomic_function {
 #define WL_CONSTANT_WORDS 4096
 #define WL_LOCAL_MAX 64
 
+/* memories, section readonly: thread t's k-th read of a table of W words
+ * (a power of two) is word WL_GATHER_INDEX(t, k) & (W - 1): a hash, so a
+ * warp's 32 lanes scatter over 32 lines (a gather). */
+#define WL_GATHER_INDEX(t, k)                                                                      \
+    (((unsigned)(t)*2654435761u + (unsigned)(k)*40503u) ^                                          \
+     (((unsigned)(t)*2654435761u + (unsigned)(k)*40503u) >> 15))
+
 /* latency: the chase moves WL_CHASE_STRIDE words (132 bytes, a new 128-byte
  * line) a step; the in-flight copy runs blocks of WL_FLIGHT_BLOCK threads
  * (the OpenCL kernels repeat both, naming this file). */
@@ -55,6 +62,8 @@ typedef enum wl_atomic_function {
 /* overlap (transfers): the per-element kernel is the same FMA chain. */
 #define WL_OVERLAP_B 0.001f
 #define WL_OVERLAP_CHUNKS 16
+/* transfers' latency_bound section: FMAs per element of its small arrays. */
+#define WL_LATENCY_K 64
 
 /* intrinsics: arguments on a grid of 2^-18 so that arg + k x 2^-12 stays
  * exact; x = lo + (k_i mod span x 2^18) x 2^-18. */

@@ -17,8 +17,19 @@
  * of "per-thread arrays" (the local bytes a thread uses, from the compiled
  * kernel, are shown beside each point on CUDA).
  *
+ * Section readonly (seed 000's read-only/texture path): a gather, each
+ * thread reading words scattered by a hash over a table of W words (x = the
+ * table's bytes, from 4 KiB, which the L1 holds, to 128 MiB, past the L2),
+ * through plain loads, through __ldg (the read-only, non-coherent path), and
+ * through `const __restrict__` pointers, from which the compiler may pick
+ * that path itself. CUDA only: OpenCL C has no read-only load path of its
+ * own (its __constant is constant memory, a separate, small space), so the
+ * opencl backend runs the other sections and says it has no form of this.
+ *
  * Problems: constant: dim[0] = threads, dim[1] = steps, param = distinct
- * words a warp; local: dim[0] = threads, dim[1] = steps, param = N. */
+ * words a warp; local: dim[0] = threads, dim[1] = steps, param = N;
+ * readonly: dim[0] = threads, dim[1] = steps, dim[2] = W words, param = 4 W
+ * bytes. */
 #include "ladders/ladder_util.h"
 #include "probe.h"
 #include "probe_kernels.h"
@@ -251,6 +262,124 @@ static int local_points(const warplab_device_info *device, size_t size, wl_probl
     return count;
 }
 
+/* ------------------------------------------------------------------------ */
+/* readonly                                                                 */
+
+static int gather_buffers(const wl_problem *p, wl_buffer_spec *spec)
+{
+    spec[MEM_TABLE] = (wl_buffer_spec){WL_IN, WARPLAB_INT32, p->dim[2], -1000.0, 1000.0};
+    spec[MEM_OUT] = (wl_buffer_spec){WL_OUT, WARPLAB_INT32, p->dim[0], 0.0, 0.0};
+    return 2;
+}
+
+/* Thread t sums table[WL_GATHER_INDEX(t, k) & (W - 1)] over k, modulo 2^32. */
+static warplab_status gather_verify(const wl_problem *p, const void *const *host, wl_check *check)
+{
+    const int32_t *table = host[MEM_TABLE];
+    const int32_t *out = host[MEM_OUT];
+    const uint32_t mask = (uint32_t)p->dim[2] - 1u;
+    for (size_t t = 0; t < p->dim[0]; t++) {
+        uint32_t sum = 0;
+        for (uint32_t k = 0; k < (uint32_t)p->dim[1]; k++)
+            sum += (uint32_t)table[WL_GATHER_INDEX(t, k) & mask];
+        wl_check_value(check, t, (double)out[t], (double)(int32_t)sum, 0.0);
+    }
+    return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
+}
+
+static warplab_status gather_supports(const wl_problem *p, const warplab_device_info *device,
+                                      char *reason, size_t len)
+{
+    (void)device;
+    if (p->dim[2] == 0 || (p->dim[2] & (p->dim[2] - 1)) != 0 || p->dim[2] > ((size_t)1 << 31)) {
+        wl_format(reason, len, "a table of a power of two words, at most 2^31");
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+#define COURSE_READONLY "seed 000, 'Lecture 2.3: Memory Model and Locality -- CUDA Memories'"
+
+static const wl_rung readonly_series[] = {
+    {.id = "plain",
+     .title = "plain loads (const int *)",
+     .lesson = "The gather through ordinary global loads (LDG): the compiler cannot know the "
+               "table is not written during the kernel, so the loads stay coherent.",
+     .course = COURSE_READONLY,
+     .bytes = wl_zero_work,
+     .flops = reads,
+     .supports = gather_supports,
+     .verify = gather_verify},
+    {.id = "ldg",
+     .title = "__ldg (the read-only path)",
+     .lesson = "The same gather through __ldg: a load the programmer declares read-only for "
+               "the kernel's life, served by the read-only (texture) data cache, the course's "
+               "texture memory. Since Volta that cache and the L1 are one.",
+     .course = COURSE_READONLY,
+     .bytes = wl_zero_work,
+     .flops = reads,
+     .supports = gather_supports,
+     .verify = gather_verify},
+    {.id = "restrict",
+     .title = "const __restrict__ pointers",
+     .lesson = "Plain indexing through const int *__restrict__ (and a restrict output): the "
+               "compiler may then prove the table read-only and use the read-only path by "
+               "itself.",
+     .course = COURSE_READONLY,
+     .bytes = wl_zero_work,
+     .flops = reads,
+     .supports = gather_supports,
+     .verify = gather_verify},
+};
+
+static void gather_describe(const wl_problem *p, char *text, size_t len)
+{
+    char bytes[32];
+    wl_format_bytes(bytes, sizeof bytes, 4.0 * (double)p->dim[2]);
+    wl_format(text, len, "%s table, %zu threads x %zu reads", bytes, p->dim[0], p->dim[1]);
+}
+
+static int gather_test_problems(const warplab_device_info *device, wl_problem *problems,
+                                int capacity)
+{
+    (void)device;
+    static const size_t words[] = {1, 1024, (size_t)1 << 20};
+    static const size_t threads[] = {1, 1000};
+    int count = 0;
+    for (size_t t = 0; t < 2; t++)
+        for (size_t w = 0; w < 3 && count < capacity; w++)
+            problems[count++] = wl_probe_point(threads[t], 20, words[w], (long)(4 * words[w]));
+    return count;
+}
+
+static const wl_ladder readonly_ladder = {
+    .name = "memories_readonly",
+    .title = "memories: a gather through plain loads, __ldg or const __restrict__",
+    .rungs = readonly_series,
+    .rung_count = sizeof readonly_series / sizeof readonly_series[0],
+    .describe = gather_describe,
+    .leading_size = wl_probe_leading_size,
+    .buffers = gather_buffers,
+    .test_problems = gather_test_problems,
+};
+
+/* Tables of 4 KiB to 128 MiB, 8x apart; the local section's threads, 64
+ * reads each on a GPU. */
+#define GATHER_SMALLEST ((size_t)1 << 10) /* words: 4 KiB */
+#define GATHER_LARGEST ((size_t)1 << 25)  /* words: 128 MiB */
+static int readonly_points(const warplab_device_info *device, size_t size, wl_problem *problems,
+                           int capacity)
+{
+    size_t threads = memories_threads(device, size);
+    if (threads > ((size_t)1 << 18))
+        threads = (size_t)1 << 18;
+    const size_t steps = device->gpu ? 64 : 8;
+    int count = 0;
+    for (size_t w = GATHER_SMALLEST; w <= GATHER_LARGEST && count < capacity; w *= 8)
+        problems[count++] = wl_probe_point(threads, steps, w, (long)(4 * w));
+    return count;
+}
+
 /* "registers: 0 B local a thread; local: 256 B" from the compiled kernels. */
 static void local_annotate(wl_backend *backend, const wl_problem *problem, char *text, size_t len)
 {
@@ -273,9 +402,43 @@ static void memories_setup(const warplab_device_info *device, size_t size, char 
 {
     wl_format(text, len,
               "%zu threads (blocks of %d); constant: a %d-word table, %zu reads a thread; local: "
-              "arrays of 4..%d ints, %d steps of N reads, at most 2^18 threads",
+              "arrays of 4..%d ints, %d steps of N reads, at most 2^18 threads; readonly "
+              "(CUDA): %d gathered reads a thread, tables of 4 KiB..128 MiB",
               memories_threads(device, size), WL_PROBE_BLOCK, WL_CONSTANT_WORDS,
-              memories_steps(device), WL_LOCAL_MAX, device->gpu ? 16 : 4);
+              memories_steps(device), WL_LOCAL_MAX, device->gpu ? 16 : 4, device->gpu ? 64 : 8);
+}
+
+/* The read-only path against plain loads at the smallest and the largest
+ * table measured, and whether it matters on this GPU (a gain past 5% at
+ * either end). */
+static void conclude_readonly(const warplab_probe_result *r, char *text, size_t len)
+{
+    const double ends[2] = {4.0 * (double)GATHER_SMALLEST, 4.0 * (double)GATHER_LARGEST};
+    double ldg[2], restrict_[2];
+    bool have[2];
+    for (int e = 0; e < 2; e++)
+        have[e] = wl_probe_ratio(r, "ldg", ends[e], "plain", ends[e], &ldg[e]);
+    if (!have[0] && !have[1])
+        return;
+    wl_append(text, len, "; a gather through the read-only path (__ldg) against plain loads:");
+    double best = 0.0, worst = 1e300;
+    for (int e = 0; e < 2; e++) {
+        if (!have[e])
+            continue;
+        char bytes[32];
+        wl_format_bytes(bytes, sizeof bytes, ends[e]);
+        wl_append(text, len, "%s %.2fx at a %s table", e && have[0] ? "," : "", ldg[e], bytes);
+        if (wl_probe_ratio(r, "restrict", ends[e], "plain", ends[e], &restrict_[e]))
+            wl_append(text, len, " (const __restrict__ %.2fx)", restrict_[e]);
+        best = ldg[e] > best ? ldg[e] : best;
+        worst = ldg[e] < worst ? ldg[e] : worst;
+    }
+    if (best > 1.05)
+        wl_append(text, len, ": the read-only path pays on this GPU, up to %.2fx", best);
+    else if (worst < 0.95)
+        wl_append(text, len, ": the read-only path is slower here (%.2fx)", worst);
+    else
+        wl_append(text, len, ": no difference past 5%% on this GPU");
 }
 
 /* "constant: 32 distinct words a warp at 0.04x of the broadcast, global at
@@ -301,6 +464,7 @@ static void memories_conclude(const warplab_probe_result *r, char *text, size_t 
     const warplab_probe_point *p = wl_probe_point_at(r, "local", WL_LOCAL_MAX);
     if (p && p->annotation[0])
         wl_append(text, len, " (%s)", p->annotation);
+    conclude_readonly(r, text, len);
 }
 
 static const wl_probe_section memories_sections[] = {
@@ -321,12 +485,21 @@ static const wl_probe_section memories_sections[] = {
      .log_x = true,
      .points = local_points,
      .annotate = local_annotate},
+    {.ladder = &readonly_ladder,
+     .name = "memories_readonly",
+     .title = "a gather's reads per second against the table's size: plain, __ldg, restrict",
+     .x_label = "table bytes",
+     .unit = "Greads/s",
+     .metric = WL_PROBE_OPS,
+     .log_x = true,
+     .x_is_bytes = true,
+     .points = readonly_points},
 };
 
 const wl_probe wl_probe_memories = {
     .name = "memories",
     .title = "constant memory's broadcast against divergent reads; a per-thread array in "
-             "registers or local memory",
+             "registers or local memory; the read-only path against plain loads (CUDA)",
     .course = "seed 000, 'Lecture 2.3: Memory Model and Locality -- CUDA Memories'; seed 001, "
               "'CUDA - Memory Model - Scope'",
     .size_meaning = "threads (default 2^20 on a GPU, 4096 elsewhere)",

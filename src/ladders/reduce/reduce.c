@@ -203,8 +203,18 @@ static warplab_status cub_supports(const wl_problem *p, const warplab_device_inf
     return WARPLAB_OK;
 }
 
-/* The course's figures, in GB/s at 2^22 = 4M ints: seed 001's K40 table and
- * seed 004's table ("results are on an older GPU", 128-thread blocks). Seed
+/* The lesson of each <rung>_128 row: seed 004 ran attempts #1-#7 in
+ * 128-thread blocks; seed 001 (and warplab's ladder) in 512. */
+#define LESSON_128                                                                                 \
+    "The rung above as seed 004 ran it: the same kernel in 128-thread blocks (\"Blocksize: 128 "   \
+    "threads\"), where seed 001 and warplab's ladder use 512 (256 work-items on opencl). A "       \
+    "128-thread block runs 7 tree steps to 512's 9 but writes four times as many partials for "    \
+    "the next level. Off the ladder: which block wins on this GPU is the reduce conclusion "       \
+    "under the tables, from the two rows."
+
+/* The course's figures, in GB/s at 2^22 = 4M ints: seed 001's K40 table (512-
+ * thread blocks) on each rung, seed 004's table ("results are on an older
+ * GPU", 128-thread blocks) on its <rung>_128 row. Seed
  * 003's GTX 280 figures are quoted in each rung's seed reference; the
  * cascade rung, which seed 001 does not time, shows the GTX 280's. Seed 001's
  * "Loop Unroll" row repeats the row above it (0.1915 ms, 81.59 GB/s) while
@@ -239,10 +249,15 @@ static const wl_rung reduce_rungs[] = {
                "'Implementace' (GTX 280: 3.77 GB/s)",
      .course_value = 15.72,
      .course_unit = "GiB/s",
-     .course_device = "K40",
-     .course_unit2 = "GB/s",
-     .course_value2 = 2.083,
-     .course_device2 = "seed 004 GPU"},
+     .course_device = "K40"},
+    {.id = "interleaved_128",
+     .title = "interleaved, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #1 (128-thread blocks)",
+     .course_value = 2.083,
+     .course_unit = "GB/s",
+     .course_device = "seed 004 GPU",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "strided_index",
      .title = "interleaved, strided index",
      .lesson = "index = 2*s*tid: the active threads are the first ones, so whole warps "
@@ -252,10 +267,15 @@ static const wl_rung reduce_rungs[] = {
                "seed 003 (GTX 280: 8.33 GB/s)",
      .course_value = 25.14,
      .course_unit = "GiB/s",
-     .course_device = "K40",
-     .course_unit2 = "GB/s",
-     .course_value2 = 4.854,
-     .course_device2 = "seed 004 GPU"},
+     .course_device = "K40"},
+    {.id = "strided_index_128",
+     .title = "strided_index, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #2 (128-thread blocks)",
+     .course_value = 4.854,
+     .course_unit = "GB/s",
+     .course_device = "seed 004 GPU",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "sequential",
      .title = "sequential addressing",
      .lesson = "Reversed loop, s from blockDim/2 down, sdata[tid] += sdata[tid + s]: "
@@ -265,10 +285,15 @@ static const wl_rung reduce_rungs[] = {
                "16.34 GB/s)",
      .course_value = 60.38,
      .course_unit = "GiB/s",
-     .course_device = "K40",
-     .course_unit2 = "GB/s",
-     .course_value2 = 9.741,
-     .course_device2 = "seed 004 GPU"},
+     .course_device = "K40"},
+    {.id = "sequential_128",
+     .title = "sequential, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #3 (128-thread blocks)",
+     .course_value = 9.741,
+     .course_unit = "GB/s",
+     .course_device = "seed 004 GPU",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "first_add",
      .title = "first add during load",
      .lesson = "Each thread loads two elements, i and i + blockDim, and adds them before the "
@@ -277,10 +302,15 @@ static const wl_rung reduce_rungs[] = {
                "27.16 GB/s)",
      .course_value = 81.59,
      .course_unit = "GiB/s",
-     .course_device = "K40",
-     .course_unit2 = "GB/s",
-     .course_value2 = 17.377,
-     .course_device2 = "seed 004 GPU"},
+     .course_device = "K40"},
+    {.id = "first_add_128",
+     .title = "first_add, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #4 (128-thread blocks)",
+     .course_value = 17.377,
+     .course_unit = "GB/s",
+     .course_device = "seed 004 GPU",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "warp_volatile",
      .title = "unrolled last warp, volatile (race)",
      .lesson = "For s <= 32 the course drops the barriers and relies on the warp's lockstep "
@@ -291,10 +321,15 @@ static const wl_rung reduce_rungs[] = {
      .course_value = 81.59,
      .course_unit = "GiB/s",
      .course_device = "K40",
-     .course_unit2 = "GB/s",
-     .course_value2 = 31.289,
-     .course_device2 = "seed 004 GPU",
      .flags = WL_RUNG_UNSAFE | WL_RUNG_MAY_BE_WRONG},
+    {.id = "warp_volatile_128",
+     .title = "warp_volatile, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #5 (128-thread blocks)",
+     .course_value = 31.289,
+     .course_unit = "GB/s",
+     .course_device = "seed 004 GPU",
+     .flags = WL_RUNG_UNSAFE | WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER},
     {.id = "warp_syncwarp",
      .title = "unrolled last warp, __syncwarp",
      .lesson = "The same unrolled last warp made correct: each step reads, __syncwarp(), "
@@ -310,10 +345,15 @@ static const wl_rung reduce_rungs[] = {
                "'Implementace 6' (GTX 280: 50.64 GB/s)",
      .course_value = 89.15,
      .course_unit = "GiB/s",
-     .course_device = "K40",
-     .course_unit2 = "GB/s",
-     .course_value2 = 43.996,
-     .course_device2 = "seed 004 GPU"},
+     .course_device = "K40"},
+    {.id = "complete_unroll_128",
+     .title = "complete_unroll, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #6 (128-thread blocks)",
+     .course_value = 43.996,
+     .course_unit = "GB/s",
+     .course_device = "seed 004 GPU",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "brent",
      .title = "log2 n elements per thread (Brent)",
      .lesson = "Brent's theorem as the course argues it: n / log2 n threads, each first "
@@ -322,6 +362,11 @@ static const wl_rung reduce_rungs[] = {
                "still grows with n (18,725 blocks of 512 at 2^28), so a second level of "
                "thousands of partials follows.",
      .course = "seed 004, attempt #7 ('Brent's theorem'); seed 003, 'Implementace 7'"},
+    {.id = "brent_128",
+     .title = "brent, 128-thread blocks (seed 004's)",
+     .lesson = LESSON_128,
+     .course = "seed 004, attempt #7 (128-thread blocks)",
+     .flags = WL_RUNG_OFF_LADDER},
     {.id = "cascade",
      .title = "many elements per thread (cascading)",
      .lesson = "Today's form of Brent's step: a grid that just fills the GPU (every SM's "

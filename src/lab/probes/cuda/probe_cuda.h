@@ -54,6 +54,8 @@ extern const wl_impl wl_cuda_probe_rolled, wl_cuda_probe_compiler, wl_cuda_probe
 /* probe_memories.cu */
 extern const wl_impl wl_cuda_probe_constant, wl_cuda_probe_global_table, wl_cuda_probe_registers,
     wl_cuda_probe_local;
+/* memories_readonly: plain, ldg, restrict */
+extern const wl_impl wl_cuda_probe_gather[3];
 /* probe_latency.cu */
 extern const wl_impl wl_cuda_probe_dependent, wl_cuda_probe_loads_1, wl_cuda_probe_loads_4,
     wl_cuda_probe_loads_16;
@@ -63,6 +65,9 @@ extern const wl_impl wl_cuda_probe_square_block, wl_cuda_probe_eight_rows;
 extern const wl_impl wl_cuda_probe_pageable_h2d, wl_cuda_probe_pinned_h2d,
     wl_cuda_probe_pageable_d2h, wl_cuda_probe_pinned_d2h, wl_cuda_probe_serial,
     wl_cuda_probe_chunked;
+/* intensity and latency_bound: pinned, pageable, resident, small_pinned,
+ * small_resident */
+extern const wl_impl wl_cuda_probe_end_to_end[5];
 }
 
 #endif

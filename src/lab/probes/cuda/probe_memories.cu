@@ -1,6 +1,7 @@
 /* The memories probe: a table read from __constant__ or global memory with
- * d distinct words a warp, and a per-thread array kept in registers or, when
- * indexed at run time, in local memory. */
+ * d distinct words a warp, a per-thread array kept in registers or, when
+ * indexed at run time, in local memory, and a gather through plain loads,
+ * __ldg or const __restrict__ pointers. */
 #include "probe_cuda.h"
 
 enum { MEM_TABLE = 0, MEM_OUT };
@@ -107,6 +108,62 @@ static warplab_status launch_array(wl_backend *backend, const wl_launch *launch,
     }
 }
 
+/* Isolates the load path of a gather: thread t reads table[hash(t, k) & mask]
+ * for k < steps (WL_GATHER_INDEX, probe_kernels.h). FORM 0: plain loads
+ * through a pointer that may alias out (LDG.E); FORM 1: __ldg, the read-only
+ * path (ld.global.nc in PTX). The restrict form (FORM 2, below) compiles
+ * to ld.global.nc too (nvcc 13, sm_90): the compiler proves the table
+ * read-only. */
+template <int FORM>
+__global__ void probe_gather(const int *table, int *out, size_t threads, unsigned mask,
+                             unsigned steps)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= threads)
+        return;
+    unsigned sum = 0;
+    for (unsigned k = 0; k < steps; k++) {
+        const int *word = &table[WL_GATHER_INDEX(t, k) & mask];
+        sum += (unsigned)(FORM == 1 ? __ldg(word) : *word);
+    }
+    out[t] = (int)sum;
+}
+
+/* The same plain indexing with both pointers restrict: the compiler may pick
+ * the read-only path itself. */
+__global__ void probe_gather_restrict(const int *__restrict__ table, int *__restrict__ out,
+                                      size_t threads, unsigned mask, unsigned steps)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= threads)
+        return;
+    unsigned sum = 0;
+    for (unsigned k = 0; k < steps; k++)
+        sum += (unsigned)table[WL_GATHER_INDEX(t, k) & mask];
+    out[t] = (int)sum;
+}
+
+template <int FORM>
+static warplab_status launch_gather(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    const wl_problem *p = launch->problem;
+    const size_t threads = p->dim[0];
+    if (threads == 0)
+        return WARPLAB_OK;
+    const unsigned mask = (unsigned)(p->dim[2] - 1), steps = (unsigned)p->dim[1];
+    const int *table = view_of<const int>(launch, MEM_TABLE);
+    int *out = view_of<int>(launch, MEM_OUT);
+    cudaStream_t stream = wl_cuda_stream(backend);
+    if constexpr (FORM == 2)
+        probe_gather_restrict<<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, stream>>>(
+            table, out, threads, mask, steps);
+    else
+        probe_gather<FORM><<<wl_probe_blocks(threads), WL_PROBE_BLOCK, 0, stream>>>(
+            table, out, threads, mask, steps);
+    return WL_CUDA_LAUNCHED(backend, "probe memories gather");
+}
+
 template <int N> static size_t local_bytes(bool registers)
 {
     cudaFuncAttributes attributes;
@@ -140,4 +197,9 @@ const wl_impl wl_cuda_probe_registers = {
     .ladder = "memories_local", .rung = "registers", .launch = launch_array<true>};
 const wl_impl wl_cuda_probe_local = {
     .ladder = "memories_local", .rung = "local", .launch = launch_array<false>};
+const wl_impl wl_cuda_probe_gather[3] = {
+    {.ladder = "memories_readonly", .rung = "plain", .launch = launch_gather<0>},
+    {.ladder = "memories_readonly", .rung = "ldg", .launch = launch_gather<1>},
+    {.ladder = "memories_readonly", .rung = "restrict", .launch = launch_gather<2>},
+};
 }

@@ -1,6 +1,8 @@
 /* The transfers probe: host-device copies from pageable and from pinned
- * memory, and the overlap of copies with kernels on several streams. Host
- * arrays are allocated and filled in setup, never timed. */
+ * memory, the overlap of copies with kernels on several streams, and the
+ * FMA chain end to end (copies in and out, pinned or pageable) or alone,
+ * against the CPU (intensity, latency_bound). Host arrays are allocated and
+ * filled in setup, never timed. */
 #include "probe_cuda.h"
 
 #include <stdlib.h>
@@ -147,6 +149,9 @@ static void pipeline_teardown(wl_backend *backend, void *state)
     free(p);
 }
 
+/* The host arrays (pinned or pageable) and, for the overlap section, param
+ * streams (the end-to-end sections run on the harness's stream alone). */
+template <bool Pinned, bool Streams>
 static warplab_status pipeline_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     pipeline *p = (pipeline *)calloc(1, sizeof *p);
@@ -154,16 +159,17 @@ static warplab_status pipeline_setup(wl_backend *backend, const wl_launch *launc
         return wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "cannot allocate a pipeline");
     *state = p;
     const size_t bytes = launch->problem->dim[0] * sizeof(float);
-    warplab_status status = host_alloc(backend, &p->in, bytes, true);
+    warplab_status status = host_alloc(backend, &p->in, bytes, Pinned);
     if (status == WARPLAB_OK)
-        status = host_alloc(backend, &p->out, bytes, true);
+        status = host_alloc(backend, &p->out, bytes, Pinned);
     if (status != WARPLAB_OK)
         return status;
     host_poison(&p->out, launch->problem->dim[0]);
     status = backend->ops->download(backend, launch->buf[TRANSFER_IN].handle,
                                     launch->buf[TRANSFER_IN].offset, p->in.data, bytes);
     cudaError_t e = cudaEventCreateWithFlags(&p->fork, cudaEventDisableTiming);
-    for (int s = 0; s < (int)launch->problem->param && s < MAX_STREAMS && e == cudaSuccess; s++) {
+    const int streams = Streams ? (int)launch->problem->param : 0;
+    for (int s = 0; s < streams && s < MAX_STREAMS && e == cudaSuccess; s++) {
         e = cudaStreamCreateWithFlags(&p->streams[s], cudaStreamNonBlocking);
         if (e == cudaSuccess) {
             e = cudaEventCreateWithFlags(&p->joins[s], cudaEventDisableTiming);
@@ -235,6 +241,19 @@ static warplab_status launch_chunked(wl_backend *backend, const wl_launch *launc
     return wl_cuda_check(backend, e, "chunked pipeline");
 }
 
+/* Series resident and small_resident: the chain alone, in to out on the
+ * GPU, no bus. */
+static warplab_status launch_resident(wl_backend *backend, const wl_launch *launch, void *)
+{
+    const size_t n = launch->problem->dim[0];
+    if (n == 0)
+        return WARPLAB_OK;
+    probe_overlap_chain<<<wl_probe_blocks(n), WL_PROBE_BLOCK, 0, wl_cuda_stream(backend)>>>(
+        view_of<const float>(launch, TRANSFER_IN), view_of<float>(launch, TRANSFER_OUT), n,
+        (unsigned)launch->problem->dim[1]);
+    return WL_CUDA_LAUNCHED(backend, "the FMA chain");
+}
+
 /* What came back to the host becomes out, for the check. */
 static warplab_status pipeline_finish(wl_backend *backend, const wl_launch *launch, void *state)
 {
@@ -264,10 +283,10 @@ static size_t staging_bytes(wl_backend *backend, const wl_problem *problem)
         .setup = copy_setup<pinned_, false>, .launch = launch_d2h, .finish = finish_d2h,           \
         .teardown = copy_teardown                                                                  \
     }
-#define PIPELINE(rung_, launch_)                                                                   \
+#define PIPELINE(ladder_, rung_, launch_, pinned_, streams_)                                       \
     {                                                                                              \
-        .ladder = "overlap", .rung = rung_, .scratch_bytes = staging_bytes,                        \
-        .setup = pipeline_setup, .launch = launch_, .finish = pipeline_finish,                     \
+        .ladder = ladder_, .rung = rung_, .scratch_bytes = staging_bytes,                          \
+        .setup = pipeline_setup<pinned_, streams_>, .launch = launch_, .finish = pipeline_finish,  \
         .teardown = pipeline_teardown                                                              \
     }
 
@@ -276,6 +295,13 @@ const wl_impl wl_cuda_probe_pageable_h2d = H2D(false);
 const wl_impl wl_cuda_probe_pinned_h2d = H2D(true);
 const wl_impl wl_cuda_probe_pageable_d2h = D2H(false);
 const wl_impl wl_cuda_probe_pinned_d2h = D2H(true);
-const wl_impl wl_cuda_probe_serial = PIPELINE("serial", launch_serial);
-const wl_impl wl_cuda_probe_chunked = PIPELINE("chunked", launch_chunked);
+const wl_impl wl_cuda_probe_serial = PIPELINE("overlap", "serial", launch_serial, true, true);
+const wl_impl wl_cuda_probe_chunked = PIPELINE("overlap", "chunked", launch_chunked, true, true);
+const wl_impl wl_cuda_probe_end_to_end[] = {
+    PIPELINE("intensity", "pinned", launch_serial, true, false),
+    PIPELINE("intensity", "pageable", launch_serial, false, false),
+    {.ladder = "intensity", .rung = "resident", .launch = launch_resident},
+    PIPELINE("latency_bound", "small_pinned", launch_serial, true, false),
+    {.ladder = "latency_bound", .rung = "small_resident", .launch = launch_resident},
+};
 }

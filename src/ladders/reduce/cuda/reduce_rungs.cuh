@@ -234,12 +234,13 @@ size_t blocks_for(size_t count, size_t per_block)
     return blocks ? blocks : 1;
 }
 
-/* Seed 001's choice for the templated rungs: 512 threads, fewer (a power of
- * two, at least 1) when the level has under 1024 elements. */
-unsigned unrolled_threads(size_t count)
+/* The templated rungs' block: LARGEST threads (seed 001's 512, or seed 004's
+ * 128 for the course's forms), fewer (a power of two, at least 1) when the
+ * level has under 2 * LARGEST elements. */
+unsigned unrolled_threads(size_t count, unsigned largest = 512)
 {
-    if (count >= 2 * 512)
-        return 512;
+    if (count >= 2 * (size_t)largest)
+        return largest;
     unsigned threads = 1;
     while (threads < (count + 1) / 2)
         threads *= 2;

@@ -23,11 +23,11 @@ size_t brent_per_thread(size_t count)
     return even < 2 ? 2 : even;
 }
 
-template <typename T, typename Op> struct Brent {
+template <typename T, typename Op, unsigned LARGEST> struct BrentAt {
     using value_type = T;
     static LevelShape shape(const wl_backend *, size_t count)
     {
-        const unsigned threads = unrolled_threads(count);
+        const unsigned threads = unrolled_threads(count, LARGEST);
         return {threads, blocks_for(count, (size_t)threads * brent_per_thread(count))};
     }
     static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
@@ -36,9 +36,12 @@ template <typename T, typename Op> struct Brent {
     }
     static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
     {
-        return run_levels<Brent>(backend, launch, "reduce brent");
+        return run_levels<BrentAt>(backend, launch, "reduce brent");
     }
 };
+
+/* At 512 threads: seed 001's block and warplab's. */
+template <typename T, typename Op> using Brent = BrentAt<T, Op, 512>;
 
 const wl_impl brent_impl = {.ladder = "reduce",
                             .rung = "brent",

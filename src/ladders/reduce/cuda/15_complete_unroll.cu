@@ -11,13 +11,14 @@
 namespace
 {
 
-/* Rung complete_unroll: the block size of each level chosen at run time and
- * dispatched to its template instance. */
-template <typename T, typename Op> struct CompleteUnroll {
+/* Rung complete_unroll: the block size of each level chosen at run time
+ * (LARGEST threads, fewer for small levels) and dispatched to its template
+ * instance. */
+template <typename T, typename Op, unsigned LARGEST> struct CompleteUnrollAt {
     using value_type = T;
     static LevelShape shape(const wl_backend *, size_t count)
     {
-        const unsigned threads = unrolled_threads(count);
+        const unsigned threads = unrolled_threads(count, LARGEST);
         return {threads, blocks_for(count, 2 * (size_t)threads)};
     }
     static cudaError_t level(LevelShape s, cudaStream_t stream, const T *src, T *dst, size_t count)
@@ -26,9 +27,12 @@ template <typename T, typename Op> struct CompleteUnroll {
     }
     static warplab_status launch(wl_backend *backend, const wl_launch *launch, void *)
     {
-        return run_levels<CompleteUnroll>(backend, launch, "reduce complete_unroll");
+        return run_levels<CompleteUnrollAt>(backend, launch, "reduce complete_unroll");
     }
 };
+
+/* At 512 threads: seed 001's block and warplab's. */
+template <typename T, typename Op> using CompleteUnroll = CompleteUnrollAt<T, Op, 512>;
 
 const wl_impl complete_unroll_impl = {.ladder = "reduce",
                                       .rung = "complete_unroll",
