@@ -16,6 +16,10 @@
 #include <cuda_runtime.h>
 #endif
 
+/* Threads a block of the split-K reductions (gemm_splitk_reduce, and the
+ * tail split's gemm_tail_reduce) are launched with. */
+#define SPLITK_REDUCE_THREADS 256
+
 /* Dynamic shared memory, 16-byte aligned, as an array of T. */
 #ifndef WL_EMULATE
 #define WL_DYNAMIC_SMEM(T, name) extern __shared__ __align__(16) T name[]

@@ -262,8 +262,8 @@ __global__ void __launch_bounds__(SKINNY_N_THREADS)
 /* The split-K reduction                                                    */
 
 /* C = alpha * (partial[0] + partial[1] + ...) + beta * C, the splits added
- * in order: one thread an element of C. */
-#define SPLITK_REDUCE_THREADS 256
+ * in order: one thread an element of C (SPLITK_REDUCE_THREADS a block,
+ * gemm_device.cuh). */
 __global__ void __launch_bounds__(SPLITK_REDUCE_THREADS)
     gemm_splitk_reduce(gemm_params p, const float *partial, int splits)
 {
