@@ -22,7 +22,9 @@ from ._ops import (
     context,
     devices,
     gemm,
+    histogram,
     reduce,
+    scan,
     transpose,
     vecadd,
 )
@@ -32,6 +34,6 @@ __version__ = version()
 
 __all__ = [
     "Context", "Error", "LIBRARY_ENV", "Rows", "Status", "allreduce", "backends", "bench",
-    "call_path", "context", "devices", "errata", "gemm", "ladders", "lessons", "library_path",
-    "probe", "probes", "reduce", "show", "transpose", "vecadd", "version",
+    "call_path", "context", "devices", "errata", "gemm", "histogram", "ladders", "lessons",
+    "library_path", "probe", "probes", "reduce", "scan", "show", "transpose", "vecadd", "version",
 ]

@@ -195,6 +195,8 @@ _PROTOTYPES = {
     "warplab_vecadd": (c_int, [vp, vp, vp, vp, sz]),
     "warplab_reduce": (c_int, [vp, c_int, c_int, vp, sz, vp]),
     "warplab_reduce_to_buffer": (c_int, [vp, c_int, c_int, vp, sz, vp, sz]),
+    "warplab_scan": (c_int, [vp, c_int, c_int, c_int, vp, vp, sz]),
+    "warplab_histogram": (c_int, [vp, c_int, vp, sz, sz, c_double, c_double, vp, sz]),
     "warplab_transpose": (c_int, [vp, c_int, sz, sz, vp, sz, vp, sz]),
     "warplab_gemm_ex": (c_int, [vp, c_int, c_int, sz, sz, sz, c_float, vp, c_int, sz, vp, c_int,
                                 sz, c_float, vp, c_int, sz, c_int]),

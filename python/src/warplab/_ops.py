@@ -712,6 +712,102 @@ def reduce(x, op="sum", *, out=None, stream=None, backend=None, context=None):
     return out
 
 
+_SCAN_KINDS = {"inclusive": 0, "exclusive": 1}
+
+
+def scan(x, op="sum", *, exclusive=False, out=None, stream=None, backend=None, context=None):
+    """The prefix scan of a contiguous int32, float32 or float64 array by op
+    ("sum", "min", "max"), inclusive (out[i] covers x[0..i]) or, with
+    exclusive=True, exclusive (out[0] is op's identity). out: an array of
+    x's dtype and size (x itself scans in place). int32 sums wrap modulo
+    2^32. Asynchronous on the producer's stream. Returns out (a new array
+    when not given)."""
+    code = _lib.REDUCE_OPS.get(op)
+    if code is None:
+        raise ValueError(f"op must be one of {', '.join(_lib.REDUCE_OPS)}, not {op!r}")
+    X = _array(x, "x", stream)
+    _need_dtype(X, "x", (0, 1, 2))
+    _need_contiguous(X, "x")
+    n = X.size()
+    if out is None:
+        out = _empty_like(X, X.shape, X.dtype)
+    O = _array(out, "out", stream)
+    _need_dtype(O, "out", (X.dtype,))
+    _need_contiguous(O, "out")
+    _need_writable(O, "out")
+    if O.size() != n:
+        raise ValueError(f"scan: out has {O.size()} elements, x {n}")
+    call = _Call((X, O), backend, context, stream)
+    if n == 0:
+        return out
+    bx = call.buffer(X, n)
+    bo = call.buffer(O, n, output=True, read=False)  # x itself: the same wrapper (in place)
+    call.finish(lib.warplab_scan(call.handle, X.dtype, code, int(bool(exclusive)), bx, bo, n))
+    return out
+
+
+# Histogram samples: warplab_histogram_sample by element type name.
+_HISTOGRAM_SAMPLES = {"uint8": 0, "int32": 1, "float32": 2}
+
+
+def _element_name(array):
+    return _DTYPE_NAMES[array.dtype] if array.dtype is not None else (array.keep or "?")
+
+
+def histogram(x, bins, lower, upper, *, out=None, stream=None, backend=None, context=None):
+    """Counts the samples of a contiguous uint8, int32 or float32 array in
+    bins equal-width bins over [lower, upper), as CUB's HistogramEven does
+    (samples outside the range and NaN are not counted). out: a uint32
+    array of bins counts (zeroed by the call). Asynchronous on the
+    producer's stream. Returns out (a new uint32 array when not given)."""
+    X = _array(x, "x", stream)
+    name = _element_name(X)
+    sample = _HISTOGRAM_SAMPLES.get(name)
+    if sample is None:
+        raise TypeError(f"x: dtype {name} is not served here (uint8, int32, float32)")
+    _need_contiguous(X, "x")
+    bins = int(bins)
+    if bins < 1:
+        raise ValueError(f"histogram: bins must be at least 1, not {bins}")
+    if out is None:
+        out = _empty_counts(X, bins)
+    O = _array(out, "out", stream)
+    if _element_name(O) != "uint32":
+        raise TypeError(f"out: dtype {_element_name(O)} is not served here (uint32 counts)")
+    _need_contiguous(O, "out")
+    _need_writable(O, "out")
+    if O.size() != bins:
+        raise ValueError(f"histogram: out has {O.size()} counts, bins is {bins}")
+    n = X.size()
+    call = _Call((X, O), backend, context, stream)
+    bx = call.buffer(X, n) if n else call.ctx._scratch_buffer()
+    bo = call.buffer(O, bins, output=True, read=False)
+    call.finish(lib.warplab_histogram(call.handle, sample, bx, n, bins, float(lower),
+                                      float(upper), bo, 0))
+    return out
+
+
+def _empty_counts(template, bins):
+    """A new uint32 array of bins counts of the template's kind."""
+    obj = template.obj
+    module = type(obj).__module__
+    if module == "torch" or module.startswith("torch."):
+        import torch
+
+        if not hasattr(torch, "uint32"):
+            raise TypeError("this torch has no uint32: pass out= (a uint32 array)")
+        return torch.empty(bins, dtype=torch.uint32, device=obj.device)
+    if module.startswith("cupy"):
+        import cupy
+
+        with cupy.cuda.Device(template.device):
+            return cupy.empty(bins, dtype="uint32")
+    if template.device is None:
+        import numpy
+
+        return numpy.empty(bins, dtype=numpy.uint32)
+    raise TypeError(f"cannot make a counts array like a {type(obj).__name__}: pass out=")
+
 def _row_major(array, what):
     """(ld) for a 2-D operand stored row-major with rows ld elements apart;
     ValueError for other strides."""
