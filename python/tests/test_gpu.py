@@ -220,6 +220,27 @@ def test_plain_torch_calls_take_the_fast_path(torch):
                                 0) is None
 
 
+def test_scan_and_histogram_vs_torch(torch):
+    x = torch.randn(1 << 20, device="cuda")
+    got = warplab.scan(x)
+    exact = torch.cumsum(x.double(), 0)
+    bound = torch.arange(1, x.numel() + 1, device="cuda") * 2.0**-23 * torch.cumsum(
+        x.abs().double(), 0)
+    assert ((got.double() - exact).abs() <= bound + 1e-30).all()
+    i = torch.randint(-1000, 1000, (70001,), device="cuda", dtype=torch.int32)
+    expected = torch.cummax(i, 0).values
+    warplab.scan(i, "max", out=i)  # in place, on torch's current stream
+    assert torch.equal(i, expected)
+    b = torch.randint(0, 256, (1 << 22,), device="cuda", dtype=torch.uint8)
+    if not hasattr(torch, "uint32"):
+        with pytest.raises(TypeError, match="uint32"):
+            warplab.histogram(b, 256, 0, 256)
+        return
+    counts = warplab.histogram(b, 256, 0, 256)
+    assert counts.dtype == torch.uint32
+    assert torch.equal(counts.to(torch.int64), torch.bincount(b.long(), minlength=256))
+
+
 def test_default_stream(torch):
     a = torch.randn(256, 256, device="cuda")
     c = warplab.gemm(a, a)  # torch's default stream (the legacy one)
