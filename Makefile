@@ -39,7 +39,8 @@ SANITIZE_TESTS ?= ^(unit\.|cli|cpu\.|opencl\.)
 SANITIZE_SKIP ?= ^(html\.browser|unit\.test_gemm_ex_api|unit\.test_gemm_exact|cpu\.transpose|opencl\.(reduce|transpose|gemm)|(cpu|opencl)\.(probe|gemm_exact|interrupt))$$
 sanitize: setup
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPLAB_WITH_CUDA=OFF \
-	       -DWARPLAB_SANITIZE=address,undefined -DWARPLAB_BUILD_SHARED=OFF $(CMAKE_FLAGS) >/dev/null
+	       -DWARPLAB_SANITIZE=address,undefined -DWARPLAB_BUILD_SHARED=OFF -DWARPLAB_EMULATED=OFF \
+	       $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	@cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -R '$(SANITIZE_TESTS)' -E '$(SANITIZE_SKIP)'
 
