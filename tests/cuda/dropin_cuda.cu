@@ -6,6 +6,7 @@
  * sequence of warplab calls captured into a CUDA graph and replayed.
  *
  * Exits 77 (CTest's skip) without a CUDA GPU. */
+#include "cuda_check.h"
 #include "warplab.h"
 
 #include <cuda_runtime.h>
@@ -15,37 +16,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define TEST_SKIP 77
-
-static int failures = 0, checks = 0;
-#define CHECK(condition)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(condition)) {                                                                        \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition);          \
-        }                                                                                          \
-    } while (0)
-#define CHECK_OK(call)                                                                             \
-    do {                                                                                           \
-        warplab_status status_ = (call);                                                           \
-        checks++;                                                                                  \
-        if (status_ != WARPLAB_OK) {                                                               \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,                     \
-                    warplab_status_string(status_), warplab_last_error(ctx));                      \
-        }                                                                                          \
-    } while (0)
-#define CUDA(call)                                                                                 \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        checks++;                                                                                  \
-        if (e_ != cudaSuccess) {                                                                   \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-        }                                                                                          \
-    } while (0)
 
 static warplab_context *ctx = nullptr;
 

@@ -6,6 +6,7 @@
  * (8-bit with 256 bins; float with 1024 and 4096 bins; uniform and skewed).
  *
  * Exits 77 (CTest's skip) without a CUDA GPU. */
+#include "cuda_check.h"
 #include "warplab.h"
 
 #include <cub/device/device_histogram.cuh>
@@ -16,37 +17,7 @@
 #include <cstring>
 #include <vector>
 
-#define TEST_SKIP 77
-
-static int failures = 0, checks = 0;
 static warplab_context *ctx = nullptr;
-#define CHECK(condition)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(condition)) {                                                                        \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition);          \
-        }                                                                                          \
-    } while (0)
-#define CHECK_OK(call)                                                                             \
-    do {                                                                                           \
-        warplab_status status_ = (call);                                                           \
-        checks++;                                                                                  \
-        if (status_ != WARPLAB_OK) {                                                               \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,                     \
-                    warplab_status_string(status_), warplab_last_error(ctx));                      \
-        }                                                                                          \
-    } while (0)
-#define CUDA(call)                                                                                 \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        checks++;                                                                                  \
-        if (e_ != cudaSuccess) {                                                                   \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-        }                                                                                          \
-    } while (0)
 
 /* Random bytes, or one value everywhere (skewed); floats over [-0.1, 1.1). */
 __global__ void fill_samples(unsigned char *bytes, size_t n, unsigned seed, bool is_float,
