@@ -1,8 +1,10 @@
-/* The opencl backend's reduction rungs: the CUDA ladder's rungs 0-7 and its
- * atomic rungs, with the kernels in kernels/reduce.cl. The shuffle rung, the
- * one-pass rung and CUB have no OpenCL form here (no subgroups in OpenCL 1.2
- * or PoCL 3.1). The host side mirrors the cuda one: one launch per level of
- * the tree, partials in two regions of the rung's scratch. */
+/* The opencl backend's reduction rungs: the CUDA ladder's tree rungs, each
+ * of seed 004's attempts #1-#7 also at its 128-item groups (the <rung>_128
+ * rows), brent and cascade, and the atomic rungs, with the kernels in
+ * kernels/reduce.cl. The shuffle rung, the one-pass rung and CUB have no
+ * OpenCL form here (no subgroups in OpenCL 1.2 or PoCL 3.1). The host side
+ * mirrors the cuda one: one launch per level of the tree, partials in two
+ * regions of the rung's scratch. */
 /*
  * Contents: the reduce rungs this file implements, in ladder order
  * (number = place on the ladder, as `warplab ladders reduce` lists it):
@@ -97,53 +99,71 @@ static const wl_impl naive_impl = {
 /* The tree rungs: each group writes one partial; the level with one group   */
 /* writes the result.                                                         */
 
+/* How a level's grid is sized. */
+typedef enum tree_grid {
+    GRID_PER_ITEM, /* per_item elements a work-item: the grid grows with n */
+    GRID_LOG2,     /* brent: about log2(n) elements a work-item (O(n / log n) items) */
+    GRID_DEVICE    /* cascade: a grid that fills the device; work-items loop */
+} tree_grid;
+
 typedef struct tree_rung {
     const char *kernel; /* base name in reduce.cl */
     size_t per_item;    /* elements each work-item loads: 1, or 2 (first add) */
-    bool fixed_group;   /* requires GROUP work-items; no __local argument */
-    bool cascade;       /* a grid that fills the device; work-items loop */
+    bool fixed_group;   /* requires `group` work-items; no __local argument */
+    tree_grid grid;     /* how many groups a level takes */
     size_t least_group; /* the kernel's smallest group */
     size_t group;       /* its group: GROUP, or seed 004's 128 (the <rung>_128 rows) */
 } tree_rung;
 
 /* warplab:rung reduce interleaved */
-static const tree_rung interleaved_rung = {"interleaved", 1, false, false, 1, GROUP};
+static const tree_rung interleaved_rung = {"interleaved", 1, false, GRID_PER_ITEM, 1, GROUP};
 /* warplab:end */
 /* warplab:rung reduce interleaved_128 */
-static const tree_rung interleaved_128_rung = {"interleaved", 1, false, false, 1, 128};
+static const tree_rung interleaved_128_rung = {"interleaved", 1, false, GRID_PER_ITEM, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce strided_index */
-static const tree_rung strided_index_rung = {"strided_index", 1, false, false, 1, GROUP};
+static const tree_rung strided_index_rung = {"strided_index", 1, false, GRID_PER_ITEM, 1, GROUP};
 /* warplab:end */
 /* warplab:rung reduce strided_index_128 */
-static const tree_rung strided_index_128_rung = {"strided_index", 1, false, false, 1, 128};
+static const tree_rung strided_index_128_rung = {"strided_index", 1, false, GRID_PER_ITEM, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce sequential */
-static const tree_rung sequential_rung = {"sequential", 1, false, false, 1, GROUP};
+static const tree_rung sequential_rung = {"sequential", 1, false, GRID_PER_ITEM, 1, GROUP};
 /* warplab:end */
 /* warplab:rung reduce sequential_128 */
-static const tree_rung sequential_128_rung = {"sequential", 1, false, false, 1, 128};
+static const tree_rung sequential_128_rung = {"sequential", 1, false, GRID_PER_ITEM, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce first_add */
-static const tree_rung first_add_rung = {"first_add", 2, false, false, 1, GROUP};
+static const tree_rung first_add_rung = {"first_add", 2, false, GRID_PER_ITEM, 1, GROUP};
 /* warplab:end */
 /* warplab:rung reduce first_add_128 */
-static const tree_rung first_add_128_rung = {"first_add", 2, false, false, 1, 128};
+static const tree_rung first_add_128_rung = {"first_add", 2, false, GRID_PER_ITEM, 1, 128};
 /* warplab:end */
 /* warplab:rung reduce warp_volatile */
-static const tree_rung warp_volatile_rung = {"warp_volatile", 2, false, false, 64, GROUP};
+static const tree_rung warp_volatile_rung = {"warp_volatile", 2, false, GRID_PER_ITEM, 64, GROUP};
 /* warplab:end */
 /* warplab:rung reduce warp_volatile_128 */
-static const tree_rung warp_volatile_128_rung = {"warp_volatile", 2, false, false, 64, 128};
+static const tree_rung warp_volatile_128_rung = {"warp_volatile", 2, false, GRID_PER_ITEM, 64, 128};
 /* warplab:end */
 /* warplab:rung reduce warp_syncwarp */
-static const tree_rung warp_barrier_rung = {"warp_barrier", 2, false, false, 64, GROUP};
+static const tree_rung warp_barrier_rung = {"warp_barrier", 2, false, GRID_PER_ITEM, 64, GROUP};
 /* warplab:end */
 /* warplab:rung reduce complete_unroll */
-static const tree_rung complete_unroll_rung = {"complete_unroll", 2, true, false, GROUP, GROUP};
+static const tree_rung complete_unroll_rung = {"complete_unroll", 2,     true,
+                                               GRID_PER_ITEM,     GROUP, GROUP};
+/* warplab:end */
+/* warplab:rung reduce complete_unroll_128 */
+static const tree_rung complete_unroll_128_rung = {"complete_unroll_128", 2,   true,
+                                                   GRID_PER_ITEM,         128, 128};
+/* warplab:end */
+/* warplab:rung reduce brent */
+static const tree_rung brent_rung = {"grid_slice", 2, true, GRID_LOG2, GROUP, GROUP};
+/* warplab:end */
+/* warplab:rung reduce brent_128 */
+static const tree_rung brent_128_rung = {"grid_slice_128", 2, true, GRID_LOG2, 128, 128};
 /* warplab:end */
 /* warplab:rung reduce cascade */
-static const tree_rung cascade_rung = {"cascade", 2, true, true, GROUP, GROUP};
+static const tree_rung cascade_rung = {"grid_slice", 2, true, GRID_DEVICE, GROUP, GROUP};
 /* warplab:end */
 
 /* The rung's group, or the largest power of two the device takes when it
@@ -159,11 +179,23 @@ static size_t group_size(const wl_backend *backend, const tree_rung *rung)
     return group;
 }
 
+/* Brent's elements a work-item: ceil(log2(count)), even (the kernel takes two
+ * a trip), at least 2 -- as the cuda brent rung. */
+static size_t log2_per_item(size_t count)
+{
+    size_t log2 = 0;
+    while (log2 < 63 && ((size_t)1 << log2) < count)
+        log2++;
+    const size_t even = (log2 + 1) / 2 * 2;
+    return even < 2 ? 2 : even;
+}
+
 static size_t groups_for(const wl_backend *backend, const tree_rung *rung, size_t count)
 {
-    const size_t per_group = rung->per_item * group_size(backend, rung);
-    size_t groups = (count + per_group - 1) / per_group;
-    if (rung->cascade) {
+    const size_t per_item = rung->grid == GRID_LOG2 ? log2_per_item(count) : rung->per_item;
+    const size_t per_group = per_item * group_size(backend, rung);
+    size_t groups = count / per_group + (count % per_group != 0);
+    if (rung->grid == GRID_DEVICE) {
         /* As vecadd's grid-stride rungs: 8 groups per compute unit. */
         size_t full =
             (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 1) * 8;
@@ -197,7 +229,7 @@ static size_t tree_scratch(const wl_backend *backend, const tree_rung *rung,
 
 /* warplab:rung reduce interleaved interleaved_128 strided_index strided_index_128 sequential
  * sequential_128 first_add first_add_128 warp_volatile warp_volatile_128 warp_syncwarp
- * complete_unroll cascade */
+ * complete_unroll complete_unroll_128 brent brent_128 cascade */
 static warplab_status run_tree(wl_backend *backend, const wl_launch *launch, const tree_rung *rung)
 {
     const wl_problem *p = launch->problem;
@@ -265,6 +297,9 @@ TREE_IMPL(first_add_128, "first_add_128")
 TREE_IMPL(warp_volatile_128, "warp_volatile_128")
 TREE_IMPL(warp_barrier, "warp_syncwarp")
 TREE_IMPL(complete_unroll, "complete_unroll")
+TREE_IMPL(complete_unroll_128, "complete_unroll_128")
+TREE_IMPL(brent, "brent")
+TREE_IMPL(brent_128, "brent_128")
 TREE_IMPL(cascade, "cascade")
 
 /* ------------------------------------------------------------------------ */
@@ -339,6 +374,9 @@ const wl_impl *const wl_opencl_reduce_impls[] = {&naive_impl,
                                                  &warp_volatile_128_impl,
                                                  &warp_barrier_impl,
                                                  &complete_unroll_impl,
+                                                 &complete_unroll_128_impl,
+                                                 &brent_impl,
+                                                 &brent_128_impl,
                                                  &cascade_impl,
                                                  &atomic_warp_impl,
                                                  &atomic_block_impl,

@@ -298,18 +298,21 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
     }
 /* warplab:end */
 
-/* warplab:rung reduce complete_unroll cascade atomic_block */
+/* warplab:rung reduce complete_unroll complete_unroll_128 brent brent_128 cascade atomic_block */
 #define REDUCE_KERNELS_12(T, S)                                                                    \
-    /* Rungs complete_unroll and cascade: the group size is a compile-time constant (GROUP,        \
-     * required of the launch), so every step is unrolled. OpenCL C has no templates: one          \
-     * size stands for the course's switch. */                                                     \
-    inline T unrolled_tree_##S(__local T *s, uint tid, T v, int op)                                \
+    /* Rungs complete_unroll, brent and cascade (and their 128-item forms): the group size is a    \
+     * compile-time constant (required of the launch, passed here as a literal), so every `if      \
+     * (size > ...)` folds away and each step is straight-line code. OpenCL C has no templates:    \
+     * two sizes, GROUP and seed 004's 128, stand for the course's switch. */                      \
+    inline T unrolled_tree_##S(__local T *s, uint tid, T v, int op, const uint size)               \
     {                                                                                              \
         s[tid] = v;                                                                                \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        if (tid < 128)                                                                             \
-            s[tid] = v = combine_##S(v, s[tid + 128], op);                                         \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        if (size > 128) {                                                                          \
+            if (tid < 128)                                                                         \
+                s[tid] = v = combine_##S(v, s[tid + 128], op);                                     \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        }                                                                                          \
         if (tid < 64)                                                                              \
             s[tid] = v = combine_##S(v, s[tid + 64], op);                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
@@ -329,40 +332,64 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
             s[tid] = v = combine_##S(v, s[tid + 2], op);                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         return tid == 0 ? combine_##S(v, s[1], op) : v; /* the group's value, in item 0 */         \
+    }                                                                                              \
+    /* Rungs brent and cascade: each item first combines its grid-stride slice, two per trip       \
+     * (the host sizes the grid: log2 n elements an item for brent, the device's fill for          \
+     * cascade), then the unrolled tree. */                                                        \
+    inline T grid_slice_tree_##S(__local T *s, __global const T *x, ulong n, int op,               \
+                                 const uint size)                                                  \
+    {                                                                                              \
+        uint tid = get_local_id(0);                                                                \
+        ulong stride = 2 * (ulong)size * get_num_groups(0);                                        \
+        T v = identity_##S(op);                                                                    \
+        for (ulong i = get_group_id(0) * (ulong)(2 * size) + tid; i < n; i += stride) {            \
+            v = combine_##S(v, x[i], op);                                                          \
+            if (i + size < n)                                                                      \
+                v = combine_##S(v, x[i + size], op);                                               \
+        }                                                                                          \
+        return unrolled_tree_##S(s, tid, v, op, size);                                             \
     }
 /* warplab:end */
 
-/* warplab:rung reduce complete_unroll */
+/* warplab:rung reduce complete_unroll complete_unroll_128 */
 #define REDUCE_KERNELS_13(T, S)                                                                    \
     __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void complete_unroll_##S(          \
         __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
     {                                                                                              \
         __local T s[GROUP];                                                                        \
         uint tid = get_local_id(0);                                                                \
-        T v = unrolled_tree_##S(s, tid, load_pair_##S(in + in_off, n, GROUP, op), op);             \
+        T v = unrolled_tree_##S(s, tid, load_pair_##S(in + in_off, n, GROUP, op), op, GROUP);      \
+        if (tid == 0)                                                                              \
+            out[out_off + get_group_id(0)] = v;                                                    \
+    }                                                                                              \
+    __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void complete_unroll_128_##S(        \
+        __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
+    {                                                                                              \
+        __local T s[128];                                                                          \
+        uint tid = get_local_id(0);                                                                \
+        T v = unrolled_tree_##S(s, tid, load_pair_##S(in + in_off, n, 128, op), op, 128);         \
         if (tid == 0)                                                                              \
             out[out_off + get_group_id(0)] = v;                                                    \
     }
 /* warplab:end */
 
-/* warplab:rung reduce cascade */
+/* warplab:rung reduce brent brent_128 cascade */
 #define REDUCE_KERNELS_14(T, S)                                                                    \
-    /* Rung cascade: each item first combines its grid-stride slice, two per trip. */              \
-    __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void cascade_##S(                  \
+    /* Rungs brent and cascade share this kernel; only their grids differ. */                      \
+    __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void grid_slice_##S(               \
         __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
     {                                                                                              \
         __local T s[GROUP];                                                                        \
-        uint tid = get_local_id(0);                                                                \
-        __global const T *x = in + in_off;                                                         \
-        ulong stride = 2 * (ulong)GROUP * get_num_groups(0);                                       \
-        T v = identity_##S(op);                                                                    \
-        for (ulong i = get_group_id(0) * (ulong)(2 * GROUP) + tid; i < n; i += stride) {           \
-            v = combine_##S(v, x[i], op);                                                          \
-            if (i + GROUP < n)                                                                     \
-                v = combine_##S(v, x[i + GROUP], op);                                              \
-        }                                                                                          \
-        v = unrolled_tree_##S(s, tid, v, op);                                                      \
-        if (tid == 0)                                                                              \
+        T v = grid_slice_tree_##S(s, in + in_off, n, op, GROUP);                                   \
+        if (get_local_id(0) == 0)                                                                  \
+            out[out_off + get_group_id(0)] = v;                                                    \
+    }                                                                                              \
+    __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void grid_slice_128_##S(            \
+        __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, int op)       \
+    {                                                                                              \
+        __local T s[128];                                                                          \
+        T v = grid_slice_tree_##S(s, in + in_off, n, op, 128);                                     \
+        if (get_local_id(0) == 0)                                                                  \
             out[out_off + get_group_id(0)] = v;                                                    \
     }
 /* warplab:end */
@@ -426,7 +453,7 @@ inline void atomic_combine_double(volatile __global double *target, double v, in
     {                                                                                              \
         __local T s[GROUP];                                                                        \
         uint tid = get_local_id(0);                                                                \
-        T v = unrolled_tree_##S(s, tid, grid_stride_##S(in + in_off, n, op), op);                  \
+        T v = unrolled_tree_##S(s, tid, grid_stride_##S(in + in_off, n, op), op, GROUP);           \
         if (tid == 0)                                                                              \
             atomic_combine_##S((volatile __global T *)(out + out_off), v, op);                     \
     }
