@@ -12,10 +12,11 @@
 #      (scripts/tma-store-initcheck.cu, informational);
 #   4. the full benchmark (every ladder, full sizes) and the probes, with JSON
 #      and SVG output;
-#   5. one --counters pass (Nsight Compute) over reduce (2^24) and transpose
+#   5. one --counters pass (Nsight Compute) over reduce (2^24), transpose
 #      (16384^2: 1 GiB each way, well past the L2, so that the DRAM bytes of
-#      the best rung are all of them): each lesson's counter, borne out or
-#      contradicted.
+#      the best rung are all of them) and gemm's many_blocks and tiled16 at
+#      4096^3 (the multi-block kernel's DRAM bytes a flop against seed 002's
+#      bound): each lesson's counter, borne out or contradicted.
 # Writes logs and results under $RESULTS (default out/gpu-check) and prints a
 # summary last; when $OUT is set (the device tool's folder), packs them there
 # as gpu-check.tgz beside summary.txt and tables.txt. Never changes the GPU's
@@ -257,9 +258,11 @@ if has_step counters; then
     start=$SECONDS
     # Each rung once more under ncu; the verdicts ("borne out", "CONTRADICTED")
     # follow each ladder's table.
-    for spec in "reduce 2^24" "transpose 16384x16384"; do
+    # gemm: seed 002's multi-block kernel against its 4-bytes-a-flop bound,
+    # and what 16 x 16 tiles save (two rungs only: ncu replays every kernel).
+    for spec in "reduce 2^24" "transpose 16384x16384" "gemm 4096x4096x4096 --rung many_blocks,tiled16"; do
         set -- $spec
-        if "$BIN" bench "$1" --backend cuda --size "$2" --quiet --counters --max-seconds 0.2 \
+        if "$BIN" bench "$1" --backend cuda --size "$2" "${@:3}" --quiet --counters --max-seconds 0.2 \
             >"$RESULTS/counters-$1.txt" 2>&1; then
             note "counters $1 ($2): ok; $(grep -c 'borne out' "$RESULTS/counters-$1.txt") borne out, $(grep -c 'CONTRADICTED' "$RESULTS/counters-$1.txt") contradicted"
         else

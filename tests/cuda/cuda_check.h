@@ -1,6 +1,6 @@
 /* What the CUDA programs' tests share: their check counters and macros.
- * CHECK_OK reports a failure with warplab_last_error of the including
- * file's context, `ctx`. */
+ * CHECK_OK(context, call) reports a failure with that context's
+ * warplab_last_error. */
 #ifndef WARPLAB_TESTS_CUDA_CHECK_H
 #define WARPLAB_TESTS_CUDA_CHECK_H
 
@@ -20,14 +20,14 @@ static int failures = 0, checks = 0;
             fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #condition);          \
         }                                                                                          \
     } while (0)
-#define CHECK_OK(call)                                                                             \
+#define CHECK_OK(context, call)                                                                    \
     do {                                                                                           \
         warplab_status status_ = (call);                                                           \
         checks++;                                                                                  \
         if (status_ != WARPLAB_OK) {                                                               \
             failures++;                                                                            \
             fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,                     \
-                    warplab_status_string(status_), warplab_last_error(ctx));                      \
+                    warplab_status_string(status_), warplab_last_error(context));                  \
         }                                                                                          \
     } while (0)
 #define CUDA(call)                                                                                 \

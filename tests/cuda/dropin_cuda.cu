@@ -58,10 +58,10 @@ static void run_all_on(float *a, float *b, float *c, size_t n, cudaStream_t stre
     CUDA(cudaMemcpyAsync(a, ha.data(), n * 4, cudaMemcpyHostToDevice, stream));
     CUDA(cudaMemcpyAsync(b, hb.data(), n * 4, cudaMemcpyHostToDevice, stream));
     warplab_buffer *wa = nullptr, *wb = nullptr, *wc = nullptr;
-    CHECK_OK(warplab_buffer_wrap(ctx, a, n * 4, &wa));
-    CHECK_OK(warplab_buffer_wrap(ctx, b, n * 4, &wb));
-    CHECK_OK(warplab_buffer_wrap(ctx, c, n * 4, &wc));
-    CHECK_OK(warplab_vecadd(ctx, wa, wb, wc, n));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, a, n * 4, &wa));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, b, n * 4, &wb));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, c, n * 4, &wc));
+    CHECK_OK(ctx, warplab_vecadd(ctx, wa, wb, wc, n));
     std::vector<float> hc(n);
     CUDA(cudaMemcpyAsync(hc.data(), c, n * 4, cudaMemcpyDeviceToHost, stream));
     CUDA(cudaStreamSynchronize(stream));
@@ -76,11 +76,11 @@ static void run_all_on(float *a, float *b, float *c, size_t n, cudaStream_t stre
         fprintf(stderr, "%s: vecadd n=%zu: %zu wrong\n", what, n, bad);
     CHECK(bad == 0);
     float host_sum = 0.0f;
-    CHECK_OK(warplab_reduce(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, &host_sum));
+    CHECK_OK(ctx, warplab_reduce(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, &host_sum));
     CHECK(fabs(host_sum - sum) <= n * 1.2e-7 * sum_abs + 1e-6);
     /* The sum into a (its last element), on the device. */
-    CHECK_OK(
-        warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wa, (n - 1) * 4));
+    CHECK_OK(ctx, warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wa,
+                                           (n - 1) * 4));
     float device_sum = 0.0f;
     CUDA(cudaMemcpyAsync(&device_sum, a + n - 1, 4, cudaMemcpyDeviceToHost, stream));
     CUDA(cudaStreamSynchronize(stream));
@@ -91,7 +91,7 @@ static void run_all_on(float *a, float *b, float *c, size_t n, cudaStream_t stre
         if (n % r == 0)
             rows = r;
     const size_t cols = n / rows;
-    CHECK_OK(warplab_transpose(ctx, WARPLAB_FLOAT32, rows, cols, wc, 0, wb, 0));
+    CHECK_OK(ctx, warplab_transpose(ctx, WARPLAB_FLOAT32, rows, cols, wc, 0, wb, 0));
     std::vector<float> ht(n);
     CUDA(cudaMemcpyAsync(ht.data(), b, n * 4, cudaMemcpyDeviceToHost, stream));
     CUDA(cudaStreamSynchronize(stream));
@@ -152,7 +152,7 @@ static void check_allocations(cudaStream_t stream)
     float *kept;
     CUDA(cudaMalloc(&kept, 64));
     warplab_buffer *w = nullptr;
-    CHECK_OK(warplab_buffer_wrap(ctx, kept, 64, &w));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, kept, 64, &w));
     warplab_buffer_destroy(w);
     CUDA(cudaMemset(kept, 0, 64)); /* still ours */
     CUDA(cudaFree(kept));
@@ -170,18 +170,18 @@ static void check_stream_order(cudaStream_t stream)
     CUDA(cudaMalloc(&c, n * 4));
     CUDA(cudaMalloc(&r, 16));
     warplab_buffer *wa, *wb, *wc, *wr;
-    CHECK_OK(warplab_buffer_wrap(ctx, a, n * 4, &wa));
-    CHECK_OK(warplab_buffer_wrap(ctx, b, n * 4, &wb));
-    CHECK_OK(warplab_buffer_wrap(ctx, c, n * 4, &wc));
-    CHECK_OK(warplab_buffer_wrap(ctx, r, 16, &wr));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, a, n * 4, &wa));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, b, n * 4, &wb));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, c, n * 4, &wc));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, r, 16, &wr));
     /* Defined contents before anything reads them (initcheck). */
     CUDA(cudaMemset(a, 0, n * 4));
     CUDA(cudaMemset(b, 0, n * 4));
     CUDA(cudaMemset(r, 0, 16));
     /* Once at these sizes, so that the workspace exists. */
-    CHECK_OK(warplab_vecadd(ctx, wa, wb, wc, n));
-    CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 8));
-    CHECK_OK(warplab_context_synchronize(ctx));
+    CHECK_OK(ctx, warplab_vecadd(ctx, wa, wb, wc, n));
+    CHECK_OK(ctx, warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 8));
+    CHECK_OK(ctx, warplab_context_synchronize(ctx));
 
     const std::vector<float> ha = pattern(n, 3), hb = pattern(n, 4);
     CUDA(cudaMemcpyAsync(a, ha.data(), n * 4, cudaMemcpyHostToDevice, stream));
@@ -189,17 +189,17 @@ static void check_stream_order(cudaStream_t stream)
     CUDA(cudaStreamSynchronize(stream));
     spin<<<1, 1, 0, stream>>>(200LL * 1000 * 1000); /* ~0.1 s at 2 GHz */
     scale<<<256, 256, 0, stream>>>(a, n, 2.0f);
-    CHECK_OK(warplab_vecadd(ctx, wa, wb, wc, n));
-    CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 8));
+    CHECK_OK(ctx, warplab_vecadd(ctx, wa, wb, wc, n));
+    CHECK_OK(ctx, warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 8));
     /* Nothing waited: the caller's spin is still running. */
     CHECK(cudaStreamQuery(stream) == cudaErrorNotReady);
     scale<<<256, 256, 0, stream>>>(c, n, 3.0f);
-    CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, wr, 4));
+    CHECK_OK(ctx, warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, wr, 4));
     std::vector<float> hc(n);
     float result[4];
     CUDA(cudaMemcpyAsync(hc.data(), c, n * 4, cudaMemcpyDeviceToHost, stream));
     CUDA(cudaMemcpyAsync(result, r, 16, cudaMemcpyDeviceToHost, stream));
-    CHECK_OK(warplab_context_synchronize(ctx));
+    CHECK_OK(ctx, warplab_context_synchronize(ctx));
     size_t bad = 0;
     double sum = 0.0, sum_abs = 0.0;
     float most = -INFINITY;
@@ -219,9 +219,9 @@ static void check_stream_order(cudaStream_t stream)
     cudaStream_t second;
     CUDA(cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking));
     spin<<<1, 1, 0, stream>>>(100LL * 1000 * 1000);
-    CHECK_OK(warplab_vecadd(ctx, wb, wb, wc, n)); /* c = 2b, after the spin */
-    CHECK_OK(warplab_context_set_stream(ctx, second));
-    CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, wr, 0));
+    CHECK_OK(ctx, warplab_vecadd(ctx, wb, wb, wc, n)); /* c = 2b, after the spin */
+    CHECK_OK(ctx, warplab_context_set_stream(ctx, second));
+    CHECK_OK(ctx, warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, wr, 0));
     float max2 = 0.0f;
     CUDA(cudaMemcpyAsync(&max2, r, 4, cudaMemcpyDeviceToHost, second));
     CUDA(cudaStreamSynchronize(second));
@@ -231,9 +231,9 @@ static void check_stream_order(cudaStream_t stream)
     CHECK(max2 == want);
     /* The host-result reduction waits for the bound stream. */
     float host_max = 0.0f;
-    CHECK_OK(warplab_reduce(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, &host_max));
+    CHECK_OK(ctx, warplab_reduce(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, &host_max));
     CHECK(host_max == want);
-    CHECK_OK(warplab_context_set_stream(ctx, stream));
+    CHECK_OK(ctx, warplab_context_set_stream(ctx, stream));
     CUDA(cudaStreamSynchronize(stream));
     CUDA(cudaStreamDestroy(second));
     warplab_buffer *all[] = {wa, wb, wc, wr};
@@ -259,21 +259,23 @@ static void check_graph(cudaStream_t stream)
     CUDA(cudaMalloc(&r, 16));
     CUDA(cudaMallocHost(&pinned, n * 4));
     warplab_buffer *wa, *wb, *wc, *wt, *wr;
-    CHECK_OK(warplab_buffer_wrap(ctx, a, n * 4, &wa));
-    CHECK_OK(warplab_buffer_wrap(ctx, b, n * 4, &wb));
-    CHECK_OK(warplab_buffer_wrap(ctx, c, n * 4, &wc));
-    CHECK_OK(warplab_buffer_wrap(ctx, t + 1, n * 4, &wt)); /* unaligned output */
-    CHECK_OK(warplab_buffer_wrap(ctx, r, 16, &wr));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, a, n * 4, &wa));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, b, n * 4, &wb));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, c, n * 4, &wc));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, t + 1, n * 4, &wt)); /* unaligned output */
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, r, 16, &wr));
     const std::vector<float> hb = pattern(n, 6);
     CUDA(cudaMemcpy(b, hb.data(), n * 4, cudaMemcpyHostToDevice));
     CUDA(cudaMemset(r, 0, 16));
     memset(pinned, 0, n * 4);
     auto sequence = [&]() {
         CUDA(cudaMemcpyAsync(a, pinned, n * 4, cudaMemcpyHostToDevice, stream));
-        CHECK_OK(warplab_vecadd(ctx, wa, wb, wc, n));
-        CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, wr, 4));
-        CHECK_OK(warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 12));
-        CHECK_OK(warplab_transpose(ctx, WARPLAB_FLOAT32, rows, cols, wc, 0, wt, 0));
+        CHECK_OK(ctx, warplab_vecadd(ctx, wa, wb, wc, n));
+        CHECK_OK(ctx,
+                 warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_MAX, wc, n, wr, 4));
+        CHECK_OK(ctx,
+                 warplab_reduce_to_buffer(ctx, WARPLAB_FLOAT32, WARPLAB_REDUCE_SUM, wc, n, wr, 12));
+        CHECK_OK(ctx, warplab_transpose(ctx, WARPLAB_FLOAT32, rows, cols, wc, 0, wt, 0));
     };
     /* Once outside the graph: the workspace is made here, not in capture. */
     sequence();
@@ -339,11 +341,11 @@ int main()
     }
     cudaStream_t stream;
     CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CHECK_OK(warplab_context_set_stream(ctx, stream));
+    CHECK_OK(ctx, warplab_context_set_stream(ctx, stream));
     check_allocations(stream);
     check_stream_order(stream);
     check_graph(stream);
-    CHECK_OK(warplab_context_set_stream(ctx, nullptr));
+    CHECK_OK(ctx, warplab_context_set_stream(ctx, nullptr));
     warplab_context_destroy(ctx);
     /* The caller's stream outlives the context. */
     CUDA(cudaStreamSynchronize(stream));

@@ -49,19 +49,19 @@ static void check_shape(cudaStream_t stream, bool is_float, size_t n, size_t bin
     CUDA(cudaMalloc(&cub_counts, bins * 4));
     CUDA(cudaMemset(counts, 0xAB, bins * 4)); /* garbage: the call zeroes it */
     warplab_buffer *in = nullptr, *out = nullptr;
-    CHECK_OK(warplab_buffer_wrap(ctx, block + offset, bytes, &in));
-    CHECK_OK(warplab_buffer_wrap(ctx, counts, bins * 4, &out));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, block + offset, bytes, &in));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, counts, bins * 4, &out));
     const warplab_histogram_sample sample =
         is_float ? WARPLAB_HISTOGRAM_FLOAT32 : WARPLAB_HISTOGRAM_UINT8;
     const double upper = is_float ? 1.0 : 256.0;
     /* Once outside the capture (the rule: run an operation once at its size
      * before capturing it), then captured. */
     fill_samples<<<256, 256, 0, stream>>>(block + offset, n, 1, is_float, skewed);
-    CHECK_OK(warplab_histogram(ctx, sample, in, n, bins, 0.0, upper, out, 0));
+    CHECK_OK(ctx, warplab_histogram(ctx, sample, in, n, bins, 0.0, upper, out, 0));
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    CHECK_OK(warplab_histogram(ctx, sample, in, n, bins, 0.0, upper, out, 0));
+    CHECK_OK(ctx, warplab_histogram(ctx, sample, in, n, bins, 0.0, upper, out, 0));
     CUDA(cudaStreamEndCapture(stream, &graph));
     CUDA(cudaGraphInstantiate(&exec, graph, 0));
     void *temp = nullptr;
@@ -121,7 +121,7 @@ int main()
     }
     cudaStream_t stream = nullptr;
     CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CHECK_OK(warplab_context_set_stream(ctx, stream));
+    CHECK_OK(ctx, warplab_context_set_stream(ctx, stream));
     const bool small = getenv("WARPLAB_TEST_SMALL") != nullptr;
     const size_t n = small ? 100003 : 5000011;
     for (int skewed = 0; skewed < 2; skewed++) {
@@ -130,7 +130,7 @@ int main()
         check_shape(stream, true, n, 4096, 8, skewed);
     }
     check_shape(stream, false, 17, 256, 1, false);
-    CHECK_OK(warplab_context_set_stream(ctx, nullptr));
+    CHECK_OK(ctx, warplab_context_set_stream(ctx, nullptr));
     warplab_context_destroy(ctx);
     cudaStreamDestroy(stream);
     printf("histogram_cuda: %d checks, %d failed\n", checks, failures);

@@ -53,8 +53,8 @@ static void check_direct(cudaStream_t stream, size_t n)
     CUDA(cudaMalloc(&in, n * 4));
     CUDA(cudaMalloc(&out, n * 4 + 4));
     warplab_buffer *win = nullptr, *wout = nullptr;
-    CHECK_OK(warplab_buffer_wrap(ctx, in, n * 4, &win));
-    CHECK_OK(warplab_buffer_wrap(ctx, out + 1, n * 4, &wout)); /* not on 16 bytes */
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, in, n * 4, &win));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, out + 1, n * 4, &wout)); /* not on 16 bytes */
     std::vector<std::vector<int32_t>> inputs;
     for (unsigned k = 0; k < 4; k++)
         inputs.push_back(pattern(n, k + 1));
@@ -63,9 +63,9 @@ static void check_direct(cudaStream_t stream, size_t n)
      * each on the input the one before it left. */
     for (unsigned k = 0; k < 4; k++) {
         CUDA(cudaMemcpyAsync(in, inputs[k].data(), n * 4, cudaMemcpyHostToDevice, stream));
-        CHECK_OK(warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM,
-                              k % 2 ? WARPLAB_SCAN_EXCLUSIVE : WARPLAB_SCAN_INCLUSIVE, win, wout,
-                              n));
+        CHECK_OK(ctx, warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM,
+                                   k % 2 ? WARPLAB_SCAN_EXCLUSIVE : WARPLAB_SCAN_INCLUSIVE, win,
+                                   wout, n));
         CUDA(cudaMemcpyAsync(got.data(), out + 1, n * 4, cudaMemcpyDeviceToHost, stream));
         CUDA(cudaStreamSynchronize(stream));
         const size_t bad = wrong(inputs[k], got, k % 2);
@@ -75,8 +75,8 @@ static void check_direct(cudaStream_t stream, size_t n)
     }
     /* In place on the caller's aligned array. */
     CUDA(cudaMemcpyAsync(in, inputs[0].data(), n * 4, cudaMemcpyHostToDevice, stream));
-    CHECK_OK(
-        warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE, win, win, n));
+    CHECK_OK(ctx, warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE, win,
+                               win, n));
     CUDA(cudaMemcpyAsync(got.data(), in, n * 4, cudaMemcpyDeviceToHost, stream));
     CUDA(cudaStreamSynchronize(stream));
     CHECK(wrong(inputs[0], got, false) == 0);
@@ -93,12 +93,12 @@ static void check_graph(cudaStream_t stream, size_t n)
     CUDA(cudaMalloc(&out, n * 4));
     CUDA(cudaMallocHost(&pinned, n * 4));
     warplab_buffer *win = nullptr, *wout = nullptr;
-    CHECK_OK(warplab_buffer_wrap(ctx, in, n * 4, &win));
-    CHECK_OK(warplab_buffer_wrap(ctx, out, n * 4, &wout));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, in, n * 4, &win));
+    CHECK_OK(ctx, warplab_buffer_wrap(ctx, out, n * 4, &wout));
     auto sequence = [&]() {
         CUDA(cudaMemcpyAsync(in, pinned, n * 4, cudaMemcpyHostToDevice, stream));
-        CHECK_OK(warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE, win,
-                              wout, n));
+        CHECK_OK(ctx, warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
+                                   win, wout, n));
     };
     memset(pinned, 0, n * 4);
     sequence(); /* the workspace is made here, not in the capture */
@@ -117,8 +117,8 @@ static void check_graph(cudaStream_t stream, size_t n)
             /* An abandoned capture: queued into a graph that never runs. */
             cudaGraph_t dropped = nullptr;
             CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-            CHECK_OK(warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_EXCLUSIVE,
-                                  win, wout, n));
+            CHECK_OK(ctx, warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM,
+                                       WARPLAB_SCAN_EXCLUSIVE, win, wout, n));
             CUDA(cudaStreamEndCapture(stream, &dropped));
             if (dropped)
                 CUDA(cudaGraphDestroy(dropped));
@@ -163,10 +163,10 @@ int main()
             printf("skipped: %s\n", warplab_last_error(nullptr));
             return TEST_SKIP;
         }
-        CHECK_OK(warplab_context_set_stream(ctx, stream));
+        CHECK_OK(ctx, warplab_context_set_stream(ctx, stream));
         check_direct(stream, n);
         check_graph(stream, n);
-        CHECK_OK(warplab_context_set_stream(ctx, nullptr));
+        CHECK_OK(ctx, warplab_context_set_stream(ctx, nullptr));
         warplab_context_destroy(ctx);
         ctx = nullptr;
     }
