@@ -481,6 +481,18 @@ static warplab_status plan_run_checked(const warplab_bench_plan *bench_plan,
         for (int s = 0; s < p->problem_count && !report->incomplete; s++) {
             size_t group = report->row_count;
             for (int r = 0; r < p->rung_count; r++) {
+                /* This rung's row at the problem before (a smaller size, in
+                 * the usual order): a host row's time predicts the next. */
+                const warplab_row *before =
+                    s > 0 ? &report->rows[group - (size_t)p->rung_count + (size_t)r] : NULL;
+                config.host_previous = NULL;
+                config.host_previous_seconds = 0.0;
+                if (before && before->status == WARPLAB_OK &&
+                    !(before->flags & (WARPLAB_ROW_SKIPPED | WARPLAB_ROW_FAILED)) &&
+                    before->median_ms > 0.0) {
+                    config.host_previous = &p->problems[s - 1];
+                    config.host_previous_seconds = 1e-3 * before->median_ms;
+                }
                 if (cancelled(options)) {
                     report->incomplete = 1;
                     break;

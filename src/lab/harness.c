@@ -635,9 +635,10 @@ static double rung_work(const wl_ladder *ladder, const wl_rung *rung, const wl_p
  * row is skipped, the prediction its reason. Problems with pitches, or too
  * small to scale, are run as they are.
  *
- * The probe shrinks the first dimension alone (rows; gemm's m) and keeps the
- * others whole, so that a row's stride and the pages one pass over it
- * touches are those of the full problem: a square probe (2048^2 for a
+ * The rung's own run at a smaller size of the same run, scaled by the work,
+ * predicts it first (wl_run_config.host_previous). Then the probe: it shrinks
+ * the first dimension alone (rows; gemm's m) and keeps the others whole, so that a row's stride and
+ * the pages one pass over it touches are those of the full problem: a square probe (2048^2 for a
  * 16384^2 transpose) fits the TLB's reach where the full size does not, and
  * predicted 3 s for a run that took 7.9 s (docs/results/h200.json,
  * transpose cpu_loop). */
@@ -675,6 +676,20 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
     const double full = rung_work(ladder, rung, problem), part = rung_work(ladder, rung, &probe);
     if (!(full > 0.0) || !(part > 0.0))
         return WARPLAB_OK;
+    /* The rung's own run at a smaller size first: it costs nothing. */
+    const double before =
+        config->host_previous ? rung_work(ladder, rung, config->host_previous) : 0.0;
+    if (before > 0.0 && before < full && config->host_previous_seconds > 0.0) {
+        const double predicted = config->host_previous_seconds * full / before;
+        if (predicted > budget) {
+            char note[256];
+            wl_format(note, sizeof note,
+                      "over the CPU row budget: a run would take about %.1f s (scaled from its "
+                      "%.3g s at a smaller size in this run), past the %.0f s a host row may take",
+                      predicted, config->host_previous_seconds, budget);
+            return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
+        }
+    }
     wl_run_config probe_config = {.repeat = 1,
                                   .warmup = 1,
                                   .max_seconds = 0.5,

@@ -34,6 +34,12 @@ typedef struct wl_run_config {
      * at a quarter of the work) is skipped with the prediction as its reason.
      * 0: WL_HOST_RUN_BUDGET; negative: no budget. */
     double host_run_budget;
+    /* The same rung's run at a smaller problem of this run, where there was
+     * one (NULL: none): its time, scaled by the work, predicts the run too,
+     * and the larger prediction decides. A strided host loop slows past its
+     * caches' and TLB's reach in ways no shrunken probe shows. */
+    const wl_problem *host_previous;
+    double host_previous_seconds;
 } wl_run_config;
 
 #define WL_HOST_RUN_BUDGET 3.0
