@@ -1,14 +1,10 @@
 /* The opencl backend's histogram rungs, with the kernels in
- * kernels/histogram.cl: global atomics, and a sub-histogram per work-group in
- * local memory (what warplab_histogram runs on opencl). The per-warp rungs,
- * the warp match and CUB have no OpenCL form here (no subgroups in OpenCL
- * 1.2 or PoCL). Each launch first zeroes the counts, in order on the queue. */
-/*
- * Contents: the histogram rungs this file implements, in ladder order
- * (number = place on the ladder, as `warplab ladders histogram` lists it):
- *    2. global_atomics -- one global atomic per sample
- *    3. block_shared -- a sub-histogram per block in shared memory
- */
+ * kernels/histogram.cl: global atomics, a sub-histogram per work-group in
+ * local memory (what warplab_histogram runs on opencl), one per 32-item slice
+ * (warp_shared) and that with 16-byte loads (vector_loads). The warp match
+ * (run_aggregate), the dispatch's per-vector vote and CUB have no OpenCL form
+ * here (no subgroups in OpenCL 1.2 or PoCL). Each launch first zeroes the
+ * counts, in order on the queue. */
 #include "kernels/histogram_bins.h"
 #include "opencl_backend.h"
 
@@ -50,10 +46,10 @@ static warplab_status zero_counts(wl_backend *backend, const wl_launch *launch)
     return wl_opencl_launch(backend, "histogram", "histogram_zero", 1, &global, &group, 3, args);
 }
 
-/* The kernel "<base>_<type>" over the samples; private_bins > 0: with a
- * __local copy of that many words. */
+/* The kernel "<base>_<type>" over the samples; private_bins > 0: with
+ * copies of that many words in local memory, `copies` of them. */
 static warplab_status run(wl_backend *backend, const wl_launch *launch, const char *base,
-                          cl_uint private_bins)
+                          cl_uint private_bins, size_t copies)
 {
     const wl_problem *p = launch->problem;
     warplab_status status = zero_counts(backend, launch);
@@ -84,7 +80,7 @@ static warplab_status run(wl_backend *backend, const wl_launch *launch, const ch
                               WL_CL_VALUE(lower_float),
                               WL_CL_VALUE(upper_float),
                               WL_CL_VALUE(scale_float),
-                              WL_CL_LOCAL((size_t)private_bins * 4),
+                              WL_CL_LOCAL((size_t)private_bins * 4 * copies),
                               WL_CL_VALUE(private_bins)};
     return wl_opencl_launch(backend, "histogram", name, 1, &global, &group, private_bins ? 14 : 12,
                             args);
@@ -94,7 +90,7 @@ static warplab_status run(wl_backend *backend, const wl_launch *launch, const ch
 static warplab_status launch_global(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    return run(backend, launch, "histogram_global", 0);
+    return run(backend, launch, "histogram_global", 0, 0);
 }
 /* warplab:end */
 
@@ -108,26 +104,45 @@ static cl_uint private_bins(const wl_problem *p)
     return p->variant == WL_HISTOGRAM_UINT8 ? 256u : (cl_uint)p->dim[1];
 }
 
-static warplab_status local_supports(wl_backend *backend, const wl_problem *problem, char *reason,
-                                     size_t len)
+/* The copies a group keeps: one, or one per 32-item slice. */
+static size_t slice_copies(const wl_backend *backend)
 {
-    const size_t need = (size_t)private_bins(problem) * 4;
+    const size_t slices = (group_size(backend) + 31) / 32;
+    return slices ? slices : 1;
+}
+
+static warplab_status copies_fit(const wl_backend *backend, const wl_problem *problem,
+                                 size_t copies, char *reason, size_t len)
+{
+    const size_t need = (size_t)private_bins(problem) * 4 * copies;
     const size_t local = backend->info.shared_memory_per_block;
     if (local && need > local) {
         wl_format(reason, len,
-                  "a copy of %zu bins needs %zu bytes of local memory (the device "
+                  "%zu copies of %zu bins need %zu bytes of local memory (the device "
                   "has %zu a group)",
-                  (size_t)private_bins(problem), need, local);
+                  copies, (size_t)private_bins(problem), need, local);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     return WARPLAB_OK;
+}
+
+static warplab_status local_supports(wl_backend *backend, const wl_problem *problem, char *reason,
+                                     size_t len)
+{
+    return copies_fit(backend, problem, 1, reason, len);
+}
+
+static warplab_status slices_supports(wl_backend *backend, const wl_problem *problem, char *reason,
+                                      size_t len)
+{
+    return copies_fit(backend, problem, slice_copies(backend), reason, len);
 }
 
 /* warplab:rung histogram block_shared */
 static warplab_status launch_local(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    return run(backend, launch, "histogram_local", private_bins(launch->problem));
+    return run(backend, launch, "histogram_local", private_bins(launch->problem), 1);
 }
 /* warplab:end */
 
@@ -136,4 +151,33 @@ static const wl_impl local_impl = {.ladder = "histogram",
                                    .supports = local_supports,
                                    .launch = launch_local};
 
-const wl_impl *const wl_opencl_histogram_impls[] = {&global_impl, &local_impl, NULL};
+/* warplab:rung histogram warp_shared */
+static warplab_status launch_slices(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return run(backend, launch, "histogram_slices", private_bins(launch->problem),
+               slice_copies(backend));
+}
+/* warplab:end */
+
+static const wl_impl slices_impl = {.ladder = "histogram",
+                                    .rung = "warp_shared",
+                                    .supports = slices_supports,
+                                    .launch = launch_slices};
+
+/* warplab:rung histogram vector_loads */
+static warplab_status launch_vector(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return run(backend, launch, "histogram_vector", private_bins(launch->problem),
+               slice_copies(backend));
+}
+/* warplab:end */
+
+static const wl_impl vector_impl = {.ladder = "histogram",
+                                    .rung = "vector_loads",
+                                    .supports = slices_supports,
+                                    .launch = launch_vector};
+
+const wl_impl *const wl_opencl_histogram_impls[] = {&global_impl, &local_impl, &slices_impl,
+                                                    &vector_impl, NULL};

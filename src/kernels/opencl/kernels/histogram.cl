@@ -1,6 +1,7 @@
-/* The opencl backend's histogram kernels: the ladder's global-atomics rung
- * and its per-group sub-histogram in local memory (what warplab_histogram
- * runs on opencl), for 8-bit, int32 and float samples. Views arrive as a
+/* The opencl backend's histogram kernels: the ladder's global-atomics rung,
+ * its per-group sub-histogram in local memory (what warplab_histogram runs on
+ * opencl), one copy per 32-item slice, and that with 16-byte loads, for
+ * 8-bit, int32 and float samples. Views arrive as a
  * buffer and an element offset; global sizes are rounded up to the group
  * size, so every kernel checks its bounds.
  *
@@ -117,4 +118,90 @@ GLOBAL_KERNEL(float)
 LOCAL_KERNEL(uchar)
 LOCAL_KERNEL(int)
 LOCAL_KERNEL(float)
+/* warplab:end */
+
+/* warplab:rung histogram warp_shared vector_loads */
+/* Rungs warp_shared and vector_loads: one copy per 32 work-items (the
+ * slice of the group a warp is on the GPU; OpenCL 1.2 has no subgroups, so
+ * the slice is the work-item's local id / 32), so that only the items of one
+ * slice collide on a word. The merge adds the slices' counts of each word. */
+inline void slices_zero(__local uint *copy, uint words)
+{
+    for (uint b = get_local_id(0); b < words; b += get_local_size(0))
+        copy[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#define SLICE_MERGE(T)                                                                         \
+    inline void slices_merge_##T(__local uint *copy, uint private_bins,                        \
+                                 __global uint *counts, ulong counts_off, RULE_ARGS)           \
+    {                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        const uint slices = (uint)(get_local_size(0) + 31) / 32;                               \
+        for (uint b = get_local_id(0); b < private_bins; b += get_local_size(0)) {            \
+            uint count = 0;                                                                    \
+            for (uint s = 0; s < slices; s++)                                                  \
+                count += copy[s * private_bins + b];                                           \
+            const int bin = merge_##T((int)b, RULE);                                           \
+            if (count && bin >= 0)                                                             \
+                atomic_add(&counts[counts_off + bin], count);                                  \
+        }                                                                                      \
+    }
+SLICE_MERGE(uchar)
+SLICE_MERGE(int)
+SLICE_MERGE(float)
+/* warplab:end */
+
+/* warplab:rung histogram warp_shared */
+#define SLICE_KERNEL(T)                                                                        \
+    __kernel void histogram_slices_##T(__global const T *in, ulong in_off, ulong n,            \
+                                       __global uint *counts, ulong counts_off, RULE_ARGS,     \
+                                       __local uint *copy, uint private_bins)                  \
+    {                                                                                          \
+        slices_zero(copy, (uint)(get_local_size(0) + 31) / 32 * private_bins);                \
+        __local uint *mine = copy + get_local_id(0) / 32 * private_bins;                       \
+        for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) {                    \
+            const int bin = private_##T(in[in_off + i], RULE);                                 \
+            if (bin >= 0)                                                                      \
+                atomic_inc(&mine[bin]);                                                        \
+        }                                                                                      \
+        slices_merge_##T(copy, private_bins, counts, counts_off, RULE);                        \
+    }
+SLICE_KERNEL(uchar)
+SLICE_KERNEL(int)
+SLICE_KERNEL(float)
+/* warplab:end */
+
+/* warplab:rung histogram vector_loads */
+/* Rung vector_loads: each work-item loads 16 bytes at a time (vload16 of
+ * 8-bit samples, vload4 of words; vloadn takes any element-aligned address,
+ * so no scalar head is needed here), then counts them into its slice's copy;
+ * the last n % V samples are counted one at a time. */
+#define VECTOR_KERNEL(T, V)                                                                    \
+    __kernel void histogram_vector_##T(__global const T *in, ulong in_off, ulong n,            \
+                                       __global uint *counts, ulong counts_off, RULE_ARGS,     \
+                                       __local uint *copy, uint private_bins)                  \
+    {                                                                                          \
+        slices_zero(copy, (uint)(get_local_size(0) + 31) / 32 * private_bins);                \
+        __local uint *mine = copy + get_local_id(0) / 32 * private_bins;                       \
+        __global const T *x = in + in_off;                                                     \
+        const ulong vectors = n / V;                                                           \
+        T lanes[V];                                                                            \
+        for (size_t v = get_global_id(0); v < vectors; v += get_global_size(0)) {              \
+            vstore##V(vload##V(v, x), 0, lanes);                                               \
+            for (int k = 0; k < V; k++) {                                                      \
+                const int bin = private_##T(lanes[k], RULE);                                   \
+                if (bin >= 0)                                                                  \
+                    atomic_inc(&mine[bin]);                                                    \
+            }                                                                                  \
+        }                                                                                      \
+        for (size_t i = vectors * V + get_global_id(0); i < n; i += get_global_size(0)) {      \
+            const int bin = private_##T(x[i], RULE);                                           \
+            if (bin >= 0)                                                                      \
+                atomic_inc(&mine[bin]);                                                        \
+        }                                                                                      \
+        slices_merge_##T(copy, private_bins, counts, counts_off, RULE);                        \
+    }
+VECTOR_KERNEL(uchar, 16)
+VECTOR_KERNEL(int, 4)
+VECTOR_KERNEL(float, 4)
 /* warplab:end */
