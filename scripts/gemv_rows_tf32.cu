@@ -49,8 +49,14 @@ struct variant {
 
 /* The library's geometry (gemm_plan.h) for NT column tiles. */
 #define LIBRARY(NT)                                                                                \
-    ROWS(NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT), WL_GEMV_MMA_ROWS_DEPTH(8 * NT),                      \
-         WL_GEMV_MMA_ROWS_GROUPS(8 * NT), WL_GEMV_MMA_ROWS_MIN_BLOCKS)
+    {                                                                                              \
+        "library<" #NT ">", NT,                                                                    \
+            32 * WL_GEMV_MMA_ROWS_STRIPS(8 * NT) * WL_GEMV_MMA_ROWS_GROUPS(8 * NT),                \
+            16 * WL_GEMV_MMA_ROWS_DEPTH(8 * NT) *                                                  \
+                (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(8 * NT)),                             \
+            gemv_mma_rows<NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT), WL_GEMV_MMA_ROWS_DEPTH(8 * NT),     \
+                          WL_GEMV_MMA_ROWS_GROUPS(8 * NT), WL_GEMV_MMA_ROWS_MIN_BLOCKS>            \
+    }
 
 /* The library's geometry, then the variants tried beside it (the first
  * runs also tried, for every NT: one strip with 1, 2, 4 or 8 steps, two

@@ -52,9 +52,14 @@
 
 /* The TF32 decode note: why fp32_dispatch and tf32_chooser step aside for
  * gemv_mma_rows_tf32 on TF32 op N, N decode (min(m, n) <= 32, the big
- * operand along its rows), measured on the decode tuning set through
- * warplab_gemm_ex, each row forced (scripts/gemm_decode_bench.c 15 -
- * tf32 N <row>). */
+ * operand along its rows). Measured on the H200 on the decode tuning set
+ * (TF32, op_b = N, 35 cells) through warplab_gemm_ex, each row forced
+ * (scripts/gemm_decode_bench.c 9 - tf32 N <row>), against cublasGemmEx:
+ * gemv_mma_rows_tf32 1.060x geomean (worst 0.82x, 28672 x 4096 at m =
+ * 32); fp32_dispatch 0.714x (worst 0.31x: skinny_m at m = 16); tf32_chooser
+ * 0.838x (worst 0.59x). The tensor-core row was faster in 32 cells, even
+ * at two (m = 1, n = 1024 and k = 14336: within 1%), slower at one (m = 1,
+ * 28672 x 4096: skinny_m 119.7 us against 133.2). */
 
 /* A transposing copy's launch and fill (the copies' rows): gemm_ex.cu's
  * TF32_COPY_LAUNCH_US, measured on the H100 (K-major copies before the
@@ -153,7 +158,8 @@ static const wl_gemm_candidate candidates[] = {
                "gemm_plan.h, best of 1-16 splits, tuning layers, op_b = N): m = 1-8 fitted as 6.8 "
                "us + bytes at 82% of 4.8 TB/s "
                "(4096^2 23.6 us, 28672 x 4096 126 us, 4096 x 14336 67 us); m = 24-32 bound at "
-               "52 TFLOP/s of mma.sync (28672 x 4096 x 32: 151 us), 10.5% of the TF32 peak"},
+               "52 TFLOP/s of mma.sync (28672 x 4096 x 32: 151 us), 10.5% of the TF32 peak; "
+               "through the library: 1.060x cuBLAS (the TF32 decode note)"},
     {.name = "gemv_tiled",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
      /* cp.async and 96 KB of shared memory a block. */

@@ -280,10 +280,12 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
  * cublasGemmEx TF32): m <= 8: one strip, 4 steps (1.00-1.27x cuBLAS but
  * 0.96x at 28672 x 4096); m = 9-24: two strips, one step (m = 16:
  * 0.97-1.15x; m = 24: 0.93-1.06x; one strip and 2 steps: 0.85-1.08x);
- * m = 25-32: one strip, 2 steps (0.82-1.06x; two strips spill, two or four
- * row groups 0.84-1.03x). Y loaded with X (registers) beat Y a step at a
- * time by 5-45% from m = 9. One split beat 2-16 wherever the strips gave
- * every SM a block at 4 steps (4096 x 4096 m = 1-8: 23.6-24.4 against
+ * m = 25-32: one strip, 2 steps (0.82-1.06x; two strips spill at two
+ * blocks an SM and ran 0.67-0.93x at one; two, four or eight row groups
+ * 0.64-1.03x). The weak cells are 28672 x 4096 from m = 24 (0.84-0.92x:
+ * there Y, read by every strip, doubles the L2 traffic of X at m = 32).
+ * Y loaded with X (registers) beat Y a step at a time by 5-45% from m = 9. One split beat 2-16
+ * wherever the strips gave every SM a block at 4 steps (4096 x 4096 m = 1-8: 23.6-24.4 against
  * 26.7-28.2 us), two blocks an SM at 2 steps or 2 strips. */
 #define WL_GEMV_MMA_ROWS_SMALL_MAX 32
 #define WL_GEMV_MMA_ROWS_STRIPS(small) ((small) <= 8 ? 1 : (small) <= 24 ? 2 : 1)
