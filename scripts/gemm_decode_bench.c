@@ -17,8 +17,13 @@
  * Build (a CUDA build of warplab in BUILD):
  *   cc -O2 -Iinclude scripts/gemm_decode_bench.c BUILD/libwarplab.a \
  *      -I$CUDA/include -L$CUDA/lib64 -lcublas -lcudart -lstdc++ -lpthread -lm
- * Run: ./a.out [runs] [csv]   (runs: timed runs a cell, default 15) */
+ * Run: ./a.out [runs] [csv|-] [combo] [N|T] [candidate]
+ *   runs: timed runs a cell, default 15; csv: a file for every cell (-: none);
+ *   combo, N|T: only that combination (tf32, bf16->bf16, ...) and op_b;
+ *   candidate: the planner's row forced by name (warplab_gemm_force_candidate),
+ *   so that the rows' speeds can be compared on the tuning set. */
 #include "warplab.h"
+#include "warplab_lab.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -92,7 +97,10 @@ static double to_double(const void *base, size_t i, warplab_dtype t)
 int main(int argc, char **argv)
 {
     const int runs = argc > 1 ? atoi(argv[1]) : 15;
-    FILE *csv = argc > 2 ? fopen(argv[2], "w") : NULL;
+    FILE *csv = argc > 2 && strcmp(argv[2], "-") != 0 ? fopen(argv[2], "w") : NULL;
+    const char *only_combo = argc > 3 ? argv[3] : NULL;
+    const char *only_op_b = argc > 4 ? argv[4] : NULL;
+    const char *candidate = argc > 5 ? argv[5] : NULL;
     struct cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     cudaStream_t stream;
@@ -101,6 +109,10 @@ int main(int argc, char **argv)
     if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &ctx) != WARPLAB_OK ||
         warplab_context_set_stream(ctx, stream) != WARPLAB_OK) {
         fprintf(stderr, "warplab context: %s\n", warplab_last_error(NULL));
+        return 1;
+    }
+    if (candidate && warplab_gemm_force_candidate(ctx, candidate) != WARPLAB_OK) {
+        fprintf(stderr, "candidate %s: %s\n", candidate, warplab_last_error(ctx));
         return 1;
     }
     cublasHandle_t handle;
@@ -154,6 +166,8 @@ int main(int argc, char **argv)
     const size_t n_combos = sizeof combos / sizeof combos[0];
     for (size_t ci = 0; ci < n_combos; ci++) {
         const combo *cb = &combos[ci];
+        if (only_combo && strcmp(only_combo, cb->name) != 0)
+            continue;
         if (cb->ab != WARPLAB_FLOAT32) {
             for (size_t i = 0; i < b_elems; i++)
                 host16[i] = cb->ab == WARPLAB_BFLOAT16 ? wl_float_to_bf16(host[i])
@@ -166,7 +180,9 @@ int main(int argc, char **argv)
         double log_sum[2] = {0, 0}, worst[2] = {1e9, 1e9};
         int cells[2] = {0, 0};
         for (int tb = 0; tb < 2; tb++)
-            for (size_t li = 0; li < sizeof layer_nk / sizeof layer_nk[0]; li++)
+            for (size_t li = 0; !(only_op_b && only_op_b[0] != "NT"[tb]) &&
+                                li < sizeof layer_nk / sizeof layer_nk[0];
+                 li++)
                 for (size_t ti = 0; ti < sizeof tokens / sizeof tokens[0]; ti++) {
                     const size_t m = tokens[ti], n = layer_nk[li][0], k = layer_nk[li][1];
                     const size_t lda = k, ldb = tb ? k : n, ldc = n;
@@ -237,8 +253,9 @@ int main(int argc, char **argv)
                     warplab_buffer_destroy(wc);
                 }
         for (int tb = 0; tb < 2; tb++)
-            printf("SUMMARY %-10s op_b=%s: geomean %.3f, worst %.3f over %d cells\n", cb->name,
-                   tb ? "T" : "N", exp(log_sum[tb] / cells[tb]), worst[tb], cells[tb]);
+            if (cells[tb])
+                printf("SUMMARY %-10s op_b=%s: geomean %.3f, worst %.3f over %d cells\n", cb->name,
+                       tb ? "T" : "N", exp(log_sum[tb] / cells[tb]), worst[tb], cells[tb]);
     }
     if (csv)
         fclose(csv);

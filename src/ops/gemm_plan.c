@@ -50,6 +50,17 @@
  * (decode, small squares, large k). */
 #define FP32_TILE_B_4BYTE_COST 0.14
 
+/* The TF32 decode note: why fp32_dispatch and tf32_chooser step aside for
+ * gemv_mma_rows_tf32 on TF32 op N, N decode (min(m, n) <= 32, the big
+ * operand along its rows). Measured on the H200 on the decode tuning set
+ * (TF32, op_b = N, 35 cells) through warplab_gemm_ex, each row forced
+ * (scripts/gemm_decode_bench.c 9 - tf32 N <row>), against cublasGemmEx:
+ * gemv_mma_rows_tf32 1.060x geomean (worst 0.82x, 28672 x 4096 at m =
+ * 32); fp32_dispatch 0.714x (worst 0.31x: skinny_m at m = 16); tf32_chooser
+ * 0.838x (worst 0.59x). The tensor-core row was faster in 32 cells, even
+ * at two (m = 1, n = 1024 and k = 14336: within 1%), slower at one (m = 1,
+ * 28672 x 4096: skinny_m 119.7 us against 133.2). */
+
 /* A transposing copy's launch and fill (the copies' rows): gemm_ex.cu's
  * TF32_COPY_LAUNCH_US, measured on the H100 (K-major copies before the
  * wgmma kernel ran 6-8 us longer than their bytes alone). */
@@ -122,6 +133,33 @@ static const wl_gemm_candidate candidates[] = {
      .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T, TF32): m = 2-8, 15 "
                "cells fitted as 7.9 us + bytes at 79% of 4.8 TB/s (worst cell 5% off); flops "
                "never bind at m <= 16"},
+    {.name = "gemv_mma_rows_tf32",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma_rows (mma.sync m16n8k8 tf32, X along its rows), "
+               "wl_splitk_finish",
+     .cc_major_min = 8,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = TF32_COMPUTE,
+     /* X along its rows and Y along k: op N, N with m small (B stored k x n,
+      * read along n). */
+     .layouts = WL_GEMM_LAYOUT_NN,
+     .in_place = WL_GEMM_LAYOUT_NN,
+     .small_max = WL_GEMV_MMA_ROWS_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_BIG,
+     .min_align = 16,
+     .any_align_c = true,
+     .gemv_kernel = WL_GEMV_KERNEL_MMA_ROWS,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.82,
+     .flop_fraction = 0.105,
+     .flop_multiple = TF32_OVER_FP32,
+     .fixed_us = 6.8,
+     .source = "H200, scripts/gemv_rows_tf32.cu (the kernel alone at the geometry of "
+               "gemm_plan.h, best of 1-16 splits, tuning layers, op_b = N): m = 1-8 fitted as 6.8 "
+               "us + bytes at 82% of 4.8 TB/s "
+               "(4096^2 23.6 us, 28672 x 4096 126 us, 4096 x 14336 67 us); m = 24-32 bound at "
+               "52 TFLOP/s of mma.sync (28672 x 4096 x 32: 151 us), 10.5% of the TF32 peak; "
+               "through the library: 1.060x cuBLAS (the TF32 decode note)"},
     {.name = "gemv_tiled",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
      /* cp.async and 96 KB of shared memory a block. */
@@ -175,6 +213,10 @@ static const wl_gemm_candidate candidates[] = {
      .computes = FP32_COMPUTE | TF32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_NN,
      .in_place = WL_GEMM_LAYOUT_NN,
+     /* TF32 decode (the only compute a tensor-core GEMV row takes here):
+      * its FP32 FMA kernels (skinny_m, tile_32x128) lose to the tensor
+      * cores there (the TF32 decode note). */
+     .along_big_defers_small_max = 32,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
@@ -253,6 +295,9 @@ static const wl_gemm_candidate candidates[] = {
      /* Its skinny problems with X along k went to the kernels gemv_k
       * replaced (0.12-0.35x cuBLAS at m = 1-8, H200). */
      .along_k_small_min = 9,
+     /* X along its rows (op_b = N): its kernels pad m to their tiles (32 to
+      * 128 rows; the TF32 decode note). */
+     .along_big_defers_small_max = 32,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
@@ -470,6 +515,33 @@ static double peak_of(const wl_gemm_target *t)
 /* gemv_tiled_k: blocks of 8 warps on one strip, at most 128 registers. */
 #define GEMV_TILED_BLOCKS_PER_SM 2
 
+/* gemv_mma_rows's split of k (plan: small, big, blocks_big set): whole
+ * rounds of the block's warps (16 k a step, DEPTH steps a warp), as many
+ * splits as leave WL_GEMV_MMA_ROWS_BLOCKS_PER_SM blocks an SM (rounded
+ * down: one split where the strips give every SM its blocks), the partial
+ * sums at most an eighth of X's bytes. */
+static void gemv_rows_splits(const wl_gemm_desc *d, long long sms, wl_gemm_route *plan)
+{
+    const long long k = (long long)d->k;
+    const long long quantum = 16LL * (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(plan->small)) *
+                              WL_GEMV_MMA_ROWS_DEPTH(plan->small);
+    const long long target = sms * WL_GEMV_MMA_ROWS_BLOCKS_PER_SM(plan->small);
+    long long splits = target / plan->blocks_big;
+    long long most = k / quantum;
+    const long long by_traffic = k * 4 / (64LL * plan->small);
+    most = most < by_traffic ? most : by_traffic;
+    most = most < 1 ? 1 : most > GEMV_SPLITS_MAX ? GEMV_SPLITS_MAX : most;
+    splits = splits < 1 ? 1 : splits > most ? most : splits;
+    long long chunk = (k + splits - 1) / splits;
+    chunk = (chunk + quantum - 1) / quantum * quantum;
+    if (chunk < 1)
+        chunk = quantum;
+    plan->k_chunk = (int)(chunk < INT_MAX ? chunk : INT_MAX / quantum * quantum);
+    plan->splits = k > 0 ? (int)((k + plan->k_chunk - 1) / plan->k_chunk) : 1;
+    plan->scratch =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)plan->small * (size_t)plan->big * 4 : 0;
+}
+
 /* The GEMV geometry of kernel (WL_GEMV_KERNEL_*). */
 static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int kernel,
                           wl_gemm_route *plan)
@@ -485,6 +557,9 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     plan->gemv_kernel = kernel;
     if (kernel == WL_GEMV_KERNEL_MMA)
         per_block = 16 * WL_GEMV_MMA_TILES(plan->small) * WL_GEMV_MMA_GROUPS(plan->small);
+    else if (kernel == WL_GEMV_KERNEL_MMA_ROWS)
+        per_block =
+            32 * WL_GEMV_MMA_ROWS_STRIPS(plan->small) * WL_GEMV_MMA_ROWS_GROUPS(plan->small);
     else if (kernel == WL_GEMV_KERNEL_TILED)
         per_block = WL_GEMV_TILED_ROWS;
     else if (plan->x_along_k)
@@ -508,6 +583,10 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     }
     plan->blocks_big = (plan->big + per_block - 1) / per_block;
     const long long sms = t->sms > 0 ? t->sms : 1;
+    if (kernel == WL_GEMV_KERNEL_MMA_ROWS) {
+        gemv_rows_splits(d, sms, plan);
+        return;
+    }
     const long long target = kernel == WL_GEMV_KERNEL_MMA     ? (GEMV_MMA_QUARTER_SMS * sms + 3) / 4
                              : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM * sms
                                                               : GEMV_BLOCKS_PER_SM * sms;
@@ -595,12 +674,22 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
 bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                               const wl_gemm_target *t)
 {
-    if (!c->along_k_defers_to_gemv || !wl_gemm_x_along_k(d) || d->k == 0)
+    if (d->k == 0)
         return false;
-    for (size_t i = 0; i < CANDIDATES; i++)
-        if (candidates[i].schedule == WL_GEMM_SCHEDULE_GEMV &&
-            wl_gemm_candidate_takes(&candidates[i], d, t))
+    const bool along_k = wl_gemm_x_along_k(d);
+    const bool any_gemv = c->along_k_defers_to_gemv && along_k;
+    const bool tensor_gemv = c->along_big_defers_small_max > 0 && !along_k &&
+                             small_side(d) <= c->along_big_defers_small_max;
+    if (!any_gemv && !tensor_gemv)
+        return false;
+    for (size_t i = 0; i < CANDIDATES; i++) {
+        const wl_gemm_candidate *g = &candidates[i];
+        if (g->schedule != WL_GEMM_SCHEDULE_GEMV || !wl_gemm_candidate_takes(g, d, t))
+            continue;
+        if (any_gemv || g->gemv_kernel == WL_GEMV_KERNEL_MMA ||
+            g->gemv_kernel == WL_GEMV_KERNEL_MMA_ROWS)
             return true;
+    }
     return false;
 }
 

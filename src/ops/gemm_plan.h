@@ -63,8 +63,9 @@ typedef enum wl_gemm_schedule {
 /* The GEMV family's kernels (src/cuda/gemm/gemv.cuh). FMA: gemv_along_k or
  * gemv_along_big by X's layout (FP32 FMAs); TILED: gemv_tiled_k (FP32
  * FMAs on register tiles, X and Y along k, small side 17 to 32); MMA:
- * gemv_mma (tensor cores, X and Y along k). */
-enum { WL_GEMV_KERNEL_FMA = 0, WL_GEMV_KERNEL_TILED, WL_GEMV_KERNEL_MMA };
+ * gemv_mma (tensor cores, X and Y along k); MMA_ROWS: gemv_mma_rows (TF32
+ * tensor cores, X along big). */
+enum { WL_GEMV_KERNEL_FMA = 0, WL_GEMV_KERNEL_TILED, WL_GEMV_KERNEL_MMA, WL_GEMV_KERNEL_MMA_ROWS };
 
 /* Bits of the layouts (op_a, op_b) a candidate reads in place. */
 enum {
@@ -108,6 +109,11 @@ typedef struct wl_gemm_candidate {
      * GEMV row (the family that streams the big operand once) takes the
      * descriptor; forced by name, it still runs. */
     bool along_k_defers_to_gemv;
+    /* With the big operand along its rows and min(m, n) at most this, the
+     * planner does not pick it wherever a tensor-core GEMV row (gemv_kernel
+     * MMA or MMA_ROWS) takes the descriptor; forced by name, it still runs.
+     * 0: never. */
+    size_t along_big_defers_small_max;
     int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;        /* takes k = 0 (C = beta C) */
     unsigned min_align; /* bytes every operand's rows need; 1 = any */
@@ -188,7 +194,8 @@ int wl_gemm_candidate_find(const char *name);
  * limit: architecture, types, compute, layout, small side, k = 0,
  * alignment). */
 /* Whether the planner passes a row over for a descriptor it could take
- * (along_k_defers_to_gemv: a GEMV row takes it); a forced name still runs. */
+ * (along_k_defers_to_gemv: a GEMV row takes it; along_big_defers_small_max:
+ * a tensor-core GEMV row takes it); a forced name still runs. */
 bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                               const wl_gemm_target *t);
 bool wl_gemm_candidate_takes(const wl_gemm_candidate *c, const wl_gemm_desc *d,
@@ -262,6 +269,33 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_MMA_TILES(small) 1
 #define WL_GEMV_MMA_DEPTH(small) 4
 #define WL_GEMV_MMA_GROUPS(small) 1
+/* The TF32 tensor-core kernel with X along big (gemv_mma_rows): the small
+ * side at most, and by the small side: 32-column strips of X a warp, k
+ * steps (16 k) a warp loads before it multiplies, row groups a block
+ * (gemv_mma's WL_GEMV_MMA_WARPS warps), blocks an SM its registers are
+ * bounded for, and the blocks an SM the k split aims at (with 4 x STRIPS x
+ * DEPTH x 8 KB in flight a block: 32 KB an SM or more). Measured on the
+ * H200 (scripts/gemv_rows_tf32.cu, the decode tuning set's layers with
+ * op_b = N, 6 and 7 variants a small side, best of 1-16 splits, against
+ * cublasGemmEx TF32): m <= 8: one strip, 4 steps (1.00-1.27x cuBLAS but
+ * 0.96x at 28672 x 4096); m = 9-24: two strips, one step (m = 16:
+ * 0.97-1.15x; m = 24: 0.93-1.06x; one strip and 2 steps: 0.85-1.08x);
+ * m = 25-32: one strip, 2 steps (0.82-1.06x; two strips spill at two
+ * blocks an SM and ran 0.67-0.93x at one; two, four or eight row groups
+ * 0.64-1.03x). The weak cells are 28672 x 4096 from m = 24 (0.84-0.92x:
+ * there Y, read by every strip, doubles the L2 traffic of X at m = 32).
+ * Y loaded with X (registers) beat Y a step at a time by 5-45% from m = 9. One split beat 2-16
+ * wherever the strips gave every SM a block at 4 steps (4096 x 4096 m = 1-8: 23.6-24.4 against
+ * 26.7-28.2 us), two blocks an SM at 2 steps or 2 strips. */
+#define WL_GEMV_MMA_ROWS_SMALL_MAX 32
+#define WL_GEMV_MMA_ROWS_STRIPS(small) ((small) <= 8 ? 1 : (small) <= 24 ? 2 : 1)
+#define WL_GEMV_MMA_ROWS_DEPTH(small) ((small) <= 8 ? 4 : (small) <= 24 ? 1 : 2)
+#define WL_GEMV_MMA_ROWS_GROUPS(small) 1
+#define WL_GEMV_MMA_ROWS_MIN_BLOCKS 2
+#define WL_GEMV_MMA_ROWS_BLOCKS_PER_SM(small)                                                      \
+    (4 / (WL_GEMV_MMA_ROWS_STRIPS(small) * WL_GEMV_MMA_ROWS_DEPTH(small)) > 0                      \
+         ? 4 / (WL_GEMV_MMA_ROWS_STRIPS(small) * WL_GEMV_MMA_ROWS_DEPTH(small))                    \
+         : 1)
 /* The register-tiled kernel (gemv_tiled_k): the small side (9 to 32:
  * S = 16, 24 or 32), rows of X a block (8 warps of 8 rows), and its
  * shared-memory pipeline: k a stage, stages (4 x 64 k: 96 KB at S = 32). */

@@ -4,8 +4,9 @@
  * padded leading dimensions, views off 16 bytes, alpha and beta. Every
  * input type and output type (BF16 -> BF16 / FP32, FP16 -> FP16 / FP32,
  * TF32, FP32), op_b = T (the weights n x k, read in place by the GEMV
- * family's tensor-core kernel gemv_mma and gemv_k) and op_b = N, odd m, n
- * and k, k split or not. Inputs are fresh random values, C is poisoned
+ * family's tensor-core kernel gemv_mma and gemv_k) and op_b = N (TF32: the
+ * tensor-core gemv_mma_rows reading B along n), odd m, n and k, k split or
+ * not. Inputs are fresh random values, C is poisoned
  * with NaN first where beta = 0 (every element must be written) and holds
  * random values otherwise; C's padding must stay as it was. Each result is
  * checked against a CPU reference of the stored values with double
@@ -13,7 +14,8 @@
  * TF32 products (the inputs truncated to 10 bits of mantissa) and the
  * output's rounding; a NaN never passes. On sm_80 and later the planner
  * (src/ops/gemm_plan.h) must send some cases to each new kernel (the
- * tensor-core GEMV, the register-tiled FP32 one), so that they run.
+ * tensor-core GEMVs along k and along B's rows, the register-tiled FP32
+ * one), so that they run.
  *
  * Exits 77 (CTest's skip) without a CUDA GPU. */
 #include "../../src/ops/gemm_plan.h"
@@ -89,6 +91,17 @@ static const shape shapes[] = {
     {20, 130, 333, N, T, 0, 0, 0, 0, 1.0f, 0.0f},
     /* op_b = N and op_a = T: the other paths of the same calls. */
     {5, 700, 900, N, N, 0, 3, 0, 0, 1.0f, 0.0f},
+    /* op_b = N with 16-byte rows of A and B (TF32: the tensor-core GEMV
+     * that reads B along n, gemv_mma_rows): odd m, n and k, a partial last
+     * 16 bytes of B's rows, padded rows, a view 16 bytes in, k split in
+     * many parts (few columns) or none, alpha and beta. */
+    {1, 1027, 4096, N, N, 0, 1, 0, 0, 1.0f, 0.0f},
+    {3, 517, 1001, N, N, 3, 3, 1, 0, 0.75f, 0.0f},
+    {9, 333, 1003, N, N, 1, 3, 0, 0, 1.0f, 0.0f},
+    {13, 300, 1536, N, N, 4, 4, 2, 0, 1.0f, 0.5f},
+    {19, 1025, 2052, N, N, 0, 3, 0, 4, 1.0f, 0.0f},
+    {25, 97, 4096, N, N, 0, 3, 5, 0, -1.0f, 0.25f},
+    {32, 641, 3000, N, N, 0, 3, 0, 0, 1.5f, -0.5f},
     {27, 400, 640, N, N, 0, 0, 0, 0, 1.0f, 0.5f},
     {20, 333, 640, T, T, 0, 0, 0, 0, 1.0f, 0.0f},
 };
@@ -202,7 +215,7 @@ static double tf32(double v)
 }
 
 /* Cases planned on each GEMV kernel (WL_GEMV_KERNEL_*). */
-static int kernel_plans[3] = {0, 0, 0};
+static int kernel_plans[4] = {0, 0, 0, 0};
 
 static void run_case(const combo &cb, const shape &s, unsigned seed)
 {
@@ -247,7 +260,7 @@ static void run_case(const combo &cb, const shape &s, unsigned seed)
     char route[200];
     wl_gemm_route_describe(&plan, route, sizeof route);
     if (plan.candidate >= 0 && plan.schedule == WL_GEMM_SCHEDULE_GEMV && plan.gemv_kernel >= 0 &&
-        plan.gemv_kernel < 3)
+        plan.gemv_kernel < 4)
         kernel_plans[plan.gemv_kernel]++;
 
     const warplab_status st =
@@ -334,19 +347,21 @@ int main(int argc, char **argv)
             if (!short_list || (i + seed) % 3 == 0)
                 run_case(cb, shapes[i], seed);
         }
-    /* The new kernels ran: the tensor-core GEMV and the register-tiled one
+    /* The new kernels ran: the tensor-core GEMVs and the register-tiled one
      * (sm_80 and later; the full list, where every combo meets them). */
     const warplab_device_info *info = warplab_context_device(ctx);
     if (info->cc_major >= 8 && !short_list) {
         checks++;
-        if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0) {
+        if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0 ||
+            kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {
             failures++;
-            fprintf(stderr, "GEMV kernels planned: %d FMA, %d tiled, %d mma\n", kernel_plans[0],
-                    kernel_plans[1], kernel_plans[2]);
+            fprintf(stderr, "GEMV kernels planned: %d FMA, %d tiled, %d mma, %d mma along rows\n",
+                    kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3]);
         }
     }
     warplab_context_destroy(ctx);
-    printf("test_gemm_decode_cuda: %d checks, %d failed (GEMV plans: %d FMA, %d tiled, %d mma)\n",
-           checks, failures, kernel_plans[0], kernel_plans[1], kernel_plans[2]);
+    printf("test_gemm_decode_cuda: %d checks, %d failed (GEMV plans: %d FMA, %d tiled, %d mma, "
+           "%d mma along rows)\n",
+           checks, failures, kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3]);
     return failures ? 1 : 0;
 }

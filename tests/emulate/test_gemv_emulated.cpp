@@ -3,7 +3,8 @@
  * inputs, C in FP32 or the input type, Y contiguous along k or along its
  * small side, small sides 1 to 16 (odd ones too); gemv_mma (tensor cores,
  * X and Y along k) for BF16, FP16 and TF32 and gemv_tiled_k (FP32,
- * register tiles), small sides 1 to 32 (every
+ * register tiles) and gemv_mma_rows (TF32 tensor cores, X along big),
+ * small sides 1 to 32 (every
  * column-tile count, one and two row tiles a warp), k long enough for
  * whole rounds of the block's warps and a tail after them; odd big and k, padded
  * leading dimensions, misaligned bases (the element paths), k split in one
@@ -34,6 +35,7 @@ struct gemv_case {
 
 static const int F32 = WL_GEMV_F32, BF = WL_GEMV_BF16, F16 = WL_GEMV_F16;
 static const int FMA = WL_GEMV_KERNEL_FMA, TILED = WL_GEMV_KERNEL_TILED, MMA = WL_GEMV_KERNEL_MMA;
+static const int ROWS = WL_GEMV_KERNEL_MMA_ROWS;
 
 static const gemv_case cases[] = {
     /* Decode with nn.Linear's weights (X along k), aligned, one split and many. */
@@ -84,6 +86,23 @@ static const gemv_case cases[] = {
     {F32, F32, 32, 41, 777, true, true, 0, 0, 0, 4, 0, 256, false, TILED},
     {F32, F32, 29, 9, 515, true, true, 1, 1, 1, 0, 0, 0, false, TILED},
     {F32, F32, 25, 16, 300, true, false, 0, 0, 0, 0, 1, 0, false, TILED},
+    /* The TF32 tensor-core kernel with X along big (op_b = N): every
+     * column-tile count (small 1 to 32, odd ones), one strip and two a
+     * warp, one row group and two, whole rounds then a tail, one split and
+     * many; odd big (a partial last 16 bytes, a partial strip), padded
+     * rows, views off 16 bytes (element loads), Y along its small side
+     * (element loads at any stride), a NaN in X. */
+    {F32, F32, 1, 70, 1000, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    {F32, F32, 3, 1030, 1537, false, true, 0, 4, 0, 0, 3, 512, false, ROWS},
+    {F32, F32, 7, 37, 2100, false, true, 0, 0, 0, 0, 1, 0, true, ROWS},
+    {F32, F32, 8, 129, 777, false, true, 0, 8, 0, 4, 0, 256, false, ROWS},
+    {F32, F32, 13, 45, 1300, false, true, 0, 0, 0, 0, 0, 512, true, ROWS},
+    {F32, F32, 16, 301, 600, false, true, 0, 3, 0, 1, 2, 0, false, ROWS},
+    {F32, F32, 19, 64, 1100, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    {F32, F32, 24, 33, 515, false, true, 1, 0, 1, 0, 0, 0, false, ROWS},
+    {F32, F32, 29, 97, 1024, false, true, 0, 4, 0, 0, 1, 512, true, ROWS},
+    {F32, F32, 32, 40, 300, false, false, 0, 0, 0, 3, 0, 0, false, ROWS},
+    {F32, F32, 2, 1, 70, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
 };
 
 /* Elements as 32-bit words (FP32) or 16-bit words, inside a buffer of NaNs. */
@@ -173,6 +192,30 @@ template <int KIND> static void launch_mma(const wl_gemv_params &p)
         launch_mma_sized<KIND, 3>(p);
     else
         launch_mma_sized<KIND, 4>(p);
+}
+
+/* As gemv.cu's launch_mma_rows, with two strips a warp at NT <= 3 (48
+ * sums a lane at NT = 3: a partial second chunk of the block's sums) and
+ * two row groups at NT >= 3, so that those paths are checked too. */
+template <int NT> static void launch_mma_rows_sized(const wl_gemv_params &p)
+{
+    const int P = NT <= 3 ? 2 : 1, RG = NT >= 3 ? 2 : 1;
+    const int cols = 32 * P * RG;
+    const dim3 grid((unsigned)((p.big + cols - 1) / cols), (unsigned)p.splits);
+    emu_launch(grid, dim3(32 * WL_GEMV_MMA_WARPS), 0,
+               [&] { gemv_mma_rows<NT, P, WL_GEMV_MMA_ROWS_DEPTH(8 * NT), RG, 2>(p); });
+}
+
+static void launch_mma_rows(const wl_gemv_params &p)
+{
+    if (p.small <= 8)
+        launch_mma_rows_sized<1>(p);
+    else if (p.small <= 16)
+        launch_mma_rows_sized<2>(p);
+    else if (p.small <= 24)
+        launch_mma_rows_sized<3>(p);
+    else
+        launch_mma_rows_sized<4>(p);
 }
 
 /* As gemv.cu's launch_kind. */
@@ -266,6 +309,8 @@ static void check(const gemv_case &c, unsigned seed)
         else
             emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<32>::BYTES,
                        [&] { gemv_tiled_k<WL_GEMV_F32, 32>(p); });
+    } else if (c.kernel == ROWS) {
+        launch_mma_rows(p);
     } else if (c.kernel == MMA) {
         if (c.kind == F32)
             launch_mma<WL_GEMV_F32>(p);
@@ -284,7 +329,7 @@ static void check(const gemv_case &c, unsigned seed)
             wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind, p.alpha,
                              p.beta);
         });
-    const bool tf32 = c.kernel == MMA && c.kind == F32;
+    const bool tf32 = (c.kernel == MMA || c.kernel == ROWS) && c.kind == F32;
     int bad = 0;
     double worst = 0.0;
     for (int i = 0; i < c.small; i++)
@@ -330,6 +375,7 @@ static void check(const gemv_case &c, unsigned seed)
                 "%.3f of bound, %d wrong, %d stray writes\n",
                 bad || strayed ? "FAIL" : "ok",
                 c.kernel == MMA     ? "gemv_mma"
+                : c.kernel == ROWS  ? "gemv_mma_rows"
                 : c.kernel == TILED ? "gemv_tiled_k"
                                     : "gemv",
                 names[c.kind], names[c.c_kind], c.small, c.big, c.k, c.x_along_k, c.y_along_k,

@@ -100,10 +100,22 @@ static void test_table(void)
         /* y = A x with A row-major (n = 1, op_a = N: X along k); n = 5. */
         {28672, 1, 4096, N, T, F16, F16, FP32C, "gemv_k"},
         {4096, 5, 4096, N, T, BF16, F32, FP32C, "gemv_mma"},
-        /* Decode with row-major weights (op_b = N): the choosers' kernels as stored. */
+        /* Decode with row-major weights (op_b = N): the choosers' kernels as
+         * stored; TF32 on the tensor-core GEMV that reads B along n (m = 1
+         * to 32, the tuning set's layers and odd sizes), where the choosers'
+         * rows step aside for it; exact FP32 stays with the dispatcher. */
         {1, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
         {3, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
-        {3, 4096, 4096, N, N, F32, F32, TF32C, "fp32_dispatch"},
+        {3, 4096, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {1, 28672, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {8, 1024, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {16, 4096, 14336, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {24, 6144, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {32, 28672, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {31, 11008, 5120, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {17, 1000, 999, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {33, 4096, 4096, N, N, F32, F32, TF32C, "tf32_chooser"},
+        {16, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
         /* FP32 compute, op_a = T, small m, X along big: not the fallback;
@@ -186,6 +198,30 @@ static void test_table(void)
     off.align_c = 2;
     p = wl_gemm_plan_make(&off, &t, NULL);
     CHECK_STR(picked(&p), "gemv_mma");
+    /* TF32 op N, N decode with B or A off 16 bytes: not the tensor-core
+     * GEMV (16-byte loads of B's rows and A's), the dispatcher; C off 16
+     * bytes does not matter. */
+    wl_gemm_desc nn_off = desc(8, 4096, 4096, N, N, F32, F32, TF32C);
+    nn_off.align_b = 4;
+    p = wl_gemm_plan_make(&nn_off, &t, NULL);
+    CHECK_STR(picked(&p), "fp32_dispatch");
+    nn_off = desc(24, 4096, 4096, N, N, F32, F32, TF32C);
+    nn_off.align_a = 8;
+    p = wl_gemm_plan_make(&nn_off, &t, NULL);
+    CHECK(strcmp(picked(&p), "gemv_mma_rows_tf32") != 0);
+    nn_off = desc(24, 4097, 4096, N, N, F32, F32, TF32C);
+    nn_off.align_c = 4;
+    p = wl_gemm_plan_make(&nn_off, &t, NULL);
+    CHECK_STR(picked(&p), "gemv_mma_rows_tf32");
+    /* ... nor before sm_80, and the choosers take it back there. */
+    const wl_gemm_desc nn_decode = desc(8, 4096, 4096, N, N, F32, F32, TF32C);
+    p = wl_gemm_plan_make(&nn_decode, &turing, NULL);
+    CHECK(strcmp(picked(&p), "gemv_mma_rows_tf32") != 0 && p.candidate >= 0);
+    /* Forced, the choosers' rows still run TF32 N, N decode. */
+    p = wl_gemm_plan_make(&nn_decode, &t, "tf32_chooser");
+    CHECK_STR(picked(&p), "tf32_chooser");
+    p = wl_gemm_plan_make(&nn_decode, &t, "fp32_dispatch");
+    CHECK_STR(picked(&p), "fp32_dispatch");
     /* Without sm_80 (no mma.sync): the CUDA-core GEMV. */
     const wl_gemm_desc decode = desc(8, 4096, 4096, N, T, F16, F16, FP32C);
     p = wl_gemm_plan_make(&decode, &turing, NULL);
@@ -266,7 +302,7 @@ static void test_properties(unsigned seed, int count)
     targets[1].bandwidth_gbs = 2039.0;
     targets[1].fp32_peak_gflops = 19500.0;
     targets[1].sm90a = false;
-    int failures_before = check_failures, gemv_plans = 0, kernel_plans[3] = {0, 0, 0};
+    int failures_before = check_failures, gemv_plans = 0, kernel_plans[4] = {0, 0, 0, 0};
     for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
         const wl_gemm_desc d = random_desc();
         const wl_gemm_target *t = &targets[i % 2];
@@ -316,7 +352,7 @@ static void test_properties(unsigned seed, int count)
                   c->name);
         if (plan.schedule == WL_GEMM_SCHEDULE_GEMV) {
             gemv_plans++;
-            if (plan.gemv_kernel >= 0 && plan.gemv_kernel < 3)
+            if (plan.gemv_kernel >= 0 && plan.gemv_kernel < 4)
                 kernel_plans[plan.gemv_kernel]++;
             const size_t small = d.m <= d.n ? d.m : d.n, big = d.m <= d.n ? d.n : d.m;
             CHECK(plan.small == (int)small && plan.big == (int)big);
@@ -350,6 +386,20 @@ static void test_properties(unsigned seed, int count)
                 CHECK(small >= 9 && small <= WL_GEMV_TILED_SMALL_MAX && t->cc_major >= 8);
                 CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_T);
                 CHECK(plan.tile_n == WL_GEMV_TILED_ROWS);
+            } else if (plan.gemv_kernel == WL_GEMV_KERNEL_MMA_ROWS) {
+                /* TF32 tensor cores, X along its rows: op N, N, small m,
+                 * 16-byte rows of A and B, sm_80, 32-column strips; k split
+                 * in whole rounds of the block's warps. */
+                CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_N && plan.small_m);
+                CHECK(d.align_a == 16 && d.align_b == 16 && t->cc_major >= 8);
+                CHECK(d.ab_type == F32 && d.c_type == F32 && d.compute == TF32C);
+                CHECK(small <= WL_GEMV_MMA_ROWS_SMALL_MAX && !plan.x_along_k);
+                CHECK(plan.tile_n == 32 * WL_GEMV_MMA_ROWS_STRIPS(plan.small) *
+                                         WL_GEMV_MMA_ROWS_GROUPS(plan.small));
+                CHECK(plan.k_chunk %
+                          (16 * (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(plan.small)) *
+                           WL_GEMV_MMA_ROWS_DEPTH(plan.small)) ==
+                      0);
             } else {
                 CHECK(small <= WL_GEMV_SMALL_MAX);
             }
@@ -361,9 +411,10 @@ static void test_properties(unsigned seed, int count)
         }
     }
     CHECK_MSG(gemv_plans > count / 20, "only %d GEMV plans in %d descriptors", gemv_plans, count);
-    CHECK_MSG(kernel_plans[WL_GEMV_KERNEL_MMA] > 0 && kernel_plans[WL_GEMV_KERNEL_TILED] > 0,
-              "GEMV kernels planned: %d FMA, %d tiled, %d mma", kernel_plans[0], kernel_plans[1],
-              kernel_plans[2]);
+    CHECK_MSG(kernel_plans[WL_GEMV_KERNEL_MMA] > 0 && kernel_plans[WL_GEMV_KERNEL_TILED] > 0 &&
+                  kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] > 0,
+              "GEMV kernels planned: %d FMA, %d tiled, %d mma, %d mma along rows", kernel_plans[0],
+              kernel_plans[1], kernel_plans[2], kernel_plans[3]);
 }
 
 static void test_limits(void)

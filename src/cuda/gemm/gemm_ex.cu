@@ -2,7 +2,8 @@
  *
  * - The planner (src/ops/gemm_plan.h) plans every call first: where it
  *   picks a GEMV row (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32,
- *   gemv_tiled: m or n small, decode), the GEMV family (gemv.cuh) runs it,
+ *   gemv_mma_rows_tf32, gemv_tiled: m or n small, decode), the GEMV family
+ *   (gemv.cuh) runs it,
  *   every layout and type read in place. Its
  *   other rows delegate to the choosers below.
  * - TF32 compute: tf32_choose (below) picks by modelled time among the

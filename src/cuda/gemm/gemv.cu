@@ -48,6 +48,28 @@ static void launch_mma(int small, dim3 grid, const wl_gemv_params &params, cudaS
         launch_mma_sized<KIND, 2>(grid, params, stream);
 }
 
+/* The TF32 tensor-core kernel with X along its rows (gemv_mma_rows) for a
+ * small side: NT 8-column tiles, the geometry of gemm_plan.h. */
+template <int NT>
+static void launch_mma_rows_sized(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    gemv_mma_rows<NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT), WL_GEMV_MMA_ROWS_DEPTH(8 * NT),
+                  WL_GEMV_MMA_ROWS_GROUPS(8 * NT), WL_GEMV_MMA_ROWS_MIN_BLOCKS>
+        <<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
+}
+
+static void launch_mma_rows(int small, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    if (small <= 8)
+        launch_mma_rows_sized<1>(grid, params, stream);
+    else if (small <= 16)
+        launch_mma_rows_sized<2>(grid, params, stream);
+    else if (small <= 24)
+        launch_mma_rows_sized<3>(grid, params, stream);
+    else
+        launch_mma_rows_sized<4>(grid, params, stream);
+}
+
 /* The register-tiled kernel (gemv_tiled_k) for S columns: its shared
  * memory past 48 KB opted in (idempotent), then the launch. */
 template <int S>
@@ -79,11 +101,13 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
                                       const wl_gemm_route *plan)
 {
     const wl_problem *p = launch->problem;
+    const bool rows_kernel = plan->gemv_kernel == WL_GEMV_KERNEL_MMA_ROWS;
     if (plan->schedule != WL_GEMM_SCHEDULE_GEMV ||
         plan->small > (plan->gemv_kernel == WL_GEMV_KERNEL_MMA     ? WL_GEMV_MMA_SMALL_MAX
                        : plan->gemv_kernel == WL_GEMV_KERNEL_TILED ? WL_GEMV_TILED_SMALL_MAX
+                       : rows_kernel                               ? WL_GEMV_MMA_ROWS_SMALL_MAX
                                                                    : WL_GEMV_SMALL_MAX) ||
-        (plan->gemv_kernel != WL_GEMV_KERNEL_FMA && !plan->x_along_k))
+        (plan->gemv_kernel != WL_GEMV_KERNEL_FMA && plan->x_along_k == rows_kernel))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemv: not a GEMV plan");
     if (plan->splits > 1 && launch->scratch.bytes < plan->scratch)
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -152,6 +176,12 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
                                         : launch_tiled<32>(grid, params, stream);
         if (e != cudaSuccess)
             return wl_cuda_check(backend, e, "gemv: the register-tiled kernel's shared memory");
+    } else if (rows_kernel) {
+        /* TF32 on FP32 inputs only (the row's input type). */
+        if (p->dtype != WARPLAB_FLOAT32)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "gemv: the TF32 tensor-core kernel takes FP32 inputs");
+        launch_mma_rows(plan->small, grid, params, stream);
     } else if (plan->gemv_kernel == WL_GEMV_KERNEL_MMA) {
         /* Y read along k by the tensor-core kernel (its row takes op N, T only). */
         if (params.y_q != 1)

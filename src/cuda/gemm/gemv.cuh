@@ -639,6 +639,229 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
 #endif
 }
 
+/* gemv_mma_rows: X along big (x_j = 1: op_b = N, the weights stored k x n
+ * row-major, for m small) on tensor cores, TF32 (mma.sync m16n8k8, sm_80+),
+ * FP32 sums; Y along k (y_q = 1: op_a = N) loads 16 bytes at a time, other
+ * Y strides element by element.
+ *
+ * Over gemv_along_big (FP32 FMAs): there every 16 bytes of X cost S x 4
+ * FMAs and S loads of Y, so from a few columns the FMAs' issue, not the
+ * bytes of X, bound the kernel (TF32 op N, N decode at 0.67-0.79x cuBLAS,
+ * which runs it on tensor cores). Over gemv_mma: X's rows run along big,
+ * so X is the mma's 16-row A operand transposed (A[row][kk] = X[j][q] =
+ * x[q * x_q + j]). Nothing is staged in shared memory on the way in: a
+ * lane loads 16 bytes of one row of x (4 neighbouring j at one k) and
+ * they fill A fragments directly, because both the mma's rows (j) and its
+ * k slots are permuted (PTX ISA, "Matrix Fragments for mma.m16n8k8", .tf32:
+ * a0 (row g, k slot t), a1 (row g + 8, t), a2 (g, t + 4), a3 (g + 8, t +
+ * 4); b0 (k slot t, column g), b1 (t + 4, g); c0/c1 (row g, columns 2t,
+ * 2t + 1), c2/c3 (row g + 8); g = lane / 4, t = lane % 4):
+ * - k: a step is 16 k at q; lane t loads rows q + 4t + e (e = 0..3) of
+ *   x, and Y's 16 bytes at k = q + 4t; mma step s (0, 1) puts element 2s
+ *   in slot t and 2s + 1 in slot t + 4 (gemv_mma's TF32 permutation), so
+ *   A and B agree and the sum over the step's 16 k is the product's;
+ * - j: lane g's 16 bytes hold j = j4 + 4g + c (c = 0..3) of a 32-column
+ *   strip; tile h (0, 1) takes c = 2h as its row g and c = 2h + 1 as its
+ *   row g + 8, so the two tiles of a strip use all 16 bytes. C's fragment
+ *   comes back in the same order: lane (g, t) holds j = j4 + 4g + c of
+ *   small columns 8 nt + 2t, + 1.
+ * A warp's load of one row of x is 8 lanes x 16 bytes, 128 contiguous
+ * bytes (a line), for 4 rows at once. A warp owns P strips (32 P columns)
+ * and all NT = ceil(small / 8) column tiles; it loads DEPTH steps of X
+ * (4 rows x P strips x 16 bytes a lane a step, evict-first) before it
+ * multiplies: 8 KB in flight a warp at P = 1, DEPTH = 4. Y (read by every
+ * strip, __ldg) comes with them where NT x DEPTH <= 8 leaves the
+ * registers, else a step at a time. The block's warps form RG row groups on neighbouring
+ * strips at the same k; the WL_GEMV_MMA_WARPS / RG warps of a group take
+ * neighbouring runs of DEPTH steps and add their sums in shared memory in
+ * warp order (deterministic), as gemv_mma. The grid's y splits k where the
+ * strips alone leave SMs idle (gemm_plan.c), and wl_splitk_finish adds the
+ * splits. Steps past the last whole round, the tail of k, columns past big
+ * and views off 16 bytes load element by element (zeros past k and big);
+ * columns of the small side past small repeat the last one and are never
+ * stored. The mma reads the FP32 words' top 19 bits (truncation), as the
+ * other TF32 kernels. */
+
+/* A lane's 16 bytes of X's row q (4 columns at j) as 4 words: one 16-byte
+ * load (evict-first) where whole (16-byte view, all 4 columns before big)
+ * and the row is before the end of k, else element by element, zeros past
+ * k and big. */
+__device__ __forceinline__ void gemv_rows_load_x(const float *x, long long x_q, int q, int q_end,
+                                                 int j, int big, bool whole, unsigned w[4])
+{
+    const float *src = x + (long long)q * x_q + j;
+    if (whole && q < q_end) {
+        const uint4 v = __ldcs(reinterpret_cast<const uint4 *>(src));
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+        return;
+    }
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+        w[c] = q < q_end && j + c < big ? __float_as_uint(src[c]) : 0u;
+}
+
+/* Y's 4 elements of row i at k = q..q + 3: one 16-byte load where vec
+ * (y_q = 1, 16-byte view) and all 4 are before the end of k, else element
+ * by element at any stride, zeros past k. */
+__device__ __forceinline__ void gemv_rows_load_y(const wl_gemv_params &p, const float *row, int q,
+                                                 int q_end, unsigned w[4])
+{
+    if (p.y_vec && q + 4 <= q_end) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(row + q));
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        w[e] = q + e < q_end ? __float_as_uint(row[(long long)(q + e) * p.y_q]) : 0u;
+}
+
+/* One step: acc[pp][h][nt] += the products of x (x[e][pp]: row q + 4t +
+ * e, strip pp) and y (y[nt]: k = q + 4t..), as two mma a tile. */
+template <int NT, int P>
+__device__ __forceinline__ void
+gemv_rows_multiply(float acc[P][2][NT][4], const unsigned x[4][P][4], const unsigned y[NT][4])
+{
+#pragma unroll
+    for (int s = 0; s < 2; s++)
+#pragma unroll
+        for (int pp = 0; pp < P; pp++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const unsigned a[4] = {x[2 * s][pp][2 * h], x[2 * s][pp][2 * h + 1],
+                                       x[2 * s + 1][pp][2 * h], x[2 * s + 1][pp][2 * h + 1]};
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++) {
+                    const unsigned b[2] = {y[nt][2 * s], y[nt][2 * s + 1]};
+                    mma_tf32_m16n8k8(acc[pp][h][nt], a, b);
+                }
+            }
+}
+
+/* NT: 8-column tiles of the small side (1 to 4); P: 32-column strips of X
+ * a warp; DEPTH: steps a warp loads before it multiplies; RG: row groups a
+ * block; MINB: blocks an SM the registers are bounded for. */
+template <int NT, int P, int DEPTH, int RG, int MINB>
+__global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl_gemv_params p)
+{
+#if WL_SM80_BODY
+    const int STEP = 16, OUTS = P * 2 * NT * 4;
+    const int KW = WL_GEMV_MMA_WARPS / RG; /* warps along k a row group */
+    /* The block's sums in shared memory, CHUNK outputs at a time. */
+    const int CHUNK = OUTS < 32 ? OUTS : 32;
+    if (p.splits > 1) /* wl_splitk_finish follows */
+        wl_release_dependents();
+    __shared__ float sums[WL_GEMV_MMA_WARPS][CHUNK][32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+    const int group = warp % RG, kw = warp / RG;
+    const int j_warp = (blockIdx.x * RG + group) * 32 * P, split = blockIdx.y;
+    const int q_begin = split * p.k_chunk, q_end = min(p.k, q_begin + p.k_chunk);
+    const float *x = (const float *)p.x, *y = (const float *)p.y;
+    int j4[P];
+    bool whole[P];
+#pragma unroll
+    for (int pp = 0; pp < P; pp++) {
+        j4[pp] = j_warp + 32 * pp + 4 * g;
+        whole[pp] = p.x_vec && j4[pp] + 4 <= p.big;
+    }
+    const float *y_rows[NT];
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+        y_rows[nt] = y + (long long)min(8 * nt + g, p.small - 1) * p.y_i;
+    float acc[P][2][NT][4];
+#pragma unroll
+    for (int pp = 0; pp < P; pp++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    acc[pp][h][nt][r] = 0.0f;
+    const int length = q_end > q_begin ? q_end - q_begin : 0;
+    const int steps = (length + STEP - 1) / STEP;
+    /* Whole rounds (KW x DEPTH whole steps): rows inside the split. */
+    const int rounds = length / STEP / (KW * DEPTH);
+    for (int round = 0; round < rounds; round++) {
+        const int q0 = q_begin + (round * KW + kw) * DEPTH * STEP + 4 * t;
+        const bool Y_AHEAD = NT * DEPTH <= 8;
+        unsigned xw[DEPTH][4][P][4], yw[Y_AHEAD ? DEPTH : 1][NT][4];
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+#pragma unroll
+                for (int pp = 0; pp < P; pp++)
+                    gemv_rows_load_x(x, p.x_q, q0 + d * STEP + e, q_end, j4[pp], p.big, whole[pp],
+                                     xw[d][e][pp]);
+            if (Y_AHEAD)
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+                    gemv_rows_load_y(p, y_rows[nt], q0 + d * STEP, q_end, yw[Y_AHEAD ? d : 0][nt]);
+        }
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++) {
+            if (!Y_AHEAD)
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+                    gemv_rows_load_y(p, y_rows[nt], q0 + d * STEP, q_end, yw[0][nt]);
+            gemv_rows_multiply<NT, P>(acc, xw[d], yw[Y_AHEAD ? d : 0]);
+        }
+    }
+    /* The rest, a step a warp in turn. */
+    for (int s = rounds * KW * DEPTH + kw; s < steps; s += KW) {
+        const int q = q_begin + s * STEP + 4 * t;
+        unsigned xw[4][P][4], yw[NT][4];
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+#pragma unroll
+            for (int pp = 0; pp < P; pp++)
+                gemv_rows_load_x(x, p.x_q, q + e, q_end, j4[pp], p.big, whole[pp], xw[e][pp]);
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+            gemv_rows_load_y(p, y_rows[nt], q, q_end, yw[nt]);
+        gemv_rows_multiply<NT, P>(acc, xw, yw);
+    }
+    /* acc[pp][h][nt][r]: column j4[pp] + 2h + r / 2 of X, small column 8 nt
+     * + 2t + r % 2. Every warp posts CHUNK sums at a time; the block's
+     * warps share those outputs (output o of row group o / CHUNK to warp o
+     * % WARPS) and add the group's KW warps in order. */
+#pragma unroll
+    for (int base = 0; base < OUTS; base += CHUNK) {
+#pragma unroll
+        for (int o = 0; o < CHUNK; o++) {
+            const int out = base + o;
+            if (out < OUTS) /* the last chunk may be partial */
+                sums[warp][o][lane] =
+                    acc[out / (2 * NT * 4)][out / (NT * 4) % 2][out / 4 % NT][out % 4];
+        }
+        __syncthreads();
+        for (int o = warp; o < RG * CHUNK; o += WL_GEMV_MMA_WARPS) {
+            const int rg = o / CHUNK, out = base + o % CHUNK;
+            if (out >= OUTS)
+                continue;
+            float v = 0.0f;
+#pragma unroll
+            for (int w = 0; w < KW; w++)
+                v += sums[rg + RG * w][o % CHUNK][lane];
+            const int pp = out / (2 * NT * 4), h = out / (NT * 4) % 2, nt = out / 4 % NT;
+            const int r = out % 4;
+            const int j = (blockIdx.x * RG + rg) * 32 * P + 32 * pp + 4 * g + 2 * h + r / 2;
+            const int i = 8 * nt + 2 * t + r % 2;
+            if (j < p.big && i < p.small)
+                gemv_emit(p, split, i, j, v);
+        }
+        __syncthreads();
+    }
+#endif
+}
+
 /* The split-K reduction: C[i * c_i + j * c_j] = alpha * (sum over s of
  * part[s][i][j], in split order) + beta * C, for i < rows, j < cols; C of
  * c_kind. */
