@@ -49,22 +49,28 @@ typedef struct wl_allreduce_rule {
 #define WL_KIB ((size_t)1 << 10)
 #define WL_MIB ((size_t)1 << 20)
 
-/* Fitted on the tuning set: the ladder's --sweep sizes 4 KiB, 16 KiB, ..,
- * 4 GiB (n = 2^10, 2^12, .., 2^30 floats); judged on the sizes between
- * (n = 2^11, 2^13, .., 2^29), docs/DECISIONS.md. */
+/* Fitted on the tuning set, 4 x H200 (NV18 between every pair) and 2 of
+ * them (WARPLAB_ALLREDUCE_GPUS=2), NCCL 2.28 in the same run: messages of
+ * 4 KiB, 16 KiB, .., 1 GiB (n = 2^10, 2^12, .., 2^28 floats); judged on the
+ * sizes between and 4 GiB (docs/DECISIONS.md, "The library's all-reduce is
+ * picked by size"). A limit sits between the two tuning sizes where the
+ * rungs cross. */
 static const wl_allreduce_rule wl_allreduce_rules[] = {
-    {2, 2, 256 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "G=2 H200 sweep: one_shot ahead of two_shot_flags up to 64 KiB, behind from 1 MiB"},
+    {2, 2, 32 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
+     "G=2: one_shot 1.62-1.78x NCCL to 16 KiB (two_shot_flags 1.60-1.73x), behind from 64 KiB"},
     {2, 2, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=2 H200 sweep: two_shot_flags >= NCCL from 256 KiB up"},
-    {3, 4, 256 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "G=4 sweep: one_shot ahead of two_shot_flags up to 64 KiB, behind from 1 MiB"},
-    {3, 4, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=4 sweep: two_shot_flags the best of ours from 1 MiB up"},
+     "G=2: two_shot_flags 1.05-2.03x NCCL from 64 KiB to 1 GiB, >= two_shot at every size"},
+    {3, 4, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
+     "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), 1.43x at 256 KiB"},
+    {3, 4, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "G=4: two_shot_flags 2.13x NCCL at 256 KiB, 1.78x at 4 MiB, 1.17x at 16 MiB"},
+    {3, 4, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL,
+     "G=4: NCCL ahead from 64 MiB (two_shot_flags 0.91x at 64 MiB, 256 MiB and 1 GiB)"},
     {5, WARPLAB_MAX_GPUS, 64 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "not measured: one_shot reads (G-1) messages, so its limit falls as G grows"},
-    {5, WARPLAB_MAX_GPUS, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "not measured: the G=4 rule"},
+     "not measured: one_shot reads (G-1) messages a GPU, so its limit falls as G grows"},
+    {5, WARPLAB_MAX_GPUS, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "not measured: the G=4 limit"},
+    {5, WARPLAB_MAX_GPUS, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL, "not measured: the G=4 rule"},
 };
 
 static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype dtype,

@@ -434,7 +434,7 @@ warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpu
     g->gpus = gpus;
     const int home = devices[0];
     warplab_status status = WARPLAB_OK;
-    g->streams = algorithm == AR_RING || algorithm == AR_PLANNED ? AR_RING_STREAMS : 1;
+    g->streams = algorithm == AR_RING ? AR_RING_STREAMS : 1;
     DeviceScope scope;
     cudaError_t e = cudaSuccess;
     for (int r = 0; r < gpus && e == cudaSuccess; r++) {
