@@ -56,14 +56,14 @@ typedef struct wl_allreduce_rule {
  * picked by size"). A limit sits between the two tuning sizes where the
  * rungs cross. */
 static const wl_allreduce_rule wl_allreduce_rules[] = {
-    {2, 2, 32 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "G=2: one_shot 1.62-1.78x NCCL to 16 KiB (two_shot_flags 1.60-1.73x), behind from 64 KiB"},
+    {2, 2, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
+     "G=2: one_shot 1.62-1.78x NCCL to 64 KiB (two_shot_flags 1.60-1.73x), behind from 256 KiB"},
     {2, 2, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=2: two_shot_flags 1.05-2.03x NCCL from 64 KiB to 1 GiB, >= two_shot at every size"},
+     "G=2: two_shot_flags 1.91x NCCL at 256 KiB .. 1.05x at 1 GiB, >= two_shot at every size"},
     {3, 4, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), 1.43x at 256 KiB"},
+     "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), behind from 256 KiB"},
     {3, 4, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=4: two_shot_flags 2.13x NCCL at 256 KiB, 1.78x at 4 MiB, 1.17x at 16 MiB"},
+     "G=4: two_shot_flags 2.27x NCCL at 256 KiB, 1.78x at 4 MiB, 1.17x at 16 MiB"},
     {3, 4, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL,
      "G=4: NCCL ahead from 64 MiB (two_shot_flags 0.91x at 64 MiB, 256 MiB and 1 GiB)"},
     {5, WARPLAB_MAX_GPUS, 64 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,

@@ -158,9 +158,10 @@ static int single_process(void)
     if (status != WARPLAB_OK)
         return check_report("test_allreduce_cuda");
     CHECK_STR(warplab_allreduce_group_algorithm(group), "planned");
-    /* Both sides of the planner's limits: one_shot (small, not in place),
-     * two_shot_flags (in place, and large). */
-    const size_t counts[] = {1, 3, 1000, 65537, (1u << 20) + 3};
+    /* Every route of the planner (src/kernels/allreduce_plan.h): one_shot
+     * (small, not in place), two_shot_flags (in place, and larger), NCCL
+     * (past 32 MiB from G = 3 on, where NCCL loads). */
+    const size_t counts[] = {1, 3, 1000, 65537, (1u << 20) + 3, (1u << 23) + 5};
     for (int t = 0; t < 2; t++)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
             const warplab_dtype dtype = t ? WARPLAB_INT32 : WARPLAB_FLOAT32;
