@@ -151,6 +151,28 @@ __device__ inline unsigned load_acquire(const unsigned *p)
     return value;
 }
 
+/* The number of block b's call: one more than its last, kept in the rank's
+ * own flag words (AR_FLAG_CALLS + b). Every rank runs the group's calls in
+ * the same order with the same grid, so block b counts the same on every
+ * rank; counted on the device, a call captured in a CUDA graph gets a new
+ * number at every replay. Never 0, the words' first value. */
+__device__ inline unsigned call_number(const Flags &flags, int me)
+{
+    __shared__ unsigned number;
+    if (threadIdx.x == 0) {
+        unsigned next = *(volatile unsigned *)(flags.rank[me] + AR_FLAG_CALLS + blockIdx.x) + 1;
+        number = next ? next : 1;
+    }
+    __syncthreads();
+    return number;
+}
+
+__device__ inline void count_call(const Flags &flags, int me, unsigned number)
+{
+    if (threadIdx.x == 0)
+        *(volatile unsigned *)(flags.rank[me] + AR_FLAG_CALLS + blockIdx.x) = number;
+}
+
 /* Block b of rank me meets block b of every other rank: thread q (< G, not
  * me) sets rank q's word (phase, b, me) and waits for its own word (phase,
  * b, q). Phase 0 (start): every rank's kernel has started, so the work
@@ -186,9 +208,10 @@ __device__ inline void block_barrier(const Flags &flags, int me, unsigned epoch,
 template <typename T, int G, int UNROLL, int DESTINATIONS>
 __global__ void __launch_bounds__(AR_FLAG_THREADS)
     flagged_reduce(Pointers<const T> src, Pointers<T> dst, size_t count, size_t head,
-                   size_t vectors, Flags flags, int me, unsigned epoch)
+                   size_t vectors, Flags flags, int me)
 {
     using V = typename Vector<T>::type;
+    const unsigned epoch = call_number(flags, me);
     block_barrier<G>(flags, me, epoch, 0);
     const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t threads = (size_t)gridDim.x * blockDim.x;
@@ -230,6 +253,7 @@ __global__ void __launch_bounds__(AR_FLAG_THREADS)
             dst.p[d][at] = sum;
     }
     block_barrier<G>(flags, me, epoch, 1);
+    count_call(flags, me, epoch);
 }
 
 } // namespace
@@ -401,7 +425,6 @@ static warplab_status open_flags(wl_backend *backend, ar_group *g)
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "all-reduce flags");
     g->flag_blocks = fewest > 0 ? fewest : 1;
-    g->epoch = 0;
     return WARPLAB_OK;
 }
 
@@ -919,8 +942,7 @@ template <int G> constexpr int flag_unroll()
 template <typename T, int G>
 static void launch_flagged_sized(unsigned blocks, cudaStream_t stream, const void *const *sources,
                                  void *const *destinations, int destination_count, size_t count,
-                                 size_t head, size_t vectors, const Flags &flags, int me,
-                                 unsigned epoch)
+                                 size_t head, size_t vectors, const Flags &flags, int me)
 {
     Pointers<const T> src{};
     Pointers<T> dst{};
@@ -929,23 +951,23 @@ static void launch_flagged_sized(unsigned blocks, cudaStream_t stream, const voi
     for (int i = 0; i < destination_count; i++)
         dst.p[i] = static_cast<T *>(destinations[i]);
     if (destination_count == 1)
-        flagged_reduce<T, G, flag_unroll<G>(), 1><<<blocks, AR_FLAG_THREADS, 0, stream>>>(
-            src, dst, count, head, vectors, flags, me, epoch);
+        flagged_reduce<T, G, flag_unroll<G>(), 1>
+            <<<blocks, AR_FLAG_THREADS, 0, stream>>>(src, dst, count, head, vectors, flags, me);
     else
-        flagged_reduce<T, G, flag_unroll<G>(), G><<<blocks, AR_FLAG_THREADS, 0, stream>>>(
-            src, dst, count, head, vectors, flags, me, epoch);
+        flagged_reduce<T, G, flag_unroll<G>(), G>
+            <<<blocks, AR_FLAG_THREADS, 0, stream>>>(src, dst, count, head, vectors, flags, me);
 }
 
 template <typename T>
 static void launch_flagged(int gpus, unsigned blocks, cudaStream_t stream,
                            const void *const *sources, void *const *destinations,
                            int destination_count, size_t count, size_t head, size_t vectors,
-                           const Flags &flags, int me, unsigned epoch)
+                           const Flags &flags, int me)
 {
 #define AR_FLAGGED_CASE(G)                                                                         \
     case G:                                                                                        \
         launch_flagged_sized<T, G>(blocks, stream, sources, destinations, destination_count,       \
-                                   count, head, vectors, flags, me, epoch);                        \
+                                   count, head, vectors, flags, me);                               \
         break;
     switch (gpus) {
         AR_FLAGGED_CASE(2)
@@ -974,8 +996,6 @@ static cudaError_t run_flagged(ar_group *g, const ar_call *call, bool two_shot)
     const int G = g->gpus;
     if (G < 2 || G > AR_MAX || g->flag_blocks < 1 || !g->flags[0])
         return cudaErrorInvalidValue;
-    if (++g->epoch == 0) /* the words start at 0: a call never waits for 0 */
-        g->epoch = 1;
     size_t largest = call->n, first = 0, count = 0;
     if (two_shot)
         segment_range(call->n, G, 0, 1, 0, &first, &largest);
@@ -1025,10 +1045,10 @@ static cudaError_t run_flagged(ar_group *g, const ar_call *call, bool two_shot)
             break;
         if (call->dtype == WARPLAB_INT32)
             launch_flagged<int>(G, (unsigned)blocks, g->stream[r][0], sources, destinations,
-                                destination_count, count, head, vectors, flags, r, g->epoch);
+                                destination_count, count, head, vectors, flags, r);
         else
             launch_flagged<float>(G, (unsigned)blocks, g->stream[r][0], sources, destinations,
-                                  destination_count, count, head, vectors, flags, r, g->epoch);
+                                  destination_count, count, head, vectors, flags, r);
         e = cudaGetLastError();
     }
     return e;

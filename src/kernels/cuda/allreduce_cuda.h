@@ -16,11 +16,12 @@ extern "C" {
 
 #define AR_RING_STREAMS 4
 /* The flag rungs (one_shot, two_shot_flags): threads a block, and the most
- * blocks a grid (every rank's flags hold one slot per block, phase and
- * peer). */
+ * blocks a grid. Every rank's flag words: one a block, phase and peer, then
+ * one a block counting the block's calls (AR_FLAG_CALLS on). */
 #define AR_FLAG_THREADS 512
 #define AR_FLAG_BLOCKS 256
-#define AR_FLAG_WORDS (2 * AR_FLAG_BLOCKS * WL_ALLREDUCE_MAX_GPUS)
+#define AR_FLAG_CALLS (2 * AR_FLAG_BLOCKS * WL_ALLREDUCE_MAX_GPUS)
+#define AR_FLAG_WORDS (AR_FLAG_CALLS + AR_FLAG_BLOCKS)
 
 /* Why the NCCL rows are missing from a build without NCCL. */
 #define WL_ALLREDUCE_NO_NCCL                                                                       \
@@ -57,11 +58,9 @@ typedef struct ar_group {
     size_t host_n;
     warplab_dtype host_dtype;
     /* The flag rungs: every rank's flag words (AR_FLAG_WORDS, on its device,
-     * zeroed at open), the call's number (the value a flag is set to; one
-     * call of a group in flight at a time) and the grid's cap (the fewest
-     * SMs of the group: every block must be resident at once). */
+     * zeroed at open) and the grid's cap (the fewest SMs of the group: every
+     * block must be resident at once). */
     unsigned *flags[WL_ALLREDUCE_MAX_GPUS];
-    unsigned epoch;
     int flag_blocks;
     bool peers;      /* every pair has peer access, enabled */
     bool nccl_ready; /* comms holds the group's NCCL communicators */
