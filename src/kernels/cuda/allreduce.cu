@@ -1309,6 +1309,26 @@ static warplab_status supports_nccl(wl_backend *backend, const wl_problem *p, ch
 #endif
 }
 
+/* The library's call runs where every pair has peer access, or through NCCL. */
+static warplab_status supports_dispatch(wl_backend *backend, const wl_problem *p, char *reason,
+                                        size_t len)
+{
+    (void)backend;
+    warplab_status status = group_supports(p, true, reason, len);
+    if (status != WARPLAB_OK && group_supports(p, false, reason, len) == WARPLAB_OK) {
+#ifdef WARPLAB_HAVE_NCCL
+        char why[1024];
+        if (wl_nccl_load(why, sizeof why))
+            return WARPLAB_OK;
+        wl_format(reason, len, "no peer access between every pair of GPUs, and %s", why);
+#else
+        wl_format(reason, len, "no peer access between every pair of GPUs, and %s",
+                  WL_ALLREDUCE_NO_NCCL);
+#endif
+    }
+    return status;
+}
+
 /* through_one gathers the other G-1 arrays on GPU 0: its workspace. */
 static size_t gather_bytes(wl_backend *backend, const wl_problem *p)
 {
@@ -1353,7 +1373,7 @@ ALLREDUCE_IMPL(nccl, supports_nccl, nullptr)
 ALLREDUCE_IMPL(two_shot, supports_peers, nullptr)
 ALLREDUCE_IMPL(one_shot, supports_peers, nullptr)
 ALLREDUCE_IMPL(two_shot_flags, supports_peers, nullptr)
-ALLREDUCE_IMPL_WITH(dispatch, supports_any, nullptr, launch_dispatch)
+ALLREDUCE_IMPL_WITH(dispatch, supports_dispatch, nullptr, launch_dispatch)
 
 extern "C" const wl_impl *const wl_cuda_allreduce_impls[] = {
     &host_staging_impl, &through_one_impl, &peer_read_impl,      &ring_impl,     &nccl_impl,
