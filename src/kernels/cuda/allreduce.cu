@@ -1248,7 +1248,22 @@ static warplab_status launch_dispatch(wl_backend *backend, const wl_launch *laun
         warplab_allreduce(h->library, h->call.dtype, h->call.in, h->call.out, h->call.n);
     if (status != WARPLAB_OK)
         return wl_fail(backend, status, "%s", warplab_last_error(NULL));
-    return WARPLAB_OK;
+    /* NCCL's kernel on rank 0 may end before another rank's: rank 0's stream
+     * waits for every rank, as under the nccl rung, so the row times all of
+     * it and finish copies finished results. (The flag rungs' kernel on rank
+     * 0 ends after every rank's block has passed the end barrier.) */
+    if (strcmp(warplab_allreduce_group_algorithm(h->library), "nccl") != 0)
+        return WARPLAB_OK;
+    DeviceScope scope;
+    cudaError_t e = cudaSuccess;
+    for (int r = 1; r < h->group.gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(h->group.devices[r]);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(h->group.event[r][0], h->group.stream[r][0]);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(h->group.stream[0][0], h->group.event[r][0], 0);
+    }
+    return wl_cuda_check(backend, e, "waiting for every rank");
 }
 
 /* The ranks' results into the output's slices, on the harness's stream
