@@ -294,7 +294,8 @@ warplab_status warplab_allreduce_group_create(int gpus, const int *devices, void
 void warplab_allreduce_group_destroy(warplab_allreduce_group *group);
 /* recv[r][i] = sum over ranks q of send[q][i], i < count, on every rank r:
  * float or int32 (wrapping) sums, device pointers on the ranks' devices
- * (recv[r] may be send[r]). Queued after the work on every rank's stream
+ * (recv[r] may be send[r]; any other overlap of the two is refused,
+ * WARPLAB_ERROR_INVALID_ARGUMENT). Queued after the work on every rank's stream
  * (on all of them: it starts when every rank's stream reaches it); returns
  * without waiting; every rank's stream is ordered after all of it. */
 warplab_status warplab_allreduce(warplab_allreduce_group *group, warplab_dtype dtype,

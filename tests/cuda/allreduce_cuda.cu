@@ -181,6 +181,21 @@ static int single_process(void)
           WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK(warplab_allreduce(group, WARPLAB_FLOAT64, host_pointers, host_pointers, 1) ==
           WARPLAB_ERROR_INVALID_ARGUMENT);
+    /* recv one element past send on every rank: overlapping, not in place. */
+    std::vector<void *> base(gpus), send(gpus), recv(gpus);
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        CHECK(cudaMalloc(&base[r], 4096) == cudaSuccess);
+        send[r] = base[r];
+        recv[r] = (char *)base[r] + 4;
+    }
+    CHECK(warplab_allreduce(group, WARPLAB_FLOAT32, send.data(), recv.data(), 100) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(warplab_last_error(NULL), "overlap") != NULL);
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        cudaFree(base[r]);
+    }
     warplab_allreduce_group_destroy(group);
     int same[2] = {0, 0};
     CHECK(warplab_allreduce_group_create(2, same, NULL, &group) != WARPLAB_OK);

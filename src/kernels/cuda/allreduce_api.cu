@@ -154,9 +154,14 @@ extern "C" warplab_status warplab_allreduce(warplab_allreduce_group *g, warplab_
             status = check_array(recv[r], g->group.devices[r], bytes, "recv array", r);
         if (status != WARPLAB_OK)
             return status;
+        if (send[r] != recv[r] && overlap(send[r], recv[r], bytes))
+            return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                    "rank %d's send and recv arrays overlap without being the "
+                                    "same array (in place: recv[r] = send[r])",
+                                    r);
         call.in[r] = send[r];
         call.out[r] = recv[r];
-        in_place = in_place || overlap(send[r], recv[r], bytes);
+        in_place = in_place || send[r] == recv[r];
     }
     const ar_algorithm algorithm =
         algorithm_of(wl_allreduce_plan(count, dtype, &g->topology, in_place));
