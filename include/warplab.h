@@ -276,24 +276,32 @@ typedef struct warplab_peer_report {
 warplab_status warplab_peer_query(warplab_peer_report *report, size_t bytes);
 
 /* The all-reduce across the GPUs of one process, over the caller's device
- * arrays (the all-reduce ladder's best rung, two_shot, where every pair of
- * GPUs has peer access; ncclAllReduce otherwise, where warplab was built
- * with NCCL). A group holds what the calls reuse (streams, events, peer
- * access): made once, never per call. Rank r runs on devices[r], its work
- * queued on streams[r] (a cudaStream_t of that device; streams or an entry
- * NULL: a stream of the group's own). Failures: warplab_last_error(NULL). */
+ * arrays. Each call's rung comes from a table of message sizes per number of
+ * GPUs (docs/MULTIGPU.md): where every pair of GPUs has peer access, one_shot
+ * for small messages (not in place), two_shot_flags above, ncclAllReduce for
+ * the largest from 3 GPUs on; ncclAllReduce alone without peer access (where
+ * warplab was built with NCCL). A group holds what the calls reuse (streams,
+ * events, peer access, flag words, NCCL's communicators where the table
+ * names NCCL): made once, never per call. A group's calls come from one
+ * thread at a time, queued in the same order on every rank's stream (its
+ * kernels meet through flags numbered per call). Rank r runs on devices[r],
+ * its work queued on streams[r] (a cudaStream_t of that device; streams or
+ * an entry NULL: a stream of the group's own). Failures:
+ * warplab_last_error(NULL). */
 typedef struct warplab_allreduce_group warplab_allreduce_group;
 warplab_status warplab_allreduce_group_create(int gpus, const int *devices, void *const *streams,
                                               warplab_allreduce_group **group);
 void warplab_allreduce_group_destroy(warplab_allreduce_group *group);
 /* recv[r][i] = sum over ranks q of send[q][i], i < count, on every rank r:
  * float or int32 (wrapping) sums, device pointers on the ranks' devices
- * (recv[r] may be send[r]). Queued after the work on every rank's stream
+ * (recv[r] may be send[r]; any other overlap of the two is refused,
+ * WARPLAB_ERROR_INVALID_ARGUMENT). Queued after the work on every rank's stream
  * (on all of them: it starts when every rank's stream reaches it); returns
  * without waiting; every rank's stream is ordered after all of it. */
 warplab_status warplab_allreduce(warplab_allreduce_group *group, warplab_dtype dtype,
                                  void *const *send, void *const *recv, size_t count);
-/* Which algorithm the group runs: "two_shot" or "nccl". */
+/* The rung of the group's last call: "one_shot", "two_shot_flags" or
+ * "nccl" ("planned" before the first call). */
 const char *warplab_allreduce_group_algorithm(const warplab_allreduce_group *group);
 
 /* One process per GPU (NCCL; docs/MULTIGPU.md): process `rank` of `ranks`

@@ -224,6 +224,43 @@ static const wl_rung allreduce_rungs[] = {
      .course = "past the course",
      .vendor = "nccl",
      .supports = two_gpus},
+    /* 7. Small messages: one step, and no host-queued events. */
+    {.id = "one_shot",
+     .title = "one-shot, flag barrier in peer memory",
+     .lesson = "Below a few hundred KiB an all-reduce is latency: two_shot's two halves and its "
+               "host-queued events between GPUs (each a few microseconds) cost more than the "
+               "bytes. Every GPU reads all G arrays with 16-byte loads, every source's loads in "
+               "flight at once, and writes its own sum: one step. The GPUs meet in a barrier of "
+               "flags in each other's memory (each block sets a word on every peer and spins on "
+               "its own, release and acquire at system scope), at the start (every input ready, "
+               "every output free) and at the end (no peer still reading): no events, no host. "
+               "It reads (G-1) messages a GPU, so it stops paying as the message grows.",
+     .course = "past the course (one-shot all-reduce, as in TensorRT-LLM's and vLLM's custom "
+               "kernels)",
+     .vendor = "nccl",
+     .supports = two_gpus},
+    /* 8. two_shot without events, more in flight. */
+    {.id = "two_shot_flags",
+     .title = "two-shot, flag barrier, every peer's loads in flight",
+     .lesson = "two_shot with one_shot's barrier of flags in peer memory instead of the "
+               "host-queued events, and G as a compile-time constant: a thread issues its 16-byte "
+               "loads from all G GPUs before the first add (G x 4 vectors at G = 4), where "
+               "two_shot waited for each source in turn. From G = 3 on a thread then covers G-1 "
+               "remote latencies at once, and the small sizes lose the events' microseconds. "
+               "Still 2(G-1)/G of the message each way.",
+     .course = "past the course (Little's law over G-1 links)",
+     .vendor = "nccl",
+     .supports = two_gpus},
+    /* 9. What the library runs. */
+    {.id = "dispatch",
+     .title = "the library's pick by size (warplab_allreduce)",
+     .lesson = "What warplab_allreduce runs, timed through the public call: a table of message "
+               "sizes per G (src/kernels/allreduce_plan.h) picks one_shot for latency-bound "
+               "messages and two_shot_flags above (NCCL without peer access); in place it never "
+               "takes one_shot, whose stores would overwrite an input a peer still reads.",
+     .course = "past the course (a size-based dispatcher, like NCCL's tuner)",
+     .vendor = "nccl",
+     .supports = two_gpus},
 };
 
 static warplab_status allreduce_make_problem(const size_t size[3], int dims, const char *dtype,
@@ -325,7 +362,7 @@ const wl_ladder wl_allreduce_ladder = {
     .verify = allreduce_verify,
     .bytes = allreduce_bytes,
     .flops = allreduce_flops,
-    .best_rung = "two_shot",
+    .best_rung = "dispatch",
     .test_problems = allreduce_test_problems,
     .available = allreduce_available,
     .bus_bytes = allreduce_bus_bytes,

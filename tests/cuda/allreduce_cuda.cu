@@ -112,6 +112,8 @@ static void one_case(warplab_allreduce_group *group, int gpus, const int *device
     }
     warplab_status status = warplab_allreduce(group, dtype, send.data(), recv.data(), count);
     CHECK_MSG(status == WARPLAB_OK, "warplab_allreduce: %s", warplab_last_error(NULL));
+    printf("%d GPUs, %s n=%zu offset %zu%s: %s\n", gpus, dtype == WARPLAB_INT32 ? "int32" : "float",
+           count, offset, in_place ? " in place" : "", warplab_allreduce_group_algorithm(group));
     std::vector<uint32_t> first;
     for (int r = 0; r < gpus; r++) {
         cudaSetDevice(devices[r]);
@@ -119,9 +121,9 @@ static void one_case(warplab_allreduce_group *group, int gpus, const int *device
         std::vector<uint32_t> got(count);
         CHECK(cudaMemcpy(got.data(), recv[r], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
         char what[128];
-        snprintf(what, sizeof what, "%s n=%zu offset %zu%s, GPU %d",
+        snprintf(what, sizeof what, "%s n=%zu offset %zu%s (%s), GPU %d",
                  dtype == WARPLAB_INT32 ? "int32" : "float", count, offset,
-                 in_place ? " in place" : "", devices[r]);
+                 in_place ? " in place" : "", warplab_allreduce_group_algorithm(group), devices[r]);
         CHECK_MSG(check_sum(inputs, dtype, got, what) == 0, "%s: wrong sums", what);
         if (r == 0)
             first = got;
@@ -155,8 +157,11 @@ static int single_process(void)
     CHECK_MSG(status == WARPLAB_OK, "group: %s", warplab_last_error(NULL));
     if (status != WARPLAB_OK)
         return check_report("test_allreduce_cuda");
-    printf("%d GPUs, algorithm %s\n", gpus, warplab_allreduce_group_algorithm(group));
-    const size_t counts[] = {1, 3, 1000, 65537, (1u << 20) + 3};
+    CHECK_STR(warplab_allreduce_group_algorithm(group), "planned");
+    /* Every route of the planner (src/kernels/allreduce_plan.h): one_shot
+     * (small, not in place), two_shot_flags (in place, and larger), NCCL
+     * (past 32 MiB from G = 3 on, where NCCL loads). */
+    const size_t counts[] = {1, 3, 1000, 65537, (1u << 20) + 3, (1u << 23) + 5};
     for (int t = 0; t < 2; t++)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
             const warplab_dtype dtype = t ? WARPLAB_INT32 : WARPLAB_FLOAT32;
@@ -176,6 +181,21 @@ static int single_process(void)
           WARPLAB_ERROR_INVALID_ARGUMENT);
     CHECK(warplab_allreduce(group, WARPLAB_FLOAT64, host_pointers, host_pointers, 1) ==
           WARPLAB_ERROR_INVALID_ARGUMENT);
+    /* recv one element past send on every rank: overlapping, not in place. */
+    std::vector<void *> base(gpus), send(gpus), recv(gpus);
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        CHECK(cudaMalloc(&base[r], 4096) == cudaSuccess);
+        send[r] = base[r];
+        recv[r] = (char *)base[r] + 4;
+    }
+    CHECK(warplab_allreduce(group, WARPLAB_FLOAT32, send.data(), recv.data(), 100) ==
+          WARPLAB_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(warplab_last_error(NULL), "overlap") != NULL);
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        cudaFree(base[r]);
+    }
     warplab_allreduce_group_destroy(group);
     int same[2] = {0, 0};
     CHECK(warplab_allreduce_group_create(2, same, NULL, &group) != WARPLAB_OK);

@@ -9,6 +9,9 @@
  *    4. ring -- ring: reduce-scatter + all-gather, chunked
  *    5. nccl -- ncclAllReduce (vendor)
  *    6. two_shot -- one kernel per GPU, two-shot, 16-byte
+ *    7. one_shot -- one-shot, flag barrier in peer memory
+ *    8. two_shot_flags -- two-shot, flag barrier, every peer's loads in flight
+ *    9. dispatch -- the library's pick by size (warplab_allreduce)
  *
  * The group (ar_group): rank 0 is the device the harness (or the caller)
  * runs on, ranks 1..G-1 the other devices in index order. Each rank has its
@@ -21,6 +24,7 @@
  * Safety: NVLink multicast (NVLS) is never used. NCCL_NVLS_ENABLE is set to 0
  * before NCCL initialises (wl_allreduce_nccl_env), and no multicast API
  * (cuMulticastCreate) is called anywhere. */
+#include "../allreduce_plan.h"
 #include "allreduce_cuda.h"
 #include "vendor_libs.h"
 
@@ -30,7 +34,8 @@
 
 #define AR_MAX WL_ALLREDUCE_MAX_GPUS
 
-/* warplab:rung allreduce host_staging through_one peer_read ring nccl two_shot */
+/* warplab:rung allreduce host_staging through_one peer_read ring nccl two_shot one_shot
+ * two_shot_flags dispatch */
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
@@ -121,6 +126,134 @@ __global__ void __launch_bounds__(256)
         for (int d = 0; d < destinations; d++)
             dst.p[d][at] = sum;
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The flag rungs: a barrier in peer memory instead of host-queued events    */
+
+/* Every rank's flag words: rank r's word (phase, block, q) is set by rank q
+ * to the call's number when q's block reaches the phase. */
+struct Flags {
+    unsigned *rank[AR_MAX];
+};
+
+/* A store that publishes everything the block wrote before it (with the
+ * __syncthreads before it), and the load that sees it: system scope, since
+ * the other side is another GPU (PTX ISA, "Memory Consistency Model"). */
+__device__ inline void store_release(unsigned *p, unsigned value)
+{
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
+}
+__device__ inline unsigned load_acquire(const unsigned *p)
+{
+    unsigned value;
+    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
+    return value;
+}
+
+/* The number of block b's call: one more than its last, kept in the rank's
+ * own flag words (AR_FLAG_CALLS + b). Every rank runs the group's calls in
+ * the same order with the same grid, so block b counts the same on every
+ * rank; counted on the device, a call captured in a CUDA graph gets a new
+ * number at every replay. Never 0, the words' first value. */
+__device__ inline unsigned call_number(const Flags &flags, int me)
+{
+    __shared__ unsigned number;
+    if (threadIdx.x == 0) {
+        unsigned next = *(volatile unsigned *)(flags.rank[me] + AR_FLAG_CALLS + blockIdx.x) + 1;
+        number = next ? next : 1;
+    }
+    __syncthreads();
+    return number;
+}
+
+__device__ inline void count_call(const Flags &flags, int me, unsigned number)
+{
+    if (threadIdx.x == 0)
+        *(volatile unsigned *)(flags.rank[me] + AR_FLAG_CALLS + blockIdx.x) = number;
+}
+
+/* Block b of rank me meets block b of every other rank: thread q (< G, not
+ * me) sets rank q's word (phase, b, me) and waits for its own word (phase,
+ * b, q). Phase 0 (start): every rank's kernel has started, so the work
+ * queued before it on every rank's stream is done (inputs written, outputs
+ * free). Phase 1 (end): every rank's block b has finished reading and
+ * writing, so when this rank's kernel ends no other rank still touches its
+ * arrays. Two phases, because a fast peer can reach the end while this block
+ * still waits at the start; the call's number (epoch) tells this call's flag
+ * from the last call's. Every block of the grid must be resident (the grid
+ * is capped at the group's fewest SMs). */
+template <int G>
+__device__ inline void block_barrier(const Flags &flags, int me, unsigned epoch, int phase)
+{
+    __syncthreads();
+    const int q = (int)threadIdx.x;
+    if (q < G && q != me) {
+        const size_t slot = ((size_t)phase * AR_FLAG_BLOCKS + blockIdx.x) * AR_MAX;
+        store_release(flags.rank[q] + slot + me, epoch);
+        const unsigned *mine = flags.rank[me] + slot + q;
+        while (load_acquire(mine) != epoch) {
+        }
+    }
+    __syncthreads();
+}
+
+/* dst[d][i] = src[0][i] + ... + src[G-1][i] for every destination d, between
+ * a start and an end barrier. G is a template parameter, so every thread
+ * issues its loads from all G sources (UNROLL 16-byte vectors each) before
+ * the first add: G x UNROLL x 16 bytes in flight a thread, enough to cover
+ * G - 1 remote latencies at once (reduce_to_all waits for each source in
+ * turn). Sums in source order, as reduce_to_all, so every rank gets the
+ * same bits. */
+template <typename T, int G, int UNROLL, int DESTINATIONS>
+__global__ void __launch_bounds__(AR_FLAG_THREADS)
+    flagged_reduce(Pointers<const T> src, Pointers<T> dst, size_t count, size_t head,
+                   size_t vectors, Flags flags, int me)
+{
+    using V = typename Vector<T>::type;
+    const unsigned epoch = call_number(flags, me);
+    block_barrier<G>(flags, me, epoch, 0);
+    const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * blockDim.x;
+    for (size_t base = thread; base < vectors; base += threads * UNROLL) {
+        V part[G][UNROLL];
+#pragma unroll
+        for (int s = 0; s < G; s++)
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                const size_t v = base + (size_t)u * threads;
+                if (v < vectors)
+                    part[s][u] = reinterpret_cast<const V *>(src.p[s] + head)[v];
+            }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+#pragma unroll
+            for (int s = 1; s < G; s++)
+                part[0][u] = add(part[0][u], part[s][u]);
+        }
+#pragma unroll
+        for (int d = 0; d < DESTINATIONS; d++) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                const size_t v = base + (size_t)u * threads;
+                if (v < vectors)
+                    reinterpret_cast<V *>(dst.p[d] + head)[v] = part[0][u];
+            }
+        }
+    }
+    const size_t tail = head + 4 * vectors;
+    for (size_t i = thread; i < head + (count - tail); i += threads) {
+        const size_t at = i < head ? i : tail + (i - head);
+        T sum = src.p[0][at];
+#pragma unroll
+        for (int s = 1; s < G; s++)
+            sum = add(sum, src.p[s][at]);
+#pragma unroll
+        for (int d = 0; d < DESTINATIONS; d++)
+            dst.p[d][at] = sum;
+    }
+    block_barrier<G>(flags, me, epoch, 1);
+    count_call(flags, me, epoch);
 }
 
 } // namespace
@@ -267,6 +400,34 @@ static warplab_status nccl_comms(wl_backend *backend, ar_group *g)
 }
 #endif
 
+/* Every rank's flag words, zeroed before any kernel may set them (a peer's
+ * first call writes into them: the zeroing is waited for here), and the
+ * grid's cap: the fewest SMs of the group, so every block of a flag kernel
+ * is resident at once on every GPU (one block of AR_FLAG_THREADS an SM). */
+static warplab_status open_flags(wl_backend *backend, ar_group *g)
+{
+    cudaError_t e = cudaSuccess;
+    int fewest = AR_FLAG_BLOCKS;
+    for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
+        int sms = 0;
+        e = cudaSetDevice(g->devices[r]);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->devices[r]);
+        if (e == cudaSuccess && sms < fewest)
+            fewest = sms;
+        if (e == cudaSuccess)
+            e = cudaMalloc(&g->flags[r], AR_FLAG_WORDS * sizeof(unsigned));
+        if (e == cudaSuccess)
+            e = cudaMemsetAsync(g->flags[r], 0, AR_FLAG_WORDS * sizeof(unsigned), g->stream[r][0]);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(g->stream[r][0]);
+    }
+    if (e != cudaSuccess)
+        return wl_cuda_check(backend, e, "all-reduce flags");
+    g->flag_blocks = fewest > 0 ? fewest : 1;
+    return WARPLAB_OK;
+}
+
 warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpus,
                                        const int *devices, const cudaStream_t *streams,
                                        ar_algorithm algorithm, size_t bytes)
@@ -319,11 +480,22 @@ warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpu
         e = cudaEventCreateWithFlags(&g->summed, cudaEventDisableTiming);
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "all-reduce streams and events");
-    if (algorithm == AR_PEER_READ || algorithm == AR_RING || algorithm == AR_TWO_SHOT) {
+    const bool flagged = algorithm == AR_ONE_SHOT || algorithm == AR_TWO_SHOT_FLAGS;
+    const bool peers =
+        algorithm == AR_PLANNED
+            ? wl_allreduce_peer_check(gpus, g->devices, reason, sizeof reason) == WARPLAB_OK
+            : flagged || algorithm == AR_PEER_READ || algorithm == AR_RING ||
+                  algorithm == AR_TWO_SHOT;
+    if (peers) {
         status = wl_allreduce_peer_check(gpus, g->devices, reason, sizeof reason);
         if (status != WARPLAB_OK)
             return wl_fail(backend, status, "%s", reason);
         status = enable_peers(backend, g);
+        if (status != WARPLAB_OK)
+            return status;
+    }
+    if (peers && (flagged || algorithm == AR_PLANNED)) {
+        status = open_flags(backend, g);
         if (status != WARPLAB_OK)
             return status;
     }
@@ -335,12 +507,50 @@ warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpu
     }
     if (algorithm == AR_NCCL) {
 #ifdef WARPLAB_HAVE_NCCL
-        return nccl_comms(backend, g);
+        status = nccl_comms(backend, g);
+        g->nccl_ready = status == WARPLAB_OK;
+        return status;
 #else
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s", WL_ALLREDUCE_NO_NCCL);
 #endif
     }
+#ifdef WARPLAB_HAVE_NCCL
+    /* The planner's group: NCCL's communicators where NCCL loads (without
+     * peers the only way; with peers, the planner's choice at some sizes). */
+    if (algorithm == AR_PLANNED && (!peers || wl_allreduce_plan_uses_nccl(gpus))) {
+        char why[1024];
+        if (wl_nccl_load(why, sizeof why)) {
+            status = nccl_comms(backend, g);
+            if (status != WARPLAB_OK && !peers)
+                return status;
+            g->nccl_ready = status == WARPLAB_OK;
+        } else if (!peers) {
+            return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s; and %s", reason, why);
+        }
+    }
+#else
+    if (algorithm == AR_PLANNED && !peers)
+        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED, "%s; and warplab was %s", reason,
+                       WL_ALLREDUCE_NO_NCCL);
+#endif
+    g->peers = peers;
     return WARPLAB_OK;
+}
+
+const char *wl_allreduce_algorithm_name(ar_algorithm algorithm)
+{
+    switch (algorithm) {
+    case AR_HOST_STAGING: return "host_staging";
+    case AR_THROUGH_ONE: return "through_one";
+    case AR_PEER_READ: return "peer_read";
+    case AR_RING: return "ring";
+    case AR_NCCL: return "nccl";
+    case AR_TWO_SHOT: return "two_shot";
+    case AR_ONE_SHOT: return "one_shot";
+    case AR_TWO_SHOT_FLAGS: return "two_shot_flags";
+    case AR_PLANNED: break;
+    }
+    return "planned";
 }
 
 void wl_allreduce_group_close(ar_group *g)
@@ -358,6 +568,8 @@ void wl_allreduce_group_close(ar_group *g)
         }
         if (g->host[r])
             cudaFreeHost(g->host[r]);
+        if (g->flags[r])
+            cudaFree(g->flags[r]);
     }
     if (g->start)
         cudaEventDestroy(g->start);
@@ -374,9 +586,28 @@ void wl_allreduce_group_close(ar_group *g)
  * that stream); with every_rank (the library's calls), for every rank's
  * first stream: no rank's work may start while another rank's caller still
  * uses the arrays this all-reduce writes. */
+/* The flag rungs order the ranks themselves (their kernels' barriers), and
+ * so does NCCL in the library's calls (its kernels wait for every rank's);
+ * under the harness NCCL keeps the events, which make rank 0's stream wait
+ * for every rank. */
+static bool self_ordered(const ar_group *g)
+{
+    return g->algorithm == AR_ONE_SHOT || g->algorithm == AR_TWO_SHOT_FLAGS ||
+           (g->algorithm == AR_NCCL && g->every_rank);
+}
+
+/* The streams a run uses a rank: the ring's chunks, else the first. */
+static int streams_used(const ar_group *g)
+{
+    return g->algorithm == AR_RING ? g->streams : 1;
+}
+
 static cudaError_t begin(const ar_group *g)
 {
     cudaError_t e = cudaSuccess;
+    if (self_ordered(g))
+        return e;
+    const int streams = streams_used(g);
     const int recorded = g->every_rank ? g->gpus : 1;
     for (int r = 0; r < recorded && e == cudaSuccess; r++) {
         e = cudaSetDevice(g->devices[r]);
@@ -385,7 +616,7 @@ static cudaError_t begin(const ar_group *g)
     }
     for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
         e = cudaSetDevice(g->devices[r]);
-        for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+        for (int s = 0; s < streams && e == cudaSuccess; s++)
             for (int q = 0; q < recorded && e == cudaSuccess; q++)
                 if (q != r || s != 0)
                     e = cudaStreamWaitEvent(g->stream[r][s],
@@ -400,9 +631,12 @@ static cudaError_t begin(const ar_group *g)
 static cudaError_t end(const ar_group *g)
 {
     cudaError_t e = cudaSuccess;
+    if (self_ordered(g))
+        return e;
+    const int streams = streams_used(g);
     for (int r = 0; r < g->gpus && e == cudaSuccess; r++) {
         e = cudaSetDevice(g->devices[r]);
-        for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+        for (int s = 0; s < streams && e == cudaSuccess; s++)
             if (r || s || g->every_rank)
                 e = cudaEventRecord(g->event[r][s], g->stream[r][s]);
     }
@@ -410,7 +644,7 @@ static cudaError_t end(const ar_group *g)
     for (int w = 0; w < waiting && e == cudaSuccess; w++) {
         e = cudaSetDevice(g->devices[w]);
         for (int r = 0; r < g->gpus && e == cudaSuccess; r++)
-            for (int s = 0; s < g->streams && e == cudaSuccess; s++)
+            for (int s = 0; s < streams && e == cudaSuccess; s++)
                 if (r != w || s != 0)
                     e = cudaStreamWaitEvent(g->stream[w][0], g->event[r][s], 0);
     }
@@ -698,6 +932,128 @@ static cudaError_t run_two_shot(ar_group *g, const ar_call *call, unsigned sms)
     return e;
 }
 
+/* The flag rungs' unrolling: 8 to 16 vectors in flight a thread over G
+ * sources (registers: G x UNROLL 16-byte vectors). */
+template <int G> constexpr int flag_unroll()
+{
+    return G <= 4 ? 4 : 2;
+}
+
+template <typename T, int G>
+static void launch_flagged_sized(unsigned blocks, cudaStream_t stream, const void *const *sources,
+                                 void *const *destinations, int destination_count, size_t count,
+                                 size_t head, size_t vectors, const Flags &flags, int me)
+{
+    Pointers<const T> src{};
+    Pointers<T> dst{};
+    for (int i = 0; i < G; i++)
+        src.p[i] = static_cast<const T *>(sources[i]);
+    for (int i = 0; i < destination_count; i++)
+        dst.p[i] = static_cast<T *>(destinations[i]);
+    if (destination_count == 1)
+        flagged_reduce<T, G, flag_unroll<G>(), 1>
+            <<<blocks, AR_FLAG_THREADS, 0, stream>>>(src, dst, count, head, vectors, flags, me);
+    else
+        flagged_reduce<T, G, flag_unroll<G>(), G>
+            <<<blocks, AR_FLAG_THREADS, 0, stream>>>(src, dst, count, head, vectors, flags, me);
+}
+
+template <typename T>
+static void launch_flagged(int gpus, unsigned blocks, cudaStream_t stream,
+                           const void *const *sources, void *const *destinations,
+                           int destination_count, size_t count, size_t head, size_t vectors,
+                           const Flags &flags, int me)
+{
+#define AR_FLAGGED_CASE(G)                                                                         \
+    case G:                                                                                        \
+        launch_flagged_sized<T, G>(blocks, stream, sources, destinations, destination_count,       \
+                                   count, head, vectors, flags, me);                               \
+        break;
+    switch (gpus) {
+        AR_FLAGGED_CASE(2)
+        AR_FLAGGED_CASE(3)
+        AR_FLAGGED_CASE(4)
+        AR_FLAGGED_CASE(5)
+        AR_FLAGGED_CASE(6)
+        AR_FLAGGED_CASE(7)
+        AR_FLAGGED_CASE(8)
+    default: break;
+    }
+#undef AR_FLAGGED_CASE
+}
+
+/* 7. One-shot: every GPU reads all G arrays (16-byte loads, every source's
+ * in flight at once) and writes its own sum, between a start and an end
+ * barrier of flags in peer memory; no host-queued events. Not in place: a
+ * rank's stores would overwrite the input its peers may still read.
+ * 8. Two-shot with the same barriers: GPU r sums segment r of every input
+ * into segment r of every output. Every rank launches the same grid, even
+ * over an empty segment: block b of every rank meets block b of the others.
+ * A launch refused after another rank's kernel was queued leaves that
+ * kernel waiting: the arguments are checked before the first launch. */
+static cudaError_t run_flagged(ar_group *g, const ar_call *call, bool two_shot)
+{
+    const int G = g->gpus;
+    if (G < 2 || G > AR_MAX || g->flag_blocks < 1 || !g->flags[0])
+        return cudaErrorInvalidValue;
+    size_t largest = call->n, first = 0, count = 0;
+    if (two_shot)
+        segment_range(call->n, G, 0, 1, 0, &first, &largest);
+    const size_t vectors_most = (largest + 3) / 4;
+    size_t blocks = (vectors_most + AR_FLAG_THREADS - 1) / AR_FLAG_THREADS;
+    if (blocks > (size_t)g->flag_blocks)
+        blocks = (size_t)g->flag_blocks;
+    if (blocks < 1)
+        blocks = 1;
+    Flags flags{};
+    for (int r = 0; r < G; r++)
+        flags.rank[r] = g->flags[r];
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < G && e == cudaSuccess; r++) {
+        const void *sources[AR_MAX];
+        void *destinations[AR_MAX];
+        int destination_count = 1;
+        if (two_shot) {
+            segment_range(call->n, G, r, 1, 0, &first, &count);
+            for (int k = 0; k < G; k++) {
+                sources[k] = offset(call->in[k], first);
+                destinations[k] = offset(call->out[k], first);
+            }
+            destination_count = G;
+        } else {
+            count = call->n;
+            for (int k = 0; k < G; k++)
+                sources[k] = call->in[k];
+            destinations[0] = call->out[r];
+        }
+        const void *all[2 * AR_MAX];
+        for (int i = 0; i < G; i++)
+            all[i] = sources[i];
+        for (int i = 0; i < destination_count; i++)
+            all[G + i] = destinations[i];
+        size_t head = count, vectors = 0;
+        if (count && same_alignment(all, G + destination_count)) {
+            head = ((16 - ((uintptr_t)sources[0] & 15)) & 15) / 4;
+            if (head > count)
+                head = count;
+            vectors = (count - head) / 4;
+        }
+        if (vectors == 0)
+            head = count;
+        e = cudaSetDevice(g->devices[r]);
+        if (e != cudaSuccess)
+            break;
+        if (call->dtype == WARPLAB_INT32)
+            launch_flagged<int>(G, (unsigned)blocks, g->stream[r][0], sources, destinations,
+                                destination_count, count, head, vectors, flags, r);
+        else
+            launch_flagged<float>(G, (unsigned)blocks, g->stream[r][0], sources, destinations,
+                                  destination_count, count, head, vectors, flags, r);
+        e = cudaGetLastError();
+    }
+    return e;
+}
+
 #ifdef WARPLAB_HAVE_NCCL
 static warplab_status run_nccl(wl_backend *backend, ar_group *g, const ar_call *call)
 {
@@ -733,6 +1089,9 @@ warplab_status wl_allreduce_group_run(wl_backend *backend, ar_group *g, const ar
         case AR_PEER_READ: e = run_peer_read(g, call, sms); break;
         case AR_RING: e = run_ring(g, call, sms); break;
         case AR_TWO_SHOT: e = run_two_shot(g, call, sms); break;
+        case AR_ONE_SHOT: e = run_flagged(g, call, false); break;
+        case AR_TWO_SHOT_FLAGS: e = run_flagged(g, call, true); break;
+        case AR_PLANNED: e = cudaErrorInvalidValue; break;
         case AR_NCCL:
 #ifdef WARPLAB_HAVE_NCCL
             status = run_nccl(backend, g, call);
@@ -759,7 +1118,8 @@ warplab_status wl_allreduce_group_run(wl_backend *backend, ar_group *g, const ar
 typedef struct harness_state {
     ar_group group;
     ar_call call;
-    void *owned[AR_MAX]; /* ranks 1..G-1: input and output in one allocation */
+    void *owned[AR_MAX];              /* ranks 1..G-1: input and output in one allocation */
+    warplab_allreduce_group *library; /* dispatch: the public call's group */
 } harness_state;
 
 static void harness_teardown(wl_backend *backend, void *state)
@@ -768,6 +1128,7 @@ static void harness_teardown(wl_backend *backend, void *state)
     harness_state *h = static_cast<harness_state *>(state);
     if (!h)
         return;
+    warplab_allreduce_group_destroy(h->library); /* before the streams it borrows */
     wl_allreduce_group_close(&h->group);
     for (void *p : h->owned)
         if (p)
@@ -858,6 +1219,53 @@ static warplab_status harness_launch(wl_backend *backend, const wl_launch *launc
     return wl_allreduce_group_run(backend, &h->group, &h->call);
 }
 
+/* 9. The library's pick: the harness's arrays through the public calls, the
+ * group made by warplab_allreduce_group_create on the harness's streams
+ * (rank 0's is the harness's own), each launch one warplab_allreduce; so the
+ * row times what a caller pays, the planner's choice and the checks of the
+ * arguments included. Its open group (through_one's: streams and events
+ * only) serves the harness's copies. */
+static warplab_status setup_dispatch(wl_backend *backend, const wl_launch *launch, void **state)
+{
+    warplab_status status = harness_setup(backend, launch, state, AR_THROUGH_ONE);
+    if (status != WARPLAB_OK)
+        return status;
+    harness_state *h = static_cast<harness_state *>(*state);
+    void *streams[AR_MAX] = {};
+    for (int r = 0; r < h->group.gpus; r++)
+        streams[r] = h->group.stream[r][0];
+    status = warplab_allreduce_group_create(h->group.gpus, h->group.devices, streams, &h->library);
+    if (status != WARPLAB_OK)
+        return wl_fail(backend, status, "%s", warplab_last_error(NULL));
+    return WARPLAB_OK;
+}
+
+static warplab_status launch_dispatch(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)launch;
+    harness_state *h = static_cast<harness_state *>(state);
+    warplab_status status =
+        warplab_allreduce(h->library, h->call.dtype, h->call.in, h->call.out, h->call.n);
+    if (status != WARPLAB_OK)
+        return wl_fail(backend, status, "%s", warplab_last_error(NULL));
+    /* NCCL's kernel on rank 0 may end before another rank's: rank 0's stream
+     * waits for every rank, as under the nccl rung, so the row times all of
+     * it and finish copies finished results. (The flag rungs' kernel on rank
+     * 0 ends after every rank's block has passed the end barrier.) */
+    if (strcmp(warplab_allreduce_group_algorithm(h->library), "nccl") != 0)
+        return WARPLAB_OK;
+    DeviceScope scope;
+    cudaError_t e = cudaSuccess;
+    for (int r = 1; r < h->group.gpus && e == cudaSuccess; r++) {
+        e = cudaSetDevice(h->group.devices[r]);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(h->group.event[r][0], h->group.stream[r][0]);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(h->group.stream[0][0], h->group.event[r][0], 0);
+    }
+    return wl_cuda_check(backend, e, "waiting for every rank");
+}
+
 /* The ranks' results into the output's slices, on the harness's stream
  * (which the launch left waiting for every rank). */
 static warplab_status harness_finish(wl_backend *backend, const wl_launch *launch, void *state)
@@ -916,6 +1324,26 @@ static warplab_status supports_nccl(wl_backend *backend, const wl_problem *p, ch
 #endif
 }
 
+/* The library's call runs where every pair has peer access, or through NCCL. */
+static warplab_status supports_dispatch(wl_backend *backend, const wl_problem *p, char *reason,
+                                        size_t len)
+{
+    (void)backend;
+    warplab_status status = group_supports(p, true, reason, len);
+    if (status != WARPLAB_OK && group_supports(p, false, reason, len) == WARPLAB_OK) {
+#ifdef WARPLAB_HAVE_NCCL
+        char why[1024];
+        if (wl_nccl_load(why, sizeof why))
+            return WARPLAB_OK;
+        wl_format(reason, len, "no peer access between every pair of GPUs, and %s", why);
+#else
+        wl_format(reason, len, "no peer access between every pair of GPUs, and %s",
+                  WL_ALLREDUCE_NO_NCCL);
+#endif
+    }
+    return status;
+}
+
 /* through_one gathers the other G-1 arrays on GPU 0: its workspace. */
 static size_t gather_bytes(wl_backend *backend, const wl_problem *p)
 {
@@ -938,24 +1366,31 @@ HARNESS_SETUP(peer_read, AR_PEER_READ)
 HARNESS_SETUP(ring, AR_RING)
 HARNESS_SETUP(nccl, AR_NCCL)
 HARNESS_SETUP(two_shot, AR_TWO_SHOT)
+HARNESS_SETUP(one_shot, AR_ONE_SHOT)
+HARNESS_SETUP(two_shot_flags, AR_TWO_SHOT_FLAGS)
 
-#define ALLREDUCE_IMPL(name, limits, scratch)                                                      \
+#define ALLREDUCE_IMPL_WITH(name, limits, scratch, launcher)                                       \
     static const wl_impl name##_impl = {.ladder = "allreduce",                                     \
                                         .rung = #name,                                             \
                                         .supports = limits,                                        \
                                         .scratch_bytes = scratch,                                  \
                                         .setup = setup_##name,                                     \
-                                        .launch = harness_launch,                                  \
+                                        .launch = launcher,                                        \
                                         .finish = harness_finish,                                  \
                                         .teardown = harness_teardown};
+#define ALLREDUCE_IMPL(name, limits, scratch)                                                      \
+    ALLREDUCE_IMPL_WITH(name, limits, scratch, harness_launch)
 ALLREDUCE_IMPL(host_staging, supports_any, nullptr)
 ALLREDUCE_IMPL(through_one, supports_any, gather_bytes)
 ALLREDUCE_IMPL(peer_read, supports_peers, nullptr)
 ALLREDUCE_IMPL(ring, supports_peers, nullptr)
 ALLREDUCE_IMPL(nccl, supports_nccl, nullptr)
 ALLREDUCE_IMPL(two_shot, supports_peers, nullptr)
+ALLREDUCE_IMPL(one_shot, supports_peers, nullptr)
+ALLREDUCE_IMPL(two_shot_flags, supports_peers, nullptr)
+ALLREDUCE_IMPL_WITH(dispatch, supports_dispatch, nullptr, launch_dispatch)
 
 extern "C" const wl_impl *const wl_cuda_allreduce_impls[] = {
-    &host_staging_impl, &through_one_impl, &peer_read_impl, &ring_impl,
-    &nccl_impl,         &two_shot_impl,    nullptr};
+    &host_staging_impl, &through_one_impl, &peer_read_impl,      &ring_impl,     &nccl_impl,
+    &two_shot_impl,     &one_shot_impl,    &two_shot_flags_impl, &dispatch_impl, nullptr};
 /* warplab:end */

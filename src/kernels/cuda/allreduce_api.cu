@@ -1,11 +1,13 @@
 /* The library's all-reduce calls (include/warplab.h, docs/MULTIGPU.md):
  * - warplab_allreduce: the GPUs of one process, over the caller's arrays and
- *   streams, through the engine of src/kernels/cuda/allreduce.cu (two_shot where
- *   every pair has peer access, else NCCL);
+ *   streams, through the engine of src/kernels/cuda/allreduce.cu; the rung
+ *   for each call from the planner (src/kernels/allreduce_plan.h: one_shot,
+ *   two_shot_flags or NCCL by message size, G and peer access);
  * - warplab_comm_*: one process per GPU joining an NCCL communicator through
  *   an id in a file or an environment variable.
  * Failures are recorded per thread (warplab_last_error(NULL)). NCCL starts
  * only after NCCL_NVLS_ENABLE=0 is set (wl_allreduce_nccl_env). */
+#include "../allreduce_plan.h"
 #include "allreduce_cuda.h"
 #include "vendor_libs.h"
 
@@ -19,6 +21,8 @@
 struct warplab_allreduce_group {
     ar_group group;
     wl_backend report; /* collects the engine's failure detail; info.multiprocessors */
+    wl_allreduce_topology topology;
+    ar_algorithm last; /* the last call's rung */
 };
 
 static warplab_status fail_from(wl_backend *backend, warplab_status status)
@@ -44,42 +48,25 @@ extern "C" warplab_status warplab_allreduce_group_create(int gpus, const int *de
     cudaStream_t rank_streams[WARPLAB_MAX_GPUS] = {};
     for (int r = 0; streams && r < gpus; r++)
         rank_streams[r] = static_cast<cudaStream_t>(streams[r]);
-    char reason[256] = "";
-    int present = 0;
-    if (cudaGetDeviceCount(&present) != cudaSuccess)
-        present = 0;
-    cudaGetLastError();
-    ar_algorithm algorithm = AR_TWO_SHOT;
-    bool peers = gpus <= present &&
-                 wl_allreduce_peer_check(gpus, devices, reason, sizeof reason) == WARPLAB_OK;
-    if (!peers) {
-#ifdef WARPLAB_HAVE_NCCL
-        char why[1024];
-        if (!wl_nccl_load(why, sizeof why)) {
-            free(g);
-            return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED, "%s; and %s",
-                                    reason[0] ? reason : "fewer CUDA devices than asked", why);
-        }
-        algorithm = AR_NCCL;
-#else
-        free(g);
-        return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED, "%s; and warplab was %s",
-                                reason[0] ? reason : "fewer CUDA devices than asked",
-                                WL_ALLREDUCE_NO_NCCL);
-#endif
-    }
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, devices[0]) == cudaSuccess)
         g->report.info.multiprocessors = sms;
     cudaGetLastError();
+    /* Everything the planner may pick: peers and flags where every pair has
+     * peer access, NCCL's communicators where NCCL loads (refused where
+     * neither). */
     warplab_status status =
-        wl_allreduce_group_open(&g->report, &g->group, gpus, devices, rank_streams, algorithm, 0);
+        wl_allreduce_group_open(&g->report, &g->group, gpus, devices, rank_streams, AR_PLANNED, 0);
     if (status != WARPLAB_OK) {
         status = fail_from(&g->report, status);
         wl_allreduce_group_close(&g->group);
         free(g);
         return status;
     }
+    g->topology.gpus = gpus;
+    g->topology.peers = g->group.peers;
+    g->topology.nccl = g->group.nccl_ready;
+    g->last = AR_PLANNED;
     g->group.every_rank = true;
     *out = g;
     return WARPLAB_OK;
@@ -97,7 +84,26 @@ extern "C" const char *warplab_allreduce_group_algorithm(const warplab_allreduce
 {
     if (!g)
         return "none";
-    return g->group.algorithm == AR_NCCL ? "nccl" : "two_shot";
+    return wl_allreduce_algorithm_name(g->last);
+}
+
+/* The planner's route as the engine's rung. */
+static ar_algorithm algorithm_of(wl_allreduce_route route)
+{
+    switch (route) {
+    case WL_ALLREDUCE_ROUTE_ONE_SHOT: return AR_ONE_SHOT;
+    case WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS: return AR_TWO_SHOT_FLAGS;
+    case WL_ALLREDUCE_ROUTE_NCCL: return AR_NCCL;
+    case WL_ALLREDUCE_ROUTE_NONE: break;
+    }
+    return AR_PLANNED;
+}
+
+/* Whether [a, a + bytes) and [b, b + bytes) share a byte. */
+static bool overlap(const void *a, const void *b, size_t bytes)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y ? y - x < bytes : x - y < bytes;
 }
 
 /* A device pointer of count x 4 bytes on the device. */
@@ -141,15 +147,31 @@ extern "C" warplab_status warplab_allreduce(warplab_allreduce_group *g, warplab_
     memset(&call, 0, sizeof call);
     call.n = count;
     call.dtype = dtype;
+    bool in_place = false;
     for (int r = 0; r < g->group.gpus; r++) {
         warplab_status status = check_array(send[r], g->group.devices[r], bytes, "send array", r);
         if (status == WARPLAB_OK)
             status = check_array(recv[r], g->group.devices[r], bytes, "recv array", r);
         if (status != WARPLAB_OK)
             return status;
+        if (send[r] != recv[r] && overlap(send[r], recv[r], bytes))
+            return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                    "rank %d's send and recv arrays overlap without being the "
+                                    "same array (in place: recv[r] = send[r])",
+                                    r);
         call.in[r] = send[r];
         call.out[r] = recv[r];
+        in_place = in_place || send[r] == recv[r];
     }
+    const ar_algorithm algorithm =
+        algorithm_of(wl_allreduce_plan(count, dtype, &g->topology, in_place));
+    if (algorithm == AR_PLANNED)
+        return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED,
+                                "warplab_allreduce: no rung for %d GPUs without peer access "
+                                "or NCCL",
+                                g->group.gpus);
+    g->group.algorithm = algorithm;
+    g->last = algorithm;
     g->report.error[0] = '\0';
     warplab_status status = wl_allreduce_group_run(&g->report, &g->group, &call);
     return status == WARPLAB_OK ? WARPLAB_OK : fail_from(&g->report, status);
@@ -163,6 +185,7 @@ struct warplab_comm {
     const wl_nccl_api *nccl;
     ncclComm_t comm;
     int device;
+    int ranks;
     cudaStream_t stream;
 };
 
@@ -318,6 +341,7 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
         return wl_detached_fail(WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "all-reduce comm");
     c->nccl = nccl;
     c->device = device;
+    c->ranks = ranks;
     cudaError_t e = cudaSetDevice(device);
     if (e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
@@ -367,6 +391,13 @@ extern "C" warplab_status warplab_comm_allreduce(warplab_comm *c, warplab_dtype 
         status = check_array(recv, c->device, bytes, "recv array", 0);
     if (status != WARPLAB_OK)
         return status;
+    /* The planner, with no peer memory: processes share none (warplab's peer
+     * rungs would need IPC handles), so every size is NCCL's. A single rank
+     * is NCCL's too (its copy). */
+    const wl_allreduce_topology topology = {c->ranks < 2 ? 2 : c->ranks, false, true};
+    if (wl_allreduce_plan(count, dtype, &topology, send == recv) != WL_ALLREDUCE_ROUTE_NCCL)
+        return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED,
+                                "all-reduce planner: no route for a comm");
     int previous = 0;
     cudaGetDevice(&previous);
     cudaSetDevice(c->device);

@@ -15,6 +15,13 @@ extern "C" {
 #endif
 
 #define AR_RING_STREAMS 4
+/* The flag rungs (one_shot, two_shot_flags): threads a block, and the most
+ * blocks a grid. Every rank's flag words: one a block, phase and peer, then
+ * one a block counting the block's calls (AR_FLAG_CALLS on). */
+#define AR_FLAG_THREADS 512
+#define AR_FLAG_BLOCKS 256
+#define AR_FLAG_CALLS (2 * AR_FLAG_BLOCKS * WL_ALLREDUCE_MAX_GPUS)
+#define AR_FLAG_WORDS (AR_FLAG_CALLS + AR_FLAG_BLOCKS)
 
 /* Why the NCCL rows are missing from a build without NCCL. */
 #define WL_ALLREDUCE_NO_NCCL                                                                       \
@@ -27,7 +34,10 @@ typedef enum ar_algorithm {
     AR_PEER_READ,
     AR_RING,
     AR_NCCL,
-    AR_TWO_SHOT
+    AR_TWO_SHOT,
+    AR_ONE_SHOT,
+    AR_TWO_SHOT_FLAGS,
+    AR_PLANNED /* a group open for every algorithm; each call sets one */
 } ar_algorithm;
 
 typedef struct ar_group {
@@ -47,6 +57,13 @@ typedef struct ar_group {
     void *host[WL_ALLREDUCE_MAX_GPUS]; /* host staging: pinned arrays */
     size_t host_n;
     warplab_dtype host_dtype;
+    /* The flag rungs: every rank's flag words (AR_FLAG_WORDS, on its device,
+     * zeroed at open) and the grid's cap (the fewest SMs of the group: every
+     * block must be resident at once). */
+    unsigned *flags[WL_ALLREDUCE_MAX_GPUS];
+    int flag_blocks;
+    bool peers;      /* every pair has peer access, enabled */
+    bool nccl_ready; /* comms holds the group's NCCL communicators */
 #ifdef WARPLAB_HAVE_NCCL
     ncclComm_t comms[WL_ALLREDUCE_MAX_GPUS]; /* kept by the process, not owned */
 #endif
@@ -72,8 +89,12 @@ warplab_status wl_allreduce_peer_check(int gpus, const int *devices, char *reaso
 /* Enables device a's access to device b's memory once per process (later
  * calls return at once). */
 cudaError_t wl_allreduce_enable_peer(int a, int b);
+/* The rung's name ("two_shot_flags"). */
+const char *wl_allreduce_algorithm_name(ar_algorithm algorithm);
 /* Streams, events, peer access, staging memory (bytes per rank) or NCCL
- * communicators for the algorithm over gpus distinct devices; rank r's
+ * communicators for the algorithm over gpus distinct devices (AR_PLANNED
+ * algorithm = everything the library's planner may pick: peers, flags, the
+ * ring's streams, NCCL's communicators where NCCL loads); rank r's
  * first stream is streams[r] where streams and streams[r] are not NULL (the
  * caller's), else the group's own. Allocates and may synchronise: once,
  * before the runs. backend (may be NULL) receives the failure's detail. */

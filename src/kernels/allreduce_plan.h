@@ -1,0 +1,113 @@
+/* The all-reduce planner: which rung warplab_allreduce and
+ * warplab_comm_allreduce run for a message (its bytes, the number of GPUs G,
+ * the element type) on a topology (whether every pair of GPUs maps the
+ * other's memory, whether NCCL loads). C11 and CUDA; tested on the host
+ * (tests/unit/test_allreduce_plan.c), no GPU needed.
+ *
+ * The rule is a table: the first row whose G range holds the group and whose
+ * byte limit lies above the message names the rung. Then the topology:
+ *   - the peer rungs need every pair's peer access (one process: the peer
+ *     query; one process per GPU: never, the ranks share no memory) and
+ *     fall back to NCCL without it;
+ *   - NCCL where it does not load falls back to two_shot_flags (peers) or
+ *     to no route;
+ *   - one_shot in place (send = recv) would overwrite an input its peers may
+ *     still read: two_shot_flags, which never reads what another rank
+ *     writes.
+ * float and int32 are both 4-byte sums: the type changes nothing here but
+ * the message's bytes. */
+#ifndef WARPLAB_ALLREDUCE_PLAN_H
+#define WARPLAB_ALLREDUCE_PLAN_H
+
+#include "warplab.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum wl_allreduce_route {
+    WL_ALLREDUCE_ROUTE_ONE_SHOT,       /* flags in peer memory, every GPU reads all */
+    WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS, /* flags in peer memory, segment r on GPU r */
+    WL_ALLREDUCE_ROUTE_NCCL,           /* ncclAllReduce */
+    WL_ALLREDUCE_ROUTE_NONE            /* nothing can run it (the reason: the caller's) */
+} wl_allreduce_route;
+
+typedef struct wl_allreduce_topology {
+    int gpus;   /* G, 2 .. WARPLAB_MAX_GPUS */
+    bool peers; /* every pair of the group maps the other's memory */
+    bool nccl;  /* NCCL loads */
+} wl_allreduce_topology;
+
+/* One row: groups of gpus_min .. gpus_max GPUs, messages under bytes_below. */
+typedef struct wl_allreduce_rule {
+    int gpus_min, gpus_max;
+    size_t bytes_below;
+    wl_allreduce_route route;
+    const char *source; /* the measurement the limit comes from */
+} wl_allreduce_rule;
+
+#define WL_KIB ((size_t)1 << 10)
+#define WL_MIB ((size_t)1 << 20)
+
+/* Fitted on the tuning set, 4 x H200 (NV18 between every pair) and 2 of
+ * them (WARPLAB_ALLREDUCE_GPUS=2), NCCL 2.28 in the same run: messages of
+ * 4 KiB, 16 KiB, .., 1 GiB (n = 2^10, 2^12, .., 2^28 floats); judged on the
+ * sizes between and 4 GiB (docs/DECISIONS.md, "The library's all-reduce is
+ * picked by size"). A limit sits between the two tuning sizes where the
+ * rungs cross. */
+static const wl_allreduce_rule wl_allreduce_rules[] = {
+    {2, 2, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
+     "G=2: one_shot 1.62-1.78x NCCL to 64 KiB (two_shot_flags 1.60-1.73x), behind from 256 KiB"},
+    {2, 2, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "G=2: two_shot_flags 1.91x NCCL at 256 KiB .. 1.05x at 1 GiB, >= two_shot at every size"},
+    {3, 4, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
+     "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), behind from 256 KiB"},
+    {3, 4, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "G=4: two_shot_flags 2.27x NCCL at 256 KiB, 1.78x at 4 MiB, 1.17x at 16 MiB"},
+    {3, 4, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL,
+     "G=4: NCCL ahead from 64 MiB (two_shot_flags 0.91x at 64 MiB, 256 MiB and 1 GiB)"},
+    {5, WARPLAB_MAX_GPUS, 64 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
+     "not measured: one_shot reads (G-1) messages a GPU, so its limit falls as G grows"},
+    {5, WARPLAB_MAX_GPUS, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "not measured: the G=4 limit"},
+    {5, WARPLAB_MAX_GPUS, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL, "not measured: the G=4 rule"},
+};
+
+static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype dtype,
+                                                   const wl_allreduce_topology *topology,
+                                                   bool in_place)
+{
+    const size_t element = dtype == WARPLAB_INT32 || dtype == WARPLAB_FLOAT32 ? 4 : 0;
+    if (!topology || element == 0 || topology->gpus < 2 || topology->gpus > WARPLAB_MAX_GPUS)
+        return WL_ALLREDUCE_ROUTE_NONE;
+    const size_t bytes = count > SIZE_MAX / element ? SIZE_MAX : count * element;
+    wl_allreduce_route route = WL_ALLREDUCE_ROUTE_NCCL;
+    for (size_t i = 0; i < sizeof wl_allreduce_rules / sizeof wl_allreduce_rules[0]; i++) {
+        const wl_allreduce_rule *rule = &wl_allreduce_rules[i];
+        if (topology->gpus >= rule->gpus_min && topology->gpus <= rule->gpus_max &&
+            (bytes < rule->bytes_below || rule->bytes_below == SIZE_MAX)) {
+            route = rule->route;
+            break;
+        }
+    }
+    if (route == WL_ALLREDUCE_ROUTE_ONE_SHOT && in_place)
+        route = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
+    if (route != WL_ALLREDUCE_ROUTE_NCCL && !topology->peers)
+        route = WL_ALLREDUCE_ROUTE_NCCL;
+    if (route == WL_ALLREDUCE_ROUTE_NCCL && !topology->nccl)
+        route = topology->peers ? WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS : WL_ALLREDUCE_ROUTE_NONE;
+    return route;
+}
+
+/* Whether some message size of a group of gpus with peer access goes to
+ * NCCL (the group then opens NCCL's communicators too). */
+static inline bool wl_allreduce_plan_uses_nccl(int gpus)
+{
+    for (size_t i = 0; i < sizeof wl_allreduce_rules / sizeof wl_allreduce_rules[0]; i++)
+        if (gpus >= wl_allreduce_rules[i].gpus_min && gpus <= wl_allreduce_rules[i].gpus_max &&
+            wl_allreduce_rules[i].route == WL_ALLREDUCE_ROUTE_NCCL)
+            return true;
+    return false;
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* The all-reduce planner (src/kernels/allreduce_plan.h) on the host: the
+ * table is well formed (every G from 2 to WARPLAB_MAX_GPUS has rows that
+ * end at "every size", limits rise, each row says where it comes from), and
+ * over every G and message sizes from 4 bytes to 16 GiB the plan is one the
+ * topology can run: in place never one_shot, no peer access only NCCL (or
+ * nothing without NCCL), no NCCL never NCCL; as a message grows the plan
+ * only moves down the table; other types and G out of range get no route. */
+#include "../check.h"
+#include "kernels/allreduce_plan.h"
+
+#include <stdint.h>
+#include <string.h>
+
+enum { RULES = sizeof wl_allreduce_rules / sizeof wl_allreduce_rules[0] };
+
+/* The row a message of bytes picks for G (the table alone), or -1. */
+static int rule_for(int gpus, size_t bytes)
+{
+    for (int i = 0; i < RULES; i++)
+        if (gpus >= wl_allreduce_rules[i].gpus_min && gpus <= wl_allreduce_rules[i].gpus_max &&
+            (bytes < wl_allreduce_rules[i].bytes_below ||
+             wl_allreduce_rules[i].bytes_below == SIZE_MAX))
+            return i;
+    return -1;
+}
+
+static void table_is_well_formed(void)
+{
+    for (int i = 0; i < RULES; i++) {
+        const wl_allreduce_rule *rule = &wl_allreduce_rules[i];
+        CHECK_MSG(rule->gpus_min >= 2 && rule->gpus_min <= rule->gpus_max &&
+                      rule->gpus_max <= WARPLAB_MAX_GPUS,
+                  "row %d: G %d..%d", i, rule->gpus_min, rule->gpus_max);
+        CHECK_MSG(rule->source && strlen(rule->source) > 10, "row %d: no source", i);
+        CHECK(rule->route != WL_ALLREDUCE_ROUTE_NONE);
+    }
+    for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++) {
+        size_t below = 0;
+        bool ends = false;
+        for (int i = 0; i < RULES; i++) {
+            const wl_allreduce_rule *rule = &wl_allreduce_rules[i];
+            if (gpus < rule->gpus_min || gpus > rule->gpus_max)
+                continue;
+            CHECK_MSG(!ends, "G=%d: row %d after the row for every size", gpus, i);
+            CHECK_MSG(rule->bytes_below > below, "G=%d: row %d's limit does not rise", gpus, i);
+            below = rule->bytes_below;
+            ends = below == SIZE_MAX;
+        }
+        CHECK_MSG(ends, "G=%d: no row for the largest messages", gpus);
+    }
+}
+
+static void plans_fit_the_topology(void)
+{
+    for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++)
+        for (int t = 0; t < 2; t++) {
+            const warplab_dtype dtype = t ? WARPLAB_INT32 : WARPLAB_FLOAT32;
+            /* 1 to 2^32 elements, three sizes an octave (and the octave's
+             * neighbours): every limit's both sides. */
+            for (int octave = 0; octave <= 32; octave++)
+                for (int step = 0; step < 5; step++) {
+                    const size_t base = (size_t)1 << octave;
+                    const size_t count = step == 0   ? base
+                                         : step == 1 ? base - 1 + (base == 1)
+                                         : step == 2 ? base + 1
+                                         : step == 3 ? base + base / 2
+                                                     : base + base / 4;
+                    const wl_allreduce_topology full = {gpus, true, true};
+                    const wl_allreduce_topology no_nccl = {gpus, true, false};
+                    const wl_allreduce_topology no_peers = {gpus, false, true};
+                    const wl_allreduce_topology neither = {gpus, false, false};
+                    for (int in_place = 0; in_place < 2; in_place++) {
+                        const wl_allreduce_route route =
+                            wl_allreduce_plan(count, dtype, &full, in_place);
+                        const int rule = rule_for(gpus, count * 4);
+                        CHECK(rule >= 0);
+                        if (rule < 0)
+                            continue;
+                        wl_allreduce_route expected = wl_allreduce_rules[rule].route;
+                        if (in_place && expected == WL_ALLREDUCE_ROUTE_ONE_SHOT)
+                            expected = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
+                        CHECK_MSG(route == expected, "G=%d n=%zu%s: route %d, table's %d", gpus,
+                                  count, in_place ? " in place" : "", (int)route, (int)expected);
+                        CHECK(!in_place || route != WL_ALLREDUCE_ROUTE_ONE_SHOT);
+                        const wl_allreduce_route without =
+                            wl_allreduce_plan(count, dtype, &no_nccl, in_place);
+                        CHECK(without != WL_ALLREDUCE_ROUTE_NCCL &&
+                              without != WL_ALLREDUCE_ROUTE_NONE);
+                        CHECK(wl_allreduce_plan(count, dtype, &no_peers, in_place) ==
+                              WL_ALLREDUCE_ROUTE_NCCL);
+                        CHECK(wl_allreduce_plan(count, dtype, &neither, in_place) ==
+                              WL_ALLREDUCE_ROUTE_NONE);
+                    }
+                }
+        }
+}
+
+/* As a message grows the table's row never moves back up. */
+static void rows_only_move_down(void)
+{
+    for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++) {
+        int last = -1;
+        for (int octave = 0; octave <= 34; octave++)
+            for (int quarter = 4; quarter < 8; quarter++) {
+                const size_t bytes = ((size_t)quarter << octave) / 4;
+                const int rule = rule_for(gpus, bytes);
+                CHECK_MSG(rule >= last, "G=%d %zu bytes: back up the table", gpus, bytes);
+                last = rule;
+            }
+    }
+}
+
+static void refusals(void)
+{
+    const wl_allreduce_topology full = {4, true, true};
+    CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT64, &full, false) == WL_ALLREDUCE_ROUTE_NONE);
+    CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT32, NULL, false) == WL_ALLREDUCE_ROUTE_NONE);
+    const wl_allreduce_topology one = {1, true, true};
+    const wl_allreduce_topology nine = {WARPLAB_MAX_GPUS + 1, true, true};
+    CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT32, &one, false) == WL_ALLREDUCE_ROUTE_NONE);
+    CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT32, &nine, false) == WL_ALLREDUCE_ROUTE_NONE);
+    /* A count whose bytes overflow: the row for the largest messages. */
+    const wl_allreduce_route huge = wl_allreduce_plan(SIZE_MAX, WARPLAB_INT32, &full, false);
+    CHECK(huge == wl_allreduce_rules[rule_for(4, SIZE_MAX)].route);
+    /* The smallest message on peers is a one-step rung, its in-place form
+     * the two-step one; no NCCL group needs NCCL's communicators where the
+     * table never routes to it. */
+    CHECK(wl_allreduce_plan(1024, WARPLAB_FLOAT32, &full, false) == WL_ALLREDUCE_ROUTE_ONE_SHOT);
+    CHECK(wl_allreduce_plan(1024, WARPLAB_FLOAT32, &full, true) ==
+          WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS);
+    for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++) {
+        bool routes = false;
+        for (int octave = 0; octave < 40; octave++) {
+            const wl_allreduce_topology t = {gpus, true, true};
+            routes = routes || wl_allreduce_plan((size_t)1 << octave, WARPLAB_FLOAT32, &t, false) ==
+                                   WL_ALLREDUCE_ROUTE_NCCL;
+        }
+        CHECK(routes == wl_allreduce_plan_uses_nccl(gpus));
+    }
+}
+
+int main(void)
+{
+    table_is_well_formed();
+    plans_fit_the_topology();
+    rows_only_move_down();
+    refusals();
+    return check_report("test_allreduce_plan");
+}
