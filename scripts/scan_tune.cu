@@ -2,15 +2,13 @@
  * bulk_pass.cuh) in several shapes against cub::DeviceScan::InclusiveSum and
  * a copy of the same bytes: int32 (and float) inclusive sums, each variant's
  * result compared on the device with CUB's (WRONG printed on any
- * difference; floats within 1e-3 of CUB's, summed in another order), then timed with events, L2 flushed (a 256 MiB memset) before
- * each of 15 runs, median. The tuning set is the even powers of two from
- * 2^10 to 2^30: the shapes the vectorized and bulk_pipeline rungs' comments
- * and docs/ladders/scan.md quote, and bulk_pipeline's switch between its
- * two rings, come from it; `bench api --size` reports the library's choice
- * on other sizes.
- *   nvcc -std=c++20 -arch=sm_90 -O3 -I include -I src -o /tmp/scan_tune scripts/scan_tune.cu
- *   /tmp/scan_tune            # every size of the set
- *   /tmp/scan_tune 2^24 2^30  # the sizes named (2^k or decimal) */
+ * difference; floats within 1e-3 of CUB's, summed in another order), then timed with events, L2
+ * flushed (a 256 MiB memset) before each of 15 runs, median. The tuning set is the even powers of
+ * two from 2^10 to 2^30: the shapes the vectorized and bulk_pipeline rungs' comments and
+ * docs/ladders/scan.md quote, and bulk_pipeline's switch between its two rings, come from it;
+ * `bench api --size` reports the library's choice on other sizes. nvcc -std=c++20 -arch=sm_90 -O3
+ * -I include -I src -o /tmp/scan_tune scripts/scan_tune.cu /tmp/scan_tune            # every size
+ * of the set /tmp/scan_tune 2^24 2^30  # the sizes named (2^k or decimal) */
 #include "ladders/scan/cuda/bulk_pass.cuh"
 #include <algorithm>
 #include <cstdio>
@@ -54,14 +52,15 @@ template <typename F> double time_it(F f)
     std::sort(t.begin(), t.end());
     return t[t.size() / 2] * 1e3;
 }
-template <typename T> __global__ void count_diff(const T *a, const T *b, size_t n, unsigned long long *bad)
+template <typename T>
+__global__ void count_diff(const T *a, const T *b, size_t n, unsigned long long *bad)
 {
     unsigned long long mine = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        mine += sizeof(T) == 4 && T(0.5) == T(0) ? a[i] != b[i]
-                                                 : !(fabs((double)a[i] - (double)b[i]) <=
-                                                     1e-3 * fabs((double)b[i]));
+        mine += sizeof(T) == 4 && T(0.5) == T(0)
+                    ? a[i] != b[i]
+                    : !(fabs((double)a[i] - (double)b[i]) <= 1e-3 * fabs((double)b[i]));
     if (mine)
         atomicAdd(bad, mine);
 }
@@ -105,12 +104,12 @@ void run_single(const char *name, const T *in, T *out, size_t n, unsigned char *
     report(name, time_it(f), bad, 0);
 }
 /* The bulk pass: persistent blocks, tiles staged by the copy engine. */
-template <typename T, unsigned TH, unsigned ST, unsigned STAGES, bool SPLIT>
+template <typename T, unsigned TH, unsigned ST, unsigned STAGES, bool SPLIT, unsigned SL = 32>
 void run_bulk(const char *name, const T *in, T *out, size_t n, unsigned char *scratch, const T *ref)
 {
     using P = BulkPass<TH, ST, STAGES, SPLIT>;
     const size_t tiles = P::template tiles<T>(n);
-    auto kernel = bulk_pass_kernel<T, ScanSum, TH, ST, STAGES, SPLIT>;
+    auto kernel = bulk_pass_kernel<T, ScanSum, TH, ST, STAGES, SPLIT, SL>;
     static std::atomic<int> cached[BULK_DEVICES];
     int per_sm = 0;
     CK(bulk_blocks_per_sm(kernel, P::BLOCK, P::template shared_bytes<T>(), 0, cached, &per_sm));
@@ -118,7 +117,7 @@ void run_bulk(const char *name, const T *in, T *out, size_t n, unsigned char *sc
     auto f = [&]() {
         cudaMemsetAsync(scratch, 0, TICKET_BYTES + TileFlags<T>::status_bytes(tiles));
         kernel<<<(unsigned)grid, P::BLOCK, P::template shared_bytes<T>()>>>(in, out, n, false, true,
-                                                                           scratch, tiles);
+                                                                            scratch, tiles);
     };
     CK(cudaMemset(out, 0xff, n * sizeof(T)));
     f();
@@ -154,18 +153,29 @@ template <typename T> void sweep(size_t n, bool all)
     CK(cudaDeviceSynchronize());
     printf("%s n = %zu (2^%.2f)\n", sizeof(T) == 4 && T(0.5) == T(0) ? "int32" : "float", n,
            std::log2((double)n));
-    copy_us_at = time_it([&]() { cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice); });
+    copy_us_at =
+        time_it([&]() { cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice); });
     const double cub_us = time_it([&]() { cub::DeviceScan::InclusiveSum(temp, tb, in, ref, n); });
     report("copy", copy_us_at, 0, 0);
     report("cub InclusiveSum", cub_us, 0, 0);
-    run_single<T, 128, 8, 32, false, 8, true>("vectorized 128x8 ticket mb8 stream", in, out, n, scratch, ref);
-    run_bulk<T, 128, 8, 3, false>("bulk_pipeline small ring (128x8, 3, 1 loader)", in, out, n, scratch, ref);
-    run_bulk<T, 128, 8, 4, true>("bulk_pipeline large ring (128x8, 4, 2 loaders)", in, out, n, scratch, ref);
+    run_single<T, 128, 8, 32, false, 8, true>("vectorized 128x8 ticket mb8 stream", in, out, n,
+                                              scratch, ref);
+    run_bulk<T, 128, 8, 3, false>("bulk_pipeline small ring (128x8, 3, 1 loader)", in, out, n,
+                                  scratch, ref);
+    run_bulk<T, 128, 8, 4, true>("bulk_pipeline large ring (128x8, 4, 2 loaders)", in, out, n,
+                                 scratch, ref);
     if (all) {
         run_bulk<T, 128, 8, 4, false>("ring 128x8, 4, 1 loader", in, out, n, scratch, ref);
-        run_bulk<T, 128, 8, 3, true>("ring 128x8, 3, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 256, 4, 4, true>("ring 256x4, 4, 2 loaders", in, out, n, scratch, ref);
         run_bulk<T, 128, 8, 5, true>("ring 128x8, 5, 2 loaders", in, out, n, scratch, ref);
+        run_bulk<T, 128, 6, 4, true>("ring 128x6 (12K), 4, 2 loaders", in, out, n, scratch, ref);
+        run_bulk<T, 128, 6, 5, true>("ring 128x6 (12K), 5, 2 loaders", in, out, n, scratch, ref);
+        run_bulk<T, 192, 8, 3, true>("ring 192x8 (24K), 3, 2 loaders", in, out, n, scratch, ref);
+        run_bulk<T, 256, 8, 3, true>("ring 256x8 (32K), 3, 2 loaders", in, out, n, scratch, ref);
+        run_bulk<T, 256, 4, 4, true>("ring 256x4, 4, 2 loaders", in, out, n, scratch, ref);
+        run_bulk<T, 128, 8, 4, true, 0>("ring 128x8, 4, 2 loaders, spin", in, out, n, scratch, ref);
+        run_bulk<T, 128, 8, 4, true, 128>("ring 128x8, 4, 2 loaders, sleep 128", in, out, n,
+                                          scratch, ref);
+        run_bulk<T, 128, 16, 2, true>("ring 128x16 (32K), 2, 2 loaders", in, out, n, scratch, ref);
     }
     CK(cudaFree(in));
     CK(cudaFree(out));

@@ -134,7 +134,10 @@ template <unsigned STAGES> struct BulkRing {
     unsigned long long tile_of[STAGES];
 };
 
-template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT>
+/* SLEEP_NS: the look-back spin's back-off (scripts/scan_tune.cu compares
+ * none and 128 ns with the default). */
+template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT,
+          unsigned SLEEP_NS = 32>
 __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
     bulk_pass_kernel(const T *in, T *out, size_t n, bool exclusive, bool vector_ok,
                      unsigned char *scratch, size_t tiles)
@@ -254,7 +257,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
         /* The reducer published a staged tile's A. */
         scan_registers<T, Op, THREADS, STEPS, WIDTH, SCAN_BARRIER>(
             x, exclusive, shared, [&](T aggregate) {
-                return look_back<T, Op, false>(flags, (size_t)tile, aggregate, !staged);
+                return look_back<T, Op, false, SLEEP_NS>(flags, (size_t)tile, aggregate, !staged);
             });
         if (staged) {
 #pragma unroll
@@ -348,11 +351,11 @@ template <unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT> struct 
         auto kernel = bulk_pass_kernel<T, Op, THREADS, STEPS, STAGES, SPLIT>;
         static std::atomic<int> cached[BULK_DEVICES];
         int per_sm = 1;
-        warplab_status status = wl_cuda_check(
-            backend,
-            bulk_blocks_per_sm(kernel, BLOCK, shared_bytes<T>(), backend->info.index, cached,
-                               &per_sm),
-            what);
+        warplab_status status =
+            wl_cuda_check(backend,
+                          bulk_blocks_per_sm(kernel, BLOCK, shared_bytes<T>(), backend->info.index,
+                                             cached, &per_sm),
+                          what);
         if (status != WARPLAB_OK)
             return status;
         const size_t sms =
@@ -363,11 +366,11 @@ template <unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT> struct 
         unsigned char *scratch = static_cast<unsigned char *>(wl_view_ptr(launch->scratch));
         /* One tile: no ticket, no flags, nothing to reset. */
         if (count > 1) {
-            status = wl_cuda_check(
-                backend,
-                cudaMemsetAsync(scratch, 0, TICKET_BYTES + TileFlags<T>::status_bytes(count),
-                                stream),
-                what);
+            status = wl_cuda_check(backend,
+                                   cudaMemsetAsync(scratch, 0,
+                                                   TICKET_BYTES + TileFlags<T>::status_bytes(count),
+                                                   stream),
+                                   what);
             if (status != WARPLAB_OK)
                 return status;
         }

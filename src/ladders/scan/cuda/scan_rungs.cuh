@@ -323,7 +323,8 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
         if (whole && vector_ok) {
 #pragma unroll
             for (unsigned j = 0; j < STEPS; j++) {
-                const V *at = reinterpret_cast<const V *>(in + warp_base + lane_offset<WIDTH>(j, 0));
+                const V *at =
+                    reinterpret_cast<const V *>(in + warp_base + lane_offset<WIDTH>(j, 0));
                 const V v = STREAM ? __ldcs(at) : *at;
                 memcpy(x[j], &v, sizeof v);
             }
