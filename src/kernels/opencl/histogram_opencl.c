@@ -1,13 +1,17 @@
 /* The opencl backend's histogram rungs, with the kernels in
- * kernels/histogram.cl: global atomics, and a sub-histogram per work-group in
- * local memory (what warplab_histogram runs on opencl). The per-warp rungs,
- * the warp match and CUB have no OpenCL form here (no subgroups in OpenCL
- * 1.2 or PoCL). Each launch first zeroes the counts, in order on the queue. */
+ * kernels/histogram.cl: global atomics, a sub-histogram per work-group in
+ * local memory (what warplab_histogram runs on opencl), and a copy per 32
+ * work-items with scalar or 16-byte loads (the per-warp rungs: a copy per
+ * 32 items needs no sub-groups). The warp match, the library's dispatch and
+ * CUB have no OpenCL form here (no sub-group functions in OpenCL 1.2 or
+ * PoCL). Each launch first zeroes the counts, in order on the queue. */
 /*
  * Contents: the histogram rungs this file implements, in ladder order
  * (number = place on the ladder, as `warplab ladders histogram` lists it):
  *    2. global_atomics -- one global atomic per sample
  *    3. block_shared -- a sub-histogram per block in shared memory
+ *    4. warp_shared -- a sub-histogram per warp in shared memory
+ *    5. vector_loads -- per-warp copies, 16-byte loads
  */
 #include "kernels/histogram_bins.h"
 #include "opencl_backend.h"
@@ -50,10 +54,10 @@ static warplab_status zero_counts(wl_backend *backend, const wl_launch *launch)
     return wl_opencl_launch(backend, "histogram", "histogram_zero", 1, &global, &group, 3, args);
 }
 
-/* The kernel "<base>_<type>" over the samples; private_bins > 0: with a
- * __local copy of that many words. */
+/* The kernel "<base>_<type>" over the samples; private_bins > 0: with
+ * `copies` __local copies of that many words. */
 static warplab_status run(wl_backend *backend, const wl_launch *launch, const char *base,
-                          cl_uint private_bins)
+                          cl_uint private_bins, size_t copies)
 {
     const wl_problem *p = launch->problem;
     warplab_status status = zero_counts(backend, launch);
@@ -84,7 +88,7 @@ static warplab_status run(wl_backend *backend, const wl_launch *launch, const ch
                               WL_CL_VALUE(lower_float),
                               WL_CL_VALUE(upper_float),
                               WL_CL_VALUE(scale_float),
-                              WL_CL_LOCAL((size_t)private_bins * 4),
+                              WL_CL_LOCAL((size_t)private_bins * 4 * copies),
                               WL_CL_VALUE(private_bins)};
     return wl_opencl_launch(backend, "histogram", name, 1, &global, &group, private_bins ? 14 : 12,
                             args);
@@ -94,7 +98,7 @@ static warplab_status run(wl_backend *backend, const wl_launch *launch, const ch
 static warplab_status launch_global(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    return run(backend, launch, "histogram_global", 0);
+    return run(backend, launch, "histogram_global", 0, 0);
 }
 /* warplab:end */
 
@@ -127,7 +131,7 @@ static warplab_status local_supports(wl_backend *backend, const wl_problem *prob
 static warplab_status launch_local(wl_backend *backend, const wl_launch *launch, void *state)
 {
     (void)state;
-    return run(backend, launch, "histogram_local", private_bins(launch->problem));
+    return run(backend, launch, "histogram_local", private_bins(launch->problem), 1);
 }
 /* warplab:end */
 
@@ -136,4 +140,55 @@ static const wl_impl local_impl = {.ladder = "histogram",
                                    .supports = local_supports,
                                    .launch = launch_local};
 
-const wl_impl *const wl_opencl_histogram_impls[] = {&global_impl, &local_impl, NULL};
+/* A copy per 32 work-items: the group must be a multiple of 32 and its
+ * copies must fit in local memory. */
+static warplab_status warps_supports(wl_backend *backend, const wl_problem *problem, char *reason,
+                                     size_t len)
+{
+    const size_t group = group_size(backend);
+    if (group % 32) {
+        wl_format(reason, len, "per-32-item copies need groups of a multiple of 32 (%s: %zu)",
+                  backend->info.name, group);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    const size_t need = (size_t)private_bins(problem) * 4 * (group / 32);
+    const size_t local = backend->info.shared_memory_per_block;
+    if (local && need > local) {
+        wl_format(reason, len,
+                  "%zu copies of %zu bins need %zu bytes of local memory (the device has %zu "
+                  "a group)",
+                  group / 32, (size_t)private_bins(problem), need, local);
+        return WARPLAB_ERROR_UNSUPPORTED;
+    }
+    return WARPLAB_OK;
+}
+
+/* warplab:rung histogram warp_shared */
+static warplab_status launch_warps(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return run(backend, launch, "histogram_warps", private_bins(launch->problem),
+               group_size(backend) / 32);
+}
+/* warplab:end */
+
+/* warplab:rung histogram vector_loads */
+static warplab_status launch_vectors(wl_backend *backend, const wl_launch *launch, void *state)
+{
+    (void)state;
+    return run(backend, launch, "histogram_vectors", private_bins(launch->problem),
+               group_size(backend) / 32);
+}
+/* warplab:end */
+
+static const wl_impl warps_impl = {.ladder = "histogram",
+                                   .rung = "warp_shared",
+                                   .supports = warps_supports,
+                                   .launch = launch_warps};
+static const wl_impl vectors_impl = {.ladder = "histogram",
+                                     .rung = "vector_loads",
+                                     .supports = warps_supports,
+                                     .launch = launch_vectors};
+
+const wl_impl *const wl_opencl_histogram_impls[] = {&global_impl, &local_impl, &warps_impl,
+                                                    &vectors_impl, NULL};
