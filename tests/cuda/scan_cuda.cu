@@ -3,7 +3,11 @@
  * fresh context, back-to-back launches with no wait between them, a scan
  * captured into a CUDA graph and replayed on new inputs, a capture that is
  * abandoned (its graph never launched) followed by direct calls and by the
- * replays of the earlier graph, and in place.
+ * replays of the earlier graph, and in place. Each output is poisoned
+ * (all bits set) before its scan, so an element the scan leaves unwritten
+ * shows as wrong. (That also keeps compute-sanitizer's initcheck, which
+ * does not see the bulk copy engine's stores, from taking the scan's
+ * output for unwritten: docs/DECISIONS.md.)
  *
  * Exits 77 (CTest's skip) without a CUDA GPU. */
 #include "cuda_check.h"
@@ -63,6 +67,7 @@ static void check_direct(cudaStream_t stream, size_t n)
      * each on the input the one before it left. */
     for (unsigned k = 0; k < 4; k++) {
         CUDA(cudaMemcpyAsync(in, inputs[k].data(), n * 4, cudaMemcpyHostToDevice, stream));
+        CUDA(cudaMemsetAsync(out, 0xff, n * 4 + 4, stream));
         CHECK_OK(ctx, warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM,
                                    k % 2 ? WARPLAB_SCAN_EXCLUSIVE : WARPLAB_SCAN_INCLUSIVE, win,
                                    wout, n));
@@ -97,6 +102,7 @@ static void check_graph(cudaStream_t stream, size_t n)
     CHECK_OK(ctx, warplab_buffer_wrap(ctx, out, n * 4, &wout));
     auto sequence = [&]() {
         CUDA(cudaMemcpyAsync(in, pinned, n * 4, cudaMemcpyHostToDevice, stream));
+        CUDA(cudaMemsetAsync(out, 0xff, n * 4, stream));
         CHECK_OK(ctx, warplab_scan(ctx, WARPLAB_INT32, WARPLAB_REDUCE_SUM, WARPLAB_SCAN_INCLUSIVE,
                                    win, wout, n));
     };

@@ -8,7 +8,7 @@
  * Contents: the scan rungs this file implements, in ladder order
  * (number = place on the ladder, as `warplab ladders scan` lists it):
  *    1. cpu_loop -- CPU loop, one core
- *   12. copy -- device-to-device copy (reference)
+ *   13. copy -- device-to-device copy (reference)
  */
 #include "cpu.h"
 

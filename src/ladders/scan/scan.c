@@ -298,6 +298,17 @@ static const wl_rung scan_rungs[] = {
                "others' loads; streaming (evict-first) accesses, since no byte is touched "
                "twice. Views not on 16 bytes take scalar accesses.",
      .course = "Merrill and Garland 2016, section 5 (items per thread, vectorised I/O)"},
+    {.id = "bulk_pipeline",
+     .title = "look-back, tiles staged by the bulk copy engine",
+     .lesson = "A resident grid: in each block a loader warp takes tickets, has the copy "
+               "engine (cp.async.bulk) load whole tiles into a ring of shared-memory buffers "
+               "and publishes each tile's aggregate as soon as its bytes are in; the other "
+               "warps scan the oldest buffer, look back, write the results over it and have "
+               "the engine store them. Loads stay in flight while a block looks back, "
+               "without registers to hold them, and no tile's aggregate waits for the scan "
+               "of the tile before it in the same block.",
+     .course = "past the course (Hopper's bulk copies: PTX ISA, cp.async.bulk; the look-back "
+               "of Merrill and Garland 2016, section 4)"},
     {.id = "cub",
      .title = "cub::DeviceScan (vendor)",
      .lesson = "cub::DeviceScan::InclusiveSum/ExclusiveSum, and Inclusive/ExclusiveScan with "
@@ -422,6 +433,6 @@ const wl_ladder wl_scan_ladder = {
     .verify = scan_verify,
     .bytes = scan_bytes,
     .flops = scan_flops,
-    .best_rung = "vectorized",
+    .best_rung = "bulk_pipeline",
     .test_problems = scan_test_problems,
 };

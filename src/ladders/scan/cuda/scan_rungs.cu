@@ -14,8 +14,9 @@
 #include "08_chained.cu"
 #include "09_lookback.cu"
 #include "10_vectorized.cu"
-#include "11_cub.cu"
-#include "12_copy.cu"
+#include "11_bulk_pipeline.cu"
+#include "12_cub.cu"
+#include "13_copy.cu"
 
 extern "C" const wl_impl *const wl_cuda_scan_impls[] = {&hillis_steele_impl,
                                                         &blelloch_impl,
@@ -26,6 +27,7 @@ extern "C" const wl_impl *const wl_cuda_scan_impls[] = {&hillis_steele_impl,
                                                         &chained_impl,
                                                         &lookback_impl,
                                                         &vectorized_impl,
+                                                        &bulk_pipeline_impl,
                                                         &cub_impl,
                                                         &copy_impl,
                                                         NULL};

@@ -220,40 +220,29 @@ template <typename T, unsigned WARPS> struct TileShared {
     T prefix;
 };
 
+/* The barrier of the THREADS threads that scan a tile: the whole block
+ * (ID 0), or named barrier ID when the block has other warps beside them. */
+template <unsigned THREADS, unsigned ID> __device__ inline void tile_barrier()
+{
+    if constexpr (ID == 0)
+        __syncthreads();
+    else
+        asm volatile("bar.sync %0, %1;" ::"n"(ID), "n"(THREADS) : "memory");
+}
+
+/* The tile in registers (x[j][k]: step j, lane's element k, as above)
+ * becomes its results: each lane's WIDTH in order, then the lanes' totals
+ * step after step with a running carry, the warps' totals in shared
+ * memory, PrefixOf(tile total) in warp 0, and every element combined with
+ * what comes before it. The caller synchronises the block before the
+ * shared words are written again (the next tile). */
 template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned WIDTH,
-          bool STREAM = false, typename PrefixOf>
-__device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, bool exclusive,
-                                 bool vector_ok, TileShared<T, THREADS / 32> &shared,
-                                 PrefixOf prefix_of)
+          unsigned BARRIER = 0, typename PrefixOf>
+__device__ inline void scan_registers(T (&x)[STEPS][WIDTH], bool exclusive,
+                                      TileShared<T, THREADS / 32> &shared, PrefixOf prefix_of)
 {
     using Shape = TileShape<T, THREADS, STEPS, WIDTH>;
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const size_t warp_base = base + (size_t)warp * Shape::PER_WARP;
-    T x[STEPS][WIDTH];
-    /* A whole tile on 16-byte boundaries takes vector accesses; the last
-     * tile and misaligned views go one element at a time. */
-    const bool whole = base + Shape::ITEMS <= n;
-    if constexpr (WIDTH * sizeof(T) == 16) {
-        using V = typename Vec16<T>::type;
-        if (whole && vector_ok) {
-#pragma unroll
-            for (unsigned j = 0; j < STEPS; j++) {
-                const V *at =
-                    reinterpret_cast<const V *>(in + warp_base + 32 * WIDTH * j + WIDTH * lane);
-                const V v = STREAM ? __ldcs(at) : *at;
-                memcpy(x[j], &v, sizeof v);
-            }
-        }
-    }
-    if (!(WIDTH * sizeof(T) == 16 && whole && vector_ok)) {
-#pragma unroll
-        for (unsigned j = 0; j < STEPS; j++)
-#pragma unroll
-            for (unsigned k = 0; k < WIDTH; k++) {
-                const size_t i = warp_base + 32 * WIDTH * j + WIDTH * lane + k;
-                x[j][k] = i < n ? in[i] : scan_identity<T, Op>();
-            }
-    }
     /* Each step: the lane's WIDTH in order, then the lanes' totals. pre[j]
      * is what comes before the lane's first element of step j within the
      * warp's stretch. */
@@ -286,7 +275,7 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
     }
     if (lane == 31)
         shared.warp_totals[warp] = carry;
-    __syncthreads();
+    tile_barrier<THREADS, BARRIER>();
     if (warp == 0) {
         T total = lane < Shape::WARPS ? shared.warp_totals[lane] : scan_identity<T, Op>();
         total = warp_inclusive<T, Op>(total);
@@ -297,16 +286,61 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
         if (lane == 0)
             shared.prefix = prefix;
     }
-    __syncthreads();
+    tile_barrier<THREADS, BARRIER>();
     T running = shared.prefix;
     if (warp > 0)
         running = Op::apply(running, shared.warp_totals[warp - 1]);
-    __syncthreads(); /* the shared words are free for the next tile */
 #pragma unroll
     for (unsigned j = 0; j < STEPS; j++)
 #pragma unroll
         for (unsigned k = 0; k < WIDTH; k++)
             x[j][k] = Op::apply(running, x[j][k]);
+}
+
+/* Element k of step j of a lane, from the warp's first element. */
+template <unsigned WIDTH> __device__ inline size_t lane_offset(unsigned j, unsigned k)
+{
+    return (size_t)32 * WIDTH * j + (size_t)WIDTH * (threadIdx.x % 32) + k;
+}
+
+/* The tile scan: loads (16-byte ones where the tile is whole and the views
+ * on 16 bytes), scan_registers, stores. */
+template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned WIDTH,
+          bool STREAM = false, typename PrefixOf>
+__device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, bool exclusive,
+                                 bool vector_ok, TileShared<T, THREADS / 32> &shared,
+                                 PrefixOf prefix_of)
+{
+    using Shape = TileShape<T, THREADS, STEPS, WIDTH>;
+    const unsigned warp = threadIdx.x / 32;
+    const size_t warp_base = base + (size_t)warp * Shape::PER_WARP;
+    T x[STEPS][WIDTH];
+    /* A whole tile on 16-byte boundaries takes vector accesses; the last
+     * tile and misaligned views go one element at a time. */
+    const bool whole = base + Shape::ITEMS <= n;
+    if constexpr (WIDTH * sizeof(T) == 16) {
+        using V = typename Vec16<T>::type;
+        if (whole && vector_ok) {
+#pragma unroll
+            for (unsigned j = 0; j < STEPS; j++) {
+                const V *at =
+                    reinterpret_cast<const V *>(in + warp_base + lane_offset<WIDTH>(j, 0));
+                const V v = STREAM ? __ldcs(at) : *at;
+                memcpy(x[j], &v, sizeof v);
+            }
+        }
+    }
+    if (!(WIDTH * sizeof(T) == 16 && whole && vector_ok)) {
+#pragma unroll
+        for (unsigned j = 0; j < STEPS; j++)
+#pragma unroll
+            for (unsigned k = 0; k < WIDTH; k++) {
+                const size_t i = warp_base + lane_offset<WIDTH>(j, k);
+                x[j][k] = i < n ? in[i] : scan_identity<T, Op>();
+            }
+    }
+    scan_registers<T, Op, THREADS, STEPS, WIDTH>(x, exclusive, shared, prefix_of);
+    __syncthreads(); /* the shared words are free for the next tile */
     if constexpr (WIDTH * sizeof(T) == 16) {
         using V = typename Vec16<T>::type;
         if (whole && vector_ok) {
@@ -314,7 +348,7 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
             for (unsigned j = 0; j < STEPS; j++) {
                 V v;
                 memcpy(&v, x[j], sizeof v);
-                V *at = reinterpret_cast<V *>(out + warp_base + 32 * WIDTH * j + WIDTH * lane);
+                V *at = reinterpret_cast<V *>(out + warp_base + lane_offset<WIDTH>(j, 0));
                 if (STREAM)
                     __stcs(at, v);
                 else
@@ -327,7 +361,7 @@ __device__ inline void scan_tile(const T *in, T *out, size_t n, size_t base, boo
     for (unsigned j = 0; j < STEPS; j++)
 #pragma unroll
         for (unsigned k = 0; k < WIDTH; k++) {
-            const size_t i = warp_base + 32 * WIDTH * j + WIDTH * lane + k;
+            const size_t i = warp_base + lane_offset<WIDTH>(j, k);
             if (i < n)
                 out[i] = x[j][k];
         }

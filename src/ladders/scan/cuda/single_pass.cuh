@@ -91,11 +91,13 @@ template <typename T> struct TileFlags<T, false> {
 
 /* What comes before `tile`, in lane 0 of warp 0 (all its lanes call it).
  * CHAINED: lane 0 waits for the left neighbour's P. Otherwise the decoupled
- * look-back: publish A, then read 32 predecessors' flags at a time, each
- * lane waiting until its own has at least A; combine the aggregates up to
- * the nearest P (all 32 when there is none, then the next 32). */
+ * look-back: publish A (unless the caller already has), then read 32
+ * predecessors' flags at a time, each lane waiting until its own has at
+ * least A; combine the aggregates up to the nearest P (all 32 when there is
+ * none, then the next 32). */
 template <typename T, typename Op, bool CHAINED, unsigned SLEEP_NS = 32>
-__device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
+__device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate,
+                       bool publish_aggregate = true)
 {
     const unsigned lane = threadIdx.x % 32;
     if (tile == 0) {
@@ -113,7 +115,7 @@ __device__ T look_back(const TileFlags<T> &flags, size_t tile, T aggregate)
             before = v;
         }
     } else {
-        if (lane == 0)
+        if (lane == 0 && publish_aggregate)
             flags.publish(tile, FLAG_AGGREGATE, aggregate);
         long long last = (long long)tile - 1;
         for (;;) {
