@@ -8,6 +8,7 @@
  *    1. cpu_loop -- CPU loop, one core
  *    2. cpu_threads -- CPU loop, all cores
  */
+#include "combine.h"
 #include "cpu.h"
 
 #include <math.h>
@@ -18,46 +19,7 @@
 #define CHUNK_ELEMENTS ((size_t)1 << 18)
 
 /* warplab:rung reduce cpu_loop cpu_threads */
-/* The int32 sum is done in uint32_t, where wrapping is defined; converting
- * back is modulo 2^32 with GCC and Clang (C11 leaves it to the compiler). */
-static inline int32_t sum_int32(int32_t a, int32_t b)
-{
-    return (int32_t)((uint32_t)a + (uint32_t)b);
-}
-static inline int32_t min_int32(int32_t a, int32_t b)
-{
-    return b < a ? b : a;
-}
-static inline int32_t max_int32(int32_t a, int32_t b)
-{
-    return b > a ? b : a;
-}
-/* A NaN in b wins, a NaN already in a stays (b < a is false against it). */
-static inline float sum_float(float a, float b)
-{
-    return a + b;
-}
-static inline float min_float(float a, float b)
-{
-    return (b < a || isnan(b)) ? b : a;
-}
-static inline float max_float(float a, float b)
-{
-    return (b > a || isnan(b)) ? b : a;
-}
-static inline double sum_double(double a, double b)
-{
-    return a + b;
-}
-static inline double min_double(double a, double b)
-{
-    return (b < a || isnan(b)) ? b : a;
-}
-static inline double max_double(double a, double b)
-{
-    return (b > a || isnan(b)) ? b : a;
-}
-
+/* The combine functions (sum_T, min_T, max_T) are combine.h's. */
 /* reduce_range_T(x, n, op, acc): acc combined with x[0..n), in order. */
 #define DEFINE_REDUCE_RANGE(T, NAME)                                                               \
     static T reduce_range_##NAME(const T *x, size_t n, warplab_reduce_op op, T acc)                \

@@ -10,50 +10,14 @@
  *    1. cpu_loop -- CPU loop, one core
  *   13. copy -- device-to-device copy (reference)
  */
+#include "combine.h"
 #include "cpu.h"
 
 #include <math.h>
 #include <string.h>
 
 /* warplab:rung scan cpu_loop */
-static inline int32_t sum_int32(int32_t a, int32_t b)
-{
-    return (int32_t)((uint32_t)a + (uint32_t)b); /* wraps, in unsigned */
-}
-static inline int32_t min_int32(int32_t a, int32_t b)
-{
-    return b < a ? b : a;
-}
-static inline int32_t max_int32(int32_t a, int32_t b)
-{
-    return b > a ? b : a;
-}
-/* A NaN in b wins, a NaN already in a stays (b < a is false against it). */
-static inline float sum_float(float a, float b)
-{
-    return a + b;
-}
-static inline float min_float(float a, float b)
-{
-    return (b < a || isnan(b)) ? b : a;
-}
-static inline float max_float(float a, float b)
-{
-    return (b > a || isnan(b)) ? b : a;
-}
-static inline double sum_double(double a, double b)
-{
-    return a + b;
-}
-static inline double min_double(double a, double b)
-{
-    return (b < a || isnan(b)) ? b : a;
-}
-static inline double max_double(double a, double b)
-{
-    return (b > a || isnan(b)) ? b : a;
-}
-
+/* The combine functions (sum_T, min_T, max_T) are combine.h's. */
 /* scan_T_OP(x, y, n, exclusive, acc): y[i] = acc op x[0..i] (or x[0..i-1]). */
 #define DEFINE_SCAN(T, NAME, OP)                                                                   \
     static void scan_##NAME##_##OP(const T *x, T *y, size_t n, int exclusive, T acc)               \
