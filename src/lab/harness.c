@@ -629,6 +629,19 @@ static double rung_work(const wl_ladder *ladder, const wl_rung *rung, const wl_p
  * runs: filled and run in tens of milliseconds. */
 #define WL_HOST_PROBE_BYTES ((size_t)64 << 20)
 
+/* Skips a host row whose run is predicted past the budget; basis says how
+ * the prediction was made. */
+static warplab_status over_budget(warplab_row *row, double predicted, const char *basis,
+                                  double budget)
+{
+    char note[256];
+    wl_format(note, sizeof note,
+              "over the CPU row budget: a run would take about %.1f s (%s), past the %.0f s a "
+              "host row may take",
+              predicted, basis, budget);
+    return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
+}
+
 /* A host row in a run on another device gets a time budget: one run at a
  * quarter of the work, or less where that is past WL_HOST_PROBE_BYTES,
  * predicts a run at full size (work scales linearly); past the budget the
@@ -652,6 +665,19 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
     if (config->host_run_budget < 0 || !(rung->flags & WL_RUNG_HOST) || device == host ||
         problem->dims < 1 || problem->dims > 3)
         return WARPLAB_OK;
+    const double full = rung_work(ladder, rung, problem);
+    char basis[128];
+    /* The rung's own run at a smaller size in this run first: it costs nothing. */
+    const double before =
+        config->host_previous ? rung_work(ladder, rung, config->host_previous) : 0.0;
+    if (full > 0.0 && before > 0.0 && before < full && config->host_previous_seconds > 0.0) {
+        const double predicted = config->host_previous_seconds * full / before;
+        if (predicted > budget) {
+            wl_format(basis, sizeof basis, "scaled from its %.3g s at a smaller size in this run",
+                      config->host_previous_seconds);
+            return over_budget(row, predicted, basis, budget);
+        }
+    }
     /* A quarter of the work: n / 4, rows / 4 or m / 4. */
     wl_problem probe = *problem;
     for (int d = 0; d < problem->dims; d++)
@@ -673,23 +699,9 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
     while (wl_problem_bytes(ladder, &probe, &probe_bytes) && probe_bytes > WL_HOST_PROBE_BYTES &&
            probe.dim[0] >= 32)
         probe.dim[0] /= 2;
-    const double full = rung_work(ladder, rung, problem), part = rung_work(ladder, rung, &probe);
+    const double part = rung_work(ladder, rung, &probe);
     if (!(full > 0.0) || !(part > 0.0))
         return WARPLAB_OK;
-    /* The rung's own run at a smaller size first: it costs nothing. */
-    const double before =
-        config->host_previous ? rung_work(ladder, rung, config->host_previous) : 0.0;
-    if (before > 0.0 && before < full && config->host_previous_seconds > 0.0) {
-        const double predicted = config->host_previous_seconds * full / before;
-        if (predicted > budget) {
-            char note[256];
-            wl_format(note, sizeof note,
-                      "over the CPU row budget: a run would take about %.1f s (scaled from its "
-                      "%.3g s at a smaller size in this run), past the %.0f s a host row may take",
-                      predicted, config->host_previous_seconds, budget);
-            return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
-        }
-    }
     wl_run_config probe_config = {.repeat = 1,
                                   .warmup = 1,
                                   .max_seconds = 0.5,
@@ -705,12 +717,9 @@ static warplab_status host_row_budget(wl_backend *device, wl_backend *host, cons
     const double predicted = probe_row.median_ms * 1e-3 * full / part;
     if (predicted <= budget)
         return WARPLAB_OK;
-    char note[256];
-    wl_format(note, sizeof note,
-              "over the CPU row budget: a run would take about %.1f s (predicted from %.3g ms at "
-              "%s), past the %.0f s a host row may take",
-              predicted, probe_row.median_ms, probe_row.problem, budget);
-    return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
+    wl_format(basis, sizeof basis, "predicted from %.3g ms at %s", probe_row.median_ms,
+              probe_row.problem);
+    return over_budget(row, predicted, basis, budget);
 }
 
 const wl_impl *wl_rung_impl(const wl_backend *device, const wl_backend *host,
