@@ -19,10 +19,10 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: every ladder on the best backend present, at sizes that suit it.
-# Half a second of timed runs per row (at least 3 runs; the library's default
+# A quarter second of timed runs per row (at least 3 runs; the library's default
 # is 2 s): on a GPU the rows' noise is well under 1%, and the whole job stays
 # within two minutes. BENCH_FLAGS= restores the default.
-BENCH_FLAGS ?= --max-seconds 0.5
+BENCH_FLAGS ?= --max-seconds 0.25
 bench: build
 	@./$(BUILD)/warplab bench $(BENCH_FLAGS)
 

@@ -7,6 +7,29 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Where the run's time went, on stderr beside the progress lines: the rows'
+ * wall time (buffers, checks and timed runs) summed per ladder, in run order. */
+static void print_wall_times(const warplab_report *report)
+{
+    double total = 0.0;
+    for (size_t i = 0; i < report->row_count; i++)
+        total += report->rows[i].wall_s;
+    if (report->row_count == 0 || !(total > 0.0))
+        return;
+    fprintf(stderr, "warplab: %zu row%s in %.1f s (", report->row_count,
+            report->row_count == 1 ? "" : "s", total);
+    for (size_t i = 0; i < report->row_count;) {
+        double ladder = 0.0;
+        size_t j = i;
+        for (; j < report->row_count && strcmp(report->rows[j].ladder, report->rows[i].ladder) == 0;
+             j++)
+            ladder += report->rows[j].wall_s;
+        fprintf(stderr, "%s%s %.1f s", i ? ", " : "", report->rows[i].ladder, ladder);
+        i = j;
+    }
+    fputs(")\n", stderr);
+}
+
 static void bench_help(FILE *out)
 {
     fprintf(out, "usage: warplab bench [LADDER] [OPTIONS]\n"
@@ -479,6 +502,8 @@ int cmd_bench(int argc, char **argv)
             code = extra;
     }
 
+    if (!run.quiet)
+        print_wall_times(report);
     size_t ran = 0;
     for (size_t i = 0; i < report->row_count; i++)
         if (!(report->rows[i].flags & WARPLAB_ROW_SKIPPED))

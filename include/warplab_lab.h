@@ -81,6 +81,10 @@ typedef struct warplab_row {
     /* Ladders with a bus bandwidth (all-reduce: nccl-tests' busbw = algbw x
      * 2(G-1)/G, gbs being algbw), 1e9 B/s; 0 = n/a. */
     double busbw_gbs;
+    /* The row's whole wall time on the host clock, s: buffers, inputs, the
+     * checked run, verification and the timed runs (where a run's time goes;
+     * `bench` sums it per ladder). */
+    double wall_s;
 } warplab_row;
 
 typedef struct warplab_report {

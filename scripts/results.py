@@ -7,7 +7,7 @@ Each JSON is the output of `warplab bench --json FILE` (the main job) on one dev
 and every figure are read from the JSON. In a ladder page, the text between the two markers
 BLOCK_BEGIN and BLOCK_END (below) is replaced; the rest of the page is hand-written.
 
-    make bench BENCH_FLAGS="--max-seconds 0.5 --json docs/results/h100.json"   # on the device
+    make bench BENCH_FLAGS="--max-seconds 0.25 --json docs/results/h100.json"   # on the device
     scripts/results.py                 # rewrite docs/RESULTS.md from docs/results/*.json
     scripts/results.py --check         # exit 1 when a generated page is out of date
     scripts/results.py --out FILE --pages DIR A.json B.json   # other inputs or outputs
@@ -256,7 +256,7 @@ def render(inputs):
            "timed before it and over the first ladder row timed (vendor and reference rows and "
            "rungs off the ladder have none). How the figures are taken: `README.md`, "
            "`docs/ARCHITECTURE.md` (the harness).", "",
-           "To replace a device kind's run: `make bench BENCH_FLAGS=\"--max-seconds 0.5 --json "
+           "To replace a device kind's run: `make bench BENCH_FLAGS=\"--max-seconds 0.25 --json "
            "docs/results/KIND.json\"` on that device (KIND: h100, h200, ...), then "
            "`scripts/results.py`, which rewrites this page and the tables of `docs/ladders/`. "
            "`scripts/results.py --check` (CTest `docs.results_current`) fails when they and the "

@@ -504,8 +504,10 @@ static warplab_status plan_run_checked(const warplab_bench_plan *bench_plan,
                     options->progress(options->progress_user, p->ladder->name, p->rungs[r]->id,
                                       problem_text, done, total);
                 config.seed = report->seed + 0x632BE59BD9B4E019ull * (uint64_t)(done + 1);
+                const double begin = wl_now_seconds();
                 wl_run_rung(context->device, context->host, p->ladder, p->rungs[r], p->impls[r],
                             &p->problems[s], &config, row);
+                row->wall_s = wl_now_seconds() - begin;
                 done++;
             }
             finalize_group(report, p->rungs, group);

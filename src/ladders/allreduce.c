@@ -354,7 +354,7 @@ const wl_ladder wl_allreduce_ladder = {
     .rung_count = sizeof allreduce_rungs / sizeof allreduce_rungs[0],
     .make_problem = allreduce_make_problem,
     /* 1 MiB, 64 MiB and 1 GiB messages of floats (--sweep: 4 KiB to 4 GiB). */
-    .default_sizes_gpu = "2^18,2^24,2^28",
+    .default_sizes_gpu = "2^18,2^24,2^26",
     .default_sizes_cpu = "2^18",
     .describe = allreduce_describe,
     .leading_size = wl_leading_size_1d,

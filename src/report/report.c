@@ -252,6 +252,7 @@ ROW_NUMBER_GETTER(flops)
 ROW_NUMBER_GETTER(gbs)
 ROW_NUMBER_GETTER(gflops)
 ROW_NUMBER_GETTER(busbw_gbs)
+ROW_NUMBER_GETTER(wall_s)
 ROW_NUMBER_GETTER(pct_of_ceiling)
 ROW_NUMBER_GETTER(pct_of_reference)
 ROW_NUMBER_GETTER(pct_of_vendor)
@@ -330,6 +331,8 @@ static const wl_column row_columns[] = {
     {"gflops", "GFLOP/s", NULL, WL_CELL_RATE, 0, WL_IN_CSV | WL_IN_JSON, get_gflops},
     /* all-reduce: nccl-tests' bus bandwidth (gbs is then the algbw) */
     {"busbw_gbs", NULL, NULL, WL_CELL_RATE, 0, WL_IN_JSON_IF_SET, get_busbw_gbs},
+    /* the row's wall time, buffers and checks included */
+    {"wall_s", NULL, NULL, WL_CELL_NUMBER, 4, WL_IN_JSON_IF_SET, get_wall_s},
     {"pct_of_ceiling", "%peak", "% of peak", WL_CELL_PERCENT, 0, WL_IN_CSV | WL_IN_JSON,
      get_pct_of_ceiling},
     {"step_speedup", "step", NULL, WL_CELL_SPEEDUP, 0, WL_IN_CSV | WL_IN_JSON, get_step_speedup},
