@@ -43,7 +43,7 @@ static void bench_help(FILE *out)
     fprintf(out, "  %-10s %s\n", "api",
             "the library's calls against CUB, cuBLAS and a float4 kernel (cuda; --rung picks\n"
             "             reduce, reduce_device, transpose, gemm, vecadd, scan, scan_int32,\n"
-            "             histogram_u8, histogram_float)");
+            "             histogram_u8, histogram_int32, histogram_float)");
     cli_run_help_options(out, true);
     fprintf(out,
             "\n"

@@ -164,7 +164,8 @@ warplab_status warplab_bench(warplab_context *context, const warplab_bench_optio
  * (options->rungs, comma-separated, picks operations: "reduce",
  * "reduce_device", "transpose", "gemm", "vecadd", and warplab_histogram
  * against cub::DeviceHistogram::HistogramEven: "histogram_u8" (256 bins of
- * 8-bit samples) and "histogram_float" (1024 and 4096 bins of float), at
+ * 8-bit samples), "histogram_int32" (1024 and 4096 bins of int32 over
+ * [-10^6, 10^6)) and "histogram_float" (1024 and 4096 bins of float), at
  * 2^24 and 2^28 samples, uniform and skewed, sizes N, NxBINS or NxBINSx1
  * (skewed); repeat, warmup,
  * max_seconds, no_flush, seed and progress as for warplab_bench). Rows come in pairs: the warplab

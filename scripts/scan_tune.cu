@@ -1,14 +1,14 @@
-/* The scan ladder's single-pass kernels (src/ladders/scan/cuda/single_pass.cuh,
- * bulk_pass.cuh) in several shapes against cub::DeviceScan::InclusiveSum and
- * a copy of the same bytes: int32 (and float) inclusive sums, each variant's
- * result compared on the device with CUB's (WRONG printed on any
- * difference; floats within 1e-3 of CUB's, summed in another order), then timed with events, L2
- * flushed (a 256 MiB memset) before each of 15 runs, median. The tuning set is the even powers of
- * two from 2^10 to 2^30: the shapes the vectorized and bulk_pipeline rungs' comments and
- * docs/ladders/scan.md quote, and bulk_pipeline's switch between its two rings, come from it;
- * `bench api --size` reports the library's choice on other sizes. nvcc -std=c++20 -arch=sm_90 -O3
- * -I include -I src -o /tmp/scan_tune scripts/scan_tune.cu /tmp/scan_tune            # every size
- * of the set /tmp/scan_tune 2^24 2^30  # the sizes named (2^k or decimal) */
+/* The scan ladder's bulk pass (src/ladders/scan/cuda/bulk_pass.cuh) in several shapes against
+ * cub::DeviceScan::InclusiveSum and a copy of the same bytes: int32 inclusive sums (float with
+ * -DTUNE_FLOAT, fewer variants), each variant's result compared on the device with CUB's (WRONG
+ * printed on any difference; floats within 1e-3 of CUB's, summed in another order), then timed
+ * with events, L2 flushed (a 256 MiB memset) before each run, the median of 41 runs up to 2^23
+ * elements and of 15 above; CUB timed before and after the variants. The tuning set is 2^20,
+ * 2^22, 2^24 and 2^28: bulk_pipeline's two rings and the switch between them
+ * (11_bulk_pipeline.cu) were fitted on it; other sizes given on the command line judge them.
+ *   nvcc -std=c++20 -arch=sm_90 -O3 -I include -I src -o /tmp/scan_tune scripts/scan_tune.cu
+ *   /tmp/scan_tune                 # the even powers of two from 2^10 to 2^30
+ *   /tmp/scan_tune 2^21 3000017    # the sizes named (2^k or decimal) */
 #include "ladders/scan/cuda/bulk_pass.cuh"
 #include <algorithm>
 #include <cstdio>
@@ -25,6 +25,7 @@
 static unsigned char *flush_buf;
 static unsigned long long *mismatches;
 static int sms;
+static int timed_runs = 15; /* 41 up to 2^23 elements, where the runs' spread is widest */
 static void flush()
 {
     CK(cudaMemsetAsync(flush_buf, 1, 256 << 20));
@@ -37,7 +38,7 @@ template <typename F> double time_it(F f)
     cudaEventCreate(&b);
     for (int i = 0; i < 3; i++)
         f();
-    for (int i = 0; i < 15; i++) {
+    for (int i = 0; i < timed_runs; i++) {
         flush();
         cudaEventRecord(a);
         f();
@@ -82,34 +83,14 @@ static void report(const char *name, double us, unsigned long long bad, int per_
         printf("  %-44s %10.2f us %6.1f%% of copy  %s\n", name, us, 100 * copy_us_at / us,
                bad ? "WRONG" : "");
 }
-/* The register single pass (the vectorized rung's kernel). */
-template <typename T, unsigned TH, unsigned ST, unsigned SL, bool BO, unsigned MB, bool STR>
-void run_single(const char *name, const T *in, T *out, size_t n, unsigned char *scratch,
-                const T *ref)
-{
-    constexpr unsigned W = 16 / sizeof(T);
-    constexpr size_t ITEMS = (size_t)TH * ST * W;
-    const size_t tiles = (n + ITEMS - 1) / ITEMS;
-    if (tiles > 0x7fffffffu)
-        return;
-    auto f = [&]() {
-        cudaMemsetAsync(scratch, 0, TICKET_BYTES + TileFlags<T>::status_bytes(tiles));
-        single_pass_kernel<T, ScanSum, TH, ST, W, false, SL, BO, MB, STR>
-            <<<(unsigned)tiles, TH>>>(in, out, n, false, true, scratch, tiles);
-    };
-    CK(cudaMemset(out, 0xff, n * sizeof(T)));
-    f();
-    CK(cudaDeviceSynchronize());
-    const unsigned long long bad = differ(out, ref, n);
-    report(name, time_it(f), bad, 0);
-}
 /* The bulk pass: persistent blocks, tiles staged by the copy engine. */
-template <typename T, unsigned TH, unsigned ST, unsigned STAGES, bool SPLIT, unsigned SL = 32>
+template <typename T, unsigned TH, unsigned ST, unsigned STAGES, bool SPLIT, bool REG = false,
+          unsigned SL = 32>
 void run_bulk(const char *name, const T *in, T *out, size_t n, unsigned char *scratch, const T *ref)
 {
-    using P = BulkPass<TH, ST, STAGES, SPLIT>;
+    using P = BulkPass<TH, ST, STAGES, SPLIT, REG>;
     const size_t tiles = P::template tiles<T>(n);
-    auto kernel = bulk_pass_kernel<T, ScanSum, TH, ST, STAGES, SPLIT, SL>;
+    auto kernel = bulk_pass_kernel<T, ScanSum, TH, ST, STAGES, SPLIT, SL, REG>;
     static std::atomic<int> cached[BULK_DEVICES];
     int per_sm = 0;
     CK(bulk_blocks_per_sm(kernel, P::BLOCK, P::template shared_bytes<T>(), 0, cached, &per_sm));
@@ -137,8 +118,9 @@ template <typename T> __global__ void fill(T *x, size_t n)
             x[i] = (T)(1 + (h & 1023) / 1024.0); /* small integers' worth: sums exact-ish */
     }
 }
-template <typename T> void sweep(size_t n, bool all)
+template <typename T> void sweep(size_t n)
 {
+    timed_runs = n <= ((size_t)1 << 23) ? 41 : 15;
     T *in, *out, *ref;
     unsigned char *scratch, *temp;
     size_t tb = 0;
@@ -158,25 +140,24 @@ template <typename T> void sweep(size_t n, bool all)
     const double cub_us = time_it([&]() { cub::DeviceScan::InclusiveSum(temp, tb, in, ref, n); });
     report("copy", copy_us_at, 0, 0);
     report("cub InclusiveSum", cub_us, 0, 0);
-    run_single<T, 128, 8, 32, false, 8, true>("vectorized 128x8 ticket mb8 stream", in, out, n,
-                                              scratch, ref);
-    run_bulk<T, 128, 8, 3, false>("bulk_pipeline small ring (128x8, 3, 1 loader)", in, out, n,
-                                  scratch, ref);
-    run_bulk<T, 128, 8, 4, true>("bulk_pipeline large ring (128x8, 4, 2 loaders)", in, out, n,
-                                 scratch, ref);
-    if (all) {
-        run_bulk<T, 128, 8, 4, false>("ring 128x8, 4, 1 loader", in, out, n, scratch, ref);
-        run_bulk<T, 128, 8, 5, true>("ring 128x8, 5, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 128, 6, 4, true>("ring 128x6 (12K), 4, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 128, 6, 5, true>("ring 128x6 (12K), 5, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 192, 8, 3, true>("ring 192x8 (24K), 3, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 256, 8, 3, true>("ring 256x8 (32K), 3, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 256, 4, 4, true>("ring 256x4, 4, 2 loaders", in, out, n, scratch, ref);
-        run_bulk<T, 128, 8, 4, true, 0>("ring 128x8, 4, 2 loaders, spin", in, out, n, scratch, ref);
-        run_bulk<T, 128, 8, 4, true, 128>("ring 128x8, 4, 2 loaders, sleep 128", in, out, n,
-                                          scratch, ref);
-        run_bulk<T, 128, 16, 2, true>("ring 128x16 (32K), 2, 2 loaders", in, out, n, scratch, ref);
-    }
+    run_bulk<T, 128, 8, 3, false>("small ring (128x8, 3, 1 loader)", in, out, n, scratch, ref);
+    run_bulk<T, 128, 8, 4, true>("large ring (128x8, 4, 2 loaders)", in, out, n, scratch, ref);
+    run_bulk<T, 128, 8, 3, false, true>("reg small ring (128x8, 3, 1 loader)", in, out, n, scratch,
+                                        ref);
+    run_bulk<T, 128, 8, 4, true, true>("reg large ring (128x8, 4, 2 loaders)", in, out, n, scratch,
+                                       ref);
+    run_bulk<T, 256, 8, 3, true, true>("reg 256x8 (32K), 3, 2 loaders", in, out, n, scratch, ref);
+    run_bulk<T, 128, 4, 3, false, true>("reg 128x4 (8K), 3, 1 loader", in, out, n, scratch, ref);
+#ifndef TUNE_FLOAT
+    run_bulk<T, 192, 8, 3, true>("ring 192x8 (24K), 3, 2 loaders", in, out, n, scratch, ref);
+    run_bulk<T, 256, 8, 3, true>("ring 256x8 (32K), 3, 2 loaders", in, out, n, scratch, ref);
+    run_bulk<T, 192, 8, 3, true, true>("reg 192x8 (24K), 3, 2 loaders", in, out, n, scratch, ref);
+    run_bulk<T, 128, 8, 6, true, true>("reg 128x8, 6, 2 loaders", in, out, n, scratch, ref);
+    run_bulk<T, 128, 4, 3, false>("ring 128x4 (8K), 3, 1 loader", in, out, n, scratch, ref);
+    run_bulk<T, 128, 4, 4, true, true>("reg 128x4 (8K), 4, 2 loaders", in, out, n, scratch, ref);
+#endif
+    report("cub InclusiveSum (again)",
+           time_it([&]() { cub::DeviceScan::InclusiveSum(temp, tb, in, ref, n); }), 0, 0);
     CK(cudaFree(in));
     CK(cudaFree(out));
     CK(cudaFree(ref));
@@ -203,9 +184,11 @@ int main(int argc, char **argv)
     if (sizes.empty())
         for (int k = 10; k <= 30; k += 2)
             sizes.push_back((size_t)1 << k);
-    for (size_t n : sizes)
-        sweep<int>(n, n >= (1u << 20));
-    for (size_t n : sizes)
-        if (n >= (1u << 24))
-            sweep<float>(n, false);
+    for (size_t n : sizes) {
+#ifdef TUNE_FLOAT
+        sweep<float>(n);
+#else
+        sweep<int>(n);
+#endif
+    }
 }

@@ -75,10 +75,12 @@ __global__ void plain_float4_add(const float4 *a, const float4 *b, float4 *c, si
 }
 
 /* Histogram samples from the index: 8-bit (random bytes, or every byte 0x5A
- * when skewed) or float in [-0.125, 1.125) around the range [0, 1) (or
- * every sample 1/3 when skewed). */
-__global__ void fill_histogram_samples(uint32_t *words, size_t count, uint32_t seed, bool bytes,
-                                       bool skewed)
+ * when skewed), int32 in [-1125000, 1125000) around the range
+ * [-1000000, 1000000) (or every sample 333333 when skewed), or float in
+ * [-0.125, 1.125) around the range [0, 1) (or every sample 1/3 when
+ * skewed). */
+__global__ void fill_histogram_samples(uint32_t *words, size_t count, uint32_t seed,
+                                       int sample_type, bool skewed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -88,8 +90,10 @@ __global__ void fill_histogram_samples(uint32_t *words, size_t count, uint32_t s
         h ^= h >> 13;
         h *= 3266489917u;
         h ^= h >> 16;
-        if (bytes)
+        if (sample_type == WL_HISTOGRAM_UINT8)
             words[i] = skewed ? 0x5A5A5A5Au : h;
+        else if (sample_type == WL_HISTOGRAM_INT32)
+            words[i] = (uint32_t)(skewed ? 333333 : (int32_t)(h % 2250000u) - 1125000);
         else
             words[i] = __float_as_uint(skewed ? 1.0f / 3.0f
                                               : (float)(h & 0xFFFFFF) / 13421772.8f - 0.125f);
@@ -116,17 +120,19 @@ enum api_op {
     API_SCAN,            /* warplab_scan, float inclusive sum */
     API_SCAN_INT32,      /* warplab_scan, int32 inclusive sum (exact) */
     API_HISTOGRAM_U8,    /* 256 bins over [0, 256) */
+    API_HISTOGRAM_INT32, /* dim[1] bins over [-1000000, 1000000) */
     API_HISTOGRAM_FLOAT, /* dim[1] bins over [0, 1) */
     API_OPS
 };
 
-const char *const op_names[API_OPS] = {"reduce",     "reduce_device", "transpose",
-                                       "gemm",       "vecadd",        "scan",
-                                       "scan_int32", "histogram_u8",  "histogram_float"};
-const char *const op_calls[API_OPS] = {
-    "warplab_reduce", "warplab_reduce_to_buffer", "warplab_transpose",
-    "warplab_gemm",   "warplab_vecadd",           "warplab_scan",
-    "warplab_scan",   "warplab_histogram",        "warplab_histogram"};
+const char *const op_names[API_OPS] = {
+    "reduce",     "reduce_device", "transpose",       "gemm",           "vecadd", "scan",
+    "scan_int32", "histogram_u8",  "histogram_int32", "histogram_float"};
+const char *const op_calls[API_OPS] = {"warplab_reduce",    "warplab_reduce_to_buffer",
+                                       "warplab_transpose", "warplab_gemm",
+                                       "warplab_vecadd",    "warplab_scan",
+                                       "warplab_scan",      "warplab_histogram",
+                                       "warplab_histogram", "warplab_histogram"};
 const char *const vendor_calls[API_OPS] = {"cub::DeviceReduce::Sum + copy",
                                            "cub::DeviceReduce::Sum",
                                            "cublasSgeam",
@@ -135,15 +141,22 @@ const char *const vendor_calls[API_OPS] = {"cub::DeviceReduce::Sum + copy",
                                            "cub::DeviceScan::InclusiveSum",
                                            "cub::DeviceScan::InclusiveSum",
                                            "cub::DeviceHistogram::HistogramEven",
+                                           "cub::DeviceHistogram::HistogramEven",
                                            "cub::DeviceHistogram::HistogramEven"};
-const char *const vendor_ids[API_OPS] = {
-    "cub+copy",           "cub",      "cublas_sgeam",   "cublas_sgemm",
-    "float4_kernel",      "cub_scan", "cub_scan_int32", "cub_histogram_u8",
-    "cub_histogram_float"};
+const char *const vendor_ids[API_OPS] = {"cub+copy",
+                                         "cub",
+                                         "cublas_sgeam",
+                                         "cublas_sgemm",
+                                         "float4_kernel",
+                                         "cub_scan",
+                                         "cub_scan_int32",
+                                         "cub_histogram_u8",
+                                         "cub_histogram_int32",
+                                         "cub_histogram_float"};
 
 bool is_histogram(api_op op)
 {
-    return op == API_HISTOGRAM_U8 || op == API_HISTOGRAM_FLOAT;
+    return op == API_HISTOGRAM_U8 || op == API_HISTOGRAM_INT32 || op == API_HISTOGRAM_FLOAT;
 }
 
 struct api_case {
@@ -256,6 +269,9 @@ warplab_status run_warplab(void *user)
     case API_HISTOGRAM_U8:
         return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_UINT8, s->in.buffer, d[0],
                                                  d[1], 0.0, 256.0, s->out.buffer, 0));
+    case API_HISTOGRAM_INT32:
+        return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_INT32, s->in.buffer, d[0],
+                                                 d[1], -1e6, 1e6, s->out.buffer, 0));
     case API_HISTOGRAM_FLOAT:
         return from_context(s, warplab_histogram(ctx, WARPLAB_HISTOGRAM_FLOAT32, s->in.buffer, d[0],
                                                  d[1], 0.0, 1.0, s->out.buffer, 0));
@@ -301,10 +317,13 @@ void describe_case(const api_case &c, char *text, size_t len)
 {
     switch (c.op) {
     case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_INT32:
     case API_HISTOGRAM_FLOAT:
         wl_format(text, len, "n=%zu %s %zu bins %s", c.dim[0],
-                  c.op == API_HISTOGRAM_U8 ? "uint8" : "float", c.dim[1],
-                  c.dim[2] ? "skewed" : "uniform");
+                  c.op == API_HISTOGRAM_U8      ? "uint8"
+                  : c.op == API_HISTOGRAM_INT32 ? "int32"
+                                                : "float",
+                  c.dim[1], c.dim[2] ? "skewed" : "uniform");
         break;
     case API_TRANSPOSE: wl_format(text, len, "%zux%zu float", c.dim[0], c.dim[1]); break;
     case API_GEMM: wl_format(text, len, "%zux%zux%zu float", c.dim[0], c.dim[1], c.dim[2]); break;
@@ -373,23 +392,27 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         s->problem.dtype = c.op == API_SCAN_INT32 ? WARPLAB_INT32 : WARPLAB_FLOAT32;
         break;
     case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_INT32:
     case API_HISTOGRAM_FLOAT: {
         const bool bytes = c.op == API_HISTOGRAM_U8;
+        const wl_histogram_sample sample = bytes                         ? WL_HISTOGRAM_UINT8
+                                           : c.op == API_HISTOGRAM_INT32 ? WL_HISTOGRAM_INT32
+                                                                         : WL_HISTOGRAM_FLOAT32;
         const size_t words = bytes ? (d[0] + 3) / 4 : d[0];
         status = make_array(env, words, false, &s->in);
         if (status == WARPLAB_OK) {
             fill_histogram_samples<<<1024, 256, 0, env.stream>>>(
-                reinterpret_cast<uint32_t *>(s->in.ptr), words, env.seed++, bytes, d[2] != 0);
+                reinterpret_cast<uint32_t *>(s->in.ptr), words, env.seed++, (int)sample, d[2] != 0);
             status = WL_CUDA_LAUNCHED(env.device, "filling the samples");
         }
         out_count = d[1];
         s->problem.dim[0] = d[0];
         s->problem.dim[1] = d[1];
         s->problem.dims = 2;
-        s->problem.variant = bytes ? WL_HISTOGRAM_UINT8 : WL_HISTOGRAM_FLOAT32;
-        s->problem.dtype = bytes ? WARPLAB_INT32 : WARPLAB_FLOAT32;
-        s->problem.alpha = 0.0;
-        s->problem.beta = bytes ? 256.0 : 1.0;
+        s->problem.variant = sample;
+        s->problem.dtype = sample == WL_HISTOGRAM_FLOAT32 ? WARPLAB_FLOAT32 : WARPLAB_INT32;
+        s->problem.alpha = sample == WL_HISTOGRAM_INT32 ? -1e6 : 0.0;
+        s->problem.beta = bytes ? 256.0 : sample == WL_HISTOGRAM_INT32 ? 1e6 : 1.0;
         s->problem.param = d[2] ? WL_HISTOGRAM_SKEWED : WL_HISTOGRAM_UNIFORM;
         break;
     }
@@ -403,9 +426,10 @@ warplab_status prepare_case(case_state *s, char *note, size_t note_len)
         return status;
     if (c.op != API_VECADD) {
         static const char *const ladders[API_OPS] = {
-            "reduce", "reduce", "transpose", "gemm", "", "scan", "scan", "histogram", "histogram"};
+            "reduce", "reduce", "transpose", "gemm",      "",
+            "scan",   "scan",   "histogram", "histogram", "histogram"};
         static const char *const rungs[API_OPS] = {"cub", "cub", "cublas", "cublas_fp32", "",
-                                                   "cub", "cub", "cub",    "cub"};
+                                                   "cub", "cub", "cub",    "cub",         "cub"};
         s->vendor = wl_backend_find_impl(env.device, ladders[c.op], rungs[c.op]);
         if (!s->vendor)
             return wl_fail(env.device, WARPLAB_ERROR_UNSUPPORTED, "no vendor rung %s/%s",
@@ -540,6 +564,7 @@ void fill_row(warplab_row *row, const api_case &c, bool vendor, const wl_stats &
     case API_SCAN:
     case API_SCAN_INT32: row->bytes = 8.0 * (double)c.dim[0]; break;
     case API_HISTOGRAM_U8: row->bytes = (double)c.dim[0] + 4.0 * (double)c.dim[1]; break;
+    case API_HISTOGRAM_INT32:
     case API_HISTOGRAM_FLOAT: row->bytes = 4.0 * ((double)c.dim[0] + (double)c.dim[1]); break;
     case API_GEMM:
         row->flops = 2.0 * (double)c.dim[0] * (double)c.dim[1] * (double)c.dim[2];
@@ -583,9 +608,10 @@ int default_cases(api_op op, api_case *cases, int capacity)
         add(4001, 3, 1024);
         break;
     case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_INT32:
     case API_HISTOGRAM_FLOAT:
         /* The targets' shapes: 2^24 and 2^28 samples, uniform and skewed;
-         * 256 bins of 8-bit samples, 1024 and 4096 of float. */
+         * 256 bins of 8-bit samples, 1024 and 4096 of int32 and float. */
         for (int e = 24; e <= 28; e += 4)
             for (size_t skewed = 0; skewed < 2; skewed++) {
                 if (op == API_HISTOGRAM_U8) {
@@ -628,6 +654,7 @@ api_case case_from_size(api_op op, const size_t size[3], int dims)
         c.dim[2] = dims >= 3 ? size[2] : dims == 2 ? 1024 : side;
         break;
     case API_HISTOGRAM_U8:
+    case API_HISTOGRAM_INT32:
     case API_HISTOGRAM_FLOAT: /* N, NxBINS, NxBINSxS (S = 1: skewed) */
         c.dim[0] = size[0];
         c.dim[1] = dims >= 2 ? size[1] : op == API_HISTOGRAM_U8 ? 256 : 1024;
@@ -673,7 +700,7 @@ extern "C" warplab_status wl_cuda_bench_api(warplab_context *context, wl_backend
                 return wl_fail(device, WARPLAB_ERROR_UNKNOWN_NAME,
                                "no operation '%s' in bench api (reduce, reduce_device, "
                                "transpose, gemm, vecadd, scan, scan_int32, histogram_u8, "
-                               "histogram_float)",
+                               "histogram_int32, histogram_float)",
                                item);
         }
     }

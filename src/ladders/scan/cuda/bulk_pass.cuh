@@ -15,11 +15,14 @@
  * - the scanning warps take the buffers in order: 16-byte shared-memory
  *   reads in scan_tile's lane order (a warp reads 512 contiguous bytes, no
  *   bank conflict), scan_registers with the look-back (single_pass.cuh's
- *   flags), the results written over the tile, and one thread has the
- *   engine store the buffer, waits until the store has read it and frees
- *   it for the issuer.
+ *   flags), then either (REGISTER_STORE) each warp frees the buffer for
+ *   the issuer as soon as its elements are in registers, before the
+ *   look-back, and stores the results from registers, 16 bytes a lane; or
+ *   the results are written over the tile, and one thread has the engine
+ *   store the buffer, waits until the store has read it and frees it.
  * So loads run STAGES - 1 tiles ahead of the scan without a register to
- * hold them, each global access is one bulk transfer of a whole tile, and
+ * hold them (more, in effect, when the buffers come back before the
+ * look-back), each load is one bulk transfer of a whole tile, and
  * no tile's A waits for the look-back of the tile before it in its block
  * (with one warp doing both loading and scanning, a block's next A waits
  * for its current look-back, and the look-backs queue behind each other:
@@ -46,9 +49,12 @@ __device__ inline unsigned shared_address(const void *p)
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
-__device__ inline void bulk_barrier_init(unsigned long long *bar)
+/* A barrier whose phase completes on `arrivals` arrivals (and the bytes
+ * it was told to expect). */
+__device__ inline void bulk_barrier_init(unsigned long long *bar, unsigned arrivals = 1)
 {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(arrivals)
+                 : "memory");
 }
 
 /* The barriers' initialisation before the copy engine sees them. */
@@ -135,9 +141,14 @@ template <unsigned STAGES> struct BulkRing {
 };
 
 /* SLEEP_NS: the look-back spin's back-off (scripts/scan_tune.cu compares
- * none and 128 ns with the default). */
+ * none and 128 ns with the default). REGISTER_STORE: the scanning warps
+ * free a staged buffer as soon as its elements are in their registers
+ * (each warp arrives on `free`) and store the results from registers,
+ * 16 bytes a lane, instead of writing them over the buffer for the engine
+ * to store: the buffer is back with the issuer before the look-back
+ * rather than after the store has read it. */
 template <typename T, typename Op, unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT,
-          unsigned SLEEP_NS = 32>
+          unsigned SLEEP_NS = 32, bool REGISTER_STORE = false>
 __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
     bulk_pass_kernel(const T *in, T *out, size_t n, bool exclusive, bool vector_ok,
                      unsigned char *scratch, size_t tiles)
@@ -163,7 +174,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
             bulk_barrier_init(&ring.issued[s]);
             bulk_barrier_init(&ring.loaded[s]);
             bulk_barrier_init(&ring.ready[s]);
-            bulk_barrier_init(&ring.free[s]);
+            bulk_barrier_init(&ring.free[s], REGISTER_STORE ? THREADS / 32 : 1);
         }
         bulk_barrier_init_fence();
     }
@@ -254,12 +265,25 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
                     x[j][e] = i < n ? in[i] : scan_identity<T, Op>();
                 }
         }
+        if (REGISTER_STORE) {
+            __syncwarp(); /* the warp's reads of the buffer done */
+            if (lane == 0)
+                bulk_arrive(&ring.free[s]);
+        }
         /* The reducer published a staged tile's A. */
         scan_registers<T, Op, THREADS, STEPS, WIDTH, SCAN_BARRIER>(
             x, exclusive, shared, [&](T aggregate) {
                 return look_back<T, Op, false, SLEEP_NS>(flags, (size_t)tile, aggregate, !staged);
             });
-        if (staged) {
+        if (staged && REGISTER_STORE) {
+            T *const to = out + base + warp * PER_WARP;
+#pragma unroll
+            for (unsigned j = 0; j < STEPS; j++) {
+                V v;
+                memcpy(&v, x[j], sizeof v);
+                *reinterpret_cast<V *>(to + lane_offset<WIDTH>(j, 0)) = v;
+            }
+        } else if (staged) {
 #pragma unroll
             for (unsigned j = 0; j < STEPS; j++) {
                 V v;
@@ -279,13 +303,13 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
         }
         /* The buffer written, the shared words read: both free. */
         tile_barrier<THREADS, SCAN_BARRIER>();
-        if (threadIdx.x == STORE_THREAD) {
+        if (!REGISTER_STORE && threadIdx.x == STORE_THREAD) {
             if (staged)
                 bulk_store_and_release(out + base, stages.stage[s], Shape::TILE_BYTES);
             bulk_arrive(&ring.free[s]);
         }
     }
-    if (threadIdx.x == STORE_THREAD)
+    if (!REGISTER_STORE && threadIdx.x == STORE_THREAD)
         bulk_wait_all(); /* the shared memory outlives the stores */
 }
 
@@ -315,8 +339,11 @@ cudaError_t bulk_blocks_per_sm(K kernel, unsigned threads, size_t bytes, int dev
 }
 
 /* A ring: scanning threads, 16-byte accesses a thread per tile, buffers a
- * block, and whether a second loader warp reduces. */
-template <unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT> struct BulkPass {
+ * block, whether a second loader warp reduces, and whether the results are
+ * stored from registers. */
+template <unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT,
+          bool REGISTER_STORE = false>
+struct BulkPass {
     static constexpr unsigned BLOCK = THREADS + (SPLIT ? 64 : 32);
     template <typename T> static constexpr size_t items()
     {
@@ -348,7 +375,7 @@ template <unsigned THREADS, unsigned STEPS, unsigned STAGES, bool SPLIT> struct 
         if (n == 0)
             return WARPLAB_OK;
         const size_t count = tiles<T>(n);
-        auto kernel = bulk_pass_kernel<T, Op, THREADS, STEPS, STAGES, SPLIT>;
+        auto kernel = bulk_pass_kernel<T, Op, THREADS, STEPS, STAGES, SPLIT, 32, REGISTER_STORE>;
         static std::atomic<int> cached[BULK_DEVICES];
         int per_sm = 1;
         warplab_status status =
