@@ -2,17 +2,22 @@
 # The all-reduce ladder on a machine with 2 GPUs or more (docs/MULTIGPU.md):
 # build what it needs, run its tests, the peer query and the ladder, and
 # print a short table (1 MiB, 64 MiB, 1 GiB: algbw, busbw, ratio to NCCL).
-#   scripts/allreduce-check.sh BUILD_DIR OUT_DIR [check|sweep|full]
-# full: one call on a 4-GPU machine, build included, inside
-# WARPLAB_CHECK_SECONDS (default 430; every step's limit is cut to what is
-# left), seven files in OUT_DIR:
+#   scripts/allreduce-check.sh BUILD_DIR OUT_DIR [check|sweep|full|full-timings|full-tests]
+# full-timings, full-tests, full: the 4-GPU check, build included, inside
+# WARPLAB_CHECK_SECONDS (default 540; every step's limit is cut to what is
+# left, and a step with no time left says so). On 4 x H200 (64 cores) the
+# build takes about 220 s and a G = 4 row of 1 GiB or more 5-20 s (its
+# inputs made and its results checked on the GPU), so one call of 600 s
+# holds the build and either the timings or the tests: full-timings in one
+# call and full-tests in another; full runs both in that order and drops
+# what does not fit. Up to seven files in OUT_DIR:
 #   peers.txt       the peer matrix (warplab devices --peers);
 #   g4-tuning.json  G = 4 on the planner's tuning set (n = 2^10, 2^12, ..,
 #                   2^28 floats: 4 KiB .. 1 GiB): the flag rungs, two_shot,
 #                   ring, NCCL and the library call (`dispatch`);
 #   g4-judged.json  G = 4 on the judged set, never fitted on: the sizes
-#                   between (2^11, .., 2^29), 4 GiB (2^30) and eight sizes
-#                   drawn once, log-uniform (seed 37);
+#                   between (2^11, .., 2^29), eight sizes drawn once,
+#                   log-uniform (seed 37), and 4 GiB (2^30) last;
 #   g2.json, g3.json  G = 2 and G = 3 (WARPLAB_ALLREDUCE_GPUS) on the sweep's
 #                   sizes 4 KiB .. 4 GiB (G = 3 also 128 KiB and 32 MiB, the
 #                   planner's limits);
@@ -27,17 +32,20 @@ export NCCL_NVLS_ENABLE=0
 build=${1:-/tmp/wl-allreduce}
 out=${2:-/tmp/wl-allreduce-out}
 mode=${3:-check}
+case $mode in full | full-timings | full-tests) ;; check | sweep) ;; *)
+    echo "unknown mode '$mode' (check, sweep, full, full-timings, full-tests)"; exit 2 ;; esac
 mkdir -p "$out"
 start=$(date +%s)
-budget=${WARPLAB_CHECK_SECONDS:-430}
-tests_keep=130 # what the timings leave for the tests and sanitizers (full)
+budget=${WARPLAB_CHECK_SECONDS:-540}
+tests_keep=0 # what the timings leave for the tests and sanitizers
+[ "$mode" = full ] && tests_keep=130
 # Message sizes in floats (full): the planner's tuning set, the judged set,
 # the sweep's.
 tuning=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
-# 4 GiB, the sizes between, and eight drawn once (python3: r = random.Random(37);
+# The sizes between, eight drawn once and 4 GiB (python3: r = random.Random(37);
 # sorted(int(2 ** r.uniform(10, 30)) for _ in range(8))).
-judged=2^30,2^11,2^13,2^15,2^17,2^19,2^21,2^23,2^25,2^27,2^29 # 4 GiB first: kept if time runs short
-judged=$judged,3645,171113,1291265,5369390,6449515,13073038,108341127,119994920
+judged=2^11,2^13,2^15,2^17,2^19,2^21,2^23,2^25,2^27,2^29
+judged=$judged,3645,171113,1291265,5369390,6449515,13073038,108341127,119994920,2^30
 sweep=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30
 export PATH=$PATH:/usr/local/cuda/bin
 
@@ -55,12 +63,12 @@ echo "== build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DWARPLAB_WERROR=ON \
     ${nccl_root:+-DNCCL_ROOT=$nccl_root} 2>&1 | grep -E "NCCL|backends" 
 targets="warplab-cli test_ladders test_allreduce_cuda"
-[ "$mode" = full ] && targets="$targets test_allreduce_plan"
+case $mode in full*) targets="$targets test_allreduce_plan" ;; esac
 cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | grep -E "error|warning" | head -20
 echo "build done at $(( $(date +%s) - start )) s"
 [ -x "$build/warplab" ] || { echo "no warplab binary"; exit 1; }
 
-if [ "$mode" = full ]; then
+if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
     # Timings first, alone on the GPUs, then the checks side by side. Every
     # step has its limit, cut to what is left of the call's budget
     # (WARPLAB_CHECK_SECONDS from the start, build included) less what the
@@ -81,16 +89,17 @@ if [ "$mode" = full ]; then
         [ $status -ne 0 ] && tail -4 /tmp/ar-bench.txt
     }
     echo "== G=4, the tuning set (the planner's limits were fitted on these)"
-    bench 80 g4-tuning.json --size "$tuning" --rung one_shot,two_shot_flags,two_shot,ring,nccl,dispatch
+    bench 150 g4-tuning.json --size "$tuning" --rung one_shot,two_shot_flags,two_shot,ring,nccl,dispatch
     echo "== G=4, the judged set (never fitted on)"
-    bench 80 g4-judged.json --size "$judged" --rung one_shot,two_shot_flags,nccl,dispatch
+    bench 150 g4-judged.json --size "$judged" --rung one_shot,two_shot_flags,nccl,dispatch
     echo "== G=2 (the planner's G=2 rows; two_shot: the library's rung before the planner)"
-    WARPLAB_ALLREDUCE_GPUS=2 bench 45 g2.json --size "$sweep" \
+    WARPLAB_ALLREDUCE_GPUS=2 bench 90 g2.json --size "$sweep" \
         --rung one_shot,two_shot_flags,two_shot,nccl,dispatch
     echo "== G=3 (GPUs 0-2: the planner's G=3-4 rows, fitted at G=4)"
-    WARPLAB_ALLREDUCE_GPUS=3 bench 50 g3.json --size "$sweep,2^15,2^23" \
+    WARPLAB_ALLREDUCE_GPUS=3 bench 90 g3.json --size "$sweep,2^15,2^23" \
         --rung one_shot,two_shot_flags,nccl,dispatch
-
+fi
+if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     echo "== tests and sanitizers (side by side)"
     left=$(( budget - ($(date +%s) - start) - 10 ))
     [ "$left" -gt 170 ] && left=170
@@ -125,11 +134,15 @@ if [ "$mode" = full ]; then
             grep -qE "^exit 0$" "$f" || { echo "-- $f"; grep -v "^=========     " "$f" | head -30; }
         done
     } > "$out/tests.txt" 2>&1
-    cat "$out/tests.txt" | head -60
-    python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json "$out"/g3.json \
-        "$out"/g2.json > "$out/summary.txt" 2>&1
-    cat "$out/summary.txt" "$out/peers.txt"
-    echo "full: $(( $(date +%s) - start )) s"
+    head -60 "$out/tests.txt"
+fi
+if [ "${mode%%-*}" = full ]; then
+    if [ "$mode" != full-tests ]; then
+        python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json \
+            "$out"/g3.json "$out"/g2.json > "$out/summary.txt" 2>&1
+        cat "$out/summary.txt" "$out/peers.txt"
+    fi
+    echo "$mode: $(( $(date +%s) - start )) s"
     exit 0
 fi
 
