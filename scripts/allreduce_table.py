@@ -103,7 +103,7 @@ def main(paths):
               "T tuning size, J judged")
         print("%12s  " % "message" + "".join("%26s" % r for r in rungs + ["nccl"]) +
               "%10s %16s" % ("lib/best", "planned"))
-        ratios, sweep_ratios, from_256k, to_best = [], [], [], []
+        ratios, sweep_ratios, from_256k, to_best, timed = [], [], [], [], []
         for n in sorted(sizes):
             size = 4 * n
             by = sizes[n]
@@ -131,6 +131,7 @@ def main(paths):
             if library and nccl:
                 ratio = nccl["median_ms"] / library["median_ms"]
                 ratios.append(ratio)
+                timed.append(size)
                 if sweep(n):
                     sweep_ratios.append(ratio)
                 if size >= 256 << 10:
@@ -140,7 +141,7 @@ def main(paths):
                   f"{len(sweep_ratios)} sizes measured of 11 (4 KiB, 16 KiB, .., 4 GiB)")
         if ratios:
             print(f"  library x NCCL: geometric mean {geomean(ratios):.3f} over all {len(ratios)} "
-                  f"sizes ({human(4 * min(sizes))} .. {human(4 * max(sizes))})")
+                  f"sizes ({human(min(timed))} .. {human(max(timed))})")
         if from_256k:
             worst = min(from_256k)
             below = [human(s) for r, s in sorted(from_256k, key=lambda x: x[1]) if r < 1.0]
