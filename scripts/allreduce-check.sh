@@ -2,21 +2,52 @@
 # The all-reduce ladder on a machine with 2 GPUs or more (docs/MULTIGPU.md):
 # build what it needs, run its tests, the peer query and the ladder, and
 # print a short table (1 MiB, 64 MiB, 1 GiB: algbw, busbw, ratio to NCCL).
-#   scripts/allreduce-check.sh BUILD_DIR OUT_DIR [check|sweep|full]
-# full (one call on a 4-GPU machine, under 10 minutes; six files in OUT_DIR):
-# the peer matrix; the sweep 4 KiB .. 4 GiB at G = 4 (the planner's tuning
-# sizes, every flag rung, two_shot, the library call through `dispatch`,
-# NCCL) and the sizes between (the planner's judged set); the sweep at
-# G = 2; then ctest -R allreduce (the ranks: 2 and 4 processes), memcheck
-# and racecheck on every rung at small sizes, and the Python package's GPU
-# tests on the same build; summary.txt holds the tables and the targets.
+#   scripts/allreduce-check.sh BUILD_DIR OUT_DIR [check|sweep|full|full-timings|full-tests]
+# full-timings, full-tests, full: the 4-GPU check, build included, inside
+# WARPLAB_CHECK_SECONDS (default 540; every step's limit is cut to what is
+# left, and a step with no time left says so). On 4 x H200 (64 cores) the
+# build takes about 220 s and a G = 4 row of 1 GiB or more 5-20 s (its
+# inputs made and its results checked on the GPU), so one call of 600 s
+# holds the build and either the timings or the tests: full-timings in one
+# call and full-tests in another; full runs both in that order and drops
+# what does not fit. Up to seven files in OUT_DIR:
+#   peers.txt       the peer matrix (warplab devices --peers);
+#   g4-tuning.json  G = 4 on the planner's tuning set (n = 2^10, 2^12, ..,
+#                   2^28 floats: 4 KiB .. 1 GiB): the flag rungs, two_shot,
+#                   ring, NCCL and the library call (`dispatch`);
+#   g4-judged.json  G = 4 on the judged set, never fitted on: the sizes
+#                   between (2^11, .., 2^29), eight sizes drawn once,
+#                   log-uniform (seed 37), and 4 GiB (2^30) last;
+#   g2.json, g3.json  G = 2 and G = 3 (WARPLAB_ALLREDUCE_GPUS) on the sweep's
+#                   sizes 4 KiB .. 4 GiB (G = 3 also 128 KiB and 32 MiB, the
+#                   planner's limits);
+#   tests.txt       ctest -R allreduce (every rung; the ranks: 2 and 4
+#                   processes joined by id file and by HOST:PORT) beside
+#                   compute-sanitizer memcheck and racecheck on every rung
+#                   (G = every GPU, n up to 1000; memcheck of the rungs
+#                   that open NCCL, n up to 31);
+#   summary.txt     scripts/allreduce_table.py's tables and the targets.
 # NVLink multicast stays off: NCCL_NVLS_ENABLE=0 here and in the program.
 set -u -o pipefail
 export NCCL_NVLS_ENABLE=0
 build=${1:-/tmp/wl-allreduce}
 out=${2:-/tmp/wl-allreduce-out}
 mode=${3:-check}
+case $mode in full | full-timings | full-tests) ;; check | sweep) ;; *)
+    echo "unknown mode '$mode' (check, sweep, full, full-timings, full-tests)"; exit 2 ;; esac
 mkdir -p "$out"
+start=$(date +%s)
+budget=${WARPLAB_CHECK_SECONDS:-540}
+tests_keep=0 # what the timings leave for the tests and sanitizers
+[ "$mode" = full ] && tests_keep=130
+# Message sizes in floats (full): the planner's tuning set, the judged set,
+# the sweep's.
+tuning=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
+# The sizes between, eight drawn once and 4 GiB (python3: r = random.Random(37);
+# sorted(int(2 ** r.uniform(10, 30)) for _ in range(8))).
+judged=2^11,2^13,2^15,2^17,2^19,2^21,2^23,2^25,2^27,2^29
+judged=$judged,3645,171113,1291265,5369390,6449515,13073038,108341127,119994920,2^30
+sweep=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30
 export PATH=$PATH:/usr/local/cuda/bin
 
 echo "== NCCL and topology"
@@ -30,66 +61,94 @@ nvidia-smi topo -m 2>&1 | head -8
 nvidia-smi --query-gpu=index,name --format=csv,noheader
 
 echo "== build"
-start=$(date +%s)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DWARPLAB_WERROR=ON \
     ${nccl_root:+-DNCCL_ROOT=$nccl_root} 2>&1 | grep -E "NCCL|backends" 
 targets="warplab-cli test_ladders test_allreduce_cuda"
-[ "$mode" = full ] && targets="$targets warplab_shared warplab_python_calls"
+case $mode in full*) targets="$targets test_allreduce_plan" ;; esac
 cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | grep -E "error|warning" | head -20
-echo "build: $(( $(date +%s) - start )) s"
+echo "build done at $(( $(date +%s) - start )) s"
 [ -x "$build/warplab" ] || { echo "no warplab binary"; exit 1; }
 
-if [ "$mode" = full ]; then
-    # Timings first, alone on the GPUs; the checks after, side by side.
+if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
+    # Timings first, alone on the GPUs, then the checks side by side. Every
+    # step has its limit, cut to what is left of the call's budget
+    # (WARPLAB_CHECK_SECONDS from the start, build included) less what the
+    # tests keep for themselves, so that the call ends inside its limit and
+    # a step cut short still leaves the files of the steps before it.
     timeout 20 "$build/warplab" devices --peers > "$out/peers.txt" 2>&1
-    echo "== G=4 sweep (tuning sizes 2^10, 2^12, .., 2^30 floats)"
-    timeout 150 "$build/warplab" bench allreduce --sweep --rung one_shot,two_shot_flags,dispatch \
-        --max-seconds 0.05 -q --json "$out/sweep4.json" > /dev/null 2>&1
-    echo "sweep exit $?"
-    echo "== G=4, the judged sizes between"
-    timeout 60 "$build/warplab" bench allreduce --size 2^11,2^13,2^15,2^17,2^19,2^21,2^23,2^25,2^27,2^29 \
-        --rung one_shot,two_shot_flags,nccl,dispatch --max-seconds 0.05 -q --json "$out/judged4.json" > /dev/null 2>&1
-    echo "judged exit $?"
-    echo "== G=2 sweep (two_shot: the library's rung before the planner)"
-    WARPLAB_ALLREDUCE_GPUS=2 timeout 50 "$build/warplab" bench allreduce --sweep \
-        --rung two_shot,dispatch --max-seconds 0.03 -q --json "$out/sweep2.json" > /dev/null 2>&1
-    echo "G=2 sweep exit $?"
-    echo "== tests, sanitizers, Python"
-    (cd "$build" && timeout 170 ctest -R allreduce --output-on-failure --timeout 160 > /tmp/ar-ctest.txt 2>&1) &
+    bench() { # bench SECONDS FILE.json ARGS...: one bench run, at most SECONDS (and the budget)
+        local want=$1 file=$2 limit
+        shift 2
+        limit=$(( budget - tests_keep - ($(date +%s) - start) ))
+        [ "$limit" -gt "$want" ] && limit=$want
+        if [ "$limit" -lt 10 ]; then echo "$file: no time left (budget)"; return; fi
+        local t0=$(date +%s)
+        timeout "$limit" "$build/warplab" bench allreduce --max-seconds 0.03 -q --json "$out/$file" \
+            "$@" > /tmp/ar-bench.txt 2>&1
+        local status=$?
+        echo "$file: exit $status in $(( $(date +%s) - t0 )) s (limit $limit s)"
+        [ $status -ne 0 ] && tail -4 /tmp/ar-bench.txt
+    }
+    echo "== G=4, the tuning set (the planner's limits were fitted on these)"
+    bench 150 g4-tuning.json --size "$tuning" --rung one_shot,two_shot_flags,two_shot,ring,nccl,dispatch
+    echo "== G=4, the judged set (never fitted on)"
+    bench 150 g4-judged.json --size "$judged" --rung one_shot,two_shot_flags,nccl,dispatch
+    echo "== G=2 (the planner's G=2 rows; two_shot: the library's rung before the planner)"
+    WARPLAB_ALLREDUCE_GPUS=2 bench 90 g2.json --size "$sweep" \
+        --rung one_shot,two_shot_flags,two_shot,nccl,dispatch
+    echo "== G=3 (GPUs 0-2: the planner's G=3-4 rows, fitted at G=4)"
+    WARPLAB_ALLREDUCE_GPUS=3 bench 90 g3.json --size "$sweep,2^15,2^23" \
+        --rung one_shot,two_shot_flags,nccl,dispatch
+fi
+if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
+    echo "== tests and sanitizers (side by side)"
+    left=$(( budget - ($(date +%s) - start) - 10 ))
+    [ "$left" -gt 170 ] && left=170
+    echo "tests limit: $left s"
+    (cd "$build" && WARPLAB_RANKS_TIMEOUT=$((left - 10)) timeout "$left" ctest -R allreduce -j6 \
+        --output-on-failure --timeout "$left" > /tmp/ar-ctest.txt 2>&1; echo "ctest exit $?" >> /tmp/ar-ctest.txt) &
     tests=$!
-    (
-        # Every rung under both tools at once (the GPUs time-slice the
-        # processes); a rung whose flags never arrive would hang: each run
-        # has its limit (exit 124).
-        rungs="one_shot two_shot_flags dispatch two_shot ring peer_read through_one host_staging nccl"
-        for rung in $rungs; do
-            for tool in memcheck racecheck; do
-                (timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_ladders" \
-                    --backend cuda --ladder allreduce --rung $rung --max-size 1000 --no-timing \
-                    > /tmp/ar-san-$tool-$rung.txt 2>&1; echo "exit $?" >> /tmp/ar-san-$tool-$rung.txt) &
-            done
+    # Every rung under both tools at once (the GPUs time-slice the
+    # processes), G = every GPU, the ladder's test problems up to n = 1000;
+    # a rung whose flags never arrive would hang: each run has the limit
+    # (exit 124).
+    # memcheck over NCCL's communicators (nccl; dispatch, whose group opens
+    # them from G = 3) outran 115 s at n <= 1000 on 4 x H200 (racecheck took
+    # less): those two run the problems up to n = 31.
+    rungs="one_shot two_shot_flags dispatch two_shot ring peer_read through_one host_staging nccl"
+    for rung in $rungs; do
+        for tool in memcheck racecheck; do
+            largest=1000
+            [ $tool = memcheck ] && { [ $rung = nccl ] || [ $rung = dispatch ]; } && largest=31
+            (timeout $((left - 5)) compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_ladders" \
+                --backend cuda --ladder allreduce --rung $rung --max-size $largest --no-timing \
+                > /tmp/ar-san-$tool-$rung.txt 2>&1; echo "exit $?" >> /tmp/ar-san-$tool-$rung.txt) &
         done
-        wait
+    done
+    wait
+    {
+        echo "== ctest -R allreduce"; grep -E "tests passed|Passed|Failed|Not Run|Skipped|\*\*\*|ctest exit|== [0-9] ranks|ranks exited" /tmp/ar-ctest.txt | head -40
+        echo "== compute-sanitizer (G = every GPU, the test problems up to n = 1000; memcheck of nccl and dispatch to n = 31)"
         for rung in $rungs; do
             for tool in memcheck racecheck; do
                 echo "$tool $rung: $(grep -E 'ERROR SUMMARY|checked|^exit' /tmp/ar-san-$tool-$rung.txt | tr -s ' ' | tr '\n' ' ')"
             done
         done
-    ) > /tmp/ar-san.txt 2>&1 &
-    sanitizers=$!
-    LIBRARY="$build/libwarplab.so" OUT=/tmp/allreduce-python timeout 170 bash python/tests/run_gpu.sh \
-        > /tmp/ar-python.txt 2>&1
-    echo "python exit $?"
-    wait $tests $sanitizers
-    {
-        echo "== ctest -R allreduce"; tail -25 /tmp/ar-ctest.txt
-        echo "== compute-sanitizer, G = every GPU, sizes up to 1000"; cat /tmp/ar-san.txt
-        echo "== python (python/tests/run_gpu.sh)"; tail -15 /tmp/allreduce-python/pytest-gpu.txt
+        echo "== failures in full"
+        grep -B2 -A25 -E "FAILED|Failed  |\*\*\*Timeout|\*\*\*Exception" /tmp/ar-ctest.txt | head -80
+        for f in /tmp/ar-san-*.txt; do
+            grep -qE "^exit 0$" "$f" || { echo "-- $f"; grep -v "^=========     " "$f" | head -30; }
+        done
     } > "$out/tests.txt" 2>&1
-    cat "$out/tests.txt"
-    python3 scripts/allreduce_table.py "$out/sweep4.json" "$out/judged4.json" "$out/sweep2.json" \
-        > "$out/summary.txt" 2>&1
-    cat "$out/summary.txt" "$out/peers.txt"
+    head -60 "$out/tests.txt"
+fi
+if [ "${mode%%-*}" = full ]; then
+    if [ "$mode" != full-tests ]; then
+        python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json \
+            "$out"/g3.json "$out"/g2.json > "$out/summary.txt" 2>&1
+        cat "$out/summary.txt" "$out/peers.txt"
+    fi
+    echo "$mode: $(( $(date +%s) - start )) s"
     exit 0
 fi
 

@@ -110,6 +110,14 @@ static void one_case(warplab_allreduce_group *group, int gpus, const int *device
         if (!in_place)
             CHECK(cudaMemset(recv[r], 0xFF, bytes) == cudaSuccess);
     }
+    /* The copies and the poison ran on the legacy default stream, which the
+     * caller's non-blocking streams do not wait for: finished before the
+     * call, or its kernels may read inputs still in flight and the poison
+     * land on its results. */
+    for (int r = 0; r < gpus; r++) {
+        cudaSetDevice(devices[r]);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    }
     warplab_status status = warplab_allreduce(group, dtype, send.data(), recv.data(), count);
     CHECK_MSG(status == WARPLAB_OK, "warplab_allreduce: %s", warplab_last_error(NULL));
     printf("%d GPUs, %s n=%zu offset %zu%s: %s\n", gpus, dtype == WARPLAB_INT32 ? "int32" : "float",
@@ -279,6 +287,9 @@ static int one_rank(int rank, int ranks, const char *id)
             CHECK(cudaMalloc(&recv, bytes) == cudaSuccess);
             CHECK(cudaMemcpy(send, inputs[rank].data(), bytes, cudaMemcpyHostToDevice) ==
                   cudaSuccess);
+            /* The comm's own stream does not wait for the legacy default
+             * stream's copy. */
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
             status = warplab_comm_allreduce(comm, dtype, send, recv, count, NULL);
             CHECK_MSG(status == WARPLAB_OK, "rank %d: %s", rank, warplab_last_error(NULL));
             CHECK(warplab_comm_synchronize(comm) == WARPLAB_OK);
