@@ -199,7 +199,10 @@ void *warplab_context_native(const warplab_context *context);
  *   restores the context's own stream. Work warplab queued on the previous
  *   stream comes before anything queued after the call (warplab makes the new
  *   stream wait for it; not while either stream is being captured into a CUDA
- *   graph: order those yourself). The stream must outlive its binding. The cpu
+ *   graph: order those yourself). The stream must outlive its binding. The
+ *   context's own stream (cuda) is a blocking stream: it waits for the work
+ *   queued before on CUDA's legacy default stream (stream 0: cudaMemcpy,
+ *   cudaMemset), and that stream waits for it. The cpu
  *   backend has no stream: binding one fails with WARPLAB_ERROR_UNSUPPORTED.
  * - Operations that write buffers (warplab_vecadd, warplab_transpose,
  *   warplab_gemm, warplab_reduce_to_buffer) are asynchronous on cuda and
@@ -286,7 +289,8 @@ warplab_status warplab_peer_query(warplab_peer_report *report, size_t bytes);
  * thread at a time, queued in the same order on every rank's stream (its
  * kernels meet through flags numbered per call). Rank r runs on devices[r],
  * its work queued on streams[r] (a cudaStream_t of that device; streams or
- * an entry NULL: a stream of the group's own). Failures:
+ * an entry NULL: a blocking stream of the group's own, ordered after the
+ * work on that device's legacy default stream). Failures:
  * warplab_last_error(NULL). */
 typedef struct warplab_allreduce_group warplab_allreduce_group;
 warplab_status warplab_allreduce_group_create(int gpus, const int *devices, void *const *streams,
@@ -322,7 +326,8 @@ warplab_status warplab_comm_join(int device, int rank, int ranks, const char *id
                                  double timeout_seconds, warplab_comm **comm);
 /* This rank's part of an all-reduce of count elements (float or int32 sum)
  * from send into recv (device pointers on the comm's device), queued on
- * stream (a cudaStream_t; NULL: the comm's own). Returns without waiting. */
+ * stream (a cudaStream_t; NULL: the comm's own, a blocking stream ordered
+ * after the work on the legacy default stream). Returns without waiting. */
 warplab_status warplab_comm_allreduce(warplab_comm *comm, warplab_dtype dtype, const void *send,
                                       void *recv, size_t count, void *stream);
 /* Waits for the comm's own stream. */

@@ -467,7 +467,11 @@ warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpu
                 g->stream[r][0] = streams[r];
                 g->borrowed[r] = true;
             } else
-                e = cudaStreamCreateWithFlags(&g->stream[r][s], cudaStreamNonBlocking);
+                /* A rank's own stream is blocking: ordered after the legacy
+                 * default stream's work (the caller's cudaMemcpy into send);
+                 * the ring's side streams meet it through events. */
+                e = cudaStreamCreateWithFlags(&g->stream[r][s],
+                                              s == 0 ? cudaStreamDefault : cudaStreamNonBlocking);
             if (e == cudaSuccess)
                 e = cudaEventCreateWithFlags(&g->event[r][s], cudaEventDisableTiming);
         }

@@ -344,7 +344,8 @@ extern "C" warplab_status warplab_comm_join(int device, int rank, int ranks, con
     c->ranks = ranks;
     cudaError_t e = cudaSetDevice(device);
     if (e == cudaSuccess)
-        e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+        /* Blocking: ordered after the legacy default stream's work. */
+        e = cudaStreamCreateWithFlags(&c->stream, cudaStreamDefault);
     if (e != cudaSuccess) {
         cudaGetLastError();
         free(c);

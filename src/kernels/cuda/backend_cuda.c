@@ -149,7 +149,11 @@ static warplab_status cuda_open(int index, wl_backend **out, char *error, size_t
     if (status == WARPLAB_OK)
         e = cudaSetDevice(index);
     if (status == WARPLAB_OK && e == cudaSuccess)
-        e = cudaStreamCreateWithFlags(&cuda->own_stream, cudaStreamNonBlocking);
+        /* A blocking stream: with no stream bound, the library's work is
+         * ordered after the caller's work on CUDA's legacy default stream
+         * (cudaMemcpy, cudaMemset, kernels on stream 0), as a vendor library's
+         * default stream is. */
+        e = cudaStreamCreateWithFlags(&cuda->own_stream, cudaStreamDefault);
     cuda->stream = cuda->own_stream;
     if (status == WARPLAB_OK && e == cudaSuccess)
         e = cudaEventCreateWithFlags(&cuda->order_event, cudaEventDisableTiming);
