@@ -48,7 +48,12 @@
  * whole 128x128 tiles with 2 chunks of 752 (3064x4665x1500), but ran on
  * the model and won with chunks of 832 to 1504 (k of 3000 and 4096). On
  * the H200 (the grid at seed 24301, the split-K tuning set) 498x111x14268
- * in 53 pieces of 272 ran 92.5 us against 58.5 modelled (cuBLAS 53.2). */
+ * in 53 pieces of 272 ran 92.5 us against 58.5 modelled (cuBLAS 53.2).
+ * With the floor and PIECE_FILL_K, H200, main's plan against this one in
+ * one run: 498x111x14268 0.57x -> 0.65x cuBLAS (tile_64x128, 47 pieces of
+ * 304), and on shapes no constant saw 413x168x24597 0.69x -> 0.88x,
+ * 284x6144x28672 0.72x -> 0.84x, 272x4096x4096 0.76x -> 0.89x (docs/
+ * DECISIONS.md, "Split-K pieces pay their fill"). */
 #define TAIL_MIN_K_CHUNK 128
 #define LARGE_TILE_MIN_K_CHUNK 1024
 /* A tail split's pieces each fill the pipeline again: the 128x128 tail ran

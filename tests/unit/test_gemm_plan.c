@@ -520,6 +520,15 @@ static void test_dispatch_splits(unsigned seed, int count)
         /* Small squares: small tiles, split (each piece's fill priced). */
         {358, 358, 358, 0, WL_GEMM_KERNEL_TILE_64X64, true},
         {341, 341, 341, 0, WL_GEMM_KERNEL_TILE_32X64, true},
+        /* Pieces of 256x128 tiles shorter than 1024 k moved to smaller
+         * tiles or to a tail split of 128x128 tiles (H200, main's plan ->
+         * this one: 413x168x24597 0.69x -> 0.88x cuBLAS, 35613x212x3430
+         * 0.87x -> 0.95x, 5207x1024x4096 0.84x -> 0.90x, 284x6144x28672
+         * 0.72x -> 0.84x). */
+        {413, 168, 24597, 1, WL_GEMM_KERNEL_TILE_64X64, true},
+        {35613, 212, 3430, 1, WL_GEMM_KERNEL_TILE_128X128, true},
+        {5207, 1024, 4096, 1, WL_GEMM_KERNEL_TILE_128X128, true},
+        {284, 6144, 28672, 1, -1, true},
         /* Large squares and prefill: whole 256x128 tiles. */
         {4096, 4096, 4096, 1, WL_GEMM_KERNEL_TILE_256X128, false},
         {959, 8192, 14336, 1, WL_GEMM_KERNEL_TILE_256X128, false},
