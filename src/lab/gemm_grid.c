@@ -869,10 +869,14 @@ static void write_table(const warplab_gemm_grid *grid, FILE *out)
     }
     fprintf(out,
             "seed %llu%s%s; %zu of %zu cells ran in %.0f s%s; L2 %s; the planner's tuning set: %s "
-            "(this grid is its held-out validation)\n",
+            "(%s)\n",
             grid->seed, grid->candidate[0] ? ", candidate forced: " : "", grid->candidate, ran,
             grid->count, grid->seconds, grid->incomplete ? " (interrupted)" : "",
-            grid->l2_flushed ? "flushed before every run" : "warm", wl_gemm_plan_tuning_set());
+            grid->l2_flushed ? "flushed before every run" : "warm", wl_gemm_plan_tuning_set(),
+            grid->seed == WL_GEMM_PLAN_TUNING_GRID_SEED
+                ? "this grid's FP32 large_k and square cells are in it; its other cells are "
+                  "held out, and other seeds hold out all"
+                : "this grid is its held-out validation");
 }
 
 static void write_json(const warplab_gemm_grid *grid, FILE *out)

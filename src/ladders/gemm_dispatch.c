@@ -19,11 +19,12 @@
  *   85% of the bandwidth;
  * - a split of k into s chunks multiplies the blocks by s (filling idle
  *   SMs) and costs a second launch plus s partial sums written and read
- *   back (the deterministic reduction).
+ *   back (the deterministic reduction), and each piece its pipeline's fill
+ *   (PIECE_FILL_K).
  *
  * The splits tried keep at least MIN_K_CHUNK values of k a chunk (fewer,
- * SHORT_K_CHUNK, for small tiles on few tiles) and the
- * workspace under MAX_SCRATCH_BYTES. */
+ * SHORT_K_CHUNK, for small tiles on few tiles; more, LARGE_TILE_MIN_K_CHUNK,
+ * for the 256x128 tile) and the workspace under MAX_SCRATCH_BYTES. */
 #include "gemm.h"
 
 #include <math.h>
@@ -41,13 +42,20 @@
 #define MAX_SPLITS 128
 /* The shortest k chunk of a tail split (wl_gemm_plan_tail_split): 8 k
  * tiles of 16, twice the 4-stage ring. The 256x128 kernel (one block an
- * SM, a 6-stage ring) needs longer pieces. On the H100 its tail split ran
- * 14-25% over the model with chunks of about 200 (k = 1000), 50% over at
- * k = 509, and lost 4% to whole 128x128 tiles with 2 chunks of 752
- * (3064x4665x1500), but ran on the model and won with chunks of 832 to
- * 1504 (k of 3000 and 4096). */
+ * SM, a 6-stage ring) needs longer pieces, in a tail split or in a split
+ * of every tile. On the H100 its tail split ran 14-25% over the model with
+ * chunks of about 200 (k = 1000), 50% over at k = 509, and lost 4% to
+ * whole 128x128 tiles with 2 chunks of 752 (3064x4665x1500), but ran on
+ * the model and won with chunks of 832 to 1504 (k of 3000 and 4096). On
+ * the H200 (the grid at seed 24301, the split-K tuning set) 498x111x14268
+ * in 53 pieces of 272 ran 92.5 us against 58.5 modelled (cuBLAS 53.2).
+ * With the floor and PIECE_FILL_K, H200, main's plan against this one in
+ * one run: 498x111x14268 0.57x -> 0.65x cuBLAS (tile_64x128, 47 pieces of
+ * 304), and on shapes no constant saw 413x168x24597 0.69x -> 0.88x,
+ * 284x6144x28672 0.72x -> 0.84x, 272x4096x4096 0.76x -> 0.89x (docs/
+ * DECISIONS.md, "Split-K pieces pay their fill"). */
 #define TAIL_MIN_K_CHUNK 128
-#define TAIL_MIN_K_CHUNK_256 1024
+#define LARGE_TILE_MIN_K_CHUNK 1024
 /* A tail split's pieces each fill the pipeline again: the 128x128 tail ran
  * about 3% further over the model than the same kernel's whole tiles
  * (H100, k of 500 to 3000). */
@@ -66,12 +74,25 @@
 #define SKINNY_M_SATURATED 0.96
 /* A second launch, in microseconds, on top of its traffic. */
 #define LAUNCH_US 2.5
+/* A split piece's fill (tile_kind.fill_k): the ring's k (stages x 16)
+ * over the blocks an SM holds, which overlap one another's fill. Derived
+ * from the kernels' rings, not fitted; on the split-K tuning set (the FP32
+ * cells of the grid at seed 24301, H200) it brings 358^3 (tile_64x64, 3
+ * pieces of 128: 14.8 us, modelled 12.6 without it) to 13.7 us and 341^3
+ * (tile_32x64, 2 of 176: 12.3 us, 10.8) to 11.5. */
+#define PIECE_FILL_K(stages, resident) ((stages)*16.0 / (resident))
 
 typedef struct tile_kind {
     wl_gemm_kernel kernel;
     int bm, bn;
     int resident;      /* blocks an SM holds */
     double efficiency; /* of the FP32 peak, SMs full */
+    /* A split piece's fill, in k: each block of a split plan fills its
+     * cp.async ring (stages x 16 k) before its first multiply and stores
+     * its partial tile after its last, with only the other resident blocks
+     * to hide it (PIECE_FILL_K). The efficiency, fitted on whole tiles,
+     * holds their one fill a tile already. */
+    double fill_k;
 } tile_kind;
 
 /* Largest tiles first: on a tie the bigger tile wins. Efficiencies from
@@ -79,18 +100,18 @@ typedef struct tile_kind {
  * model of waves, bytes and split-K" (TFLOP/s at full SMs / the FP32
  * peak). */
 static const tile_kind tile_kinds[] = {
-    {WL_GEMM_KERNEL_TILE_256X128, 256, 128, 1, 0.70},
-    {WL_GEMM_KERNEL_TILE_128X128, 128, 128, 2, 0.66},
-    {WL_GEMM_KERNEL_TILE_64X128, 64, 128, 3, 0.55},
-    {WL_GEMM_KERNEL_TILE_64X64, 64, 64, 4, 0.45},
-    {WL_GEMM_KERNEL_TILE_32X128, 32, 128, 4, 0.42},
-    {WL_GEMM_KERNEL_TILE_128X32, 128, 32, 4, 0.42},
+    {WL_GEMM_KERNEL_TILE_256X128, 256, 128, 1, 0.70, PIECE_FILL_K(6, 1)},
+    {WL_GEMM_KERNEL_TILE_128X128, 128, 128, 2, 0.66, PIECE_FILL_K(4, 2)},
+    {WL_GEMM_KERNEL_TILE_64X128, 64, 128, 3, 0.55, PIECE_FILL_K(4, 3)},
+    {WL_GEMM_KERNEL_TILE_64X64, 64, 64, 4, 0.45, PIECE_FILL_K(4, 4)},
+    {WL_GEMM_KERNEL_TILE_32X128, 32, 128, 4, 0.42, PIECE_FILL_K(4, 4)},
+    {WL_GEMM_KERNEL_TILE_128X32, 128, 32, 4, 0.42, PIECE_FILL_K(4, 4)},
     /* 4 x 4 a thread: a lower FMA : LDS ratio, but twice the blocks of
      * tile_64x64 (H100: 1000^3, 4 blocks an SM, ran at 0.38-0.39 of the
      * peak; 0.37 leaves the long-k shapes split many ways, 384x384x2048
      * and 200x200x5000, on tile_64x64 and tile_32x128, which measured 5-9%
      * faster there; 777x555x333 went 23.6 -> 20.2 us on it). */
-    {WL_GEMM_KERNEL_TILE_32X64, 32, 64, 4, 0.37},
+    {WL_GEMM_KERNEL_TILE_32X64, 32, 64, 4, 0.37, PIECE_FILL_K(4, 4)},
 };
 
 static const tile_kind *tile_kind_of(wl_gemm_kernel kernel)
@@ -193,7 +214,10 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
         const double blocks = split_tiles * s;
         const double per_sm = ceil_div(blocks, md->sms);
         const double fill = sqrt(fmin(1.0, per_sm / t->resident));
-        kernel_time += per_sm * 2.0 * t->bm * t->bn * kc / (sm_rate * fill);
+        /* Every split piece pays its fill (the tail's pieces: the margin
+         * below). */
+        const double piece_k = kc + (plan->splits > 1 && plan->tail_tiles == 0 ? t->fill_k : 0.0);
+        kernel_time += per_sm * 2.0 * t->bm * t->bn * piece_k / (sm_rate * fill);
         if (plan->tail_tiles > 0)
             partial_elements = split_tiles * t->bm * t->bn;
     }
@@ -224,6 +248,8 @@ static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m,
     if (t && t->bm * t->bn <= SMALL_TILE_ELEMENTS &&
         ceil_div((double)m, t->bm) * ceil_div((double)n, t->bn) <= md->sms / 2)
         min_chunk = SHORT_K_CHUNK;
+    if (kernel == WL_GEMM_KERNEL_TILE_256X128)
+        min_chunk = LARGE_TILE_MIN_K_CHUNK;
     for (size_t splits = 2; splits <= MAX_SPLITS && k / splits >= min_chunk; splits++) {
         const size_t chunk = (k + splits - 1) / splits;
         const size_t k_chunk = (chunk + step - 1) / step * step;
@@ -311,7 +337,7 @@ wl_gemm_plan wl_gemm_plan_tail_split(wl_gemm_kernel kernel, size_t m, size_t n, 
      * chunks of at least TAIL_MIN_K_CHUNK. */
     size_t splits = tail > 0 ? wave / tail : 0;
     const size_t min_chunk =
-        kernel == WL_GEMM_KERNEL_TILE_256X128 ? TAIL_MIN_K_CHUNK_256 : TAIL_MIN_K_CHUNK;
+        kernel == WL_GEMM_KERNEL_TILE_256X128 ? LARGE_TILE_MIN_K_CHUNK : TAIL_MIN_K_CHUNK;
     while (splits > 1 && k / splits < min_chunk)
         splits--;
     if (tiles >= wave && tail > 0 && splits >= 2) {

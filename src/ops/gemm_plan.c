@@ -12,11 +12,15 @@
  * 28672; m = 1, 2, 7, 8, 16, 24, 32; op_b N and T; BF16 -> BF16, BF16 ->
  * FP32, FP16 -> FP16, TF32), timed by scripts/gemm_decode_bench.c against
  * cublasGemmEx. The 16-bit delegate's tile model (ex16_gemm.cu) has its
- * own: the fixed shapes of scripts/gemm_tile_tuning.sh. The judging set is
- * `warplab bench gemm --grid`: random shapes from every class, drawn from
- * a seed, that no constant saw. */
+ * own: the fixed shapes of scripts/gemm_tile_tuning.sh. The FP32
+ * dispatcher's split-K pieces (gemm_dispatch.c: PIECE_FILL_K,
+ * LARGE_TILE_MIN_K_CHUNK) were checked on the grid's FP32 large_k and
+ * square cells at seed WL_GEMM_PLAN_TUNING_GRID_SEED (H200), so other seeds
+ * (7 first) judge them. The judging set is `warplab bench gemm --grid`:
+ * random shapes from every class, drawn from a seed, that no constant saw. */
 #define WL_GEMM_PLAN_TUNING_SET                                                                    \
-    "llama3-8b-decode (scripts/gemm_decode_bench.c); ex16 tiles (scripts/gemm_tile_tuning.sh)"
+    "llama3-8b-decode (scripts/gemm_decode_bench.c); ex16 tiles (scripts/gemm_tile_tuning.sh); "   \
+    "FP32 split-K pieces (the grid's FP32 large_k and square cells at seed 24301)"
 
 #define F32 WL_GEMM_TYPE_BIT(WARPLAB_FLOAT32)
 #define BF16 WL_GEMM_TYPE_BIT(WARPLAB_BFLOAT16)

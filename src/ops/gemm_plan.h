@@ -184,6 +184,9 @@ unsigned wl_gemm_candidate_copies(const wl_gemm_candidate *c, const wl_gemm_desc
  * program that measures it); `warplab bench gemm --grid` is the judging
  * set, never fitted on. */
 const char *wl_gemm_plan_tuning_set(void);
+/* The grid seed whose FP32 cells are in the tuning set (the dispatcher's
+ * split-K pieces): that grid judges the rest, other seeds judge all. */
+#define WL_GEMM_PLAN_TUNING_GRID_SEED 24301ull
 
 /* The table. */
 const wl_gemm_candidate *wl_gemm_candidates(size_t *count);

@@ -337,20 +337,32 @@ int main(int argc, char **argv)
         fprintf(stderr, "warplab context: %s\n", warplab_last_error(nullptr));
         return 1;
     }
-    /* --short: every combo on a third of the shapes (compute-sanitizer runs). */
+    /* --short: every combo on a third of the shapes (compute-sanitizer runs).
+     * --mma-rows: TF32 on the op N, N shapes alone, the calls that reach
+     * gemv_mma_rows (racecheck, synccheck and initcheck on that kernel). */
     const bool short_list = argc > 1 && strcmp(argv[1], "--short") == 0;
+    const bool mma_rows = argc > 1 && strcmp(argv[1], "--mma-rows") == 0;
     unsigned seed = 1;
     const size_t n_shapes = sizeof shapes / sizeof shapes[0];
     for (const combo &cb : combos)
         for (size_t i = 0; i < n_shapes; i++) {
             seed++;
+            if (mma_rows &&
+                (cb.compute != WARPLAB_COMPUTE_TF32 || shapes[i].op_a != N || shapes[i].op_b != N))
+                continue;
             if (!short_list || (i + seed) % 3 == 0)
                 run_case(cb, shapes[i], seed);
         }
     /* The new kernels ran: the tensor-core GEMVs and the register-tiled one
      * (sm_80 and later; the full list, where every combo meets them). */
     const warplab_device_info *info = warplab_context_device(ctx);
-    if (info->cc_major >= 8 && !short_list) {
+    if (info->cc_major >= 8 && mma_rows) {
+        checks++;
+        if (kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {
+            failures++;
+            fprintf(stderr, "--mma-rows: no call was planned on gemv_mma_rows\n");
+        }
+    } else if (info->cc_major >= 8 && !short_list) {
         checks++;
         if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0 ||
             kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {

@@ -7,8 +7,13 @@
  * splits cover k exactly in whole quanta, its kernel reads the layout and
  * alignment it was given (the tensor-core and register-tiled kernels: X
  * and Y along k; the tensor cores: 16-byte rows of A and B, sm_80), and a
- * forced candidate is honoured exactly where it takes the descriptor. */
+ * forced candidate is honoured exactly where it takes the descriptor.
+ * The FP32 dispatcher's splits of k (src/ladders/gemm_dispatch.c, what the
+ * fp32_dispatch and fp32_tiles rows run): a table of shapes and the plan
+ * class each must get, and over random shapes: 256x128 pieces never
+ * shorter than 1024 k, splits that cover k, plans that are deterministic. */
 #include "../check.h"
+#include "ladders/gemm.h"
 #include "ops/gemm_plan.h"
 
 #include <math.h>
@@ -494,6 +499,80 @@ static void test_limits(void)
           !wl_gemm_candidate_takes(&table[wl_gemm_candidate_find("fp32_tiles")], &d1_tf32, &t));
 }
 
+/* The FP32 dispatcher's splits of k on an H200 (132 SMs, 4.8 TB/s). */
+static void test_dispatch_splits(unsigned seed, int count)
+{
+    const wl_gemm_device h200 = {132, 66900.0, 4800.0};
+    static const struct {
+        size_t m, n, k;
+        int aligned; /* A's and B's rows on 16 bytes */
+        /* The class: the kernel (-1: any tile but 256x128), split or not. */
+        int kernel;
+        bool split;
+    } rows[] = {
+        /* Large k, small m and n (the split-K tuning set): split over k,
+         * never into 256x128 pieces shorter than 1024 k (498x111x14268 in
+         * 53 pieces of 272 ran 1.7x cuBLAS's time on the H200). */
+        {498, 111, 14268, 0, -1, true},
+        {498, 112, 14268, 1, -1, true},
+        {57, 318, 53719, 0, WL_GEMM_KERNEL_TILE_64X64, true},
+        {64, 64, 65536, 1, WL_GEMM_KERNEL_TILE_32X64, true},
+        /* Small squares: small tiles, split (each piece's fill priced). */
+        {358, 358, 358, 0, WL_GEMM_KERNEL_TILE_64X64, true},
+        {341, 341, 341, 0, WL_GEMM_KERNEL_TILE_32X64, true},
+        /* Pieces of 256x128 tiles shorter than 1024 k moved to smaller
+         * tiles or to a tail split of 128x128 tiles (H200, main's plan ->
+         * this one: 413x168x24597 0.69x -> 0.88x cuBLAS, 35613x212x3430
+         * 0.87x -> 0.95x, 5207x1024x4096 0.84x -> 0.90x, 284x6144x28672
+         * 0.72x -> 0.84x). */
+        {413, 168, 24597, 1, WL_GEMM_KERNEL_TILE_64X64, true},
+        {35613, 212, 3430, 1, WL_GEMM_KERNEL_TILE_128X128, true},
+        {5207, 1024, 4096, 1, WL_GEMM_KERNEL_TILE_128X128, true},
+        {284, 6144, 28672, 1, -1, true},
+        /* Large squares and prefill: whole 256x128 tiles. */
+        {4096, 4096, 4096, 1, WL_GEMM_KERNEL_TILE_256X128, false},
+        {959, 8192, 14336, 1, WL_GEMM_KERNEL_TILE_256X128, false},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const wl_gemm_plan p = wl_gemm_choose(rows[i].m, rows[i].n, rows[i].k, rows[i].aligned,
+                                              rows[i].aligned, &h200);
+        char text[160];
+        wl_gemm_plan_describe(&p, text, sizeof text);
+        CHECK_MSG(rows[i].kernel >= 0 ? p.kernel == (wl_gemm_kernel)rows[i].kernel
+                                      : p.kernel != WL_GEMM_KERNEL_TILE_256X128 &&
+                                            p.kernel != WL_GEMM_KERNEL_SKINNY_M &&
+                                            p.kernel != WL_GEMM_KERNEL_SKINNY_N,
+                  "%zux%zux%zu: %s", rows[i].m, rows[i].n, rows[i].k, text);
+        CHECK_MSG((p.splits > 1) == rows[i].split, "%zux%zux%zu: %s", rows[i].m, rows[i].n,
+                  rows[i].k, text);
+    }
+    /* A split piece pays its fill: the same kernel and chunks cost more
+     * than the unsplit work divided among the SMs. */
+    srand(seed);
+    for (int i = 0; i < count; i++) {
+        const size_t m = 1 + (size_t)rand() % 2048, n = 1 + (size_t)rand() % 2048;
+        const size_t k = 16 + (size_t)rand() % (rand() % 4 ? 8192 : 65536);
+        const int a = rand() % 2, b = rand() % 2;
+        const wl_gemm_plan p = wl_gemm_choose(m, n, k, a, b, &h200);
+        const wl_gemm_plan again = wl_gemm_choose(m, n, k, a, b, &h200);
+        CHECK(p.kernel == again.kernel && p.group == again.group && p.splits == again.splits &&
+              p.k_chunk == again.k_chunk && p.tail_tiles == again.tail_tiles &&
+              p.predicted_us == again.predicted_us);
+        CHECK(p.splits >= 1 && p.k_chunk > 0 && p.predicted_us > 0);
+        CHECK((size_t)p.splits * (size_t)p.k_chunk >= k);
+        CHECK((size_t)(p.splits - 1) * (size_t)p.k_chunk < k);
+        if (p.kernel == WL_GEMM_KERNEL_TILE_256X128 && p.splits > 1)
+            CHECK_MSG(p.k_chunk >= 1024, "%zux%zux%zu: 256x128 pieces of %d", m, n, k, p.k_chunk);
+        const wl_gemm_plan tiles = wl_gemm_choose_tiles(m, n, k, a, b, &h200);
+        CHECK(tiles.kernel != WL_GEMM_KERNEL_SKINNY_M && tiles.kernel != WL_GEMM_KERNEL_SKINNY_N);
+        if (tiles.kernel == WL_GEMM_KERNEL_TILE_256X128 && tiles.splits > 1)
+            CHECK(tiles.k_chunk >= 1024);
+        const wl_gemm_plan own =
+            wl_gemm_plan_for(WL_GEMM_KERNEL_TILE_256X128, m, n, k, a, b, &h200);
+        CHECK(own.splits == 1 || own.k_chunk >= 1024);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
@@ -501,5 +580,6 @@ int main(int argc, char **argv)
     test_table();
     test_properties(seed, 20000);
     test_limits();
+    test_dispatch_splits(seed, 4000);
     return check_report("test_gemm_plan");
 }
