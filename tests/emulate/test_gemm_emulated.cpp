@@ -611,7 +611,7 @@ struct problem_case {
     bool skinny = false; /* only for the shape-aware rungs (k is long: slow here) */
 };
 
-/* Small enough for host threads, large enough to cross every tile edge:
+/* Small enough for the emulator, large enough to cross every tile edge:
  * several blocks of the 128 x 256 shape, partial tiles everywhere, k not a
  * multiple of BK, padded rows, misaligned views, beta != 0. */
 static const problem_case cases[] = {
