@@ -85,10 +85,58 @@ struct emu_sync {
     unsigned expected, arrived, phase;
 };
 
+/* Switching fibers. On x86-64 (ELF), a hand-written switch: it saves the
+ * registers a called function must preserve (System V ABI: rbx, rbp,
+ * r12-r15, the x87 control word and MXCSR's control bits) on the current
+ * stack, stores the stack pointer in *save, loads load and restores the
+ * registers saved there. That is a few nanoseconds; ucontext's swapcontext,
+ * used elsewhere, also saves the signal mask with a system call, which
+ * made it most of the tests' time. The function is emitted once per
+ * program (a COMDAT group, as an inline function is). Defining
+ * EMU_UCONTEXT selects ucontext everywhere (to test that path). */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(EMU_UCONTEXT)
+#define EMU_FAST_SWITCH 1
+extern "C" void emu_switch(void **save, void *load);
+asm(".pushsection .text.emu_switch,\"axG\",@progbits,emu_switch,comdat\n"
+    ".weak emu_switch\n"
+    ".hidden emu_switch\n"
+    ".type emu_switch, @function\n"
+    "emu_switch:\n"
+    "    pushq %rbp\n"
+    "    pushq %rbx\n"
+    "    pushq %r12\n"
+    "    pushq %r13\n"
+    "    pushq %r14\n"
+    "    pushq %r15\n"
+    "    subq $8, %rsp\n"
+    "    stmxcsr (%rsp)\n"
+    "    fnstcw 4(%rsp)\n"
+    "    movq %rsp, (%rdi)\n"
+    "    movq %rsi, %rsp\n"
+    "    ldmxcsr (%rsp)\n"
+    "    fldcw 4(%rsp)\n"
+    "    addq $8, %rsp\n"
+    "    popq %r15\n"
+    "    popq %r14\n"
+    "    popq %r13\n"
+    "    popq %r12\n"
+    "    popq %rbx\n"
+    "    popq %rbp\n"
+    "    ret\n"
+    ".size emu_switch, .-emu_switch\n"
+    ".popsection\n");
+#else
+#define EMU_FAST_SWITCH 0
+#endif
+
 /* One thread of the block. Its stack has an unmapped page below it, so an
  * overflow stops the test instead of writing over another thread's. */
 struct emu_fiber {
+#if EMU_FAST_SWITCH
+    void *sp; /* where emu_switch saved its registers */
+#else
     ucontext_t context;
+#endif
     char *stack;
     emu_index index;
     const emu_sync *waiting; /* null, or the meeting point it waits at */
@@ -100,15 +148,65 @@ struct emu_fiber {
  * KiB; untouched pages of the reservation cost nothing. */
 constexpr size_t EMU_STACK_BYTES = 256 * 1024;
 
-inline ucontext_t emu_scheduler;
 inline emu_fiber *emu_current;
 inline emu_sync emu_block_sync;
 inline std::vector<emu_sync> emu_warp_syncs; /* one per warp of the block */
 inline void (*emu_kernel_body)(void *);
 inline void *emu_kernel_arg;
 
-/* Fibers are made once and reused by every block and launch (the heap keeps
- * each in place: a ucontext_t points into itself). */
+#if EMU_FAST_SWITCH
+inline void *emu_scheduler_sp;
+
+inline void emu_to_fiber(emu_fiber &f)
+{
+    emu_switch(&emu_scheduler_sp, f.sp);
+}
+
+inline void emu_to_scheduler(emu_fiber &f)
+{
+    emu_switch(&f.sp, emu_scheduler_sp);
+}
+
+/* f's stack as emu_switch leaves it, returning into start: the control
+ * registers as now, the others zero; start is entered with the stack
+ * aligned as after a call (its return address, never used, zero). */
+inline void emu_prepare(emu_fiber &f, void (*start)())
+{
+    uintptr_t top = (reinterpret_cast<uintptr_t>(f.stack) + EMU_STACK_BYTES) & ~uintptr_t(15);
+    uint64_t *frame = reinterpret_cast<uint64_t *>(top) - 9;
+    uint32_t control[2];
+    asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(control[0]), "=m"(control[1]));
+    std::memcpy(&frame[0], control, sizeof control);
+    for (int i = 1; i <= 6; i++)
+        frame[i] = 0; /* r15, r14, r13, r12, rbx, rbp */
+    frame[7] = reinterpret_cast<uint64_t>(start);
+    frame[8] = 0;
+    f.sp = frame;
+}
+#else
+inline ucontext_t emu_scheduler;
+
+inline void emu_to_fiber(emu_fiber &f)
+{
+    swapcontext(&emu_scheduler, &f.context);
+}
+
+inline void emu_to_scheduler(emu_fiber &f)
+{
+    swapcontext(&f.context, &emu_scheduler);
+}
+
+inline void emu_prepare(emu_fiber &f, void (*start)())
+{
+    f.context.uc_stack.ss_sp = f.stack;
+    f.context.uc_stack.ss_size = EMU_STACK_BYTES;
+    f.context.uc_link = &emu_scheduler;
+    makecontext(&f.context, start, 0);
+}
+#endif
+
+/* Fibers are made once and reused by every block and launch, each kept in
+ * place on the heap (a ucontext_t points into itself). */
 struct emu_fiber_pool {
     std::vector<std::unique_ptr<emu_fiber>> fibers;
     size_t guard = 0;
@@ -125,8 +223,11 @@ struct emu_fiber_pool {
             void *map = mmap(nullptr, guard + EMU_STACK_BYTES, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
             std::unique_ptr<emu_fiber> f(new emu_fiber{});
-            if (map == MAP_FAILED || mprotect(map, guard, PROT_NONE) != 0 ||
-                getcontext(&f->context) != 0) {
+            bool made = map != MAP_FAILED && mprotect(map, guard, PROT_NONE) == 0;
+#if !EMU_FAST_SWITCH
+            made = made && getcontext(&f->context) == 0;
+#endif
+            if (!made) {
                 std::fprintf(stderr, "cuda_emulate: cannot make a fiber of %zu bytes\n",
                              EMU_STACK_BYTES);
                 std::abort();
@@ -149,7 +250,7 @@ inline void emu_wait(emu_sync &s)
         s.arrived = 0;
         s.phase++;
     }
-    swapcontext(&me.context, &emu_scheduler);
+    emu_to_scheduler(me);
 }
 
 inline void __syncthreads()
@@ -158,8 +259,8 @@ inline void __syncthreads()
 }
 
 /* A fiber's life: the kernel, then out of the block's barrier (an exited
- * thread no longer counts there, as on the GPU); returning resumes the
- * scheduler (uc_link). */
+ * thread no longer counts there, as on the GPU), then back to the
+ * scheduler for good. */
 inline void emu_fiber_main()
 {
     emu_kernel_body(emu_kernel_arg);
@@ -170,6 +271,7 @@ inline void emu_fiber_main()
         block.phase++;
     }
     emu_current->done = true;
+    emu_to_scheduler(*emu_current);
 }
 
 /* Runs the block's threads to the end: rounds over the threads, alternately
@@ -183,10 +285,7 @@ inline void emu_run_block(unsigned threads, const dim3 &block, bool reverse_firs
         f.index = emu_index{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
         f.waiting = nullptr;
         f.done = false;
-        f.context.uc_stack.ss_sp = f.stack;
-        f.context.uc_stack.ss_size = EMU_STACK_BYTES;
-        f.context.uc_link = &emu_scheduler;
-        makecontext(&f.context, emu_fiber_main, 0);
+        emu_prepare(f, emu_fiber_main);
     }
     for (unsigned round = reverse_first ? 1 : 0;; round++) {
         bool live = false, ran = false;
@@ -200,7 +299,7 @@ inline void emu_run_block(unsigned threads, const dim3 &block, bool reverse_firs
             f.waiting = nullptr;
             emu_current = &f;
             threadIdx = f.index;
-            swapcontext(&emu_scheduler, &f.context);
+            emu_to_fiber(f);
             ran = true;
         }
         if (!live)
