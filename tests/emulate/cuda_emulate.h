@@ -145,7 +145,8 @@ struct emu_fiber {
 };
 
 /* Generous: a kernel's register arrays and the emulation's frames take a few
- * KiB; untouched pages of the reservation cost nothing. */
+ * KiB (4 KiB at most over the gemm test's kernels); untouched pages of the
+ * reservation cost nothing. */
 constexpr size_t EMU_STACK_BYTES = 256 * 1024;
 
 inline emu_fiber *emu_current;
