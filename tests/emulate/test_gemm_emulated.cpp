@@ -611,7 +611,7 @@ struct problem_case {
     bool skinny = false; /* only for the shape-aware rungs (k is long: slow here) */
 };
 
-/* Small enough for host threads, large enough to cross every tile edge:
+/* Small enough for the emulator, large enough to cross every tile edge:
  * several blocks of the 128 x 256 shape, partial tiles everywhere, k not a
  * multiple of BK, padded rows, misaligned views, beta != 0. */
 static const problem_case cases[] = {
@@ -619,11 +619,16 @@ static const problem_case cases[] = {
     {17, 33, 65, 0, 0, 0, 1.0f, 0.0f, 0},
     {5, 7, 0, 0, 0, 0, 2.0f, 0.5f, 0},
     {32, 32, 32, 0, 0, 0, 1.0f, 0.0f, 0},
+    {64, 96, 64, 0, 0, 0, 1.0f, 0.0f, 0}, /* tiled32: two k tiles, the second overwrites */
     {64, 48, 16, 0, 0, 0, 1.0f, 0.0f, 0},
     {67, 45, 33, 40, 52, 47, 1.5f, -0.75f, 0},
     {130, 127, 37, 0, 0, 0, 1.0f, 0.0f, 1},
     {129, 261, 40, 44, 264, 268, -1.0f, 0.5f, 0},
     {261, 257, 19, 0, 0, 0, 1.0f, 0.0f, 0},
+    /* More k tiles than the deepest ring of stages (6 of 16): every
+     * pipeline refills buffers it read before, so a missing barrier before
+     * a refill shows up. */
+    {65, 140, 131, 0, 0, 0, 1.0f, 0.0f, 0},
     /* The skinny kernels' shapes: GEMV both ways with k past a staging
      * chunk (512), n = 5 and m = 3 (partial groups), misaligned, padded. */
     {1, 300, 1100, 0, 0, 0, 1.0f, 0.0f, 0, true},

@@ -4,7 +4,7 @@
  *
  * The kernel headers (*.cuh) compile with nvcc, and with a host C++ compiler
  * under tests/emulate/cuda_emulate.h (WL_EMULATE), which runs a block's
- * threads as host threads: the wrappers below then copy synchronously. That
+ * threads as fibers on the CPU: the wrappers below then copy synchronously. That
  * lets the test suite run the CUDA kernels' index logic without a GPU. */
 #ifndef WARPLAB_GEMM_DEVICE_CUH
 #define WARPLAB_GEMM_DEVICE_CUH

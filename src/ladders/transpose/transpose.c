@@ -368,10 +368,19 @@ static size_t round_up4(size_t x)
  *   32- and 64-element tiles and of the 4-element vectors) in five layouts:
  *   tight, tight misaligned, odd pitches, 16-byte pitches, 16-byte pitches
  *   misaligned (the vector kernel's phase shift);
- * - the large shapes tight, plus pitched and misaligned ones;
- * - on a GPU also 8192x8192 (both types) and 16384x16384 (float only: the
- *   doubles' host-side work dominated the GPU test's time); a CPU device
- *   would take minutes, and PoCL cannot allocate 1 GiB buffers. */
+ * - the large shapes (3001x4000, 4000x4000, 4096x4096) tight;
+ * - on a GPU the large shapes pitched and misaligned too, and 8192x8192
+ *   (both types) and 16384x16384 (float only: the doubles' host-side work
+ *   dominated the GPU test's time); a CPU device would take minutes, and
+ *   PoCL cannot allocate 1 GiB buffers;
+ * - on a CPU device (the cpu backend, PoCL) medium shapes pitched and
+ *   misaligned instead of the large ones: 2500x300 crosses a band of the
+ *   ordered rungs (32 item rows of 64: 2048 rows) into a partial band with
+ *   several item columns, and 300x4500 has rows of two of the row copy's
+ *   work-groups (4096 floats) in both types. They reach the paths the
+ *   pitched large shapes reach (tile, vector, strip, band and work-group
+ *   edges, the persistent loop; no 32-bit limit is near either) with a
+ *   ninth of their data. */
 static int transpose_test_problems(const warplab_device_info *device, wl_problem *problems,
                                    int capacity)
 {
@@ -395,19 +404,26 @@ static int transpose_test_problems(const warplab_device_info *device, wl_problem
     for (size_t s = 0; s < sizeof large / sizeof large[0]; s++)
         for (int t = 0; t < 2; t++)
             add_problem(&list, large[s][0], large[s][1], types[t], 0, 0, 0);
+    if (!device || !device->gpu) {
+        /* 16-byte pitches (the vector kernel), odd pitches (its fallback), misaligned. */
+        add_problem(&list, 2500, 300, WARPLAB_FLOAT32, 308, 2512, 1);
+        add_problem(&list, 2500, 300, WARPLAB_FLOAT64, 308, 2512, 1);
+        add_problem(&list, 2500, 300, WARPLAB_FLOAT32, 0, 0, 1);
+        add_problem(&list, 300, 4500, WARPLAB_FLOAT32, 4508, 312, 1);
+        add_problem(&list, 300, 4500, WARPLAB_FLOAT64, 4503, 301, 0);
+        return list.count;
+    }
     /* 16-byte pitches (the vector kernel), odd pitches (its fallback), misaligned. */
     add_problem(&list, 4000, 4000, WARPLAB_FLOAT32, 4100, 4096, 1);
     add_problem(&list, 4000, 4000, WARPLAB_FLOAT64, 4001, 4010, 0);
     add_problem(&list, 3001, 4000, WARPLAB_FLOAT32, 0, 0, 1);
-    if (device && device->gpu) {
-        add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 0, 0, 0);
-        add_problem(&list, 8192, 8192, WARPLAB_FLOAT64, 0, 0, 0);
-        add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 8200, 8196, 1);
-        /* Float only: 16384^2 doubles (2 GiB a buffer) cost minutes of host
-         * work per rung for no index the 8192^2 doubles and 16384^2 floats
-         * do not already reach. */
-        add_problem(&list, 16384, 16384, WARPLAB_FLOAT32, 0, 0, 0);
-    }
+    add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 0, 0, 0);
+    add_problem(&list, 8192, 8192, WARPLAB_FLOAT64, 0, 0, 0);
+    add_problem(&list, 8192, 8192, WARPLAB_FLOAT32, 8200, 8196, 1);
+    /* Float only: 16384^2 doubles (2 GiB a buffer) cost minutes of host
+     * work per rung for no index the 8192^2 doubles and 16384^2 floats
+     * do not already reach. */
+    add_problem(&list, 16384, 16384, WARPLAB_FLOAT32, 0, 0, 0);
     return list.count;
 }
 
