@@ -3,6 +3,7 @@
 # build what it needs, run its tests, the peer query and the ladder, and
 # print a short table (1 MiB, 64 MiB, 1 GiB: algbw, busbw, ratio to NCCL).
 #   scripts/allreduce-check.sh BUILD_DIR OUT_DIR [check|sweep|full|full-timings|full-tests]
+# (WARPLAB_PREBUILT=1: BUILD_DIR holds a build made elsewhere; no build step.)
 # full-timings, full-tests, full: the 4-GPU check, build included, inside
 # WARPLAB_CHECK_SECONDS (default 540; every step's limit is cut to what is
 # left, and a step with no time left says so). On 4 x H200 (64 cores) the
@@ -60,13 +61,20 @@ fi
 nvidia-smi topo -m 2>&1 | head -8
 nvidia-smi --query-gpu=index,name --format=csv,noheader
 
-echo "== build"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DWARPLAB_WERROR=ON \
-    ${nccl_root:+-DNCCL_ROOT=$nccl_root} 2>&1 | grep -E "NCCL|backends" 
-targets="warplab-cli test_ladders test_allreduce_cuda"
-case $mode in full*) targets="$targets test_allreduce_plan" ;; esac
-cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | grep -E "error|warning" | head -20
-echo "build done at $(( $(date +%s) - start )) s"
+# A build made elsewhere (the same sources, sm_90, CTest files pointing
+# here) is used as it is: WARPLAB_PREBUILT=1 skips the build step.
+if [ -n "${WARPLAB_PREBUILT:-}" ]; then
+    echo "== build: prebuilt in $build"
+    [ -n "$nccl_root" ] && export LD_LIBRARY_PATH=$nccl_root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+    echo "== build"
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DWARPLAB_WERROR=ON \
+        ${nccl_root:+-DNCCL_ROOT=$nccl_root} 2>&1 | grep -E "NCCL|backends"
+    targets="warplab-cli test_ladders test_allreduce_cuda"
+    case $mode in full*) targets="$targets test_allreduce_plan" ;; esac
+    cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | grep -E "error|warning" | head -20
+    echo "build done at $(( $(date +%s) - start )) s"
+fi
 [ -x "$build/warplab" ] || { echo "no warplab binary"; exit 1; }
 
 if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
