@@ -11,7 +11,7 @@
 # inputs made and its results checked on the GPU), so one call of 600 s
 # holds the build and either the timings or the tests: full-timings in one
 # call and full-tests in another; full runs both in that order and drops
-# what does not fit. Up to seven files in OUT_DIR:
+# what does not fit. Up to eight files in OUT_DIR:
 #   peers.txt       the peer matrix (warplab devices --peers);
 #   g4-tuning.json  G = 4 on the planner's tuning set (n = 2^10, 2^12, ..,
 #                   2^28 floats: 4 KiB .. 1 GiB): the flag rungs, two_shot,
@@ -19,6 +19,10 @@
 #   g4-judged.json  G = 4 on the judged set, never fitted on: the sizes
 #                   between (2^11, .., 2^29), eight sizes drawn once,
 #                   log-uniform (seed 37), and 4 GiB (2^30) last;
+#   comm.txt        warplab_comm_allreduce, one process a GPU (2 and 4
+#                   ranks, tests/cuda/allreduce_ranks.sh with
+#                   WARPLAB_RANKS_TIMING), timed beside a comm kept on NCCL
+#                   in the same processes, 4 KiB .. 64 MiB;
 #   g2.json, g3.json  G = 2 and G = 3 (WARPLAB_ALLREDUCE_GPUS) on the sweep's
 #                   sizes 4 KiB .. 4 GiB (G = 3 also 128 KiB and 32 MiB, the
 #                   planner's limits);
@@ -101,6 +105,21 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
     bench 150 g4-tuning.json --size "$tuning" --rung one_shot,two_shot_flags,two_shot,ring,nccl,dispatch
     echo "== G=4, the judged set (never fitted on)"
     bench 150 g4-judged.json --size "$judged" --rung one_shot,two_shot_flags,nccl,dispatch
+    echo "== warplab_comm_allreduce (one process a GPU) beside a comm kept on NCCL"
+    limit=$(( budget - tests_keep - ($(date +%s) - start) ))
+    [ "$limit" -gt 75 ] && limit=75
+    if [ "$limit" -lt 20 ]; then
+        echo "comm.txt: no time left (budget)"
+    else
+        rm -f "$out/comm.txt"
+        t0=$(date +%s)
+        WARPLAB_RANKS_TIMING=$out/comm.txt WARPLAB_RANKS_TIMEOUT=$((limit - 5)) NCCL_DEBUG=WARN \
+            timeout "$limit" sh tests/cuda/allreduce_ranks.sh "$build/tests/cuda/test_allreduce_cuda" \
+            > /tmp/ar-ranks-timing.txt 2>&1
+        status=$?
+        echo "comm.txt: exit $status in $(( $(date +%s) - t0 )) s (limit $limit s)"
+        [ $status -ne 0 ] && grep -v "^comm\|^nccl comm" /tmp/ar-ranks-timing.txt | tail -20
+    fi
     echo "== G=2 (the planner's G=2 rows; two_shot: the library's rung before the planner)"
     WARPLAB_ALLREDUCE_GPUS=2 bench 90 g2.json --size "$sweep" \
         --rung one_shot,two_shot_flags,two_shot,nccl,dispatch
@@ -152,8 +171,8 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
 fi
 if [ "${mode%%-*}" = full ]; then
     if [ "$mode" != full-tests ]; then
-        python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json \
-            "$out"/g3.json "$out"/g2.json > "$out/summary.txt" 2>&1
+        { python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json \
+            "$out"/g3.json "$out"/g2.json; echo; cat "$out/comm.txt"; } > "$out/summary.txt" 2>&1
         cat "$out/summary.txt" "$out/peers.txt"
     fi
     echo "$mode: $(( $(date +%s) - start )) s"

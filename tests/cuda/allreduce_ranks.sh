@@ -47,7 +47,7 @@ run_ranks() {
         cat "$dir/rank$r.log"
         r=$((r + 1))
     done
-    rm -f "$dir/id"
+    rm -f "$dir/id" "$dir/id.nccl"
     if [ $skipped -eq "$ranks" ]; then return 77; fi
     if [ $failed -ne 0 ] || [ $skipped -ne 0 ]; then
         echo "ranks exited$statuses"
