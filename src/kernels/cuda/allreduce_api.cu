@@ -669,9 +669,12 @@ extern "C" warplab_status warplab_comm_allreduce(warplab_comm *c, warplab_dtype 
      * rank mapped every other's area (agreed at join, so every rank plans
      * alike), messages up to the staging area; in place asks nothing more
      * (the peers read the staged copy of the input). A single rank is
-     * NCCL's (its copy). */
-    const wl_allreduce_topology topology = {c->ranks < 2 ? 2 : c->ranks, c->peers, true,
-                                            WL_COMM_STAGING_BYTES};
+     * NCCL's (its copy), and so are more ranks than the peer rungs take
+     * (several hosts: peers is false there). */
+    const int planned = c->ranks < 2                  ? 2
+                        : c->ranks > WARPLAB_MAX_GPUS ? WARPLAB_MAX_GPUS
+                                                      : c->ranks;
+    const wl_allreduce_topology topology = {planned, c->peers, true, WL_COMM_STAGING_BYTES};
     const ar_algorithm algorithm = algorithm_of(wl_allreduce_plan(count, dtype, &topology, false));
     if (algorithm == AR_PLANNED)
         return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED,
