@@ -102,9 +102,10 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
         echo "$file: exit $status in $(( $(date +%s) - t0 )) s (limit $limit s)"
         [ $status -ne 0 ] && tail -4 /tmp/ar-bench.txt
     }
-    # A row costs about 2.5 s whatever its size (NCCL's communicators, the
-    # buffers, the checks), so the rows are few: the library call and NCCL
-    # at every size, beside the rungs the planner picks from.
+    # A row costs seconds whatever its size (its buffers, checks, and for
+    # nccl and dispatch NCCL's communicators): 6 rungs x 10 sizes at G = 4
+    # outran 150 s on 4 x H200. So the rows are few: the library call and
+    # NCCL at every size, beside the rungs the planner picks from.
     echo "== G=4, the tuning set (the planner's limits were fitted on these) and 4 GiB"
     bench 130 g4-tuning.json --size "$tuning,2^30" --rung one_shot,two_shot_flags,nccl,dispatch
     echo "== warplab_comm_allreduce (one process a GPU) beside a comm kept on NCCL"
@@ -156,6 +157,14 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
                 > /tmp/ar-san-$tool-$rung.txt 2>&1; echo "exit $?" >> /tmp/ar-san-$tool-$rung.txt) &
         done
     done
+    # One process a GPU (warplab_comm_allreduce through the mapped staging
+    # areas) under memcheck: two ranks, by file and by HOST:PORT, the counts
+    # up to 65537 (one_shot, two_shot_flags and the comm kept on NCCL).
+    printf '#!/bin/sh\nexec compute-sanitizer --tool memcheck --error-exitcode 9 "%s" "$@"\n' \
+        "$build/tests/cuda/test_allreduce_cuda" > /tmp/ar-san-rank.sh
+    (WARPLAB_RANKS_COUNTS=2 WARPLAB_RANKS_LARGEST=65537 WARPLAB_RANKS_TIMEOUT=$((left - 10)) \
+        timeout $((left - 5)) sh tests/cuda/allreduce_ranks.sh /tmp/ar-san-rank.sh \
+        > /tmp/ar-san-memcheck-ranks.txt 2>&1; echo "exit $?" >> /tmp/ar-san-memcheck-ranks.txt) &
     wait
     {
         echo "== ctest -R allreduce"; grep -E "tests passed|Passed|Failed|Not Run|Skipped|\*\*\*|ctest exit|== [0-9] ranks|ranks exited" /tmp/ar-ctest.txt | head -40
@@ -165,6 +174,7 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
                 echo "$tool $rung: $(grep -E 'ERROR SUMMARY|checked|^exit' /tmp/ar-san-$tool-$rung.txt | tr -s ' ' | tr '\n' ' ')"
             done
         done
+        echo "memcheck ranks (2 processes, n <= 65537): $(grep -E 'ERROR SUMMARY|^exit' /tmp/ar-san-memcheck-ranks.txt | tr -s ' ' | tr '\n' ' ')"
         echo "== failures in full"
         grep -B2 -A25 -E "FAILED|Failed  |\*\*\*Timeout|\*\*\*Exception" /tmp/ar-ctest.txt | head -80
         for f in /tmp/ar-san-*.txt; do
