@@ -21,8 +21,9 @@
 #                   log-uniform (seed 37): two_shot_flags, NCCL, the library;
 #   comm.txt        warplab_comm_allreduce, one process a GPU (2 and 4
 #                   ranks, tests/cuda/allreduce_ranks.sh with
-#                   WARPLAB_RANKS_TIMING), timed beside a comm kept on NCCL
-#                   in the same processes, 4 KiB .. 64 MiB;
+#                   WARPLAB_RANKS_TIMING): a comm on the peer rungs
+#                   (WARPLAB_COMM_PEERS=1) timed beside one joined by
+#                   default (NCCL) in the same processes, 4 KiB .. 64 MiB;
 #   g2.json, g3.json  G = 2 and G = 3 (WARPLAB_ALLREDUCE_GPUS) on the sweep's
 #                   sizes 4 KiB .. 4 GiB (G = 3 also 128 KiB and 32 MiB, the
 #                   planner's limits);
@@ -112,10 +113,12 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
     # A row costs seconds whatever its size (its buffers, checks, and for
     # nccl and dispatch NCCL's communicators): 6 rungs x 10 sizes at G = 4
     # outran 150 s on 4 x H200. So the rows are few: the library call and
-    # NCCL at every size, beside the rungs the planner picks from.
+    # NCCL at every size, beside the rungs the planner picks from, in that
+    # order (a size's rows run in the order named: a run cut short keeps
+    # the library's and NCCL's).
     echo "== G=4, the tuning set (the planner's limits were fitted on these) and 4 GiB"
-    bench 130 g4-tuning.json --size "$tuning,2^30" --rung one_shot,two_shot_flags,nccl,dispatch
-    echo "== warplab_comm_allreduce (one process a GPU) beside a comm kept on NCCL"
+    bench 130 g4-tuning.json --size "$tuning,2^30" --rung nccl,dispatch,two_shot_flags,one_shot
+    echo "== warplab_comm_allreduce (one process a GPU), its peer rungs beside NCCL"
     limit=$(( budget - tests_keep - ($(date +%s) - start) ))
     [ "$limit" -gt 75 ] && limit=75
     if [ "$limit" -lt 20 ]; then
@@ -132,12 +135,12 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
     fi
     echo "== G=2 (the planner's G=2 rows)"
     WARPLAB_ALLREDUCE_GPUS=2 bench 90 g2.json --size "$sweep" \
-        --rung one_shot,two_shot_flags,nccl,dispatch
+        --rung nccl,dispatch,two_shot_flags,one_shot
     echo "== G=4, the judged set (never fitted on; 4 GiB is in the first run)"
-    bench 100 g4-judged.json --size "$judged" --rung two_shot_flags,nccl,dispatch
+    bench 100 g4-judged.json --size "$judged" --rung nccl,dispatch,two_shot_flags
     echo "== G=3 (GPUs 0-2: the planner's G=3-4 rows, fitted at G=4)"
     WARPLAB_ALLREDUCE_GPUS=3 bench 70 g3.json --size "$sweep,2^15,2^23" \
-        --rung two_shot_flags,nccl,dispatch
+        --rung nccl,dispatch,two_shot_flags
 fi
 if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     echo "== tests and sanitizers (side by side)"
@@ -169,6 +172,7 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     # up to 65537 (one_shot, two_shot_flags and the comm kept on NCCL).
     printf '#!/bin/sh\nexec compute-sanitizer --tool memcheck --error-exitcode 9 "%s" "$@"\n' \
         "$build/tests/cuda/test_allreduce_cuda" > /tmp/ar-san-rank.sh
+    chmod +x /tmp/ar-san-rank.sh
     (WARPLAB_RANKS_COUNTS=2 WARPLAB_RANKS_LARGEST=65537 WARPLAB_RANKS_TIMEOUT=$((left - 10)) \
         timeout $((left - 5)) sh tests/cuda/allreduce_ranks.sh /tmp/ar-san-rank.sh \
         > /tmp/ar-san-memcheck-ranks.txt 2>&1; echo "exit $?" >> /tmp/ar-san-memcheck-ranks.txt) &

@@ -13,7 +13,7 @@
  *     (sizes on both sides of each planner limit, in place, misaligned,
  *     float and int32), checks each result against every rank's inputs
  *     regenerated here and each call's rung against the planner's; through
- *     a file, also a second comm kept on NCCL (WARPLAB_COMM_PEERS=0), and
+ *     a file, also a second comm as joined by default (NCCL), and
  *     with WARPLAB_RANKS_TIMING=PATH both timed (rank 0 appends the table).
  *
  * Exits 77 (skip) with fewer than 2 GPUs (N for the ranks) or, for the
@@ -323,8 +323,9 @@ static double median(std::vector<float> v)
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-/* warplab_comm_allreduce timed against the same call on a comm kept on
- * NCCL, in the same processes, alternating call by call: CUDA events on a
+/* warplab_comm_allreduce with the peer rungs (WARPLAB_COMM_PEERS=1) timed
+ * against the same call on a comm joined by default (NCCL), in the same
+ * processes, alternating call by call: CUDA events on a
  * stream of this rank's, every rank's L2 flushed (a 128 MiB memset) before
  * each timed call, 5 warm-up calls, the median of 40; rank 0's times (every
  * call waits for every rank, so each rank's time is the collective's).
@@ -356,8 +357,8 @@ static void comm_timings(warplab_comm *comm, warplab_comm *nccl, int rank, int r
         if (out)
             fprintf(out,
                     "warplab_comm_allreduce, %d processes (one a GPU, %s), float: median of %d "
-                    "(us), busbw = algbw x 2(G-1)/G (GB/s), beside a comm kept on NCCL "
-                    "(WARPLAB_COMM_PEERS=0) in the same run\n"
+                    "(us), busbw = algbw x 2(G-1)/G (GB/s); the comm with WARPLAB_COMM_PEERS=1 "
+                    "beside one without (NCCL) in the same run\n"
                     "%12s %10s %-15s %10s %10s %10s %10s %8s %12s\n",
                     ranks, prop.name, timed, "bytes", "n", "library", "lib us", "nccl us",
                     "lib busbw", "nccl busbw", "x nccl", "spread lib");
@@ -453,9 +454,13 @@ static int one_rank(int rank, int ranks, const char *id)
             if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can))
                 peers = false;
         }
+    /* The first comm takes the peer rungs by size (WARPLAB_COMM_PEERS=1, the
+     * opt-in; WARPLAB_COMM_PEERS=0 from the caller keeps it on NCCL too). */
     const char *allow = getenv("WARPLAB_COMM_PEERS");
     if (allow && strcmp(allow, "0") == 0)
         peers = false;
+    else
+        setenv("WARPLAB_COMM_PEERS", "1", 1);
     warplab_comm *comm = NULL;
     warplab_status status = warplab_comm_join(device, rank, ranks, id, 120.0, &comm);
     CHECK_MSG(status == WARPLAB_OK, "rank %d: join: %s", rank, warplab_last_error(NULL));
@@ -465,20 +470,18 @@ static int one_rank(int rank, int ranks, const char *id)
     CHECK(nvls && strcmp(nvls, "0") == 0);
     CHECK_STR(wl_comm_algorithm(comm), "planned");
     comm_cases(comm, rank, ranks, device, peers, "comm");
-    /* A second comm of the same ranks kept on NCCL (WARPLAB_COMM_PEERS=0 at
-     * its join): that path stays tested, and it is the vendor the timings
-     * compare with. Through a file only (a second id from the same file's
-     * name; HOST:PORT would need a second port). */
+    /* A second comm of the same ranks as a user gets it by default (no
+     * WARPLAB_COMM_PEERS: NCCL): that path stays tested, and it is the
+     * vendor the timings compare with. Through a file only (a second id
+     * from the same file's name; HOST:PORT would need a second port). */
     if (strncmp(id, "file:", 5) == 0) {
         char second[4200];
         snprintf(second, sizeof second, "%s.nccl", id);
-        setenv("WARPLAB_COMM_PEERS", "0", 1);
+        unsetenv("WARPLAB_COMM_PEERS");
         warplab_comm *nccl = NULL;
         status = warplab_comm_join(device, rank, ranks, second, 120.0, &nccl);
         if (allow)
             setenv("WARPLAB_COMM_PEERS", allow, 1);
-        else
-            unsetenv("WARPLAB_COMM_PEERS");
         CHECK_MSG(status == WARPLAB_OK, "rank %d: join (NCCL): %s", rank, warplab_last_error(NULL));
         if (status == WARPLAB_OK) {
             comm_cases(nccl, rank, ranks, device, false, "nccl comm");

@@ -291,15 +291,19 @@ static void unmap_peers(warplab_comm *c)
 /* Maps every rank's area in every rank (collective, at join): two exchanges
  * over the comm's NCCL communicator, the cards, then each rank's verdict,
  * so that every rank takes the peer rungs or none does. Leaves the comm on
- * NCCL (peers false) where any rank cannot: another host, a shared GPU, no
- * peer access, no memory, WARPLAB_COMM_PEERS=0. Fails only where the
- * exchange itself fails. */
+ * NCCL (peers false) where any rank cannot or would not: another host, a
+ * shared GPU, no peer access, no memory, WARPLAB_COMM_PEERS not 1. Fails
+ * only where the exchange itself fails. */
 static warplab_status map_peers(warplab_comm *c)
 {
     comm_card mine, *all = nullptr;
     memset(&mine, 0, sizeof mine);
+    /* Opt-in: through the staging copies the peer rungs measured slower
+     * than NCCL at most sizes (docs/MULTIGPU.md, "One process per GPU
+     * through the flag rungs"), so a comm maps its peers only where
+     * WARPLAB_COMM_PEERS=1. */
     const char *allow = getenv("WARPLAB_COMM_PEERS");
-    mine.ok = !(allow && strcmp(allow, "0") == 0);
+    mine.ok = allow && strcmp(allow, "1") == 0;
     cudaDeviceProp prop;
     if (mine.ok && cudaGetDeviceProperties(&prop, c->device) == cudaSuccess) {
         memcpy(mine.uuid, &prop.uuid, sizeof mine.uuid);
