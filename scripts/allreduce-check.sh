@@ -11,14 +11,19 @@
 # inputs made and its results checked on the GPU), so one call of 600 s
 # holds the build and either the timings or the tests: full-timings in one
 # call and full-tests in another; full runs both in that order and drops
-# what does not fit. Up to seven files in OUT_DIR:
+# what does not fit. Up to eight files in OUT_DIR:
 #   peers.txt       the peer matrix (warplab devices --peers);
 #   g4-tuning.json  G = 4 on the planner's tuning set (n = 2^10, 2^12, ..,
-#                   2^28 floats: 4 KiB .. 1 GiB): the flag rungs, two_shot,
-#                   ring, NCCL and the library call (`dispatch`);
+#                   2^28 floats: 4 KiB .. 1 GiB) and 4 GiB (2^30, judged):
+#                   the flag rungs, NCCL and the library call (`dispatch`);
 #   g4-judged.json  G = 4 on the judged set, never fitted on: the sizes
-#                   between (2^11, .., 2^29), eight sizes drawn once,
-#                   log-uniform (seed 37), and 4 GiB (2^30) last;
+#                   between (2^11, .., 2^29) and eight sizes drawn once,
+#                   log-uniform (seed 37): two_shot_flags, NCCL, the library;
+#   comm.txt        warplab_comm_allreduce, one process a GPU (2 and 4
+#                   ranks, tests/cuda/allreduce_ranks.sh with
+#                   WARPLAB_RANKS_TIMING): a comm on the peer rungs
+#                   (WARPLAB_COMM_PEERS=1) timed beside one joined by
+#                   default (NCCL) in the same processes, 4 KiB .. 64 MiB;
 #   g2.json, g3.json  G = 2 and G = 3 (WARPLAB_ALLREDUCE_GPUS) on the sweep's
 #                   sizes 4 KiB .. 4 GiB (G = 3 also 128 KiB and 32 MiB, the
 #                   planner's limits);
@@ -44,10 +49,11 @@ tests_keep=0 # what the timings leave for the tests and sanitizers
 # Message sizes in floats (full): the planner's tuning set, the judged set,
 # the sweep's.
 tuning=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
-# The sizes between, eight drawn once and 4 GiB (python3: r = random.Random(37);
+# The sizes between and eight drawn once (python3: r = random.Random(37);
 # sorted(int(2 ** r.uniform(10, 30)) for _ in range(8))).
-judged=2^11,2^13,2^15,2^17,2^19,2^21,2^23,2^25,2^27,2^29
-judged=$judged,3645,171113,1291265,5369390,6449515,13073038,108341127,119994920,2^30
+# The largest last (the rows cut first when time runs out).
+judged=2^11,2^13,2^15,2^17,2^19,2^21,2^23,2^25
+judged=$judged,3645,171113,1291265,5369390,6449515,13073038,108341127,119994920,2^27,2^29
 sweep=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30
 export PATH=$PATH:/usr/local/cuda/bin
 
@@ -66,6 +72,13 @@ nvidia-smi --query-gpu=index,name --format=csv,noheader
 if [ -n "${WARPLAB_PREBUILT:-}" ]; then
     echo "== build: prebuilt in $build"
     [ -n "$nccl_root" ] && export LD_LIBRARY_PATH=$nccl_root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    # The generated list of rung tests names the directory it was built in.
+    made=$(sed -n 's#^if(EXISTS "\(.*\)/tests/rung_tests_list.cmake")#\1#p' \
+        "$build/tests/rung_tests_include.cmake" 2>/dev/null)
+    if [ -n "$made" ] && [ "$made" != "$build" ]; then
+        sed -i "s#$made/#$build/#g" "$build"/tests/rung_tests_include.cmake "$build"/tests/rung_tests_list.cmake
+    fi
+    (cd "$build" && ctest -N -R "cuda\.allreduce\." | tail -1)
 else
     echo "== build"
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DWARPLAB_WERROR=ON \
@@ -97,16 +110,37 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
         echo "$file: exit $status in $(( $(date +%s) - t0 )) s (limit $limit s)"
         [ $status -ne 0 ] && tail -4 /tmp/ar-bench.txt
     }
-    echo "== G=4, the tuning set (the planner's limits were fitted on these)"
-    bench 150 g4-tuning.json --size "$tuning" --rung one_shot,two_shot_flags,two_shot,ring,nccl,dispatch
-    echo "== G=4, the judged set (never fitted on)"
-    bench 150 g4-judged.json --size "$judged" --rung one_shot,two_shot_flags,nccl,dispatch
-    echo "== G=2 (the planner's G=2 rows; two_shot: the library's rung before the planner)"
+    # A row costs seconds whatever its size (its buffers, checks, and for
+    # nccl and dispatch NCCL's communicators): 6 rungs x 10 sizes at G = 4
+    # outran 150 s on 4 x H200. So the rows are few: the library call and
+    # NCCL at every size, beside the rungs the planner picks from, in that
+    # order (a size's rows run in the order named: a run cut short keeps
+    # the library's and NCCL's).
+    echo "== G=4, the tuning set (the planner's limits were fitted on these) and 4 GiB"
+    bench 130 g4-tuning.json --size "$tuning,2^30" --rung nccl,dispatch,two_shot_flags,one_shot
+    echo "== warplab_comm_allreduce (one process a GPU), its peer rungs beside NCCL"
+    limit=$(( budget - tests_keep - ($(date +%s) - start) ))
+    [ "$limit" -gt 75 ] && limit=75
+    if [ "$limit" -lt 20 ]; then
+        echo "comm.txt: no time left (budget)"
+    else
+        rm -f "$out/comm.txt"
+        t0=$(date +%s)
+        WARPLAB_RANKS_TIMING=$out/comm.txt WARPLAB_RANKS_TIMEOUT=$((limit - 5)) NCCL_DEBUG=WARN \
+            timeout "$limit" sh tests/cuda/allreduce_ranks.sh "$build/tests/cuda/test_allreduce_cuda" \
+            > /tmp/ar-ranks-timing.txt 2>&1
+        status=$?
+        echo "comm.txt: exit $status in $(( $(date +%s) - t0 )) s (limit $limit s)"
+        [ $status -ne 0 ] && grep -v "^comm\|^nccl comm" /tmp/ar-ranks-timing.txt | tail -20
+    fi
+    echo "== G=2 (the planner's G=2 rows)"
     WARPLAB_ALLREDUCE_GPUS=2 bench 90 g2.json --size "$sweep" \
-        --rung one_shot,two_shot_flags,two_shot,nccl,dispatch
+        --rung nccl,dispatch,two_shot_flags,one_shot
+    echo "== G=4, the judged set (never fitted on; 4 GiB is in the first run)"
+    bench 100 g4-judged.json --size "$judged" --rung nccl,dispatch,two_shot_flags
     echo "== G=3 (GPUs 0-2: the planner's G=3-4 rows, fitted at G=4)"
-    WARPLAB_ALLREDUCE_GPUS=3 bench 90 g3.json --size "$sweep,2^15,2^23" \
-        --rung one_shot,two_shot_flags,nccl,dispatch
+    WARPLAB_ALLREDUCE_GPUS=3 bench 70 g3.json --size "$sweep,2^15,2^23" \
+        --rung nccl,dispatch,two_shot_flags
 fi
 if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     echo "== tests and sanitizers (side by side)"
@@ -133,6 +167,15 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
                 > /tmp/ar-san-$tool-$rung.txt 2>&1; echo "exit $?" >> /tmp/ar-san-$tool-$rung.txt) &
         done
     done
+    # One process a GPU (warplab_comm_allreduce through the mapped staging
+    # areas) under memcheck: two ranks, by file and by HOST:PORT, the counts
+    # up to 65537 (one_shot, two_shot_flags and the comm kept on NCCL).
+    printf '#!/bin/sh\nexec compute-sanitizer --tool memcheck --error-exitcode 9 "%s" "$@"\n' \
+        "$build/tests/cuda/test_allreduce_cuda" > /tmp/ar-san-rank.sh
+    chmod +x /tmp/ar-san-rank.sh
+    (WARPLAB_RANKS_COUNTS=2 WARPLAB_RANKS_LARGEST=65537 WARPLAB_RANKS_TIMEOUT=$((left - 10)) \
+        timeout $((left - 5)) sh tests/cuda/allreduce_ranks.sh /tmp/ar-san-rank.sh \
+        > /tmp/ar-san-memcheck-ranks.txt 2>&1; echo "exit $?" >> /tmp/ar-san-memcheck-ranks.txt) &
     wait
     {
         echo "== ctest -R allreduce"; grep -E "tests passed|Passed|Failed|Not Run|Skipped|\*\*\*|ctest exit|== [0-9] ranks|ranks exited" /tmp/ar-ctest.txt | head -40
@@ -142,6 +185,7 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
                 echo "$tool $rung: $(grep -E 'ERROR SUMMARY|checked|^exit' /tmp/ar-san-$tool-$rung.txt | tr -s ' ' | tr '\n' ' ')"
             done
         done
+        echo "memcheck ranks (2 processes, n <= 65537): $(grep -E 'ERROR SUMMARY|^exit' /tmp/ar-san-memcheck-ranks.txt | tr -s ' ' | tr '\n' ' ')"
         echo "== failures in full"
         grep -B2 -A25 -E "FAILED|Failed  |\*\*\*Timeout|\*\*\*Exception" /tmp/ar-ctest.txt | head -80
         for f in /tmp/ar-san-*.txt; do
@@ -152,8 +196,8 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
 fi
 if [ "${mode%%-*}" = full ]; then
     if [ "$mode" != full-tests ]; then
-        python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json \
-            "$out"/g3.json "$out"/g2.json > "$out/summary.txt" 2>&1
+        { python3 scripts/allreduce_table.py "$out"/g4-tuning.json "$out"/g4-judged.json \
+            "$out"/g3.json "$out"/g2.json; echo; cat "$out/comm.txt"; } > "$out/summary.txt" 2>&1
         cat "$out/summary.txt" "$out/peers.txt"
     fi
     echo "$mode: $(( $(date +%s) - start )) s"

@@ -7,13 +7,16 @@
  * The rule is a table: the first row whose G range holds the group and whose
  * byte limit lies above the message names the rung. Then the topology:
  *   - the peer rungs need every pair's peer access (one process: the peer
- *     query; one process per GPU: never, the ranks share no memory) and
- *     fall back to NCCL without it;
+ *     query; one process per GPU: every rank's staging area mapped in every
+ *     other, agreed by all) and fall back to NCCL without it;
+ *   - a comm's peer rungs go through its staging area: a message larger
+ *     than the area (peer_bytes_most) goes to NCCL;
  *   - NCCL where it does not load falls back to two_shot_flags (peers) or
  *     to no route;
  *   - one_shot in place (send = recv) would overwrite an input its peers may
  *     still read: two_shot_flags, which never reads what another rank
- *     writes.
+ *     writes (a comm's peers read its staged copy: it asks with in_place
+ *     false).
  * float and int32 are both 4-byte sums: the type changes nothing here but
  * the message's bytes. */
 #ifndef WARPLAB_ALLREDUCE_PLAN_H
@@ -36,6 +39,9 @@ typedef struct wl_allreduce_topology {
     int gpus;   /* G, 2 .. WARPLAB_MAX_GPUS */
     bool peers; /* every pair of the group maps the other's memory */
     bool nccl;  /* NCCL loads */
+    /* The largest message the peer rungs take (a comm: its staging area,
+     * WL_COMM_STAGING_BYTES); 0: any. */
+    size_t peer_bytes_most;
 } wl_allreduce_topology;
 
 /* One row: groups of gpus_min .. gpus_max GPUs, messages under bytes_below. */
@@ -48,6 +54,12 @@ typedef struct wl_allreduce_rule {
 
 #define WL_KIB ((size_t)1 << 10)
 #define WL_MIB ((size_t)1 << 20)
+
+/* The largest message a comm (one process per GPU) sends through its peer
+ * rungs: each rank's staging area holds two of them (the input's copy its
+ * peers read, and the reduced segments they write). The table's limit for
+ * the peer rungs from G = 3 (32 MiB); past it NCCL, at G = 2 too. */
+#define WL_COMM_STAGING_BYTES (32 * WL_MIB)
 
 /* Fitted on the tuning set, 4 x H200 (NV18 between every pair) and 2 of
  * them (WARPLAB_ALLREDUCE_GPUS=2), NCCL 2.28 in the same run: messages of
@@ -92,10 +104,14 @@ static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype d
     }
     if (route == WL_ALLREDUCE_ROUTE_ONE_SHOT && in_place)
         route = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
-    if (route != WL_ALLREDUCE_ROUTE_NCCL && !topology->peers)
+    if (route != WL_ALLREDUCE_ROUTE_NCCL &&
+        (!topology->peers || (topology->peer_bytes_most && bytes > topology->peer_bytes_most)))
         route = WL_ALLREDUCE_ROUTE_NCCL;
     if (route == WL_ALLREDUCE_ROUTE_NCCL && !topology->nccl)
-        route = topology->peers ? WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS : WL_ALLREDUCE_ROUTE_NONE;
+        route =
+            topology->peers && (!topology->peer_bytes_most || bytes <= topology->peer_bytes_most)
+                ? WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS
+                : WL_ALLREDUCE_ROUTE_NONE;
     return route;
 }
 

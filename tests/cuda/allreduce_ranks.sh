@@ -6,6 +6,8 @@
 # when every rank of the two-rank runs skips (fewer than 2 GPUs, or no
 # NCCL). NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
 #   allreduce_ranks.sh PATH/TO/test_allreduce_cuda
+# (WARPLAB_RANKS_COUNTS="2": the two-rank runs only; PATH may be a wrapper
+# that starts the program under compute-sanitizer.)
 set -u
 program=$1
 export NCCL_NVLS_ENABLE=0
@@ -47,7 +49,7 @@ run_ranks() {
         cat "$dir/rank$r.log"
         r=$((r + 1))
     done
-    rm -f "$dir/id"
+    rm -f "$dir/id" "$dir/id.nccl"
     if [ $skipped -eq "$ranks" ]; then return 77; fi
     if [ $failed -ne 0 ] || [ $skipped -ne 0 ]; then
         echo "ranks exited$statuses"
@@ -59,7 +61,7 @@ run_ranks() {
 # A launcher hands every rank rank 0's address and a port (NCCL_COMM_ID's
 # rendezvous; rank 0 serves it): a port of its own for each run.
 port=$((20000 + $$ % 20000))
-for ranks in 2 4; do
+for ranks in ${WARPLAB_RANKS_COUNTS:-2 4}; do
     echo "== $ranks ranks, id through a file"
     run_ranks $ranks "file:$dir/id"
     status=$?

@@ -4,7 +4,9 @@
  * over every G and message sizes from 4 bytes to 16 GiB the plan is one the
  * topology can run: in place never one_shot, no peer access only NCCL (or
  * nothing without NCCL), no NCCL never NCCL; as a message grows the plan
- * only moves down the table; other types and G out of range get no route. */
+ * only moves down the table; other types and G out of range get no route.
+ * A comm (one process per GPU, its peers' staging areas mapped) takes the
+ * table's route up to its staging area and NCCL past it, in place or not. */
 #include "../check.h"
 #include "kernels/allreduce_plan.h"
 
@@ -65,10 +67,10 @@ static void plans_fit_the_topology(void)
                                          : step == 2 ? base + 1
                                          : step == 3 ? base + base / 2
                                                      : base + base / 4;
-                    const wl_allreduce_topology full = {gpus, true, true};
-                    const wl_allreduce_topology no_nccl = {gpus, true, false};
-                    const wl_allreduce_topology no_peers = {gpus, false, true};
-                    const wl_allreduce_topology neither = {gpus, false, false};
+                    const wl_allreduce_topology full = {gpus, true, true, 0};
+                    const wl_allreduce_topology no_nccl = {gpus, true, false, 0};
+                    const wl_allreduce_topology no_peers = {gpus, false, true, 0};
+                    const wl_allreduce_topology neither = {gpus, false, false, 0};
                     for (int in_place = 0; in_place < 2; in_place++) {
                         const wl_allreduce_route route =
                             wl_allreduce_plan(count, dtype, &full, in_place);
@@ -112,11 +114,11 @@ static void rows_only_move_down(void)
 
 static void refusals(void)
 {
-    const wl_allreduce_topology full = {4, true, true};
+    const wl_allreduce_topology full = {4, true, true, 0};
     CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT64, &full, false) == WL_ALLREDUCE_ROUTE_NONE);
     CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT32, NULL, false) == WL_ALLREDUCE_ROUTE_NONE);
-    const wl_allreduce_topology one = {1, true, true};
-    const wl_allreduce_topology nine = {WARPLAB_MAX_GPUS + 1, true, true};
+    const wl_allreduce_topology one = {1, true, true, 0};
+    const wl_allreduce_topology nine = {WARPLAB_MAX_GPUS + 1, true, true, 0};
     CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT32, &one, false) == WL_ALLREDUCE_ROUTE_NONE);
     CHECK(wl_allreduce_plan(1000, WARPLAB_FLOAT32, &nine, false) == WL_ALLREDUCE_ROUTE_NONE);
     /* A count whose bytes overflow: the row for the largest messages. */
@@ -131,11 +133,57 @@ static void refusals(void)
     for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++) {
         bool routes = false;
         for (int octave = 0; octave < 40; octave++) {
-            const wl_allreduce_topology t = {gpus, true, true};
+            const wl_allreduce_topology t = {gpus, true, true, 0};
             routes = routes || wl_allreduce_plan((size_t)1 << octave, WARPLAB_FLOAT32, &t, false) ==
                                    WL_ALLREDUCE_ROUTE_NCCL;
         }
         CHECK(routes == wl_allreduce_plan_uses_nccl(gpus));
+    }
+}
+
+/* A comm asks with in_place false (its peers read a staged copy of the
+ * input) and its staging area's size: the table's route up to it, NCCL past
+ * it; a comm whose ranks could not map each other's areas: NCCL. */
+static void comm_plans(void)
+{
+    CHECK(WL_COMM_STAGING_BYTES >= 4 * WL_MIB && WL_COMM_STAGING_BYTES % 16 == 0);
+    for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++) {
+        const wl_allreduce_topology staged = {gpus, true, true, WL_COMM_STAGING_BYTES};
+        const wl_allreduce_topology unmapped = {gpus, false, true, WL_COMM_STAGING_BYTES};
+        bool peer_route = false;
+        for (int octave = 0; octave <= 32; octave++)
+            for (int step = -1; step <= 1; step++) {
+                const size_t count = ((size_t)1 << octave) + (size_t)(octave ? step : 0);
+                const size_t bytes = count * 4;
+                const wl_allreduce_route route =
+                    wl_allreduce_plan(count, WARPLAB_FLOAT32, &staged, false);
+                const wl_allreduce_route table = wl_allreduce_rules[rule_for(gpus, bytes)].route;
+                const wl_allreduce_route expected =
+                    bytes > WL_COMM_STAGING_BYTES ? WL_ALLREDUCE_ROUTE_NCCL : table;
+                CHECK_MSG(route == expected, "comm G=%d n=%zu: route %d, expected %d", gpus, count,
+                          (int)route, (int)expected);
+                CHECK(wl_allreduce_plan(count, WARPLAB_INT32, &staged, false) == route);
+                CHECK(wl_allreduce_plan(count, WARPLAB_FLOAT32, &unmapped, false) ==
+                      WL_ALLREDUCE_ROUTE_NCCL);
+                peer_route = peer_route || route != WL_ALLREDUCE_ROUTE_NCCL;
+            }
+        /* Every G's small messages take a peer rung: one_shot. */
+        CHECK_MSG(peer_route, "comm G=%d: never a peer rung", gpus);
+        CHECK(wl_allreduce_plan(256, WARPLAB_FLOAT32, &staged, false) ==
+              WL_ALLREDUCE_ROUTE_ONE_SHOT);
+        /* The area's last element is a peer rung's, the next NCCL's. */
+        const size_t most = WL_COMM_STAGING_BYTES / 4;
+        CHECK(wl_allreduce_plan(most, WARPLAB_FLOAT32, &staged, false) ==
+              wl_allreduce_plan(most, WARPLAB_FLOAT32,
+                                &(wl_allreduce_topology){gpus, true, true, 0}, false));
+        CHECK(wl_allreduce_plan(most + 1, WARPLAB_FLOAT32, &staged, false) ==
+              WL_ALLREDUCE_ROUTE_NCCL);
+        /* Without NCCL a staged comm has no route past its area. */
+        const wl_allreduce_topology staged_no_nccl = {gpus, true, false, WL_COMM_STAGING_BYTES};
+        CHECK(wl_allreduce_plan(most + 1, WARPLAB_FLOAT32, &staged_no_nccl, false) ==
+              WL_ALLREDUCE_ROUTE_NONE);
+        CHECK(wl_allreduce_plan(most, WARPLAB_FLOAT32, &staged_no_nccl, false) !=
+              WL_ALLREDUCE_ROUTE_NONE);
     }
 }
 
@@ -145,5 +193,6 @@ int main(void)
     plans_fit_the_topology();
     rows_only_move_down();
     refusals();
+    comm_plans();
     return check_report("test_allreduce_plan");
 }

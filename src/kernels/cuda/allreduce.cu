@@ -1003,15 +1003,7 @@ static cudaError_t run_flagged(ar_group *g, const ar_call *call, bool two_shot)
     size_t largest = call->n, first = 0, count = 0;
     if (two_shot)
         segment_range(call->n, G, 0, 1, 0, &first, &largest);
-    const size_t vectors_most = (largest + 3) / 4;
-    size_t blocks = (vectors_most + AR_FLAG_THREADS - 1) / AR_FLAG_THREADS;
-    if (blocks > (size_t)g->flag_blocks)
-        blocks = (size_t)g->flag_blocks;
-    if (blocks < 1)
-        blocks = 1;
-    Flags flags{};
-    for (int r = 0; r < G; r++)
-        flags.rank[r] = g->flags[r];
+    const unsigned blocks = wl_allreduce_flag_grid(largest, g->flag_blocks);
     cudaError_t e = cudaSuccess;
     for (int r = 0; r < G && e == cudaSuccess; r++) {
         const void *sources[AR_MAX];
@@ -1030,32 +1022,61 @@ static cudaError_t run_flagged(ar_group *g, const ar_call *call, bool two_shot)
                 sources[k] = call->in[k];
             destinations[0] = call->out[r];
         }
-        const void *all[2 * AR_MAX];
-        for (int i = 0; i < G; i++)
-            all[i] = sources[i];
-        for (int i = 0; i < destination_count; i++)
-            all[G + i] = destinations[i];
-        size_t head = count, vectors = 0;
-        if (count && same_alignment(all, G + destination_count)) {
-            head = ((16 - ((uintptr_t)sources[0] & 15)) & 15) / 4;
-            if (head > count)
-                head = count;
-            vectors = (count - head) / 4;
-        }
-        if (vectors == 0)
-            head = count;
         e = cudaSetDevice(g->devices[r]);
-        if (e != cudaSuccess)
-            break;
-        if (call->dtype == WARPLAB_INT32)
-            launch_flagged<int>(G, (unsigned)blocks, g->stream[r][0], sources, destinations,
-                                destination_count, count, head, vectors, flags, r);
-        else
-            launch_flagged<float>(G, (unsigned)blocks, g->stream[r][0], sources, destinations,
-                                  destination_count, count, head, vectors, flags, r);
-        e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = wl_allreduce_flagged_rank(G, r, (unsigned)blocks, g->stream[r][0], call->dtype,
+                                          sources, destinations, destination_count, count,
+                                          g->flags);
     }
     return e;
+}
+
+void wl_allreduce_segment(size_t n, int gpus, int k, size_t *first, size_t *count)
+{
+    segment_range(n, gpus, k, 1, 0, first, count);
+}
+
+unsigned wl_allreduce_flag_grid(size_t largest, int cap)
+{
+    const size_t vectors_most = (largest + 3) / 4;
+    size_t blocks = (vectors_most + AR_FLAG_THREADS - 1) / AR_FLAG_THREADS;
+    if (blocks > (size_t)cap)
+        blocks = (size_t)cap;
+    return blocks < 1 ? 1 : (unsigned)blocks;
+}
+
+cudaError_t wl_allreduce_flagged_rank(int gpus, int me, unsigned blocks, cudaStream_t stream,
+                                      warplab_dtype dtype, const void *const *sources,
+                                      void *const *destinations, int destination_count,
+                                      size_t count, unsigned *const *flag_words)
+{
+    if (gpus < 2 || gpus > AR_MAX || me < 0 || me >= gpus || blocks < 1 ||
+        blocks > AR_FLAG_BLOCKS || (destination_count != 1 && destination_count != gpus))
+        return cudaErrorInvalidValue;
+    Flags flags{};
+    for (int r = 0; r < gpus; r++)
+        flags.rank[r] = flag_words[r];
+    const void *all[2 * AR_MAX];
+    for (int i = 0; i < gpus; i++)
+        all[i] = sources[i];
+    for (int i = 0; i < destination_count; i++)
+        all[gpus + i] = destinations[i];
+    size_t head = count, vectors = 0;
+    if (count && same_alignment(all, gpus + destination_count)) {
+        head = ((16 - ((uintptr_t)sources[0] & 15)) & 15) / 4;
+        if (head > count)
+            head = count;
+        vectors = (count - head) / 4;
+    }
+    if (vectors == 0)
+        head = count;
+    if (dtype == WARPLAB_INT32)
+        launch_flagged<int>(gpus, blocks, stream, sources, destinations, destination_count, count,
+                            head, vectors, flags, me);
+    else
+        launch_flagged<float>(gpus, blocks, stream, sources, destinations, destination_count, count,
+                              head, vectors, flags, me);
+    return cudaGetLastError();
 }
 
 #ifdef WARPLAB_HAVE_NCCL

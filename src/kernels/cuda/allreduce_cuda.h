@@ -106,6 +106,29 @@ void wl_allreduce_group_close(ar_group *group);
  * rank 0's stream ordered after it; never waits on the host. */
 warplab_status wl_allreduce_group_run(wl_backend *backend, ar_group *group, const ar_call *call);
 
+/* The flag rungs one rank at a time (the one-process rungs and the comm's
+ * staged path, src/kernels/cuda/allreduce_api.cu). The part of [0, n)
+ * that segment k of G holds (a multiple of 4 elements each). */
+void wl_allreduce_segment(size_t n, int gpus, int k, size_t *first, size_t *count);
+/* The flag kernels' grid for a rank's largest piece of largest elements:
+ * one block of AR_FLAG_THREADS per 4 x AR_FLAG_THREADS elements, at most cap
+ * (the fewest SMs of the ranks: every block must be resident at once).
+ * Every rank of a call must launch the same grid. */
+unsigned wl_allreduce_flag_grid(size_t largest, int cap);
+/* Queues rank me's flagged_reduce on stream (the current device must be
+ * me's): sources[0..gpus) summed in order into destinations (1 or gpus of
+ * them), count elements each, between the start and end barriers of the
+ * ranks' flag words (flag_words[r]: rank r's AR_FLAG_WORDS, mapped here). */
+cudaError_t wl_allreduce_flagged_rank(int gpus, int me, unsigned blocks, cudaStream_t stream,
+                                      warplab_dtype dtype, const void *const *sources,
+                                      void *const *destinations, int destination_count,
+                                      size_t count, unsigned *const *flag_words);
+
+/* The rung of a comm's last call (warplab_comm_allreduce): "one_shot",
+ * "two_shot_flags" or "nccl"; "planned" before the first call. For the
+ * tests (tests/cuda/allreduce_cuda.cu) and the timings of the ranks. */
+const char *wl_comm_algorithm(const warplab_comm *comm);
+
 #ifdef __cplusplus
 }
 #endif
