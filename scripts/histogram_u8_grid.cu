@@ -1,19 +1,29 @@
-/* The 8-bit histogram's grid (src/ladders/histogram/cuda/07_dispatch.cu,
- * BYTE_GRID): the dispatch rung's kernel for 8-bit samples (per-warp copies,
- * 16-byte loads, one atomic of 16 for a one-value vector) at grids of about
- * 1, 2, 4, 8 and 16 trips of two 16-byte loads a lane (capped at the blocks
- * that fit at once), against cub::DeviceHistogram::HistogramEven, 256 bins,
- * 2^20 .. 2^28 samples, uniform and skewed (every byte 0x5A). Every count is
- * compared with CUB's. Timing: CUDA events around the counts' zeroing and the
- * kernel (as the library runs them) and around CUB's call, L2 flushed (a
- * 512 MiB memset) before every run, the median of 22 runs after 3.
+/* The 8-bit histogram's grid and finish (src/ladders/histogram/cuda/07_dispatch.cu,
+ * BYTE_TRIPS and BYTE_SPREAD): the dispatch rung's kernel for 8-bit samples
+ * (per-warp copies, 16-byte loads, one atomic of 16 for a one-value vector)
+ * against cub::DeviceHistogram::HistogramEven, 256 bins, uniform and skewed
+ * (every byte 0x5A), in these forms:
+ *   - "old": a memset of the counts, then the kernel on a grid of about 8
+ *     trips a lane and at least 128 blocks (capped at the resident grid):
+ *     what the library ran before whole waves and the one-launch finish;
+ *   - "2L tT": the memset, then the kernel on wave_grid's whole waves of
+ *     about T trips a lane (T = 4, 8, 16);
+ *   - "1L tT sS": the one-launch finish (no memset; S spread copies in a
+ *     workspace, the last block writes the counts) on the same waves.
+ * The tuning set: 2^20, 2^22, 2^24, 2^26 and 2^28 samples. The sizes
+ * 3000017, 47000011 and 700000001 (the held-out sizes of `warplab bench
+ * api`) are printed after it, marked, and were not used to choose. Every
+ * form's counts (after its last timed run, so the workspace's reset is
+ * checked 25 times over) are compared with CUB's. Timing: CUDA events around
+ * the form's launches and around CUB's call, L2 flushed (a 512 MiB memset)
+ * before every run, the median of 22 runs after 3; ratio = CUB / form.
  *
  * Build and run (the CUDA toolkit's CUB):
  *   nvcc -std=c++20 -arch=sm_90 -O3 -Iinclude -Isrc scripts/histogram_u8_grid.cu -o grid && ./grid
  *
- * H200 (132 SMs), the resident grid 1056 blocks: 8 trips, at least 128 blocks
- * is the best or within 3% of it at every size; 2^24 uniform 14.5 us against
- * 19.3 us (resident) and CUB's 14.9 us. */
+ * H200 (132 SMs, resident grid 1056 blocks), an earlier run of the old
+ * form's trips: 8 trips, at least 128 blocks, was the best or within 3% at
+ * every size (2^24 uniform 14.5 us against 19.3 us on the resident grid). */
 #include "ladders/histogram/cuda/histogram_rungs.cuh"
 #include <algorithm>
 #include <cstdio>
@@ -28,46 +38,74 @@ __global__ void fill(unsigned char *p, size_t n, int kind, unsigned seed)
         h ^= h >> 15;
         h *= 2246822519u;
         h ^= h >> 13;
-        p[i] = kind == 0   ? (unsigned char)(h >> 7)
-               : kind == 1 ? 0x5A
-                           : (unsigned char)((i / 37 + seed) & 0xff);
+        p[i] = kind == 0 ? (unsigned char)(h >> 7) : 0x5A;
     }
 }
 
-template <int AGG>
-void launch(const unsigned char *in, size_t n, unsigned *counts, cudaStream_t s, int sms,
-            size_t trips = 1)
+struct Form {
+    const char *name;
+    bool one_launch, old_grid;
+    unsigned trips, spread;
+};
+
+static wl_backend fake_backend; /* only info.multiprocessors is read (wave_grid) */
+
+static void launch(const Form &f, const unsigned char *in, size_t n, unsigned *counts,
+                   unsigned *scratch, cudaStream_t s, int sms)
 {
     size_t head, vectors;
     vector_split(in, n, &head, &vectors);
-    auto k = privatised_kernel<uint8_t, true, true, AGG>;
-    size_t shared = 256 * 4 * WARPS;
-    int per = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, BLOCK, shared);
-    size_t blocks = std::min<size_t>(
-        (std::max<size_t>(vectors, 1) + 512 * trips - 1) / (512 * trips), (size_t)sms * per);
-    wl_histogram_rule rule = {256, 0, 256, 256, 0.f, 0.f, 0.f};
+    const size_t shared = 256 * 4 * WARPS, work = std::max<size_t>(vectors, 1);
+    const wl_histogram_rule rule = {256, 0, 256, 256, 0.f, 0.f, 0.f};
+    if (f.one_launch) {
+        auto k = privatised_kernel<uint8_t, true, true, AGGREGATE_VECTOR, FINISH_ONE_LAUNCH>;
+        const unsigned grid = wave_grid(&fake_backend, k, shared, 512, work, f.trips);
+        const one_launch_scratch fin = {scratch, scratch + ONE_LAUNCH_TICKET_BYTES / 4, f.spread};
+        k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256, fin);
+        return;
+    }
+    auto k = privatised_kernel<uint8_t, true, true, AGGREGATE_VECTOR>;
+    unsigned grid;
+    if (f.old_grid) {
+        int per = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, BLOCK, shared);
+        const size_t full = (size_t)sms * per;
+        const size_t all = std::min<size_t>((work + 511) / 512, full);
+        const size_t fewer = std::min<size_t>((work + 4095) / 4096, full);
+        grid = (unsigned)std::max<size_t>(fewer, std::min<size_t>(all, 128));
+    } else {
+        grid = wave_grid(&fake_backend, k, shared, 512, work, f.trips);
+    }
     cudaMemsetAsync(counts, 0, 1024, s);
-    k<<<(unsigned)std::max<size_t>(blocks, 1), BLOCK, shared, s>>>(in, n, head, vectors, counts,
-                                                                   rule, 256);
+    k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256,
+                                   one_launch_scratch{nullptr, nullptr, 1});
 }
 
 int main()
 {
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    fake_backend.info.multiprocessors = sms;
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    printf("%s, %d SMs\n", prop.name, sms);
-    size_t maxn = (size_t)1 << 28;
+    printf("%s, %d SMs; ratio = CUB / form (> 1: the form is faster)\n", prop.name, sms);
+    const Form forms[] = {{"old", false, true, 8, 0},      {"2L t4", false, false, 4, 0},
+                          {"2L t8", false, false, 8, 0},   {"2L t16", false, false, 16, 0},
+                          {"1L t4 s1", true, false, 4, 1}, {"1L t8 s1", true, false, 8, 1},
+                          {"1L t16 s1", true, false, 16, 1}, {"1L t4 s16", true, false, 4, 16},
+                          {"1L t8 s16", true, false, 8, 16}, {"1L t16 s16", true, false, 16, 16}};
+    const int nforms = (int)(sizeof forms / sizeof forms[0]);
+    const size_t maxn = 700000001;
     unsigned char *buf, *flush;
-    unsigned *c1, *c3;
+    unsigned *c1, *c3, *scratch;
     void *temp;
     size_t tb = 0;
     cudaMalloc(&buf, maxn + 64);
     cudaMalloc(&flush, 512u << 20);
     cudaMalloc(&c1, 1024);
     cudaMalloc(&c3, 1024);
+    cudaMalloc(&scratch, one_launch_scratch_bytes(16));
+    cudaMemset(scratch, 0, one_launch_scratch_bytes(16));
     cub::DeviceHistogram::HistogramEven(nullptr, tb, buf, c3, 257, 0, 256, (int)maxn);
     cudaMalloc(&temp, tb + 1024);
     cudaStream_t s = 0;
@@ -75,25 +113,30 @@ int main()
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     const char *kinds[] = {"uniform", "skewed"};
-    const size_t trips[] = {1, 2, 4, 8, 16};
+    const size_t sizes[] = {1u << 20, 1u << 22, 1u << 24, 1u << 26, 1u << 28,
+                            3000017,  47000011, 700000001};
     int bad = 0;
-    for (int e = 20; e <= 28; e += 2)
+    for (int si = 0; si < 8; si++)
         for (int kind = 0; kind < 2; kind++) {
-            size_t n = (size_t)1 << e;
-            unsigned char *in = buf;
-            fill<<<1024, 256>>>(in, n, kind, 777u + e);
+            const size_t n = sizes[si];
+            if (si == 5 && kind == 0)
+                printf("held out (not used to choose):\n");
+            fill<<<1024, 256>>>(buf, n, kind, 777u + (unsigned)si);
             size_t t2 = tb + 1024;
-            double t[6];
-            for (int which = 0; which < 6; which++) {
+            std::vector<double> t(nforms + 1);
+            std::vector<unsigned> h1(256), h3(256);
+            cub::DeviceHistogram::HistogramEven(temp, t2, buf, c3, 257, 0, 256, (int)n, s);
+            cudaMemcpy(h3.data(), c3, 1024, cudaMemcpyDeviceToHost);
+            for (int which = 0; which <= nforms; which++) {
                 std::vector<float> ms;
                 for (int r = 0; r < 25; r++) {
                     cudaMemsetAsync(flush, r, 512u << 20, s);
                     cudaEventRecord(a, s);
-                    if (which < 5)
-                        launch<AGGREGATE_VECTOR>(in, n, c1, s, sms, trips[which]);
+                    if (which < nforms)
+                        launch(forms[which], buf, n, c1, scratch, s, sms);
                     else
-                        cub::DeviceHistogram::HistogramEven(temp, t2, in, c3, 257, 0, 256, (int)n,
-                                                            s);
+                        cub::DeviceHistogram::HistogramEven(temp, t2, buf, c3, 257, 0, 256,
+                                                            (int)n, s);
                     cudaEventRecord(b, s);
                     cudaEventSynchronize(b);
                     float x;
@@ -103,19 +146,17 @@ int main()
                 }
                 std::sort(ms.begin(), ms.end());
                 t[which] = ms[ms.size() / 2] * 1000.0;
-                if (which < 5) {
-                    std::vector<unsigned> h1(256), h3(256);
-                    cub::DeviceHistogram::HistogramEven(temp, t2, in, c3, 257, 0, 256, (int)n, s);
+                if (which < nforms) {
                     cudaMemcpy(h1.data(), c1, 1024, cudaMemcpyDeviceToHost);
-                    cudaMemcpy(h3.data(), c3, 1024, cudaMemcpyDeviceToHost);
                     for (int i = 0; i < 256; i++)
                         bad += h1[i] != h3[i];
                 }
             }
-            printf("2^%d %-7s cub %7.2f us | min trips 1: %7.2f (%.2fx)  2: %7.2f (%.2fx)  4: "
-                   "%7.2f (%.2fx)  8: %7.2f (%.2fx)  16: %7.2f (%.2fx)\n",
-                   e, kinds[kind], t[5], t[0], t[5] / t[0], t[1], t[5] / t[1], t[2], t[5] / t[2],
-                   t[3], t[5] / t[3], t[4], t[5] / t[4]);
+            printf("%10zu %-7s cub %8.2f us |", n, kinds[kind], t[nforms]);
+            for (int f = 0; f < nforms; f++)
+                printf(" %s %.2f (%.3f) |", forms[f].name, t[f], t[nforms] / t[f]);
+            printf("\n");
+            fflush(stdout);
         }
     cudaError_t err = cudaDeviceSynchronize();
     printf("%s, bad=%d\n", cudaGetErrorString(err), bad);

@@ -142,10 +142,39 @@ template <typename S> inline void vector_split(const S *in, size_t n, size_t *he
  * aggregation AGG; then every block adds its copies' non-zero words to the
  * global counts. Loops are warp-uniform (every lane runs the same trips), so
  * the warp-wide intrinsics see all 32 lanes. */
-template <typename S, bool PER_WARP, bool VECTOR, int AGG>
+/* How the privatised kernel finishes: every block adds its non-zero words
+ * to the global counts, zeroed by a cudaMemsetAsync before the launch
+ * (FINISH_ATOMIC); or, 8-bit only, in one launch (FINISH_ONE_LAUNCH): every
+ * block adds its 256 values to one of `spread` copies in a workspace that
+ * is all zero at the launch, the last block to take a ticket (after a
+ * __threadfence) folds the copies into the counts, writing every bin, and
+ * leaves the copies and the ticket at zero for the next launch. No memset,
+ * one launch instead of two; the spread copies put the blocks' adds on
+ * several cache lines instead of the counts' few. */
+enum Finish { FINISH_ATOMIC, FINISH_ONE_LAUNCH };
+
+struct one_launch_scratch {
+    unsigned *ticket; /* 0 at the launch, 0 again after it */
+    unsigned *copies; /* spread copies of the 256 values, 0 at the launch and after it */
+    unsigned spread;  /* copies (>= 1) */
+};
+
+/* The one-launch scratch: the ticket on a 256-byte line of its own, then
+ * the spread copies of the 256 values. */
+constexpr size_t ONE_LAUNCH_TICKET_BYTES = 256;
+inline size_t one_launch_scratch_bytes(unsigned spread)
+{
+    return ONE_LAUNCH_TICKET_BYTES + (size_t)spread * 256 * sizeof(unsigned);
+}
+/* The most bins the last block folds in its shared memory (the per-warp
+ * copies' words, reused). */
+constexpr unsigned ONE_LAUNCH_MAX_BINS = WARPS * 256;
+
+template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC>
 __global__ void __launch_bounds__(BLOCK)
     privatised_kernel(const S *__restrict__ in, size_t n, size_t head, size_t vectors,
-                      unsigned *__restrict__ counts, wl_histogram_rule rule, unsigned words)
+                      unsigned *__restrict__ counts, wl_histogram_rule rule, unsigned words,
+                      one_launch_scratch scratch)
 {
     extern __shared__ unsigned copies[];
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -199,14 +228,58 @@ __global__ void __launch_bounds__(BLOCK)
         }
     }
     __syncthreads();
-    for (unsigned w = threadIdx.x; w < words; w += BLOCK) {
+    if constexpr (FINISH == FINISH_ATOMIC) {
+        for (unsigned w = threadIdx.x; w < words; w += BLOCK) {
+            unsigned total = 0;
+#pragma unroll
+            for (unsigned c = 0; c < COPIES; c++)
+                total += copies[c * words + w];
+            const int bin = merge_bin<S>(w, rule);
+            if (total && bin >= 0)
+                atomicAdd(&counts[bin], total);
+        }
+    } else {
+        static_assert(sizeof(S) == 1 && PER_WARP && BLOCK == 256,
+                      "the one-launch finish: one 8-bit value a thread, per-warp copies");
+        /* This block's 256 values into its spread copy. */
+        const unsigned value = threadIdx.x;
         unsigned total = 0;
 #pragma unroll
         for (unsigned c = 0; c < COPIES; c++)
-            total += copies[c * words + w];
-        const int bin = merge_bin<S>(w, rule);
+            total += copies[c * 256 + value];
+        unsigned *mine = scratch.copies + (blockIdx.x % scratch.spread) * 256;
+        if (total)
+            atomicAdd(&mine[value], total);
+        __threadfence(); /* release: this thread's add before the block's ticket */
+        __shared__ bool last_block;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            last_block = atomicAdd(scratch.ticket, 1u) == gridDim.x - 1;
+        __syncthreads();
+        if (!last_block)
+            return;
+        __threadfence(); /* acquire: every block's adds are visible */
+        /* The last block: each value's total over the spread copies (read
+         * from L2, where the atomics landed), the copies zeroed behind it. */
+        total = 0;
+        for (unsigned c = 0; c < scratch.spread; c++) {
+            total += __ldcg(&scratch.copies[c * 256 + value]);
+            scratch.copies[c * 256 + value] = 0;
+        }
+        /* Values to bins in shared memory (the copies' words, read above
+         * this block's last barrier), then every bin written once. */
+        unsigned *fold = copies;
+        for (unsigned b = threadIdx.x; b < rule.bins; b += BLOCK)
+            fold[b] = 0;
+        __syncthreads();
+        const int bin = merge_bin<S>(value, rule);
         if (total && bin >= 0)
-            atomicAdd(&counts[bin], total);
+            atomicAdd(&fold[bin], total);
+        __syncthreads();
+        for (unsigned b = threadIdx.x; b < rule.bins; b += BLOCK)
+            counts[b] = fold[b];
+        if (threadIdx.x == 0)
+            *scratch.ticket = 0;
     }
 }
 
@@ -261,23 +334,45 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
     return blocks ? (unsigned)blocks : 1u;
 }
 
-/* The grid of the privatised kernel: by default every block that fits at
- * once (never more than the work needs); with trips > 0, enough blocks that
- * each lane makes about trips trips of two 16-byte loads, but at least
- * least_blocks (and still at most what the work needs or fits). Fewer
- * blocks mean fewer copies to zero and to merge into the global counts. */
-struct grid_policy {
-    unsigned trips;        /* 0: the resident grid */
-    unsigned least_blocks; /* with trips */
-};
-
-/* Zeroes the counts, then runs privatised_kernel<S, PER_WARP, VECTOR, AGG>. */
-template <typename S, bool PER_WARP, bool VECTOR, int AGG>
-warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
-                              grid_policy policy = {0, 0})
+/* A grid of whole waves for 16-byte loads, two a lane a trip: the same
+ * number of blocks on every SM (a grid-stride loop gives every block the
+ * same work, so an SM with one block more than another sets the time),
+ * enough of them that each lane makes about `trips` trips, at most the
+ * blocks that fit at once, never more than the work needs (one trip a
+ * block), at least one. */
+template <typename K>
+unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t per_trip,
+                   size_t work, unsigned trips)
 {
-    warplab_status status = zero_counts(backend, launch);
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)BLOCK, shared) !=
+            cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    const size_t sms =
+        backend->info.multiprocessors > 0 ? (size_t)backend->info.multiprocessors : 1;
+    const size_t per_wave = sms * per_trip * trips;
+    size_t per_sm_blocks = (work + per_wave - 1) / per_wave;
+    per_sm_blocks = per_sm_blocks < (size_t)per_sm ? per_sm_blocks : (size_t)per_sm;
+    per_sm_blocks = per_sm_blocks ? per_sm_blocks : 1;
+    size_t blocks = sms * per_sm_blocks;
+    const size_t most = (work + per_trip - 1) / per_trip;
+    blocks = blocks < most ? blocks : most;
+    return blocks ? (unsigned)blocks : 1u;
+}
+
+/* Zeroes the counts (FINISH_ATOMIC, or no samples), then runs
+ * privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH> on the resident grid
+ * (trips 0) or on whole waves of about `trips` trips a lane (wave_grid).
+ * FINISH_ONE_LAUNCH needs `scratch` all zero (the kernel leaves it so). */
+template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC>
+warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
+                              unsigned trips = 0, one_launch_scratch scratch = {nullptr, nullptr, 1})
+{
     const size_t n = launch->problem->dim[0];
+    warplab_status status = WARPLAB_OK;
+    if (FINISH == FINISH_ATOMIC || n == 0)
+        status = zero_counts(backend, launch);
     if (status != WARPLAB_OK || n == 0)
         return status;
     const S *in = samples_of<S>(launch);
@@ -286,18 +381,15 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
         vector_split(in, n, &head, &vectors);
     const unsigned words = private_bins(launch->problem);
     const size_t shared = (size_t)words * sizeof(unsigned) * (PER_WARP ? WARPS : 1);
-    auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG>;
+    auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH>;
     const size_t work = VECTOR ? (vectors ? vectors : 1) : n;
     const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
-    unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
-    if (policy.trips) {
-        const unsigned fewer =
-            resident_grid(backend, kernel, BLOCK, shared, per_trip * policy.trips, work);
-        const unsigned least = grid < policy.least_blocks ? grid : policy.least_blocks;
-        grid = fewer > least ? fewer : least;
-    }
-    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
-        in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words);
+    const unsigned grid = trips ? wave_grid(backend, kernel, shared, per_trip, work, trips)
+                                : resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
+    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(in, n, head, vectors,
+                                                              counts_of(launch),
+                                                              wl_histogram_rule_of(launch->problem),
+                                                              words, scratch);
     return WL_CUDA_LAUNCHED(backend, what);
 }
 
