@@ -78,7 +78,7 @@ static void launch(const Form &f, const unsigned char *in, size_t n, unsigned *c
     }
     cudaMemsetAsync(counts, 0, 1024, s);
     k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256,
-                                   one_launch_scratch{nullptr, nullptr, 1});
+                                  one_launch_scratch{nullptr, nullptr, 1});
 }
 
 int main()
@@ -89,9 +89,9 @@ int main()
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     printf("%s, %d SMs; ratio = CUB / form (> 1: the form is faster)\n", prop.name, sms);
-    const Form forms[] = {{"old", false, true, 8, 0},      {"2L t4", false, false, 4, 0},
-                          {"2L t8", false, false, 8, 0},   {"2L t16", false, false, 16, 0},
-                          {"1L t4 s1", true, false, 4, 1}, {"1L t8 s1", true, false, 8, 1},
+    const Form forms[] = {{"old", false, true, 8, 0},        {"2L t4", false, false, 4, 0},
+                          {"2L t8", false, false, 8, 0},     {"2L t16", false, false, 16, 0},
+                          {"1L t4 s1", true, false, 4, 1},   {"1L t8 s1", true, false, 8, 1},
                           {"1L t16 s1", true, false, 16, 1}, {"1L t4 s16", true, false, 4, 16},
                           {"1L t8 s16", true, false, 8, 16}, {"1L t16 s16", true, false, 16, 16}};
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
@@ -113,8 +113,8 @@ int main()
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     const char *kinds[] = {"uniform", "skewed"};
-    const size_t sizes[] = {1u << 20, 1u << 22, 1u << 24, 1u << 26, 1u << 28,
-                            3000017,  47000011, 700000001};
+    const size_t sizes[] = {1u << 20, 1u << 22, 1u << 24, 1u << 26,
+                            1u << 28, 3000017,  47000011, 700000001};
     int bad = 0;
     for (int si = 0; si < 8; si++)
         for (int kind = 0; kind < 2; kind++) {
@@ -135,8 +135,8 @@ int main()
                     if (which < nforms)
                         launch(forms[which], buf, n, c1, scratch, s, sms);
                     else
-                        cub::DeviceHistogram::HistogramEven(temp, t2, buf, c3, 257, 0, 256,
-                                                            (int)n, s);
+                        cub::DeviceHistogram::HistogramEven(temp, t2, buf, c3, 257, 0, 256, (int)n,
+                                                            s);
                     cudaEventRecord(b, s);
                     cudaEventSynchronize(b);
                     float x;

@@ -97,8 +97,7 @@ warplab_status dispatch_launch(wl_backend *backend, const wl_launch *launch, voi
     }
     if (p->variant == WL_HISTOGRAM_UINT8)
         return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR>(
-            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)",
-            BYTE_TRIPS);
+            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)", BYTE_TRIPS);
     const bool per_warp = p->dim[1] <= PER_WARP_BINS;
     if (p->variant == WL_HISTOGRAM_INT32)
         return per_warp ? run_privatised<int32_t, true, true, AGGREGATE_NONE>(
@@ -115,10 +114,10 @@ void dispatch_describe(wl_backend *, const wl_launch *launch, char *text, size_t
 {
     const wl_problem *p = launch->problem;
     wl_format(text, len, "%s",
-              byte_one_launch(p)               ? "per-warp copies, one-value vectors, one launch"
+              byte_one_launch(p)                 ? "per-warp copies, one-value vectors, one launch"
               : p->variant == WL_HISTOGRAM_UINT8 ? "per-warp copies, one-value vectors"
-              : p->dim[1] <= PER_WARP_BINS     ? "per-warp copies"
-                                               : "per-block copy");
+              : p->dim[1] <= PER_WARP_BINS       ? "per-warp copies"
+                                                 : "per-block copy");
 }
 
 const wl_impl dispatch_impl = {.ladder = "histogram",

@@ -341,8 +341,8 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
  * blocks that fit at once, never more than the work needs (one trip a
  * block), at least one. */
 template <typename K>
-unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t per_trip,
-                   size_t work, unsigned trips)
+unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t per_trip, size_t work,
+                   unsigned trips)
 {
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)BLOCK, shared) !=
@@ -367,7 +367,8 @@ unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t pe
  * FINISH_ONE_LAUNCH needs `scratch` all zero (the kernel leaves it so). */
 template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC>
 warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
-                              unsigned trips = 0, one_launch_scratch scratch = {nullptr, nullptr, 1})
+                              unsigned trips = 0,
+                              one_launch_scratch scratch = {nullptr, nullptr, 1})
 {
     const size_t n = launch->problem->dim[0];
     warplab_status status = WARPLAB_OK;
@@ -386,10 +387,9 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
     const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
     const unsigned grid = trips ? wave_grid(backend, kernel, shared, per_trip, work, trips)
                                 : resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
-    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(in, n, head, vectors,
-                                                              counts_of(launch),
-                                                              wl_histogram_rule_of(launch->problem),
-                                                              words, scratch);
+    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
+        in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words,
+        scratch);
     return WL_CUDA_LAUNCHED(backend, what);
 }
 
