@@ -70,7 +70,7 @@ warplab_status dispatch_setup(wl_backend *backend, const wl_launch *launch, void
     if (!byte_one_launch(launch->problem) || launch->scratch_kept)
         return WARPLAB_OK;
     return wl_cuda_check(backend,
-                         cudaMemsetAsync(launch->scratch.handle, 0,
+                         cudaMemsetAsync(wl_view_ptr(launch->scratch), 0,
                                          one_launch_scratch_bytes(BYTE_SPREAD),
                                          wl_cuda_stream(backend)),
                          "histogram dispatch: zeroing the workspace");

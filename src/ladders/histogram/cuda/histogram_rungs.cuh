@@ -136,12 +136,6 @@ template <typename S> inline void vector_split(const S *in, size_t n, size_t *he
     *vectors = (n - h) / (16 / sizeof(S));
 }
 
-/* The privatised kernel (rungs block_shared .. run_aggregate, and dispatch
- * for int32 and float): copies of private_bins words in shared memory, one
- * per block or one per warp; scalar or 16-byte loads; counting with the
- * aggregation AGG; then every block adds its copies' non-zero words to the
- * global counts. Loops are warp-uniform (every lane runs the same trips), so
- * the warp-wide intrinsics see all 32 lanes. */
 /* How the privatised kernel finishes: every block adds its non-zero words
  * to the global counts, zeroed by a cudaMemsetAsync before the launch
  * (FINISH_ATOMIC); or, 8-bit only, in one launch (FINISH_ONE_LAUNCH): every
@@ -170,6 +164,11 @@ inline size_t one_launch_scratch_bytes(unsigned spread)
  * copies' words, reused). */
 constexpr unsigned ONE_LAUNCH_MAX_BINS = WARPS * 256;
 
+/* The privatised kernel (rungs block_shared .. dispatch): copies of
+ * private_bins words in shared memory, one per block or one per warp; scalar
+ * or 16-byte loads; counting with the aggregation AGG; then the finish
+ * FINISH. Loops are warp-uniform (every lane runs the same trips), so the
+ * warp-wide intrinsics see all 32 lanes. */
 template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC>
 __global__ void __launch_bounds__(BLOCK)
     privatised_kernel(const S *__restrict__ in, size_t n, size_t head, size_t vectors,
