@@ -1,29 +1,30 @@
-/* The 8-bit histogram's grid and finish (src/ladders/histogram/cuda/07_dispatch.cu,
- * BYTE_TRIPS and BYTE_SPREAD): the dispatch rung's kernel for 8-bit samples
+/* The 8-bit histogram's plan (src/ladders/histogram/cuda/07_dispatch.cu and
+ * byte_blocks_per_sm, BYTE_BLOCKS_AT_2_24, BYTE_WIDE_MOST_BLOCKS in
+ * histogram_rungs.cuh): the dispatch rung's kernel for 8-bit samples
  * (per-warp copies, 16-byte loads, one atomic of 16 for a one-value vector)
  * against cub::DeviceHistogram::HistogramEven, 256 bins, uniform and skewed
  * (every byte 0x5A), in these forms:
- *   - "old": a memset of the counts, then the kernel on a grid of about 8
- *     trips a lane and at least 128 blocks (capped at the resident grid):
- *     what the library ran before whole waves and the one-launch finish;
- *   - "2L tT": the memset, then the kernel on wave_grid's whole waves of
- *     about T trips a lane (T = 4, 8, 16);
- *   - "1L tT sS": the one-launch finish (no memset; S spread copies in a
- *     workspace, the last block writes the counts) on the same waves.
+ *   - "old": a memset of the counts, then the kernel with two loads in
+ *     flight a lane on a grid of about 8 trips a lane and at least 128
+ *     blocks (capped at the resident grid): the library before this plan;
+ *   - "lib": the library's plan (byte_blocks_per_sm blocks an SM, 4 loads a
+ *     lane up to BYTE_WIDE_MOST_BLOCKS blocks an SM, else 2), memset first;
+ *   - "lib L2": the same grid with two loads a lane;
+ *   - "L4 x0.5", "L4 x2": four loads a lane on half and twice the blocks;
+ *   - "1L s16": the one-launch finish (no memset; 16 spread copies in a
+ *     workspace, the last block writes the counts) on the library's grid.
  * The tuning set: 2^20, 2^22, 2^24, 2^26 and 2^28 samples. The sizes
  * 3000017, 47000011 and 700000001 (the held-out sizes of `warplab bench
  * api`) are printed after it, marked, and were not used to choose. Every
- * form's counts (after its last timed run, so the workspace's reset is
- * checked 25 times over) are compared with CUB's. Timing: CUDA events around
- * the form's launches and around CUB's call, L2 flushed (a 512 MiB memset)
- * before every run, the median of 22 runs after 3; ratio = CUB / form.
+ * form's counts (after its last timed run; for the one-launch form the
+ * workspace's reset is so checked 25 times over) are compared with CUB's.
+ * Timing: CUDA events around the form's launches and around CUB's call, L2
+ * flushed (a 512 MiB memset) before every run, the median of 22 runs after
+ * 3; ratio = CUB / form.
  *
  * Build and run (the CUDA toolkit's CUB):
  *   nvcc -std=c++20 -arch=sm_90 -O3 -Iinclude -Isrc scripts/histogram_u8_grid.cu -o grid && ./grid
- *
- * H200 (132 SMs, resident grid 1056 blocks), an earlier run of the old
- * form's trips: 8 trips, at least 128 blocks, was the best or within 3% at
- * every size (2^24 uniform 14.5 us against 19.3 us on the resident grid). */
+ */
 #include "ladders/histogram/cuda/histogram_rungs.cuh"
 #include <algorithm>
 #include <cstdio>
@@ -44,41 +45,61 @@ __global__ void fill(unsigned char *p, size_t n, int kind, unsigned seed)
 
 struct Form {
     const char *name;
-    bool one_launch, old_grid;
-    unsigned trips, spread;
+    int kind;     /* 0 old, 1 two-launch, 2 one-launch */
+    int loads;    /* 0: the library's pick */
+    double scale; /* of byte_blocks_per_sm */
 };
 
 static wl_backend fake_backend; /* only info.multiprocessors is read (wave_grid) */
 
-static void launch(const Form &f, const unsigned char *in, size_t n, unsigned *counts,
-                   unsigned *scratch, cudaStream_t s, int sms)
+template <int FINISH, int LOADS>
+static void run_form(const unsigned char *in, size_t n, unsigned *counts, unsigned *scratch,
+                     cudaStream_t s, unsigned per_sm_blocks)
 {
     size_t head, vectors;
     vector_split(in, n, &head, &vectors);
     const size_t shared = 256 * 4 * WARPS, work = std::max<size_t>(vectors, 1);
     const wl_histogram_rule rule = {256, 0, 256, 256, 0.f, 0.f, 0.f};
-    if (f.one_launch) {
-        auto k = privatised_kernel<uint8_t, true, true, AGGREGATE_VECTOR, FINISH_ONE_LAUNCH>;
-        const unsigned grid = wave_grid(&fake_backend, k, shared, 512, work, f.trips);
-        const one_launch_scratch fin = {scratch, scratch + ONE_LAUNCH_TICKET_BYTES / 4, f.spread};
-        k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256, fin);
-        return;
-    }
-    auto k = privatised_kernel<uint8_t, true, true, AGGREGATE_VECTOR>;
-    unsigned grid;
-    if (f.old_grid) {
+    auto k = privatised_kernel<uint8_t, true, true, AGGREGATE_VECTOR, FINISH, LOADS>;
+    const unsigned grid =
+        wave_grid(&fake_backend, k, shared, (size_t)BLOCK * LOADS, work, per_sm_blocks);
+    one_launch_scratch fin = {nullptr, nullptr, 1};
+    if (FINISH == FINISH_ONE_LAUNCH)
+        fin = {scratch, scratch + ONE_LAUNCH_TICKET_BYTES / 4, 16};
+    else
+        cudaMemsetAsync(counts, 0, 1024, s);
+    k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256, fin);
+}
+
+static void launch(const Form &f, const unsigned char *in, size_t n, unsigned *counts,
+                   unsigned *scratch, cudaStream_t s, int sms)
+{
+    if (f.kind == 0) {
+        size_t head, vectors;
+        vector_split(in, n, &head, &vectors);
+        const size_t shared = 256 * 4 * WARPS, work = std::max<size_t>(vectors, 1);
+        auto k = privatised_kernel<uint8_t, true, true, AGGREGATE_VECTOR>;
         int per = 0;
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, BLOCK, shared);
         const size_t full = (size_t)sms * per;
         const size_t all = std::min<size_t>((work + 511) / 512, full);
         const size_t fewer = std::min<size_t>((work + 4095) / 4096, full);
-        grid = (unsigned)std::max<size_t>(fewer, std::min<size_t>(all, 128));
-    } else {
-        grid = wave_grid(&fake_backend, k, shared, 512, work, f.trips);
+        const unsigned grid = (unsigned)std::max<size_t>(fewer, std::min<size_t>(all, 128));
+        const wl_histogram_rule rule = {256, 0, 256, 256, 0.f, 0.f, 0.f};
+        cudaMemsetAsync(counts, 0, 1024, s);
+        k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256,
+                                      one_launch_scratch{nullptr, nullptr, 1});
+        return;
     }
-    cudaMemsetAsync(counts, 0, 1024, s);
-    k<<<grid, BLOCK, shared, s>>>(in, n, head, vectors, counts, rule, 256,
-                                  one_launch_scratch{nullptr, nullptr, 1});
+    const unsigned lib = byte_blocks_per_sm(n);
+    const unsigned blocks = std::max(1u, (unsigned)(lib * f.scale + 0.5));
+    const int loads = f.loads ? f.loads : lib <= BYTE_WIDE_MOST_BLOCKS ? 4 : 2;
+    if (f.kind == 2)
+        run_form<FINISH_ONE_LAUNCH, 2>(in, n, counts, scratch, s, blocks);
+    else if (loads == 4)
+        run_form<FINISH_ATOMIC, 4>(in, n, counts, scratch, s, blocks);
+    else
+        run_form<FINISH_ATOMIC, 2>(in, n, counts, scratch, s, blocks);
 }
 
 int main()
@@ -89,11 +110,8 @@ int main()
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     printf("%s, %d SMs; ratio = CUB / form (> 1: the form is faster)\n", prop.name, sms);
-    const Form forms[] = {{"old", false, true, 8, 0},        {"2L t4", false, false, 4, 0},
-                          {"2L t8", false, false, 8, 0},     {"2L t16", false, false, 16, 0},
-                          {"1L t4 s1", true, false, 4, 1},   {"1L t8 s1", true, false, 8, 1},
-                          {"1L t16 s1", true, false, 16, 1}, {"1L t4 s16", true, false, 4, 16},
-                          {"1L t8 s16", true, false, 8, 16}, {"1L t16 s16", true, false, 16, 16}};
+    const Form forms[] = {{"old", 0, 2, 1.0},     {"lib", 1, 0, 1.0},   {"lib L2", 1, 2, 1.0},
+                          {"L4 x0.5", 1, 4, 0.5}, {"L4 x2", 1, 4, 2.0}, {"1L s16", 2, 2, 1.0}};
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
     const size_t maxn = 700000001;
     unsigned char *buf, *flush;

@@ -6,21 +6,18 @@
  *     (skewed data, long runs), one atomic of 16 instead of 16 atomics. On
  *     uniform data the test is a few compares per 16 samples and the branch
  *     is never taken, so it costs nothing there;
- *   - a grid of whole waves (wave_grid): the same number of blocks on every
- *     SM, about BYTE_TRIPS trips a lane. The resident grid makes every
- *     block merge into the same 256 counts (at 2^24 samples that merge is a
- *     third of the time); a grid that is not a multiple of the SMs leaves
- *     the SMs with one block more setting the time (up to 1 - 5/6 of the
- *     machine idle at the end, at 47000011 samples under the old grid of
- *     8 trips and at least 128 blocks);
- *   - one launch (FINISH_ONE_LAUNCH, histogram_rungs.cuh): the blocks add
- *     into BYTE_SPREAD zeroed copies in the context's workspace and the last
- *     block writes the counts, so no cudaMemsetAsync before the kernel. At
- *     2^24 samples the kernel runs about 12 us, and the memset's launch and
- *     the gap after it are a tenth of that; CUB also launches twice (its
- *     init kernel, then the sweep). Histograms of more than
- *     ONE_LAUNCH_MAX_BINS bins (8-bit samples over a wide range) keep the
- *     memset and the global adds: one block would write too many counts.
+ *   - a grid of whole waves sized to n (byte_blocks_per_sm,
+ *     histogram_rungs.cuh): the same number of blocks on every SM, 2 at 2^24
+ *     samples, growing as the square root of n up to all that fit. Each
+ *     block adds its 256 sums to the same 256 counts, so the merge grows with
+ *     the blocks while the loads want more of them; the resident grid at
+ *     2^24 is a third slower (19.3 against 14.5 us on an H200);
+ *   - up to 4 blocks an SM, four 16-byte loads in flight a lane instead of
+ *     two (LOADS): where the grid is small, bytes in flight are what the
+ *     memory's latency needs, without more blocks to merge.
+ * The counts are zeroed by a cudaMemsetAsync before the kernel. A one-launch
+ * finish (the last block writes the counts; FINISH_ONE_LAUNCH) was measured
+ * and not taken: its tail costs more than the memset (histogram_rungs.cuh).
  * Measured on an H200 and not taken: per-lane counters in shared memory
  * (bank = lane, a plain load and store instead of an atomic), 8-bit counters
  * flushed every 224 samples (156 us uniform, 2^28) and 16-bit counters with
@@ -42,40 +39,6 @@ namespace
 
 constexpr unsigned PER_WARP_BINS = 1024; /* per-warp copies up to this */
 
-/* The 8-bit kernel's constants, measured with scripts/histogram_u8_grid.cu
- * (its tuning set: 2^20, 2^22, 2^24, 2^26 and 2^28 samples, uniform and
- * skewed; the sizes 3000017, 47000011 and 700000001 are held out for
- * `warplab bench api`).
- * BYTE_TRIPS: trips of two 16-byte loads a lane that set the waves (H200). */
-constexpr unsigned BYTE_TRIPS = 8;
-/* BYTE_SPREAD: workspace copies the blocks add into (H200). */
-constexpr unsigned BYTE_SPREAD = 16;
-
-/* Whether the 8-bit problem finishes in one launch (its bins fold in the
- * last block's shared memory). */
-inline bool byte_one_launch(const wl_problem *p)
-{
-    return p->variant == WL_HISTOGRAM_UINT8 && p->dim[1] <= ONE_LAUNCH_MAX_BINS;
-}
-
-size_t dispatch_scratch(wl_backend *, const wl_problem *problem)
-{
-    return byte_one_launch(problem) ? one_launch_scratch_bytes(BYTE_SPREAD) : 0;
-}
-
-/* The one-launch workspace zeroed, unless it is the one this rung left at
- * zero last time (scratch_kept): no memset on the library's hot path. */
-warplab_status dispatch_setup(wl_backend *backend, const wl_launch *launch, void **)
-{
-    if (!byte_one_launch(launch->problem) || launch->scratch_kept)
-        return WARPLAB_OK;
-    return wl_cuda_check(backend,
-                         cudaMemsetAsync(wl_view_ptr(launch->scratch), 0,
-                                         one_launch_scratch_bytes(BYTE_SPREAD),
-                                         wl_cuda_stream(backend)),
-                         "histogram dispatch: zeroing the workspace");
-}
-
 warplab_status dispatch_supports(wl_backend *, const wl_problem *problem, char *reason, size_t len)
 {
     if (problem->variant == WL_HISTOGRAM_UINT8)
@@ -86,18 +49,15 @@ warplab_status dispatch_supports(wl_backend *, const wl_problem *problem, char *
 warplab_status dispatch_launch(wl_backend *backend, const wl_launch *launch, void *)
 {
     const wl_problem *p = launch->problem;
-    if (byte_one_launch(p)) {
-        unsigned char *scratch = static_cast<unsigned char *>(wl_view_ptr(launch->scratch));
-        const one_launch_scratch finish = {
-            reinterpret_cast<unsigned *>(scratch),
-            reinterpret_cast<unsigned *>(scratch + ONE_LAUNCH_TICKET_BYTES), BYTE_SPREAD};
-        return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR, FINISH_ONE_LAUNCH>(
-            backend, launch, "histogram dispatch (per-warp copies, one-value vectors, one launch)",
-            BYTE_TRIPS, finish);
-    }
-    if (p->variant == WL_HISTOGRAM_UINT8)
+    if (p->variant == WL_HISTOGRAM_UINT8) {
+        const unsigned blocks = byte_blocks_per_sm(p->dim[0]);
+        if (blocks <= BYTE_WIDE_MOST_BLOCKS)
+            return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR, FINISH_ATOMIC, 4>(
+                backend, launch, "histogram dispatch (per-warp copies, one-value vectors, 4 loads)",
+                blocks);
         return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR>(
-            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)", BYTE_TRIPS);
+            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)", blocks);
+    }
     const bool per_warp = p->dim[1] <= PER_WARP_BINS;
     if (p->variant == WL_HISTOGRAM_INT32)
         return per_warp ? run_privatised<int32_t, true, true, AGGREGATE_NONE>(
@@ -114,17 +74,17 @@ void dispatch_describe(wl_backend *, const wl_launch *launch, char *text, size_t
 {
     const wl_problem *p = launch->problem;
     wl_format(text, len, "%s",
-              byte_one_launch(p)                 ? "per-warp copies, one-value vectors, one launch"
-              : p->variant == WL_HISTOGRAM_UINT8 ? "per-warp copies, one-value vectors"
-              : p->dim[1] <= PER_WARP_BINS       ? "per-warp copies"
-                                                 : "per-block copy");
+              p->variant == WL_HISTOGRAM_UINT8
+                  ? (byte_blocks_per_sm(p->dim[0]) <= BYTE_WIDE_MOST_BLOCKS
+                         ? "per-warp copies, one-value vectors, 4 loads a lane"
+                         : "per-warp copies, one-value vectors")
+              : p->dim[1] <= PER_WARP_BINS ? "per-warp copies"
+                                           : "per-block copy");
 }
 
 const wl_impl dispatch_impl = {.ladder = "histogram",
                                .rung = "dispatch",
                                .supports = dispatch_supports,
-                               .scratch_bytes = dispatch_scratch,
-                               .setup = dispatch_setup,
                                .launch = dispatch_launch,
                                .describe = dispatch_describe};
 

@@ -18,6 +18,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/histogram_bins.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -144,7 +145,12 @@ template <typename S> inline void vector_split(const S *in, size_t n, size_t *he
  * __threadfence) folds the copies into the counts, writing every bin, and
  * leaves the copies and the ticket at zero for the next launch. No memset,
  * one launch instead of two; the spread copies put the blocks' adds on
- * several cache lines instead of the counts' few. */
+ * several cache lines instead of the counts' few. Measured and not taken
+ * by the library (scripts/histogram_u8_grid.cu, NVIDIA H100): the last
+ * block's fences, ticket and fold cost more than the memset's launch --
+ * 1.5 us more below 2^24 samples, 2-3 us more on skewed data at every size
+ * -- and it wins only on uniform data where many blocks merge (2^26 and
+ * 47000011 samples: 1.08-1.10x CUB against 0.98-1.03x). */
 enum Finish { FINISH_ATOMIC, FINISH_ONE_LAUNCH };
 
 struct one_launch_scratch {
@@ -166,10 +172,11 @@ constexpr unsigned ONE_LAUNCH_MAX_BINS = WARPS * 256;
 
 /* The privatised kernel (rungs block_shared .. dispatch): copies of
  * private_bins words in shared memory, one per block or one per warp; scalar
- * or 16-byte loads; counting with the aggregation AGG; then the finish
- * FINISH. Loops are warp-uniform (every lane runs the same trips), so the
- * warp-wide intrinsics see all 32 lanes. */
-template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC>
+ * or 16-byte loads (LOADS of them in flight a lane); counting with the
+ * aggregation AGG; then the finish FINISH. Loops are warp-uniform (every
+ * lane runs the same trips), so the warp-wide intrinsics see all 32 lanes. */
+template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC,
+          int LOADS = 2>
 __global__ void __launch_bounds__(BLOCK)
     privatised_kernel(const S *__restrict__ in, size_t n, size_t head, size_t vectors,
                       unsigned *__restrict__ counts, wl_histogram_rule rule, unsigned words,
@@ -188,28 +195,30 @@ __global__ void __launch_bounds__(BLOCK)
     if constexpr (VECTOR) {
         constexpr int PER = 16 / sizeof(S);
         const uint4 *v = reinterpret_cast<const uint4 *>(in + head);
-        /* Two vectors in flight per lane per trip. */
-        for (size_t base = first; base < vectors; base += 2 * step) {
-            const size_t i0 = base + lane, i1 = base + step + lane;
-            uint4 a = make_uint4(0, 0, 0, 0), b = a;
-            if (i0 < vectors)
-                a = v[i0];
-            if (i1 < vectors)
-                b = v[i1];
-            if constexpr (AGG == AGGREGATE_VECTOR) {
-                static_assert(sizeof(S) == 1, "vector aggregation counts 8-bit samples");
-                count_vector(copy, a, i0 < vectors);
-                count_vector(copy, b, i1 < vectors);
-            } else {
-                S sa[PER], sb[PER];
-                memcpy(sa, &a, 16);
-                memcpy(sb, &b, 16);
+        /* LOADS vectors in flight per lane per trip, all loaded before any
+         * is counted. */
+        for (size_t base = first; base < vectors; base += LOADS * step) {
+            uint4 x[LOADS];
 #pragma unroll
-                for (int j = 0; j < PER; j++)
-                    count_bin<AGG>(copy, i0 < vectors ? private_bin(sa[j], rule) : -1, lane);
+            for (int k = 0; k < LOADS; k++) {
+                const size_t i = base + k * step + lane;
+                x[k] = make_uint4(0, 0, 0, 0);
+                if (i < vectors)
+                    x[k] = v[i];
+            }
 #pragma unroll
-                for (int j = 0; j < PER; j++)
-                    count_bin<AGG>(copy, i1 < vectors ? private_bin(sb[j], rule) : -1, lane);
+            for (int k = 0; k < LOADS; k++) {
+                const bool valid = base + k * step + lane < vectors;
+                if constexpr (AGG == AGGREGATE_VECTOR) {
+                    static_assert(sizeof(S) == 1, "vector aggregation counts 8-bit samples");
+                    count_vector(copy, x[k], valid);
+                } else {
+                    S samples[PER];
+                    memcpy(samples, &x[k], 16);
+#pragma unroll
+                    for (int j = 0; j < PER; j++)
+                        count_bin<AGG>(copy, valid ? private_bin(samples[j], rule) : -1, lane);
+                }
             }
         }
         /* The scalar head and tail: fewer than 32 elements together. */
@@ -333,15 +342,14 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
     return blocks ? (unsigned)blocks : 1u;
 }
 
-/* A grid of whole waves for 16-byte loads, two a lane a trip: the same
- * number of blocks on every SM (a grid-stride loop gives every block the
- * same work, so an SM with one block more than another sets the time),
- * enough of them that each lane makes about `trips` trips, at most the
- * blocks that fit at once, never more than the work needs (one trip a
- * block), at least one. */
+/* A grid of whole waves: per_sm_blocks blocks on every SM (a grid-stride
+ * loop gives every block the same work, so an SM with one block more than
+ * another would set the time), at most the blocks that fit at once, never
+ * more than the work needs (one trip of per_trip vectors a block), at
+ * least one. */
 template <typename K>
 unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t per_trip, size_t work,
-                   unsigned trips)
+                   unsigned per_sm_blocks)
 {
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)BLOCK, shared) !=
@@ -350,23 +358,21 @@ unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t pe
         per_sm = 1;
     const size_t sms =
         backend->info.multiprocessors > 0 ? (size_t)backend->info.multiprocessors : 1;
-    const size_t per_wave = sms * per_trip * trips;
-    size_t per_sm_blocks = (work + per_wave - 1) / per_wave;
-    per_sm_blocks = per_sm_blocks < (size_t)per_sm ? per_sm_blocks : (size_t)per_sm;
-    per_sm_blocks = per_sm_blocks ? per_sm_blocks : 1;
-    size_t blocks = sms * per_sm_blocks;
+    size_t blocks = sms * (per_sm_blocks < (unsigned)per_sm ? per_sm_blocks : (unsigned)per_sm);
     const size_t most = (work + per_trip - 1) / per_trip;
     blocks = blocks < most ? blocks : most;
     return blocks ? (unsigned)blocks : 1u;
 }
 
 /* Zeroes the counts (FINISH_ATOMIC, or no samples), then runs
- * privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH> on the resident grid
- * (trips 0) or on whole waves of about `trips` trips a lane (wave_grid).
- * FINISH_ONE_LAUNCH needs `scratch` all zero (the kernel leaves it so). */
-template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC>
+ * privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH, LOADS> on the resident
+ * grid (per_sm_blocks 0) or on whole waves of per_sm_blocks blocks an SM
+ * (wave_grid). FINISH_ONE_LAUNCH needs `scratch` all zero (the kernel
+ * leaves it so). */
+template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC,
+          int LOADS = 2>
 warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
-                              unsigned trips = 0,
+                              unsigned per_sm_blocks = 0,
                               one_launch_scratch scratch = {nullptr, nullptr, 1})
 {
     const size_t n = launch->problem->dim[0];
@@ -381,15 +387,41 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
         vector_split(in, n, &head, &vectors);
     const unsigned words = private_bins(launch->problem);
     const size_t shared = (size_t)words * sizeof(unsigned) * (PER_WARP ? WARPS : 1);
-    auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH>;
+    auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH, LOADS>;
     const size_t work = VECTOR ? (vectors ? vectors : 1) : n;
-    const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
-    const unsigned grid = trips ? wave_grid(backend, kernel, shared, per_trip, work, trips)
-                                : resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
+    const size_t per_trip = (size_t)BLOCK * (VECTOR ? LOADS : 1);
+    const unsigned grid = per_sm_blocks
+                              ? wave_grid(backend, kernel, shared, per_trip, work, per_sm_blocks)
+                              : resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
     kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
         in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words,
         scratch);
     return WL_CUDA_LAUNCHED(backend, what);
+}
+
+/* The dispatch rung's plan for 8-bit samples (07_dispatch.cu), here so
+ * that scripts/histogram_u8_grid.cu times the same choice. Constants from
+ * that script's tuning set (2^20, 2^22, 2^24, 2^26 and 2^28 samples,
+ * uniform and skewed; NVIDIA H100, CUB / form):
+ * BYTE_BLOCKS_AT_2_24: blocks per SM at 2^24 samples (2: 1.02 / 1.07x;
+ * 1: 0.84 / 0.88x; 4: 0.98 / 1.17x, the merge of twice the blocks). */
+constexpr double BYTE_BLOCKS_AT_2_24 = 2.0;
+/* BYTE_WIDE_MOST_BLOCKS: up to this many blocks an SM, four 16-byte loads
+ * in flight a lane instead of two (the registers of the four still let 4
+ * blocks of 256 threads fit an SM; at 2^24 the two-load kernel on 4 blocks
+ * an SM was 8% faster on skewed data, where the merge costs nothing: more
+ * bytes in flight, not more blocks). */
+constexpr unsigned BYTE_WIDE_MOST_BLOCKS = 4;
+
+/* Blocks per SM for n 8-bit samples: BYTE_BLOCKS_AT_2_24 times the square
+ * root of n / 2^24 (2^26: 4 blocks, 1.07 / 1.13x against 0.98-1.00 / 1.12x
+ * on the 8 that fit; 2^28: 8, all that fit), at least 1. The loads want
+ * blocks in proportion to n, the merge of their 256 sums into the same
+ * counts in inverse proportion: their balance grows as the square root. */
+inline unsigned byte_blocks_per_sm(size_t n)
+{
+    const double blocks = BYTE_BLOCKS_AT_2_24 * sqrt((double)n / 16777216.0);
+    return blocks < 1.5 ? 1u : blocks > 64.0 ? 64u : (unsigned)(blocks + 0.5);
 }
 
 /* Whether copies of the problem's private words fit in a block's shared
