@@ -1,18 +1,19 @@
-/* The 8-bit histogram's plan (src/ladders/histogram/cuda/07_dispatch.cu and
- * byte_blocks_per_sm, BYTE_BLOCKS_AT_2_24, BYTE_WIDE_MOST_BLOCKS in
- * histogram_rungs.cuh): the dispatch rung's kernel for 8-bit samples
- * (per-warp copies, 16-byte loads, one atomic of 16 for a one-value vector)
- * against cub::DeviceHistogram::HistogramEven, 256 bins, uniform and skewed
- * (every byte 0x5A), in these forms:
- *   - "old": a memset of the counts, then the kernel with two loads in
- *     flight a lane on a grid of about 8 trips a lane and at least 128
- *     blocks (capped at the resident grid): the library before this plan;
- *   - "lib": the library's plan (byte_blocks_per_sm blocks an SM, 4 loads a
- *     lane up to BYTE_WIDE_MOST_BLOCKS blocks an SM, else 2), memset first;
- *   - "lib L2": the same grid with two loads a lane;
- *   - "L4 x0.5", "L4 x2": four loads a lane on half and twice the blocks;
- *   - "1L s16": the one-launch finish (no memset; 16 spread copies in a
- *     workspace, the last block writes the counts) on the library's grid.
+/* The 8-bit histogram's grid, loads and finish: the dispatch rung's kernel
+ * for 8-bit samples (per-warp copies, 16-byte loads, one atomic of 16 for a
+ * one-value vector) against cub::DeviceHistogram::HistogramEven, 256 bins,
+ * uniform and skewed (every byte 0x5A), in these forms:
+ *   - "lib": what warplab_histogram runs (07_dispatch.cu, BYTE_GRID): a
+ *     memset of the counts, then the kernel with two loads in flight a lane
+ *     on a grid of about 8 trips a lane and at least 128 blocks (capped at
+ *     the resident grid);
+ *   - "plan": the plan in histogram_rungs.cuh (byte_blocks_per_sm blocks an
+ *     SM in whole waves; 4 loads a lane up to BYTE_WIDE_MOST_BLOCKS blocks an
+ *     SM, else 2), memset first;
+ *   - "plan L2": the plan's grid with two loads a lane;
+ *   - "L4 x0.5", "L4 x2": four loads a lane on half and twice its blocks;
+ *   - "1L s16": the one-launch finish (FINISH_ONE_LAUNCH: no memset; 16
+ *     spread copies in a workspace, the last block writes the counts) on
+ *     the plan's grid.
  * The tuning set: 2^20, 2^22, 2^24, 2^26 and 2^28 samples. The sizes
  * 3000017, 47000011 and 700000001 (the held-out sizes of `warplab bench
  * api`) are printed after it, marked, and were not used to choose. Every
@@ -45,7 +46,7 @@ __global__ void fill(unsigned char *p, size_t n, int kind, unsigned seed)
 
 struct Form {
     const char *name;
-    int kind;     /* 0 old, 1 two-launch, 2 one-launch */
+    int kind;     /* 0 the library's, 1 two-launch, 2 one-launch */
     int loads;    /* 0: the library's pick */
     double scale; /* of byte_blocks_per_sm */
 };
@@ -110,7 +111,7 @@ int main()
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     printf("%s, %d SMs; ratio = CUB / form (> 1: the form is faster)\n", prop.name, sms);
-    const Form forms[] = {{"old", 0, 2, 1.0},     {"lib", 1, 0, 1.0},   {"lib L2", 1, 2, 1.0},
+    const Form forms[] = {{"lib", 0, 2, 1.0},     {"plan", 1, 0, 1.0},  {"plan L2", 1, 2, 1.0},
                           {"L4 x0.5", 1, 4, 0.5}, {"L4 x2", 1, 4, 2.0}, {"1L s16", 2, 2, 1.0}};
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
     const size_t maxn = 700000001;

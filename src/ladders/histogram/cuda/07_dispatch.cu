@@ -1,23 +1,15 @@
 /* Rung dispatch: what warplab_histogram runs on cuda (past the course).
  *
  * 8-bit samples: vector_loads' kernel (per-warp copies of the 256 values,
- * 16-byte loads, plain shared atomics) with three changes:
- *   - one test per 16-byte vector: when a lane's 16 bytes are one value
- *     (skewed data, long runs), one atomic of 16 instead of 16 atomics. On
- *     uniform data the test is a few compares per 16 samples and the branch
- *     is never taken, so it costs nothing there;
- *   - a grid of whole waves sized to n (byte_blocks_per_sm,
- *     histogram_rungs.cuh): the same number of blocks on every SM, 2 at 2^24
- *     samples, growing as the square root of n up to all that fit. Each
- *     block adds its 256 sums to the same 256 counts, so the merge grows with
- *     the blocks while the loads want more of them; the resident grid at
- *     2^24 is a third slower (19.3 against 14.5 us on an H200);
- *   - up to 4 blocks an SM, four 16-byte loads in flight a lane instead of
- *     two (LOADS): where the grid is small, bytes in flight are what the
- *     memory's latency needs, without more blocks to merge.
- * The counts are zeroed by a cudaMemsetAsync before the kernel. A one-launch
- * finish (the last block writes the counts; FINISH_ONE_LAUNCH) was measured
- * and not taken: its tail costs more than the memset (histogram_rungs.cuh).
+ * 16-byte loads, plain shared atomics), plus one test per 16-byte vector:
+ * when a lane's 16 bytes are one value (skewed data, long runs), one atomic
+ * of 16 instead of 16 atomics. On uniform data the test is a few compares
+ * per 16 samples and the branch is never taken, so it costs nothing there.
+ * The grid: BYTE_GRID. Measured on an H100 and not taken
+ * (scripts/histogram_u8_grid.cu): a one-launch finish (the last block
+ * writes the counts, no memset; FINISH_ONE_LAUNCH in histogram_rungs.cuh),
+ * whose tail costs more than the memset's launch, and whole waves of 4 to 16
+ * trips a lane, no better than BYTE_GRID at 2^24 and 2^28.
  * Measured on an H200 and not taken: per-lane counters in shared memory
  * (bank = lane, a plain load and store instead of an atomic), 8-bit counters
  * flushed every 224 samples (156 us uniform, 2^28) and 16-bit counters with
@@ -39,6 +31,12 @@ namespace
 
 constexpr unsigned PER_WARP_BINS = 1024; /* per-warp copies up to this */
 
+/* The 8-bit grid: about 8 trips a lane, at least 128 blocks (about the
+ * resident grid from 2^26 samples on). Source: scripts/histogram_u8_grid.cu on an
+ * H200, 2^20 .. 2^28 samples, uniform and skewed, against the resident grid
+ * (2^24 uniform: 14.5 us against 19.3 us; CUB 14.9 us). */
+constexpr grid_policy BYTE_GRID = {8, 128, 0};
+
 warplab_status dispatch_supports(wl_backend *, const wl_problem *problem, char *reason, size_t len)
 {
     if (problem->variant == WL_HISTOGRAM_UINT8)
@@ -49,15 +47,9 @@ warplab_status dispatch_supports(wl_backend *, const wl_problem *problem, char *
 warplab_status dispatch_launch(wl_backend *backend, const wl_launch *launch, void *)
 {
     const wl_problem *p = launch->problem;
-    if (p->variant == WL_HISTOGRAM_UINT8) {
-        const unsigned blocks = byte_blocks_per_sm(p->dim[0]);
-        if (blocks <= BYTE_WIDE_MOST_BLOCKS)
-            return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR, FINISH_ATOMIC, 4>(
-                backend, launch, "histogram dispatch (per-warp copies, one-value vectors, 4 loads)",
-                blocks);
+    if (p->variant == WL_HISTOGRAM_UINT8)
         return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR>(
-            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)", blocks);
-    }
+            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)", BYTE_GRID);
     const bool per_warp = p->dim[1] <= PER_WARP_BINS;
     if (p->variant == WL_HISTOGRAM_INT32)
         return per_warp ? run_privatised<int32_t, true, true, AGGREGATE_NONE>(
@@ -74,12 +66,9 @@ void dispatch_describe(wl_backend *, const wl_launch *launch, char *text, size_t
 {
     const wl_problem *p = launch->problem;
     wl_format(text, len, "%s",
-              p->variant == WL_HISTOGRAM_UINT8
-                  ? (byte_blocks_per_sm(p->dim[0]) <= BYTE_WIDE_MOST_BLOCKS
-                         ? "per-warp copies, one-value vectors, 4 loads a lane"
-                         : "per-warp copies, one-value vectors")
-              : p->dim[1] <= PER_WARP_BINS ? "per-warp copies"
-                                           : "per-block copy");
+              p->variant == WL_HISTOGRAM_UINT8 ? "per-warp copies, one-value vectors"
+              : p->dim[1] <= PER_WARP_BINS     ? "per-warp copies"
+                                               : "per-block copy");
 }
 
 const wl_impl dispatch_impl = {.ladder = "histogram",

@@ -364,15 +364,27 @@ unsigned wave_grid(const wl_backend *backend, K kernel, size_t shared, size_t pe
     return blocks ? (unsigned)blocks : 1u;
 }
 
+/* The grid of the privatised kernel: by default every block that fits at
+ * once (never more than the work needs); with trips > 0, enough blocks that
+ * each lane makes about trips trips of two 16-byte loads, but at least
+ * least_blocks (and still at most what the work needs or fits); with
+ * per_sm_blocks > 0, whole waves of that many blocks an SM (wave_grid).
+ * Fewer blocks mean fewer copies to zero and to merge into the global
+ * counts. */
+struct grid_policy {
+    unsigned trips;         /* 0: the resident grid (or per_sm_blocks) */
+    unsigned least_blocks;  /* with trips */
+    unsigned per_sm_blocks; /* 0: trips or the resident grid */
+};
+
 /* Zeroes the counts (FINISH_ATOMIC, or no samples), then runs
- * privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH, LOADS> on the resident
- * grid (per_sm_blocks 0) or on whole waves of per_sm_blocks blocks an SM
- * (wave_grid). FINISH_ONE_LAUNCH needs `scratch` all zero (the kernel
+ * privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH, LOADS> on the grid
+ * policy's grid. FINISH_ONE_LAUNCH needs `scratch` all zero (the kernel
  * leaves it so). */
 template <typename S, bool PER_WARP, bool VECTOR, int AGG, int FINISH = FINISH_ATOMIC,
           int LOADS = 2>
 warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
-                              unsigned per_sm_blocks = 0,
+                              grid_policy policy = {0, 0, 0},
                               one_launch_scratch scratch = {nullptr, nullptr, 1})
 {
     const size_t n = launch->problem->dim[0];
@@ -390,27 +402,35 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
     auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG, FINISH, LOADS>;
     const size_t work = VECTOR ? (vectors ? vectors : 1) : n;
     const size_t per_trip = (size_t)BLOCK * (VECTOR ? LOADS : 1);
-    const unsigned grid = per_sm_blocks
-                              ? wave_grid(backend, kernel, shared, per_trip, work, per_sm_blocks)
-                              : resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
+    unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
+    if (policy.per_sm_blocks) {
+        grid = wave_grid(backend, kernel, shared, per_trip, work, policy.per_sm_blocks);
+    } else if (policy.trips) {
+        const unsigned fewer =
+            resident_grid(backend, kernel, BLOCK, shared, per_trip * policy.trips, work);
+        const unsigned least = grid < policy.least_blocks ? grid : policy.least_blocks;
+        grid = fewer > least ? fewer : least;
+    }
     kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
         in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words,
         scratch);
     return WL_CUDA_LAUNCHED(backend, what);
 }
 
-/* The dispatch rung's plan for 8-bit samples (07_dispatch.cu), here so
- * that scripts/histogram_u8_grid.cu times the same choice. Constants from
- * that script's tuning set (2^20, 2^22, 2^24, 2^26 and 2^28 samples,
- * uniform and skewed; NVIDIA H100, CUB / form):
+/* A plan for 8-bit samples that scripts/histogram_u8_grid.cu times against
+ * the dispatch rung's (07_dispatch.cu, BYTE_GRID): whole waves sized to n
+ * and, on small grids, four loads in flight a lane. Not yet the library's:
+ * measured only in its parts (the grids with two loads), not as a whole.
+ * Constants from that script's tuning set (2^20, 2^22, 2^24, 2^26 and 2^28
+ * samples, uniform and skewed; NVIDIA H100, CUB / form):
  * BYTE_BLOCKS_AT_2_24: blocks per SM at 2^24 samples (2: 1.02 / 1.07x;
  * 1: 0.84 / 0.88x; 4: 0.98 / 1.17x, the merge of twice the blocks). */
 constexpr double BYTE_BLOCKS_AT_2_24 = 2.0;
 /* BYTE_WIDE_MOST_BLOCKS: up to this many blocks an SM, four 16-byte loads
- * in flight a lane instead of two (the registers of the four still let 4
- * blocks of 256 threads fit an SM; at 2^24 the two-load kernel on 4 blocks
- * an SM was 8% faster on skewed data, where the merge costs nothing: more
- * bytes in flight, not more blocks). */
+ * in flight a lane instead of two (40 registers: 6 blocks of 256 threads
+ * still fit an SM). The reason to try it: at 2^24 the two-load kernel on 4
+ * blocks an SM was 8% faster on skewed data, where the merge costs
+ * nothing: more bytes in flight, without more blocks to merge. */
 constexpr unsigned BYTE_WIDE_MOST_BLOCKS = 4;
 
 /* Blocks per SM for n 8-bit samples: BYTE_BLOCKS_AT_2_24 times the square
