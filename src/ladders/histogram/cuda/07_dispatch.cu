@@ -5,11 +5,11 @@
  * when a lane's 16 bytes are one value (skewed data, long runs), one atomic
  * of 16 instead of 16 atomics. On uniform data the test is a few compares
  * per 16 samples and the branch is never taken, so it costs nothing there.
- * The grid: BYTE_GRID. Measured on an H100 and not taken
- * (scripts/histogram_u8_grid.cu): a one-launch finish (the last block
- * writes the counts, no memset; FINISH_ONE_LAUNCH in histogram_rungs.cuh),
- * whose tail costs more than the memset's launch, and whole waves of 4 to 16
- * trips a lane, no better than BYTE_GRID at 2^24 and 2^28.
+ * Measured on an H100 and not taken (scripts/histogram_u8_grid.cu;
+ * DECISIONS.md, "Histogram"): one launch instead of the memset and the
+ * kernel (the last block writes the counts), whose tail costs more than the
+ * memset's launch, and whole waves of 4 to 16 trips a lane instead of
+ * BYTE_GRID, no better at 2^24 or 2^28.
  * Measured on an H200 and not taken: per-lane counters in shared memory
  * (bank = lane, a plain load and store instead of an atomic), 8-bit counters
  * flushed every 224 samples (156 us uniform, 2^28) and 16-bit counters with
@@ -35,7 +35,7 @@ constexpr unsigned PER_WARP_BINS = 1024; /* per-warp copies up to this */
  * resident grid from 2^26 samples on). Source: scripts/histogram_u8_grid.cu on an
  * H200, 2^20 .. 2^28 samples, uniform and skewed, against the resident grid
  * (2^24 uniform: 14.5 us against 19.3 us; CUB 14.9 us). */
-constexpr grid_policy BYTE_GRID = {8, 128, 0};
+constexpr grid_policy BYTE_GRID = {8, 128};
 
 warplab_status dispatch_supports(wl_backend *, const wl_problem *problem, char *reason, size_t len)
 {
