@@ -5,6 +5,11 @@
  * when a lane's 16 bytes are one value (skewed data, long runs), one atomic
  * of 16 instead of 16 atomics. On uniform data the test is a few compares
  * per 16 samples and the branch is never taken, so it costs nothing there.
+ * Measured on an H100 and not taken (scripts/histogram_u8_grid.cu;
+ * DECISIONS.md, "Histogram"): one launch instead of the memset and the
+ * kernel (the last block writes the counts), whose tail costs more than the
+ * memset's launch, and whole waves of 4 to 16 trips a lane instead of
+ * BYTE_GRID, no better at 2^24 or 2^28.
  * Measured on an H200 and not taken: per-lane counters in shared memory
  * (bank = lane, a plain load and store instead of an atomic), 8-bit counters
  * flushed every 224 samples (156 us uniform, 2^28) and 16-bit counters with
