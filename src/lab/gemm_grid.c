@@ -515,7 +515,7 @@ static void describe_plan(warplab_context *context, const warplab_gemm_grid_cell
     wl_problem p = cell_problem(cell);
     if (context->gemm_candidate > 0)
         p.param = context->gemm_candidate;
-    const wl_impl *impl = context->gemm_ex;
+    const wl_impl *impl = wl_backend_find_impl(context->device, "gemm", WL_GEMM_EX_IMPL);
     const int row = wl_gemm_candidate_find(candidate);
     size_t rows = 0;
     if (row >= 0 && wl_gemm_candidates(&rows)[row].batched)

@@ -20,9 +20,11 @@
  * multiply-adds. */
 #include "gemm.h"
 #include "../reference.h"
+#include "kernels/kernel_limits.h"
 #include "ladder_util.h"
 
 #include "../context.h"
+#include "ops/ops.h"
 
 #include "warplab_lab.h"
 #include <math.h>
@@ -108,81 +110,8 @@ TILE_BYTES(tile128x256_bf16_bytes, 128, 256, 2)
 /* ------------------------------------------------------------------------ */
 /* Limits                                                                   */
 
-/* The one-block kernel: one thread per element of C, all in one block. */
-static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
-                                         char *reason, size_t len)
-{
-    const double elements = dims_m(p) * dims_n(p);
-    if (device->max_threads_per_block > 0 && elements > (double)device->max_threads_per_block) {
-        wl_format(reason, len,
-                  "one block holds at most %d threads on %s; C has %zu x %zu = %.0f elements: "
-                  "the course's size limit (seed 002), lifted by a grid of blocks",
-                  device->max_threads_per_block, device->name, wl_gemm_m(p), wl_gemm_n(p),
-                  elements);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-static warplab_status multiple_of(const wl_problem *p, size_t tile, char *reason, size_t len)
-{
-    if (wl_gemm_m(p) % tile || wl_gemm_n(p) % tile || wl_gemm_k(p) % tile) {
-        wl_format(reason, len,
-                  "the course's tiled kernel has no boundary checks: m, n and k must be "
-                  "multiples of TILE_WIDTH %zu (got %zu x %zu x %zu); the next rung handles any "
-                  "size",
-                  tile, wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p));
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-static warplab_status tiled16_supports(const wl_problem *p, const warplab_device_info *device,
-                                       char *reason, size_t len)
-{
-    (void)device;
-    return multiple_of(p, 16, reason, len);
-}
-
-static warplab_status tiled32_supports(const wl_problem *p, const warplab_device_info *device,
-                                       char *reason, size_t len)
-{
-    (void)device;
-    return multiple_of(p, 32, reason, len);
-}
-
-/* The host loop is O(mnk) on one core: past 2^30 multiply-adds (1024^3) a
- * run takes seconds to minutes, and the harness needs five. */
-static warplab_status cpu_loop_supports(const wl_problem *p, const warplab_device_info *device,
-                                        char *reason, size_t len)
-{
-    (void)device;
-    const double macs = dims_m(p) * dims_n(p) * dims_k(p);
-    if (macs > (double)(1u << 30)) {
-        wl_format(reason, len,
-                  "the one-core host loop would take minutes at %.3g multiply-adds; it runs up "
-                  "to 2^30 (1024^3)",
-                  macs);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-/* The blocked host version: up to 2^36 multiply-adds (4096^3). */
-static warplab_status cpu_blocked_supports(const wl_problem *p, const warplab_device_info *device,
-                                           char *reason, size_t len)
-{
-    (void)device;
-    const double macs = dims_m(p) * dims_n(p) * dims_k(p);
-    if (macs > (double)(1ull << 36)) {
-        wl_format(reason, len,
-                  "the CPU would take minutes at %.3g multiply-adds; it runs up to 2^36 "
-                  "(4096^3)",
-                  macs);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
+/* The kernels' own limits are src/kernels/kernel_limits.h's (the library's
+ * candidates check the same). */
 
 /* ------------------------------------------------------------------------ */
 /* Verification                                                             */
@@ -250,7 +179,7 @@ static const wl_rung gemm_rungs[] = {
      .course = "seed 002, 'matrix multiply' (MatrixMulOnHost)",
      .flags = WL_RUNG_HOST,
      .bytes = naive_bytes,
-     .supports = cpu_loop_supports},
+     .supports = wl_gemm_cpu_loop_limits},
     {.id = "cpu_blocked",
      .title = "CPU blocked, all cores",
      .lesson = "Panels of B that stay in cache, a 4x16 block of C in registers that the compiler "
@@ -258,7 +187,7 @@ static const wl_rung gemm_rungs[] = {
      .course = "seed 003, 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST,
      .bytes = cpu_block_bytes,
-     .supports = cpu_blocked_supports},
+     .supports = wl_gemm_cpu_blocked_limits},
     {.id = "one_block",
      .title = "one block, one thread per element",
      .lesson = "The course's first kernel: the CPU's two outer loops become a 2-D block of "
@@ -266,7 +195,7 @@ static const wl_rung gemm_rungs[] = {
                "SM, and C cannot outgrow the block-size limit.",
      .course = "seed 002, 'Matrix multiplication kernel - thread specification'",
      .bytes = naive_bytes,
-     .supports = one_block_supports},
+     .supports = wl_gemm_one_block_limits},
     {.id = "many_blocks",
      .title = "grid of 16x16 blocks, global memory",
      .lesson = "Rows and columns from blockIdx too: any size, every SM busy. Each multiply-add "
@@ -288,14 +217,14 @@ static const wl_rung gemm_rungs[] = {
      .course_bound = true,
      .course_device = "G80",
      .bytes = tile16_bytes,
-     .supports = tiled16_supports},
+     .supports = wl_gemm_tiled16_limits},
     {.id = "tiled32",
      .title = "shared-memory tiles, TILE_WIDTH 32",
      .lesson = "The course's other size: 32x32 = 1024 threads a block and 8 KB of tiles, global "
                "traffic / 32, but fewer blocks per SM and longer barriers. Multiples of 32 only.",
      .course = "seed 000, lecture 2.6 'First-order size considerations'",
      .bytes = tile32_bytes,
-     .supports = tiled32_supports},
+     .supports = wl_gemm_tiled32_limits},
     {.id = "tiled_bounds",
      .title = "tiles with boundary checks, any size",
      .lesson = "Lecture 2.8: threads load 0 for tile elements outside A or B and write only "
@@ -1206,6 +1135,42 @@ const wl_ladder wl_gemm_ladder = {
 /* ------------------------------------------------------------------------ */
 /* The library operation                                                    */
 
+/* warplab_gemm's FP32 row-major path: the implementations it runs, best
+ * first: the shape-aware dispatcher the ladder climbs to, then, on a backend
+ * without it, the ladder's other rungs from the top down (the host loops on
+ * the cpu backend). */
+static const wl_op_candidate gemm_candidates[] = {
+    {.impl = "dispatch"},
+    {.impl = "frag_256x128_s6"},
+    {.impl = "tuned"},
+    {.impl = "warptile"},
+    {.impl = "double_buffered"},
+    {.impl = "conflict_free"},
+    {.impl = "vectorized"},
+    {.impl = "regblock_2d"},
+    {.impl = "regblock_1d"},
+    {.impl = "tiled_bounds"},
+    {.impl = "tiled32", .limits = wl_gemm_tiled32_limits},
+    {.impl = "tiled16", .limits = wl_gemm_tiled16_limits},
+    {.impl = "many_blocks"},
+    {.impl = "one_block", .limits = wl_gemm_one_block_limits},
+    {.impl = "cpu_blocked", .host = true, .limits = wl_gemm_cpu_blocked_limits},
+    {.impl = "cpu_loop", .host = true, .limits = wl_gemm_cpu_loop_limits},
+};
+const wl_op wl_gemm_op = {.name = "gemm",
+                          .candidates = gemm_candidates,
+                          .count = sizeof gemm_candidates / sizeof gemm_candidates[0]};
+
+/* warplab_gemm_ex's entry on each backend (not a rung: the ladder's ex_*
+ * rungs run it), and warplab_gemm_batched_ex's batched one. */
+static const wl_op_candidate gemm_ex_candidates[] = {{.impl = WL_GEMM_EX_IMPL}};
+static const wl_op gemm_ex_op = {.name = "gemm", .candidates = gemm_ex_candidates, .count = 1};
+
+static const wl_impl *gemm_ex_impl(warplab_context *context)
+{
+    return wl_context_op_impl(context, &gemm_ex_op);
+}
+
 /* ------------------------------------------------------------------------ */
 /* warplab_gemm_ex                                                          */
 
@@ -1349,10 +1314,10 @@ warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *proble
                                    row->name, m, n, k, wl_gemm_layout_name(op_a, op_b), refusal);
         if (context->gemm_candidate - 1 == wl_gemm_candidate_find("fp32_dispatch")) {
             problem.variant = 0;
-            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+            return wl_context_run_op(context, &wl_gemm_op, &problem, views, 3);
         }
         problem.param = context->gemm_candidate;
-        return wl_context_run_impl(context, context->gemm_ex,
+        return wl_context_run_impl(context, gemm_ex_impl(context),
                                    "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
     }
     /* FP32 on float row-major operands is warplab_gemm's problem: its path
@@ -1369,7 +1334,7 @@ warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *proble
                 plan.candidate >= 0 && plan.candidate != wl_gemm_candidate_find("fp32_dispatch");
         }
         if (!planned_elsewhere)
-            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+            return wl_context_run_op(context, &wl_gemm_op, &problem, views, 3);
     }
     /* TF32 on float N, N operands where the planner picks fp32_dispatch:
      * its pick runs (FP32 products meet TF32's bound), as when forced, not
@@ -1382,10 +1347,10 @@ warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *proble
         const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, NULL);
         if (plan.candidate >= 0 && plan.candidate == wl_gemm_candidate_find("fp32_dispatch")) {
             problem.variant = 0;
-            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
+            return wl_context_run_op(context, &wl_gemm_op, &problem, views, 3);
         }
     }
-    return wl_context_run_impl(context, context->gemm_ex,
+    return wl_context_run_impl(context, gemm_ex_impl(context),
                                "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
 }
 
