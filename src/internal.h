@@ -484,7 +484,7 @@ void wl_append(char *text, size_t len, const char *format, ...)
 /* "4 KiB", "256 MiB", "1 GiB", "1000 B": sizes in 2^10 units. */
 void wl_format_bytes(char *text, size_t len, double bytes);
 
-/* Output helpers (src/report/chart.c), shared by the report writers and the
+/* Output helpers (src/core/text.c), shared by the report writers and the
  * lab's JSON (the GEMM grid): escaped text for JSON (quoted), CSV (quoted
  * when needed), Markdown and SVG; a JSON field ("key": value, then ", " when
  * comma), a JSON number (null when not finite); a duration as "1.234 ms" or
