@@ -5,20 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind)
-{
-    switch (kind) {
-#ifdef WARPLAB_HAVE_CUDA
-    case WARPLAB_BACKEND_CUDA: return &wl_cuda_backend_ops;
-#endif
-#ifdef WARPLAB_HAVE_OPENCL
-    case WARPLAB_BACKEND_OPENCL: return &wl_opencl_backend_ops;
-#endif
-    case WARPLAB_BACKEND_CPU: return &wl_cpu_backend_ops;
-    default: return NULL;
-    }
-}
-
 static warplab_status warplab_devices_checked(warplab_backend_kind kind,
                                               warplab_device_info *devices, size_t capacity,
                                               size_t *count)
@@ -82,14 +68,10 @@ static warplab_status open_backend(warplab_backend_kind kind, int index, wl_back
     return ops->open(index, backend, error, error_len);
 }
 
-/* The detail of the last failed create (or context-free call, such as the
- * occupancy arithmetic), so that warplab_last_error(NULL) can explain it. */
-static _Thread_local char create_error[WL_ERROR_LEN];
-
 static warplab_status warplab_context_create_checked(warplab_backend_kind kind, int device_index,
                                                      warplab_context **context)
 {
-    create_error[0] = '\0';
+    wl_detached_error_clear();
     if (!context)
         return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "context (the result) is NULL");
     *context = NULL;
@@ -106,9 +88,10 @@ static warplab_status warplab_context_create_checked(warplab_backend_kind kind, 
         status = WARPLAB_ERROR_NO_DEVICE;
         for (size_t i = 0; i < sizeof order / sizeof order[0] && status != WARPLAB_OK; i++)
             status = open_backend(order[i], device_index < 0 ? 0 : device_index, &ctx->device,
-                                  create_error, sizeof create_error);
+                                  wl_detached_error_slot(), WL_ERROR_LEN);
     } else {
-        status = open_backend(kind, device_index, &ctx->device, create_error, sizeof create_error);
+        status =
+            open_backend(kind, device_index, &ctx->device, wl_detached_error_slot(), WL_ERROR_LEN);
     }
     if (status != WARPLAB_OK) {
         free(ctx);
@@ -117,8 +100,8 @@ static warplab_status warplab_context_create_checked(warplab_backend_kind kind, 
     if (ctx->device->ops->kind == WARPLAB_BACKEND_CPU) {
         ctx->host = ctx->device;
     } else {
-        status =
-            open_backend(WARPLAB_BACKEND_CPU, 0, &ctx->host, create_error, sizeof create_error);
+        status = open_backend(WARPLAB_BACKEND_CPU, 0, &ctx->host, wl_detached_error_slot(),
+                              WL_ERROR_LEN);
         if (status != WARPLAB_OK) {
             ctx->device->ops->close(ctx->device);
             free(ctx);
@@ -172,71 +155,6 @@ warplab_backend_kind warplab_context_backend(const warplab_context *context)
 const warplab_device_info *warplab_context_device(const warplab_context *context)
 {
     return context ? &context->device->info : NULL;
-}
-
-const char *warplab_last_error(const warplab_context *context)
-{
-    return context ? context->error : create_error;
-}
-
-void wl_detached_error_clear(void)
-{
-    create_error[0] = '\0';
-}
-
-warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(create_error, sizeof create_error, format, args);
-    va_end(args);
-    return status;
-}
-
-void wl_api_begin(warplab_context *context)
-{
-    if (context)
-        context->error[0] = '\0';
-    else
-        create_error[0] = '\0';
-}
-
-warplab_status wl_api_end(warplab_context *context, const char *function, warplab_status status)
-{
-    if (status == WARPLAB_OK)
-        return status;
-    char *slot = context ? context->error : create_error;
-    const size_t name = strlen(function);
-    if (!slot[0]) {
-        snprintf(slot, WL_ERROR_LEN, "%s: %s", function, warplab_status_string(status));
-    } else if ((strncmp(slot, function, name) != 0 || slot[name] != ':') &&
-               name + 2 < WL_ERROR_LEN) {
-        /* "function: " before the detail, which loses its tail if need be. */
-        size_t keep = strlen(slot);
-        if (keep > WL_ERROR_LEN - 1 - (name + 2))
-            keep = WL_ERROR_LEN - 1 - (name + 2);
-        memmove(slot + name + 2, slot, keep);
-        slot[name + 2 + keep] = '\0';
-        memcpy(slot, function, name);
-        slot[name] = ':';
-        slot[name + 1] = ' ';
-    }
-    return status;
-}
-
-warplab_status wl_api_no_context(const char *function, const char *what)
-{
-    return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", function, what);
-}
-
-warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
-                               ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(context->error, sizeof context->error, format, args);
-    va_end(args);
-    return status;
 }
 
 /* Copies the backend's detail into the context after a failed backend call. */

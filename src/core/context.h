@@ -86,6 +86,10 @@ struct warplab_buffer {
     _Atomic size_t holders;
 };
 
+/* The thread's detail slot (WL_ERROR_LEN bytes) that warplab_last_error(NULL)
+ * reads: a failed create writes its detail there (src/core/errors.c). */
+char *wl_detached_error_slot(void);
+
 warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
                                ...)
 #if defined(__GNUC__)
