@@ -373,18 +373,6 @@ typedef struct wl_ladder {
     double (*bus_bytes)(const wl_problem *problem);
 } wl_ladder;
 
-/* The ladders of src/core/ladders.def (src/ladders/registry.c lists them), and
- * how many there are. */
-#define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
-#include "core/ladders.def"
-#undef WL_LADDER
-enum {
-#define WL_LADDER(name) WL_LADDER_INDEX_##name,
-#include "core/ladders.def"
-#undef WL_LADDER
-    WL_LADDER_COUNT
-};
-
 /* The all-reduce ladder (src/ladders/allreduce.c): the CUDA GPUs an
  * all-reduce spans (all present, or fewer where WARPLAB_ALLREDUCE_GPUS asks),
  * at most WL_ALLREDUCE_MAX_GPUS. */

@@ -22,6 +22,7 @@
 #include "device_reference.h"
 #include "kernels/kernel_limits.h"
 #include "ladder_util.h"
+#include "ladders/ladders.h"
 #include "ops/ops.h"
 
 #include "warplab_lab.h"

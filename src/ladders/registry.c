@@ -4,6 +4,7 @@
  * ladder name) enters; the harness and the library's operations hold the
  * ladder, rung and impl rows themselves. */
 #include "internal.h"
+#include "ladders/ladders.h"
 #include "warplab_lab.h"
 
 #include <string.h>

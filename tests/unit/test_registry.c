@@ -8,6 +8,7 @@
 #include "lab/probes/probe.h"
 #include "lab/show.h"
 #include "ladders/gemm.h"
+#include "ladders/ladders.h"
 #include "ops/ops.h"
 #include "warplab_lab.h"
 

@@ -29,6 +29,7 @@
  * and the harness's poison is a NaN as float. */
 #include "../ladder_util.h"
 #include "kernels/kernel_limits.h"
+#include "ladders/ladders.h"
 #include "ops/ops.h"
 
 #include <float.h>

@@ -5,11 +5,12 @@
  * grid-stride loop and 16-byte vector accesses, with the host-device
  * transfers and managed memory measured apart from the kernels, and a plain
  * device-to-device copy as the speed of light. */
-#include "kernels/kernel_limits.h"
 #include "kernels/vecadd.h"
 #include "core/context.h"
-#include "ladders/ladder_util.h"
+#include "kernels/kernel_limits.h"
 #include "ladders/device_reference.h"
+#include "ladders/ladder_util.h"
+#include "ladders/ladders.h"
 
 #include <float.h>
 #include <math.h>
