@@ -25,6 +25,10 @@
  * It answers WARPLAB_ERROR_UNSUPPORTED only before it queues anything, and
  * the batch then runs as the loop. */
 
+/* The batched entry, the one implementation the batch runs as a whole. */
+static const wl_op_candidate batched_candidates[] = {{.impl = WL_GEMM_BATCHED_IMPL}};
+static const wl_op gemm_batched_op = {.name = "gemm", .candidates = batched_candidates, .count = 1};
+
 static const char *const operand_names[3] = {"buffer A", "buffer B", "buffer C"};
 
 /* Elements that `batch` matrices of `span` elements, `stride` apart, reach:
@@ -167,7 +171,7 @@ static warplab_status gemm_batched_checked(warplab_context *context, warplab_op 
         const wl_gemm_target target = wl_gemm_target_for(device);
         const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, force);
         if (plan.candidate >= 0 && table[plan.candidate].batched) {
-            const wl_impl *impl = wl_backend_find_impl(device, "gemm", WL_GEMM_BATCHED_IMPL);
+            const wl_impl *impl = wl_context_op_impl(context, &gemm_batched_op);
             const warplab_status status =
                 wl_context_run_impl(context, impl, "gemm implementation '" WL_GEMM_BATCHED_IMPL "'",
                                     &problem, views, 3);
