@@ -191,7 +191,7 @@ static const run_option run_options[] = {
      true,
      "      --candidate NAME ",
      "with --grid: force this GEMM planner candidate (a row of" CONTINUED
-     "src/ops/gemm_plan.c's table: gemv_k, fp32_dispatch, ...;" CONTINUED
+     "src/kernels/gemm_plan.c's table: gemv_k, fp32_dispatch, ...;" CONTINUED
      "an unknown name lists them) in every cell; cells it" CONTINUED
      "cannot take are skipped and say why",
      NULL,

@@ -1,4 +1,4 @@
-/* The GEMM planner's tuning set (src/ops/gemm_plan.c, WL_GEMM_PLAN_TUNING_SET):
+/* The GEMM planner's tuning set (src/kernels/gemm_plan.c, WL_GEMM_PLAN_TUNING_SET):
  * the decode layers of a Llama-3-8B-like block through warplab_gemm_ex,
  * the user's entry point, against cublasGemmEx on the same contract, in
  * the same process, on the caller's cudaMalloc memory and stream.

@@ -373,18 +373,6 @@ typedef struct wl_ladder {
     double (*bus_bytes)(const wl_problem *problem);
 } wl_ladder;
 
-/* The ladders of src/core/ladders.def (src/ladders/registry.c lists them), and
- * how many there are. */
-#define WL_LADDER(name) extern const wl_ladder wl_##name##_ladder;
-#include "core/ladders.def"
-#undef WL_LADDER
-enum {
-#define WL_LADDER(name) WL_LADDER_INDEX_##name,
-#include "core/ladders.def"
-#undef WL_LADDER
-    WL_LADDER_COUNT
-};
-
 /* The all-reduce ladder (src/ladders/allreduce.c): the CUDA GPUs an
  * all-reduce spans (all present, or fewer where WARPLAB_ALLREDUCE_GPUS asks),
  * at most WL_ALLREDUCE_MAX_GPUS. */
@@ -484,7 +472,7 @@ void wl_append(char *text, size_t len, const char *format, ...)
 /* "4 KiB", "256 MiB", "1 GiB", "1000 B": sizes in 2^10 units. */
 void wl_format_bytes(char *text, size_t len, double bytes);
 
-/* Output helpers (src/report/chart.c), shared by the report writers and the
+/* Output helpers (src/core/text.c), shared by the report writers and the
  * lab's JSON (the GEMM grid): escaped text for JSON (quoted), CSV (quoted
  * when needed), Markdown and SVG; a JSON field ("key": value, then ", " when
  * comma), a JSON number (null when not finite); a duration as "1.234 ms" or

@@ -1,24 +1,9 @@
 /* Contexts, devices, buffers and the library's own operations. */
 #include "context.h"
-#include "ladders/gemm.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind)
-{
-    switch (kind) {
-#ifdef WARPLAB_HAVE_CUDA
-    case WARPLAB_BACKEND_CUDA: return &wl_cuda_backend_ops;
-#endif
-#ifdef WARPLAB_HAVE_OPENCL
-    case WARPLAB_BACKEND_OPENCL: return &wl_opencl_backend_ops;
-#endif
-    case WARPLAB_BACKEND_CPU: return &wl_cpu_backend_ops;
-    default: return NULL;
-    }
-}
 
 static warplab_status warplab_devices_checked(warplab_backend_kind kind,
                                               warplab_device_info *devices, size_t capacity,
@@ -83,16 +68,10 @@ static warplab_status open_backend(warplab_backend_kind kind, int index, wl_back
     return ops->open(index, backend, error, error_len);
 }
 
-/* The detail of the last failed create (or context-free call, such as the
- * occupancy arithmetic), so that warplab_last_error(NULL) can explain it. */
-static _Thread_local char create_error[WL_ERROR_LEN];
-
-static void resolve_operations(warplab_context *context);
-
 static warplab_status warplab_context_create_checked(warplab_backend_kind kind, int device_index,
                                                      warplab_context **context)
 {
-    create_error[0] = '\0';
+    wl_detached_error_clear();
     if (!context)
         return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "context (the result) is NULL");
     *context = NULL;
@@ -109,9 +88,10 @@ static warplab_status warplab_context_create_checked(warplab_backend_kind kind, 
         status = WARPLAB_ERROR_NO_DEVICE;
         for (size_t i = 0; i < sizeof order / sizeof order[0] && status != WARPLAB_OK; i++)
             status = open_backend(order[i], device_index < 0 ? 0 : device_index, &ctx->device,
-                                  create_error, sizeof create_error);
+                                  wl_detached_error_slot(), WL_ERROR_LEN);
     } else {
-        status = open_backend(kind, device_index, &ctx->device, create_error, sizeof create_error);
+        status =
+            open_backend(kind, device_index, &ctx->device, wl_detached_error_slot(), WL_ERROR_LEN);
     }
     if (status != WARPLAB_OK) {
         free(ctx);
@@ -120,15 +100,14 @@ static warplab_status warplab_context_create_checked(warplab_backend_kind kind, 
     if (ctx->device->ops->kind == WARPLAB_BACKEND_CPU) {
         ctx->host = ctx->device;
     } else {
-        status =
-            open_backend(WARPLAB_BACKEND_CPU, 0, &ctx->host, create_error, sizeof create_error);
+        status = open_backend(WARPLAB_BACKEND_CPU, 0, &ctx->host, wl_detached_error_slot(),
+                              WL_ERROR_LEN);
         if (status != WARPLAB_OK) {
             ctx->device->ops->close(ctx->device);
             free(ctx);
             return status;
         }
     }
-    resolve_operations(ctx);
     atomic_init(&ctx->references, 1);
     *context = ctx;
     return WARPLAB_OK;
@@ -176,71 +155,6 @@ warplab_backend_kind warplab_context_backend(const warplab_context *context)
 const warplab_device_info *warplab_context_device(const warplab_context *context)
 {
     return context ? &context->device->info : NULL;
-}
-
-const char *warplab_last_error(const warplab_context *context)
-{
-    return context ? context->error : create_error;
-}
-
-void wl_detached_error_clear(void)
-{
-    create_error[0] = '\0';
-}
-
-warplab_status wl_detached_fail(warplab_status status, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(create_error, sizeof create_error, format, args);
-    va_end(args);
-    return status;
-}
-
-void wl_api_begin(warplab_context *context)
-{
-    if (context)
-        context->error[0] = '\0';
-    else
-        create_error[0] = '\0';
-}
-
-warplab_status wl_api_end(warplab_context *context, const char *function, warplab_status status)
-{
-    if (status == WARPLAB_OK)
-        return status;
-    char *slot = context ? context->error : create_error;
-    const size_t name = strlen(function);
-    if (!slot[0]) {
-        snprintf(slot, WL_ERROR_LEN, "%s: %s", function, warplab_status_string(status));
-    } else if ((strncmp(slot, function, name) != 0 || slot[name] != ':') &&
-               name + 2 < WL_ERROR_LEN) {
-        /* "function: " before the detail, which loses its tail if need be. */
-        size_t keep = strlen(slot);
-        if (keep > WL_ERROR_LEN - 1 - (name + 2))
-            keep = WL_ERROR_LEN - 1 - (name + 2);
-        memmove(slot + name + 2, slot, keep);
-        slot[name + 2 + keep] = '\0';
-        memcpy(slot, function, name);
-        slot[name] = ':';
-        slot[name + 1] = ' ';
-    }
-    return status;
-}
-
-warplab_status wl_api_no_context(const char *function, const char *what)
-{
-    return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", function, what);
-}
-
-warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
-                               ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(context->error, sizeof context->error, format, args);
-    va_end(args);
-    return status;
 }
 
 /* Copies the backend's detail into the context after a failed backend call. */
@@ -601,55 +515,61 @@ warplab_status warplab_context_synchronize(warplab_context *context)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Running a ladder's best rung as a library operation                      */
+/* Running a library operation's implementations                            */
 
-/* The rungs a library operation may use on this backend, best first: the
- * ladder's best, then the others from the top of the ladder down; never a
- * vendor, reference, transfer, unsafe or possibly wrong rung. Host rungs
- * qualify only on the cpu backend (their buffers are host memory). */
-static void resolve_operations(warplab_context *context)
+/* The operation's candidates the context's device has, in the operation's
+ * order: host candidates only on the cpu backend (their buffers are host
+ * memory). Resolved on the operation's first call on the context and kept
+ * (a context is used by one thread at a time); NULL when the context holds
+ * WL_CONTEXT_OPERATIONS others already. */
+static const wl_operation *resolved(warplab_context *context, const wl_op *op)
 {
+    for (int i = 0; i < context->operation_count; i++)
+        if (context->operations[i].op == op)
+            return &context->operations[i];
+    if (context->operation_count == WL_CONTEXT_OPERATIONS)
+        return NULL;
     const wl_backend *device = context->device;
-    const unsigned never = WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE |
-                           WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER;
-    for (size_t l = 0; l < WL_LADDER_COUNT; l++) {
-        const wl_ladder *ladder = wl_ladder_at(l);
-        wl_operation *operation = &context->operations[l];
-        operation->ladder = ladder;
-        const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
-        for (size_t i = ladder->rung_count + 1;
-             i-- > 0 && operation->count < WL_OPERATION_MAX_RUNGS;) {
-            const wl_rung *rung = i == ladder->rung_count ? best : &ladder->rungs[i];
-            if (!rung || (rung->flags & never) || (i < ladder->rung_count && rung == best))
-                continue;
-            if ((rung->flags & WL_RUNG_HOST) && device->ops->kind != WARPLAB_BACKEND_CPU)
-                continue;
-            const wl_impl *impl = wl_backend_find_impl(device, ladder->name, rung->id);
-            if (!impl)
-                continue;
-            operation->rungs[operation->count] = rung;
-            operation->impls[operation->count++] = impl;
-        }
+    wl_operation *operation = &context->operations[context->operation_count++];
+    operation->op = op;
+    operation->count = 0;
+    for (size_t i = 0; i < op->count && operation->count < WL_OPERATION_MAX_CANDIDATES; i++) {
+        const wl_op_candidate *candidate = &op->candidates[i];
+        if (candidate->host && device->ops->kind != WARPLAB_BACKEND_CPU)
+            continue;
+        const wl_impl *impl = wl_backend_find_impl(device, op->name, candidate->impl);
+        if (!impl)
+            continue;
+        operation->candidates[operation->count] = candidate;
+        operation->impls[operation->count++] = impl;
     }
-    context->gemm_ex = wl_backend_find_impl(device, "gemm", WL_GEMM_EX_IMPL);
+    return operation;
 }
 
-/* The rung a library operation uses for this problem: the first of its
- * resolved rungs that takes it. */
-static const wl_rung *pick_rung(warplab_context *context, const wl_ladder *ladder,
-                                const wl_problem *problem, const wl_impl **impl, char *reason,
-                                size_t reason_len)
+const wl_impl *wl_context_op_impl(warplab_context *context, const wl_op *op)
 {
-    const wl_operation *operation = NULL;
-    for (size_t l = 0; l < WL_LADDER_COUNT && !operation; l++)
-        if (context->operations[l].ladder == ladder)
-            operation = &context->operations[l];
-    for (int i = 0; operation && i < operation->count; i++)
-        if (wl_rung_supports(context->device, ladder, operation->rungs[i], operation->impls[i],
-                             problem, reason, reason_len) == WARPLAB_OK) {
-            *impl = operation->impls[i];
-            return operation->rungs[i];
-        }
+    const wl_operation *operation = resolved(context, op);
+    return operation && operation->count > 0 ? operation->impls[0] : NULL;
+}
+
+/* The implementation an operation runs for this problem: the first of its
+ * resolved candidates whose limits and impl take it. */
+static const wl_impl *pick_impl(warplab_context *context, const wl_op *op,
+                                const wl_problem *problem, char *reason, size_t reason_len)
+{
+    wl_backend *device = context->device;
+    const wl_operation *operation = resolved(context, op);
+    for (int i = 0; operation && i < operation->count; i++) {
+        const wl_op_candidate *candidate = operation->candidates[i];
+        const wl_impl *impl = operation->impls[i];
+        warplab_status status = WARPLAB_OK;
+        if (candidate->limits)
+            status = candidate->limits(problem, &device->info, reason, reason_len);
+        if (status == WARPLAB_OK && impl->supports)
+            status = impl->supports(device, problem, reason, reason_len);
+        if (status == WARPLAB_OK)
+            return impl;
+    }
     return NULL;
 }
 
@@ -749,7 +669,7 @@ warplab_status wl_context_result_slot(warplab_context *context, void **handle, v
 
 /* Runs one implementation on the context's device with scratch from the
  * context's workspace, asynchronously on the context's stream
- * (wl_context_run_best and wl_context_run_impl). */
+ * (wl_context_run_op and wl_context_run_impl). */
 static warplab_status run_impl(warplab_context *context, const wl_impl *impl,
                                const wl_problem *problem, const wl_view *views, int count)
 {
@@ -782,17 +702,16 @@ static warplab_status run_impl(warplab_context *context, const wl_impl *impl,
     return from_backend(context, status);
 }
 
-warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *ladder,
-                                   const wl_problem *problem, const wl_view *views, int count)
+warplab_status wl_context_run_op(warplab_context *context, const wl_op *op,
+                                 const wl_problem *problem, const wl_view *views, int count)
 {
     wl_backend *device = context->device;
-    const wl_impl *impl = NULL;
     char reason[256] = "";
-    const wl_rung *rung = pick_rung(context, ladder, problem, &impl, reason, sizeof reason);
-    if (!rung)
+    const wl_impl *impl = pick_impl(context, op, problem, reason, sizeof reason);
+    if (!impl)
         return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
-                               "the %s backend has no rung of %s for this problem%s%s",
-                               device->ops->name, ladder->name, reason[0] ? ": " : "", reason);
+                               "the %s backend has no implementation of %s for this problem%s%s",
+                               device->ops->name, op->name, reason[0] ? ": " : "", reason);
     return run_impl(context, impl, problem, views, count);
 }
 

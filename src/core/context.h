@@ -18,15 +18,34 @@ typedef struct wl_workspace {
 /* Bytes of the context's result slot (one element of any type, 16-aligned). */
 #define WL_RESULT_SLOT_BYTES 16
 
-/* A ladder's library operation on the context's device, resolved once when
- * the context is created: the rungs it may run, best first, with the
- * device's impl of each (no lookup by name per call). */
-#define WL_OPERATION_MAX_RUNGS 64
+/* A library operation's dispatch, declared by the operation (src/ops/): the
+ * implementations it may run, in its order of preference, each named as the
+ * backends' impl tables name it (under the operation's name). A backend
+ * runs the first of them it has that takes the problem. */
+typedef struct wl_op_candidate {
+    const char *impl; /* the impl's name in the backends' tables ("single_pass") */
+    bool host;        /* a host implementation: a candidate on the cpu backend only */
+    /* The kernel's own limits beyond its impl's, or NULL (the one-block
+     * kernels' thread count, the untiled edges of the course's tiles). */
+    warplab_status (*limits)(const wl_problem *problem, const warplab_device_info *device,
+                             char *reason, size_t reason_len);
+} wl_op_candidate;
+
+typedef struct wl_op {
+    const char *name; /* the impl tables' name: "reduce" */
+    const wl_op_candidate *candidates;
+    size_t count;
+} wl_op;
+
+/* An operation's candidates on the context's device, resolved on its first
+ * call on the context (no lookup by name per call): those the device has. */
+#define WL_OPERATION_MAX_CANDIDATES 32
+#define WL_CONTEXT_OPERATIONS 16
 typedef struct wl_operation {
-    const wl_ladder *ladder;
+    const wl_op *op;
     int count;
-    const wl_rung *rungs[WL_OPERATION_MAX_RUNGS];
-    const wl_impl *impls[WL_OPERATION_MAX_RUNGS];
+    const wl_op_candidate *candidates[WL_OPERATION_MAX_CANDIDATES];
+    const wl_impl *impls[WL_OPERATION_MAX_CANDIDATES];
 } wl_operation;
 
 struct warplab_context {
@@ -44,10 +63,10 @@ struct warplab_context {
      * it, else a device buffer (result_host NULL) read back with a copy. */
     void *result_handle;
     void *result_host;
-    wl_operation operations[WL_LADDER_COUNT]; /* in ladders.def order */
-    /* warplab_gemm_ex's impl (gemm's "ex", not a rung), resolved with the
-     * operations; NULL when the backend has none. */
-    const wl_impl *gemm_ex;
+    /* The operations called so far on this context, resolved (in the order
+     * of their first call). */
+    wl_operation operations[WL_CONTEXT_OPERATIONS];
+    int operation_count;
     /* warplab_gemm_force_candidate: the planner row every gemm call runs
      * (its index + 1); 0 = the planner's pick. */
     int gemm_candidate;
@@ -66,6 +85,10 @@ struct warplab_buffer {
     warplab_buffer *root;
     _Atomic size_t holders;
 };
+
+/* The thread's detail slot (WL_ERROR_LEN bytes) that warplab_last_error(NULL)
+ * reads: a failed create writes its detail there (src/core/errors.c). */
+char *wl_detached_error_slot(void);
 
 warplab_status wl_context_fail(warplab_context *context, warplab_status status, const char *format,
                                ...)
@@ -102,15 +125,20 @@ warplab_status wl_check_operand(warplab_context *context, const warplab_buffer *
  * download). */
 warplab_status wl_context_result_slot(warplab_context *context, void **handle, void **host);
 
-/* Runs one implementation resolved when the context was made (one that need
- * not be a rung: context->gemm_ex) the same way, workspace included; what
- * names it in the error when impl is NULL ("gemm implementation 'ex'"). */
+/* Runs one implementation (one an operation resolved: wl_context_op_impl)
+ * on the context's device, asynchronously on the context's stream, with
+ * scratch from the context's workspace; what names it in the error when
+ * impl is NULL ("gemm implementation 'ex'"). */
 warplab_status wl_context_run_impl(warplab_context *context, const wl_impl *impl, const char *what,
                                    const wl_problem *problem, const wl_view *views, int count);
 
-/* Runs the ladder's best rung on the context's device, asynchronously on the
- * context's stream, with scratch from the context's workspace. */
-warplab_status wl_context_run_best(warplab_context *context, const wl_ladder *ladder,
-                                   const wl_problem *problem, const wl_view *views, int count);
+/* The first of op's candidates the context's device has (NULL: none), for an
+ * operation of one implementation (warplab_gemm_ex's "ex"). */
+const wl_impl *wl_context_op_impl(warplab_context *context, const wl_op *op);
+
+/* Runs the first of op's candidates on the context's device that takes the
+ * problem, as wl_context_run_impl does. */
+warplab_status wl_context_run_op(warplab_context *context, const wl_op *op,
+                                 const wl_problem *problem, const wl_view *views, int count);
 
 #endif

@@ -12,23 +12,19 @@ const char *warplab_version(void)
     return WARPLAB_VERSION_STRING;
 }
 
-const char *warplab_status_string(warplab_status status)
+/* The backends compiled into this build. */
+const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind)
 {
-    switch (status) {
-    case WARPLAB_OK: return "success";
-    case WARPLAB_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case WARPLAB_ERROR_UNKNOWN_NAME: return "unknown name";
-    case WARPLAB_ERROR_HOST_OUT_OF_MEMORY: return "out of host memory";
-    case WARPLAB_ERROR_DEVICE_OUT_OF_MEMORY: return "not enough device memory";
-    case WARPLAB_ERROR_NO_DEVICE: return "no device found";
-    case WARPLAB_ERROR_BACKEND_UNAVAILABLE: return "backend not compiled into this build";
-    case WARPLAB_ERROR_UNSUPPORTED: return "outside the rung's limits";
-    case WARPLAB_ERROR_VERIFICATION_FAILED: return "result disagrees with the CPU reference";
-    case WARPLAB_ERROR_BACKEND: return "device runtime error";
-    case WARPLAB_ERROR_IO: return "input/output error";
-    case WARPLAB_STATUS_COUNT: break;
+    switch (kind) {
+#ifdef WARPLAB_HAVE_CUDA
+    case WARPLAB_BACKEND_CUDA: return &wl_cuda_backend_ops;
+#endif
+#ifdef WARPLAB_HAVE_OPENCL
+    case WARPLAB_BACKEND_OPENCL: return &wl_opencl_backend_ops;
+#endif
+    case WARPLAB_BACKEND_CPU: return &wl_cpu_backend_ops;
+    default: return NULL;
     }
-    return "unknown status code";
 }
 
 static const char *const backend_names[WARPLAB_BACKEND_COUNT] = {"auto", "cuda", "opencl", "cpu"};

@@ -6,7 +6,7 @@
  *   1. cpu_loop -- CPU triple loop, one core
  *   2. cpu_blocked -- CPU blocked, all cores
  * (ex_tf32, ex_bf16 and ex_fp16: gemm_ex_cpu.c) */
-#include "../ladders/gemm.h"
+#include "kernels/gemm_problem.h"
 #include "cpu.h"
 
 #include <string.h>

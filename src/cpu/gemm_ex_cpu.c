@@ -5,7 +5,7 @@
  * sums, a row of B at a time, and stores them in C's type (16-bit: rounded
  * to nearest even). The products of 16-bit or TF32 values are exact in
  * FP32, so their sums are the only rounding, as on the GPU. */
-#include "../ladders/gemm.h"
+#include "kernels/gemm_problem.h"
 #include "cpu.h"
 
 #include <math.h>

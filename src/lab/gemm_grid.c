@@ -2,7 +2,7 @@
  * planner judged on shapes it was not tuned on.
  *
  * Tuning and judging are kept apart. The planner's constants
- * (src/ops/gemm_plan.c) were fitted on its tuning set,
+ * (src/kernels/gemm_plan.c) were fitted on its tuning set,
  * wl_gemm_plan_tuning_set(): the Llama-3-8B-like decode layers of
  * scripts/gemm_decode_bench.c (m = 1, 2, 7, 8, 16, 24, 32; n x k = 1024,
  * 4096, 6144, 28672 x 4096 and 4096 x 14336), with the ladder's shape set
@@ -21,8 +21,9 @@
  * contract, timed in turn in the same run (events, warm-up, the median of
  * several, L2 flushed before each), C checked against the double-precision
  * reference (src/ladders/gemm_check.c). */
-#include "../context.h"
 #include "../ladders/gemm.h"
+#include "core/context.h"
+#include "ops/ops.h"
 #ifdef WARPLAB_HAVE_CUDA
 #include "cuda/gemm_grid_cuda.h"
 #endif
@@ -515,7 +516,7 @@ static void describe_plan(warplab_context *context, const warplab_gemm_grid_cell
     wl_problem p = cell_problem(cell);
     if (context->gemm_candidate > 0)
         p.param = context->gemm_candidate;
-    const wl_impl *impl = context->gemm_ex;
+    const wl_impl *impl = wl_backend_find_impl(context->device, "gemm", WL_GEMM_EX_IMPL);
     const int row = wl_gemm_candidate_find(candidate);
     size_t rows = 0;
     if (row >= 0 && wl_gemm_candidates(&rows)[row].batched)

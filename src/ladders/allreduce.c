@@ -27,6 +27,7 @@
  * two CUDA GPUs are present. */
 #include "../core/context.h"
 #include "ladder_util.h"
+#include "ladders/ladders.h"
 
 #include <float.h>
 #include <math.h>

@@ -19,10 +19,11 @@
  * The leading size (for charts and --max-size) is m*n*k, the number of
  * multiply-adds. */
 #include "gemm.h"
-#include "../reference.h"
+#include "device_reference.h"
+#include "kernels/kernel_limits.h"
 #include "ladder_util.h"
-
-#include "../context.h"
+#include "ladders/ladders.h"
+#include "ops/ops.h"
 
 #include "warplab_lab.h"
 #include <math.h>
@@ -108,81 +109,8 @@ TILE_BYTES(tile128x256_bf16_bytes, 128, 256, 2)
 /* ------------------------------------------------------------------------ */
 /* Limits                                                                   */
 
-/* The one-block kernel: one thread per element of C, all in one block. */
-static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
-                                         char *reason, size_t len)
-{
-    const double elements = dims_m(p) * dims_n(p);
-    if (device->max_threads_per_block > 0 && elements > (double)device->max_threads_per_block) {
-        wl_format(reason, len,
-                  "one block holds at most %d threads on %s; C has %zu x %zu = %.0f elements: "
-                  "the course's size limit (seed 002), lifted by a grid of blocks",
-                  device->max_threads_per_block, device->name, wl_gemm_m(p), wl_gemm_n(p),
-                  elements);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-static warplab_status multiple_of(const wl_problem *p, size_t tile, char *reason, size_t len)
-{
-    if (wl_gemm_m(p) % tile || wl_gemm_n(p) % tile || wl_gemm_k(p) % tile) {
-        wl_format(reason, len,
-                  "the course's tiled kernel has no boundary checks: m, n and k must be "
-                  "multiples of TILE_WIDTH %zu (got %zu x %zu x %zu); the next rung handles any "
-                  "size",
-                  tile, wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p));
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-static warplab_status tiled16_supports(const wl_problem *p, const warplab_device_info *device,
-                                       char *reason, size_t len)
-{
-    (void)device;
-    return multiple_of(p, 16, reason, len);
-}
-
-static warplab_status tiled32_supports(const wl_problem *p, const warplab_device_info *device,
-                                       char *reason, size_t len)
-{
-    (void)device;
-    return multiple_of(p, 32, reason, len);
-}
-
-/* The host loop is O(mnk) on one core: past 2^30 multiply-adds (1024^3) a
- * run takes seconds to minutes, and the harness needs five. */
-static warplab_status cpu_loop_supports(const wl_problem *p, const warplab_device_info *device,
-                                        char *reason, size_t len)
-{
-    (void)device;
-    const double macs = dims_m(p) * dims_n(p) * dims_k(p);
-    if (macs > (double)(1u << 30)) {
-        wl_format(reason, len,
-                  "the one-core host loop would take minutes at %.3g multiply-adds; it runs up "
-                  "to 2^30 (1024^3)",
-                  macs);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
-/* The blocked host version: up to 2^36 multiply-adds (4096^3). */
-static warplab_status cpu_blocked_supports(const wl_problem *p, const warplab_device_info *device,
-                                           char *reason, size_t len)
-{
-    (void)device;
-    const double macs = dims_m(p) * dims_n(p) * dims_k(p);
-    if (macs > (double)(1ull << 36)) {
-        wl_format(reason, len,
-                  "the CPU would take minutes at %.3g multiply-adds; it runs up to 2^36 "
-                  "(4096^3)",
-                  macs);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
+/* The kernels' own limits are src/kernels/kernel_limits.h's (the library's
+ * candidates check the same). */
 
 /* ------------------------------------------------------------------------ */
 /* Verification                                                             */
@@ -250,7 +178,7 @@ static const wl_rung gemm_rungs[] = {
      .course = "seed 002, 'matrix multiply' (MatrixMulOnHost)",
      .flags = WL_RUNG_HOST,
      .bytes = naive_bytes,
-     .supports = cpu_loop_supports},
+     .supports = wl_gemm_cpu_loop_limits},
     {.id = "cpu_blocked",
      .title = "CPU blocked, all cores",
      .lesson = "Panels of B that stay in cache, a 4x16 block of C in registers that the compiler "
@@ -258,7 +186,7 @@ static const wl_rung gemm_rungs[] = {
      .course = "seed 003, 'GPU vs. CPU'",
      .flags = WL_RUNG_HOST,
      .bytes = cpu_block_bytes,
-     .supports = cpu_blocked_supports},
+     .supports = wl_gemm_cpu_blocked_limits},
     {.id = "one_block",
      .title = "one block, one thread per element",
      .lesson = "The course's first kernel: the CPU's two outer loops become a 2-D block of "
@@ -266,7 +194,7 @@ static const wl_rung gemm_rungs[] = {
                "SM, and C cannot outgrow the block-size limit.",
      .course = "seed 002, 'Matrix multiplication kernel - thread specification'",
      .bytes = naive_bytes,
-     .supports = one_block_supports},
+     .supports = wl_gemm_one_block_limits},
     {.id = "many_blocks",
      .title = "grid of 16x16 blocks, global memory",
      .lesson = "Rows and columns from blockIdx too: any size, every SM busy. Each multiply-add "
@@ -288,14 +216,14 @@ static const wl_rung gemm_rungs[] = {
      .course_bound = true,
      .course_device = "G80",
      .bytes = tile16_bytes,
-     .supports = tiled16_supports},
+     .supports = wl_gemm_tiled16_limits},
     {.id = "tiled32",
      .title = "shared-memory tiles, TILE_WIDTH 32",
      .lesson = "The course's other size: 32x32 = 1024 threads a block and 8 KB of tiles, global "
                "traffic / 32, but fewer blocks per SM and longer barriers. Multiples of 32 only.",
      .course = "seed 000, lecture 2.6 'First-order size considerations'",
      .bytes = tile32_bytes,
-     .supports = tiled32_supports},
+     .supports = wl_gemm_tiled32_limits},
     {.id = "tiled_bounds",
      .title = "tiles with boundary checks, any size",
      .lesson = "Lecture 2.8: threads load 0 for tile elements outside A or B and write only "
@@ -974,11 +902,6 @@ static double gemm_leading_size(const wl_problem *p)
 
 /* Each matrix must index with fewer than 2^31 elements (kernels use 32-bit
  * offsets within a row block, 64-bit between rows). */
-static bool fits_int32(size_t rows, size_t cols)
-{
-    return rows == 0 || cols == 0 || ((double)rows * (double)cols < 2147483648.0);
-}
-
 static warplab_status gemm_make_problem(const size_t size[3], int dims, const char *dtype,
                                         const char *op, wl_problem *problem, char *error,
                                         size_t error_len)
@@ -1009,7 +932,7 @@ static warplab_status gemm_make_problem(const size_t size[3], int dims, const ch
     problem->alpha = 1.0;
     problem->beta = 0.0;
     const size_t m = problem->dim[0], n = problem->dim[1], k = problem->dim[2];
-    if (!fits_int32(m, k) || !fits_int32(k, n) || !fits_int32(m, n)) {
+    if (!wl_gemm_fits_int32(m, k) || !wl_gemm_fits_int32(k, n) || !wl_gemm_fits_int32(m, n)) {
         wl_format(error, error_len,
                   "%zu x %zu x %zu: A, B and C must each hold fewer than 2^31 elements", m, n, k);
         return WARPLAB_ERROR_INVALID_ARGUMENT;
@@ -1204,275 +1127,14 @@ const wl_ladder wl_gemm_ladder = {
 };
 
 /* ------------------------------------------------------------------------ */
-/* The library operation                                                    */
-
-/* ------------------------------------------------------------------------ */
-/* warplab_gemm_ex                                                          */
-
-static bool gemm_ex_input_type(warplab_dtype type)
-{
-    return type == WARPLAB_FLOAT32 || type == WARPLAB_BFLOAT16 || type == WARPLAB_FLOAT16;
-}
-
-static warplab_status
-warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
-                        size_t n, size_t k, float alpha, const warplab_buffer *a,
-                        warplab_dtype a_type, size_t lda, const warplab_buffer *b,
-                        warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
-                        warplab_dtype c_type, size_t ldc, warplab_compute compute)
-{
-    if (!context)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
-    if (!a || !b || !c)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "needs buffers A, B and C (%s%s%s is NULL)", a ? "" : "A ",
-                               b ? "" : "B ", c ? "" : "C");
-    if ((unsigned)op_a >= WARPLAB_OP_COUNT || (unsigned)op_b >= WARPLAB_OP_COUNT)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "op_a and op_b are WARPLAB_OP_N or WARPLAB_OP_T (got %d, %d)",
-                               (int)op_a, (int)op_b);
-    if ((unsigned)compute >= WARPLAB_COMPUTE_COUNT)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "compute is WARPLAB_COMPUTE_FP32 or WARPLAB_COMPUTE_TF32 (got %d)",
-                               (int)compute);
-    if (!gemm_ex_input_type(a_type) || b_type != a_type)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "A and B must have one type, float, bf16 or fp16 (got %s and %s)",
-                               warplab_dtype_name(a_type), warplab_dtype_name(b_type));
-    if (c_type != WARPLAB_FLOAT32 && c_type != a_type)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "C is float or the input type %s (got %s)",
-                               warplab_dtype_name(a_type), warplab_dtype_name(c_type));
-    if (compute == WARPLAB_COMPUTE_TF32 && a_type != WARPLAB_FLOAT32)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "TF32 compute takes float inputs (got %s); 16-bit inputs are "
-                               "multiplied exactly with FP32 sums (WARPLAB_COMPUTE_FP32)",
-                               warplab_dtype_name(a_type));
-    const bool trans_a = op_a == WARPLAB_OP_T, trans_b = op_b == WARPLAB_OP_T;
-    const size_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
-    const size_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
-    if (lda == 0)
-        lda = a_cols;
-    if (ldb == 0)
-        ldb = b_cols;
-    if (ldc == 0)
-        ldc = n;
-    if (lda < a_cols || ldb < b_cols || ldc < n)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "row strides too small: A is stored %zu x %zu (lda=%zu), B %zu x "
-                               "%zu (ldb=%zu), C %zu x %zu (ldc=%zu)",
-                               a_rows, a_cols, lda, b_rows, b_cols, ldb, m, n, ldc);
-    if (!isfinite(alpha) || !isfinite(beta))
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "alpha and beta must be finite (got %g, %g)", (double)alpha,
-                               (double)beta);
-    if (!fits_int32(a_rows, lda) || !fits_int32(b_rows, ldb) || !fits_int32(m, ldc))
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "%zu x %zu x %zu: A, B and C must each span fewer than 2^31 "
-                               "elements",
-                               m, n, k);
-    const warplab_buffer *all[3] = {a, b, c};
-    const size_t spans[3] = {wl_gemm_span(a_rows, a_cols, lda), wl_gemm_span(b_rows, b_cols, ldb),
-                             wl_gemm_span(m, n, ldc)};
-    const size_t sizes[3] = {warplab_dtype_size(a_type), warplab_dtype_size(b_type),
-                             warplab_dtype_size(c_type)};
-    static const char *const names[3] = {"buffer A", "buffer B", "buffer C"};
-    for (int i = 0; i < 3; i++) {
-        warplab_status status = wl_check_operand(context, all[i], names[i], spans[i], sizes[i]);
-        if (status != WARPLAB_OK)
-            return status;
-    }
-    /* C is written while A and B are read: its span must not overlap
-     * theirs, whether the same buffer or views of one memory. */
-    for (int i = 0; i < 2; i++)
-        if (spans[2] > 0 && (c == all[i] || wl_buffers_overlap(c, 0, spans[2] * sizes[2], all[i], 0,
-                                                               spans[i] * sizes[i])))
-            return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                                   "C overlaps %s in memory; C must be a buffer of its own (it "
-                                   "is written while A and B are read)",
-                                   names[i]);
-    if (m == 0 || n == 0)
-        return WARPLAB_OK;
-    const wl_problem problem = wl_gemm_ex_problem(op_a, op_b, m, n, k, alpha, a_type, lda, ldb,
-                                                  beta, c_type, ldc, compute);
-    wl_view views[3];
-    for (int i = 0; i < 3; i++)
-        views[i] = wl_buffer_view(all[i], 0, spans[i] * sizes[i]);
-    return wl_gemm_ex_run(context, &problem, views);
-}
-
-wl_problem wl_gemm_ex_problem(warplab_op op_a, warplab_op op_b, size_t m, size_t n, size_t k,
-                              float alpha, warplab_dtype a_type, size_t lda, size_t ldb, float beta,
-                              warplab_dtype c_type, size_t ldc, warplab_compute compute)
-{
-    const bool trans_a = op_a == WARPLAB_OP_T, trans_b = op_b == WARPLAB_OP_T;
-    wl_problem problem;
-    memset(&problem, 0, sizeof problem);
-    problem.dim[0] = m;
-    problem.dim[1] = n;
-    problem.dim[2] = k;
-    problem.dims = 3;
-    problem.ld[0] = lda;
-    problem.ld[1] = ldb;
-    problem.ld[2] = ldc;
-    problem.alpha = (double)alpha;
-    problem.beta = (double)beta;
-    problem.dtype = a_type;
-    problem.variant = (trans_a ? WL_GEMM_TRANS_A : 0) | (trans_b ? WL_GEMM_TRANS_B : 0) |
-                      (compute == WARPLAB_COMPUTE_TF32 ? WL_GEMM_COMPUTE_TF32 : 0) |
-                      (c_type != WARPLAB_FLOAT32 ? WL_GEMM_C_INPUT_TYPE : 0);
-    return problem;
-}
-
-warplab_status wl_gemm_ex_run(warplab_context *context, const wl_problem *problem_in,
-                              const wl_view views[3])
-{
-    wl_problem problem = *problem_in;
-    const size_t m = wl_gemm_m(&problem), n = wl_gemm_n(&problem), k = wl_gemm_k(&problem);
-    const warplab_op op_a = wl_gemm_trans_a(&problem) ? WARPLAB_OP_T : WARPLAB_OP_N;
-    const warplab_op op_b = wl_gemm_trans_b(&problem) ? WARPLAB_OP_T : WARPLAB_OP_N;
-    const warplab_dtype a_type = problem.dtype;
-    /* A candidate forced (warplab_gemm_force_candidate, cuda): it runs the
-     * call or the call fails, never another path. fp32_dispatch is
-     * warplab_gemm's path (FP32 products meet the TF32 contract); the
-     * others are the ex path's, told by problem.param. */
-    if (context->gemm_candidate > 0 && context->device->info.backend == WARPLAB_BACKEND_CUDA) {
-        size_t count = 0;
-        const wl_gemm_candidate *row = &wl_gemm_candidates(&count)[context->gemm_candidate - 1];
-        const wl_gemm_desc desc = wl_gemm_desc_of(&problem, wl_view_ptr(views[0]),
-                                                  wl_view_ptr(views[1]), wl_view_ptr(views[2]));
-        const wl_gemm_target target = wl_gemm_target_for(context->device);
-        const char *refusal = wl_gemm_candidate_refusal(row, &desc, &target);
-        if (refusal)
-            return wl_context_fail(context, WARPLAB_ERROR_UNSUPPORTED,
-                                   "the forced candidate %s cannot take %zu x %zu x %zu (%s): %s",
-                                   row->name, m, n, k, wl_gemm_layout_name(op_a, op_b), refusal);
-        if (context->gemm_candidate - 1 == wl_gemm_candidate_find("fp32_dispatch")) {
-            problem.variant = 0;
-            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
-        }
-        problem.param = context->gemm_candidate;
-        return wl_context_run_impl(context, context->gemm_ex,
-                                   "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
-    }
-    /* FP32 on float row-major operands is warplab_gemm's problem: its path
-     * (the ladder's best rung, the shape-aware dispatcher on cuda), unless
-     * the planner (src/ops/gemm_plan.h) picks another candidate for it on
-     * cuda (the GEMV family for m or n small), which the ex path runs. */
-    if (problem.variant == 0 && a_type == WARPLAB_FLOAT32) {
-        bool planned_elsewhere = false;
-        if (context->device->info.backend == WARPLAB_BACKEND_CUDA) {
-            const wl_gemm_desc desc = wl_gemm_desc_of(&problem, NULL, NULL, NULL);
-            const wl_gemm_target target = wl_gemm_target_for(context->device);
-            const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, NULL);
-            planned_elsewhere =
-                plan.candidate >= 0 && plan.candidate != wl_gemm_candidate_find("fp32_dispatch");
-        }
-        if (!planned_elsewhere)
-            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
-    }
-    /* TF32 on float N, N operands where the planner picks fp32_dispatch:
-     * its pick runs (FP32 products meet TF32's bound), as when forced, not
-     * the TF32 chooser's own choice. */
-    if (problem.variant == WL_GEMM_COMPUTE_TF32 && a_type == WARPLAB_FLOAT32 &&
-        context->device->info.backend == WARPLAB_BACKEND_CUDA) {
-        const wl_gemm_desc desc = wl_gemm_desc_of(&problem, wl_view_ptr(views[0]),
-                                                  wl_view_ptr(views[1]), wl_view_ptr(views[2]));
-        const wl_gemm_target target = wl_gemm_target_for(context->device);
-        const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, NULL);
-        if (plan.candidate >= 0 && plan.candidate == wl_gemm_candidate_find("fp32_dispatch")) {
-            problem.variant = 0;
-            return wl_context_run_best(context, &wl_gemm_ladder, &problem, views, 3);
-        }
-    }
-    return wl_context_run_impl(context, context->gemm_ex,
-                               "gemm implementation '" WL_GEMM_EX_IMPL "'", &problem, views, 3);
-}
-
-wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c)
-{
-    wl_gemm_desc d;
-    memset(&d, 0, sizeof d);
-    d.m = wl_gemm_m(p);
-    d.n = wl_gemm_n(p);
-    d.k = wl_gemm_k(p);
-    d.batch = 1;
-    d.op_a = wl_gemm_trans_a(p) ? WARPLAB_OP_T : WARPLAB_OP_N;
-    d.op_b = wl_gemm_trans_b(p) ? WARPLAB_OP_T : WARPLAB_OP_N;
-    d.ab_type = p->dtype;
-    d.c_type = (p->variant & WL_GEMM_C_INPUT_TYPE) ? p->dtype : WARPLAB_FLOAT32;
-    d.compute = (p->variant & WL_GEMM_COMPUTE_TF32) ? WARPLAB_COMPUTE_TF32 : WARPLAB_COMPUTE_FP32;
-    d.lda = wl_gemm_lda(p);
-    d.ldb = wl_gemm_ldb(p);
-    d.ldc = wl_gemm_ldc(p);
-    const size_t in = warplab_dtype_size(d.ab_type), out = warplab_dtype_size(d.c_type);
-    const size_t offset = p->misalign;
-    d.align_a = wl_gemm_alignment(a ? (size_t)(uintptr_t)a : offset * in, d.lda, in);
-    d.align_b = wl_gemm_alignment(b ? (size_t)(uintptr_t)b : offset * in, d.ldb, in);
-    d.align_c = wl_gemm_alignment(c ? (size_t)(uintptr_t)c : offset * out, d.ldc, out);
-    if (p->batch > 1) {
-        /* Every matrix of the batch starts where its stride puts it: the
-         * alignment is also the stride's (0, a broadcast operand, keeps it). */
-        d.batch = p->batch;
-        d.stride_a = p->stride[0];
-        d.stride_b = p->stride[1];
-        d.stride_c = p->stride[2];
-        const unsigned aa = wl_gemm_alignment(d.stride_a * in, 0, 1);
-        const unsigned ab = wl_gemm_alignment(d.stride_b * in, 0, 1);
-        const unsigned ac = wl_gemm_alignment(d.stride_c * out, 0, 1);
-        d.align_a = aa < d.align_a ? aa : d.align_a;
-        d.align_b = ab < d.align_b ? ab : d.align_b;
-        d.align_c = ac < d.align_c ? ac : d.align_c;
-    }
-    return d;
-}
-
-wl_gemm_target wl_gemm_target_for(const wl_backend *backend)
-{
-    /* sm90a: the wgmma kernels' architecture (the launchers check that
-     * they were built as well; no row of the table needs it yet). */
-    return wl_gemm_target_of(&backend->info,
-                             backend->info.cc_major == 9 && backend->info.cc_minor == 0);
-}
-
-warplab_status warplab_gemm_ex(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
-                               size_t n, size_t k, float alpha, const warplab_buffer *a,
-                               warplab_dtype a_type, size_t lda, const warplab_buffer *b,
-                               warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
-                               warplab_dtype c_type, size_t ldc, warplab_compute compute)
-{
-    if (!context)
-        return wl_api_no_context("warplab_gemm_ex", "the context");
-    wl_api_begin(context);
-    return wl_api_end(context, "warplab_gemm_ex",
-                      warplab_gemm_ex_checked(context, op_a, op_b, m, n, k, alpha, a, a_type, lda,
-                                              b, b_type, ldb, beta, c, c_type, ldc, compute));
-}
+/* The lab's handle on the GEMM planner (include/warplab_lab.h): its rows by
+ * name, and a row forced for the context's calls (src/ops/gemm.c).        */
 
 const char *warplab_gemm_candidate_name(size_t index)
 {
     size_t count = 0;
     const wl_gemm_candidate *rows = wl_gemm_candidates(&count);
     return index < count ? rows[index].name : NULL;
-}
-
-warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate)
-{
-    if (!candidate) {
-        context->gemm_candidate = 0;
-        return WARPLAB_OK;
-    }
-    const int row = wl_gemm_candidate_find(candidate);
-    if (row < 0) {
-        char names[256] = "";
-        for (size_t i = 0; warplab_gemm_candidate_name(i); i++)
-            wl_format(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                      warplab_gemm_candidate_name(i));
-        return wl_context_fail(context, WARPLAB_ERROR_UNKNOWN_NAME,
-                               "no GEMM planner candidate '%s' (%s)", candidate, names);
-    }
-    context->gemm_candidate = row + 1;
-    return WARPLAB_OK;
 }
 
 warplab_status warplab_gemm_force_candidate(warplab_context *context, const char *candidate)
@@ -1484,22 +1146,7 @@ warplab_status warplab_gemm_force_candidate(warplab_context *context, const char
                       wl_gemm_force_candidate(context, candidate));
 }
 
-warplab_status warplab_gemm(warplab_context *context, size_t m, size_t n, size_t k, float alpha,
-                            const warplab_buffer *a, size_t lda, const warplab_buffer *b,
-                            size_t ldb, float beta, warplab_buffer *c, size_t ldc)
-{
-    /* The FP32, op N, N case of warplab_gemm_ex: the same checks, the ladder's
-     * best rung; failures name warplab_gemm. */
-    if (!context)
-        return wl_api_no_context("warplab_gemm", "the context");
-    wl_api_begin(context);
-    return wl_api_end(context, "warplab_gemm",
-                      warplab_gemm_ex_checked(context, WARPLAB_OP_N, WARPLAB_OP_N, m, n, k, alpha,
-                                              a, WARPLAB_FLOAT32, lda, b, WARPLAB_FLOAT32, ldb,
-                                              beta, c, WARPLAB_FLOAT32, ldc, WARPLAB_COMPUTE_FP32));
-}
-
-/* The device reference (reference.h): the sampled double-precision check of
+/* The device reference (device_reference.h): the sampled double-precision check of
  * wl_gemm_verify, for the rungs verified by it on float problems. */
 void wl_gemm_device_reference(const wl_rung *rung, const wl_problem *problem,
                               wl_reference_request *request)

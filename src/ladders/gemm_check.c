@@ -81,58 +81,6 @@ float wl_gemm_round_bf16(float x)
     return round_significand(x, 16, ROUND_NEAREST_EVEN);
 }
 
-uint16_t wl_float_to_bf16(float x)
-{
-    uint32_t bits = float_bits(x);
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
-        return (uint16_t)((bits >> 16) | 0x40u); /* NaN stays NaN (quiet) */
-    bits += 0x7FFFu + ((bits >> 16) & 1u);
-    return (uint16_t)(bits >> 16);
-}
-
-float wl_bf16_to_float(uint16_t h)
-{
-    return bits_float((uint32_t)h << 16);
-}
-
-uint16_t wl_float_to_fp16(float x)
-{
-    const uint32_t bits = float_bits(x);
-    const uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
-    const uint32_t magnitude = bits & 0x7FFFFFFFu;
-    if (magnitude > 0x7F800000u)
-        return (uint16_t)(sign | 0x7E00u); /* NaN */
-    if (magnitude >= 0x477FF000u)          /* 65520 and up round to infinity */
-        return (uint16_t)(sign | 0x7C00u);
-    if (magnitude >= 0x38800000u) { /* a normal half: 2^-14 and up */
-        const uint32_t rounded = magnitude + 0xFFFu + ((magnitude >> 13) & 1u);
-        return (uint16_t)(sign | ((rounded - (112u << 23)) >> 13));
-    }
-    if (magnitude <= 0x33000000u) /* 2^-25 and below: zero (the tie goes to even) */
-        return sign;
-    /* A subnormal half: the value in units of 2^-24, rounded to nearest even. */
-    const uint32_t exponent = magnitude >> 23, significand = (magnitude & 0x7FFFFFu) | 0x800000u;
-    const uint32_t shift = 126u - exponent; /* 14 .. 24 */
-    uint32_t q = significand >> shift;
-    const uint32_t rest = significand & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    if (rest > half || (rest == half && (q & 1u)))
-        q++;
-    return (uint16_t)(sign | q);
-}
-
-float wl_fp16_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
-    if (exponent == 0) {
-        const float value = ldexpf((float)mantissa, -24);
-        return sign ? -value : value;
-    }
-    if (exponent == 31)
-        return bits_float(sign | 0x7F800000u | (mantissa << 13));
-    return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
 static float round_fp16(float x)
 {
     return wl_fp16_to_float(wl_float_to_fp16(x));

@@ -12,62 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A float view converted to a 16-bit copy in a new backend buffer, offset
- * by misalign elements. */
-static warplab_status convert_view(wl_backend *backend, wl_view view, warplab_dtype type,
-                                   size_t misalign, void **copy)
-{
-    const size_t count = view.bytes / sizeof(float);
-    /* The copy: misalign leading halves, the values, then zeros up to whole
-     * 4-byte words and one word more (fill32 and some copies want them);
-     * the host staging holds exactly what is uploaded. */
-    const size_t halves_count = (count + misalign + 1) / 2 * 2 + 2;
-    const size_t bytes = halves_count * sizeof(uint16_t);
-    float *values = malloc((count ? count : 1) * sizeof *values);
-    uint16_t *halves = calloc(halves_count, sizeof *halves);
-    warplab_status status = WARPLAB_OK;
-    if (!values || !halves)
-        status = wl_fail(backend, WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "gemm_ex input copies");
-    if (status == WARPLAB_OK && count)
-        status = backend->ops->download(backend, view.handle, view.offset, values, view.bytes);
-    if (status == WARPLAB_OK) {
-        for (size_t i = 0; i < count; i++)
-            halves[misalign + i] = type == WARPLAB_BFLOAT16 ? wl_float_to_bf16(values[i])
-                                                            : wl_float_to_fp16(values[i]);
-        status = backend->ops->alloc(backend, bytes, copy);
-        if (status == WARPLAB_OK)
-            status = backend->ops->upload(backend, *copy, 0, halves, bytes);
-    }
-    free(values);
-    free(halves);
-    return status;
-}
-
-warplab_status wl_gemm_ex_inputs_make(wl_backend *backend, const wl_launch *launch,
-                                      warplab_dtype type, wl_gemm_ex_inputs *inputs)
-{
-    inputs->a = inputs->b = NULL;
-    inputs->type = type;
-    if (type == WARPLAB_FLOAT32)
-        return WARPLAB_OK;
-    const size_t misalign = launch->problem->misalign;
-    warplab_status status = convert_view(backend, launch->buf[GEMM_A], type, misalign, &inputs->a);
-    if (status == WARPLAB_OK)
-        status = convert_view(backend, launch->buf[GEMM_B], type, misalign, &inputs->b);
-    if (status != WARPLAB_OK)
-        wl_gemm_ex_inputs_free(backend, inputs);
-    return status;
-}
-
-void wl_gemm_ex_inputs_free(wl_backend *backend, wl_gemm_ex_inputs *inputs)
-{
-    if (inputs->a)
-        backend->ops->release(backend, inputs->a);
-    if (inputs->b)
-        backend->ops->release(backend, inputs->b);
-    inputs->a = inputs->b = NULL;
-}
-
 /* The problem and launch gemm_ex sees: A and B in the rung's type. */
 static wl_problem ex_problem(const wl_problem *problem, warplab_dtype type)
 {

@@ -4,6 +4,7 @@
  * ladder name) enters; the harness and the library's operations hold the
  * ladder, rung and impl rows themselves. */
 #include "internal.h"
+#include "ladders/ladders.h"
 #include "warplab_lab.h"
 
 #include <string.h>
@@ -125,16 +126,7 @@ const char *warplab_ladder_shape_set(const char *ladder_name)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Implementations                                                          */
-
-const wl_impl *wl_ops_find_impl(const wl_backend_ops *ops, const char *ladder, const char *rung)
-{
-    for (const wl_impl *const *const *table = ops->impls; table && *table; table++)
-        for (const wl_impl *const *impl = *table; *impl; impl++)
-            if (strcmp((*impl)->ladder, ladder) == 0 && strcmp((*impl)->rung, rung) == 0)
-                return *impl;
-    return NULL;
-}
+/* Limits                                                                   */
 
 warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, const wl_rung *rung,
                                 const wl_impl *impl, const wl_problem *problem, char *reason,
@@ -147,23 +139,5 @@ warplab_status wl_rung_supports(wl_backend *backend, const wl_ladder *ladder, co
         status = rung->supports(problem, &backend->info, reason, reason_len);
     if (status == WARPLAB_OK && impl->supports)
         status = impl->supports(backend, problem, reason, reason_len);
-    return status;
-}
-
-const wl_impl *wl_backend_find_impl(const wl_backend *backend, const char *ladder, const char *rung)
-{
-    return wl_ops_find_impl(backend->ops, ladder, rung);
-}
-
-warplab_status wl_impl_run(wl_backend *backend, const wl_impl *impl, const wl_launch *launch,
-                           void *state, bool finish)
-{
-    warplab_status status = WARPLAB_OK;
-    if (impl->prepare)
-        status = impl->prepare(backend, launch, state);
-    if (status == WARPLAB_OK)
-        status = impl->launch(backend, launch, state);
-    if (status == WARPLAB_OK && finish && impl->finish)
-        status = impl->finish(backend, launch, state);
     return status;
 }

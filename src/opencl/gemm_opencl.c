@@ -24,7 +24,7 @@
  *  39. ex_bf16 -- warplab_gemm_ex, BF16 inputs
  *  40. ex_fp16 -- warplab_gemm_ex, FP16 inputs
  */
-#include "../ladders/gemm.h"
+#include "kernels/gemm_problem.h"
 #include "opencl_backend.h"
 
 /* Arguments shared by every gemm kernel (see GEMM_ARGS in gemm.cl). */

@@ -1,11 +1,12 @@
 /* The library's histogram (include/warplab.h): warplab_histogram checks every
  * argument, then runs the histogram ladder's best implementation on the
- * context's device (wl_context_run_best): the dispatch rung on cuda, the
+ * context's device (wl_context_run_op, its candidates below): the dispatch rung on cuda, the
  * per-group local-memory histogram on opencl, the host loop on cpu. The bin
  * rule is src/kernels/histogram_bins.h; the rungs that climb to it are the
  * histogram ladder (src/ladders/histogram/). */
 #include "core/context.h"
 #include "kernels/histogram_bins.h"
+#include "ops/ops.h"
 
 #include <float.h>
 #include <math.h>
@@ -26,6 +27,23 @@ static bool is_int32(double x)
 /* The bounds: finite, lower < upper; integers in int32 for integer samples;
  * for float samples, lower < upper after rounding to float and a width that
  * is finite in float (the scale CUB computes). */
+/* The implementations it runs, best first: the rung the ladder climbs to,
+ * then, on a backend without it, the ladder's other rungs from the top down
+ * (the host loops on the cpu backend). */
+static const wl_op_candidate histogram_candidates[] = {
+    {.impl = "dispatch"},
+    {.impl = "run_aggregate"},
+    {.impl = "vector_loads"},
+    {.impl = "warp_shared"},
+    {.impl = "block_shared"},
+    {.impl = "global_atomics"},
+    {.impl = "cpu_loop", .host = true},
+};
+const wl_op wl_histogram_op = {.name = "histogram",
+                               .candidates = histogram_candidates,
+                               .count =
+                                   sizeof histogram_candidates / sizeof histogram_candidates[0]};
+
 static warplab_status check_range(warplab_context *context, warplab_histogram_sample sample,
                                   double lower, double upper)
 {
@@ -117,7 +135,7 @@ static warplab_status warplab_histogram_checked(warplab_context *context,
     problem.beta = upper;
     const wl_view views[2] = {wl_buffer_view(input, 0, n * element),
                               wl_buffer_view(counts, counts_offset, count_bytes)};
-    return wl_context_run_best(context, &wl_histogram_ladder, &problem, views, 2);
+    return wl_context_run_op(context, &wl_histogram_op, &problem, views, 2);
 }
 
 warplab_status warplab_histogram(warplab_context *context, warplab_histogram_sample sample,

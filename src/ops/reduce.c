@@ -2,7 +2,7 @@
  * the host), warplab_reduce_to_buffer (into the caller's device memory) and
  * the reduction operators' names. Each call checks its arguments, answers
  * n = 0 with the identity, and runs the reduce operation's best
- * implementation on the context's device (wl_context_run_best); the rungs
+ * implementation on the context's device (wl_context_run_op, its candidates below); the rungs
  * that climb to it are the reduction ladder (src/ladders/reduce/). */
 #include "core/context.h"
 #include "ops/ops.h"
@@ -27,6 +27,30 @@ warplab_status wl_reduce_op_lookup(const char *name, warplab_reduce_op *op)
         }
     return WARPLAB_ERROR_UNKNOWN_NAME;
 }
+
+/* The implementations it runs, best first: the rung the ladder climbs to,
+ * then, on a backend without it, the ladder's other rungs from the top down
+ * (the host loops on the cpu backend). */
+static const wl_op_candidate reduce_candidates[] = {
+    {.impl = "single_pass"},
+    {.impl = "atomic_block"},
+    {.impl = "atomic_warp"},
+    {.impl = "shuffle"},
+    {.impl = "cascade"},
+    {.impl = "brent"},
+    {.impl = "complete_unroll"},
+    {.impl = "warp_syncwarp"},
+    {.impl = "first_add"},
+    {.impl = "sequential"},
+    {.impl = "strided_index"},
+    {.impl = "interleaved"},
+    {.impl = "naive"},
+    {.impl = "cpu_threads", .host = true},
+    {.impl = "cpu_loop", .host = true},
+};
+const wl_op wl_reduce_op = {.name = "reduce",
+                            .candidates = reduce_candidates,
+                            .count = sizeof reduce_candidates / sizeof reduce_candidates[0]};
 
 static warplab_status warplab_reduce_op_parse_checked(const char *name, warplab_reduce_op *op)
 {
@@ -126,7 +150,7 @@ static warplab_status warplab_reduce_checked(warplab_context *context, warplab_d
         return status;
     const wl_problem problem = reduce_problem(dtype, op, n);
     wl_view views[2] = {wl_buffer_view(input, 0, bytes), {slot, 0, element}};
-    status = wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
+    status = wl_context_run_op(context, &wl_reduce_op, &problem, views, 2);
     if (status != WARPLAB_OK)
         return status;
     wl_backend *device = context->device;
@@ -197,7 +221,7 @@ static warplab_status warplab_reduce_to_buffer_checked(warplab_context *context,
     const wl_problem problem = reduce_problem(dtype, op, n);
     wl_view views[2] = {wl_buffer_view(input, 0, bytes),
                         wl_buffer_view(output, output_offset_bytes, element)};
-    return wl_context_run_best(context, &wl_reduce_ladder, &problem, views, 2);
+    return wl_context_run_op(context, &wl_reduce_op, &problem, views, 2);
 }
 
 warplab_status warplab_reduce_to_buffer(warplab_context *context, warplab_dtype dtype,

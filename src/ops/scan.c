@@ -2,9 +2,10 @@
  * exclusive prefix of n elements by sum, min or max, into the caller's
  * buffer (or in place). It checks the call (type, operation, kind, buffers,
  * sizes, overlaps) before any work and runs the scan operation's best
- * implementation on the context's device (wl_context_run_best); the rungs
+ * implementation on the context's device (wl_context_run_op, its candidates below); the rungs
  * that climb to it are the scan ladder (src/ladders/scan/). */
 #include "core/context.h"
+#include "kernels/kernel_limits.h"
 #include "ops/ops.h"
 
 #include <string.h>
@@ -23,6 +24,26 @@ warplab_status wl_scan_op_lookup(const char *name, warplab_reduce_op *op, int *k
         *kind = parsed;
     return status;
 }
+
+/* The implementations it runs, best first: the rung the ladder climbs to,
+ * then, on a backend without it, the ladder's other rungs from the top down
+ * (the host loops on the cpu backend). */
+static const wl_op_candidate scan_candidates[] = {
+    {.impl = "bulk_pipeline"},
+    {.impl = "vectorized"},
+    {.impl = "lookback"},
+    {.impl = "chained"},
+    {.impl = "reduce_then_scan"},
+    {.impl = "scan_then_propagate"},
+    {.impl = "warp_shuffle", .limits = wl_scan_one_block_limits},
+    {.impl = "conflict_free", .limits = wl_scan_one_block_limits},
+    {.impl = "blelloch", .limits = wl_scan_one_block_limits},
+    {.impl = "hillis_steele", .limits = wl_scan_one_block_limits},
+    {.impl = "cpu_loop", .host = true},
+};
+const wl_op wl_scan_op = {.name = "scan",
+                          .candidates = scan_candidates,
+                          .count = sizeof scan_candidates / sizeof scan_candidates[0]};
 
 static warplab_status warplab_scan_checked(warplab_context *context, warplab_dtype dtype,
                                            warplab_reduce_op op, warplab_scan_kind kind,
@@ -69,7 +90,7 @@ static warplab_status warplab_scan_checked(warplab_context *context, warplab_dty
     problem.op = op;
     problem.variant = (int)kind;
     wl_view views[2] = {wl_buffer_view(input, 0, bytes), wl_buffer_view(output, 0, bytes)};
-    return wl_context_run_best(context, &wl_scan_ladder, &problem, views, 2);
+    return wl_context_run_op(context, &wl_scan_op, &problem, views, 2);
 }
 
 warplab_status warplab_scan(warplab_context *context, warplab_dtype dtype, warplab_reduce_op op,

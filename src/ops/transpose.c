@@ -2,12 +2,33 @@
  * for a row-major rows x cols matrix of floats or doubles, out of place, with
  * optional pitches (src/kernels/transpose_layout.h). It checks the call
  * (types, pitches, sizes, overlaps) and runs the transpose operation's best
- * implementation on the context's device (wl_context_run_best); the rungs
+ * implementation on the context's device (wl_context_run_op, its candidates below); the rungs
  * that climb to it are the transpose ladder (src/ladders/transpose/). */
 #include "core/context.h"
 #include "kernels/transpose_layout.h"
+#include "ops/ops.h"
 
 #include <string.h>
+
+/* The implementations it runs, best first: the rung the ladder climbs to,
+ * then, on a backend without it, the ladder's other rungs from the top down
+ * (the host loops on the cpu backend). */
+static const wl_op_candidate transpose_candidates[] = {
+    {.impl = "vectorized_out"},
+    {.impl = "vectorized_strip"},
+    {.impl = "vectorized"},
+    {.impl = "diagonal"},
+    {.impl = "padded"},
+    {.impl = "tiled"},
+    {.impl = "naive_mirror"},
+    {.impl = "naive"},
+    {.impl = "cpu_blocked", .host = true},
+    {.impl = "cpu_loop", .host = true},
+};
+const wl_op wl_transpose_op = {.name = "transpose",
+                               .candidates = transpose_candidates,
+                               .count =
+                                   sizeof transpose_candidates / sizeof transpose_candidates[0]};
 
 static warplab_status warplab_transpose_checked(warplab_context *context, warplab_dtype dtype,
                                                 size_t rows, size_t cols, const warplab_buffer *in,
@@ -64,7 +85,7 @@ static warplab_status warplab_transpose_checked(warplab_context *context, warpla
     problem.ld[1] = ld_out;
     problem.dtype = dtype;
     wl_view views[2] = {wl_buffer_view(in, 0, in_bytes), wl_buffer_view(out, 0, out_bytes)};
-    return wl_context_run_best(context, &wl_transpose_ladder, &problem, views, 2);
+    return wl_context_run_op(context, &wl_transpose_op, &problem, views, 2);
 }
 
 warplab_status warplab_transpose(warplab_context *context, warplab_dtype dtype, size_t rows,

@@ -1,12 +1,30 @@
 /* The library's vector add, warplab_vecadd (include/warplab.h): c = a + b over
  * n floats in the caller's buffers. It checks the call (buffers, sizes,
  * overlaps) and runs the vecadd operation's best implementation on the
- * context's device (wl_context_run_best); the rungs that climb to it are the
+ * context's device (wl_context_run_op, its candidates below); the rungs that climb to it are the
  * vecadd ladder (src/ladders/vecadd/). */
 #include "kernels/vecadd.h"
 #include "core/context.h"
+#include "kernels/kernel_limits.h"
+#include "ops/ops.h"
 
 #include <string.h>
+
+/* The implementations it runs, best first: the rung the ladder climbs to,
+ * then, on a backend without it, the ladder's other rungs from the top down
+ * (the host loops on the cpu backend). */
+static const wl_op_candidate vecadd_candidates[] = {
+    {.impl = "vectorized_flat"},
+    {.impl = "vectorized"},
+    {.impl = "grid_stride"},
+    {.impl = "grid"},
+    {.impl = "one_block", .limits = wl_vecadd_one_block_limits},
+    {.impl = "cpu_threads", .host = true},
+    {.impl = "cpu_loop", .host = true},
+};
+const wl_op wl_vecadd_op = {.name = "vecadd",
+                            .candidates = vecadd_candidates,
+                            .count = sizeof vecadd_candidates / sizeof vecadd_candidates[0]};
 
 static warplab_status warplab_vecadd_checked(warplab_context *context, const warplab_buffer *a,
                                              const warplab_buffer *b, warplab_buffer *c, size_t n)
@@ -41,7 +59,7 @@ static warplab_status warplab_vecadd_checked(warplab_context *context, const war
     problem.dtype = WARPLAB_FLOAT32;
     wl_view views[3] = {wl_buffer_view(a, 0, bytes), wl_buffer_view(b, 0, bytes),
                         wl_buffer_view(c, 0, bytes)};
-    return wl_context_run_best(context, &wl_vecadd_ladder, &problem, views, 3);
+    return wl_context_run_op(context, &wl_vecadd_op, &problem, views, 3);
 }
 
 warplab_status warplab_vecadd(warplab_context *context, const warplab_buffer *a,

@@ -15,7 +15,7 @@
  *
  * --short: a third of the cases (compute-sanitizer runs).
  * Exits 77 (CTest's skip) without a CUDA GPU. */
-#include "../../src/ops/gemm_plan.h"
+#include "../../src/kernels/gemm_plan.h"
 #include "warplab.h"
 
 #include <cuda_bf16.h>

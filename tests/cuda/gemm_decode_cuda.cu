@@ -13,12 +13,12 @@
  * accumulation: FP32 sums (k + 2 roundings of the products' magnitude),
  * TF32 products (the inputs truncated to 10 bits of mantissa) and the
  * output's rounding; a NaN never passes. On sm_80 and later the planner
- * (src/ops/gemm_plan.h) must send some cases to each new kernel (the
+ * (src/kernels/gemm_plan.h) must send some cases to each new kernel (the
  * tensor-core GEMVs along k and along B's rows, the register-tiled FP32
  * one), so that they run.
  *
  * Exits 77 (CTest's skip) without a CUDA GPU. */
-#include "../../src/ops/gemm_plan.h"
+#include "../../src/kernels/gemm_plan.h"
 #include "warplab.h"
 
 #include <cuda_bf16.h>

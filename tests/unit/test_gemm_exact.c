@@ -1,7 +1,7 @@
 /* warplab_gemm() as a user calls it: buffers of exactly the bytes each view
  * needs (no guard zones, so a kernel that reads past a view is caught by
  * compute-sanitizer memcheck on the GPU check), at shapes that reach every
- * path of the FP32 dispatcher (src/ladders/gemm_dispatch.c):
+ * path of the FP32 dispatcher (src/kernels/gemm_dispatch.c):
  *   GEMV m = 1 and n = 1, skinny m and n with and without split-K, small
  *   tiles (tiny problems, one launch), split-K over 64x64, 32x128, 128x128
  *   and 256x128 tiles, the big tiles, B with rows not 16-byte aligned

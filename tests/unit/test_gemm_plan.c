@@ -1,4 +1,4 @@
-/* The GEMM planner (src/ops/gemm_plan.h) on the host: a table of
+/* The GEMM planner (src/kernels/gemm_plan.h) on the host: a table of
  * descriptors and the plan class each must get, then properties over many
  * seeded random descriptors: a plan never picks a candidate that cannot
  * take the descriptor (shape, types, compute, layout, alignment, k = 0),
@@ -8,13 +8,13 @@
  * alignment it was given (the tensor-core and register-tiled kernels: X
  * and Y along k; the tensor cores: 16-byte rows of A and B, sm_80), and a
  * forced candidate is honoured exactly where it takes the descriptor.
- * The FP32 dispatcher's splits of k (src/ladders/gemm_dispatch.c, what the
+ * The FP32 dispatcher's splits of k (src/kernels/gemm_dispatch.c, what the
  * fp32_dispatch and fp32_tiles rows run): a table of shapes and the plan
  * class each must get, and over random shapes: 256x128 pieces never
  * shorter than 1024 k, splits that cover k, plans that are deterministic. */
 #include "../check.h"
 #include "ladders/gemm.h"
-#include "ops/gemm_plan.h"
+#include "kernels/gemm_plan.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -8,6 +8,8 @@
 #include "lab/probes/probe.h"
 #include "lab/show.h"
 #include "ladders/gemm.h"
+#include "ladders/ladders.h"
+#include "ops/ops.h"
 #include "warplab_lab.h"
 
 #include <stdlib.h>
@@ -92,39 +94,77 @@ static void test_impls_name_rungs(void)
     }
 }
 
-/* A context resolves each ladder's library operation once: the rungs it may
- * run, the ladder's best first where the backend has it, each with the
- * backend's impl of that rung, never a vendor, reference or unsafe rung. */
+/* The library's operations and the ladders that climb to them. */
+static const wl_op *const operations[] = {&wl_vecadd_op, &wl_reduce_op,    &wl_transpose_op,
+                                          &wl_scan_op,   &wl_histogram_op, &wl_gemm_op};
+#define OPERATIONS (sizeof operations / sizeof operations[0])
+
+/* Each operation declares its candidates (src/ops/); they are its ladder's
+ * rungs the library may run, in the order the ladder gives them: its best
+ * rung (the top of the climb) first, then the others from the top down,
+ * never a vendor, reference, transfer, unsafe, possibly wrong or off-ladder
+ * rung, each with the rung's own limits and host flag. A context resolves
+ * each operation once: the candidates its backend has, with their impls. */
 static void test_operations_resolved(void)
 {
+    const unsigned never = WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE |
+                           WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER;
+    for (size_t o = 0; o < OPERATIONS; o++) {
+        const wl_op *op = operations[o];
+        const wl_ladder *ladder = wl_ladder_find(op->name);
+        CHECK_MSG(ladder != NULL, "operation %s has no ladder", op->name);
+        if (!ladder)
+            continue;
+        CHECK_MSG(op->count <= WL_OPERATION_MAX_CANDIDATES, "%s: %zu candidates, at most %d",
+                  op->name, op->count, WL_OPERATION_MAX_CANDIDATES);
+        const wl_rung *expected[64];
+        size_t count = 0;
+        const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
+        for (size_t i = ladder->rung_count + 1; i-- > 0 && count < 64;) {
+            const wl_rung *rung = i == ladder->rung_count ? best : &ladder->rungs[i];
+            if (rung && !(rung->flags & never) && (i == ladder->rung_count || rung != best))
+                expected[count++] = rung;
+        }
+        CHECK_MSG(op->count == count, "%s: %zu candidates, the ladder has %zu rungs to serve",
+                  op->name, op->count, count);
+        for (size_t i = 0; i < op->count && i < count; i++) {
+            const wl_op_candidate *c = &op->candidates[i];
+            CHECK_MSG(strcmp(c->impl, expected[i]->id) == 0, "%s: candidate %zu is %s, not %s",
+                      op->name, i, c->impl, expected[i]->id);
+            CHECK_MSG(c->host == ((expected[i]->flags & WL_RUNG_HOST) != 0) &&
+                          c->limits == expected[i]->supports,
+                      "%s/%s: host flag or limits differ from the rung's", op->name, c->impl);
+        }
+    }
     warplab_context *context = NULL;
     CHECK(warplab_context_create(WARPLAB_BACKEND_CPU, 0, &context) == WARPLAB_OK);
     if (!context)
         return;
-    for (size_t l = 0; l < WL_LADDER_COUNT; l++) {
-        const wl_operation *operation = &context->operations[l];
-        const wl_ladder *ladder = wl_ladder_at(l);
-        CHECK(operation->ladder == ladder);
-        int servable = 0; /* rungs the library may run that the cpu backend has */
-        for (size_t r = 0; r < ladder->rung_count; r++)
-            servable += !(ladder->rungs[r].flags &
-                          (WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE |
-                           WL_RUNG_MAY_BE_WRONG | WL_RUNG_OFF_LADDER)) &&
-                        wl_backend_find_impl(context->device, ladder->name, ladder->rungs[r].id);
-        CHECK_MSG(operation->count == servable, "%s: %d rungs resolved, %d servable on cpu",
-                  ladder->name, operation->count, servable);
+    for (size_t o = 0; o < OPERATIONS; o++) {
+        const wl_op *op = operations[o];
+        const wl_impl *first = wl_context_op_impl(context, op);
+        CHECK_MSG(first != NULL, "%s: nothing on the cpu backend", op->name);
+        const wl_operation *operation = NULL;
+        for (int i = 0; i < context->operation_count; i++)
+            if (context->operations[i].op == op)
+                operation = &context->operations[i];
+        CHECK_MSG(operation != NULL, "%s: not resolved", op->name);
+        if (!operation)
+            continue;
+        int servable = 0; /* candidates the cpu backend has */
+        for (size_t i = 0; i < op->count; i++)
+            servable +=
+                wl_backend_find_impl(context->device, op->name, op->candidates[i].impl) != NULL;
+        CHECK_MSG(operation->count == servable, "%s: %d candidates resolved, %d on cpu", op->name,
+                  operation->count, servable);
         for (int i = 0; i < operation->count; i++) {
-            const wl_rung *rung = operation->rungs[i];
             CHECK(operation->impls[i] ==
-                  wl_backend_find_impl(context->device, ladder->name, rung->id));
-            CHECK_MSG(!(rung->flags & (WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_UNSAFE)),
-                      "%s/%s may not serve the library", ladder->name, rung->id);
+                  wl_backend_find_impl(context->device, op->name, operation->candidates[i]->impl));
             for (int j = 0; j < i; j++)
-                CHECK_MSG(operation->rungs[j] != rung, "%s/%s twice", ladder->name, rung->id);
+                CHECK_MSG(operation->impls[j] != operation->impls[i], "%s/%s twice", op->name,
+                          operation->candidates[i]->impl);
         }
-        const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
-        if (best && wl_backend_find_impl(context->device, ladder->name, best->id))
-            CHECK_MSG(operation->rungs[0] == best, "%s: the best rung is not first", ladder->name);
+        CHECK(first == operation->impls[0]);
     }
     warplab_context_destroy(context);
 }
@@ -145,13 +185,6 @@ static void test_capacities(void)
     const warplab_device_info cpu_like = {.gpu = 0, .multiprocessors = 1};
     for (size_t l = 0; l < wl_ladder_count(); l++) {
         const wl_ladder *ladder = wl_ladder_at(l);
-        size_t servable = 0; /* what a context's wl_operation may hold */
-        for (size_t r = 0; r < ladder->rung_count; r++)
-            servable += !(ladder->rungs[r].flags &
-                          (WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_UNSAFE));
-        CHECK_MSG(servable <= WL_OPERATION_MAX_RUNGS,
-                  "%s: %zu rungs may serve the library, WL_OPERATION_MAX_RUNGS is %d", ladder->name,
-                  servable, WL_OPERATION_MAX_RUNGS);
         CHECK_MSG(list_items(ladder->default_sizes_gpu) <= WL_BENCH_MAX_SIZES &&
                       list_items(ladder->default_sizes_cpu) <= WL_BENCH_MAX_SIZES &&
                       list_items(ladder->shape_set) <= WL_BENCH_MAX_SIZES,

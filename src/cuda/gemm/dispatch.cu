@@ -1,7 +1,7 @@
 /* The shape-aware FP32 rungs: GEMV / skinny kernels, small tiles, split-K,
  * and the dispatcher that picks among them (and frag_256x128_s6) by m, n, k,
  * the views' alignment and the SM count. The rule is wl_gemm_choose
- * (src/ladders/gemm_dispatch.c); here each plan is launched.
+ * (src/kernels/gemm_dispatch.c); here each plan is launched.
  *
  * No launch allocates or synchronizes: split-K partial sums go to the
  * rung's workspace (wl_impl.scratch_bytes, the same plan computed again),

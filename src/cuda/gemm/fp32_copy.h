@@ -1,5 +1,5 @@
 /* warplab_gemm_ex's FP32-compute path for transposed float operands on cuda
- * (the planner's fp32_dispatch_copy row, src/ops/gemm_plan.c): each operand
+ * (the planner's fp32_dispatch_copy row, src/kernels/gemm_plan.c): each operand
  * of op T is copied, transposed, into the workspace by the transpose
  * ladder's best rung (warplab_transpose's kernel), and the FP32 dispatcher
  * (dispatch.cu, wl_gemm_choose) runs the N, N product on the copies: the

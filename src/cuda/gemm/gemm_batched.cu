@@ -1,5 +1,5 @@
 /* warplab_gemm_batched_ex on cuda: the planner's wgmma_batched row
- * (src/ops/gemm_plan.c). The TMA + wgmma kernel of warplab_gemm_ex on the
+ * (src/kernels/gemm_plan.c). The TMA + wgmma kernel of warplab_gemm_ex on the
  * operands as stored (wgmma_ex.sm90a.cu) with the batch as one more index
  * of its persistent grid's units: a unit is (matrix, tile), the matrix the
  * slowest, so that one launch covers the whole batch and the SMs stay
@@ -13,7 +13,7 @@
  * Where the call's views or strides are off 16 bytes, or the driver
  * refuses a 3-D map, the launch answers WARPLAB_ERROR_UNSUPPORTED before
  * anything is queued, and warplab_gemm_batched_ex runs the batch as a loop
- * of warplab_gemm_ex calls (src/ladders/gemm_batched.c). */
+ * of warplab_gemm_ex calls (src/ops/gemm_batched.c). */
 #include "gemm_launch.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
  *
- * - The planner (src/ops/gemm_plan.h) plans every call first: where it
+ * - The planner (src/kernels/gemm_plan.h) plans every call first: where it
  *   picks a GEMV row (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32,
  *   gemv_mma_rows_tf32, gemv_tiled: m or n small, decode), the GEMV family
  *   (gemv.cuh) runs it,
@@ -246,7 +246,7 @@ __global__ void kmajor_restride(const W *src, int ld, W *dst, int dst_ld, int ro
 }
 
 /* Skinny problems (m or n of at most SKINNY = 8) are the GEMV family's
- * (gemv.cuh), as the planner (src/ops/gemm_plan.h) plans them. */
+ * (gemv.cuh), as the planner (src/kernels/gemm_plan.h) plans them. */
 #define SKINNY 8
 
 /* ------------------------------------------------------------------------ */

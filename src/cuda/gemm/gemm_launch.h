@@ -3,7 +3,7 @@
 #ifndef WARPLAB_GEMM_LAUNCH_H
 #define WARPLAB_GEMM_LAUNCH_H
 
-#include "../../ladders/gemm.h"
+#include "../../kernels/gemm_problem.h"
 #include "../cuda_backend.h"
 #include "gemm_device.cuh"
 

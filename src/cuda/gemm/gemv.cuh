@@ -1,5 +1,5 @@
 /* warplab_gemm_ex's one GEMV / skinny family (the planner's "gemv"
- * candidate, src/ops/gemm_plan.h), for every input type (FP32, BF16,
+ * candidate, src/kernels/gemm_plan.h), for every input type (FP32, BF16,
  * FP16), every output type (FP32 or the input type) and every layout, read
  * in place; in a header so that the CUDA emulator (tests/emulate) runs it
  * on the CPU.
@@ -41,7 +41,7 @@
 #ifndef WARPLAB_GEMM_GEMV_CUH
 #define WARPLAB_GEMM_GEMV_CUH
 
-#include "../../ops/gemm_plan.h"
+#include "../../kernels/gemm_plan.h"
 #include "gemm_device.cuh"
 #include "mma_kernel.cuh"
 

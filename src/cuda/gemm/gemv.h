@@ -3,7 +3,7 @@
 #ifndef WARPLAB_GEMM_GEMV_H
 #define WARPLAB_GEMM_GEMV_H
 
-#include "../../ops/gemm_plan.h"
+#include "../../kernels/gemm_plan.h"
 #include "gemm_launch.h"
 
 #ifdef __cplusplus

@@ -19,6 +19,7 @@
 #include "../../core/context.h"
 #include "../ladder_util.h"
 #include "kernels/histogram_bins.h"
+#include "ladders/ladders.h"
 
 #include <math.h>
 #include <stdlib.h>

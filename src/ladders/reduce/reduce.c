@@ -28,6 +28,7 @@
 #include "../../core/context.h"
 #include "../ladder_util.h"
 #include "ladders/device_reference.h"
+#include "ladders/ladders.h"
 #include "ops/ops.h"
 
 #include <float.h>

@@ -28,6 +28,8 @@
  * negative ones (a 0 pad changes the answer), float sums draw from [1, 2],
  * and the harness's poison is a NaN as float. */
 #include "../ladder_util.h"
+#include "kernels/kernel_limits.h"
+#include "ladders/ladders.h"
 #include "ops/ops.h"
 
 #include <float.h>
@@ -208,21 +210,6 @@ static warplab_status copy_verify(const wl_problem *p, const void *const *host, 
     return check->bad ? WARPLAB_ERROR_VERIFICATION_FAILED : WARPLAB_OK;
 }
 
-/* The one-block rungs walk the array on one SM: 2^24 elements take them
- * milliseconds, 2^28 seconds a run. Past 2^24 the lesson is made and the
- * time would be the benchmark's, not the table's. */
-#define ONE_BLOCK_MOST ((size_t)1 << 24)
-
-static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
-                                         char *reason, size_t len)
-{
-    (void)device;
-    if (p->dim[0] <= ONE_BLOCK_MOST)
-        return WARPLAB_OK;
-    wl_format(reason, len, "one block walks at most 2^24 elements (n = %zu)", p->dim[0]);
-    return WARPLAB_ERROR_UNSUPPORTED;
-}
-
 static const wl_rung scan_rungs[] = {
     {.id = "cpu_loop",
      .title = "CPU loop, one core",
@@ -237,7 +224,7 @@ static const wl_rung scan_rungs[] = {
                "O(n log n) additions instead of n, and one block: the block walks the array "
                "tile by tile, carrying the running total, while the other SMs idle.",
      .course = "GPU Gems 3, ch. 39.2.1 (a naive parallel scan, after Hillis and Steele 1986)",
-     .supports = one_block_supports},
+     .supports = wl_scan_one_block_limits},
     {.id = "blelloch",
      .title = "Blelloch up-sweep / down-sweep",
      .lesson = "The work-efficient tree: an up-sweep (reduce) builds partial sums in place, "
@@ -245,14 +232,14 @@ static const wl_rung scan_rungs[] = {
                "additions in 2 log n steps, two elements per thread (512 threads, 1024-element "
                "tiles). The strided tree indices fall into few shared-memory banks.",
      .course = "GPU Gems 3, ch. 39.2.2 (a work-efficient parallel scan, after Blelloch 1990)",
-     .supports = one_block_supports},
+     .supports = wl_scan_one_block_limits},
     {.id = "conflict_free",
      .title = "Blelloch without bank conflicts",
      .lesson = "The same tree with one padding word every 32 (index + index / 32): a warp's "
                "strided accesses spread over all 32 banks instead of a few, so no step is "
                "replayed.",
      .course = "GPU Gems 3, ch. 39.2.3 (avoiding bank conflicts)",
-     .supports = one_block_supports},
+     .supports = wl_scan_one_block_limits},
     {.id = "warp_shuffle",
      .title = "warp-shuffle scan, one block",
      .lesson = "Each warp scans its 32 values in registers with __shfl_up_sync (5 steps, no "
@@ -260,7 +247,7 @@ static const wl_rung scan_rungs[] = {
                "per tile instead of one per tree level. Still one block.",
      .course = "past the course (warp shuffles, CUDA Programming Guide, 'Warp Shuffle "
                "Functions')",
-     .supports = one_block_supports},
+     .supports = wl_scan_one_block_limits},
     {.id = "scan_then_propagate",
      .title = "scan then propagate, any n (3 kernels)",
      .lesson = "Every SM busy: each block scans its own 1024-element tile and writes the "

@@ -13,6 +13,7 @@
 #include "../ladder_util.h"
 #include "kernels/transpose_layout.h"
 #include "ladders/device_reference.h"
+#include "ladders/ladders.h"
 
 #include <math.h>
 #include <string.h>

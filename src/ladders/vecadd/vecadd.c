@@ -7,8 +7,10 @@
  * device-to-device copy as the speed of light. */
 #include "kernels/vecadd.h"
 #include "core/context.h"
-#include "ladders/ladder_util.h"
+#include "kernels/kernel_limits.h"
 #include "ladders/device_reference.h"
+#include "ladders/ladder_util.h"
+#include "ladders/ladders.h"
 
 #include <float.h>
 #include <math.h>
@@ -81,18 +83,6 @@ static warplab_status copy_verify(const wl_problem *p, const void *const *host, 
     return check_all(p, host, check, true);
 }
 
-static warplab_status one_block_supports(const wl_problem *p, const warplab_device_info *device,
-                                         char *reason, size_t len)
-{
-    if (device->max_threads_per_block > 0 && p->dim[0] > (size_t)device->max_threads_per_block) {
-        wl_format(reason, len,
-                  "one block holds at most %d threads on %s; n=%zu needs a grid of blocks",
-                  device->max_threads_per_block, device->name, p->dim[0]);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
-    return WARPLAB_OK;
-}
-
 static const wl_rung vecadd_rungs[] = {
     {.id = "cpu_loop",
      .title = "CPU loop, one core",
@@ -111,7 +101,7 @@ static const wl_rung vecadd_rungs[] = {
      .lesson = "vectoradd<<<1, N>>>: one thread per element, all in one block. One block runs "
                "on one SM, so most of the GPU idles, and n cannot pass the block-size limit.",
      .course = "seed 001, 'GPU / CUDA - Vector Add'",
-     .supports = one_block_supports},
+     .supports = wl_vecadd_one_block_limits},
     {.id = "grid",
      .title = "grid of 1024-thread blocks",
      .lesson = "ceil(n/1024) blocks of 1024 threads: every SM gets blocks and n is limited only "

@@ -4,7 +4,7 @@
  *
  * Every argument is checked first, every size product and byte count
  * overflow-checked (the last element of the last matrix must lie inside
- * its buffer). Then the GEMM planner (src/ops/gemm_plan.h) plans the batch
+ * its buffer). Then the GEMM planner (src/kernels/gemm_plan.h) plans the batch
  * as one descriptor: where a row takes batches (wgmma_batched: the batch
  * one more dimension of the kernel's grid, one launch), the backend's
  * "batched" implementation runs it. Elsewhere (other backends, other
@@ -12,17 +12,22 @@
  * batch runs as a loop over its matrices, each one warplab_gemm_ex's own
  * planned run on views of the caller's buffers: the documented fallback,
  * one launch (or more) a matrix, nothing allocated. */
-#include "../core/context.h"
-#include "gemm.h"
+#include "core/context.h"
+#include "kernels/gemm_problem.h"
+#include "ops/ops.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-/* The backend implementation {"gemm", WL_GEMM_BATCHED_IMPL} (gemm.h) runs a
+/* The backend implementation {"gemm", WL_GEMM_BATCHED_IMPL} (src/kernels/gemm_problem.h) runs a
  * batch the planner gave a batched row (cuda: src/cuda/gemm/gemm_batched.cu).
  * It answers WARPLAB_ERROR_UNSUPPORTED only before it queues anything, and
  * the batch then runs as the loop. */
+
+/* The batched entry, the one implementation the batch runs as a whole. */
+static const wl_op_candidate batched_candidates[] = {{.impl = WL_GEMM_BATCHED_IMPL}};
+static const wl_op gemm_batched_op = {.name = "gemm", .candidates = batched_candidates, .count = 1};
 
 static const char *const operand_names[3] = {"buffer A", "buffer B", "buffer C"};
 
@@ -166,7 +171,7 @@ static warplab_status gemm_batched_checked(warplab_context *context, warplab_op 
         const wl_gemm_target target = wl_gemm_target_for(device);
         const wl_gemm_route plan = wl_gemm_plan_cached(&desc, &target, force);
         if (plan.candidate >= 0 && table[plan.candidate].batched) {
-            const wl_impl *impl = wl_backend_find_impl(device, "gemm", WL_GEMM_BATCHED_IMPL);
+            const wl_impl *impl = wl_context_op_impl(context, &gemm_batched_op);
             const warplab_status status =
                 wl_context_run_impl(context, impl, "gemm implementation '" WL_GEMM_BATCHED_IMPL "'",
                                     &problem, views, 3);

@@ -25,7 +25,8 @@
  * The splits tried keep at least MIN_K_CHUNK values of k a chunk (fewer,
  * SHORT_K_CHUNK, for small tiles on few tiles; more, LARGE_TILE_MIN_K_CHUNK,
  * for the 256x128 tile) and the workspace under MAX_SCRATCH_BYTES. */
-#include "gemm.h"
+#include "gemm_dispatch.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -208,7 +208,7 @@ static const wl_gemm_candidate candidates[] = {
                "137 us: k-serial, about 30 us + bytes at 70%); m = 16 at 6.5-7.6 TFLOP/s, 10% "
                "of the FP32 peak"},
     {.name = "fp32_dispatch",
-     .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
+     .kernel = "src/kernels/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
      .ab_types = F32,
      .c_types = F32,

@@ -1,5 +1,6 @@
-/* The GEMM planner (ops layer): a typed descriptor of one GEMM call, one
- * table of candidate kernels, and one function that turns a descriptor and
+/* The GEMM planner (kernels layer: the backends' GEMM implementations plan
+ * at launch): a typed descriptor of one GEMM call, one table of candidate
+ * kernels, and one function that turns a descriptor and
  * a device into a plan. Host C, no GPU: the planner is data and arithmetic,
  * tested on the host (tests/unit/test_gemm_plan.c) and cached per
  * descriptor.
@@ -14,8 +15,8 @@
  * The constants were fitted on the tuning set named in gemm_plan.c
  * (WL_GEMM_PLAN_TUNING_SET); `warplab bench gemm --grid` is the judging set,
  * shapes drawn at random that no constant was fitted on. */
-#ifndef WARPLAB_OPS_GEMM_PLAN_H
-#define WARPLAB_OPS_GEMM_PLAN_H
+#ifndef WARPLAB_KERNELS_GEMM_PLAN_H
+#define WARPLAB_KERNELS_GEMM_PLAN_H
 
 #include "warplab.h"
 
