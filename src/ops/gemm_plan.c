@@ -207,6 +207,32 @@ static const wl_gemm_candidate candidates[] = {
                "layers, X along big): m = 1 34-137 us (FP32; 1024 x 4096 34 us, 28672 x 4096 "
                "137 us: k-serial, about 30 us + bytes at 70%); m = 16 at 6.5-7.6 TFLOP/s, 10% "
                "of the FP32 peak"},
+    {.name = "gemv_rows16",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big (16-bit: 64 x 4 threads, 512 columns a "
+               "block), wl_splitk_finish",
+     .cc_major_min = 7,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     /* The GEMV proper (y = x W, W stored k x n; or y = A^T x): from a small
+      * side of 2 the 16-bit tiles stream X as fast (ex16_gemm.cu, H100: 8 x
+      * 4096 x 4096 22 us in ex16_mma against 38 on the CUDA cores), so
+      * ex16_chooser keeps those; gemv_rows still runs them forced. */
+     .small_max = 1,
+     .x_layout = WL_GEMM_X_ALONG_BIG,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.45,
+     .flop_fraction = 0.10,
+     .flop_multiple = 1.0,
+     /* + the finish kernel's 2 us (a split): 6 us in all. */
+     .fixed_us = 4.0,
+     .source = "the 16-bit skinny model it took over with the kernel's geometry (ex16_gemm.cu "
+               "EX16_FIXED_US 6 us, EX16_BANDWIDTH 45%: H100, 1 x 4096 x 4096 BF16 20.6 us, "
+               "1 x 11008 x 4096 41.1 us, columns kernel, k split in 64); ranks it against "
+               "ex16_chooser's wgmma as that model did (the GEMV below about 20 MB of weights)"},
     {.name = "fp32_dispatch",
      .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
@@ -271,8 +297,10 @@ static const wl_gemm_candidate candidates[] = {
      .c_types = C_FP32_OR_INPUT,
      .computes = FP32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_ALL,
-     /* Its skinny path for X along k (ex16_skinny_warps): 0.18-0.31x
-      * cuBLAS at m = 7, 8 (H200, scripts/planner-gpu.sh); gemv_k serves it. */
+     /* Its skinny path for X along k (the warp-a-column kernel since
+      * deleted): 0.18-0.31x cuBLAS at m = 7, 8 (H200, scripts/
+      * planner-gpu.sh); gemv_k serves it. Small side 1 with X along its
+      * rows: gemv_rows16 or this row's wgmma tiles, by the models. */
      .along_k_small_min = 9,
      /* The wgmma kernel reads every layout as stored; rows off 16 bytes
       * are re-strided by the delegate (its own plan). */
@@ -569,7 +597,7 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     else if (plan->x_along_k)
         per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small, (int)element);
     else
-        per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
+        per_block = WL_GEMV_ALONG_BIG_THREADS((int)element) * (int)(16 / element);
     plan->tile_m = plan->small;
     plan->tile_n = per_block;
     plan->schedule = WL_GEMM_SCHEDULE_GEMV;

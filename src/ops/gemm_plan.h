@@ -307,8 +307,14 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_TILED_STAGE_K 64
 #define WL_GEMV_TILED_STAGES 4
 #define WL_GEMV_TILED_S(small) ((small) <= 16 ? 16 : (small) <= 24 ? 24 : 32)
-#define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
-#define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
+/* X along big (gemv_along_big), by the element's bytes: threads along big
+ * (16 bytes each) and groups of threads along k, WL_GEMV_THREADS in all.
+ * 16-bit: 64 x 4, 512 columns a block, the geometry of the 16-bit skinny
+ * kernel this one replaced for the GEMV (ex16_gemm.cu's columns kernel:
+ * 1 x 4096 x 4096 at 20.6 us on the H100, cuBLAS 17.1); FP32: 32 x 8,
+ * 128 columns (the gemv_rows row's measurement). */
+#define WL_GEMV_ALONG_BIG_THREADS(element) ((element) == 4 ? 32 : 64)
+#define WL_GEMV_ALONG_BIG_GROUPS(element) (WL_GEMV_THREADS / WL_GEMV_ALONG_BIG_THREADS(element))
 
 #ifdef __cplusplus
 }

@@ -123,6 +123,16 @@ static void test_table(void)
         {16, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
+        /* The 16-bit GEMV with X along its rows (m or n of 1): the CUDA-core
+         * GEMV below about 20 MB of X, the chooser's wgmma tiles above, as
+         * the 16-bit skinny model ranked them; from a small side of 2 the
+         * chooser's tiles. */
+        {1, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_rows16"},
+        {1, 1024, 4096, N, N, F16, F32, FP32C, "gemv_rows16"},
+        {1024, 1, 4096, T, N, BF16, F32, FP32C, "gemv_rows16"},
+        {1, 28672, 4096, N, N, F16, F16, FP32C, "ex16_chooser"},
+        {2, 1024, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {1024, 2, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
         /* FP32 compute, op_a = T, small m, X along big: not the fallback;
          * the dispatcher's tiles read A^T and B as stored (no copy). */
         {5, 3000, 2000, T, N, F32, F32, FP32C, "fp32_tiles"},

@@ -1,11 +1,8 @@
-/* warplab_gemm_ex on BF16 / FP16 inputs, FP32 sums, without operand copies:
+/* warplab_gemm_ex on BF16 / FP16 inputs, FP32 sums, without operand copies
+ * (m and n past the GEMV family's small sides: the planner, src/ops/
+ * gemm_plan.h, sends m or n of 1 with the big operand along its rows, and
+ * every small side along k, to gemv.cuh):
  *
- * - ex16_skinny_columns / ex16_skinny_warps (ex16_skinny.cuh, with
- *   ex16_finish): m or n of at most EX16_SKINNY (GEMV and its neighbours). The product is bound by
- * the bytes of the big operand, so each thread reads it 16 bytes at a time (8 elements), along
- * whichever of its dimensions is contiguous, and k is split so that every SM has blocks in flight.
- * Partial sums of the splits are added in split order by ex16_finish (deterministic); with one
- * split the kernel writes C itself.
  * - ex16_mma: mma.sync m16n8k16 tiles (128 x 128 with 8 warps or 64 x 64
  *   with 4), fed by a 4-stage cp.async ring. Row-major A and B are read as
  *   stored for either op: the shared tile keeps the stored layout, and
@@ -21,16 +18,52 @@
  * the matrix row and is 16-byte aligned; edges and unaligned rows take
  * element loads. The workspace (launch->scratch) is not zeroed: every
  * partial a finish reads is written first by the split kernel. */
-/* warplab:rung gemm ex16_skinny ex16_mma ex16_tma */
+/* warplab:rung gemm ex16_mma ex16_tma */
 #include "ex16.h"
-#include "gemv.h"
-#include "ex16_skinny.cuh"
 #include "ex16_thin.cuh"
+#include "gemv.h"
 #include "stream_k.cuh"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <math.h>
 
-#define EX16_SKINNY 8
+/* ------------------------------------------------------------------------ */
+/* Element conversions                                                      */
+
+template <bool BF16> __device__ __forceinline__ float ex16_float(uint16_t bits)
+{
+    if (BF16)
+        return __uint_as_float((unsigned)bits << 16);
+    return __half2float(__ushort_as_half(bits));
+}
+
+template <bool BF16> __device__ __forceinline__ uint16_t ex16_bits(float x)
+{
+    if (BF16)
+        return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    return __half_as_ushort(__float2half_rn(x));
+}
+
+/* C = alpha * sum + beta * C (C float, or 16-bit when narrow); with
+ * beta = 0, C is not read. */
+template <bool BF16>
+__device__ __forceinline__ void ex16_store(void *c, size_t index, bool narrow, float sum,
+                                           float alpha, float beta)
+{
+    float value = alpha * sum;
+    if (narrow) {
+        uint16_t *out = (uint16_t *)c + index;
+        if (beta != 0.0f)
+            value += beta * ex16_float<BF16>(*out);
+        *out = ex16_bits<BF16>(value);
+    } else {
+        float *out = (float *)c + index;
+        if (beta != 0.0f)
+            value += beta * *out;
+        *out = value;
+    }
+}
 
 /* ------------------------------------------------------------------------ */
 /* Tensor-core tiles: mma.sync m16n8k16 with ldmatrix                        */
@@ -259,41 +292,22 @@ static double bandwidth_gbs(const wl_backend *backend)
                                                        : 3000.0;
 }
 
-/* The skinny kernels' geometry for a problem. */
-typedef struct ex16_skinny_shape {
+/* ex16_thin's view of a problem with one small side. */
+typedef struct ex16_thin_shape {
     bool small_m; /* X = op(B), Y = op(A); else X = op(A)^T, Y = op(B)^T */
-    bool columns; /* X contiguous along big: ex16_skinny_columns */
+    bool columns; /* X contiguous along big (else along k) */
     int big, small;
-    unsigned big_blocks;
-} ex16_skinny_shape;
+} ex16_thin_shape;
 
-static ex16_skinny_shape skinny_shape_of(const wl_problem *p)
+static ex16_thin_shape thin_shape_of(const wl_problem *p)
 {
-    ex16_skinny_shape sh;
+    ex16_thin_shape sh;
     const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p);
     sh.small_m = m <= n;
     sh.big = sh.small_m ? n : m;
     sh.small = sh.small_m ? m : n;
     sh.columns = sh.small_m ? !wl_gemm_trans_b(p) : wl_gemm_trans_a(p);
-    const int per_block = sh.columns ? EX16_COL_THREADS * 8 : EX16_WARP_THREADS / 32;
-    sh.big_blocks = (unsigned)((sh.big + per_block - 1) / per_block);
     return sh;
-}
-
-/* k split so that about 4 blocks an SM are in flight (the columns kernel:
- * at least 32 of k a split, 8 rows a group; the warps kernel: 256, one
- * step of its lanes), the partial sums at most an eighth of the big
- * operand's bytes, and splits starting on 16-byte boundaries of a row
- * (multiples of 8 elements). */
-static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
-{
-    const ex16_skinny_shape sh = skinny_shape_of(p);
-    const long long k = (long long)wl_gemm_k(p);
-    const long long least = sh.columns ? 32 : 256;
-    const long long wanted = (4LL * sm_count(backend) + sh.big_blocks - 1) / sh.big_blocks;
-    const long long most = (k + least - 1) / least, bytes_cap = k / (16LL * sh.small);
-    wl_gemm_split_k(k, wanted, most < bytes_cap ? most : bytes_cap, 8, &plan->k_chunk,
-                    &plan->splits);
 }
 
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
@@ -602,7 +616,7 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
 static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
 {
     static_assert(WL_EX16_THIN_SMALL == EX16_THIN_SMALL, "ex16.h and ex16_thin.cuh agree");
-    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const ex16_thin_shape sh = thin_shape_of(p);
     const long long k = (long long)wl_gemm_k(p);
     const int row_tiles = (sh.small + 15) / 16;
     plan->kind = WL_EX16_THIN;
@@ -677,43 +691,6 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
             thin_plan(backend, p, &plan);
         return plan;
     }
-    /* The skinny kernels for m or n <= 8, where the big operand is
-     * contiguous along k (a warp a column), or for a GEMV. Measured on H100:
-     * with the big operand contiguous along its columns, ex16_mma streams it
-     * as fast at m = 1 and 2 and faster from m = 4 (8 x 4096 x 4096: 22 us
-     * against 38 us); along k, the skinny warps are 2.6x faster (4096 x 1 x
-     * 4096: 28 us against 73 us). */
-    const bool skinny = m <= EX16_SKINNY || n <= EX16_SKINNY;
-    if ((skinny && (force & WL_GEMM_EX16_FORCE_SKINNY)) ||
-        (skinny && !force && (!skinny_shape_of(p).columns || (m < n ? m : n) == 1))) {
-        plan.kind = WL_EX16_SKINNY;
-        skinny_split(backend, p, &plan);
-        plan.predicted_us = EX16_FIXED_US + 2.0 * (double)k * (double)(m > n ? m : n) /
-                                                (EX16_BANDWIDTH * bandwidth_gbs(backend) * 1e3);
-        /* The GEMVs through the wgmma kernel's narrow tile, where the model
-         * prices it below the skinny kernel: with B row-major (m = 1, the
-         * columns kernel) as they are (H100: 1 x 4096 x 4096 17.1 us
-         * against 20.6 split in 64 and summed, 1 x 11008 x 4096 35.0
-         * against 41.1); y = A x (n = 1) with C and x contiguous on the
-         * transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read as
-         * stored as its B operand (K-major, or N-major with op(A) = T). */
-        const ex16_skinny_shape sh = skinny_shape_of(p);
-        const bool as_is = sh.small_m && sh.columns;
-        const bool transposed =
-            n == 1 && m > 1 && wl_gemm_ldc(p) == 1 && (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) &&
-            p->misalign * 2 % 16 == 0 && rows_aligned_16(wl_gemm_lda(p), p->misalign);
-        if (!force && tma_available && (as_is || transposed)) {
-            wl_ex16_plan wgmma;
-            if (transposed)
-                wgmma_plan(backend, 1, m, k, 0, 0, 0, 0, 0, &wgmma);
-            else
-                wgmma_plan_of(backend, p, &wgmma);
-            wgmma.transposed = transposed;
-            if (wgmma.predicted_us < plan.predicted_us)
-                return wgmma;
-        }
-        return plan;
-    }
     /* ex16_mma: each configuration, splits up to 4x the SMs' slots, k at
      * least 256 a split; the fastest modelled, the first on a tie. */
     plan.kind = WL_EX16_MMA;
@@ -762,6 +739,21 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     if (tma_available && !force) {
         wl_ex16_plan wgmma;
         wgmma_plan_of(backend, p, &wgmma);
+        if (wgmma.predicted_us < plan.predicted_us)
+            plan = wgmma;
+    }
+    /* y = A x (n = 1, C and x contiguous) through the wgmma kernel's narrow
+     * tile on the transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read
+     * as stored as its B operand (K-major, or N-major with op(A) = T): H100,
+     * 4096 x 1 x 4096 from 22.4 us (the 16-bit skinny kernel) to 18.1. The
+     * planner's GEMV rows take the small problems (gemm_plan.c). */
+    const bool transposed =
+        n == 1 && m > 1 && wl_gemm_ldc(p) == 1 && (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) &&
+        p->misalign * 2 % 16 == 0 && rows_aligned_16(wl_gemm_lda(p), p->misalign);
+    if (tma_available && !force && transposed) {
+        wl_ex16_plan wgmma;
+        wgmma_plan(backend, 1, m, k, 0, 0, 0, 0, 0, &wgmma);
+        wgmma.transposed = true;
         if (wgmma.predicted_us < plan.predicted_us)
             plan = wgmma;
     }
@@ -820,10 +812,6 @@ extern "C" size_t wl_ex16_scratch(wl_backend *backend, const wl_problem *p,
 extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t len)
 {
     switch (plan->kind) {
-    case WL_EX16_SKINNY:
-        wl_format(text, len, "ex16 skinny, %d split%s (%.0f us modelled)", plan->splits,
-                  plan->splits == 1 ? "" : "s", plan->predicted_us);
-        break;
     case WL_EX16_MMA:
         wl_format(text, len, "ex16 mma.sync %s tiles, %d split%s (%.0f us modelled)",
                   plan->tile == 0 ? "128x128" : "64x64", plan->splits, plan->splits == 1 ? "" : "s",
@@ -858,31 +846,6 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
 /* ------------------------------------------------------------------------ */
 /* Host side: the launches                                                  */
 
-template <bool BF16, int S>
-static void launch_skinny_sized(const ex16_skinny_shape &sh, const ex16_skinny_params &params,
-                                dim3 grid, cudaStream_t stream)
-{
-    if (sh.columns)
-        ex16_skinny_columns<BF16, S>
-            <<<grid, EX16_COL_THREADS * EX16_COL_GROUPS, 0, stream>>>(params);
-    else
-        ex16_skinny_warps<BF16, S><<<grid, EX16_WARP_THREADS, 0, stream>>>(params);
-}
-
-template <bool BF16>
-static void launch_skinny(const ex16_skinny_shape &sh, const ex16_skinny_params &params, dim3 grid,
-                          cudaStream_t stream)
-{
-    if (sh.small <= 1)
-        launch_skinny_sized<BF16, 1>(sh, params, grid, stream);
-    else if (sh.small <= 2)
-        launch_skinny_sized<BF16, 2>(sh, params, grid, stream);
-    else if (sh.small <= 4)
-        launch_skinny_sized<BF16, 4>(sh, params, grid, stream);
-    else
-        launch_skinny_sized<BF16, EX16_SKINNY>(sh, params, grid, stream);
-}
-
 static bool aligned_16(const void *base, long long stride_elements)
 {
     return (uintptr_t)base % 16 == 0 && stride_elements * 2 % 16 == 0;
@@ -898,18 +861,18 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
                                    beta);
 }
 
-/* The skinny and thin kernels' parameters: X, Y and C of a problem (see
- * ex16_skinny_params), the plan's split of k. */
-static ex16_skinny_params skinny_params_of(const wl_launch *launch, const wl_ex16_plan *plan)
+/* The thin kernel's parameters: X, Y and C of a problem (see
+ * ex16_thin_params), the plan's split of k. */
+static ex16_thin_params thin_params_of(const wl_launch *launch, const wl_ex16_plan *plan)
 {
     const wl_problem *p = launch->problem;
-    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const ex16_thin_shape sh = thin_shape_of(p);
     const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
     const long long ldc = (long long)wl_gemm_ldc(p);
     const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
     const uint16_t *a = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_A]);
     const uint16_t *b = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_B]);
-    ex16_skinny_params params;
+    ex16_thin_params params;
     if (sh.small_m) { /* X = op(B): [q][j]; Y = op(A): [i][q] */
         params.x = b;
         params.x_q = tb ? 1 : ldb;
@@ -945,36 +908,10 @@ static ex16_skinny_params skinny_params_of(const wl_launch *launch, const wl_ex1
     return params;
 }
 
-static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
-                                 const wl_ex16_plan *plan)
-{
-    const wl_problem *p = launch->problem;
-    const ex16_skinny_shape sh = skinny_shape_of(p);
-    const int *most = backend->info.max_grid_dim;
-    if ((most[0] > 0 && sh.big_blocks > (unsigned)most[0]) ||
-        (most[1] > 0 && plan->splits > most[1]))
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "gemm_ex: a grid of %u x %d blocks is past this device's", sh.big_blocks,
-                       plan->splits);
-    const ex16_skinny_params params = skinny_params_of(launch, plan);
-    const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
-    cudaStream_t stream = wl_cuda_stream(backend);
-    const dim3 grid(sh.big_blocks, (unsigned)plan->splits);
-    if (bf16)
-        launch_skinny<true>(sh, params, grid, stream);
-    else
-        launch_skinny<false>(sh, params, grid, stream);
-    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit skinny kernel");
-    if (status != WARPLAB_OK || plan->splits == 1)
-        return status;
-    return wl_ex16_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
-                          params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
-}
-
 /* ex16_thin: MI 16-row tiles of the small side; 2 k steps in flight a
  * warp with 1 or 2 tiles, 1 with 4 (its sums take 128 registers). */
 template <bool BF16, int MI>
-static void launch_thin_tiles(const ex16_skinny_params &params, bool along_k, dim3 grid,
+static void launch_thin_tiles(const ex16_thin_params &params, bool along_k, dim3 grid,
                               cudaStream_t stream)
 {
     constexpr int depth = MI <= 2 ? 2 : 1;
@@ -985,7 +922,7 @@ static void launch_thin_tiles(const ex16_skinny_params &params, bool along_k, di
 }
 
 template <bool BF16>
-static void launch_thin(const ex16_skinny_params &params, int tiles, bool along_k, dim3 grid,
+static void launch_thin(const ex16_thin_params &params, int tiles, bool along_k, dim3 grid,
                         cudaStream_t stream)
 {
     if (tiles <= 1)
@@ -1002,7 +939,7 @@ static warplab_status run_thin(wl_backend *backend, const wl_launch *launch,
                                const wl_ex16_plan *plan)
 {
     const wl_problem *p = launch->problem;
-    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const ex16_thin_shape sh = thin_shape_of(p);
     if (sh.small > EX16_THIN_SMALL || 16 * plan->tile < sh.small)
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: ex16_thin takes at most %d rows of the small side (%d, tile %d)",
@@ -1013,7 +950,7 @@ static warplab_status run_thin(wl_backend *backend, const wl_launch *launch,
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
                        "gemm_ex: a grid of %u x %d blocks is past this device's", strips,
                        plan->splits);
-    const ex16_skinny_params params = skinny_params_of(launch, plan);
+    const ex16_thin_params params = thin_params_of(launch, plan);
     const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
     cudaStream_t stream = wl_cuda_stream(backend);
     const dim3 grid(strips, (unsigned)plan->splits);
@@ -1266,8 +1203,6 @@ extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *laun
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
                        wl_ex16_scratch(backend, launch->problem, plan));
-    if (plan->kind == WL_EX16_SKINNY)
-        return run_skinny(backend, launch, plan);
     if (plan->kind == WL_EX16_MMA)
         return run_mma(backend, launch, plan);
     if (plan->kind == WL_EX16_WGMMA)

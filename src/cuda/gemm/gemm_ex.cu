@@ -674,8 +674,7 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
-            plan.kind == WL_EX16_THIN)
+        if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_scratch(backend, p, &plan);
         if (plan.kind == WL_EX16_TILED)
             return 0;
@@ -914,8 +913,7 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
-            plan.kind == WL_EX16_THIN)
+        if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_run(backend, launch, &plan);
         return plan.kind == WL_EX16_TMA ? run_tma(backend, launch, NULL)
                                         : run_tiled(backend, launch);
@@ -953,8 +951,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     return run_tiled(backend, launch);
 }
 
-/* The ex16_* rows' forced paths: 16-bit inputs, sm_80 (the skinny kernels
- * also m or n <= 8; TMA + wgmma sm_90a and m, n > 8). Unforced problems run
+/* The ex16_* rows' forced paths: 16-bit inputs, sm_80 (ex16_thin m or n
+ * <= 64; TMA + wgmma sm_90a and m, n > 8). Unforced problems run
  * everywhere. */
 static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char *reason,
                                   size_t len)
@@ -978,10 +976,6 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
     if (status != WARPLAB_OK)
         return status;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), small = m < n ? m : n;
-    if ((force & WL_GEMM_EX16_FORCE_SKINNY) && small > SKINNY) {
-        wl_format(reason, len, "the skinny kernels take m or n <= %d (%zu x %zu)", SKINNY, m, n);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
     if ((force & WL_GEMM_EX16_FORCE_THIN) && small > WL_EX16_THIN_SMALL) {
         wl_format(reason, len, "ex16_thin takes m or n <= %d (%zu x %zu)", WL_EX16_THIN_SMALL, m,
                   n);

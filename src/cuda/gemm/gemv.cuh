@@ -216,18 +216,22 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS,
     }
 }
 
-/* X along big: threads WL_GEMV_ALONG_BIG_THREADS along big (VEC columns
- * each: a warp reads 512 bytes of a row) times WL_GEMV_ALONG_BIG_GROUPS
- * groups along k. */
+/* X along big: TX threads along big (VEC columns each: 16 bytes; a warp
+ * reads 512 bytes of a row) times GROUPS groups along k, by the element's
+ * bytes (gemm_plan.h: 64 x 4 for 16-bit inputs, 32 x 8 for FP32). */
 template <int KIND, int S>
 __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params p)
 {
     typedef gemv_elem<KIND> E;
     typedef typename E::storage T;
-    const int VEC = E::VEC, TX = WL_GEMV_ALONG_BIG_THREADS, GROUPS = WL_GEMV_ALONG_BIG_GROUPS;
+    enum {
+        TX = WL_GEMV_ALONG_BIG_THREADS((int)sizeof(T)),
+        GROUPS = WL_GEMV_ALONG_BIG_GROUPS((int)sizeof(T))
+    };
+    const int VEC = E::VEC;
     if (p.splits > 1) /* wl_splitk_finish follows */
         wl_release_dependents();
-    __shared__ float sums[WL_GEMV_ALONG_BIG_GROUPS - 1][WL_GEMV_ALONG_BIG_THREADS * 8];
+    __shared__ float sums[GROUPS - 1][TX * E::VEC];
     const int tx = threadIdx.x % TX, group = threadIdx.x / TX;
     const int j0 = (blockIdx.x * TX + tx) * VEC, split = blockIdx.y;
     const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
@@ -275,7 +279,7 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
             for (int e = 0; e < E::VEC; e++) {
                 float v = acc[i][e];
 #pragma unroll
-                for (int g = 0; g < WL_GEMV_ALONG_BIG_GROUPS - 1; g++)
+                for (int g = 0; g < GROUPS - 1; g++)
                     v += sums[g][tx * VEC + e];
                 if (j0 + e < p.big)
                     gemv_emit(p, split, i, j0 + e, v);
