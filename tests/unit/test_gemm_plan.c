@@ -15,6 +15,7 @@
 #include "../check.h"
 #include "ladders/gemm.h"
 #include "ops/gemm_plan.h"
+#include "ops/gemm_tile_models.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -262,6 +263,38 @@ static void test_rows(void)
         CHECK(wl_gemm_candidate_find(rows[i].name) == (int)i);
     }
     CHECK(wl_gemm_candidate_find("no such kernel") == -1);
+}
+
+/* The tile choosers' constants (gemm_tile_models.h): one row an id, in id
+ * order, each with its chooser, a name unique to the chooser, a positive
+ * value and a source; wl_gemm_model reads them. The values the choosers
+ * were fitted with (ex16_gemm.cu, gemm_ex.cu) are the table's. */
+static void test_models(void)
+{
+    size_t count = 0;
+    const wl_gemm_model_constant *rows = wl_gemm_model_constants(&count);
+    CHECK(count == WL_GEMM_MODEL_COUNT);
+    for (size_t i = 0; i < count; i++) {
+        CHECK_MSG(rows[i].id == (wl_gemm_model_id)i, "row %zu has id %d", i, (int)rows[i].id);
+        CHECK(rows[i].chooser && (strcmp(rows[i].chooser, "wl_ex16_choose") == 0 ||
+                                  strcmp(rows[i].chooser, "tf32_choose") == 0));
+        CHECK(rows[i].name && rows[i].name[0]);
+        CHECK_MSG(rows[i].value > 0.0, "%s.%s", rows[i].chooser, rows[i].name);
+        CHECK_MSG(rows[i].source && strlen(rows[i].source) > 20, "%s.%s has no source",
+                  rows[i].chooser, rows[i].name);
+        CHECK(wl_gemm_model((wl_gemm_model_id)i) == rows[i].value);
+        for (size_t j = 0; j < i; j++)
+            CHECK_MSG(strcmp(rows[i].chooser, rows[j].chooser) != 0 ||
+                          strcmp(rows[i].name, rows[j].name) != 0,
+                      "%s.%s twice", rows[i].chooser, rows[i].name);
+    }
+    CHECK(wl_gemm_model(WL_GEMM_MODEL_COUNT) == 0.0);
+    CHECK(wl_gemm_model(WL_GM_EX16_WGMMA_SM_TFLOPS) == 5.5);
+    CHECK(wl_gemm_model(WL_GM_EX16_WGMMA_FIXED_US) == 8.5);
+    CHECK(wl_gemm_model(WL_GM_EX16_SK_FIXED_US) == 12.0);
+    CHECK(wl_gemm_model(WL_GM_EX16_MMA_BANDWIDTH) == 0.45);
+    CHECK(wl_gemm_model(WL_GM_TF32_SM_GFLOPS) == 3300.0);
+    CHECK(wl_gemm_model(WL_GM_TF32_COPY_LAUNCH_US) == 6.5);
 }
 
 static uint64_t state = 0x9E3779B97F4A7C15ull;
@@ -587,6 +620,7 @@ int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
     test_rows();
+    test_models();
     test_table();
     test_properties(seed, 20000);
     test_limits();

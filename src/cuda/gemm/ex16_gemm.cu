@@ -19,6 +19,7 @@
  * element loads. The workspace (launch->scratch) is not zeroed: every
  * partial a finish reads is written first by the split kernel. */
 /* warplab:rung gemm ex16_mma ex16_tma */
+#include "../../ops/gemm_tile_models.h"
 #include "ex16.h"
 #include "ex16_thin.cuh"
 #include "gemv.h"
@@ -311,17 +312,19 @@ static ex16_thin_shape thin_shape_of(const wl_problem *p)
 }
 
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
- * SM holds at once (shared memory and registers), and their measured
- * mma.sync rates on an H100 (256 x 14336 x 4096 with 2 blocks
- * of 128 x 128 an SM, 512 x 4096 x 11008 and 1024^3 with 2 to 4 blocks of
- * 64 x 64: an SM's rate is about the same whatever the blocks on it). */
+ * SM holds at once (shared memory and registers), and the rows of their
+ * measured mma.sync rates in the planner's tables (gemm_tile_models.h: an
+ * SM's rate, its resident blocks sharing it; one block's, alone on an SM;
+ * an SM's rate is about the same whatever the blocks on it). */
 static const struct {
     int bm, bn, threads, per_sm;
-    double sm_tflops;    /* an SM's rate, its resident blocks sharing it */
-    double block_tflops; /* one block's rate, alone on an SM */
-} ex16_configs[2] = {{128, 128, 256, 2, 2.0, 1.2}, {64, 64, 128, 4, 1.05, 0.55}};
-#define EX16_FIXED_US 6.0   /* a launch and its pipeline's fill (128^3: ~8 us) */
-#define EX16_BANDWIDTH 0.45 /* of the peak that these kernels stream at (GEMV: 1.5 TB/s) */
+    wl_gemm_model_id sm_tflops, block_tflops;
+} ex16_configs[2] = {
+    {128, 128, 256, 2, WL_GM_EX16_MMA128_SM_TFLOPS, WL_GM_EX16_MMA128_BLOCK_TFLOPS},
+    {64, 64, 128, 4, WL_GM_EX16_MMA64_SM_TFLOPS, WL_GM_EX16_MMA64_BLOCK_TFLOPS}};
+/* The tile model's constants: rows of the planner's tables, each with its
+ * measurement (src/ops/gemm_plan.c). */
+#define EX16_K(name) wl_gemm_model(WL_GM_EX16_##name)
 
 /* Modelled time of ex16_mma with a configuration and a number of splits:
  * waves of blocks, each computing its tile over k / splits at the SM's
@@ -339,15 +342,17 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
     const double slots = sms * per_sm;
     const double waves = ceil(blocks / slots);
     const double resident = fmin(per_sm, ceil(blocks / sms));
-    const double rate =
-        fmin(ex16_configs[config].sm_tflops / resident, ex16_configs[config].block_tflops) * 1e6;
+    const double rate = fmin(wl_gemm_model(ex16_configs[config].sm_tflops) / resident,
+                             wl_gemm_model(ex16_configs[config].block_tflops)) *
+                        1e6;
     const double k_chunk = ceil((double)k / splits / EX16_BK) * EX16_BK;
     const double compute = waves * 2.0 * bm * bn * k_chunk / rate;
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n; /* compulsory */
-    const double memory = bytes / (EX16_BANDWIDTH * bw);
-    double us = EX16_FIXED_US + fmax(compute, memory);
+    const double memory = bytes / (EX16_K(MMA_BANDWIDTH) * bw);
+    double us = EX16_K(MMA_FIXED_US) + fmax(compute, memory);
     if (splits > 1) /* the partials written, read back, and C written */
-        us += 2.0 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_BANDWIDTH * bw);
+        us += EX16_K(MMA_SPLIT_US) +
+              4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_K(MMA_BANDWIDTH) * bw);
     return us;
 }
 
@@ -362,27 +367,27 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
  * 180 x 2001 341 us, modelled 184 at the aligned rate; 301^3, 455^3 and
  * 777^3 29.7, 31.6 and 36.6 us, modelled 20-27), 27% of the bandwidth and
  * 6.7 us a copy (the model now 352, 29.7, 32.3 and 39.0 us). */
-#define EX16_TMA_UNALIGNED_COPY_BANDWIDTH 0.27
-#define EX16_TMA_UNALIGNED_COPY_US 6.7
 static double tma_model(const wl_backend *backend, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
     const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
     const double tiles = ceil(m / 128) * ceil(n / 256);
-    double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6 + 4.0 * m * n / (0.8 * bw);
+    double us = EX16_K(TMA_FIXED_US) +
+                ceil(tiles / sms) * 2.0 * 128 * 256 * k / (EX16_K(WGMMA_SM_TFLOPS) * 1e6) +
+                4.0 * m * n / (EX16_K(WGMMA_BANDWIDTH) * bw);
     const size_t element = 2;
     const bool a_rows = wl_gemm_lda(p) * element % 16 == 0,
                b_rows = wl_gemm_ldb(p) * element % 16 == 0;
     const bool a_kmajor = !wl_gemm_trans_a(p) && a_rows;
     const bool b_kmajor = wl_gemm_trans_b(p) && b_rows;
     if (!a_kmajor)
-        us += a_rows ? 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0
-                     : 2.0 * 2.0 * m * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
-                           EX16_TMA_UNALIGNED_COPY_US;
+        us += a_rows ? 2.0 * 2.0 * m * k / (EX16_K(TMA_COPY_BANDWIDTH) * bw) + EX16_K(TMA_COPY_US)
+                     : 2.0 * 2.0 * m * k / (EX16_K(TMA_UNALIGNED_COPY_BANDWIDTH) * bw) +
+                           EX16_K(TMA_UNALIGNED_COPY_US);
     if (!b_kmajor)
-        us += b_rows ? 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0
-                     : 2.0 * 2.0 * n * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
-                           EX16_TMA_UNALIGNED_COPY_US;
+        us += b_rows ? 2.0 * 2.0 * n * k / (EX16_K(TMA_COPY_BANDWIDTH) * bw) + EX16_K(TMA_COPY_US)
+                     : 2.0 * 2.0 * n * k / (EX16_K(TMA_UNALIGNED_COPY_BANDWIDTH) * bw) +
+                           EX16_K(TMA_UNALIGNED_COPY_US);
     return us;
 }
 
@@ -407,10 +412,7 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
  * narrow tiles where there are at least about 64 of them, 128 x 128
  * tiles where the narrow ones would take two waves (64 x 11008 x 4096:
  * 36 us in 86 units, 42 in 172). */
-#define EX16_SM_STREAM_GBS 40.0
 #define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
-#define EX16_WGMMA_FIXED_US 8.5
-#define EX16_COPY_LAUNCH_US 2.5
 static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                           int splits, double slower)
 {
@@ -431,25 +433,29 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
      * width for every one (docs/DECISIONS.md, "The 128x128 16-bit tile is priced
      * at 0.9 of the wide tile's rate"). */
     const double rows = m <= 64 ? 64 : bm;
-    const double rate = bn == 128 && rows == 128 ? 0.9 * 5.5e6 : 5.5e6;
-    const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
+    const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
+    const double rate = bn == 128 && rows == 128 ? EX16_K(WGMMA_128_RATE) * wgmma_rate : wgmma_rate;
+    const double compute =
+        slower * waves * (2.0 * rows * bn * k_chunk / rate + EX16_K(WGMMA_UNIT_US));
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
-    const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
-    double memory = bytes / (0.8 * bw * streaming);
+    const double streaming = fmin(1.0, units * EX16_K(SM_STREAM_GBS) /
+                                           (EX16_K(WGMMA_BANDWIDTH) * bandwidth_gbs(backend)));
+    double memory = bytes / (EX16_K(WGMMA_BANDWIDTH) * bw * streaming);
     /* With one row of tiles (m <= the tile's rows: decode), no two units
      * read the same columns of B: an SM that takes two units of a second,
      * partial wave streams twice its B bytes at its own rate, while the
      * bandwidth idles (n = 5120 in 64 x 64 tiles, 2 splits: 160 units over
-     * 132 SMs). EX16_SM_STREAM_GBS is the H100 fit above; the wave count
+     * 132 SMs). sm_stream_gbs is the H100 fit above; the wave count
      * is what this adds. On scripts/gemm_tile_tuning.sh's decode shapes
      * (H200, m 16-32 past one wave) it moves six of seven from 64 x 64
      * tiles in 2 splits to 128 x 128 in 3: 0.76-0.83x cuBLAS -> 0.89-0.99x
      * (16 x 4608 x 14336 52.4 -> 40.4 us). */
     if (ceil((double)m / bm) <= 1.0)
-        memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_SM_STREAM_GBS * 1e3));
-    double us = EX16_WGMMA_FIXED_US + fmax(compute, memory);
+        memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_K(SM_STREAM_GBS) * 1e3));
+    double us = EX16_K(WGMMA_FIXED_US) + fmax(compute, memory);
     if (splits > 1)
-        us += 2.5 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (0.7 * bw);
+        us += EX16_K(WGMMA_SPLIT_US) +
+              4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
     return us;
 }
 
@@ -458,7 +464,7 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * The whole waves, then a share (less than a tile's k tiles), and the
  * hand-over: each share's sums (128 x bn floats) written and read back at
  * 1.1x the DRAM bandwidth (from L2: BF16 4096^3 in 2 x 1 clusters, 132
- * slots of 128 KiB, cost 9.5 us on the H100), plus EX16_SK_FIXED_US: the
+ * slots of 128 KiB, cost 9.5 us on the H100), plus sk_fixed_us: the
  * flags' memset and its gap, and each piece's pipeline fill and hand-over
  * latency. Measured on the H100 against the same plan without shares:
  * 1792 x 2560 x 1024 (8 tiles past a wave, shares of 2 k tiles) 27.3 ->
@@ -477,7 +483,6 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * 4096 229.2 -> 215.9, 4500 x 1024 x 4096 73.4 -> 71.0: modelled 8.4,
  * 13.2 and 7.9 us faster); any fixed cost from 10.8 to 17.9 us picks
  * right on all four, and 12 keeps the H100 fit's shapes. */
-#define EX16_SK_FIXED_US 12.0
 static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                              double slower, int *workers)
 {
@@ -497,14 +502,17 @@ static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size
         return INFINITY;
     *workers = s.workers;
     const double bw = bandwidth_gbs(backend) * 1e3;
-    const double rate = bn == 128 ? 0.9 * 5.5e6 : 5.5e6;
+    const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
+    const double rate = bn == 128 ? EX16_K(WGMMA_128_RATE) * wgmma_rate : wgmma_rate;
     const double waves = (double)(s.full_units / sms);
     const double share = ceil((double)s.k_shared / s.workers);
-    const double compute =
-        slower * ((waves * k_tiles + share) * (2.0 * 128 * bn * 64 / rate) + (waves + 2.0) * 0.7);
+    const double compute = slower * ((waves * k_tiles + share) * (2.0 * 128 * bn * 64 / rate) +
+                                     (waves + 2.0) * EX16_K(WGMMA_UNIT_US));
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
-    const double handover = EX16_SK_FIXED_US + 2.0 * s.workers * 128.0 * bn * 4.0 / (1.1 * bw);
-    return EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw)) + handover;
+    const double handover = EX16_K(SK_FIXED_US) + 2.0 * s.workers * 128.0 * bn * 4.0 /
+                                                      (EX16_K(SK_HANDOVER_BANDWIDTH) * bw);
+    return EX16_K(WGMMA_FIXED_US) + fmax(compute, bytes / (EX16_K(WGMMA_BANDWIDTH) * bw)) +
+           handover;
 }
 
 /* What the kernel loses, as a fraction of its time, to an operand read in
@@ -520,9 +528,9 @@ static double line_cost(size_t ld, size_t misalign, bool other_off)
 {
     switch (wl_gemm_row_phase(ld * 2, misalign * 2)) {
     case 128: return 0.0;
-    case 64: return other_off ? 0.05 : 0.0;
-    case 32: return 0.15;
-    default: return 0.33;
+    case 64: return other_off ? EX16_K(LINE_COST_64) : 0.0;
+    case 32: return EX16_K(LINE_COST_32);
+    default: return EX16_K(LINE_COST_OFF);
     }
 }
 
@@ -565,9 +573,11 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
         const int copied = restride | extra, still_off = off_lines & ~extra;
         double copies = 0.0;
         if (copied & 1)
-            copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)m * k / (0.6 * bw);
+            copies +=
+                EX16_K(RESTRIDE_US) + 2.0 * 2.0 * (double)m * k / (EX16_K(RESTRIDE_BANDWIDTH) * bw);
         if (copied & 2)
-            copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)n * k / (0.6 * bw);
+            copies +=
+                EX16_K(RESTRIDE_US) + 2.0 * 2.0 * (double)n * k / (EX16_K(RESTRIDE_BANDWIDTH) * bw);
         const double cost =
             ((still_off & 1) ? line_cost(lda, misalign, (still_off & 2) != 0) : 0.0) +
             ((still_off & 2) ? line_cost(ldb, misalign, (still_off & 1) != 0) : 0.0);
@@ -577,7 +587,8 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
                 const int chunk_tiles = (k_tiles + splits - 1) / splits;
                 if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
                     continue;
-                const double slower = 1.0 + cost * (widths[w] == 256 ? 0.75 : 1.0);
+                const double slower =
+                    1.0 + cost * (widths[w] == 256 ? EX16_K(LINE_COST_WIDE) : 1.0);
                 const double us = copies + wgmma_model(backend, m, n, k, widths[w], splits, slower);
                 if (us < plan->predicted_us) {
                     plan->predicted_us = us;
@@ -606,13 +617,12 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
 }
 
 /* ex16_thin (m or n <= 64): 64-column strips of the big operand, k split
- * so that about EX16_THIN_BLOCKS_SM blocks an SM are in flight (4 warps
+ * so that about thin_blocks_sm blocks an SM are in flight (4 warps
  * each, every warp with 4 or 8 KB of loads outstanding), the partial sums
  * at most an eighth of the big operand's bytes, every warp of a split at
  * least one k step; splits start on whole k steps (16-byte boundaries).
  * Modelled: the big operand at 85% of the bandwidth, a launch, and the
  * finish's launch. Not yet measured on a GPU: no unforced plan takes it. */
-#define EX16_THIN_BLOCKS_SM 4
 static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
 {
     static_assert(WL_EX16_THIN_SMALL == EX16_THIN_SMALL, "ex16.h and ex16_thin.cuh agree");
@@ -624,13 +634,14 @@ static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_pl
     const long long strips = (sh.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS;
     const long long block_k = (long long)EX16_THIN_STEP * EX16_THIN_WARPS;
     const long long wanted =
-        (EX16_THIN_BLOCKS_SM * (long long)sm_count(backend) + strips - 1) / strips;
+        ((long long)EX16_K(THIN_BLOCKS_SM) * sm_count(backend) + strips - 1) / strips;
     const long long bytes_cap = k / (16LL * sh.small), steps = (k + block_k - 1) / block_k;
     wl_gemm_split_k(k, wanted, steps < bytes_cap ? steps : bytes_cap, EX16_THIN_STEP,
                     &plan->k_chunk, &plan->splits);
     const double bw = bandwidth_gbs(backend) * 1e3;
-    plan->predicted_us = 2.0 * EX16_COPY_LAUNCH_US + 2.0 * (double)k * sh.big / (0.85 * bw) +
-                         4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (0.7 * bw);
+    plan->predicted_us =
+        2.0 * EX16_K(RESTRIDE_US) + 2.0 * (double)k * sh.big / (EX16_K(THIN_BANDWIDTH) * bw) +
+        4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
 }
 
 static bool rows_aligned_16(size_t ld, size_t misalign)
@@ -720,7 +731,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     const int unaligned = unaligned_operands(p);
     const bool aligned = unaligned == 0;
     if (!aligned)
-        plan.predicted_us *= 3.0;
+        plan.predicted_us *= EX16_K(MMA_UNALIGNED_SLOWER);
     if (tma_available && m >= 64 && n >= 64 && !force && !aligned) {
         const double us = tma_model(backend, p);
         if (us < plan.predicted_us) {
