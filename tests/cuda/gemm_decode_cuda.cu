@@ -104,6 +104,10 @@ static const shape shapes[] = {
     {32, 641, 3000, N, N, 0, 3, 0, 0, 1.5f, -0.5f},
     {27, 400, 640, N, N, 0, 0, 0, 0, 1.0f, 0.5f},
     {20, 333, 640, T, T, 0, 0, 0, 0, 1.0f, 0.0f},
+    /* y = A^T x (n = 1, op_a = T: X along its rows): 16-bit, the GEMV row
+     * gemv_rows16 with k split; a padded A (element loads of X). */
+    {1031, 1, 2050, T, N, 0, 0, 0, 0, 1.0f, 0.5f},
+    {777, 1, 3001, T, N, 3, 0, 0, 0, 1.0f, 0.0f},
 };
 
 static uint16_t to_bits(float v, warplab_dtype t)
