@@ -343,9 +343,13 @@ int main(int argc, char **argv)
     }
     /* --short: every combo on a third of the shapes (compute-sanitizer runs).
      * --mma-rows: TF32 on the op N, N shapes alone, the calls that reach
-     * gemv_mma_rows (racecheck, synccheck and initcheck on that kernel). */
+     * gemv_mma_rows (racecheck, synccheck and initcheck on that kernel).
+     * --rows16: 16-bit inputs with the big operand along its rows (op_b = N
+     * for m small, op_a = T for n small): gemv_rows16 (gemv_along_big's
+     * shared-memory sums) and the 16-bit chooser's tiles beside it. */
     const bool short_list = argc > 1 && strcmp(argv[1], "--short") == 0;
     const bool mma_rows = argc > 1 && strcmp(argv[1], "--mma-rows") == 0;
+    const bool rows16 = argc > 1 && strcmp(argv[1], "--rows16") == 0;
     unsigned seed = 1;
     const size_t n_shapes = sizeof shapes / sizeof shapes[0];
     for (const combo &cb : combos)
@@ -353,6 +357,10 @@ int main(int argc, char **argv)
             seed++;
             if (mma_rows &&
                 (cb.compute != WARPLAB_COMPUTE_TF32 || shapes[i].op_a != N || shapes[i].op_b != N))
+                continue;
+            const bool along_rows =
+                shapes[i].m <= shapes[i].n ? shapes[i].op_b == N : shapes[i].op_a == T;
+            if (rows16 && (cb.ab == WARPLAB_FLOAT32 || !along_rows))
                 continue;
             if (!short_list || (i + seed) % 3 == 0)
                 run_case(cb, shapes[i], seed);
@@ -366,7 +374,7 @@ int main(int argc, char **argv)
             failures++;
             fprintf(stderr, "--mma-rows: no call was planned on gemv_mma_rows\n");
         }
-    } else if (info->cc_major >= 8 && !short_list) {
+    } else if (info->cc_major >= 8 && !short_list && !rows16) {
         checks++;
         if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0 ||
             kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {
