@@ -228,12 +228,13 @@ static const wl_gemm_candidate candidates[] = {
      .bandwidth_fraction = 0.45,
      .flop_fraction = 0.10,
      .flop_multiple = 1.0,
-     /* + the finish kernel's 2 us (a split): 6 us in all. */
-     .fixed_us = 4.0,
-     .source = "the 16-bit skinny model it took over with the kernel's geometry (ex16_gemm.cu "
-               "EX16_FIXED_US 6 us, EX16_BANDWIDTH 45%: H100, 1 x 4096 x 4096 BF16 20.6 us, "
-               "1 x 11008 x 4096 41.1 us, columns kernel, k split in 64); ranks it against "
-               "ex16_chooser's wgmma as that model did (the GEMV below about 20 MB of weights)"},
+     /* + the finish kernel's 2 us and the partial sums' bytes. */
+     .fixed_us = 3.0,
+     .source = "the 16-bit chooser's skinny model (ex16_gemm.cu: 6 us, bytes at 45%) for the "
+               "columns kernel whose geometry and split gemv_along_big took, its fixed cost set "
+               "so that the planner keeps that chooser's picks on the H200 run beside it (BF16 "
+               "and FP16, m = 1, op N, N; columns kernel at 8.4-16.8 MB of X 11.4-14.3 us, "
+               "wgmma at 29-34 MB 15.3-16.1 us)"},
     {.name = "fp32_dispatch",
      .kernel = "src/ladders/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
@@ -539,6 +540,17 @@ static double peak_of(const wl_gemm_target *t)
 #define GEMV_BIG_QUANTUM 64
 #define GEMV_BIG_MIN 64
 #define GEMV_SPLITS_MAX 64
+/* 16-bit X along its rows: at least 32 of k a split, chunks of whole 8 k,
+ * splits up to the grid's. The split of the 16-bit columns kernel that
+ * gemv_along_big replaced there (ex16_gemm.cu). Measured on the H200 in the
+ * same run as that kernel (BF16 and FP16, m = 1, op N, N, through
+ * warplab_gemm_ex): with GEMV_BIG_QUANTUM, GEMV_BIG_MIN and GEMV_SPLITS_MAX
+ * gemv_along_big ran 15-71% slower (1 x 3000 x 2000: 16 splits, 22.6 us,
+ * against 63 splits in the columns kernel, 13.2 us; 1 x 1024 x 4096: 64
+ * splits 15.8 us against 128, 13.2 us). */
+#define GEMV_ROWS16_QUANTUM 8
+#define GEMV_ROWS16_MIN 32
+#define GEMV_ROWS16_SPLITS_MAX 65535
 #define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
 /* gemv_mma: blocks aimed at, a quarter of the SMs: k is split only where
  * the strips leave most SMs idle. Measured on the H200 (scripts/
@@ -625,12 +637,20 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
                              : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM * sms
                                                               : GEMV_BLOCKS_PER_SM * sms;
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
-    const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
-    long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
-    /* The partial sums (written and read) at most an eighth of X's bytes. */
-    const long long by_traffic = k * (long long)element / (64LL * plan->small);
+    /* 16-bit X along its rows (gemv_rows16's class): the split of the 16-bit
+     * columns kernel whose geometry gemv_along_big took there (GEMV_ROWS16_*). */
+    const bool rows16 = kernel == WL_GEMV_KERNEL_FMA && !plan->x_along_k && element == 2;
+    const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM
+                              : rows16        ? GEMV_ROWS16_QUANTUM
+                                              : GEMV_BIG_QUANTUM;
+    long long most = rows16 ? (k + GEMV_ROWS16_MIN - 1) / GEMV_ROWS16_MIN
+                            : k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
+    /* The partial sums (written and read) at most a sixteenth of X's bytes;
+     * rows16: an eighth. */
+    const long long by_traffic = k * (long long)element / ((rows16 ? 32LL : 64LL) * plan->small);
     most = most < by_traffic ? most : by_traffic;
-    most = most < 1 ? 1 : most > GEMV_SPLITS_MAX ? GEMV_SPLITS_MAX : most;
+    const long long most_splits = rows16 ? GEMV_ROWS16_SPLITS_MAX : GEMV_SPLITS_MAX;
+    most = most < 1 ? 1 : most > most_splits ? most_splits : most;
     splits = splits < 1 ? 1 : splits > most ? most : splits;
     long long chunk = (k + splits - 1) / splits;
     chunk = (chunk + quantum - 1) / quantum * quantum;

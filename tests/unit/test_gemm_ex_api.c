@@ -416,7 +416,7 @@ static void on_backend(warplab_backend_kind kind)
      * GEMV family (gemv.cuh) with k split and summed by wl_splitk_finish,
      * small sides of 2 to 16 on either side, X along k or along its rows;
      * 1 x 1300 x 3000: the 16-bit GEMV with X along its rows (gemv_rows16),
-     * k split in 24, 3 blocks of 512 columns, the last ragged. The shapes after the first gpu_first
+     * k split in 94, 3 blocks of 512 columns, the last ragged. The shapes after the first gpu_first
      * run on cuda alone (the CPU and PoCL backends compute every shape with the same code; the
      * reference of these is the bulk of the test's time). */
     static const size_t shapes[][3] = {

@@ -410,8 +410,15 @@ static void test_properties(unsigned seed, int count)
             /* The partial sums stay under an eighth of X's bytes (or one split). */
             CHECK(plan.splits == 1 ||
                   (double)plan.scratch * 8.0 <= (double)big * d.k * warplab_dtype_size(d.ab_type));
+            /* Whole quanta: 256 along k; along its rows 64, or 8 for 16-bit
+             * X on the CUDA cores (gemv_rows16's split). */
+            const bool rows16 = !plan.x_along_k && plan.gemv_kernel == WL_GEMV_KERNEL_FMA &&
+                                warplab_dtype_size(d.ab_type) == 2;
             CHECK(plan.splits >= 1 && plan.k_chunk > 0 &&
-                  plan.k_chunk % (plan.x_along_k ? 256 : 64) == 0);
+                  plan.k_chunk % (plan.x_along_k ? 256
+                                  : rows16       ? 8
+                                                 : 64) ==
+                      0);
             CHECK((c->x_layout == WL_GEMM_X_ALONG_K) == plan.x_along_k);
             CHECK((size_t)(plan.splits - 1) * (size_t)plan.k_chunk < d.k);
             CHECK((size_t)plan.splits * (size_t)plan.k_chunk >= d.k);

@@ -224,14 +224,11 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
 {
     typedef gemv_elem<KIND> E;
     typedef typename E::storage T;
-    enum {
-        TX = WL_GEMV_ALONG_BIG_THREADS((int)sizeof(T)),
-        GROUPS = WL_GEMV_ALONG_BIG_GROUPS((int)sizeof(T))
-    };
-    const int VEC = E::VEC;
+    constexpr int VEC = E::VEC, TX = WL_GEMV_ALONG_BIG_THREADS((int)sizeof(T)),
+                  GROUPS = WL_GEMV_ALONG_BIG_GROUPS((int)sizeof(T));
     if (p.splits > 1) /* wl_splitk_finish follows */
         wl_release_dependents();
-    __shared__ float sums[GROUPS - 1][TX * E::VEC];
+    __shared__ float sums[GROUPS - 1][TX * VEC];
     const int tx = threadIdx.x % TX, group = threadIdx.x / TX;
     const int j0 = (blockIdx.x * TX + tx) * VEC, split = blockIdx.y;
     const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
@@ -249,7 +246,11 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
             const T *row = x + (size_t)q * p.x_q + j0;
             float xv[E::VEC];
             if (whole) {
-                E::widen_vec(__ldcs(reinterpret_cast<const uint4 *>(row)), xv);
+                /* 16-bit: plain read-only loads, as the 16-bit columns
+                 * kernel whose geometry and split this one took (measured
+                 * there); FP32: evict-first. */
+                const uint4 *v = reinterpret_cast<const uint4 *>(row);
+                E::widen_vec(sizeof(T) == 2 ? __ldg(v) : __ldcs(v), xv);
             } else {
 #pragma unroll
                 for (int e = 0; e < E::VEC; e++)
