@@ -416,9 +416,10 @@ static void on_backend(warplab_backend_kind kind)
      * GEMV family (gemv.cuh) with k split and summed by wl_splitk_finish,
      * small sides of 2 to 16 on either side, X along k or along its rows;
      * 1 x 1300 x 3000: the 16-bit GEMV with X along its rows (gemv_rows16),
-     * k split in 94, 3 blocks of 512 columns, the last ragged. The shapes after the first gpu_first
-     * run on cuda alone (the CPU and PoCL backends compute every shape with the same code; the
-     * reference of these is the bulk of the test's time). */
+     * k split in 94, 3 blocks of 512 columns, the last ragged. The shapes
+     * after the first gpu_first run on cuda alone (the CPU and PoCL
+     * backends compute every shape with the same code; the reference of
+     * these is the bulk of the test's time). */
     static const size_t shapes[][3] = {
         {1, 1, 1},       {1, 67, 45},     {45, 1, 33},      {37, 29, 53},     {5, 7, 0},
         {130, 257, 70},  {3, 136, 264},   {136, 5, 520},    {72, 136, 96},    {40, 48, 2048},
