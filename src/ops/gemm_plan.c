@@ -1,6 +1,5 @@
 /* The GEMM planner: the candidate table and the plan (gemm_plan.h). */
 #include "gemm_plan.h"
-#include "gemm_tile_models.h"
 
 #include <limits.h>
 #include <math.h>
@@ -67,7 +66,7 @@
  * 28672 x 4096: skinny_m 119.7 us against 133.2). */
 
 /* A transposing copy's launch and fill (the copies' rows): tf32_choose's
- * copy_launch_us (gemm_tile_models.h), measured on the H100 (K-major copies
+ * copy_launch_us (gemm_plan.h), measured on the H100 (K-major copies
  * before the wgmma kernel ran 6-8 us longer than their bytes alone). */
 #define COPY_LAUNCH_US wl_gemm_model(WL_GM_TF32_COPY_LAUNCH_US)
 
@@ -339,7 +338,7 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.65,
      .flop_multiple = TF32_OVER_FP32,
      .fixed_us = 7.0,
-     .source = "tf32_choose's fixed_us (7 us) and sm_gflops (H100: gemm_tile_models.h); warplab "
+     .source = "tf32_choose's fixed_us (7 us) and sm_gflops (H100: gemm_plan.h); warplab "
                "bench gemm "
                "--shapes (H200): 0.955x cuBLAS TF32"},
     {.name = "fp32_dispatch_copy",
@@ -875,8 +874,8 @@ const char *wl_gemm_plan_tuning_set(void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The tile choosers' constants (gemm_tile_models.h): wl_ex16_choose's       */
-/* 16-bit tile model and tf32_choose's TF32 one, each with its measurement.  */
+/* The tile choosers' constants (gemm_plan.h): wl_ex16_choose's 16-bit      */
+/* tile model and tf32_choose's TF32 one, each with its measurement.         */
 
 #define EX16 "wl_ex16_choose"
 #define TF32C_ "tf32_choose"

@@ -15,7 +15,6 @@
 #include "../check.h"
 #include "ladders/gemm.h"
 #include "ops/gemm_plan.h"
-#include "ops/gemm_tile_models.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -265,7 +264,7 @@ static void test_rows(void)
     CHECK(wl_gemm_candidate_find("no such kernel") == -1);
 }
 
-/* The tile choosers' constants (gemm_tile_models.h): one row an id, in id
+/* The tile choosers' constants (gemm_plan.h): one row an id, in id
  * order, each with its chooser, a name unique to the chooser, a positive
  * value and a source; wl_gemm_model reads them. The values the choosers
  * were fitted with (ex16_gemm.cu, gemm_ex.cu) are the table's. */

@@ -19,7 +19,6 @@
  * element loads. The workspace (launch->scratch) is not zeroed: every
  * partial a finish reads is written first by the split kernel. */
 /* warplab:rung gemm ex16_mma ex16_tma */
-#include "../../ops/gemm_tile_models.h"
 #include "ex16.h"
 #include "ex16_thin.cuh"
 #include "gemv.h"
@@ -313,7 +312,7 @@ static ex16_thin_shape thin_shape_of(const wl_problem *p)
 
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
  * SM holds at once (shared memory and registers), and the rows of their
- * measured mma.sync rates in the planner's tables (gemm_tile_models.h: an
+ * measured mma.sync rates in the planner's tables (gemm_plan.h: an
  * SM's rate, its resident blocks sharing it; one block's, alone on an SM;
  * an SM's rate is about the same whatever the blocks on it). */
 static const struct {

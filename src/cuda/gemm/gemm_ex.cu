@@ -30,7 +30,6 @@
  * rest. No allocation or synchronisation: the copies and partial sums live
  * in launch->scratch, sized by ex_scratch. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
-#include "../../ops/gemm_tile_models.h"
 #include "ex16.h"
 #include "fp32_copy.h"
 #include "gemm_launch.h"
@@ -385,7 +384,7 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  *   at most SKINNY) go there, or with a transposed operand to the GEMV family.
  * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. The model's constants
  * are rows of the planner's tables, each with its measurement
- * (gemm_tile_models.h, src/ops/gemm_plan.c): a K-major copy's launch and
+ * (gemm_plan.h, src/ops/gemm_plan.c): a K-major copy's launch and
  * fill at 3 us modelled the shapes with copies 6-8 us short on the H100,
  * so the small odd shapes went to the wgmma kernel instead of the FP32
  * dispatcher (20.2 us) or the small tiles (21.3); now copy_launch_us. */
