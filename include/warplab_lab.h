@@ -277,7 +277,7 @@ warplab_status warplab_report_write_sweep_svg(const warplab_report *report, FILE
 /* ------------------------------------------------------------------------ */
 /* The GEMM planner's candidates and the grid that judges them              */
 
-/* The GEMM planner's candidates (src/ops/gemm_plan.c's table), in table
+/* The GEMM planner's candidates (src/kernels/gemm_plan.c's table), in table
  * order: "gemv_k", "fp32_dispatch", ...; NULL past the end. */
 const char *warplab_gemm_candidate_name(size_t index);
 
@@ -350,7 +350,7 @@ typedef struct warplab_gemm_grid {
  * with the layouts (N,N and N,T; all four for FP32 compute), precisions
  * (FP32, TF32, BF16, FP16) and output types (FP32, and the input type for
  * 16-bit inputs). The same seed always gives the same cells. These are
- * the planner's judging shapes: no constant of src/ops/gemm_plan.c was
+ * the planner's judging shapes: no constant of src/kernels/gemm_plan.c was
  * fitted on them (its tuning set is scripts/gemm_decode_bench.c's). The
  * caller may edit the cells (shape and types) or count before running. */
 warplab_status warplab_gemm_grid_make(unsigned long long seed, warplab_gemm_grid **grid);

@@ -72,23 +72,22 @@
  *  51. ex_tf32 -- warplab_gemm_ex, TF32 compute [gemm/gemm_ex.cu]
  *  52. ex_bf16 -- warplab_gemm_ex, BF16 inputs [gemm/gemm_ex.cu]
  *  53. ex_fp16 -- warplab_gemm_ex, FP16 inputs [gemm/gemm_ex.cu]
- *  54. ex16_skinny -- gemm_ex BF16: skinny split-k kernels (m or n <= 8) [gemm/ex16_gemm.cu]
- *  55. ex16_mma -- gemm_ex BF16: mma.sync tiles on the operands as stored, split k
+ *  54. ex16_mma -- gemm_ex BF16: mma.sync tiles on the operands as stored, split k
  * [gemm/ex16_gemm.cu]
- *  56. ex16_tma -- gemm_ex BF16: TMA + wgmma on K-major operands [gemm/ex16_gemm.cu]
- *  57. ex16_wgmma -- gemm_ex BF16: TMA + wgmma on the operands as stored, split k
+ *  55. ex16_tma -- gemm_ex BF16: TMA + wgmma on K-major operands [gemm/ex16_gemm.cu]
+ *  56. ex16_wgmma -- gemm_ex BF16: TMA + wgmma on the operands as stored, split k
  * [gemm/wgmma_ex.sm90a.cu]
- *  58. ex16_thin -- gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory, split k
+ *  57. ex16_thin -- gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory, split k
  * [gemm/ex16_thin.cuh]
- *  59. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
+ *  58. ex_tf32_wgmma -- gemm_ex TF32: TMA + wgmma, row-major B read as stored, split k
  * [gemm/wgmma_ex.sm90a.cu]
- *  60. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
- *  61. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
- *  62. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
- *  63. cublas_tf32_kmajor -- cuBLAS, TF32 tensor cores, the TMA rungs' copies [gemm/cublas.cu]
- *  64. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
- *  65. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
- *  66. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  59. cublas_fp32 -- cuBLAS sgemm, pedantic FP32 [gemm/cublas.cu]
+ *  60. cublas_tf32 -- cuBLAS, TF32 tensor cores [gemm/cublas.cu]
+ *  61. cublas_bf16 -- cuBLAS, BF16 tensor cores [gemm/cublas.cu]
+ *  62. cublas_tf32_kmajor -- cuBLAS, TF32 tensor cores, the TMA rungs' copies [gemm/cublas.cu]
+ *  63. cublas_ex_tf32 -- cuBLAS GemmEx, TF32, op(A) op(B) [gemm/cublas.cu]
+ *  64. cublas_ex_bf16 -- cuBLAS GemmEx, BF16 inputs, op(A) op(B) [gemm/cublas.cu]
+ *  65. cublas_ex_fp16 -- cuBLAS GemmEx, FP16 inputs, op(A) op(B) [gemm/cublas.cu]
  */
 #include "gemm/blocked_kernels.cuh"
 #include "gemm/course_kernels.cuh"
@@ -362,8 +361,8 @@ extern "C" const wl_impl *const wl_cuda_gemm_impls[] = {
     &wl_gemm_cublas_bf16_impl, &wl_gemm_cublas_tf32_kmajor_impl,
     /* warplab_gemm_ex and its rungs */
     &wl_gemm_ex_cuda_impl, &wl_gemm_batched_cuda_impl, &wl_gemm_ex_tf32_impl, &wl_gemm_ex_bf16_impl,
-    &wl_gemm_ex_fp16_impl, &wl_gemm_ex16_skinny_impl, &wl_gemm_ex16_mma_impl,
-    &wl_gemm_ex16_tma_impl, &wl_gemm_ex16_wgmma_impl, &wl_gemm_ex16_thin_impl,
-    &wl_gemm_ex_tf32_wgmma_impl, &wl_gemm_cublas_ex_tf32_impl, &wl_gemm_cublas_ex_bf16_impl,
-    &wl_gemm_cublas_ex_fp16_impl, &wl_gemm_tf32_tile_64x64_impl, &wl_gemm_tf32_tile_128x64_impl,
-    &wl_gemm_tf32_tile_128x128_impl, &wl_gemm_tf32_tiles_impl, NULL};
+    &wl_gemm_ex_fp16_impl, &wl_gemm_ex16_mma_impl, &wl_gemm_ex16_tma_impl, &wl_gemm_ex16_wgmma_impl,
+    &wl_gemm_ex16_thin_impl, &wl_gemm_ex_tf32_wgmma_impl, &wl_gemm_cublas_ex_tf32_impl,
+    &wl_gemm_cublas_ex_bf16_impl, &wl_gemm_cublas_ex_fp16_impl, &wl_gemm_tf32_tile_64x64_impl,
+    &wl_gemm_tf32_tile_128x64_impl, &wl_gemm_tf32_tile_128x128_impl, &wl_gemm_tf32_tiles_impl,
+    NULL};

@@ -65,10 +65,10 @@
  * at two (m = 1, n = 1024 and k = 14336: within 1%), slower at one (m = 1,
  * 28672 x 4096: skinny_m 119.7 us against 133.2). */
 
-/* A transposing copy's launch and fill (the copies' rows): gemm_ex.cu's
- * TF32_COPY_LAUNCH_US, measured on the H100 (K-major copies before the
- * wgmma kernel ran 6-8 us longer than their bytes alone). */
-#define COPY_LAUNCH_US 6.5
+/* A transposing copy's launch and fill (the copies' rows): tf32_choose's
+ * copy_launch_us (gemm_plan.h), measured on the H100 (K-major copies
+ * before the wgmma kernel ran 6-8 us longer than their bytes alone). */
+#define COPY_LAUNCH_US wl_gemm_model(WL_GM_TF32_COPY_LAUNCH_US)
 
 /* The candidates, in the order a tie goes. */
 static const wl_gemm_candidate candidates[] = {
@@ -207,6 +207,33 @@ static const wl_gemm_candidate candidates[] = {
                "layers, X along big): m = 1 34-137 us (FP32; 1024 x 4096 34 us, 28672 x 4096 "
                "137 us: k-serial, about 30 us + bytes at 70%); m = 16 at 6.5-7.6 TFLOP/s, 10% "
                "of the FP32 peak"},
+    {.name = "gemv_rows16",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big (16-bit: 64 x 4 threads, 512 columns a "
+               "block), wl_splitk_finish",
+     .cc_major_min = 7,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     /* The GEMV proper (y = x W, W stored k x n; or y = A^T x): from a small
+      * side of 2 the 16-bit tiles stream X as fast (ex16_gemm.cu, H100: 8 x
+      * 4096 x 4096 22 us in ex16_mma against 38 on the CUDA cores), so
+      * ex16_chooser keeps those; gemv_rows still runs them forced. */
+     .small_max = 1,
+     .x_layout = WL_GEMM_X_ALONG_BIG,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.45,
+     .flop_fraction = 0.10,
+     .flop_multiple = 1.0,
+     /* + the finish kernel's 2 us and the partial sums' bytes. */
+     .fixed_us = 3.0,
+     .source = "the 16-bit chooser's skinny model (ex16_gemm.cu: 6 us, bytes at 45%) for the "
+               "columns kernel whose geometry and split gemv_along_big took, its fixed cost set "
+               "so that the planner keeps that chooser's picks on the H200 run beside it (BF16 "
+               "and FP16, m = 1, op N, N; columns kernel at 8.4-16.8 MB of X 11.4-14.3 us, "
+               "wgmma at 29-34 MB 15.3-16.1 us)"},
     {.name = "fp32_dispatch",
      .kernel = "src/kernels/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
      .cc_major_min = 0,
@@ -271,8 +298,10 @@ static const wl_gemm_candidate candidates[] = {
      .c_types = C_FP32_OR_INPUT,
      .computes = FP32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_ALL,
-     /* Its skinny path for X along k (ex16_skinny_warps): 0.18-0.31x
-      * cuBLAS at m = 7, 8 (H200, scripts/planner-gpu.sh); gemv_k serves it. */
+     /* Its skinny path for X along k (the warp-a-column kernel since
+      * deleted): 0.18-0.31x cuBLAS at m = 7, 8 (H200, scripts/
+      * planner-gpu.sh); gemv_k serves it. Small side 1 with X along its
+      * rows: gemv_rows16 or this row's wgmma tiles, by the models. */
      .along_k_small_min = 9,
      /* The wgmma kernel reads every layout as stored; rows off 16 bytes
       * are re-strided by the delegate (its own plan). */
@@ -309,7 +338,8 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.65,
      .flop_multiple = TF32_OVER_FP32,
      .fixed_us = 7.0,
-     .source = "gemm_ex.cu TF32_FIXED_US (7 us) and TF32_SM_GFLOPS (H100); warplab bench gemm "
+     .source = "tf32_choose's fixed_us (7 us) and sm_gflops (H100: gemm_plan.h); warplab "
+               "bench gemm "
                "--shapes (H200): 0.955x cuBLAS TF32"},
     {.name = "fp32_dispatch_copy",
      .kernel = "src/cuda/gemm/fp32_copy.cu: the transpose ladder's best rung into the "
@@ -509,6 +539,17 @@ static double peak_of(const wl_gemm_target *t)
 #define GEMV_BIG_QUANTUM 64
 #define GEMV_BIG_MIN 64
 #define GEMV_SPLITS_MAX 64
+/* 16-bit X along its rows: at least 32 of k a split, chunks of whole 8 k,
+ * splits up to the grid's. The split of the 16-bit columns kernel that
+ * gemv_along_big replaced there (ex16_gemm.cu). Measured on the H200 in the
+ * same run as that kernel (BF16 and FP16, m = 1, op N, N, through
+ * warplab_gemm_ex): with GEMV_BIG_QUANTUM, GEMV_BIG_MIN and GEMV_SPLITS_MAX
+ * gemv_along_big ran 15-71% slower (1 x 3000 x 2000: 16 splits, 22.6 us,
+ * against 63 splits in the columns kernel, 13.2 us; 1 x 1024 x 4096: 64
+ * splits 15.8 us against 128, 13.2 us). */
+#define GEMV_ROWS16_QUANTUM 8
+#define GEMV_ROWS16_MIN 32
+#define GEMV_ROWS16_SPLITS_MAX 65535
 #define GEMV_BLOCKS_PER_SM 4 /* blocks of 256 threads an SM aimed at */
 /* gemv_mma: blocks aimed at, a quarter of the SMs: k is split only where
  * the strips leave most SMs idle. Measured on the H200 (scripts/
@@ -569,7 +610,7 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     else if (plan->x_along_k)
         per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small, (int)element);
     else
-        per_block = WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
+        per_block = WL_GEMV_ALONG_BIG_THREADS((int)element) * (int)(16 / element);
     plan->tile_m = plan->small;
     plan->tile_n = per_block;
     plan->schedule = WL_GEMM_SCHEDULE_GEMV;
@@ -595,12 +636,20 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
                              : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM * sms
                                                               : GEMV_BLOCKS_PER_SM * sms;
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
-    const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM : GEMV_BIG_QUANTUM;
-    long long most = k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
-    /* The partial sums (written and read) at most an eighth of X's bytes. */
-    const long long by_traffic = k * (long long)element / (64LL * plan->small);
+    /* 16-bit X along its rows (gemv_rows16's class): the split of the 16-bit
+     * columns kernel whose geometry gemv_along_big took there (GEMV_ROWS16_*). */
+    const bool rows16 = kernel == WL_GEMV_KERNEL_FMA && !plan->x_along_k && element == 2;
+    const long long quantum = plan->x_along_k ? GEMV_K_QUANTUM
+                              : rows16        ? GEMV_ROWS16_QUANTUM
+                                              : GEMV_BIG_QUANTUM;
+    long long most = rows16 ? (k + GEMV_ROWS16_MIN - 1) / GEMV_ROWS16_MIN
+                            : k / (plan->x_along_k ? GEMV_K_MIN : GEMV_BIG_MIN);
+    /* The partial sums (written and read) at most a sixteenth of X's bytes;
+     * rows16: an eighth. */
+    const long long by_traffic = k * (long long)element / ((rows16 ? 32LL : 64LL) * plan->small);
     most = most < by_traffic ? most : by_traffic;
-    most = most < 1 ? 1 : most > GEMV_SPLITS_MAX ? GEMV_SPLITS_MAX : most;
+    const long long most_splits = rows16 ? GEMV_ROWS16_SPLITS_MAX : GEMV_SPLITS_MAX;
+    most = most < 1 ? 1 : most > most_splits ? most_splits : most;
     splits = splits < 1 ? 1 : splits > most ? most : splits;
     long long chunk = (k + splits - 1) / splits;
     chunk = (chunk + quantum - 1) / quantum * quantum;
@@ -822,4 +871,147 @@ void wl_gemm_route_describe(const wl_gemm_route *plan, char *text, size_t len)
 const char *wl_gemm_plan_tuning_set(void)
 {
     return WL_GEMM_PLAN_TUNING_SET;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The tile choosers' constants (gemm_plan.h): wl_ex16_choose's 16-bit      */
+/* tile model and tf32_choose's TF32 one, each with its measurement.         */
+
+#define EX16 "wl_ex16_choose"
+#define TF32C_ "tf32_choose"
+static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
+    {WL_GM_EX16_MMA128_SM_TFLOPS, EX16, "mma128_sm_tflops", 2.0,
+     "ex16_mma 128 x 128 tiles, an SM's rate shared by its 2 resident blocks: H100, 256 x 14336 "
+     "x 4096"},
+    {WL_GM_EX16_MMA128_BLOCK_TFLOPS, EX16, "mma128_block_tflops", 1.2,
+     "ex16_mma 128 x 128 tiles, one block alone on an SM: H100, 256 x 14336 x 4096"},
+    {WL_GM_EX16_MMA64_SM_TFLOPS, EX16, "mma64_sm_tflops", 1.05,
+     "ex16_mma 64 x 64 tiles, 2 to 4 blocks an SM: H100, 512 x 4096 x 11008 and 1024^3"},
+    {WL_GM_EX16_MMA64_BLOCK_TFLOPS, EX16, "mma64_block_tflops", 0.55,
+     "ex16_mma 64 x 64 tiles, one block alone on an SM: H100, 512 x 4096 x 11008 and 1024^3"},
+    {WL_GM_EX16_MMA_FIXED_US, EX16, "mma_fixed_us", 6.0,
+     "ex16_mma's launch and pipeline fill: H100, 128^3 about 8 us"},
+    {WL_GM_EX16_MMA_BANDWIDTH, EX16, "mma_bandwidth", 0.45,
+     "fraction of the bandwidth ex16_mma streams at: H100, GEMV shapes at about 1.5 TB/s"},
+    {WL_GM_EX16_MMA_SPLIT_US, EX16, "mma_split_us", 2.0,
+     "the split sums' second launch after ex16_mma (a launch, H100)"},
+    {WL_GM_EX16_MMA_UNALIGNED_SLOWER, EX16, "mma_unaligned_slower", 3.0,
+     "ex16_mma on rows off 16 bytes loads element by element: H100, 17 x 3001 x 1999 and 777 x "
+     "555 x 333 (44 and 34 us, 2.3x and 1.9x cuBLAS)"},
+    {WL_GM_EX16_TMA_FIXED_US, EX16, "tma_fixed_us", 12.0,
+     "the TMA path's launches and fill: H100, 4096^3 220 us, 1024^3 26 us, 4096 x 4096 x 64 39 "
+     "us, 512 x 4096 x 11008 194 us"},
+    {WL_GM_EX16_TMA_COPY_BANDWIDTH, EX16, "tma_copy_bandwidth", 0.75,
+     "the TMA path's K-major copies (read + write), same H100 calibration"},
+    {WL_GM_EX16_TMA_COPY_US, EX16, "tma_copy_us", 2.0,
+     "a K-major copy's launch, same H100 calibration"},
+    {WL_GM_EX16_TMA_UNALIGNED_COPY_BANDWIDTH, EX16, "tma_unaligned_copy_bandwidth", 0.27,
+     "element-by-element copies of rows off 16 bytes: H200, scripts/gemm_tile_tuning.sh "
+     "unaligned, ex16_tma forced (40001 x 180 x 2001 341 us; 301^3, 455^3, 777^3 29.7-36.6 us)"},
+    {WL_GM_EX16_TMA_UNALIGNED_COPY_US, EX16, "tma_unaligned_copy_us", 6.7,
+     "the same fit as tma_unaligned_copy_bandwidth (model 352, 29.7, 32.3, 39.0 us)"},
+    {WL_GM_EX16_WGMMA_SM_TFLOPS, EX16, "wgmma_sm_tflops", 5.5,
+     "an SM's wgmma rate: H100, 4096^3 BF16 in 128 x 256 tiles; 512 x 4096 x 11008 in 128 x 128 "
+     "tiles 69 us"},
+    {WL_GM_EX16_WGMMA_128_RATE, EX16, "wgmma_128_rate", 0.9,
+     "128 x 128 tiles at this fraction of 128 x 256's rate: H100, 20 shapes of 1000^3 to 8192^3 "
+     "(docs/DECISIONS.md, the 128x128 16-bit tile)"},
+    {WL_GM_EX16_WGMMA_UNIT_US, EX16, "wgmma_unit_us", 0.7,
+     "a unit's fill and epilogue: H100, 128^3 10.5 us against ex16_mma's 7.9"},
+    {WL_GM_EX16_WGMMA_FIXED_US, EX16, "wgmma_fixed_us", 8.5,
+     "a launch, two tensor maps encoded on the host, the pipeline's fill: H100, 128^3 10.5 us"},
+    {WL_GM_EX16_WGMMA_BANDWIDTH, EX16, "wgmma_bandwidth", 0.8,
+     "the compulsory bytes' fraction of the bandwidth (and the TMA path's, C written once): H100"},
+    {WL_GM_EX16_SM_STREAM_GBS, EX16, "sm_stream_gbs", 40.0,
+     "an SM streams its operands at this many GB/s: H100, 2 x 4096 x 4096 in 3 splits (96 units) "
+     "25 us, in 2 (64) 28 us; 128 x 128 x 32768 in 37 splits 19 us"},
+    {WL_GM_EX16_WGMMA_SPLIT_US, EX16, "wgmma_split_us", 2.5,
+     "the split sums' second launch after the wgmma kernel (H100)"},
+    {WL_GM_EX16_SPLIT_SUMS_BANDWIDTH, EX16, "split_sums_bandwidth", 0.7,
+     "the partial sums written and read back, and C, at this fraction of the bandwidth (H100)"},
+    {WL_GM_EX16_RESTRIDE_US, EX16, "restride_us", 2.5,
+     "a re-strided copy's launch (rows off 16 bytes copied onto 128-byte lines): H100, 17 x 3001 "
+     "x 1999 and 777 x 555 x 333"},
+    {WL_GM_EX16_RESTRIDE_BANDWIDTH, EX16, "restride_bandwidth", 0.6,
+     "the re-strided copy, an element a thread, read + write: about 60% of the bandwidth (H100)"},
+    {WL_GM_EX16_LINE_COST_64, EX16, "line_cost_64", 0.05,
+     "rows 64 bytes off every other line beside another operand off lines: as tf32_line_cost's "
+     "6000^3 ~1.1x (H100)"},
+    {WL_GM_EX16_LINE_COST_32, EX16, "line_cost_32", 0.15,
+     "rows on 32-byte sectors off 128-byte lines: as tf32_line_cost's 3000^3 1.3x (H100)"},
+    {WL_GM_EX16_LINE_COST_OFF, EX16, "line_cost_off", 0.33,
+     "rows 16 bytes off a sector: H100 BF16 128 x 128 tiles, 3000^3 190 us against 103 for "
+     "3008^3; A alone 1.36x, B alone 1.47x"},
+    {WL_GM_EX16_LINE_COST_WIDE, EX16, "line_cost_wide", 0.75,
+     "256-wide tiles read fewer bytes a flop: a quarter less of the line cost (H100)"},
+    {WL_GM_EX16_SK_FIXED_US, EX16, "sk_fixed_us", 12.0,
+     "stream-K shares' flags, fill and hand-over: H100 1792 x 2560 x 1024 and 2200^3 (off), 8 "
+     "shapes that gained; H200 scripts/gemm_tile_tuning.sh prefill (10.8-17.9 us all right)"},
+    {WL_GM_EX16_SK_HANDOVER_BANDWIDTH, EX16, "sk_handover_bandwidth", 1.1,
+     "the shares' sums written and read back from L2 at 1.1x the DRAM bandwidth: H100, BF16 "
+     "4096^3 in 2 x 1 clusters, 132 slots of 128 KiB, 9.5 us"},
+    {WL_GM_EX16_THIN_BLOCKS_SM, EX16, "thin_blocks_sm", 4.0,
+     "ex16_thin's blocks an SM aimed at (4 warps, 4-8 KB in flight each): modelled, not yet "
+     "measured (forced rows only)"},
+    {WL_GM_EX16_THIN_BANDWIDTH, EX16, "thin_bandwidth", 0.85,
+     "ex16_thin's big operand at this fraction of the bandwidth: modelled, not yet measured "
+     "(forced rows only)"},
+    {WL_GM_TF32_SM_GFLOPS, TF32C_, "sm_gflops", 3300.0,
+     "an SM's TF32 wgmma rate in 256-wide tiles: H100 measurements (about 3.3 TFLOP/s an SM)"},
+    {WL_GM_TF32_128_SM_GFLOPS, TF32C_, "128_sm_gflops", 2900.0,
+     "an SM's TF32 wgmma rate in 128-wide tiles (H100)"},
+    {WL_GM_TF32_RS_RATE, TF32C_, "rs_rate", 0.85,
+     "gemm_ex_tf32_rs (B read as stored, from registers): the fragments' loads and a wait a k "
+     "tile cost about 15% of the rate (H100)"},
+    {WL_GM_TF32_FIXED_US, TF32C_, "fixed_us", 7.0,
+     "TF32 wgmma's launch, tensor maps and fill (H100); warplab bench gemm --shapes (H200): "
+     "0.955x cuBLAS TF32"},
+    {WL_GM_TF32_COPY_LAUNCH_US, TF32C_, "copy_launch_us", 6.5,
+     "a K-major copy's launch and fill: H100, 777 x 555 x 333 two copies 26.7-27.0 us measured, "
+     "19.2 modelled at 3 us; 900 x 803 x 700 27.2 against 20.6; 1001 x 999 x 1003 40.4 against "
+     "32.1"},
+    {WL_GM_TF32_BANDWIDTH, TF32C_, "bandwidth", 0.85,
+     "A, B and C once at this fraction of the bandwidth (H100)"},
+    {WL_GM_TF32_COPY_BANDWIDTH, TF32C_, "copy_bandwidth", 0.7,
+     "the K-major copies, read + write, 1.8-2.7 TB/s: H100, B of 4096^3 70 us, of 512 x 4096 x "
+     "11008 133 us"},
+    {WL_GM_TF32_UNIT_US, TF32C_, "unit_us", 0.7,
+     "a (split, tile) unit's fill (H100, as the 16-bit kernel)"},
+    {WL_GM_TF32_SPLIT_US, TF32C_, "split_us", 2.5,
+     "the split sums' second launch after the wgmma kernel (H100)"},
+    {WL_GM_TF32_SPLIT_SUMS_BANDWIDTH, TF32C_, "split_sums_bandwidth", 0.7,
+     "the partial sums written and read back, and C, at this fraction of the bandwidth (H100, "
+     "as the 16-bit kernel's)"},
+    {WL_GM_TF32_LINE_128_SLOWER, TF32C_, "line_128_slower", 1.33,
+     "128 x 128 tiles read a third more bytes a flop and lose about a third more to rows off "
+     "lines (H100, gemm_ex_tf32_rs)"},
+    {WL_GM_TF32_LINE_COST_64, TF32C_, "line_cost_64", 0.05,
+     "rows 64 bytes off every other line, beside another operand off lines: H100, 6000^3 ~1.1x, "
+     "2000^3 nothing"},
+    {WL_GM_TF32_LINE_COST_32, TF32C_, "line_cost_32", 0.15,
+     "rows on 32-byte sectors: H100, 3000^3 1.3x; B's alone 1.1-1.2x (8000 x 1000 x 4000, 3008 x "
+     "3000 x 3008), A's alone nothing"},
+    {WL_GM_TF32_LINE_COST_OFF_KMAJOR, TF32C_, "line_cost_off_kmajor", 0.55,
+     "K-major rows 16 bytes off a sector: H100, 3500^3 446 us against 228 for 3520^3, A's rows "
+     "alone 1.6x; 2500^3 1.65-1.84x (docs/DECISIONS.md, rows off the 128-byte lines)"},
+    {WL_GM_TF32_LINE_COST_OFF, TF32C_, "line_cost_off", 0.35,
+     "N-major rows 16 bytes off a sector (B's boxes, 32 k rows of 128 bytes): H100, 3500^3 B's "
+     "rows alone 1.36x"},
+    {WL_GM_TF32_SKINNY_M16_FACTOR, TF32C_, "skinny_m16_factor", 2.7,
+     "the FP32 dispatcher's model is optimistic for skinny_m at 16 rows: H100, 16 x 4096 x 4096 "
+     "73 us measured, 27 modelled"},
+};
+#undef EX16
+#undef TF32C_
+
+const wl_gemm_model_constant *wl_gemm_model_constants(size_t *count)
+{
+    if (count)
+        *count = WL_GEMM_MODEL_COUNT;
+    return model_constants;
+}
+
+double wl_gemm_model(wl_gemm_model_id id)
+{
+    return (unsigned)id < WL_GEMM_MODEL_COUNT ? model_constants[id].value : 0.0;
 }

@@ -308,8 +308,90 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_TILED_STAGE_K 64
 #define WL_GEMV_TILED_STAGES 4
 #define WL_GEMV_TILED_S(small) ((small) <= 16 ? 16 : (small) <= 24 ? 24 : 32)
-#define WL_GEMV_ALONG_BIG_THREADS 32 /* X along big: threads along big, 16 bytes each */
-#define WL_GEMV_ALONG_BIG_GROUPS 8   /* X along big: groups of threads along k */
+/* X along big (gemv_along_big), by the element's bytes: threads along big
+ * (16 bytes each) and groups of threads along k, WL_GEMV_THREADS in all.
+ * 16-bit: 64 x 4, 512 columns a block, the geometry of the 16-bit skinny
+ * kernel this one replaced for the GEMV (ex16_gemm.cu's columns kernel:
+ * 1 x 4096 x 4096 at 20.6 us on the H100, cuBLAS 17.1); FP32: 32 x 8,
+ * 128 columns (the gemv_rows row's measurement). */
+#define WL_GEMV_ALONG_BIG_THREADS(element) ((element) == 4 ? 32 : 64)
+#define WL_GEMV_ALONG_BIG_GROUPS(element) (WL_GEMV_THREADS / WL_GEMV_ALONG_BIG_THREADS(element))
+
+/* The tile choosers' constants, rows of the planner's tables beside its
+ * candidates (gemm_plan.c): the 16-bit tile model of wl_ex16_choose
+ * (src/cuda/gemm/ex16_gemm.cu) and the TF32 one of tf32_choose
+ * (src/cuda/gemm/gemm_ex.cu), which the ex16_chooser and tf32_chooser rows
+ * delegate to. Each row: its chooser, its name, its value and the
+ * measurement it came from; the choosers read the values through
+ * wl_gemm_model (tests/unit/test_gemm_plan.c checks the rows). */
+typedef enum wl_gemm_model_id {
+    /* wl_ex16_choose: mma.sync tiles (ex16_mma) */
+    WL_GM_EX16_MMA128_SM_TFLOPS,
+    WL_GM_EX16_MMA128_BLOCK_TFLOPS,
+    WL_GM_EX16_MMA64_SM_TFLOPS,
+    WL_GM_EX16_MMA64_BLOCK_TFLOPS,
+    WL_GM_EX16_MMA_FIXED_US,
+    WL_GM_EX16_MMA_BANDWIDTH,
+    WL_GM_EX16_MMA_SPLIT_US,
+    WL_GM_EX16_MMA_UNALIGNED_SLOWER,
+    /* the TMA path on K-major copies */
+    WL_GM_EX16_TMA_FIXED_US,
+    WL_GM_EX16_TMA_COPY_BANDWIDTH,
+    WL_GM_EX16_TMA_COPY_US,
+    WL_GM_EX16_TMA_UNALIGNED_COPY_BANDWIDTH,
+    WL_GM_EX16_TMA_UNALIGNED_COPY_US,
+    /* wgmma on the operands as stored (and the TMA path's rate) */
+    WL_GM_EX16_WGMMA_SM_TFLOPS,
+    WL_GM_EX16_WGMMA_128_RATE,
+    WL_GM_EX16_WGMMA_UNIT_US,
+    WL_GM_EX16_WGMMA_FIXED_US,
+    WL_GM_EX16_WGMMA_BANDWIDTH,
+    WL_GM_EX16_SM_STREAM_GBS,
+    WL_GM_EX16_WGMMA_SPLIT_US,
+    WL_GM_EX16_SPLIT_SUMS_BANDWIDTH,
+    WL_GM_EX16_RESTRIDE_US,
+    WL_GM_EX16_RESTRIDE_BANDWIDTH,
+    WL_GM_EX16_LINE_COST_64,
+    WL_GM_EX16_LINE_COST_32,
+    WL_GM_EX16_LINE_COST_OFF,
+    WL_GM_EX16_LINE_COST_WIDE,
+    WL_GM_EX16_SK_FIXED_US,
+    WL_GM_EX16_SK_HANDOVER_BANDWIDTH,
+    /* ex16_thin (forced only) */
+    WL_GM_EX16_THIN_BLOCKS_SM,
+    WL_GM_EX16_THIN_BANDWIDTH,
+    /* tf32_choose */
+    WL_GM_TF32_SM_GFLOPS,
+    WL_GM_TF32_128_SM_GFLOPS,
+    WL_GM_TF32_RS_RATE,
+    WL_GM_TF32_FIXED_US,
+    WL_GM_TF32_COPY_LAUNCH_US,
+    WL_GM_TF32_BANDWIDTH,
+    WL_GM_TF32_COPY_BANDWIDTH,
+    WL_GM_TF32_UNIT_US,
+    WL_GM_TF32_SPLIT_US,
+    WL_GM_TF32_SPLIT_SUMS_BANDWIDTH,
+    WL_GM_TF32_LINE_128_SLOWER,
+    WL_GM_TF32_LINE_COST_64,
+    WL_GM_TF32_LINE_COST_32,
+    WL_GM_TF32_LINE_COST_OFF_KMAJOR,
+    WL_GM_TF32_LINE_COST_OFF,
+    WL_GM_TF32_SKINNY_M16_FACTOR,
+    WL_GEMM_MODEL_COUNT
+} wl_gemm_model_id;
+
+typedef struct wl_gemm_model_constant {
+    wl_gemm_model_id id;
+    const char *chooser; /* "wl_ex16_choose" or "tf32_choose" */
+    const char *name;
+    double value;
+    const char *source; /* the measurement (device, shapes, command) it came from */
+} wl_gemm_model_constant;
+
+/* The rows, in wl_gemm_model_id order. */
+const wl_gemm_model_constant *wl_gemm_model_constants(size_t *count);
+/* The value of a row. */
+double wl_gemm_model(wl_gemm_model_id id);
 
 #ifdef __cplusplus
 }

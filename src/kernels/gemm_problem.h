@@ -47,13 +47,12 @@ enum {
 /* The ladder's ex16_* rows (16-bit inputs, cuda): one path of gemm_ex,
  * forced instead of chosen by the cost model (ex16.h). */
 enum {
-    WL_GEMM_EX16_FORCE_SKINNY = 16, /* the skinny split-k kernels (m or n <= 8) */
     WL_GEMM_EX16_FORCE_MMA = 32,    /* mma.sync tiles on the operands as stored */
     WL_GEMM_EX16_FORCE_TMA = 64,    /* TMA + wgmma on K-major operands (copies) */
     WL_GEMM_EX16_FORCE_WGMMA = 128, /* TMA + wgmma on the operands as stored, split k */
     WL_GEMM_EX16_FORCE_THIN = 256,  /* mma.sync from registers, m or n <= 64, split k */
-    WL_GEMM_EX16_FORCE = WL_GEMM_EX16_FORCE_SKINNY | WL_GEMM_EX16_FORCE_MMA |
-                         WL_GEMM_EX16_FORCE_TMA | WL_GEMM_EX16_FORCE_WGMMA | WL_GEMM_EX16_FORCE_THIN
+    WL_GEMM_EX16_FORCE = WL_GEMM_EX16_FORCE_MMA | WL_GEMM_EX16_FORCE_TMA |
+                         WL_GEMM_EX16_FORCE_WGMMA | WL_GEMM_EX16_FORCE_THIN
 };
 
 static inline bool wl_gemm_trans_a(const wl_problem *p)
@@ -140,7 +139,6 @@ wl_gemm_target wl_gemm_target_for(const wl_backend *backend);
 extern const wl_impl wl_gemm_ex_tf32_impl;
 extern const wl_impl wl_gemm_ex_bf16_impl;
 /* The ex16_* rows (cuda only): gemm_ex's 16-bit paths, one forced. */
-extern const wl_impl wl_gemm_ex16_skinny_impl;
 extern const wl_impl wl_gemm_ex16_mma_impl;
 extern const wl_impl wl_gemm_ex16_tma_impl;
 extern const wl_impl wl_gemm_ex16_wgmma_impl;

@@ -682,13 +682,13 @@ static const wl_rung gemm_rungs[] = {
     {.id = "ex_bf16",
      .title = "warplab_gemm_ex, BF16 inputs",
      .lesson = "The library's call on BF16 A and B as the user holds them (converted from the "
-               "float problem in setup, untimed): exact products, FP32 sums. A cost model picks "
-               "per shape among the ex16_* rows: the skinny split-k kernels (GEMV, and m or n "
-               "<= 8 with the big operand contiguous along k), mma.sync tiles on the operands as "
-               "stored with k split where tiles are few (small shapes, rows not 16-byte "
-               "aligned), and TMA + wgmma on the operands as stored with 128x128 or 128x256 "
-               "tiles and k split (ex16_wgmma: everything else; ex16_tma, with copies, where "
-               "rows are not 16-byte aligned).",
+               "float problem in setup, untimed): exact products, FP32 sums. The GEMM planner "
+               "sends the GEMV family (gemv.cuh) m or n small with the big operand along k, "
+               "and of 1 along its rows; a cost model picks among the ex16_* rows for the "
+               "rest: mma.sync tiles on the operands as stored with k split where tiles are "
+               "few (small shapes, rows not 16-byte aligned), and TMA + wgmma on the operands "
+               "as stored with 128x128 or 128x256 tiles and k split (ex16_wgmma: everything "
+               "else; ex16_tma, with copies, where rows are not 16-byte aligned).",
      .course = "past the course (cublasGemmEx's interface)",
      .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
      .vendor = "cublas_ex_bf16",
@@ -705,18 +705,6 @@ static const wl_rung gemm_rungs[] = {
      .verify = verify_fp16},
     /* The 16-bit paths of ex_bf16, each forced (cuda): the candidates of its
      * cost model, verified and timed alone. */
-    {.id = "ex16_skinny",
-     .title = "gemm_ex BF16: skinny split-k kernels (m or n <= 8)",
-     .lesson = "A GEMV moves the big operand once and does 2 flops a loaded element: it is "
-               "bound by bandwidth, not by tensor cores. Each thread reads 16 bytes (8 elements) "
-               "along the contiguous dimension, k is split until about 4 blocks an SM are in "
-               "flight, and the splits' FP32 partial sums are added in order by a second kernel "
-               "(deterministic). 1 x 4096 x 4096 on an H100: 92 us -> 22 us (cuBLAS: 17 us).",
-     .course = "past the course (cublasGemmEx's interface)",
-     .flags = WL_RUNG_OFF_LADDER | WL_RUNG_TRANSPOSES,
-     .vendor = "cublas_ex_bf16",
-     .bytes = compulsory_bytes_bf16,
-     .verify = verify_bf16},
     {.id = "ex16_mma",
      .title = "gemm_ex BF16: mma.sync tiles on the operands as stored, split k",
      .lesson = "The TMA + wgmma kernel wants K-major operands, so every other layout paid a "
@@ -770,8 +758,9 @@ static const wl_rung gemm_rungs[] = {
     {.id = "ex16_thin",
      .title = "gemm_ex BF16: m or n <= 64, mma.sync fragments from global memory, split k",
      .lesson = "With m (or n) of 1 to 64 the product is bound by the big operand's bytes, yet "
-               "ex16_skinny sums on FP32 FMAs (compute-bound from m = 8) and ex16_mma/ex16_wgmma "
-               "stage 128-row tiles that are mostly zeros, in too few units for 132 SMs. Here "
+               "the CUDA-core GEMV kernels sum on FP32 FMAs (compute-bound from m = 8) and "
+               "ex16_mma/ex16_wgmma stage 128-row tiles that are mostly zeros, in too few units "
+               "for 132 SMs. Here "
                "each lane loads the big operand 16 bytes at a time straight into mma.sync "
                "m16n8k16 fragments (k permuted inside a 32-wide step so that 8 consecutive k "
                "are one lane's two fragment pairs; along n, 8 consecutive columns become 8 n8 "

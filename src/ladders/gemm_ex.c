@@ -182,7 +182,6 @@ static warplab_status ex_bf16_setup(wl_backend *backend, const wl_launch *launch
 }
 /* The ex16_* rows: BF16 inputs, one cuda path forced (the cost model's
  * candidates, each verified and timed alone). */
-EX_RUNG_FORCED(ex16_skinny, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_SKINNY)
 EX_RUNG_FORCED(ex16_mma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_MMA)
 EX_RUNG_FORCED(ex16_tma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_TMA)
 EX_RUNG_FORCED(ex16_wgmma, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_WGMMA)
@@ -190,10 +189,6 @@ EX_RUNG_FORCED(ex16_thin, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_THIN)
 /* TF32: the wgmma kernel forced (B of op N read as stored, from registers). */
 EX_RUNG_FORCED(ex_tf32_wgmma, WARPLAB_FLOAT32, WL_GEMM_EX16_FORCE_WGMMA)
 
-static warplab_status ex16_skinny_setup(wl_backend *backend, const wl_launch *launch, void **state)
-{
-    return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_SKINNY);
-}
 static warplab_status ex16_mma_setup(wl_backend *backend, const wl_launch *launch, void **state)
 {
     return ex_setup_forced(backend, launch, state, WARPLAB_BFLOAT16, WL_GEMM_EX16_FORCE_MMA);
@@ -234,7 +229,6 @@ static warplab_status ex_fp16_setup(wl_backend *backend, const wl_launch *launch
 EX_IMPL(ex_tf32, "ex_tf32");
 EX_IMPL(ex_bf16, "ex_bf16");
 EX_IMPL(ex_fp16, "ex_fp16");
-EX_IMPL(ex16_skinny, "ex16_skinny");
 EX_IMPL(ex16_mma, "ex16_mma");
 EX_IMPL(ex16_tma, "ex16_tma");
 EX_IMPL(ex16_wgmma, "ex16_wgmma");

@@ -104,6 +104,10 @@ static const shape shapes[] = {
     {32, 641, 3000, N, N, 0, 3, 0, 0, 1.5f, -0.5f},
     {27, 400, 640, N, N, 0, 0, 0, 0, 1.0f, 0.5f},
     {20, 333, 640, T, T, 0, 0, 0, 0, 1.0f, 0.0f},
+    /* y = A^T x (n = 1, op_a = T: X along its rows): 16-bit, the GEMV row
+     * gemv_rows16 with k split; a padded A (element loads of X). */
+    {1031, 1, 2050, T, N, 0, 0, 0, 0, 1.0f, 0.5f},
+    {777, 1, 3001, T, N, 3, 0, 0, 0, 1.0f, 0.0f},
 };
 
 static uint16_t to_bits(float v, warplab_dtype t)
@@ -339,9 +343,13 @@ int main(int argc, char **argv)
     }
     /* --short: every combo on a third of the shapes (compute-sanitizer runs).
      * --mma-rows: TF32 on the op N, N shapes alone, the calls that reach
-     * gemv_mma_rows (racecheck, synccheck and initcheck on that kernel). */
+     * gemv_mma_rows (racecheck, synccheck and initcheck on that kernel).
+     * --rows16: 16-bit inputs with the big operand along its rows (op_b = N
+     * for m small, op_a = T for n small): gemv_rows16 (gemv_along_big's
+     * shared-memory sums) and the 16-bit chooser's tiles beside it. */
     const bool short_list = argc > 1 && strcmp(argv[1], "--short") == 0;
     const bool mma_rows = argc > 1 && strcmp(argv[1], "--mma-rows") == 0;
+    const bool rows16 = argc > 1 && strcmp(argv[1], "--rows16") == 0;
     unsigned seed = 1;
     const size_t n_shapes = sizeof shapes / sizeof shapes[0];
     for (const combo &cb : combos)
@@ -349,6 +357,10 @@ int main(int argc, char **argv)
             seed++;
             if (mma_rows &&
                 (cb.compute != WARPLAB_COMPUTE_TF32 || shapes[i].op_a != N || shapes[i].op_b != N))
+                continue;
+            const bool along_rows =
+                shapes[i].m <= shapes[i].n ? shapes[i].op_b == N : shapes[i].op_a == T;
+            if (rows16 && (cb.ab == WARPLAB_FLOAT32 || !along_rows))
                 continue;
             if (!short_list || (i + seed) % 3 == 0)
                 run_case(cb, shapes[i], seed);
@@ -362,7 +374,7 @@ int main(int argc, char **argv)
             failures++;
             fprintf(stderr, "--mma-rows: no call was planned on gemv_mma_rows\n");
         }
-    } else if (info->cc_major >= 8 && !short_list) {
+    } else if (info->cc_major >= 8 && !short_list && !rows16) {
         checks++;
         if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0 ||
             kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {

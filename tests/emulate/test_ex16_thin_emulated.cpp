@@ -1,10 +1,9 @@
-/* warplab_gemm_ex's 16-bit kernels for one small side, run on the CPU by
+/* warplab_gemm_ex's 16-bit kernel for one small side, run on the CPU by
  * cuda_emulate.h: ex16_thin (src/cuda/gemm/ex16_thin.cuh, m or n up to 64)
- * and, where the small side is at most 8, the skinny kernels
- * (ex16_skinny.cuh: ex16_skinny_columns with X contiguous along big,
- * ex16_skinny_warps along k), each with k split and the partial sums
- * (poisoned with NaN first) added by wl_splitk_finish, and the skinny kernels
- * with one split writing C themselves. BF16 and FP16, X contiguous along k
+ * with k split and the partial sums
+ * (poisoned with NaN first) added by wl_splitk_finish (the GEMV family,
+ * which serves the smaller sides, has its own test: test_gemv_emulated.cpp).
+ * BF16 and FP16, X contiguous along k
  * or along big, Y contiguous along k or along small, 16-byte rows and not
  * (misaligned bases, odd strides), partial strips and k steps; C = alpha
  * A B + beta C against a double-precision reference of the 16-bit values.
@@ -12,7 +11,7 @@
  * dimension) is a NaN, so a load that strays shows up in the results. */
 #include "cuda_emulate.h"
 
-#include "../../src/cuda/gemm/ex16_skinny.cuh"
+#include "../../src/cuda/gemm/ex16_thin.cuh"
 #include "../../src/cuda/gemm/gemv.cuh"
 #include "../../src/ladders/gemm.h"
 
@@ -40,7 +39,7 @@ static const thin_case cases[] = {
     {64, 129, 256, false, true, true, 0, 7, 0, 8, 64, false},
     {64, 70, 300, true, false, false, 0, 4, 0, 0, 128, false},
     {2, 8, 8, false, true, false, 0, 0, 0, 0, 32, false},
-    /* The skinny kernels' sizes too: 3 and 8 rows, X by element, padded. */
+    /* 3 and 8 rows, X by element, padded. */
     {3, 131, 700, true, false, true, 1, 0, 0, 1, 288, false},
     {8, 77, 333, false, true, false, 0, 3, 0, 0, 96, false},
     /* NaN in X and in Y reach their column and row, and no other. */
@@ -92,8 +91,7 @@ static bool aligned_16(const void *base, long long stride)
     return reinterpret_cast<uintptr_t>(base) % 16 == 0 && stride * 2 % 16 == 0;
 }
 
-template <bool BF16, int MI, bool ALONG_K>
-static void launch(const ex16_skinny_params &p, dim3 grid)
+template <bool BF16, int MI, bool ALONG_K> static void launch(const ex16_thin_params &p, dim3 grid)
 {
     constexpr int depth = MI <= 2 ? 2 : 1;
     emu_launch(grid, dim3(32 * EX16_THIN_WARPS), 0,
@@ -101,7 +99,7 @@ static void launch(const ex16_skinny_params &p, dim3 grid)
 }
 
 template <bool BF16, int MI>
-static void launch_layout(const ex16_skinny_params &p, dim3 grid, bool along_k)
+static void launch_layout(const ex16_thin_params &p, dim3 grid, bool along_k)
 {
     if (along_k)
         launch<BF16, MI, true>(p, grid);
@@ -109,7 +107,7 @@ static void launch_layout(const ex16_skinny_params &p, dim3 grid, bool along_k)
         launch<BF16, MI, false>(p, grid);
 }
 
-template <bool BF16> static void launch_small(const ex16_skinny_params &p, dim3 grid, bool along_k)
+template <bool BF16> static void launch_small(const ex16_thin_params &p, dim3 grid, bool along_k)
 {
     if (p.small <= 16)
         launch_layout<BF16, 1>(p, grid, along_k);
@@ -119,35 +117,8 @@ template <bool BF16> static void launch_small(const ex16_skinny_params &p, dim3 
         launch_layout<BF16, 4>(p, grid, along_k);
 }
 
-template <bool BF16, int S>
-static void launch_skinny_sized(const ex16_skinny_params &p, bool columns)
-{
-    if (columns)
-        emu_launch(dim3((unsigned)((p.big + EX16_COL_THREADS * 8 - 1) / (EX16_COL_THREADS * 8)),
-                        (unsigned)p.splits),
-                   dim3(EX16_COL_THREADS * EX16_COL_GROUPS), 0,
-                   [&] { ex16_skinny_columns<BF16, S>(p); });
-    else
-        emu_launch(dim3((unsigned)((p.big + EX16_WARP_THREADS / 32 - 1) / (EX16_WARP_THREADS / 32)),
-                        (unsigned)p.splits),
-                   dim3(EX16_WARP_THREADS), 0, [&] { ex16_skinny_warps<BF16, S>(p); });
-}
-
-/* As ex16_gemm.cu's launch_skinny: the row count rounded up to 1, 2, 4, 8. */
-template <bool BF16> static void launch_skinny(const ex16_skinny_params &p, bool columns)
-{
-    if (p.small <= 1)
-        launch_skinny_sized<BF16, 1>(p, columns);
-    else if (p.small <= 2)
-        launch_skinny_sized<BF16, 2>(p, columns);
-    else if (p.small <= 4)
-        launch_skinny_sized<BF16, 4>(p, columns);
-    else
-        launch_skinny_sized<BF16, 8>(p, columns);
-}
-
 /* The splits' partial sums into C (small x big, row-major, FP32). */
-static void finish(const ex16_skinny_params &p)
+static void finish(const ex16_thin_params &p)
 {
     const dim3 grid(4), block(128); /* a grid-stride loop: fewer threads than elements */
     emu_launch(grid, block, 0, [&] {
@@ -167,7 +138,7 @@ static void check(const thin_case &c, unsigned seed)
                              : make_matrix(c.k, c.big, c.x_pad, c.x_misalign, c.bf16, random);
     matrix16 y = c.y_along_k ? make_matrix(c.small, c.k, c.y_pad, c.y_misalign, c.bf16, random)
                              : make_matrix(c.k, c.small, c.y_pad, c.y_misalign, c.bf16, random);
-    ex16_skinny_params p;
+    ex16_thin_params p;
     std::memset(&p, 0, sizeof p);
     p.x = x.base;
     p.x_q = c.x_along_k ? 1 : x.ld;
@@ -254,25 +225,6 @@ static void check(const thin_case &c, unsigned seed)
         else
             launch_small<false>(p, grid, c.x_along_k);
         finish(p);
-    });
-    if (c.small > 8)
-        return;
-    /* X contiguous along big: the columns kernel; along k: the warps kernel. */
-    const bool columns = !c.x_along_k;
-    const char *skinny = columns ? "skinny_columns" : "skinny_warps";
-    run_and_check(skinny, c.k_chunk, [&] {
-        if (c.bf16)
-            launch_skinny<true>(p, columns);
-        else
-            launch_skinny<false>(p, columns);
-        if (p.splits > 1) /* one split: the kernel wrote C (as ex16_gemm.cu launches it) */
-            finish(p);
-    });
-    run_and_check(skinny, c.k > 0 ? c.k : 1, [&] { /* one split: the kernel writes C */
-                                                   if (c.bf16)
-                                                       launch_skinny<true>(p, columns);
-                                                   else
-                                                       launch_skinny<false>(p, columns);
     });
 }
 

@@ -10,6 +10,7 @@
 
 #include "../../src/cuda/gemm/blocked_kernels.cuh"
 #include "../../src/cuda/gemm/course_kernels.cuh"
+#include "../../src/cuda/gemm/gemv.cuh"
 #include "../../src/cuda/gemm/mma_kernel.cuh"
 #include "../../src/cuda/gemm/pipelined_shapes.cuh"
 #include "../../src/cuda/gemm/skinny_kernels.cuh"
@@ -151,8 +152,9 @@ static void run_tf32_tiles(const gemm_params &g)
     emu_launch(grid, dim3(S::THREADS), L::SMEM_BYTES,
                [&] { gemm_tf32_tiles<BM, BN, WM, WN, TA, TB>(p); });
     if (splits > 1)
-        emu_launch(dim3((unsigned)(((size_t)g.m * g.n + 255) / 256)), dim3(256), 0,
-                   [&] { tf32_tiles_sum(p.part, splits, p.m, p.n, p.c, p.ldc, p.alpha, p.beta); });
+        emu_launch(dim3((unsigned)(((size_t)g.m * g.n + 255) / 256)), dim3(256), 0, [&] {
+            wl_splitk_finish(p.part, splits, p.m, p.n, p.c, p.ldc, 1, WL_GEMV_F32, p.alpha, p.beta);
+        });
 }
 
 /* The shape-aware kernels (src/cuda/gemm/dispatch.cu's launches): a plan
@@ -332,8 +334,11 @@ static void run_plan(const gemm_params &g, wl_gemm_plan plan, int splits)
     }
     if (plan.splits > 1) {
         const size_t elements = (size_t)g.m * (size_t)g.n;
-        emu_launch(dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
-                   dim3(SPLITK_REDUCE_THREADS), 0, [&] { gemm_splitk_reduce(g, ws, plan.splits); });
+        /* A grid-stride loop: fewer threads than elements, as the library launches it. */
+        emu_launch(dim3((unsigned)((elements + 4 * 256 - 1) / (4 * 256))), dim3(256), 0, [&] {
+            wl_splitk_finish(ws, plan.splits, g.m, g.n, g.c, g.ldc, 1, WL_GEMV_F32, g.alpha,
+                             g.beta);
+        });
     }
 }
 
@@ -381,8 +386,9 @@ static void run_layout_as(const gemm_params &q, const wl_gemm_plan &plan, float 
     emu_launch(dim3((unsigned)tiles, (unsigned)plan.splits), dim3(T::THREADS), smem,
                [&] { gemm_pipelined_split<T, VEC, STAGE_C, TA, TB, A_VEC>(q, ws, plan.k_chunk); });
     const size_t elements = (size_t)q.m * (size_t)q.n;
-    emu_launch(dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
-               dim3(SPLITK_REDUCE_THREADS), 0, [&] { gemm_splitk_reduce(q, ws, plan.splits); });
+    emu_launch(dim3((unsigned)((elements + 255) / 256)), dim3(256), 0, [&] {
+        wl_splitk_finish(ws, plan.splits, q.m, q.n, q.c, q.ldc, 1, WL_GEMV_F32, q.alpha, q.beta);
+    });
 }
 
 template <class T, bool TA, bool TB, bool VEC, bool A_VEC>

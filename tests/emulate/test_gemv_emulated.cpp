@@ -53,6 +53,15 @@ static const gemv_case cases[] = {
     {F32, F32, 16, 301, 600, false, false, 0, 4, 0, 3, 0, 256, true, FMA},
     {F32, F32, 4, 257, 513, false, true, 2, 0, 1, 0, 0, 0, false, FMA},
     {BF, F32, 13, 100, 300, false, true, 3, 1, 0, 0, 0, 0, true, FMA},
+    /* The 16-bit skinny kernels' cases (that family's test before it was
+     * replaced by this one): X by element with Y along its small side; X
+     * padded along big; the GEMV along big in 4 splits, the last short; 22
+     * splits with NaN. */
+    {BF, F32, 3, 131, 700, true, false, 1, 0, 0, 1, 0, 256, false, FMA},
+    {F16, F16, 8, 77, 333, false, true, 0, 3, 0, 0, 1, 96, false, FMA},
+    {BF, BF, 1, 1300, 1100, false, true, 0, 4, 0, 0, 0, 288, false, FMA},
+    {F16, F32, 1, 600, 1100, false, false, 1, 0, 0, 0, 0, 288, true, FMA},
+    {BF, BF, 2, 75, 700, false, true, 0, 0, 0, 0, 0, 32, true, FMA},
     /* One row of X (big = 1), k of a few elements. */
     {F32, F32, 1, 1, 5, true, true, 0, 0, 0, 0, 0, 0, false, FMA},
     {BF, BF, 2, 3, 9, false, true, 1, 0, 0, 0, 0, 0, false, FMA},
@@ -294,7 +303,7 @@ static void check(const gemv_case &c, unsigned seed)
     p.c_kind = c.c_kind;
     const int per_block = c.x_along_k
                               ? (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(c.small, (int)element)
-                              : WL_GEMV_ALONG_BIG_THREADS * (int)(16 / element);
+                              : WL_GEMV_ALONG_BIG_THREADS((int)element) * (int)(16 / element);
     const int blocks = (c.big + per_block - 1) / per_block;
     if (c.kernel == TILED) {
         const dim3 grid((unsigned)((c.big + WL_GEMV_TILED_ROWS - 1) / WL_GEMV_TILED_ROWS),

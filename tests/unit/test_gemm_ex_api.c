@@ -387,9 +387,10 @@ static void on_backend(warplab_backend_kind kind)
         bad_arguments(context, backend);
     /* GEMV-like, small odd, k = 0, and (on sm_90a) several tensor-core
      * tiles with partial edges and k not a multiple of a k tile. The 16-bit
-     * cuda paths of the cost model (ex16.h): the skinny kernels with k
-     * split (1 x 67 x 45 and 45 x 1 x 33: columns; 3 x 136 x 264 with op(B)
-     * = T and 136 x 5 x 520 with op(A) = N: warps, 16-byte rows), mma.sync
+     * cuda paths of the planner and the cost model (ex16.h): the GEMV
+     * family (1 x 67 x 45 and 45 x 1 x 33: X along its rows or along k; 3 x
+     * 136 x 264 with op(B) = T and 136 x 5 x 520 with op(A) = N: along k),
+     * mma.sync
      * on the other layouts of those two, with 16-byte rows (72 x 136 x 96)
      * and with k split (40 x 48 x 2048), TMA + wgmma on rows that are not
      * 16-byte aligned (300 x 400 x 300); the tight variant has aligned rows
@@ -408,21 +409,23 @@ static void on_backend(warplab_backend_kind kind)
      * (zero-filled boxes, clipped stores), a partial k tile.
      * 4000 x 1 x 2048: y = A x through the same kernel on the transposed
      * problem (C^T = x^T A^T) where C and x are contiguous (the tight
-     * variant); the padded one keeps the skinny kernel.
+     * variant); the padded one the tiles or the GEMV family.
      * 256 x 264 x 256: narrow tiles in more than one tile row (A's box not
      * trimmed), a ragged last strip of 8 columns.
      * 7 x 300 x 1100, 16 x 129 x 777, 2 x 1030 x 2049, 1000 x 9 x 600: the
      * GEMV family (gemv.cuh) with k split and summed by wl_splitk_finish,
-     * small sides of 2 to 16 on either side, X along k or along its rows.
-     * The shapes after the first gpu_first run on cuda alone (the CPU and
-     * PoCL backends compute every shape with the same code; the reference
-     * of these is the bulk of the test's time). */
+     * small sides of 2 to 16 on either side, X along k or along its rows;
+     * 1 x 1300 x 3000: the 16-bit GEMV with X along its rows (gemv_rows16),
+     * k split in 94, 3 blocks of 512 columns, the last ragged. The shapes
+     * after the first gpu_first run on cuda alone (the CPU and PoCL
+     * backends compute every shape with the same code; the reference of
+     * these is the bulk of the test's time). */
     static const size_t shapes[][3] = {
-        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},     {37, 29, 53},     {5, 7, 0},
-        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},   {72, 136, 96},    {40, 48, 2048},
-        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096},  {1104, 4104, 16}, {33, 200, 517},
-        {48, 520, 1000}, {4000, 1, 2048}, {256, 264, 256}, {7, 300, 1100},   {16, 129, 777},
-        {2, 1030, 2049}, {1000, 9, 600},  {25, 1028, 1540}};
+        {1, 1, 1},       {1, 67, 45},     {45, 1, 33},      {37, 29, 53},     {5, 7, 0},
+        {130, 257, 70},  {3, 136, 264},   {136, 5, 520},    {72, 136, 96},    {40, 48, 2048},
+        {300, 400, 300}, {136, 264, 200}, {96, 80, 4096},   {1104, 4104, 16}, {33, 200, 517},
+        {48, 520, 1000}, {4000, 1, 2048}, {256, 264, 256},  {7, 300, 1100},   {16, 129, 777},
+        {2, 1030, 2049}, {1000, 9, 600},  {25, 1028, 1540}, {1, 1300, 3000}};
     const size_t gpu_first = 12;
     static const struct {
         warplab_dtype in;

@@ -123,6 +123,16 @@ static void test_table(void)
         {16, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
+        /* The 16-bit GEMV with X along its rows (m or n of 1): the CUDA-core
+         * GEMV below about 20 MB of X, the chooser's wgmma tiles above, as
+         * the 16-bit skinny model ranked them; from a small side of 2 the
+         * chooser's tiles. */
+        {1, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_rows16"},
+        {1, 1024, 4096, N, N, F16, F32, FP32C, "gemv_rows16"},
+        {1024, 1, 4096, T, N, BF16, F32, FP32C, "gemv_rows16"},
+        {1, 28672, 4096, N, N, F16, F16, FP32C, "ex16_chooser"},
+        {2, 1024, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {1024, 2, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
         /* FP32 compute, op_a = T, small m, X along big: not the fallback;
          * the dispatcher's tiles read A^T and B as stored (no copy). */
         {5, 3000, 2000, T, N, F32, F32, FP32C, "fp32_tiles"},
@@ -254,6 +264,38 @@ static void test_rows(void)
     CHECK(wl_gemm_candidate_find("no such kernel") == -1);
 }
 
+/* The tile choosers' constants (gemm_plan.h): one row an id, in id
+ * order, each with its chooser, a name unique to the chooser, a positive
+ * value and a source; wl_gemm_model reads them. The values the choosers
+ * were fitted with (ex16_gemm.cu, gemm_ex.cu) are the table's. */
+static void test_models(void)
+{
+    size_t count = 0;
+    const wl_gemm_model_constant *rows = wl_gemm_model_constants(&count);
+    CHECK(count == WL_GEMM_MODEL_COUNT);
+    for (size_t i = 0; i < count; i++) {
+        CHECK_MSG(rows[i].id == (wl_gemm_model_id)i, "row %zu has id %d", i, (int)rows[i].id);
+        CHECK(rows[i].chooser && (strcmp(rows[i].chooser, "wl_ex16_choose") == 0 ||
+                                  strcmp(rows[i].chooser, "tf32_choose") == 0));
+        CHECK(rows[i].name && rows[i].name[0]);
+        CHECK_MSG(rows[i].value > 0.0, "%s.%s", rows[i].chooser, rows[i].name);
+        CHECK_MSG(rows[i].source && strlen(rows[i].source) > 20, "%s.%s has no source",
+                  rows[i].chooser, rows[i].name);
+        CHECK(wl_gemm_model((wl_gemm_model_id)i) == rows[i].value);
+        for (size_t j = 0; j < i; j++)
+            CHECK_MSG(strcmp(rows[i].chooser, rows[j].chooser) != 0 ||
+                          strcmp(rows[i].name, rows[j].name) != 0,
+                      "%s.%s twice", rows[i].chooser, rows[i].name);
+    }
+    CHECK(wl_gemm_model(WL_GEMM_MODEL_COUNT) == 0.0);
+    CHECK(wl_gemm_model(WL_GM_EX16_WGMMA_SM_TFLOPS) == 5.5);
+    CHECK(wl_gemm_model(WL_GM_EX16_WGMMA_FIXED_US) == 8.5);
+    CHECK(wl_gemm_model(WL_GM_EX16_SK_FIXED_US) == 12.0);
+    CHECK(wl_gemm_model(WL_GM_EX16_MMA_BANDWIDTH) == 0.45);
+    CHECK(wl_gemm_model(WL_GM_TF32_SM_GFLOPS) == 3300.0);
+    CHECK(wl_gemm_model(WL_GM_TF32_COPY_LAUNCH_US) == 6.5);
+}
+
 static uint64_t state = 0x9E3779B97F4A7C15ull;
 static uint64_t next(void)
 {
@@ -367,8 +409,15 @@ static void test_properties(unsigned seed, int count)
             /* The partial sums stay under an eighth of X's bytes (or one split). */
             CHECK(plan.splits == 1 ||
                   (double)plan.scratch * 8.0 <= (double)big * d.k * warplab_dtype_size(d.ab_type));
+            /* Whole quanta: 256 along k; along its rows 64, or 8 for 16-bit
+             * X on the CUDA cores (gemv_rows16's split). */
+            const bool rows16 = !plan.x_along_k && plan.gemv_kernel == WL_GEMV_KERNEL_FMA &&
+                                warplab_dtype_size(d.ab_type) == 2;
             CHECK(plan.splits >= 1 && plan.k_chunk > 0 &&
-                  plan.k_chunk % (plan.x_along_k ? 256 : 64) == 0);
+                  plan.k_chunk % (plan.x_along_k ? 256
+                                  : rows16       ? 8
+                                                 : 64) ==
+                      0);
             CHECK((c->x_layout == WL_GEMM_X_ALONG_K) == plan.x_along_k);
             CHECK((size_t)(plan.splits - 1) * (size_t)plan.k_chunk < d.k);
             CHECK((size_t)plan.splits * (size_t)plan.k_chunk >= d.k);
@@ -577,6 +626,7 @@ int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
     test_rows();
+    test_models();
     test_table();
     test_properties(seed, 20000);
     test_limits();

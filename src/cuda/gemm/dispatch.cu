@@ -8,6 +8,7 @@
  * which every split writes in full before the reduction reads it. */
 #include "dispatch_tiles.cuh"
 #include "gemm_launch.h"
+#include "gemv.h"
 #include "plan_cache.h"
 #include "skinny_kernels.cuh"
 
@@ -252,16 +253,15 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
             e = wl_gemm_launch_tiles[trans_a][trans_b](plan.kernel, g_run, plan, partial, stream);
             break;
         }
-    if (e == cudaSuccess && plan.splits > 1 && plan.tail_tiles == 0) {
-        const size_t elements = (size_t)g.m * (size_t)g.n;
-        const unsigned blocks =
-            (unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS);
-        e = wl_launch_dependent(gemm_splitk_reduce, dim3(blocks), dim3(SPLITK_REDUCE_THREADS),
-                                stream, g, (const float *)partial, plan.splits);
-    }
     char what[96];
     wl_format(what, sizeof what, "gemm %s launch", wl_gemm_kernel_name(plan.kernel));
-    return wl_cuda_check(backend, e, what);
+    const warplab_status status = wl_cuda_check(backend, e, what);
+    if (status != WARPLAB_OK || plan.splits == 1 || plan.tail_tiles > 0)
+        return status;
+    /* The splits' partial sums (partial[s][m][n], tight) added in order by
+     * the one split-K reduction (gemv.cuh), alpha and beta applied. */
+    return wl_splitk_finish_launch(backend, partial, plan.splits, g.m, g.n, g.c, g.ldc, 1,
+                                   WL_GEMV_F32, g.alpha, g.beta);
 }
 
 /* warplab:end */

@@ -12,12 +12,11 @@
 #define WL_EX16_THIN_SMALL 64
 
 typedef enum wl_ex16_kind {
-    WL_EX16_SKINNY, /* m or n small: ex16_skinny_* (bandwidth-bound, split k) */
-    WL_EX16_MMA,    /* mma.sync m16n8k16 on the operands as stored, split k */
-    WL_EX16_TMA,    /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
-    WL_EX16_TILED,  /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
-    WL_EX16_WGMMA,  /* wgmma_ex.sm90a.cu: TMA + wgmma on the operands as stored, split k */
-    WL_EX16_THIN    /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
+    WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
+    WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
+    WL_EX16_TILED, /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
+    WL_EX16_WGMMA, /* wgmma_ex.sm90a.cu: TMA + wgmma on the operands as stored, split k */
+    WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
 } wl_ex16_kind;
 
 typedef struct wl_ex16_plan {
@@ -49,7 +48,7 @@ extern "C" {
 wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p, bool tma_available);
 /* Workspace bytes the plan's kernels need (split partial sums). */
 size_t wl_ex16_scratch(wl_backend *backend, const wl_problem *p, const wl_ex16_plan *plan);
-/* Runs a WL_EX16_SKINNY, WL_EX16_MMA, WL_EX16_WGMMA or WL_EX16_THIN plan. */
+/* Runs a WL_EX16_MMA, WL_EX16_WGMMA or WL_EX16_THIN plan. */
 warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *launch, const wl_ex16_plan *plan);
 void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t len);
 /* C[i * c_i + j * c_j] = alpha * (the splits' partial sums part[s][i][j],

@@ -1,11 +1,8 @@
-/* warplab_gemm_ex on BF16 / FP16 inputs, FP32 sums, without operand copies:
+/* warplab_gemm_ex on BF16 / FP16 inputs, FP32 sums, without operand copies
+ * (m and n past the GEMV family's small sides: the planner, src/ops/
+ * gemm_plan.h, sends m or n of 1 with the big operand along its rows, and
+ * every small side along k, to gemv.cuh):
  *
- * - ex16_skinny_columns / ex16_skinny_warps (ex16_skinny.cuh, with
- *   ex16_finish): m or n of at most EX16_SKINNY (GEMV and its neighbours). The product is bound by
- * the bytes of the big operand, so each thread reads it 16 bytes at a time (8 elements), along
- * whichever of its dimensions is contiguous, and k is split so that every SM has blocks in flight.
- * Partial sums of the splits are added in split order by ex16_finish (deterministic); with one
- * split the kernel writes C itself.
  * - ex16_mma: mma.sync m16n8k16 tiles (128 x 128 with 8 warps or 64 x 64
  *   with 4), fed by a 4-stage cp.async ring. Row-major A and B are read as
  *   stored for either op: the shared tile keeps the stored layout, and
@@ -21,16 +18,52 @@
  * the matrix row and is 16-byte aligned; edges and unaligned rows take
  * element loads. The workspace (launch->scratch) is not zeroed: every
  * partial a finish reads is written first by the split kernel. */
-/* warplab:rung gemm ex16_skinny ex16_mma ex16_tma */
+/* warplab:rung gemm ex16_mma ex16_tma */
 #include "ex16.h"
-#include "gemv.h"
-#include "ex16_skinny.cuh"
 #include "ex16_thin.cuh"
+#include "gemv.h"
 #include "stream_k.cuh"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <math.h>
 
-#define EX16_SKINNY 8
+/* ------------------------------------------------------------------------ */
+/* Element conversions                                                      */
+
+template <bool BF16> __device__ __forceinline__ float ex16_float(uint16_t bits)
+{
+    if (BF16)
+        return __uint_as_float((unsigned)bits << 16);
+    return __half2float(__ushort_as_half(bits));
+}
+
+template <bool BF16> __device__ __forceinline__ uint16_t ex16_bits(float x)
+{
+    if (BF16)
+        return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    return __half_as_ushort(__float2half_rn(x));
+}
+
+/* C = alpha * sum + beta * C (C float, or 16-bit when narrow); with
+ * beta = 0, C is not read. */
+template <bool BF16>
+__device__ __forceinline__ void ex16_store(void *c, size_t index, bool narrow, float sum,
+                                           float alpha, float beta)
+{
+    float value = alpha * sum;
+    if (narrow) {
+        uint16_t *out = (uint16_t *)c + index;
+        if (beta != 0.0f)
+            value += beta * ex16_float<BF16>(*out);
+        *out = ex16_bits<BF16>(value);
+    } else {
+        float *out = (float *)c + index;
+        if (beta != 0.0f)
+            value += beta * *out;
+        *out = value;
+    }
+}
 
 /* ------------------------------------------------------------------------ */
 /* Tensor-core tiles: mma.sync m16n8k16 with ldmatrix                        */
@@ -259,55 +292,38 @@ static double bandwidth_gbs(const wl_backend *backend)
                                                        : 3000.0;
 }
 
-/* The skinny kernels' geometry for a problem. */
-typedef struct ex16_skinny_shape {
+/* ex16_thin's view of a problem with one small side. */
+typedef struct ex16_thin_shape {
     bool small_m; /* X = op(B), Y = op(A); else X = op(A)^T, Y = op(B)^T */
-    bool columns; /* X contiguous along big: ex16_skinny_columns */
+    bool columns; /* X contiguous along big (else along k) */
     int big, small;
-    unsigned big_blocks;
-} ex16_skinny_shape;
+} ex16_thin_shape;
 
-static ex16_skinny_shape skinny_shape_of(const wl_problem *p)
+static ex16_thin_shape thin_shape_of(const wl_problem *p)
 {
-    ex16_skinny_shape sh;
+    ex16_thin_shape sh;
     const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p);
     sh.small_m = m <= n;
     sh.big = sh.small_m ? n : m;
     sh.small = sh.small_m ? m : n;
     sh.columns = sh.small_m ? !wl_gemm_trans_b(p) : wl_gemm_trans_a(p);
-    const int per_block = sh.columns ? EX16_COL_THREADS * 8 : EX16_WARP_THREADS / 32;
-    sh.big_blocks = (unsigned)((sh.big + per_block - 1) / per_block);
     return sh;
 }
 
-/* k split so that about 4 blocks an SM are in flight (the columns kernel:
- * at least 32 of k a split, 8 rows a group; the warps kernel: 256, one
- * step of its lanes), the partial sums at most an eighth of the big
- * operand's bytes, and splits starting on 16-byte boundaries of a row
- * (multiples of 8 elements). */
-static void skinny_split(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
-{
-    const ex16_skinny_shape sh = skinny_shape_of(p);
-    const long long k = (long long)wl_gemm_k(p);
-    const long long least = sh.columns ? 32 : 256;
-    const long long wanted = (4LL * sm_count(backend) + sh.big_blocks - 1) / sh.big_blocks;
-    const long long most = (k + least - 1) / least, bytes_cap = k / (16LL * sh.small);
-    wl_gemm_split_k(k, wanted, most < bytes_cap ? most : bytes_cap, 8, &plan->k_chunk,
-                    &plan->splits);
-}
-
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
- * SM holds at once (shared memory and registers), and their measured
- * mma.sync rates on an H100 (256 x 14336 x 4096 with 2 blocks
- * of 128 x 128 an SM, 512 x 4096 x 11008 and 1024^3 with 2 to 4 blocks of
- * 64 x 64: an SM's rate is about the same whatever the blocks on it). */
+ * SM holds at once (shared memory and registers), and the rows of their
+ * measured mma.sync rates in the planner's tables (gemm_plan.h: an
+ * SM's rate, its resident blocks sharing it; one block's, alone on an SM;
+ * an SM's rate is about the same whatever the blocks on it). */
 static const struct {
     int bm, bn, threads, per_sm;
-    double sm_tflops;    /* an SM's rate, its resident blocks sharing it */
-    double block_tflops; /* one block's rate, alone on an SM */
-} ex16_configs[2] = {{128, 128, 256, 2, 2.0, 1.2}, {64, 64, 128, 4, 1.05, 0.55}};
-#define EX16_FIXED_US 6.0   /* a launch and its pipeline's fill (128^3: ~8 us) */
-#define EX16_BANDWIDTH 0.45 /* of the peak that these kernels stream at (GEMV: 1.5 TB/s) */
+    wl_gemm_model_id sm_tflops, block_tflops;
+} ex16_configs[2] = {
+    {128, 128, 256, 2, WL_GM_EX16_MMA128_SM_TFLOPS, WL_GM_EX16_MMA128_BLOCK_TFLOPS},
+    {64, 64, 128, 4, WL_GM_EX16_MMA64_SM_TFLOPS, WL_GM_EX16_MMA64_BLOCK_TFLOPS}};
+/* The tile model's constants: rows of the planner's tables, each with its
+ * measurement (src/kernels/gemm_plan.c). */
+#define EX16_K(name) wl_gemm_model(WL_GM_EX16_##name)
 
 /* Modelled time of ex16_mma with a configuration and a number of splits:
  * waves of blocks, each computing its tile over k / splits at the SM's
@@ -325,15 +341,17 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
     const double slots = sms * per_sm;
     const double waves = ceil(blocks / slots);
     const double resident = fmin(per_sm, ceil(blocks / sms));
-    const double rate =
-        fmin(ex16_configs[config].sm_tflops / resident, ex16_configs[config].block_tflops) * 1e6;
+    const double rate = fmin(wl_gemm_model(ex16_configs[config].sm_tflops) / resident,
+                             wl_gemm_model(ex16_configs[config].block_tflops)) *
+                        1e6;
     const double k_chunk = ceil((double)k / splits / EX16_BK) * EX16_BK;
     const double compute = waves * 2.0 * bm * bn * k_chunk / rate;
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n; /* compulsory */
-    const double memory = bytes / (EX16_BANDWIDTH * bw);
-    double us = EX16_FIXED_US + fmax(compute, memory);
+    const double memory = bytes / (EX16_K(MMA_BANDWIDTH) * bw);
+    double us = EX16_K(MMA_FIXED_US) + fmax(compute, memory);
     if (splits > 1) /* the partials written, read back, and C written */
-        us += 2.0 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_BANDWIDTH * bw);
+        us += EX16_K(MMA_SPLIT_US) +
+              4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_K(MMA_BANDWIDTH) * bw);
     return us;
 }
 
@@ -348,27 +366,27 @@ static double mma_model(const wl_backend *backend, size_t m, size_t n, size_t k,
  * 180 x 2001 341 us, modelled 184 at the aligned rate; 301^3, 455^3 and
  * 777^3 29.7, 31.6 and 36.6 us, modelled 20-27), 27% of the bandwidth and
  * 6.7 us a copy (the model now 352, 29.7, 32.3 and 39.0 us). */
-#define EX16_TMA_UNALIGNED_COPY_BANDWIDTH 0.27
-#define EX16_TMA_UNALIGNED_COPY_US 6.7
 static double tma_model(const wl_backend *backend, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
     const double sms = sm_count(backend), bw = bandwidth_gbs(backend) * 1e3;
     const double tiles = ceil(m / 128) * ceil(n / 256);
-    double us = 12.0 + ceil(tiles / sms) * 2.0 * 128 * 256 * k / 5.5e6 + 4.0 * m * n / (0.8 * bw);
+    double us = EX16_K(TMA_FIXED_US) +
+                ceil(tiles / sms) * 2.0 * 128 * 256 * k / (EX16_K(WGMMA_SM_TFLOPS) * 1e6) +
+                4.0 * m * n / (EX16_K(WGMMA_BANDWIDTH) * bw);
     const size_t element = 2;
     const bool a_rows = wl_gemm_lda(p) * element % 16 == 0,
                b_rows = wl_gemm_ldb(p) * element % 16 == 0;
     const bool a_kmajor = !wl_gemm_trans_a(p) && a_rows;
     const bool b_kmajor = wl_gemm_trans_b(p) && b_rows;
     if (!a_kmajor)
-        us += a_rows ? 2.0 * 2.0 * m * k / (0.75 * bw) + 2.0
-                     : 2.0 * 2.0 * m * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
-                           EX16_TMA_UNALIGNED_COPY_US;
+        us += a_rows ? 2.0 * 2.0 * m * k / (EX16_K(TMA_COPY_BANDWIDTH) * bw) + EX16_K(TMA_COPY_US)
+                     : 2.0 * 2.0 * m * k / (EX16_K(TMA_UNALIGNED_COPY_BANDWIDTH) * bw) +
+                           EX16_K(TMA_UNALIGNED_COPY_US);
     if (!b_kmajor)
-        us += b_rows ? 2.0 * 2.0 * n * k / (0.75 * bw) + 2.0
-                     : 2.0 * 2.0 * n * k / (EX16_TMA_UNALIGNED_COPY_BANDWIDTH * bw) +
-                           EX16_TMA_UNALIGNED_COPY_US;
+        us += b_rows ? 2.0 * 2.0 * n * k / (EX16_K(TMA_COPY_BANDWIDTH) * bw) + EX16_K(TMA_COPY_US)
+                     : 2.0 * 2.0 * n * k / (EX16_K(TMA_UNALIGNED_COPY_BANDWIDTH) * bw) +
+                           EX16_K(TMA_UNALIGNED_COPY_US);
     return us;
 }
 
@@ -393,10 +411,7 @@ static double tma_model(const wl_backend *backend, const wl_problem *p)
  * narrow tiles where there are at least about 64 of them, 128 x 128
  * tiles where the narrow ones would take two waves (64 x 11008 x 4096:
  * 36 us in 86 units, 42 in 172). */
-#define EX16_SM_STREAM_GBS 40.0
 #define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
-#define EX16_WGMMA_FIXED_US 8.5
-#define EX16_COPY_LAUNCH_US 2.5
 static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                           int splits, double slower)
 {
@@ -417,25 +432,29 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
      * width for every one (docs/DECISIONS.md, "The 128x128 16-bit tile is priced
      * at 0.9 of the wide tile's rate"). */
     const double rows = m <= 64 ? 64 : bm;
-    const double rate = bn == 128 && rows == 128 ? 0.9 * 5.5e6 : 5.5e6;
-    const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + 0.7);
+    const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
+    const double rate = bn == 128 && rows == 128 ? EX16_K(WGMMA_128_RATE) * wgmma_rate : wgmma_rate;
+    const double compute =
+        slower * waves * (2.0 * rows * bn * k_chunk / rate + EX16_K(WGMMA_UNIT_US));
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
-    const double streaming = fmin(1.0, units * EX16_SM_STREAM_GBS / (0.8 * bandwidth_gbs(backend)));
-    double memory = bytes / (0.8 * bw * streaming);
+    const double streaming = fmin(1.0, units * EX16_K(SM_STREAM_GBS) /
+                                           (EX16_K(WGMMA_BANDWIDTH) * bandwidth_gbs(backend)));
+    double memory = bytes / (EX16_K(WGMMA_BANDWIDTH) * bw * streaming);
     /* With one row of tiles (m <= the tile's rows: decode), no two units
      * read the same columns of B: an SM that takes two units of a second,
      * partial wave streams twice its B bytes at its own rate, while the
      * bandwidth idles (n = 5120 in 64 x 64 tiles, 2 splits: 160 units over
-     * 132 SMs). EX16_SM_STREAM_GBS is the H100 fit above; the wave count
+     * 132 SMs). sm_stream_gbs is the H100 fit above; the wave count
      * is what this adds. On scripts/gemm_tile_tuning.sh's decode shapes
      * (H200, m 16-32 past one wave) it moves six of seven from 64 x 64
      * tiles in 2 splits to 128 x 128 in 3: 0.76-0.83x cuBLAS -> 0.89-0.99x
      * (16 x 4608 x 14336 52.4 -> 40.4 us). */
     if (ceil((double)m / bm) <= 1.0)
-        memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_SM_STREAM_GBS * 1e3));
-    double us = EX16_WGMMA_FIXED_US + fmax(compute, memory);
+        memory = fmax(memory, waves * 2.0 * bn * k_chunk / (EX16_K(SM_STREAM_GBS) * 1e3));
+    double us = EX16_K(WGMMA_FIXED_US) + fmax(compute, memory);
     if (splits > 1)
-        us += 2.5 + 4.0 * (2.0 * splits + 1.0) * (double)m * n / (0.7 * bw);
+        us += EX16_K(WGMMA_SPLIT_US) +
+              4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
     return us;
 }
 
@@ -444,7 +463,7 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * The whole waves, then a share (less than a tile's k tiles), and the
  * hand-over: each share's sums (128 x bn floats) written and read back at
  * 1.1x the DRAM bandwidth (from L2: BF16 4096^3 in 2 x 1 clusters, 132
- * slots of 128 KiB, cost 9.5 us on the H100), plus EX16_SK_FIXED_US: the
+ * slots of 128 KiB, cost 9.5 us on the H100), plus sk_fixed_us: the
  * flags' memset and its gap, and each piece's pipeline fill and hand-over
  * latency. Measured on the H100 against the same plan without shares:
  * 1792 x 2560 x 1024 (8 tiles past a wave, shares of 2 k tiles) 27.3 ->
@@ -463,7 +482,6 @@ static double wgmma_model(const wl_backend *backend, size_t m, size_t n, size_t 
  * 4096 229.2 -> 215.9, 4500 x 1024 x 4096 73.4 -> 71.0: modelled 8.4,
  * 13.2 and 7.9 us faster); any fixed cost from 10.8 to 17.9 us picks
  * right on all four, and 12 keeps the H100 fit's shapes. */
-#define EX16_SK_FIXED_US 12.0
 static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size_t k, int bn,
                              double slower, int *workers)
 {
@@ -483,14 +501,17 @@ static double wgmma_sk_model(const wl_backend *backend, size_t m, size_t n, size
         return INFINITY;
     *workers = s.workers;
     const double bw = bandwidth_gbs(backend) * 1e3;
-    const double rate = bn == 128 ? 0.9 * 5.5e6 : 5.5e6;
+    const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
+    const double rate = bn == 128 ? EX16_K(WGMMA_128_RATE) * wgmma_rate : wgmma_rate;
     const double waves = (double)(s.full_units / sms);
     const double share = ceil((double)s.k_shared / s.workers);
-    const double compute =
-        slower * ((waves * k_tiles + share) * (2.0 * 128 * bn * 64 / rate) + (waves + 2.0) * 0.7);
+    const double compute = slower * ((waves * k_tiles + share) * (2.0 * 128 * bn * 64 / rate) +
+                                     (waves + 2.0) * EX16_K(WGMMA_UNIT_US));
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
-    const double handover = EX16_SK_FIXED_US + 2.0 * s.workers * 128.0 * bn * 4.0 / (1.1 * bw);
-    return EX16_WGMMA_FIXED_US + fmax(compute, bytes / (0.8 * bw)) + handover;
+    const double handover = EX16_K(SK_FIXED_US) + 2.0 * s.workers * 128.0 * bn * 4.0 /
+                                                      (EX16_K(SK_HANDOVER_BANDWIDTH) * bw);
+    return EX16_K(WGMMA_FIXED_US) + fmax(compute, bytes / (EX16_K(WGMMA_BANDWIDTH) * bw)) +
+           handover;
 }
 
 /* What the kernel loses, as a fraction of its time, to an operand read in
@@ -506,9 +527,9 @@ static double line_cost(size_t ld, size_t misalign, bool other_off)
 {
     switch (wl_gemm_row_phase(ld * 2, misalign * 2)) {
     case 128: return 0.0;
-    case 64: return other_off ? 0.05 : 0.0;
-    case 32: return 0.15;
-    default: return 0.33;
+    case 64: return other_off ? EX16_K(LINE_COST_64) : 0.0;
+    case 32: return EX16_K(LINE_COST_32);
+    default: return EX16_K(LINE_COST_OFF);
     }
 }
 
@@ -551,9 +572,11 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
         const int copied = restride | extra, still_off = off_lines & ~extra;
         double copies = 0.0;
         if (copied & 1)
-            copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)m * k / (0.6 * bw);
+            copies +=
+                EX16_K(RESTRIDE_US) + 2.0 * 2.0 * (double)m * k / (EX16_K(RESTRIDE_BANDWIDTH) * bw);
         if (copied & 2)
-            copies += EX16_COPY_LAUNCH_US + 2.0 * 2.0 * (double)n * k / (0.6 * bw);
+            copies +=
+                EX16_K(RESTRIDE_US) + 2.0 * 2.0 * (double)n * k / (EX16_K(RESTRIDE_BANDWIDTH) * bw);
         const double cost =
             ((still_off & 1) ? line_cost(lda, misalign, (still_off & 2) != 0) : 0.0) +
             ((still_off & 2) ? line_cost(ldb, misalign, (still_off & 1) != 0) : 0.0);
@@ -563,7 +586,8 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
                 const int chunk_tiles = (k_tiles + splits - 1) / splits;
                 if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
                     continue;
-                const double slower = 1.0 + cost * (widths[w] == 256 ? 0.75 : 1.0);
+                const double slower =
+                    1.0 + cost * (widths[w] == 256 ? EX16_K(LINE_COST_WIDE) : 1.0);
                 const double us = copies + wgmma_model(backend, m, n, k, widths[w], splits, slower);
                 if (us < plan->predicted_us) {
                     plan->predicted_us = us;
@@ -592,17 +616,16 @@ static void wgmma_plan(const wl_backend *backend, size_t m, size_t n, size_t k, 
 }
 
 /* ex16_thin (m or n <= 64): 64-column strips of the big operand, k split
- * so that about EX16_THIN_BLOCKS_SM blocks an SM are in flight (4 warps
+ * so that about thin_blocks_sm blocks an SM are in flight (4 warps
  * each, every warp with 4 or 8 KB of loads outstanding), the partial sums
  * at most an eighth of the big operand's bytes, every warp of a split at
  * least one k step; splits start on whole k steps (16-byte boundaries).
  * Modelled: the big operand at 85% of the bandwidth, a launch, and the
  * finish's launch. Not yet measured on a GPU: no unforced plan takes it. */
-#define EX16_THIN_BLOCKS_SM 4
 static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_plan *plan)
 {
     static_assert(WL_EX16_THIN_SMALL == EX16_THIN_SMALL, "ex16.h and ex16_thin.cuh agree");
-    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const ex16_thin_shape sh = thin_shape_of(p);
     const long long k = (long long)wl_gemm_k(p);
     const int row_tiles = (sh.small + 15) / 16;
     plan->kind = WL_EX16_THIN;
@@ -610,13 +633,14 @@ static void thin_plan(const wl_backend *backend, const wl_problem *p, wl_ex16_pl
     const long long strips = (sh.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS;
     const long long block_k = (long long)EX16_THIN_STEP * EX16_THIN_WARPS;
     const long long wanted =
-        (EX16_THIN_BLOCKS_SM * (long long)sm_count(backend) + strips - 1) / strips;
+        ((long long)EX16_K(THIN_BLOCKS_SM) * sm_count(backend) + strips - 1) / strips;
     const long long bytes_cap = k / (16LL * sh.small), steps = (k + block_k - 1) / block_k;
     wl_gemm_split_k(k, wanted, steps < bytes_cap ? steps : bytes_cap, EX16_THIN_STEP,
                     &plan->k_chunk, &plan->splits);
     const double bw = bandwidth_gbs(backend) * 1e3;
-    plan->predicted_us = 2.0 * EX16_COPY_LAUNCH_US + 2.0 * (double)k * sh.big / (0.85 * bw) +
-                         4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (0.7 * bw);
+    plan->predicted_us =
+        2.0 * EX16_K(RESTRIDE_US) + 2.0 * (double)k * sh.big / (EX16_K(THIN_BANDWIDTH) * bw) +
+        4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
 }
 
 static bool rows_aligned_16(size_t ld, size_t misalign)
@@ -677,43 +701,6 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
             thin_plan(backend, p, &plan);
         return plan;
     }
-    /* The skinny kernels for m or n <= 8, where the big operand is
-     * contiguous along k (a warp a column), or for a GEMV. Measured on H100:
-     * with the big operand contiguous along its columns, ex16_mma streams it
-     * as fast at m = 1 and 2 and faster from m = 4 (8 x 4096 x 4096: 22 us
-     * against 38 us); along k, the skinny warps are 2.6x faster (4096 x 1 x
-     * 4096: 28 us against 73 us). */
-    const bool skinny = m <= EX16_SKINNY || n <= EX16_SKINNY;
-    if ((skinny && (force & WL_GEMM_EX16_FORCE_SKINNY)) ||
-        (skinny && !force && (!skinny_shape_of(p).columns || (m < n ? m : n) == 1))) {
-        plan.kind = WL_EX16_SKINNY;
-        skinny_split(backend, p, &plan);
-        plan.predicted_us = EX16_FIXED_US + 2.0 * (double)k * (double)(m > n ? m : n) /
-                                                (EX16_BANDWIDTH * bandwidth_gbs(backend) * 1e3);
-        /* The GEMVs through the wgmma kernel's narrow tile, where the model
-         * prices it below the skinny kernel: with B row-major (m = 1, the
-         * columns kernel) as they are (H100: 1 x 4096 x 4096 17.1 us
-         * against 20.6 split in 64 and summed, 1 x 11008 x 4096 35.0
-         * against 41.1); y = A x (n = 1) with C and x contiguous on the
-         * transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read as
-         * stored as its B operand (K-major, or N-major with op(A) = T). */
-        const ex16_skinny_shape sh = skinny_shape_of(p);
-        const bool as_is = sh.small_m && sh.columns;
-        const bool transposed =
-            n == 1 && m > 1 && wl_gemm_ldc(p) == 1 && (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) &&
-            p->misalign * 2 % 16 == 0 && rows_aligned_16(wl_gemm_lda(p), p->misalign);
-        if (!force && tma_available && (as_is || transposed)) {
-            wl_ex16_plan wgmma;
-            if (transposed)
-                wgmma_plan(backend, 1, m, k, 0, 0, 0, 0, 0, &wgmma);
-            else
-                wgmma_plan_of(backend, p, &wgmma);
-            wgmma.transposed = transposed;
-            if (wgmma.predicted_us < plan.predicted_us)
-                return wgmma;
-        }
-        return plan;
-    }
     /* ex16_mma: each configuration, splits up to 4x the SMs' slots, k at
      * least 256 a split; the fastest modelled, the first on a tie. */
     plan.kind = WL_EX16_MMA;
@@ -743,7 +730,7 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     const int unaligned = unaligned_operands(p);
     const bool aligned = unaligned == 0;
     if (!aligned)
-        plan.predicted_us *= 3.0;
+        plan.predicted_us *= EX16_K(MMA_UNALIGNED_SLOWER);
     if (tma_available && m >= 64 && n >= 64 && !force && !aligned) {
         const double us = tma_model(backend, p);
         if (us < plan.predicted_us) {
@@ -762,6 +749,21 @@ extern "C" wl_ex16_plan wl_ex16_choose(wl_backend *backend, const wl_problem *p,
     if (tma_available && !force) {
         wl_ex16_plan wgmma;
         wgmma_plan_of(backend, p, &wgmma);
+        if (wgmma.predicted_us < plan.predicted_us)
+            plan = wgmma;
+    }
+    /* y = A x (n = 1, C and x contiguous) through the wgmma kernel's narrow
+     * tile on the transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read
+     * as stored as its B operand (K-major, or N-major with op(A) = T): H100,
+     * 4096 x 1 x 4096 from 22.4 us (the 16-bit skinny kernel) to 18.1. The
+     * planner's GEMV rows take the small problems (gemm_plan.c). */
+    const bool transposed =
+        n == 1 && m > 1 && wl_gemm_ldc(p) == 1 && (wl_gemm_trans_b(p) || wl_gemm_ldb(p) == 1) &&
+        p->misalign * 2 % 16 == 0 && rows_aligned_16(wl_gemm_lda(p), p->misalign);
+    if (tma_available && !force && transposed) {
+        wl_ex16_plan wgmma;
+        wgmma_plan(backend, 1, m, k, 0, 0, 0, 0, 0, &wgmma);
+        wgmma.transposed = true;
         if (wgmma.predicted_us < plan.predicted_us)
             plan = wgmma;
     }
@@ -820,10 +822,6 @@ extern "C" size_t wl_ex16_scratch(wl_backend *backend, const wl_problem *p,
 extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t len)
 {
     switch (plan->kind) {
-    case WL_EX16_SKINNY:
-        wl_format(text, len, "ex16 skinny, %d split%s (%.0f us modelled)", plan->splits,
-                  plan->splits == 1 ? "" : "s", plan->predicted_us);
-        break;
     case WL_EX16_MMA:
         wl_format(text, len, "ex16 mma.sync %s tiles, %d split%s (%.0f us modelled)",
                   plan->tile == 0 ? "128x128" : "64x64", plan->splits, plan->splits == 1 ? "" : "s",
@@ -858,31 +856,6 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
 /* ------------------------------------------------------------------------ */
 /* Host side: the launches                                                  */
 
-template <bool BF16, int S>
-static void launch_skinny_sized(const ex16_skinny_shape &sh, const ex16_skinny_params &params,
-                                dim3 grid, cudaStream_t stream)
-{
-    if (sh.columns)
-        ex16_skinny_columns<BF16, S>
-            <<<grid, EX16_COL_THREADS * EX16_COL_GROUPS, 0, stream>>>(params);
-    else
-        ex16_skinny_warps<BF16, S><<<grid, EX16_WARP_THREADS, 0, stream>>>(params);
-}
-
-template <bool BF16>
-static void launch_skinny(const ex16_skinny_shape &sh, const ex16_skinny_params &params, dim3 grid,
-                          cudaStream_t stream)
-{
-    if (sh.small <= 1)
-        launch_skinny_sized<BF16, 1>(sh, params, grid, stream);
-    else if (sh.small <= 2)
-        launch_skinny_sized<BF16, 2>(sh, params, grid, stream);
-    else if (sh.small <= 4)
-        launch_skinny_sized<BF16, 4>(sh, params, grid, stream);
-    else
-        launch_skinny_sized<BF16, EX16_SKINNY>(sh, params, grid, stream);
-}
-
 static bool aligned_16(const void *base, long long stride_elements)
 {
     return (uintptr_t)base % 16 == 0 && stride_elements * 2 % 16 == 0;
@@ -898,18 +871,18 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
                                    beta);
 }
 
-/* The skinny and thin kernels' parameters: X, Y and C of a problem (see
- * ex16_skinny_params), the plan's split of k. */
-static ex16_skinny_params skinny_params_of(const wl_launch *launch, const wl_ex16_plan *plan)
+/* The thin kernel's parameters: X, Y and C of a problem (see
+ * ex16_thin_params), the plan's split of k. */
+static ex16_thin_params thin_params_of(const wl_launch *launch, const wl_ex16_plan *plan)
 {
     const wl_problem *p = launch->problem;
-    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const ex16_thin_shape sh = thin_shape_of(p);
     const long long lda = (long long)wl_gemm_lda(p), ldb = (long long)wl_gemm_ldb(p);
     const long long ldc = (long long)wl_gemm_ldc(p);
     const bool ta = wl_gemm_trans_a(p), tb = wl_gemm_trans_b(p);
     const uint16_t *a = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_A]);
     const uint16_t *b = (const uint16_t *)wl_view_ptr(launch->buf[GEMM_B]);
-    ex16_skinny_params params;
+    ex16_thin_params params;
     if (sh.small_m) { /* X = op(B): [q][j]; Y = op(A): [i][q] */
         params.x = b;
         params.x_q = tb ? 1 : ldb;
@@ -945,36 +918,10 @@ static ex16_skinny_params skinny_params_of(const wl_launch *launch, const wl_ex1
     return params;
 }
 
-static warplab_status run_skinny(wl_backend *backend, const wl_launch *launch,
-                                 const wl_ex16_plan *plan)
-{
-    const wl_problem *p = launch->problem;
-    const ex16_skinny_shape sh = skinny_shape_of(p);
-    const int *most = backend->info.max_grid_dim;
-    if ((most[0] > 0 && sh.big_blocks > (unsigned)most[0]) ||
-        (most[1] > 0 && plan->splits > most[1]))
-        return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
-                       "gemm_ex: a grid of %u x %d blocks is past this device's", sh.big_blocks,
-                       plan->splits);
-    const ex16_skinny_params params = skinny_params_of(launch, plan);
-    const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
-    cudaStream_t stream = wl_cuda_stream(backend);
-    const dim3 grid(sh.big_blocks, (unsigned)plan->splits);
-    if (bf16)
-        launch_skinny<true>(sh, params, grid, stream);
-    else
-        launch_skinny<false>(sh, params, grid, stream);
-    warplab_status status = WL_CUDA_LAUNCHED(backend, "gemm_ex 16-bit skinny kernel");
-    if (status != WARPLAB_OK || plan->splits == 1)
-        return status;
-    return wl_ex16_finish(backend, bf16, params.part, plan->splits, sh.small, sh.big, params.c,
-                          params.c_i, params.c_j, params.narrow, params.alpha, params.beta);
-}
-
 /* ex16_thin: MI 16-row tiles of the small side; 2 k steps in flight a
  * warp with 1 or 2 tiles, 1 with 4 (its sums take 128 registers). */
 template <bool BF16, int MI>
-static void launch_thin_tiles(const ex16_skinny_params &params, bool along_k, dim3 grid,
+static void launch_thin_tiles(const ex16_thin_params &params, bool along_k, dim3 grid,
                               cudaStream_t stream)
 {
     constexpr int depth = MI <= 2 ? 2 : 1;
@@ -985,7 +932,7 @@ static void launch_thin_tiles(const ex16_skinny_params &params, bool along_k, di
 }
 
 template <bool BF16>
-static void launch_thin(const ex16_skinny_params &params, int tiles, bool along_k, dim3 grid,
+static void launch_thin(const ex16_thin_params &params, int tiles, bool along_k, dim3 grid,
                         cudaStream_t stream)
 {
     if (tiles <= 1)
@@ -1002,7 +949,7 @@ static warplab_status run_thin(wl_backend *backend, const wl_launch *launch,
                                const wl_ex16_plan *plan)
 {
     const wl_problem *p = launch->problem;
-    const ex16_skinny_shape sh = skinny_shape_of(p);
+    const ex16_thin_shape sh = thin_shape_of(p);
     if (sh.small > EX16_THIN_SMALL || 16 * plan->tile < sh.small)
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: ex16_thin takes at most %d rows of the small side (%d, tile %d)",
@@ -1013,7 +960,7 @@ static warplab_status run_thin(wl_backend *backend, const wl_launch *launch,
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
                        "gemm_ex: a grid of %u x %d blocks is past this device's", strips,
                        plan->splits);
-    const ex16_skinny_params params = skinny_params_of(launch, plan);
+    const ex16_thin_params params = thin_params_of(launch, plan);
     const bool bf16 = p->dtype == WARPLAB_BFLOAT16;
     cudaStream_t stream = wl_cuda_stream(backend);
     const dim3 grid(strips, (unsigned)plan->splits);
@@ -1266,8 +1213,6 @@ extern "C" warplab_status wl_ex16_run(wl_backend *backend, const wl_launch *laun
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
                        wl_ex16_scratch(backend, launch->problem, plan));
-    if (plan->kind == WL_EX16_SKINNY)
-        return run_skinny(backend, launch, plan);
     if (plan->kind == WL_EX16_MMA)
         return run_mma(backend, launch, plan);
     if (plan->kind == WL_EX16_WGMMA)

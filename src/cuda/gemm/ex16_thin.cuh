@@ -1,11 +1,11 @@
 /* ex16_thin: 16-bit GEMM with one small side (m or n up to EX16_THIN_SMALL),
  * bandwidth-bound, on tensor cores (mma.sync m16n8k16, FP32 sums).
  *
- * Lesson (over ex16_skinny and ex16_mma): a product with m (or n) of 1 to
+ * Lesson (over the CUDA-core GEMV kernels and ex16_mma): a product with m (or n) of 1 to
  * 64 and large k and n is bound by the bytes of the big operand X (k x
  * big), not by arithmetic; it is fast when every SM keeps many bytes in
- * flight and each byte is loaded once, 16 bytes at a time. The skinny
- * kernels sum on FP32 FMAs (8 to 64 FMAs per loaded pair of bytes: compute
+ * flight and each byte is loaded once, 16 bytes at a time. The CUDA-core
+ * GEMV kernels sum on FP32 FMAs (8 to 64 FMAs per loaded pair of bytes: compute
  * bound from m = 8), ex16_mma stages 128 x 128 tiles through shared memory
  * (mostly zero rows at m <= 64, and too few tiles for 132 SMs). Here each
  * lane loads X straight into registers as mma fragments, no shared memory
@@ -21,7 +21,7 @@
  * FP32 partial sums part[split][small][big]; ex16_finish adds the splits
  * in order and writes C (any type, alpha, beta).
  *
- * Geometry as ex16_skinny_params: X[q][j] at q * x_q + j * x_j with x_q = 1
+ * Geometry as ex16_thin_params: X[q][j] at q * x_q + j * x_j with x_q = 1
  * (X_ALONG_K) or x_j = 1, Y[i][q] at i * y_i + q * y_q. A 16-byte load is
  * issued only when its window lies inside the row (column) and the split
  * and is 16-byte aligned (x_vec, y_vec say the base and the stride are);
@@ -40,8 +40,8 @@
 
 /* The big operand X (k x big) times the small one Y (small x k). For m
  * small, X = op(B) and Y = op(A); for n small, X = op(A)^T and Y = op(B)^T,
- * and C is written transposed (c_i, c_j). Shared by ex16_skinny_*. */
-struct ex16_skinny_params {
+ * and C is written transposed (c_i, c_j). */
+struct ex16_thin_params {
     const uint16_t *x, *y;
     long long x_q, x_j, y_i, y_q;
     int big, small, k, k_chunk, splits;
@@ -103,7 +103,7 @@ __device__ __forceinline__ unsigned ex16_thin_pair(const unsigned lo_row[4],
 /* MI: 16-row tiles of the small side (1, 2 or 4); DEPTH: k steps a warp
  * loads before it multiplies (bytes in flight against registers). */
 template <bool BF16, int MI, bool X_ALONG_K, int DEPTH>
-__global__ void __launch_bounds__(32 * EX16_THIN_WARPS) ex16_thin(ex16_skinny_params p)
+__global__ void __launch_bounds__(32 * EX16_THIN_WARPS) ex16_thin(ex16_thin_params p)
 {
 #if WL_SM80_BODY
     /* wl_splitk_finish follows */

@@ -16,8 +16,8 @@
 #include <cuda_runtime.h>
 #endif
 
-/* Threads a block of the split-K reductions (gemm_splitk_reduce, and the
- * tail split's gemm_tail_reduce) are launched with. */
+/* Threads a block of the tail split's reduction (gemm_tail_reduce) is
+ * launched with. */
 #define SPLITK_REDUCE_THREADS 256
 
 /* Dynamic shared memory, 16-byte aligned, as an array of T. */

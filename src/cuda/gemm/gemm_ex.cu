@@ -382,15 +382,13 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
  *   that stream the big operand, small tiles, split-K); FP32 is at least as
  *   accurate as TF32, so the TF32 contract holds. Skinny problems (m or n
  *   at most SKINNY) go there, or with a transposed operand to the GEMV family.
- * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. */
-#define TF32_SM_GFLOPS 3300.0
-#define TF32_FIXED_US 7.0
-/* A K-major copy's launch and fill. 3 us modelled the shapes with copies
- * 6-8 us short on the H100 (wgmma on 777x555x333, two copies: 26.7-27.0 us
- * measured, 19.2 modelled; 900x803x700, one copy: 27.2 against 20.6;
- * 1001x999x1003, 40.4 against 32.1), so the small odd shapes went to it
- * instead of the FP32 dispatcher (20.2 us) or the small tiles (21.3). */
-#define TF32_COPY_LAUNCH_US 6.5
+ * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. The model's constants
+ * are rows of the planner's tables, each with its measurement
+ * (gemm_plan.h, src/kernels/gemm_plan.c): a K-major copy's launch and
+ * fill at 3 us modelled the shapes with copies 6-8 us short on the H100,
+ * so the small odd shapes went to the wgmma kernel instead of the FP32
+ * dispatcher (20.2 us) or the small tiles (21.3); now copy_launch_us. */
+#define TF32_K(name) wl_gemm_model(WL_GM_TF32_##name)
 
 typedef enum tf32_route {
     TF32_OTHER, /* not TF32, or the skinny / tiled kernels of this file */
@@ -437,9 +435,9 @@ static double tf32_line_cost(const wl_problem *p, size_t ld, bool k_major, bool 
 {
     switch (wl_gemm_row_phase(ld * 4, p->misalign * 4)) {
     case 128: return 0.0;
-    case 64: return other_off ? 0.05 : 0.0;
-    case 32: return k_major && !other_off ? 0.0 : 0.15;
-    default: return k_major ? 0.55 : 0.35;
+    case 64: return other_off ? TF32_K(LINE_COST_64) : 0.0;
+    case 32: return k_major && !other_off ? 0.0 : TF32_K(LINE_COST_32);
+    default: return k_major ? TF32_K(LINE_COST_OFF_KMAJOR) : TF32_K(LINE_COST_OFF);
     }
 }
 
@@ -482,7 +480,7 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choic
      * onto lines is an option. */
     const bool off_a = !copy_a && tf32_rows_off_lines(p, wl_gemm_lda(p));
     const bool off_b = !copy_b && tf32_rows_off_lines(p, wl_gemm_ldb(p));
-    const double traffic = 4.0 * (m * k + n * k + m * n) / (0.85 * bandwidth * 1e3);
+    const double traffic = 4.0 * (m * k + n * k + m * n) / (TF32_K(BANDWIDTH) * bandwidth * 1e3);
     static const int widths[2] = {256, 128};
     const int k_tiles = (int)((wl_gemm_k(p) + 31) / 32);
     int most = k_tiles / 8; /* at least 256 of k a split */
@@ -496,8 +494,9 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choic
             const double all_copied = copied + (line_a ? m * k : 0.0) + (line_b ? n * k : 0.0);
             /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the
              * H100 (B of 4096^3: 70 us; of 512x4096x11008: 133 us). */
-            const double copy_us = (copies + line_a + line_b) * TF32_COPY_LAUNCH_US +
-                                   2.0 * all_copied * 4 / (0.7 * bandwidth * 1e3);
+            const double copy_us =
+                (copies + line_a + line_b) * TF32_K(COPY_LAUNCH_US) +
+                2.0 * all_copied * 4 / (TF32_K(COPY_BANDWIDTH) * bandwidth * 1e3);
             for (int w = 0; w < 2; w++)
                 for (int splits = 1; splits <= most; splits++) {
                     const int chunk_tiles = (k_tiles + splits - 1) / splits;
@@ -506,13 +505,18 @@ static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choic
                     const double tiles = rs ? ceil(m / widths[w]) * ceil(n / 128)
                                             : ceil(m / 128) * ceil(n / widths[w]);
                     const double rate =
-                        (widths[w] == 256 ? TF32_SM_GFLOPS : 2900.0) * (rs ? 0.85 : 1.0) * 1e3;
-                    const double slower = 1.0 + cost * (widths[w] == 128 ? 1.33 : 1.0);
-                    const double kernel = slower * ceil(tiles * splits / sms) *
-                                          (2.0 * 128 * widths[w] * 32.0 * chunk_tiles / rate + 0.7);
-                    double us = TF32_FIXED_US + (kernel > traffic ? kernel : traffic) + copy_us;
+                        (widths[w] == 256 ? TF32_K(SM_GFLOPS) : TF32_K(128_SM_GFLOPS)) *
+                        (rs ? TF32_K(RS_RATE) : 1.0) * 1e3;
+                    const double slower =
+                        1.0 + cost * (widths[w] == 128 ? TF32_K(LINE_128_SLOWER) : 1.0);
+                    const double kernel =
+                        slower * ceil(tiles * splits / sms) *
+                        (2.0 * 128 * widths[w] * 32.0 * chunk_tiles / rate + TF32_K(UNIT_US));
+                    double us = TF32_K(FIXED_US) + (kernel > traffic ? kernel : traffic) + copy_us;
                     if (splits > 1)
-                        us += 2.5 + 4.0 * (2.0 * splits + 1.0) * m * n / (0.7 * bandwidth * 1e3);
+                        us +=
+                            TF32_K(SPLIT_US) + 4.0 * (2.0 * splits + 1.0) * m * n /
+                                                   (TF32_K(SPLIT_SUMS_BANDWIDTH) * bandwidth * 1e3);
                     if (us < best) {
                         best = us;
                         c->wgmma_bn = widths[w];
@@ -557,8 +561,9 @@ static tf32_choice tf32_choose_now(wl_backend *backend, const wl_problem *p)
         c.fp32_problem.variant = 0;
         /* The dispatcher's model is optimistic for skinny_m at 16 rows
          * (16x4096x4096: 73 us measured, 27 modelled, on the H100). */
-        c.fp32_us = plan.predicted_us *
-                    (plan.kernel == WL_GEMM_KERNEL_SKINNY_M && plan.group >= 16 ? 2.7 : 1.0);
+        c.fp32_us = plan.predicted_us * (plan.kernel == WL_GEMM_KERNEL_SKINNY_M && plan.group >= 16
+                                             ? TF32_K(SKINNY_M16_FACTOR)
+                                             : 1.0);
         best = c.fp32_us;
     }
     if (use_skinny(p))
@@ -674,8 +679,7 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
-            plan.kind == WL_EX16_THIN)
+        if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_scratch(backend, p, &plan);
         if (plan.kind == WL_EX16_TILED)
             return 0;
@@ -914,8 +918,7 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
         const wl_ex16_plan plan = ex16_plan_of(backend, p);
-        if (plan.kind == WL_EX16_SKINNY || plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA ||
-            plan.kind == WL_EX16_THIN)
+        if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_run(backend, launch, &plan);
         return plan.kind == WL_EX16_TMA ? run_tma(backend, launch, NULL)
                                         : run_tiled(backend, launch);
@@ -953,8 +956,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     return run_tiled(backend, launch);
 }
 
-/* The ex16_* rows' forced paths: 16-bit inputs, sm_80 (the skinny kernels
- * also m or n <= 8; TMA + wgmma sm_90a and m, n > 8). Unforced problems run
+/* The ex16_* rows' forced paths: 16-bit inputs, sm_80 (ex16_thin m or n
+ * <= 64; TMA + wgmma sm_90a and m, n > 8). Unforced problems run
  * everywhere. */
 static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char *reason,
                                   size_t len)
@@ -978,10 +981,6 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
     if (status != WARPLAB_OK)
         return status;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), small = m < n ? m : n;
-    if ((force & WL_GEMM_EX16_FORCE_SKINNY) && small > SKINNY) {
-        wl_format(reason, len, "the skinny kernels take m or n <= %d (%zu x %zu)", SKINNY, m, n);
-        return WARPLAB_ERROR_UNSUPPORTED;
-    }
     if ((force & WL_GEMM_EX16_FORCE_THIN) && small > WL_EX16_THIN_SMALL) {
         wl_format(reason, len, "ex16_thin takes m or n <= %d (%zu x %zu)", WL_EX16_THIN_SMALL, m,
                   n);

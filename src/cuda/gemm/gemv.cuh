@@ -216,18 +216,19 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS,
     }
 }
 
-/* X along big: threads WL_GEMV_ALONG_BIG_THREADS along big (VEC columns
- * each: a warp reads 512 bytes of a row) times WL_GEMV_ALONG_BIG_GROUPS
- * groups along k. */
+/* X along big: TX threads along big (VEC columns each: 16 bytes; a warp
+ * reads 512 bytes of a row) times GROUPS groups along k, by the element's
+ * bytes (gemm_plan.h: 64 x 4 for 16-bit inputs, 32 x 8 for FP32). */
 template <int KIND, int S>
 __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params p)
 {
     typedef gemv_elem<KIND> E;
     typedef typename E::storage T;
-    const int VEC = E::VEC, TX = WL_GEMV_ALONG_BIG_THREADS, GROUPS = WL_GEMV_ALONG_BIG_GROUPS;
+    constexpr int VEC = E::VEC, TX = WL_GEMV_ALONG_BIG_THREADS((int)sizeof(T)),
+                  GROUPS = WL_GEMV_ALONG_BIG_GROUPS((int)sizeof(T));
     if (p.splits > 1) /* wl_splitk_finish follows */
         wl_release_dependents();
-    __shared__ float sums[WL_GEMV_ALONG_BIG_GROUPS - 1][WL_GEMV_ALONG_BIG_THREADS * 8];
+    __shared__ float sums[GROUPS - 1][TX * VEC];
     const int tx = threadIdx.x % TX, group = threadIdx.x / TX;
     const int j0 = (blockIdx.x * TX + tx) * VEC, split = blockIdx.y;
     const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
@@ -245,7 +246,11 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
             const T *row = x + (size_t)q * p.x_q + j0;
             float xv[E::VEC];
             if (whole) {
-                E::widen_vec(__ldcs(reinterpret_cast<const uint4 *>(row)), xv);
+                /* 16-bit: plain read-only loads, as the 16-bit columns
+                 * kernel whose geometry and split this one took (measured
+                 * there); FP32: evict-first. */
+                const uint4 *v = reinterpret_cast<const uint4 *>(row);
+                E::widen_vec(sizeof(T) == 2 ? __ldg(v) : __ldcs(v), xv);
             } else {
 #pragma unroll
                 for (int e = 0; e < E::VEC; e++)
@@ -275,7 +280,7 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
             for (int e = 0; e < E::VEC; e++) {
                 float v = acc[i][e];
 #pragma unroll
-                for (int g = 0; g < WL_GEMV_ALONG_BIG_GROUPS - 1; g++)
+                for (int g = 0; g < GROUPS - 1; g++)
                     v += sums[g][tx * VEC + e];
                 if (j0 + e < p.big)
                     gemv_emit(p, split, i, j0 + e, v);

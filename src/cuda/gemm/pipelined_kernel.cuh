@@ -448,7 +448,7 @@ template <class T> inline bool gemm_stage_c(const gemm_params &p)
 
 /* Split-K: blockIdx.y takes rows [y * k_chunk, (y + 1) * k_chunk) of k and
  * writes its tile's sums (alpha 1, beta 0) into its m x n slice of partial
- * (tight rows); gemm_splitk_reduce (skinny_kernels.cuh) adds the slices in
+ * (tight rows); wl_splitk_finish (gemv.cuh) adds the slices in
  * order and applies alpha and beta. The same tile code, on views shifted to
  * the k range: A's columns and B's rows start at the range. */
 template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool TB = false,
@@ -456,7 +456,7 @@ template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool T
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
 {
-    wl_release_dependents(); /* gemm_splitk_reduce follows */
+    wl_release_dependents(); /* wl_splitk_finish follows */
     const int k0 = (int)blockIdx.y * k_chunk;
     gemm_params q = p;
     gemm_shift_k<TA, TB>(q, k0);

@@ -1,12 +1,12 @@
 /* The bandwidth-bound FP32 kernels: GEMV and skinny products, where m or n
  * is small (1 to 16) and the time is the time to stream the big operand
- * once. Also the deterministic reduction of split-K partial sums that these
- * and the split tile kernels share.
+ * once.
  *
  * Split-K layout: split s of the k range writes its m x n partial sums,
  * row-major and tight, at partial + s * m * n (the rung's workspace, from
- * wl_impl.scratch_bytes); gemm_splitk_reduce adds them in the order s = 0,
- * 1, ... and applies alpha and beta. No float atomics: a shape always gives
+ * wl_impl.scratch_bytes); wl_splitk_finish (gemv.cuh, the one split-K
+ * reduction) adds them in the order s = 0, 1, ... and applies alpha and
+ * beta. No float atomics: a shape always gives
  * the same bits.
  *
  * Every 16-byte load stays inside its matrix: it is issued only when all
@@ -62,7 +62,7 @@ template <int MR, bool VEC>
 __global__ void __launch_bounds__(skinny_m_threads(MR))
     gemm_skinny_m(gemm_params p, float *partial, int k_chunk)
 {
-    if (gridDim.y > 1) /* split: gemm_splitk_reduce follows */
+    if (gridDim.y > 1) /* split: wl_splitk_finish follows */
         wl_release_dependents();
     constexpr int THREADS = skinny_m_threads(MR), U = skinny_m_unroll(MR);
     constexpr int GROUPS = THREADS / SKINNY_M_COL_THREADS, WARPS = THREADS / 32;
@@ -159,7 +159,7 @@ template <int NR, bool VEC>
 __global__ void __launch_bounds__(SKINNY_N_THREADS)
     gemm_skinny_n(gemm_params p, float *partial, int k_chunk)
 {
-    if (gridDim.y > 1) /* split: gemm_splitk_reduce follows */
+    if (gridDim.y > 1) /* split: wl_splitk_finish follows */
         wl_release_dependents();
     constexpr int RW = skinny_n_rows_per_warp(NR);
     WL_DYNAMIC_SMEM(float4, bt4);
@@ -256,26 +256,6 @@ __global__ void __launch_bounds__(SKINNY_N_THREADS)
             for (int j = 0; j < NR; j++)
                 if (row0 + r < p.m && j < cols)
                     skinny_store(p, partial, row0 + r, col0 + j, acc[r][j]);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The split-K reduction                                                    */
-
-/* C = alpha * (partial[0] + partial[1] + ...) + beta * C, the splits added
- * in order: one thread an element of C (SPLITK_REDUCE_THREADS a block,
- * gemm_device.cuh). */
-__global__ void __launch_bounds__(SPLITK_REDUCE_THREADS)
-    gemm_splitk_reduce(gemm_params p, const float *partial, int splits)
-{
-    wl_wait_for_producer();
-    const size_t e = (size_t)blockIdx.x * SPLITK_REDUCE_THREADS + threadIdx.x;
-    const size_t elements = (size_t)p.m * (size_t)p.n;
-    if (e >= elements)
-        return;
-    const float sum = wl_split_sum(partial, splits, elements, e);
-    const size_t row = e / (size_t)p.n, col = e % (size_t)p.n;
-    float *c = p.c + row * (size_t)p.ldc + col;
-    *c = gemm_epilogue(sum, c, p.alpha, p.beta);
 }
 
 #endif

@@ -6,6 +6,7 @@
  * (gemm_ex.cu) runs the same plan through wl_tf32_tiles_run. */
 /* warplab:rung gemm tf32_tile_64x64 tf32_tile_128x64 tf32_tile_128x128 tf32_tiles */
 #include "gemm_launch.h"
+#include "gemv.h"
 #include "tf32_tiles.cuh"
 
 #include <math.h>
@@ -190,11 +191,9 @@ extern "C" warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_t
     warplab_status status = wl_cuda_check(backend, e, "gemm tf32 tiles launch");
     if (status != WARPLAB_OK || splits == 1)
         return status;
-    const unsigned block = 256;
-    e = wl_launch_dependent(
-        tf32_tiles_sum, dim3(wl_cuda_grid_for(backend, (size_t)call->m * call->n, block)),
-        dim3(block), stream, p.part, (int)splits, p.m, p.n, p.c, p.ldc, p.alpha, p.beta);
-    return wl_cuda_check(backend, e, "gemm tf32 tiles sums");
+    /* The one split-K reduction (gemv.cuh): the chunks' sums in order. */
+    return wl_splitk_finish_launch(backend, p.part, (int)splits, p.m, p.n, p.c, p.ldc, 1,
+                                   WL_GEMV_F32, p.alpha, p.beta);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
     gemm_tf32_tiles(tf32_tiles_params p)
 {
 #if WL_SM80_BODY
-    if (gridDim.z > 1) /* split: tf32_tiles_sum follows */
+    if (gridDim.z > 1) /* split: wl_splitk_finish follows */
         wl_release_dependents();
     typedef tf32_tiles_shape<BM, BN, WM, WN> S;
     typedef tf32_tiles_layout<BM, BN, WM, WN, TA, TB> L;
@@ -225,21 +225,6 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
                 }
             }
 #endif
-}
-
-/* With several chunks of k: C = alpha * (the chunks' partial sums added in
- * chunk order) + beta * C. */
-__global__ void tf32_tiles_sum(const float *part, int splits, int m, int n, float *c, int ldc,
-                               float alpha, float beta)
-{
-    wl_wait_for_producer();
-    const size_t count = (size_t)m * n;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
-         e += (size_t)gridDim.x * blockDim.x) {
-        const float sum = wl_split_sum(part, splits, count, e);
-        float *out = c + (e / n) * (size_t)ldc + e % n;
-        *out = gemm_epilogue(sum, out, alpha, beta);
-    }
 }
 
 #endif
