@@ -12,21 +12,6 @@ const char *warplab_version(void)
     return WARPLAB_VERSION_STRING;
 }
 
-/* The backends compiled into this build. */
-const wl_backend_ops *wl_backend_ops_for(warplab_backend_kind kind)
-{
-    switch (kind) {
-#ifdef WARPLAB_HAVE_CUDA
-    case WARPLAB_BACKEND_CUDA: return &wl_cuda_backend_ops;
-#endif
-#ifdef WARPLAB_HAVE_OPENCL
-    case WARPLAB_BACKEND_OPENCL: return &wl_opencl_backend_ops;
-#endif
-    case WARPLAB_BACKEND_CPU: return &wl_cpu_backend_ops;
-    default: return NULL;
-    }
-}
-
 static const char *const backend_names[WARPLAB_BACKEND_COUNT] = {"auto", "cuda", "opencl", "cpu"};
 
 const char *warplab_backend_name(warplab_backend_kind kind)
@@ -51,11 +36,6 @@ warplab_status warplab_backend_parse(const char *name, warplab_backend_kind *kin
 {
     wl_api_begin(NULL);
     return wl_api_end(NULL, "warplab_backend_parse", warplab_backend_parse_checked(name, kind));
-}
-
-int warplab_backend_compiled(warplab_backend_kind kind)
-{
-    return kind == WARPLAB_BACKEND_AUTO || wl_backend_ops_for(kind) != NULL;
 }
 
 static const char *const dtype_names[WARPLAB_DTYPE_COUNT] = {"int32", "float", "double", "bf16",

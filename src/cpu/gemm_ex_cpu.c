@@ -5,8 +5,8 @@
  * sums, a row of B at a time, and stores them in C's type (16-bit: rounded
  * to nearest even). The products of 16-bit or TF32 values are exact in
  * FP32, so their sums are the only rounding, as on the GPU. */
-#include "kernels/gemm_problem.h"
 #include "cpu.h"
+#include "kernels/gemm_problem.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,11 +19,7 @@ static float truncate_tf32(float x)
 {
     if (isnan(x))
         return x;
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    bits &= 0xFFFFE000u;
-    memcpy(&x, &bits, sizeof x);
-    return x;
+    return wl_bits_float(wl_float_bits(x) & 0xFFFFE000u);
 }
 
 static float load_value(const void *base, warplab_dtype type, size_t index, bool tf32)

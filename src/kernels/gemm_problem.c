@@ -7,23 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t float_bits(float x)
-{
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return bits;
-}
-
-static float bits_float(uint32_t bits)
-{
-    float x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
 uint16_t wl_float_to_bf16(float x)
 {
-    uint32_t bits = float_bits(x);
+    uint32_t bits = wl_float_bits(x);
     if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
         return (uint16_t)((bits >> 16) | 0x40u); /* NaN stays NaN (quiet) */
     bits += 0x7FFFu + ((bits >> 16) & 1u);
@@ -32,12 +18,12 @@ uint16_t wl_float_to_bf16(float x)
 
 float wl_bf16_to_float(uint16_t h)
 {
-    return bits_float((uint32_t)h << 16);
+    return wl_bits_float((uint32_t)h << 16);
 }
 
 uint16_t wl_float_to_fp16(float x)
 {
-    const uint32_t bits = float_bits(x);
+    const uint32_t bits = wl_float_bits(x);
     const uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
     const uint32_t magnitude = bits & 0x7FFFFFFFu;
     if (magnitude > 0x7F800000u)
@@ -69,8 +55,8 @@ float wl_fp16_to_float(uint16_t h)
         return sign ? -value : value;
     }
     if (exponent == 31)
-        return bits_float(sign | 0x7F800000u | (mantissa << 13));
-    return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+        return wl_bits_float(sign | 0x7F800000u | (mantissa << 13));
+    return wl_bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
 /* A float view converted to a 16-bit copy in a new backend buffer, offset

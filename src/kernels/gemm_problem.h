@@ -18,6 +18,8 @@
 #include "kernels/gemm_dispatch.h"
 #include "kernels/gemm_plan.h"
 
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -105,6 +107,20 @@ static inline size_t wl_gemm_span(size_t rows, size_t cols, size_t ld)
 static inline bool wl_gemm_fits_int32(size_t rows, size_t cols)
 {
     return rows == 0 || cols == 0 || ((double)rows * (double)cols < 2147483648.0);
+}
+
+/* A float's bits and back (memcpy: no aliasing of the two types). */
+static inline uint32_t wl_float_bits(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits;
+}
+static inline float wl_bits_float(uint32_t bits)
+{
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
 }
 
 /* The 16-bit storage types, on the host: conversions to and from float,

@@ -45,20 +45,6 @@
  * expected value) up to this many; the rest are counted as they are. */
 #define MAX_RECOMPUTED 64
 
-static uint32_t float_bits(float x)
-{
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return bits;
-}
-
-static float bits_float(uint32_t bits)
-{
-    float x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
 /* Rounds away the low `drop` bits of a float's significand. */
 typedef enum rounding { ROUND_NEAREST_EVEN = 0, ROUND_NEAREST_AWAY, ROUND_TOWARD_ZERO } rounding;
 
@@ -66,14 +52,14 @@ static float round_significand(float x, int drop, rounding mode)
 {
     if (isnan(x) || isinf(x))
         return x;
-    uint32_t bits = float_bits(x);
+    uint32_t bits = wl_float_bits(x);
     const uint32_t mask = (1u << drop) - 1u, half = 1u << (drop - 1);
     switch (mode) {
     case ROUND_NEAREST_EVEN: bits += half - 1u + ((bits >> drop) & 1u); break;
     case ROUND_NEAREST_AWAY: bits += half; break;
     case ROUND_TOWARD_ZERO: break;
     }
-    return bits_float(bits & ~mask);
+    return wl_bits_float(bits & ~mask);
 }
 
 float wl_gemm_round_bf16(float x)
@@ -267,9 +253,9 @@ static void check_gaps(const reference *r, wl_check *check)
     for (size_t i = 0; i + 1 < r->m; i++)
         for (size_t j = r->n; j < r->ldc; j++) {
             size_t index = i * r->ldc + j;
-            uint32_t want = r->c0 ? float_bits(r->c0[index]) : WL_POISON_PATTERN;
-            if (float_bits(r->c[index]) != want)
-                mark_bad(check, index, (double)r->c[index], (double)bits_float(want));
+            uint32_t want = r->c0 ? wl_float_bits(r->c0[index]) : WL_POISON_PATTERN;
+            if (wl_float_bits(r->c[index]) != want)
+                mark_bad(check, index, (double)r->c[index], (double)wl_bits_float(want));
         }
 }
 
@@ -402,7 +388,8 @@ warplab_status wl_gemm_verify_rounded(const wl_problem *problem, const void *con
         /* Reproducible samples: seeded by the shape and the first inputs. */
         wl_rng rng;
         wl_rng_seed(&rng, (uint64_t)r.m * 0x9E3779B97F4A7C15ull ^ (uint64_t)r.n << 21 ^
-                              (uint64_t)r.k ^ float_bits(a[0]) ^ (uint64_t)float_bits(b[0]) << 32);
+                              (uint64_t)r.k ^ wl_float_bits(a[0]) ^
+                              (uint64_t)wl_float_bits(b[0]) << 32);
         rows = malloc(SAMPLE_ROWS * sizeof *rows);
         columns = malloc(SAMPLE_COLUMNS * sizeof *columns);
         points = malloc(2 * SAMPLE_POINTS * sizeof *points);
