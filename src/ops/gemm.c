@@ -58,15 +58,14 @@ static bool gemm_ex_input_type(warplab_dtype type)
     return type == WARPLAB_FLOAT32 || type == WARPLAB_BFLOAT16 || type == WARPLAB_FLOAT16;
 }
 
-static warplab_status
-warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
-                        size_t n, size_t k, float alpha, const warplab_buffer *a,
-                        warplab_dtype a_type, size_t lda, const warplab_buffer *b,
-                        warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
-                        warplab_dtype c_type, size_t ldc, warplab_compute compute)
+/* The contract warplab_gemm_ex and warplab_gemm_batched_ex share: the three
+ * buffers, the ops, the compute mode and the types. */
+warplab_status wl_gemm_check_contract(warplab_context *context, const warplab_buffer *a,
+                                      const warplab_buffer *b, const warplab_buffer *c,
+                                      warplab_op op_a, warplab_op op_b, warplab_dtype a_type,
+                                      warplab_dtype b_type, warplab_dtype c_type,
+                                      warplab_compute compute)
 {
-    if (!context)
-        return WARPLAB_ERROR_INVALID_ARGUMENT;
     if (!a || !b || !c)
         return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
                                "needs buffers A, B and C (%s%s%s is NULL)", a ? "" : "A ",
@@ -92,6 +91,22 @@ warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op
                                "TF32 compute takes float inputs (got %s); 16-bit inputs are "
                                "multiplied exactly with FP32 sums (WARPLAB_COMPUTE_FP32)",
                                warplab_dtype_name(a_type));
+    return WARPLAB_OK;
+}
+
+static warplab_status
+warplab_gemm_ex_checked(warplab_context *context, warplab_op op_a, warplab_op op_b, size_t m,
+                        size_t n, size_t k, float alpha, const warplab_buffer *a,
+                        warplab_dtype a_type, size_t lda, const warplab_buffer *b,
+                        warplab_dtype b_type, size_t ldb, float beta, warplab_buffer *c,
+                        warplab_dtype c_type, size_t ldc, warplab_compute compute)
+{
+    if (!context)
+        return WARPLAB_ERROR_INVALID_ARGUMENT;
+    const warplab_status contract =
+        wl_gemm_check_contract(context, a, b, c, op_a, op_b, a_type, b_type, c_type, compute);
+    if (contract != WARPLAB_OK)
+        return contract;
     const bool trans_a = op_a == WARPLAB_OP_T, trans_b = op_b == WARPLAB_OP_T;
     const size_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
     const size_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;

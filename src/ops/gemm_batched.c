@@ -56,32 +56,10 @@ static warplab_status gemm_batched_checked(warplab_context *context, warplab_op 
                                            warplab_buffer *c, warplab_dtype c_type, size_t ldc,
                                            size_t stride_c, size_t batch, warplab_compute compute)
 {
-    if (!a || !b || !c)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "needs buffers A, B and C (%s%s%s is NULL)", a ? "" : "A ",
-                               b ? "" : "B ", c ? "" : "C");
-    if ((unsigned)op_a >= WARPLAB_OP_COUNT || (unsigned)op_b >= WARPLAB_OP_COUNT)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "op_a and op_b are WARPLAB_OP_N or WARPLAB_OP_T (got %d, %d)",
-                               (int)op_a, (int)op_b);
-    if ((unsigned)compute >= WARPLAB_COMPUTE_COUNT)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "compute is WARPLAB_COMPUTE_FP32 or WARPLAB_COMPUTE_TF32 (got %d)",
-                               (int)compute);
-    const bool input_ok =
-        a_type == WARPLAB_FLOAT32 || a_type == WARPLAB_BFLOAT16 || a_type == WARPLAB_FLOAT16;
-    if (!input_ok || b_type != a_type)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "A and B must have one type, float, bf16 or fp16 (got %s and %s)",
-                               warplab_dtype_name(a_type), warplab_dtype_name(b_type));
-    if (c_type != WARPLAB_FLOAT32 && c_type != a_type)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "C is float or the input type %s (got %s)",
-                               warplab_dtype_name(a_type), warplab_dtype_name(c_type));
-    if (compute == WARPLAB_COMPUTE_TF32 && a_type != WARPLAB_FLOAT32)
-        return wl_context_fail(context, WARPLAB_ERROR_INVALID_ARGUMENT,
-                               "TF32 compute takes float inputs (got %s)",
-                               warplab_dtype_name(a_type));
+    const warplab_status contract =
+        wl_gemm_check_contract(context, a, b, c, op_a, op_b, a_type, b_type, c_type, compute);
+    if (contract != WARPLAB_OK)
+        return contract;
     const bool trans_a = op_a == WARPLAB_OP_T, trans_b = op_b == WARPLAB_OP_T;
     const size_t rows[3] = {trans_a ? k : m, trans_b ? n : k, m};
     const size_t cols[3] = {trans_a ? m : k, trans_b ? k : n, n};

@@ -25,6 +25,13 @@ extern const wl_op wl_gemm_op;
  * the planner); WARPLAB_ERROR_UNKNOWN_NAME, listing the rows, for a name
  * the table lacks. */
 warplab_status wl_gemm_force_candidate(warplab_context *context, const char *candidate);
+/* The contract warplab_gemm_ex and warplab_gemm_batched_ex share (buffers,
+ * ops, compute mode, types): WARPLAB_OK or the failure, recorded. */
+warplab_status wl_gemm_check_contract(warplab_context *context, const warplab_buffer *a,
+                                      const warplab_buffer *b, const warplab_buffer *c,
+                                      warplab_op op_a, warplab_op op_b, warplab_dtype a_type,
+                                      warplab_dtype b_type, warplab_dtype c_type,
+                                      warplab_compute compute);
 /* The problem of a checked warplab_gemm_ex call (leading dimensions as
  * given, 0 = tight), and its run on views of A, B and C: the forced
  * candidate, warplab_gemm's path, or the backend's gemm_ex impl, as the
