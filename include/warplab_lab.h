@@ -69,7 +69,7 @@ typedef struct warplab_row {
     /* The ids of the course's errata this rung concerns, space-separated
      * (warplab_erratum_get; "" = none). */
     char errata[96];
-    char lesson[320]; /* what changed over the rung below, and why it is faster */
+    char lesson[1536]; /* what changed over the rung below, and why it is faster */
     /* Compute-bound ladders (matrix multiply): this row's speed as % of the
      * group's WARPLAB_ROW_BASELINE row (its time / this row's time), and
      * gflops as % of the device's FP32 peak. 0 = n/a. */

@@ -316,6 +316,10 @@ typedef struct wl_rung {
     /* Its own verification when it computes something else than the ladder
      * (a copy reference row); NULL = the ladder's. */
     warplab_status (*verify)(const wl_problem *problem, const void *const *host, wl_check *check);
+    /* The library call: the rung has no kernel of its own; its row runs what
+     * this operation (src/ops/) picks for the problem on the backend, the
+     * choice warplab_<op> makes (wl_op_pick). NULL for every other rung. */
+    const struct wl_op *op;
 } wl_rung;
 
 struct wl_reference_request; /* src/lab/reference.h */

@@ -534,16 +534,46 @@ static const wl_operation *resolved(warplab_context *context, const wl_op *op)
     operation->op = op;
     operation->count = 0;
     for (size_t i = 0; i < op->count && operation->count < WL_OPERATION_MAX_CANDIDATES; i++) {
-        const wl_op_candidate *candidate = &op->candidates[i];
-        if (candidate->host && device->ops->kind != WARPLAB_BACKEND_CPU)
-            continue;
-        const wl_impl *impl = wl_backend_find_impl(device, op->name, candidate->impl);
+        const wl_impl *impl = wl_op_candidate_impl(device->ops, op, i);
         if (!impl)
             continue;
-        operation->candidates[operation->count] = candidate;
+        operation->candidates[operation->count] = &op->candidates[i];
         operation->impls[operation->count++] = impl;
     }
     return operation;
+}
+
+const wl_impl *wl_op_candidate_impl(const wl_backend_ops *ops, const wl_op *op, size_t i)
+{
+    const wl_op_candidate *candidate = &op->candidates[i];
+    if (candidate->host && ops->kind != WARPLAB_BACKEND_CPU)
+        return NULL;
+    return wl_ops_find_impl(ops, op->name, candidate->impl);
+}
+
+/* Whether a candidate (its limits, then its impl's) takes the problem. */
+static warplab_status candidate_takes(wl_backend *device, const wl_op_candidate *candidate,
+                                      const wl_impl *impl, const wl_problem *problem, char *reason,
+                                      size_t reason_len)
+{
+    warplab_status status = WARPLAB_OK;
+    if (candidate->limits)
+        status = candidate->limits(problem, &device->info, reason, reason_len);
+    if (status == WARPLAB_OK && impl->supports)
+        status = impl->supports(device, problem, reason, reason_len);
+    return status;
+}
+
+const wl_impl *wl_op_pick(wl_backend *backend, const wl_op *op, const wl_problem *problem,
+                          char *reason, size_t reason_len)
+{
+    for (size_t i = 0; i < op->count; i++) {
+        const wl_impl *impl = wl_op_candidate_impl(backend->ops, op, i);
+        if (impl && (!problem || candidate_takes(backend, &op->candidates[i], impl, problem, reason,
+                                                 reason_len) == WARPLAB_OK))
+            return impl;
+    }
+    return NULL;
 }
 
 const wl_impl *wl_context_op_impl(warplab_context *context, const wl_op *op)
@@ -559,17 +589,10 @@ static const wl_impl *pick_impl(warplab_context *context, const wl_op *op,
 {
     wl_backend *device = context->device;
     const wl_operation *operation = resolved(context, op);
-    for (int i = 0; operation && i < operation->count; i++) {
-        const wl_op_candidate *candidate = operation->candidates[i];
-        const wl_impl *impl = operation->impls[i];
-        warplab_status status = WARPLAB_OK;
-        if (candidate->limits)
-            status = candidate->limits(problem, &device->info, reason, reason_len);
-        if (status == WARPLAB_OK && impl->supports)
-            status = impl->supports(device, problem, reason, reason_len);
-        if (status == WARPLAB_OK)
-            return impl;
-    }
+    for (int i = 0; operation && i < operation->count; i++)
+        if (candidate_takes(device, operation->candidates[i], operation->impls[i], problem, reason,
+                            reason_len) == WARPLAB_OK)
+            return operation->impls[i];
     return NULL;
 }
 

@@ -136,6 +136,18 @@ warplab_status wl_context_run_impl(warplab_context *context, const wl_impl *impl
  * operation of one implementation (warplab_gemm_ex's "ex"). */
 const wl_impl *wl_context_op_impl(warplab_context *context, const wl_op *op);
 
+/* An operation's choice without a context (the ladders' library rungs, which
+ * the lab runs on its own backends). wl_op_candidate_impl: candidate i's
+ * impl on a backend of these ops, or NULL where its tables lack it or i is
+ * a host candidate and the backend is not the cpu's. wl_op_pick: what the
+ * operation runs for problem on backend, the first candidate whose limits
+ * and impl take it (NULL problem: the first the backend has), or NULL with
+ * the last refusal in reason. A context makes the same choice from its
+ * cached candidates. */
+const wl_impl *wl_op_candidate_impl(const wl_backend_ops *ops, const wl_op *op, size_t i);
+const wl_impl *wl_op_pick(wl_backend *backend, const wl_op *op, const wl_problem *problem,
+                          char *reason, size_t reason_len);
+
 /* Runs the first of op's candidates on the context's device that takes the
  * problem, as wl_context_run_impl does. */
 warplab_status wl_context_run_op(warplab_context *context, const wl_op *op,

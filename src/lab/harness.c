@@ -2,6 +2,7 @@
  * against the CPU reference and times. Every ladder and backend goes through
  * wl_run_rung. */
 #include "harness.h"
+#include "core/context.h"
 #include "counters.h"
 #include "reference.h"
 
@@ -726,6 +727,13 @@ const wl_impl *wl_rung_impl(const wl_backend *device, const wl_backend *host,
                             const wl_ladder *ladder, const wl_rung *rung)
 {
     const wl_backend *backend = (rung->flags & WL_RUNG_HOST) ? host : device;
+    for (size_t i = 0; rung->op && i < rung->op->count; i++) {
+        const wl_impl *impl = wl_op_candidate_impl(backend->ops, rung->op, i);
+        if (impl) /* the library call: the operation's first candidate here */
+            return impl;
+    }
+    if (rung->op)
+        return NULL;
     return wl_backend_find_impl(backend, ladder->name, rung->id);
 }
 
@@ -746,12 +754,20 @@ warplab_status wl_run_rung(wl_backend *device, wl_backend *host, const wl_ladder
                        "unsafe on today's GPUs (a data race); shown for the lesson, never picked");
 
     run.impl = impl;
+    char reason[256] = "";
     if (!run.impl) {
         char note[256];
         describe_missing_impl(run.backend, ladder, rung, note, sizeof note);
         return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, note);
     }
-    char reason[256] = "";
+    /* The library call runs what its operation picks for this problem, as
+     * warplab_<op> would, and its row says which rung that is. */
+    if (rung->op) {
+        run.impl = wl_op_pick(run.backend, rung->op, problem, reason, sizeof reason);
+        if (!run.impl)
+            return row_fail(row, WARPLAB_ERROR_UNSUPPORTED, WARPLAB_ROW_SKIPPED, reason);
+        wl_format(row->note, sizeof row->note, "runs %s", run.impl->rung);
+    }
     warplab_status status =
         wl_rung_supports(run.backend, ladder, rung, run.impl, problem, reason, sizeof reason);
     if (status != WARPLAB_OK)

@@ -52,6 +52,12 @@ static void test_ladders_declared(void)
                       ladder->name, rung->id);
             CHECK_MSG(!rung->vendor || wl_rung_find(ladder, rung->vendor),
                       "%s/%s names vendor '%s', not a rung", ladder->name, rung->id, rung->vendor);
+            /* A report row carries the title and lesson whole. */
+            const warplab_row *row = NULL;
+            CHECK_MSG(strlen(rung->title) < sizeof row->title &&
+                          strlen(rung->lesson) < sizeof row->lesson,
+                      "%s/%s: title or lesson longer than a row holds (%zu, %zu)", ladder->name,
+                      rung->id, strlen(rung->title), strlen(rung->lesson));
         }
     }
     CHECK(wl_ladder_at(count) == NULL);
@@ -122,7 +128,8 @@ static void test_operations_resolved(void)
         const wl_rung *best = wl_rung_find(ladder, ladder->best_rung);
         for (size_t i = ladder->rung_count + 1; i-- > 0 && count < 64;) {
             const wl_rung *rung = i == ladder->rung_count ? best : &ladder->rungs[i];
-            if (rung && !(rung->flags & never) && (i == ladder->rung_count || rung != best))
+            if (rung && !(rung->flags & never) && !rung->op &&
+                (i == ladder->rung_count || rung != best))
                 expected[count++] = rung;
         }
         CHECK_MSG(op->count == count, "%s: %zu candidates, the ladder has %zu rungs to serve",
@@ -167,6 +174,44 @@ static void test_operations_resolved(void)
         CHECK(first == operation->impls[0]);
     }
     warplab_context_destroy(context);
+}
+
+/* Each ladder with a library operation ends its climb in the library call:
+ * its top rung (the last that is not a vendor, reference, transfer or
+ * off-ladder row) is either a rung that runs the operation's pick (.op) or
+ * the operation's first candidate itself (a dispatcher rung the library runs
+ * as it is). A rung that names an operation names its own ladder's, once. */
+static void test_top_rung_is_library(void)
+{
+    const unsigned aside =
+        WL_RUNG_VENDOR | WL_RUNG_REFERENCE | WL_RUNG_TRANSFER | WL_RUNG_OFF_LADDER;
+    for (size_t l = 0; l < wl_ladder_count(); l++) {
+        const wl_ladder *ladder = wl_ladder_at(l);
+        const wl_op *op = NULL;
+        for (size_t o = 0; o < OPERATIONS; o++)
+            if (strcmp(operations[o]->name, ladder->name) == 0)
+                op = operations[o];
+        const wl_rung *top = NULL;
+        int library_rungs = 0;
+        for (size_t r = 0; r < ladder->rung_count; r++) {
+            const wl_rung *rung = &ladder->rungs[r];
+            if (!(rung->flags & aside))
+                top = rung;
+            if (rung->op) {
+                library_rungs++;
+                CHECK_MSG(rung->op == op, "%s/%s runs another ladder's operation (%s)",
+                          ladder->name, rung->id, rung->op->name);
+                CHECK_MSG(!(rung->flags & WL_RUNG_HOST), "%s/%s: a library call is no host rung",
+                          ladder->name, rung->id);
+            }
+        }
+        CHECK_MSG(library_rungs <= 1, "%s: %d library rungs", ladder->name, library_rungs);
+        if (!op)
+            continue;
+        CHECK_MSG(top && (top->op == op || strcmp(top->id, op->candidates[0].impl) == 0),
+                  "%s: the top rung %s is not the library call", ladder->name,
+                  top ? top->id : "(none)");
+    }
 }
 
 /* Items in a comma-separated list ("" and NULL: none). */
@@ -329,6 +374,7 @@ int main(void)
     test_ladders_declared();
     test_impls_name_rungs();
     test_operations_resolved();
+    test_top_rung_is_library();
     test_capacities();
     test_bench_rows_every_rung();
     return check_report("test_registry");

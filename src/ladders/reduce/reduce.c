@@ -403,6 +403,14 @@ static const wl_rung reduce_rungs[] = {
                "of every SM's resident blocks, one launch: each block writes a partial and "
                "the last block to finish (atomic ticket after __threadfence) reduces them.",
      .course = "past the course (Hopper: 16-byte accesses, loads in flight, one launch)"},
+    {.id = "library",
+     .title = "warplab_reduce: the library call",
+     .lesson = "What warplab_reduce runs: the first of the operation's candidates "
+               "(src/ops/reduce.c) that takes the problem on this backend (single_pass on cuda), "
+               "so its row matches that rung's and its note names it. `warplab bench api` "
+               "times the public call itself, checks and all, beside the vendor.",
+     .course = "the library (include/warplab.h)",
+     .op = &wl_reduce_op},
     {.id = "cub",
      .title = "cub::DeviceReduce (vendor)",
      .lesson = "cub::DeviceReduce::Sum/Min/Max from the CUDA toolkit in the same run, "

@@ -296,6 +296,14 @@ static const wl_rung scan_rungs[] = {
                "of the tile before it in the same block.",
      .course = "past the course (Hopper's bulk copies: PTX ISA, cp.async.bulk; the look-back "
                "of Merrill and Garland 2016, section 4)"},
+    {.id = "library",
+     .title = "warplab_scan: the library call",
+     .lesson = "What warplab_scan runs: the first of the operation's candidates "
+               "(src/ops/scan.c) that takes the problem on this backend (bulk_pipeline on cuda), "
+               "so its row matches that rung's and its note names it. `warplab bench api` "
+               "times the public call itself, checks and all, beside the vendor.",
+     .course = "the library (include/warplab.h)",
+     .op = &wl_scan_op},
     {.id = "cub",
      .title = "cub::DeviceScan (vendor)",
      .lesson = "cub::DeviceScan::InclusiveSum/ExclusiveSum, and Inclusive/ExclusiveScan with "

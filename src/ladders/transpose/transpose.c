@@ -14,6 +14,7 @@
 #include "kernels/transpose_layout.h"
 #include "ladders/device_reference.h"
 #include "ladders/ladders.h"
+#include "ops/ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -274,6 +275,17 @@ static const wl_rung transpose_rungs[] = {
                "block ends and restarts.",
      .course = "past the course (persistent grid, software pipelining)",
      .flags = WL_RUNG_OFF_LADDER},
+    {.id = "library",
+     .title = "warplab_transpose: the library call",
+     .lesson =
+         "The top of the climb as a program calls it: the rung warplab_transpose runs for this "
+         "problem on this backend, the first of the operation's candidates that takes it "
+         "(src/ops/transpose.c: vectorized_out on cuda, the host loops on cpu), so its row matches "
+         "that rung's and its note "
+         "names the rung. Timed here as every rung is; `warplab bench api` times the public "
+         "call itself, with its checks, beside the vendor.",
+     .course = "the library (include/warplab.h)",
+     .op = &wl_transpose_op},
     {.id = "cublas",
      .title = "cuBLAS geam (vendor)",
      .lesson = "cublasSgeam/cublasDgeam computing C = op(A) with op = transpose, alpha 1, beta "

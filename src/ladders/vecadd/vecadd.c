@@ -11,6 +11,7 @@
 #include "ladders/device_reference.h"
 #include "ladders/ladder_util.h"
 #include "ladders/ladders.h"
+#include "ops/ops.h"
 
 #include <float.h>
 #include <math.h>
@@ -128,6 +129,15 @@ static const wl_rung vecadd_rungs[] = {
                "scheduler keeps the SMs full to the last block. What a plain float4 kernel "
                "does; on an H100 it was 4-6% faster than the loop at 2^24 and 2^28.",
      .course = "past the course (Hopper: 16-byte accesses)"},
+    {.id = "library",
+     .title = "warplab_vecadd: the library call",
+     .lesson =
+         "What warplab_vecadd runs: the first of the operation's candidates "
+         "(src/ops/vecadd.c) that takes the problem on this backend (vectorized_flat on cuda), "
+         "so its row matches that rung's and its note names it. `warplab bench api` "
+         "times the public call itself, checks and all, beside the vendor.",
+     .course = "the library (include/warplab.h)",
+     .op = &wl_vecadd_op},
     {.id = "h2d",
      .title = "explicit copy in (1 array)",
      .lesson = "A copy from host memory (page-locked on CUDA) into the device: what an "
