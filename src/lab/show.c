@@ -1,6 +1,7 @@
 /* Rung sources: the rung files and the marked regions of the embedded kernel
  * sources (see src/lab/show.h), and warplab show's text. */
 #include "show.h"
+#include "core/context.h"
 
 #include "warplab_lab.h"
 #include <stdlib.h>
@@ -572,7 +573,13 @@ static warplab_status show_rung(const wl_ladder *ladder, const wl_rung *rung,
         if (status != WARPLAB_OK)
             return status;
     }
-    if (!any)
+    if (!any && rung->op && rung->op->count > 0)
+        fprintf(stream,
+                "\n  (the library call has no kernel of its own: its candidates are in "
+                "src/ops/%s.c; on cuda it runs %s -- warplab show %s %s)\n",
+                rung->op->name, rung->op->candidates[0].impl, ladder->name,
+                rung->op->candidates[0].impl);
+    else if (!any)
         fprintf(stream, "\n  (no kernel source of this rung in this build%s%s)\n",
                 only != WARPLAB_BACKEND_AUTO ? " for the " : "",
                 only != WARPLAB_BACKEND_AUTO ? warplab_backend_name(only) : "");
