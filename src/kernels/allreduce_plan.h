@@ -42,14 +42,20 @@ typedef struct wl_allreduce_topology {
     /* The largest message the peer rungs take (a comm: its staging area,
      * WL_COMM_STAGING_BYTES); 0: any. */
     size_t peer_bytes_most;
+    /* The slowest GPU's theoretical memory bandwidth in GB/s (the course's
+     * formula, warplab_theoretical_bandwidth_gbs); 0: unknown. */
+    double memory_gbs;
 } wl_allreduce_topology;
 
-/* One row: groups of gpus_min .. gpus_max GPUs, messages under bytes_below. */
+/* One row: groups of gpus_min .. gpus_max GPUs whose slowest GPU's memory
+ * moves at least memory_gbs_min GB/s (0: any GPU), messages under
+ * bytes_below. */
 typedef struct wl_allreduce_rule {
     int gpus_min, gpus_max;
     size_t bytes_below;
     wl_allreduce_route route;
     const char *source; /* the measurement the limit comes from */
+    double memory_gbs_min;
 } wl_allreduce_rule;
 
 #define WL_KIB ((size_t)1 << 10)
@@ -66,23 +72,33 @@ typedef struct wl_allreduce_rule {
  * 4 KiB, 16 KiB, .., 1 GiB (n = 2^10, 2^12, .., 2^28 floats); judged on the
  * sizes between and 4 GiB (docs/DECISIONS.md, "The library's all-reduce is
  * picked by size"). A limit sits between the two tuning sizes where the
- * rungs cross. */
+ * rungs cross. From G = 3 the crossing into NCCL depends on the GPU: the
+ * same tuning sizes on 4 x H100 (HBM3, 3352 GB/s by the course's formula)
+ * put it at 16 MiB, on 4 x H200 (HBM3e, 4814 GB/s) past 16 MiB (the ceilings
+ * in docs/results/h100.json and h200.json); a group
+ * whose bandwidth is unknown takes the H100's. */
+#define WL_ALLREDUCE_HBM3E_GBS 4000.0
 static const wl_allreduce_rule wl_allreduce_rules[] = {
     {2, 2, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "G=2: one_shot 1.62-1.78x NCCL to 64 KiB (two_shot_flags 1.60-1.73x), behind from 256 KiB"},
+     "G=2: one_shot 1.62-1.78x NCCL to 64 KiB (two_shot_flags 1.60-1.73x), behind from 256 KiB",
+     0.0},
     {2, 2, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=2: two_shot_flags 1.91x NCCL at 256 KiB .. 1.05x at 1 GiB, >= two_shot at every size"},
+     "G=2: two_shot_flags 1.91x NCCL at 256 KiB .. 1.05x at 1 GiB, >= two_shot at every size", 0.0},
     {3, 4, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), behind from 256 KiB"},
+     "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), behind from 256 KiB",
+     0.0},
+    {3, 4, 16 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "4 x H100: two_shot_flags 2.04x NCCL at 256 KiB, 1.61x at 4 MiB, 0.99x at 16 MiB", 0.0},
     {3, 4, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=4: two_shot_flags 2.27x NCCL at 256 KiB, 1.78x at 4 MiB, 1.17x at 16 MiB"},
+     "4 x H200: two_shot_flags 2.27x NCCL at 256 KiB, 1.78x at 4 MiB, 1.17x at 16 MiB",
+     WL_ALLREDUCE_HBM3E_GBS},
     {3, 4, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL,
-     "G=4: NCCL ahead from 64 MiB (two_shot_flags 0.91x at 64 MiB, 256 MiB and 1 GiB)"},
+     "G=4: NCCL ahead from 64 MiB (two_shot_flags 0.91x at 64 MiB, 256 MiB and 1 GiB)", 0.0},
     {5, WARPLAB_MAX_GPUS, 64 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
-     "not measured: one_shot reads (G-1) messages a GPU, so its limit falls as G grows"},
-    {5, WARPLAB_MAX_GPUS, 32 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "not measured: the G=4 limit"},
-    {5, WARPLAB_MAX_GPUS, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL, "not measured: the G=4 rule"},
+     "not measured: one_shot reads (G-1) messages a GPU, so its limit falls as G grows", 0.0},
+    {5, WARPLAB_MAX_GPUS, 16 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "not measured: the G=4 limit of the slower GPUs (4 x H100)", 0.0},
+    {5, WARPLAB_MAX_GPUS, SIZE_MAX, WL_ALLREDUCE_ROUTE_NCCL, "not measured: the G=4 rule", 0.0},
 };
 
 static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype dtype,
@@ -97,6 +113,7 @@ static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype d
     for (size_t i = 0; i < sizeof wl_allreduce_rules / sizeof wl_allreduce_rules[0]; i++) {
         const wl_allreduce_rule *rule = &wl_allreduce_rules[i];
         if (topology->gpus >= rule->gpus_min && topology->gpus <= rule->gpus_max &&
+            topology->memory_gbs >= rule->memory_gbs_min &&
             (bytes < rule->bytes_below || rule->bytes_below == SIZE_MAX)) {
             route = rule->route;
             break;

@@ -25,6 +25,19 @@ struct warplab_allreduce_group {
     ar_algorithm last; /* the last call's rung */
 };
 
+/* A GPU's theoretical memory bandwidth (the course's formula), the
+ * planner's GPU class; 0 when CUDA does not say. */
+static double memory_gbs(int device)
+{
+    int bus = 0, clock_khz = 0;
+    if (cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0.0;
+    }
+    return warplab_theoretical_bandwidth_gbs(bus, clock_khz);
+}
+
 static warplab_status fail_from(wl_backend *backend, warplab_status status)
 {
     return wl_detached_fail(status, "%s", backend->error[0] ? backend->error : "all-reduce failed");
@@ -66,6 +79,10 @@ extern "C" warplab_status warplab_allreduce_group_create(int gpus, const int *de
     g->topology.gpus = gpus;
     g->topology.peers = g->group.peers;
     g->topology.nccl = g->group.nccl_ready;
+    g->topology.memory_gbs = memory_gbs(devices[0]);
+    for (int r = 1; r < gpus; r++) /* the slowest GPU's */
+        if (memory_gbs(devices[r]) < g->topology.memory_gbs)
+            g->topology.memory_gbs = memory_gbs(devices[r]);
     g->last = AR_PLANNED;
     g->group.every_rank = true;
     *out = g;
@@ -200,6 +217,7 @@ struct warplab_comm {
      * rank at join, and the flag kernels' grid cap (the fewest SMs). */
     bool peers;
     int blocks;
+    double memory_gbs; /* the slowest rank's GPU memory (GB/s), agreed at join */
     char *area[WL_ALLREDUCE_MAX_GPUS];
     unsigned *flags[WL_ALLREDUCE_MAX_GPUS];
     /* The last peer-rung call's end on its stream: a call on another stream
@@ -216,6 +234,7 @@ struct comm_card {
     char host[96]; /* host name and boot id: IPC works inside one OS only */
     unsigned char uuid[16];
     int sms;
+    int memory_gbs; /* its GPU's theoretical memory bandwidth, GB/s */
     int ok;
 };
 
@@ -308,6 +327,7 @@ static warplab_status map_peers(warplab_comm *c)
     if (mine.ok && cudaGetDeviceProperties(&prop, c->device) == cudaSuccess) {
         memcpy(mine.uuid, &prop.uuid, sizeof mine.uuid);
         mine.sms = prop.multiProcessorCount;
+        mine.memory_gbs = (int)memory_gbs(c->device);
     } else {
         mine.ok = 0;
     }
@@ -337,6 +357,8 @@ static warplab_status map_peers(warplab_comm *c)
                 verdict = 0; /* two ranks on one GPU: their blocks need not all be resident */
         if (all[q].sms < fewest)
             fewest = all[q].sms;
+        if (q == 0 || all[q].memory_gbs < c->memory_gbs)
+            c->memory_gbs = all[q].memory_gbs;
         if (!verdict || q == c->rank)
             continue;
         void *peer = nullptr;
@@ -678,7 +700,8 @@ extern "C" warplab_status warplab_comm_allreduce(warplab_comm *c, warplab_dtype 
     const int planned = c->ranks < 2                  ? 2
                         : c->ranks > WARPLAB_MAX_GPUS ? WARPLAB_MAX_GPUS
                                                       : c->ranks;
-    const wl_allreduce_topology topology = {planned, c->peers, true, WL_COMM_STAGING_BYTES};
+    const wl_allreduce_topology topology = {planned, c->peers, true, WL_COMM_STAGING_BYTES,
+                                            c->memory_gbs};
     const ar_algorithm algorithm = algorithm_of(wl_allreduce_plan(count, dtype, &topology, false));
     if (algorithm == AR_PLANNED)
         return wl_detached_fail(WARPLAB_ERROR_UNSUPPORTED,
