@@ -638,8 +638,9 @@ static warplab_status workspace_for(warplab_context *context, const wl_impl *imp
         return status;
     /* Zeroed once, here, not per call: some kernels write their partial sums
      * through the copy engine (TMA bulk stores), whose writes
-     * compute-sanitizer's initcheck does not track (docs/NOTES.md, gemm3), so
-     * the sum kernel's reads would be reported as reads of unset memory. */
+     * compute-sanitizer's initcheck does not track (docs/DECISIONS.md,
+     * "initcheck does not see the copy engine's writes"), so the sum
+     * kernel's reads would be reported as reads of unset memory. */
     status = device->ops->fill32(device, slot->handle, 0, 0u, grown & ~(size_t)3);
     if (status != WARPLAB_OK) {
         device->ops->release(device, slot->handle);
