@@ -277,7 +277,7 @@ static size_t pick(wl_rng *rng, size_t below)
 }
 
 /* Distinct sample indices below `count`: first, last, then random ones
- * (also what the GPU reference samples, src/cuda/reference.cu). */
+ * (also what the GPU reference samples, src/lab/cuda/reference.cu). */
 size_t wl_gemm_sample_lines(wl_rng *rng, size_t count, size_t *out, size_t want)
 {
     size_t used = 0;
