@@ -8,8 +8,9 @@
  * Measured and not taken (scripts/histogram_u8_grid.cu; DECISIONS.md,
  * "Histogram"): one launch instead of the memset and the kernel (the last
  * block writes the counts), whose tail costs more than the memset's launch
- * (H100); a grid of about 8 trips a lane and at least 128 blocks, 0.98x CUB
- * at 2^24 uniform (H200).
+ * (H100); a grid of about 8 trips a lane and at least 128 blocks (2^24,
+ * CUB / form: H200 0.98x uniform; H100 1.059 / 1.084x against the plan's
+ * 1.108 / 1.182x, uniform / skewed).
  * Measured on an H200 and not taken: per-lane counters in shared memory
  * (bank = lane, a plain load and store instead of an atomic), 8-bit counters
  * flushed every 224 samples (156 us uniform, 2^28) and 16-bit counters with

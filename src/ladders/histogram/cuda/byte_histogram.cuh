@@ -18,9 +18,9 @@
  *     merge;
  *   - on those grids, the next trip's four loads issued before this trip's
  *     samples are counted (BYTE_PREFETCH): at 2^24 samples a lane makes
- *     about four trips, and without it every warp waits out the memory's
- *     latency once a trip with its atomics idle (the warps of a block start
- *     together, so their waits line up).
+ *     about four trips, and without it a warp waits out the memory's latency
+ *     once a trip with its atomics idle. Measured neutral on an H100 (the
+ *     other warps already cover that wait).
  * The counts are zeroed by a cudaMemsetAsync before the kernel (the caller's,
  * run_byte_histogram); the blocks add their 256 sums to them. */
 #ifndef WARPLAB_BYTE_HISTOGRAM_CUH
@@ -35,13 +35,13 @@ namespace
 
 /* The 8-bit plan's constants. Tuning set: scripts/histogram_u8_grid.cu,
  * 2^20, 2^22, 2^24, 2^26 and 2^28 samples, uniform and skewed (held out and
- * only reported: 3000017, 47000011, 700000001); CUB / form, events, L2
- * flushed, median of 22. */
-/* Blocks an SM at 2^24 samples. H100: 2 -> 1.02 / 1.07x; 1 -> 0.84 / 0.88x; 4 -> 0.98 / 1.17x. */
+ * only reported: 3000017, 47000011, 700000001); CUB / form (uniform /
+ * skewed), events, L2 flushed, median of 40. */
+/* Blocks an SM at 2^24. H100: 2 -> 1.108 / 1.182x; 1 -> 1.120 / 1.076x; 4 -> 1.006 / 1.147x */
 constexpr double BYTE_BLOCKS_AT_2_24 = 2.0;
-/* Four loads a lane up to this many blocks an SM (40 registers). H200: 2^24 0.998 / 1.075x. */
+/* Four loads a lane up to this many blocks an SM. H100: 2^26 (4 an SM) 1.071 / 1.111x */
 constexpr unsigned BYTE_WIDE_MOST_BLOCKS = 4;
-/* Next trip's loads before this trip's counts (four-load grids). See DECISIONS.md, "Histogram". */
+/* Next trip's loads first (4-load grids). H100 2^24: 15.10 / 13.34 us; without 15.04 / 13.38 */
 constexpr bool BYTE_PREFETCH = true;
 
 /* Blocks per SM for n 8-bit samples: BYTE_BLOCKS_AT_2_24 times the square
