@@ -1,15 +1,16 @@
 /* Rung dispatch: what warplab_histogram runs on cuda (past the course).
  *
- * 8-bit samples: vector_loads' kernel (per-warp copies of the 256 values,
- * 16-byte loads, plain shared atomics), plus one test per 16-byte vector:
- * when a lane's 16 bytes are one value (skewed data, long runs), one atomic
- * of 16 instead of 16 atomics. On uniform data the test is a few compares
- * per 16 samples and the branch is never taken, so it costs nothing there.
- * Measured on an H100 and not taken (scripts/histogram_u8_grid.cu;
- * DECISIONS.md, "Histogram"): one launch instead of the memset and the
- * kernel (the last block writes the counts), whose tail costs more than the
- * memset's launch, and whole waves of 4 to 16 trips a lane instead of
- * BYTE_GRID, no better at 2^24 or 2^28.
+ * 8-bit samples: byte_histogram.cuh's kernel and plan (vector_loads'
+ * kernel with one atomic of 16 for a one-value vector; whole waves of
+ * blocks sized to the square root of n; four 16-byte loads in flight a lane
+ * on small grids, and there the next trip's loads before this trip's
+ * counting), after a memset of the counts.
+ * Measured and not taken (scripts/histogram_u8_grid.cu; DECISIONS.md,
+ * "Histogram"): one launch instead of the memset and the kernel (the last
+ * block writes the counts), whose tail costs more than the memset's launch
+ * (H100); a grid of about 8 trips a lane and at least 128 blocks (2^24,
+ * CUB / form: H200 0.98x uniform; H100 1.059 / 1.084x against the plan's
+ * 1.108 / 1.182x, uniform / skewed).
  * Measured on an H200 and not taken: per-lane counters in shared memory
  * (bank = lane, a plain load and store instead of an atomic), 8-bit counters
  * flushed every 224 samples (156 us uniform, 2^28) and 16-bit counters with
@@ -24,6 +25,7 @@
  * atomics). No aggregation: on an H200 the warp vote and the match cost more
  * than the same-bin atomics they save (run_aggregate: 2.0 ms against 295 us,
  * float 1024 bins at 2^28). */
+#include "byte_histogram.cuh"
 #include "histogram_rungs.cuh"
 
 namespace
@@ -31,11 +33,20 @@ namespace
 
 constexpr unsigned PER_WARP_BINS = 1024; /* per-warp copies up to this */
 
-/* The 8-bit grid: about 8 trips a lane, at least 128 blocks (about the
- * resident grid from 2^26 samples on). Source: scripts/histogram_u8_grid.cu on an
- * H200, 2^20 .. 2^28 samples, uniform and skewed, against the resident grid
- * (2^24 uniform: 14.5 us against 19.3 us; CUB 14.9 us). */
-constexpr grid_policy BYTE_GRID = {8, 128};
+/* Zeroes the counts, then runs the 8-bit kernel under byte_plan_for(n). */
+warplab_status run_byte_histogram(wl_backend *backend, const wl_launch *launch)
+{
+    warplab_status status = zero_counts(backend, launch);
+    const size_t n = launch->problem->dim[0];
+    if (status != WARPLAB_OK || n == 0)
+        return status;
+    return wl_cuda_check(backend,
+                         launch_byte_histogram(samples_of<uint8_t>(launch), n, counts_of(launch),
+                                               wl_histogram_rule_of(launch->problem),
+                                               byte_plan_for(n), backend->info.multiprocessors,
+                                               wl_cuda_stream(backend)),
+                         "histogram dispatch (8-bit)");
+}
 
 warplab_status dispatch_supports(wl_backend *, const wl_problem *problem, char *reason, size_t len)
 {
@@ -48,8 +59,7 @@ warplab_status dispatch_launch(wl_backend *backend, const wl_launch *launch, voi
 {
     const wl_problem *p = launch->problem;
     if (p->variant == WL_HISTOGRAM_UINT8)
-        return run_privatised<uint8_t, true, true, AGGREGATE_VECTOR>(
-            backend, launch, "histogram dispatch (per-warp copies, one-value vectors)", BYTE_GRID);
+        return run_byte_histogram(backend, launch);
     const bool per_warp = p->dim[1] <= PER_WARP_BINS;
     if (p->variant == WL_HISTOGRAM_INT32)
         return per_warp ? run_privatised<int32_t, true, true, AGGREGATE_NONE>(
@@ -65,10 +75,14 @@ warplab_status dispatch_launch(wl_backend *backend, const wl_launch *launch, voi
 void dispatch_describe(wl_backend *, const wl_launch *launch, char *text, size_t len)
 {
     const wl_problem *p = launch->problem;
-    wl_format(text, len, "%s",
-              p->variant == WL_HISTOGRAM_UINT8 ? "per-warp copies, one-value vectors"
-              : p->dim[1] <= PER_WARP_BINS     ? "per-warp copies"
-                                               : "per-block copy");
+    if (p->variant == WL_HISTOGRAM_UINT8) {
+        const byte_plan plan = byte_plan_for(p->dim[0]);
+        wl_format(text, len,
+                  "per-warp copies, one-value vectors, %u blocks an SM, %d loads a lane%s",
+                  plan.blocks_per_sm, plan.loads, plan.prefetch ? ", next trip's first" : "");
+        return;
+    }
+    wl_format(text, len, "%s", p->dim[1] <= PER_WARP_BINS ? "per-warp copies" : "per-block copy");
 }
 
 const wl_impl dispatch_impl = {.ladder = "histogram",

@@ -81,16 +81,9 @@ inline unsigned private_bins(const wl_problem *p)
 /* Counting one sample per lane into a shared copy                          */
 
 enum Aggregate {
-    AGGREGATE_NONE,  /* every lane its own atomic */
-    AGGREGATE_MATCH, /* __match_any_sync: one atomic per run of equal bins */
-    AGGREGATE_VECTOR /* 8-bit: one atomic of 16 when a lane's 16 bytes are one value */
+    AGGREGATE_NONE, /* every lane its own atomic */
+    AGGREGATE_MATCH /* __match_any_sync: one atomic per run of equal bins */
 };
-
-/* Whether the 16 bytes of v are all the same value. */
-__host__ __device__ inline bool one_value(uint4 v)
-{
-    return v.x == v.y && v.x == v.z && v.x == v.w && v.x == (v.x & 0xffu) * 0x01010101u;
-}
 
 /* bin < 0: nothing to count. With aggregation, all 32 lanes call it. */
 template <int AGG> __device__ inline void count_bin(unsigned *copy, int bin, unsigned lane)
@@ -104,25 +97,6 @@ template <int AGG> __device__ inline void count_bin(unsigned *copy, int bin, uns
         if (bin >= 0 && lane == (unsigned)(__ffs(peers) - 1))
             atomicAdd(&copy[bin], (unsigned)__popc(peers));
     }
-}
-
-/* 16 8-bit samples of one lane into its copy of the 256 values (valid:
- * the vector is in the input): one atomic of 16 when they are all one value
- * (skewed data, runs), else one atomic each. */
-__device__ inline void count_vector(unsigned *copy, uint4 v, bool valid)
-{
-    if (!valid)
-        return;
-    if (one_value(v)) {
-        atomicAdd(&copy[v.x & 0xffu], 16u);
-        return;
-    }
-    const unsigned words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int w = 0; w < 4; w++)
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-            atomicAdd(&copy[(words[w] >> (8 * k)) & 0xffu], 1u);
 }
 
 /* Elements before the first 16-byte boundary (at most n), and the whole
@@ -168,29 +142,22 @@ __global__ void __launch_bounds__(BLOCK)
                 a = v[i0];
             if (i1 < vectors)
                 b = v[i1];
-            if constexpr (AGG == AGGREGATE_VECTOR) {
-                static_assert(sizeof(S) == 1, "vector aggregation counts 8-bit samples");
-                count_vector(copy, a, i0 < vectors);
-                count_vector(copy, b, i1 < vectors);
-            } else {
-                S sa[PER], sb[PER];
-                memcpy(sa, &a, 16);
-                memcpy(sb, &b, 16);
+            S sa[PER], sb[PER];
+            memcpy(sa, &a, 16);
+            memcpy(sb, &b, 16);
 #pragma unroll
-                for (int j = 0; j < PER; j++)
-                    count_bin<AGG>(copy, i0 < vectors ? private_bin(sa[j], rule) : -1, lane);
+            for (int j = 0; j < PER; j++)
+                count_bin<AGG>(copy, i0 < vectors ? private_bin(sa[j], rule) : -1, lane);
 #pragma unroll
-                for (int j = 0; j < PER; j++)
-                    count_bin<AGG>(copy, i1 < vectors ? private_bin(sb[j], rule) : -1, lane);
-            }
+            for (int j = 0; j < PER; j++)
+                count_bin<AGG>(copy, i1 < vectors ? private_bin(sb[j], rule) : -1, lane);
         }
         /* The scalar head and tail: fewer than 32 elements together. */
         const size_t tail = head + vectors * PER, extras = head + (n - tail);
         for (size_t base = first; base < extras; base += step) {
             const size_t i = base + lane;
             const size_t at = i < head ? i : tail + (i - head);
-            constexpr int SCALAR = AGG == AGGREGATE_VECTOR ? AGGREGATE_NONE : AGG;
-            count_bin<SCALAR>(copy, i < extras ? private_bin(in[at], rule) : -1, lane);
+            count_bin<AGG>(copy, i < extras ? private_bin(in[at], rule) : -1, lane);
         }
     } else {
         for (size_t base = first; base < n; base += step) {
@@ -261,20 +228,9 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
     return blocks ? (unsigned)blocks : 1u;
 }
 
-/* The grid of the privatised kernel: by default every block that fits at
- * once (never more than the work needs); with trips > 0, enough blocks that
- * each lane makes about trips trips of two 16-byte loads, but at least
- * least_blocks (and still at most what the work needs or fits). Fewer
- * blocks mean fewer copies to zero and to merge into the global counts. */
-struct grid_policy {
-    unsigned trips;        /* 0: the resident grid */
-    unsigned least_blocks; /* with trips */
-};
-
 /* Zeroes the counts, then runs privatised_kernel<S, PER_WARP, VECTOR, AGG>. */
 template <typename S, bool PER_WARP, bool VECTOR, int AGG>
-warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
-                              grid_policy policy = {0, 0})
+warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what)
 {
     warplab_status status = zero_counts(backend, launch);
     const size_t n = launch->problem->dim[0];
@@ -289,13 +245,7 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
     auto kernel = privatised_kernel<S, PER_WARP, VECTOR, AGG>;
     const size_t work = VECTOR ? (vectors ? vectors : 1) : n;
     const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
-    unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
-    if (policy.trips) {
-        const unsigned fewer =
-            resident_grid(backend, kernel, BLOCK, shared, per_trip * policy.trips, work);
-        const unsigned least = grid < policy.least_blocks ? grid : policy.least_blocks;
-        grid = fewer > least ? fewer : least;
-    }
+    const unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
     kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
         in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words);
     return WL_CUDA_LAUNCHED(backend, what);
