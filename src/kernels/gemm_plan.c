@@ -15,12 +15,18 @@
  * own: the fixed shapes of scripts/gemm_tile_tuning.sh. The FP32
  * dispatcher's split-K pieces (gemm_dispatch.c: PIECE_FILL_K,
  * LARGE_TILE_MIN_K_CHUNK) were checked on the grid's FP32 large_k and
- * square cells at seed WL_GEMM_PLAN_TUNING_GRID_SEED (H200), so other seeds
- * (7 first) judge them. The judging set is `warplab bench gemm --grid`:
- * random shapes from every class, drawn from a seed, that no constant saw. */
+ * square cells at seed WL_GEMM_PLAN_TUNING_GRID_SEED (H200). The FP32 tile
+ * rows' decode and transposed-B constants (FP32_SMALL_TILE_*,
+ * FP32_TILE_B_4BYTE_*, gemv_tiled's rate, fp32_tiles' deference to the
+ * GEMV family) were fitted on the grid's FP32 cells at seed
+ * WL_GEMM_PLAN_TUNING_GRID_SEED_FP32 (H200, each candidate forced beside
+ * the pick). Other seeds (11 first) judge them. The judging set is
+ * `warplab bench gemm --grid`: random shapes from every class, drawn from a
+ * seed, that no constant saw. */
 #define WL_GEMM_PLAN_TUNING_SET                                                                    \
     "llama3-8b-decode (scripts/gemm_decode_bench.c); ex16 tiles (scripts/gemm_tile_tuning.sh); "   \
-    "FP32 split-K pieces (the grid's FP32 large_k and square cells at seed 24301)"
+    "FP32 split-K pieces (the grid's FP32 large_k and square cells at seed 24301); FP32 tile "     \
+    "rows (the grid's FP32 cells at seed 7)"
 
 #define F32 WL_GEMM_TYPE_BIT(WARPLAB_FLOAT32)
 #define BF16 WL_GEMM_TYPE_BIT(WARPLAB_BFLOAT16)
@@ -36,23 +42,39 @@
 
 /* The FP32 dispatcher's tile rows: the smallest tile's side (tile_32x128,
  * tile_32x64: 32 rows), and the fraction of the FP32 peak its small tiles
- * reach on the padded flops, where min(m, n) is at most that side: 0.42,
- * tile_32x128's efficiency in the dispatcher's own table (gemm_dispatch.c,
- * tile_kinds: H100, SMs full), the kernel it takes for m of 17 to 32. A
- * decode call at the large tiles' 0.75 was priced 2-3x too fast against
- * the tensor-core rows. */
+ * reach on the padded flops, where min(m, n) is at most that side. Fitted
+ * on the H200 grid at seed 7 (tuning set: WL_GEMM_PLAN_TUNING_SET), the
+ * FP32 N, N decode cells on tile_32x128 split over k: 25 x 8192 x 11008
+ * 166.7 us, 18 x 14336 x 14336 365.0 us: 0.52-0.54 on the padded flops
+ * (the dispatcher's own H100 table has 0.42). A decode call at the large
+ * tiles' 0.75 was priced 2-3x too fast against the tensor-core rows. */
 #define FP32_TILE_PAD 32
-#define FP32_SMALL_TILE_FRACTION 0.42
+#define FP32_SMALL_TILE_FRACTION 0.52
+/* Its row of small tiles (32 x 128) short of the SMs is split over k (at
+ * least MIN_K a split): the partial sums written and read back, and the
+ * sum's launch (gemm_dispatch.c, LAUNCH_US). The H200 grid at seed 7 (the
+ * tuning set): fp32_tiles on 24 x 1024 x 5120 (8 tiles, 32 splits of 160)
+ * ran 22.2 us, modelled 15.0 without them, 19.5 with. */
+#define FP32_SMALL_TILE_LONG 128.0
+#define FP32_SMALL_TILE_MIN_K 160.0
+#define FP32_SMALL_TILE_SPLIT_US 2.5
 /* The dispatcher's skinny kernels (N, N): min(m, n) up to 16 (gemm_dispatch.c). */
 #define FP32_SKINNY_MAX 16
 /* The tile kernels copy B of op T into shared memory transposed, 4 bytes a
- * cp.async, as they copy B of op N whose rows are off 16 bytes: that cost
- * 14% of the kernel's time on the H100 (dispatch.cu, restride_b: 3001 x
- * 2999 x 1001 against 3000 x 3000 x 1000). So the copy row (B^T copied
- * once, read 16 bytes at a time) wins where the copy is small beside the
- * product (prefill), and the tiles reading B^T in place where it is not
- * (decode, small squares, large k). */
-#define FP32_TILE_B_4BYTE_COST 0.14
+ * cp.async, as they copy B of op N whose rows are off 16 bytes. Measured
+ * on the H200 grid at seed 7 (the tuning set), fp32_tiles forced on N, T
+ * against the dispatcher on N, N, the same plan on both: where B is the
+ * big operand of a decode call (min(m, n) at most the small tiles' side,
+ * B streamed once) the 4-byte copies cost 17-25% (25 x 8192 x 11008 208.0
+ * against 166.7 us, 18 x 14336 x 14336 449.3 against 365.0, 24 x 1024 x
+ * 5120 22.2 against 19.1); elsewhere 2-7% (780 x 14336 x 8192 4794 against
+ * 4708 us, 731 x 28672 x 14336 14369 against 13715, 213 x 8192 x 1024
+ * 128.6 against 119.9; the H100's 3001 x 2999 x 1001 had 14%). So the copy
+ * row (B^T copied once, read 16 bytes at a time) wins where the copy is
+ * small beside the product's 5% (tall-skinny), the tiles reading B^T in
+ * place where it is not (prefill with a large B, decode, large k). */
+#define FP32_TILE_B_4BYTE_COST 0.05
+#define FP32_TILE_B_4BYTE_SMALL_COST 0.24
 
 /* The TF32 decode note: why fp32_dispatch and tf32_chooser step aside for
  * gemv_mma_rows_tf32 on TF32 op N, N decode (min(m, n) <= 32, the big
@@ -181,12 +203,14 @@ static const wl_gemm_candidate candidates[] = {
      .gemv_kernel = WL_GEMV_KERNEL_TILED,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
      .bandwidth_fraction = 0.76,
-     .flop_fraction = 0.28,
+     .flop_fraction = 0.23,
      .flop_multiple = 1.0,
      .fixed_us = 10.0,
      .source = "H200, scripts/planner-gpu.sh (tuning set, op_b = T, FP32): m = 16-32 run at "
-               "17-21 TFLOP/s after 10 us (4096^2 x 16: 39.6 us, 28672 x 4096 x 32: 389 us), "
-               "28% of the FP32 peak; FMA-bound there, so the bandwidth is gemv_mma's"},
+               "17-21 TFLOP/s after 10 us (4096^2 x 16: 39.6 us, 28672 x 4096 x 32: 389 us); "
+               "the H200 grid at seed 7 (tuning set) 13-16.5 TFLOP/s at m = 18-25 (18 x 14336 "
+               "x 14336 492.9 us, 25 x 8192 x 11008 283.2): 23% of the FP32 peak; FMA-bound "
+               "there, so the bandwidth is gemv_mma's"},
     {.name = "gemv_rows",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
      .cc_major_min = 7,
@@ -276,9 +300,13 @@ static const wl_gemm_candidate candidates[] = {
      .layouts = WL_GEMM_LAYOUT_NT | WL_GEMM_LAYOUT_TN | WL_GEMM_LAYOUT_TT,
      .in_place = WL_GEMM_LAYOUT_NT | WL_GEMM_LAYOUT_TN | WL_GEMM_LAYOUT_TT,
      /* With the big operand along k its tiles read it by 4-byte copies;
-      * where a GEMV row takes the shape, that row streams it (measured on
-      * the tuning set: gemv_k, gemv_tiled). */
-     .along_k_defers_to_gemv = true,
+      * where a GEMV row of the CUDA cores' small sides (gemv_k, up to 16)
+      * takes the shape, that row streams it (measured on the decode tuning
+      * set). From 17 the models rank it against gemv_tiled: on the H200
+      * grid at seed 7 (the tuning set) the tiles ran 1.1-1.4x faster there
+      * (25 x 8192 x 11008: 208.0 against 283.2 us; 18 x 14336 x 14336 449.3
+      * against 492.9; 24 x 1024 x 5120 22.2 against 28.8). */
+     .along_k_defers_small_max = WL_GEMV_SMALL_MAX,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
      .bandwidth_fraction = 0.85,
@@ -287,10 +315,11 @@ static const wl_gemm_candidate candidates[] = {
      .pad_side = FP32_TILE_PAD,
      .small_flop_fraction = FP32_SMALL_TILE_FRACTION,
      .transposed_b_cost = FP32_TILE_B_4BYTE_COST,
+     .transposed_b_small_cost = FP32_TILE_B_4BYTE_SMALL_COST,
      .fixed_us = 3.0,
      .source = "fp32_dispatch's constants (the same kernels and shared-memory tiles; only the "
                "copies into shared memory differ), not refitted; B of op T: "
-               "FP32_TILE_B_4BYTE_COST"},
+               "FP32_TILE_B_4BYTE_COST and _SMALL_COST (H200 grid, seed 7: the tuning set)"},
     {.name = "ex16_chooser",
      .kernel = "src/cuda/gemm/ex16_gemm.cu wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
      .cc_major_min = 8,
@@ -357,7 +386,7 @@ static const wl_gemm_candidate candidates[] = {
       * skinny_m 73 us on the H100, gemm_ex.cu, before a 134 MB copy; m = 24
       * op_b = T on the decode tuning set: gemv_tiled 0.83-1.22x cuBLAS, the
       * copy 0.53-0.62x at m = 19, docs/DECISIONS.md). */
-     .along_k_defers_to_gemv = true,
+     .along_k_defers_small_max = WL_GEMV_TILED_SMALL_MAX,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
      .bandwidth_fraction = 0.85,
@@ -711,13 +740,26 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
         const double side = (double)c->pad_side;
         fm = ceil(m / side) * side;
         fn = ceil(n / side) * side;
-        if ((double)small_side(d) <= side)
+        if ((double)small_side(d) <= side) {
             flop_fraction = c->small_flop_fraction;
+            /* One row of small tiles (side x FP32_SMALL_TILE_LONG) short of
+             * the SMs: the dispatcher splits k (FP32_SMALL_TILE_SPLIT). */
+            const double tiles = ceil(fmax(m, n) / FP32_SMALL_TILE_LONG);
+            const double sms = t->sms > 0 ? (double)t->sms : 132.0;
+            if (tiles < sms && k >= 2.0 * FP32_SMALL_TILE_MIN_K) {
+                const double splits = fmin(ceil(sms / tiles), floor(k / FP32_SMALL_TILE_MIN_K));
+                extra_us +=
+                    FP32_SMALL_TILE_SPLIT_US + batch * 2.0 * splits * m * n * 4.0 /
+                                                   (c->bandwidth_fraction * bandwidth_of(t) * 1e3);
+            }
+        }
     }
     double flop_us =
         batch * 2.0 * fm * fn * k / (flop_fraction * c->flop_multiple * peak_of(t) * 1e3);
     if (d->op_b == WARPLAB_OP_T && !(copies & 2u))
-        flop_us *= 1.0 + c->transposed_b_cost;
+        flop_us *= 1.0 + (flop_fraction == c->small_flop_fraction && c->pad_side > 0
+                              ? c->transposed_b_small_cost
+                              : c->transposed_b_cost);
     return c->fixed_us + extra_us + (memory_us > flop_us ? memory_us : flop_us);
 }
 
@@ -730,7 +772,8 @@ bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     if (d->k == 0)
         return false;
     const bool along_k = wl_gemm_x_along_k(d);
-    const bool any_gemv = c->along_k_defers_to_gemv && along_k;
+    const bool any_gemv =
+        c->along_k_defers_small_max > 0 && along_k && small_side(d) <= c->along_k_defers_small_max;
     const bool tensor_gemv = c->along_big_defers_small_max > 0 && !along_k &&
                              small_side(d) <= c->along_big_defers_small_max;
     if (!any_gemv && !tensor_gemv)

@@ -106,10 +106,11 @@ typedef struct wl_gemm_candidate {
      * limit. The
      * choosers' own skinny paths there are what the GEMV family replaces. */
     size_t along_k_small_min;
-    /* With the big operand along k, the planner does not pick it wherever a
-     * GEMV row (the family that streams the big operand once) takes the
-     * descriptor; forced by name, it still runs. */
-    bool along_k_defers_to_gemv;
+    /* With the big operand along k and min(m, n) at most this, the planner
+     * does not pick it wherever a GEMV row (the family that streams the big
+     * operand once) takes the descriptor; forced by name, it still runs.
+     * 0: never. */
+    size_t along_k_defers_small_max;
     /* With the big operand along its rows and min(m, n) at most this, the
      * planner does not pick it wherever a tensor-core GEMV row (gemv_kernel
      * MMA or MMA_ROWS) takes the descriptor; forced by name, it still runs.
@@ -143,8 +144,11 @@ typedef struct wl_gemm_candidate {
      * kernels (the dispatcher's skinny_m, skinny_n): no padding there. */
     size_t skinny_max;
     /* The flop time grows by this fraction where the kernel copies B of op
-     * T into shared memory 4 bytes at a time (transposed), not 16. */
+     * T into shared memory 4 bytes at a time (transposed), not 16;
+     * _small_cost: at small_flop_fraction (a decode call, B the big
+     * operand streamed once). */
     double transposed_b_cost;
+    double transposed_b_small_cost;
     double fixed_us;
     /* Rows that read some layouts only through a copy (layouts beyond
      * in_place): each operand of op T is first copied, transposed, into the
@@ -185,9 +189,12 @@ unsigned wl_gemm_candidate_copies(const wl_gemm_candidate *c, const wl_gemm_desc
  * program that measures it); `warplab bench gemm --grid` is the judging
  * set, never fitted on. */
 const char *wl_gemm_plan_tuning_set(void);
-/* The grid seed whose FP32 cells are in the tuning set (the dispatcher's
- * split-K pieces): that grid judges the rest, other seeds judge all. */
+/* The grid seeds whose FP32 cells are in the tuning set (24301: the
+ * dispatcher's split-K pieces; 7: the FP32 tile rows' decode and
+ * transposed-B constants): those grids judge the rest, other seeds judge
+ * all. */
 #define WL_GEMM_PLAN_TUNING_GRID_SEED 24301ull
+#define WL_GEMM_PLAN_TUNING_GRID_SEED_FP32 7ull
 
 /* The table. */
 const wl_gemm_candidate *wl_gemm_candidates(size_t *count);
@@ -198,7 +205,7 @@ int wl_gemm_candidate_find(const char *name);
  * limit: architecture, types, compute, layout, small side, k = 0,
  * alignment). */
 /* Whether the planner passes a row over for a descriptor it could take
- * (along_k_defers_to_gemv: a GEMV row takes it; along_big_defers_small_max:
+ * (along_k_defers_small_max: a GEMV row takes it; along_big_defers_small_max:
  * a tensor-core GEMV row takes it); a forced name still runs. */
 bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                               const wl_gemm_target *t);

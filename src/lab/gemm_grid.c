@@ -877,6 +877,9 @@ static void write_table(const warplab_gemm_grid *grid, FILE *out)
             grid->seed == WL_GEMM_PLAN_TUNING_GRID_SEED
                 ? "this grid's FP32 large_k and square cells are in it; its other cells are "
                   "held out, and other seeds hold out all"
+            : grid->seed == WL_GEMM_PLAN_TUNING_GRID_SEED_FP32
+                ? "this grid's FP32 cells are in it; its other cells are held out, and other "
+                  "seeds hold out all"
                 : "this grid is its held-out validation");
 }
 
