@@ -111,6 +111,10 @@ typedef struct wl_gemm_candidate {
      * operand once) takes the descriptor; forced by name, it still runs.
      * 0: never. */
     size_t along_k_defers_small_max;
+    /* The same where the small operand (op(A) for m <= n, op(B)^T
+     * otherwise) does not run along k (op_a = T with m small, op_b = N with
+     * n small): gemv_k reads it strided there. */
+    size_t along_k_defers_strided_small_max;
     /* With the big operand along its rows and min(m, n) at most this, the
      * planner does not pick it wherever a tensor-core GEMV row (gemv_kernel
      * MMA or MMA_ROWS) takes the descriptor; forced by name, it still runs.

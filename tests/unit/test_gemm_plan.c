@@ -182,6 +182,11 @@ static void test_table(void)
          * padding; the dispatcher's skinny_m then streams B once. */
         {1, 14336, 14336, T, N, F32, F32, FP32C, "fp32_dispatch_copy"},
         {4, 4096, 4096, T, T, F32, F32, FP32C, "gemv_k"},
+        /* T, T from m = 9: A^T is strided along k for gemv_k (seed 11: 0.14x
+         * cuBLAS at 16 x 13824 x 6144); the tiles read it in place. */
+        {16, 13824, 6144, T, T, F32, F32, FP32C, "fp32_tiles"},
+        {16, 1024, 4096, T, T, F32, F32, FP32C, "fp32_tiles"},
+        {5, 1024, 13824, T, T, F32, F32, FP32C, "gemv_k"},
         {16, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
         {4096, 16, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 16, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
