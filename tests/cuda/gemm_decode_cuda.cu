@@ -83,6 +83,10 @@ static const shape shapes[] = {
     {24, 1024, 4096, N, T, 0, 0, 0, 0, 1.0f, 0.0f},
     {31, 99, 2051, N, T, 5, 5, 2, 0, 1.0f, 0.25f},
     {32, 640, 3000, N, T, 0, 0, 0, 0, 1.5f, -0.5f},
+    /* FP32 at m = 9-16 with a large B: the register-tiled GEMV (from 17 the
+     * FP32 tiles take these; tests/unit/test_gemm_plan.c pins the picks). */
+    {12, 1031, 2304, N, T, 0, 0, 0, 0, 1.0f, 0.0f},
+    {16, 1000, 3000, N, T, 0, 0, 0, 0, 1.0f, 0.5f},
     /* n small: X = A (m x k, op N) along k. */
     {1000, 5, 1500, N, T, 4, 4, 3, 0, 1.0f, 0.0f},
     {513, 29, 640, N, T, 0, 0, 0, 0, 1.0f, 1.0f},

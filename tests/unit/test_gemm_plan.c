@@ -102,6 +102,9 @@ static void test_table(void)
         {1, 28672, 4096, N, T, F32, F32, FP32C, "gemv_k"},
         {8, 4096, 4096, N, T, F32, F32, FP32C, "gemv_k"},
         {12, 4096, 4096, N, T, F32, F32, FP32C, "gemv_tiled"},
+        /* tests/cuda/gemm_decode_cuda.cu's shapes for the tiled GEMV. */
+        {12, 1031, 2304, N, T, F32, F32, FP32C, "gemv_tiled"},
+        {16, 1000, 3000, N, T, F32, F32, FP32C, "gemv_tiled"},
         {24, 4096, 4096, N, T, F32, F32, FP32C, "fp32_tiles"},
         {32, 1024, 14336, N, T, F32, F32, FP32C, "fp32_tiles"},
         /* The seed-7 grid's FP32 N, T decode cells (tuning set). */
