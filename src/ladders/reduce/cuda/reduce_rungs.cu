@@ -26,7 +26,7 @@
 #include "21_atomic_warp.cu"
 #include "22_atomic_block.cu"
 #include "23_single_pass.cu"
-#include "24_cub.cu"
+#include "25_cub.cu"
 
 extern "C" const wl_impl *const wl_cuda_reduce_impls[] = {&naive_impl,
                                                           &interleaved_impl,

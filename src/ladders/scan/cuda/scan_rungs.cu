@@ -15,8 +15,8 @@
 #include "09_lookback.cu"
 #include "10_vectorized.cu"
 #include "11_bulk_pipeline.cu"
-#include "12_cub.cu"
-#include "13_copy.cu"
+#include "13_cub.cu"
+#include "14_copy.cu"
 
 extern "C" const wl_impl *const wl_cuda_scan_impls[] = {&hillis_steele_impl,
                                                         &blelloch_impl,

@@ -19,7 +19,7 @@
 #include "14_vectorized_grouped.cu"
 #include "15_grouped_strip.cu"
 #include "16_persistent.cu"
-#include "17_cublas.cu"
+#include "18_cublas.cu"
 
 extern "C" const wl_impl *const wl_cuda_transpose_impls[] = {
     &copy_impl,           &copy_shared_impl,

@@ -2,7 +2,7 @@
  * thread_block_size (seed 001). Over one_block: every SM gets blocks, n is
  * unlimited. The bounds check is ours; the course's kernel writes past the
  * end when n is not a multiple of the block size. The managed rungs
- * (10_managed.cu, 11_managed_prefetch.cu) launch this kernel too, as the
+ * (11_managed.cu, 12_managed_prefetch.cu) launch this kernel too, as the
  * course's managed program does. */
 #include "vecadd_rungs.cuh"
 

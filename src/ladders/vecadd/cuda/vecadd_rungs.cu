@@ -11,11 +11,11 @@
 #include "05_grid_stride.cu"
 #include "06_vectorized.cu"
 #include "07_vectorized_flat.cu"
-#include "08_h2d.cu"
-#include "09_d2h.cu"
-#include "10_managed.cu"
-#include "11_managed_prefetch.cu"
-#include "12_copy.cu"
+#include "09_h2d.cu"
+#include "10_d2h.cu"
+#include "11_managed.cu"
+#include "12_managed_prefetch.cu"
+#include "13_copy.cu"
 
 extern "C" const wl_impl *const wl_cuda_vecadd_impls[] = {&one_block_impl,
                                                           &grid_impl,

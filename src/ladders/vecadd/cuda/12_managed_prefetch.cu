@@ -2,7 +2,7 @@
  * three arrays to the GPU before the kernel, both timed. Over managed: the
  * pages move in large transfers instead of one fault at a time. The setup,
  * the untimed move of every page back to the host before each run, and the
- * read of the result are managed's (10_managed.cu). */
+ * read of the result are managed's (11_managed.cu). */
 #include "vecadd_rungs.cuh"
 
 namespace

@@ -2,7 +2,7 @@
  * 001's cudaMemcpy(..., cudaMemcpyDeviceToHost)), timed apart from the
  * kernels; finish() copies what arrived back into c (the h2d rung's copy,
  * untimed) so that the harness can check it. The staging is h2d's
- * (08_h2d.cu). */
+ * (09_h2d.cu). */
 #include "vecadd_rungs.cuh"
 
 namespace
