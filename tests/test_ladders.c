@@ -141,11 +141,9 @@ static int list_rungs(warplab_backend_kind kind, const char *only)
         for (size_t r = 0; r < ladder->rung_count; r++) {
             const wl_rung *rung = &ladder->rungs[r];
             const wl_backend_ops *runs_on = (rung->flags & WL_RUNG_HOST) ? host : ops;
-            bool has = false; /* a library call has a form where a candidate has */
-            for (size_t i = 0; runs_on && rung->op && i < rung->op->count && !has; i++)
-                has = wl_op_candidate_impl(runs_on, rung->op, i) != NULL;
-            if (runs_on &&
-                (has || (!rung->op && wl_ops_find_impl(runs_on, ladder->name, rung->id))))
+            /* A library call has a form where one of its candidates has. */
+            if (runs_on && (rung->op ? wl_op_first_impl(runs_on, rung->op) != NULL
+                                     : wl_ops_find_impl(runs_on, ladder->name, rung->id) != NULL))
                 printf("%s %s\n", ladder->name, rung->id);
         }
     }

@@ -551,6 +551,16 @@ const wl_impl *wl_op_candidate_impl(const wl_backend_ops *ops, const wl_op *op, 
     return wl_ops_find_impl(ops, op->name, candidate->impl);
 }
 
+const wl_impl *wl_op_first_impl(const wl_backend_ops *ops, const wl_op *op)
+{
+    for (size_t i = 0; i < op->count; i++) {
+        const wl_impl *impl = wl_op_candidate_impl(ops, op, i);
+        if (impl)
+            return impl;
+    }
+    return NULL;
+}
+
 /* Whether a candidate (its limits, then its impl's) takes the problem. */
 static warplab_status candidate_takes(wl_backend *device, const wl_op_candidate *candidate,
                                       const wl_impl *impl, const wl_problem *problem, char *reason,
@@ -567,10 +577,12 @@ static warplab_status candidate_takes(wl_backend *device, const wl_op_candidate 
 const wl_impl *wl_op_pick(wl_backend *backend, const wl_op *op, const wl_problem *problem,
                           char *reason, size_t reason_len)
 {
+    if (!problem)
+        return wl_op_first_impl(backend->ops, op);
     for (size_t i = 0; i < op->count; i++) {
         const wl_impl *impl = wl_op_candidate_impl(backend->ops, op, i);
-        if (impl && (!problem || candidate_takes(backend, &op->candidates[i], impl, problem, reason,
-                                                 reason_len) == WARPLAB_OK))
+        if (impl && candidate_takes(backend, &op->candidates[i], impl, problem, reason,
+                                    reason_len) == WARPLAB_OK)
             return impl;
     }
     return NULL;

@@ -145,6 +145,8 @@ const wl_impl *wl_context_op_impl(warplab_context *context, const wl_op *op);
  * the last refusal in reason. A context makes the same choice from its
  * cached candidates. */
 const wl_impl *wl_op_candidate_impl(const wl_backend_ops *ops, const wl_op *op, size_t i);
+/* The first of op's candidates a backend of these ops has (NULL: none). */
+const wl_impl *wl_op_first_impl(const wl_backend_ops *ops, const wl_op *op);
 const wl_impl *wl_op_pick(wl_backend *backend, const wl_op *op, const wl_problem *problem,
                           char *reason, size_t reason_len);
 

@@ -727,13 +727,8 @@ const wl_impl *wl_rung_impl(const wl_backend *device, const wl_backend *host,
                             const wl_ladder *ladder, const wl_rung *rung)
 {
     const wl_backend *backend = (rung->flags & WL_RUNG_HOST) ? host : device;
-    for (size_t i = 0; rung->op && i < rung->op->count; i++) {
-        const wl_impl *impl = wl_op_candidate_impl(backend->ops, rung->op, i);
-        if (impl) /* the library call: the operation's first candidate here */
-            return impl;
-    }
-    if (rung->op)
-        return NULL;
+    if (rung->op) /* the library call: the operation's first candidate here */
+        return wl_op_first_impl(backend->ops, rung->op);
     return wl_backend_find_impl(backend, ladder->name, rung->id);
 }
 
