@@ -11,7 +11,8 @@
 # inputs made and its results checked on the GPU), so one call of 600 s
 # holds the build and either the timings or the tests: full-timings in one
 # call and full-tests in another; full runs both in that order and drops
-# what does not fit. Up to eight files in OUT_DIR:
+# what does not fit (WARPLAB_CHECK_TESTS_SECONDS: the tests' limit, default
+# 170). Up to eight files in OUT_DIR:
 #   peers.txt       the peer matrix (warplab devices --peers);
 #   g4-tuning.json  G = 4 on the planner's tuning set (n = 2^10, 2^12, ..,
 #                   2^28 floats: 4 KiB .. 1 GiB) and 4 GiB (2^30, judged):
@@ -145,7 +146,8 @@ fi
 if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     echo "== tests and sanitizers (side by side)"
     left=$(( budget - ($(date +%s) - start) - 10 ))
-    [ "$left" -gt 170 ] && left=170
+    cap=${WARPLAB_CHECK_TESTS_SECONDS:-170}
+    [ "$left" -gt "$cap" ] && left=$cap
     echo "tests limit: $left s"
     (cd "$build" && WARPLAB_RANKS_TIMEOUT=$((left - 10)) timeout "$left" ctest -R allreduce -j6 \
         --output-on-failure --timeout "$left" > /tmp/ar-ctest.txt 2>&1; echo "ctest exit $?" >> /tmp/ar-ctest.txt) &
