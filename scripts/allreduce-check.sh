@@ -159,12 +159,21 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     # memcheck over NCCL's communicators (nccl; dispatch, whose group opens
     # them from G = 3) outran 115 s at n <= 1000 on 4 x H200 (racecheck took
     # less): those two run the problems up to n = 31.
+    # NCCL's own threads make CUDA calls that fail by design and that NCCL
+    # handles: cudaFuncGetAttributes on its kernels not built for this GPU
+    # (no kernel image), and cudaGetLastError after its peer enable finds
+    # ours (already enabled). memcheck counts those API errors in its
+    # summary (16 and 200 of them at G = 4, every one in libnccl.so), so the
+    # programs that open NCCL run with --report-api-errors no: memory errors
+    # are still reported.
     rungs="one_shot two_shot_flags dispatch two_shot ring peer_read through_one host_staging nccl"
     for rung in $rungs; do
         for tool in memcheck racecheck; do
             largest=1000
-            [ $tool = memcheck ] && { [ $rung = nccl ] || [ $rung = dispatch ]; } && largest=31
-            (timeout $((left - 5)) compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/test_ladders" \
+            api=()
+            { [ $rung = nccl ] || [ $rung = dispatch ]; } && api=(--report-api-errors no)
+            [ $tool = memcheck ] && [ ${#api[@]} -gt 0 ] && largest=31
+            (timeout $((left - 5)) compute-sanitizer --tool $tool "${api[@]}" --error-exitcode 9 "$build/tests/test_ladders" \
                 --backend cuda --ladder allreduce --rung $rung --max-size $largest --no-timing \
                 > /tmp/ar-san-$tool-$rung.txt 2>&1; echo "exit $?" >> /tmp/ar-san-$tool-$rung.txt) &
         done
@@ -172,7 +181,8 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     # One process a GPU (warplab_comm_allreduce through the mapped staging
     # areas) under memcheck: two ranks, by file and by HOST:PORT, the counts
     # up to 65537 (one_shot, two_shot_flags and the comm kept on NCCL).
-    printf '#!/bin/sh\nexec compute-sanitizer --tool memcheck --error-exitcode 9 "%s" "$@"\n' \
+    # (A comm opens NCCL: --report-api-errors no, as above.)
+    printf '#!/bin/sh\nexec compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "%s" "$@"\n' \
         "$build/tests/cuda/test_allreduce_cuda" > /tmp/ar-san-rank.sh
     chmod +x /tmp/ar-san-rank.sh
     (WARPLAB_RANKS_COUNTS=2 WARPLAB_RANKS_LARGEST=65537 WARPLAB_RANKS_TIMEOUT=$((left - 10)) \

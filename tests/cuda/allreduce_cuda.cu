@@ -255,6 +255,33 @@ static int single_process(void)
  * public: the tests check the planner's choice through it). */
 extern "C" const char *wl_comm_algorithm(const warplab_comm *comm);
 
+/* The planner's GPU class for a comm of `ranks` ranks on this host (rank r
+ * runs on GPU r modulo the GPUs present): the slowest GPU's theoretical
+ * memory bandwidth by the course's formula, as the ranks agree at join; 0
+ * when CUDA does not say. */
+static double slowest_memory_gbs(int ranks)
+{
+    double slowest = 0.0;
+    int present = 0;
+    if (cudaGetDeviceCount(&present) != cudaSuccess || present < 1) {
+        cudaGetLastError();
+        return 0.0;
+    }
+    for (int r = 0; r < ranks; r++) {
+        int bus = 0, clock_khz = 0;
+        const int device = r % present;
+        if (cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess) {
+            cudaGetLastError();
+            return 0.0;
+        }
+        const double gbs = warplab_theoretical_bandwidth_gbs(bus, clock_khz);
+        if (r == 0 || gbs < slowest)
+            slowest = gbs;
+    }
+    return slowest;
+}
+
 /* The comm's calls on one rank: every count of counts, float and int32, in
  * place and not, misaligned by 4 bytes and not, each result checked against
  * every rank's inputs regenerated here; the rung of each call checked
@@ -264,11 +291,13 @@ static void comm_cases(warplab_comm *comm, int rank, int ranks, int device, bool
                        const char *label)
 {
     /* Both sides of each planner limit: one_shot (< 128 KiB), two_shot_flags
-     * (to 32 MiB from G = 3, to the staging area at G = 2), NCCL past the
-     * staging area (32 MiB); the calls alternate between the routes. */
+     * (from G = 3 to 16 MiB, to 32 MiB where every GPU has HBM3e-class
+     * memory; to the staging area at G = 2), NCCL past them (the staging
+     * area is 32 MiB); the calls alternate between the routes. */
     const size_t counts[] = {1,     1000,           32767,          32768 + 3,
                              65537, (1u << 20) + 3, (1u << 23) - 4, (1u << 23) + 5};
-    const wl_allreduce_topology topology = {ranks, peers, true, WL_COMM_STAGING_BYTES};
+    const wl_allreduce_topology topology = {ranks, peers, true, WL_COMM_STAGING_BYTES,
+                                            slowest_memory_gbs(ranks)};
     static const char *const names[] = {"one_shot", "two_shot_flags", "nccl", "none"};
     /* WARPLAB_RANKS_LARGEST=N: the counts up to N only (under a sanitizer). */
     const char *largest_text = getenv("WARPLAB_RANKS_LARGEST");

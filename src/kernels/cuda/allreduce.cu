@@ -116,9 +116,13 @@ __global__ void __launch_bounds__(256)
             }
         }
     }
-    /* The head, then the tail, one element at a time. */
+    /* The head, then the tail, one element at a time, on the grid's last
+     * threads: where the grid has more threads than vectors (small
+     * messages) those threads have no vector, so the scalars' remote loads
+     * overlap the vectors' instead of following them (one peer round trip
+     * less). */
     const size_t tail = head + 4 * vectors;
-    for (size_t i = thread; i < head + (count - tail); i += threads) {
+    for (size_t i = threads - 1 - thread; i < head + (count - tail); i += threads) {
         const size_t at = i < head ? i : tail + (i - head);
         T sum = src.p[0][at];
         for (int s = 1; s < sources; s++)
@@ -241,8 +245,10 @@ __global__ void __launch_bounds__(AR_FLAG_THREADS)
             }
         }
     }
+    /* The scalars on the grid's last threads, as in reduce_to_all: about
+     * 1 us less at G = 4 for a count that is not a multiple of 4. */
     const size_t tail = head + 4 * vectors;
-    for (size_t i = thread; i < head + (count - tail); i += threads) {
+    for (size_t i = threads - 1 - thread; i < head + (count - tail); i += threads) {
         const size_t at = i < head ? i : tail + (i - head);
         T sum = src.p[0][at];
 #pragma unroll
