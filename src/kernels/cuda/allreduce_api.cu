@@ -80,9 +80,11 @@ extern "C" warplab_status warplab_allreduce_group_create(int gpus, const int *de
     g->topology.peers = g->group.peers;
     g->topology.nccl = g->group.nccl_ready;
     g->topology.memory_gbs = memory_gbs(devices[0]);
-    for (int r = 1; r < gpus; r++) /* the slowest GPU's */
-        if (memory_gbs(devices[r]) < g->topology.memory_gbs)
-            g->topology.memory_gbs = memory_gbs(devices[r]);
+    for (int r = 1; r < gpus; r++) { /* the slowest GPU's */
+        const double gbs = memory_gbs(devices[r]);
+        if (gbs < g->topology.memory_gbs)
+            g->topology.memory_gbs = gbs;
+    }
     g->last = AR_PLANNED;
     g->group.every_rank = true;
     *out = g;
