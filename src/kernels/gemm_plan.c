@@ -985,8 +985,9 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_EX16_SPLIT_SUMS_BANDWIDTH, EX16, "split_sums_bandwidth", 0.7,
      "the partial sums written and read back, and C, at this fraction of the bandwidth (H100)"},
     {WL_GM_EX16_RESTRIDE_US, EX16, "restride_us", 2.5,
-     "a re-strided copy's launch (rows off 16 bytes copied onto 128-byte lines): H100, 17 x 3001 "
-     "x 1999 and 777 x 555 x 333"},
+     "the re-strided copies' launch (rows off 16 bytes copied onto 128-byte lines, A and B in one "
+     "launch): H100, 17 x 3001 x 1999 and 777 x 555 x 333; H200, two launches cost 4.5 us more "
+     "than one (bench gemm ex_bf16: 200 x 61 x 97 13.5 us, 61 x 200 x 97 8.9)"},
     {WL_GM_EX16_RESTRIDE_BANDWIDTH, EX16, "restride_bandwidth", 0.6,
      "the re-strided copy, an element a thread, read + write: about 60% of the bandwidth (H100)"},
     {WL_GM_EX16_LINE_COST_64, EX16, "line_cost_64", 0.05,
