@@ -11,7 +11,11 @@ library's geometric mean against NCCL over the sweep's sizes (4 KiB, 16 KiB,
 .., 4 GiB) and over every size, its least ratio from 256 KiB on, and its
 worst ratio to the best rung.
 
-    scripts/allreduce_table.py RUN.json [RUN.json ...]   # warplab bench --json files
+    scripts/allreduce_table.py [--markdown] RUN.json [RUN.json ...]   # warplab bench --json files
+
+A later file's row replaces an earlier one's for the same G, size and rung.
+--markdown prints the tables of docs/ladders/allreduce.md (busbw GB/s and
+x NCCL per rung, the library call with its planned rung).
 """
 import json
 import math
@@ -75,7 +79,46 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def markdown(gpus, sizes, rungs, rules):
+    """One G's table in Markdown: busbw and x NCCL per rung, the library's."""
+    others = [r for r in rungs if r != "dispatch"]
+    print(f"G = {gpus}:\n")
+    print("| message | | " + " | ".join(others) +
+          " | **library** (its rung) | NCCL busbw | library / best rung |")
+    print("|---|---|" + "---|" * len(others) + "---|---|---|")
+    for n in sorted(sizes):
+        size, by = 4 * n, sizes[n]
+        nccl = by.get("nccl")
+        cells = []
+        for rung in others:
+            row = by.get(rung)
+            if not row:
+                cells.append("-")
+            elif nccl:
+                cells.append("%.1f, %.2fx" % (row.get("busbw_gbs", 0.0),
+                                              nccl["median_ms"] / row["median_ms"]))
+            else:
+                cells.append("%.1f" % row.get("busbw_gbs", 0.0))
+        library = by.get("dispatch")
+        ours = [r for k, r in by.items() if k not in ("dispatch", "nccl")]
+        lib = "not timed"
+        if library and nccl:
+            lib = "**%.2fx** (%s)" % (nccl["median_ms"] / library["median_ms"],
+                                      planned(rules, gpus, size))
+        best = "-"
+        if library:
+            times = [r["median_ms"] for r in ours] + ([nccl["median_ms"]] if nccl else [])
+            if times:
+                best = "%.2f" % (min(times) / library["median_ms"])
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            human(size), "T" if tuning(n) else "J", " | ".join(cells), lib,
+            "%.1f" % nccl.get("busbw_gbs", 0.0) if nccl else "-", best))
+    print()
+
+
 def main(paths):
+    as_markdown = "--markdown" in paths
+    paths = [p for p in paths if p != "--markdown"]
     rules = plan_rules()
     groups = {}  # G -> {n: {rung: row}}
     failures = []
@@ -99,6 +142,8 @@ def main(paths):
             for rung in sizes[n]:
                 if rung not in rungs and rung != "nccl":
                     rungs.append(rung)
+        if as_markdown:
+            markdown(gpus, sizes, rungs, rules)
         print(f"G = {gpus}: algbw and busbw GB/s, x NCCL (NCCL's time / the rung's); "
               "T tuning size, J judged")
         print("%12s  " % "message" + "".join("%26s" % r for r in rungs + ["nccl"]) +
