@@ -209,7 +209,7 @@ def main(paths):
 def human(size):
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if size >= 1 << shift:
-            return "%.4g %s" % (size / (1 << shift), unit)
+            return "%.5g %s" % (size / (1 << shift), unit)
     return f"{size} B"
 
 
