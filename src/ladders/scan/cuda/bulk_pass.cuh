@@ -140,6 +140,18 @@ template <unsigned STAGES> struct BulkRing {
     unsigned long long tile_of[STAGES];
 };
 
+/* A buffer's tile for the whole warp: lane 0 reads it (volatile: no lane
+ * reads it on speculation) and passes it on, so that the read and the
+ * warp's later arrive on the buffer's barrier are one thread's, in program
+ * order, before the issuer rewrites the word for the buffer's next use. */
+__device__ inline unsigned long long ring_tile(const unsigned long long &word, unsigned lane)
+{
+    unsigned long long tile = 0;
+    if (lane == 0)
+        tile = *reinterpret_cast<const volatile unsigned long long *>(&word);
+    return __shfl_sync(0xffffffffu, tile, 0);
+}
+
 /* SLEEP_NS: the look-back spin's back-off (scripts/scan_tune.cu compares
  * none and 128 ns with the default). REGISTER_STORE: the scanning warps
  * free a staged buffer as soon as its elements are in their registers
@@ -211,7 +223,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
             if (!SPLIT && lane == 0)
                 issue(j);
             bulk_wait(&ring.issued[s], use & 1);
-            const unsigned long long t = ring.tile_of[s];
+            const unsigned long long t = ring_tile(ring.tile_of[s], lane);
             /* Tile 0 publishes P itself, at once. */
             if (t != NO_TILE && t > 0 && vector_ok && (t + 1) * ITEMS <= n) {
                 bulk_wait(&ring.loaded[s], use & 1);
@@ -242,7 +254,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
     for (unsigned long long k = 0;; k++) {
         const unsigned s = (unsigned)(k % STAGES), use = (unsigned)(k / STAGES);
         bulk_wait(&ring.ready[s], use & 1);
-        const unsigned long long tile = ring.tile_of[s];
+        const unsigned long long tile = ring_tile(ring.tile_of[s], lane);
         if (tile == NO_TILE)
             break;
         const size_t base = (size_t)tile * ITEMS;
