@@ -16,7 +16,9 @@
  *   - one_shot in place (send = recv) would overwrite an input its peers may
  *     still read: two_shot_flags, which never reads what another rank
  *     writes (a comm's peers read its staged copy: it asks with in_place
- *     false).
+ *     false);
+ *   - two_shot_push's staging slots belong to a group of one process: a
+ *     comm (peer_bytes_most set) takes two_shot_flags in its place.
  * float and int32 are both 4-byte sums: the type changes nothing here but
  * the message's bytes. */
 #ifndef WARPLAB_ALLREDUCE_PLAN_H
@@ -31,6 +33,7 @@
 typedef enum wl_allreduce_route {
     WL_ALLREDUCE_ROUTE_ONE_SHOT,       /* flags in peer memory, every GPU reads all */
     WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS, /* flags in peer memory, segment r on GPU r */
+    WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH,  /* as two_shot_flags, by stores into staging slots */
     WL_ALLREDUCE_ROUTE_NCCL,           /* ncclAllReduce */
     WL_ALLREDUCE_ROUTE_NONE            /* nothing can run it (the reason: the caller's) */
 } wl_allreduce_route;
@@ -82,8 +85,10 @@ static const wl_allreduce_rule wl_allreduce_rules[] = {
     {2, 2, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
      "G=2: one_shot 1.62-1.78x NCCL to 64 KiB (two_shot_flags 1.60-1.73x), behind from 256 KiB",
      0.0},
-    {2, 2, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
-     "G=2: two_shot_flags 1.91x NCCL at 256 KiB .. 1.05x at 1 GiB, >= two_shot at every size", 0.0},
+    {2, 2, 8 * WL_MIB, WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS,
+     "2 x H200: two_shot_flags 1.90x NCCL at 4 MiB (two_shot_push 1.68x: one barrier more)", 0.0},
+    {2, 2, SIZE_MAX, WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH,
+     "2 x H200: two_shot_push 1.08x two_shot_flags at 16 MiB, 1.05-1.06x at 64 MiB .. 4 GiB", 0.0},
     {3, 4, 128 * WL_KIB, WL_ALLREDUCE_ROUTE_ONE_SHOT,
      "G=4: one_shot 2.55-2.70x NCCL to 64 KiB (two_shot_flags 2.41-2.69x), behind from 256 KiB",
      0.0},
@@ -121,6 +126,8 @@ static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype d
     }
     if (route == WL_ALLREDUCE_ROUTE_ONE_SHOT && in_place)
         route = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
+    if (route == WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH && topology->peer_bytes_most)
+        route = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
     if (route != WL_ALLREDUCE_ROUTE_NCCL &&
         (!topology->peers || (topology->peer_bytes_most && bytes > topology->peer_bytes_most)))
         route = WL_ALLREDUCE_ROUTE_NCCL;
@@ -133,14 +140,20 @@ static inline wl_allreduce_route wl_allreduce_plan(size_t count, warplab_dtype d
 }
 
 /* Whether some message size of a group of gpus with peer access goes to
- * NCCL (the group then opens NCCL's communicators too). */
-static inline bool wl_allreduce_plan_uses_nccl(int gpus)
+ * route (NCCL: the group then opens NCCL's communicators too; two_shot_push:
+ * its staging slots). */
+static inline bool wl_allreduce_plan_uses(int gpus, wl_allreduce_route route)
 {
     for (size_t i = 0; i < sizeof wl_allreduce_rules / sizeof wl_allreduce_rules[0]; i++)
         if (gpus >= wl_allreduce_rules[i].gpus_min && gpus <= wl_allreduce_rules[i].gpus_max &&
-            wl_allreduce_rules[i].route == WL_ALLREDUCE_ROUTE_NCCL)
+            wl_allreduce_rules[i].route == route)
             return true;
     return false;
+}
+
+static inline bool wl_allreduce_plan_uses_nccl(int gpus)
+{
+    return wl_allreduce_plan_uses(gpus, WL_ALLREDUCE_ROUTE_NCCL);
 }
 
 #endif

@@ -252,7 +252,22 @@ static const wl_rung allreduce_rungs[] = {
      .course = "past the course (Little's law over G-1 links)",
      .vendor = "nccl",
      .supports = two_gpus},
-    /* 9. What the library runs. */
+    /* 9. Every byte between GPUs a store. */
+    {.id = "two_shot_push",
+     .title = "two-shot by stores: staging slots, a barrier a round",
+     .lesson = "two_shot_flags moves its reduce-scatter half as remote loads: each 16-byte load "
+               "sends a request one way and waits a round trip for the data the other way. Here "
+               "every transfer is a posted store. A GPU stores segment k of its input into GPU "
+               "k's staging slot (all G segments at once, both directions of every link "
+               "carrying data), the GPUs meet in a barrier of flags, and GPU k adds its G slots "
+               "from its own memory and stores the sum into every GPU's output. Messages go in "
+               "rounds of 16 MiB a GPU through two staging sets (32 MiB a GPU), one barrier a "
+               "round. In place works: a GPU's output segment is written only after that GPU "
+               "has pushed it.",
+     .course = "past the course (NCCL's Simple protocol: stores into the peer's buffers)",
+     .vendor = "nccl",
+     .supports = two_gpus},
+    /* 10. What the library runs. */
     {.id = "dispatch",
      .title = "the library's pick by size (warplab_allreduce)",
      .lesson = "What warplab_allreduce runs, timed through the public call: a table of message "
@@ -301,12 +316,15 @@ static void allreduce_describe(const wl_problem *p, char *text, size_t len)
 
 /* Odd sizes that cut segments and chunks unevenly (fewer elements than GPUs
  * included), 16-byte vectors with and without a tail, misaligned views (the
- * vector kernels peel a head), both types. */
+ * vector kernels peel a head), both types; past 2^22 two_shot_push's rounds
+ * (16 MiB of floats each): a last round of one vector, and three rounds, so
+ * that its first staging set is used again. */
 static int allreduce_test_problems(const warplab_device_info *device, wl_problem *problems,
                                    int capacity)
 {
     (void)device;
-    static const size_t sizes[] = {1, 3, 31, 1000, 4099, 65537, (1u << 20) + 3, (1u << 22) + 5};
+    static const size_t sizes[] = {
+        1, 3, 31, 1000, 4099, 65537, (1u << 20) + 3, (1u << 22) + 5, (3u << 22) + 7};
     static const size_t misaligned[] = {3, 1000, 65537, (1u << 20) + 3};
     const int gpus = wl_allreduce_gpus();
     int count = 0;

@@ -173,8 +173,9 @@ static int single_process(void)
         return check_report("test_allreduce_cuda");
     CHECK_STR(warplab_allreduce_group_algorithm(group), "planned");
     /* Every route of the planner (src/kernels/allreduce_plan.h): one_shot
-     * (small, not in place), two_shot_flags (in place, and larger), NCCL
-     * (past 32 MiB from G = 3 on, where NCCL loads). */
+     * (small, not in place), two_shot_flags (in place, and larger),
+     * two_shot_push (from 8 MiB at G = 2; the last count: two rounds, in place
+     * too), NCCL (past 32 MiB from G = 3 on, where NCCL loads). */
     const size_t counts[] = {1, 3, 1000, 65537, (1u << 20) + 3, (1u << 23) + 5};
     for (int t = 0; t < 2; t++)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
@@ -298,7 +299,8 @@ static void comm_cases(warplab_comm *comm, int rank, int ranks, int device, bool
                              65537, (1u << 20) + 3, (1u << 23) - 4, (1u << 23) + 5};
     const wl_allreduce_topology topology = {ranks, peers, true, WL_COMM_STAGING_BYTES,
                                             slowest_memory_gbs(ranks)};
-    static const char *const names[] = {"one_shot", "two_shot_flags", "nccl", "none"};
+    static const char *const names[] = {"one_shot", "two_shot_flags", "two_shot_push", "nccl",
+                                        "none"};
     /* WARPLAB_RANKS_LARGEST=N: the counts up to N only (under a sanitizer). */
     const char *largest_text = getenv("WARPLAB_RANKS_LARGEST");
     const size_t largest = largest_text ? strtoull(largest_text, NULL, 10) : SIZE_MAX;

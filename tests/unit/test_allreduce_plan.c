@@ -6,7 +6,9 @@
  * nothing without NCCL), no NCCL never NCCL; as a message grows the plan
  * only moves down the table; other types and G out of range get no route.
  * A comm (one process per GPU, its peers' staging areas mapped) takes the
- * table's route up to its staging area and NCCL past it, in place or not. */
+ * table's route up to its staging area (two_shot_flags for two_shot_push,
+ * whose staging slots are a one-process group's) and NCCL past it, in place
+ * or not. */
 #include "../check.h"
 #include "kernels/allreduce_plan.h"
 
@@ -88,6 +90,16 @@ static void table_is_well_formed(void)
     CHECK(wl_allreduce_plan(n24, WARPLAB_FLOAT32, &h200, false) ==
           WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS);
     CHECK(wl_allreduce_plan(n32, WARPLAB_FLOAT32, &h200, false) == WL_ALLREDUCE_ROUTE_NCCL);
+    /* At G = 2 the stores take over from two_shot_flags at 8 MiB, in place
+     * too (a rank's output segment is written after it pushed it). */
+    const wl_allreduce_topology pair = {2, true, true, 0, 4814.304};
+    const size_t n8 = 8 * WL_MIB / 4;
+    CHECK(wl_allreduce_plan(n8 - 1, WARPLAB_FLOAT32, &pair, false) ==
+          WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS);
+    CHECK(wl_allreduce_plan(n8, WARPLAB_FLOAT32, &pair, false) == WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH);
+    CHECK(wl_allreduce_plan(n8, WARPLAB_INT32, &pair, true) == WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH);
+    CHECK(wl_allreduce_plan((size_t)1 << 30, WARPLAB_FLOAT32, &pair, false) ==
+          WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH);
 }
 
 static void plans_fit_the_topology(void)
@@ -179,6 +191,19 @@ static void refusals(void)
         }
         CHECK(routes == wl_allreduce_plan_uses_nccl(gpus));
     }
+    /* wl_allreduce_plan_uses names every route some size of G takes (a
+     * group allocates two_shot_push's staging slots by it). */
+    for (int gpus = 2; gpus <= WARPLAB_MAX_GPUS; gpus++)
+        for (int r = 0; r < (int)WL_ALLREDUCE_ROUTE_NONE; r++) {
+            bool routes = false;
+            for (int octave = 0; octave < 40; octave++) {
+                const wl_allreduce_topology t = {gpus, true, true, 0, 4814.304};
+                routes = routes || wl_allreduce_plan((size_t)1 << octave, WARPLAB_FLOAT32, &t,
+                                                     false) == (wl_allreduce_route)r;
+            }
+            CHECK_MSG(!routes || wl_allreduce_plan_uses(gpus, (wl_allreduce_route)r),
+                      "G=%d: route %d taken but not named", gpus, r);
+        }
 }
 
 /* A comm asks with in_place false (its peers read a staged copy of the
@@ -197,10 +222,12 @@ static void comm_plans(void)
                 const size_t bytes = count * 4;
                 const wl_allreduce_route route =
                     wl_allreduce_plan(count, WARPLAB_FLOAT32, &staged, false);
-                const wl_allreduce_route table =
-                    wl_allreduce_rules[rule_for(gpus, 0.0, bytes)].route;
+                wl_allreduce_route table = wl_allreduce_rules[rule_for(gpus, 0.0, bytes)].route;
+                if (table == WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH)
+                    table = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
                 const wl_allreduce_route expected =
                     bytes > WL_COMM_STAGING_BYTES ? WL_ALLREDUCE_ROUTE_NCCL : table;
+                CHECK(route != WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH);
                 CHECK_MSG(route == expected, "comm G=%d n=%zu: route %d, expected %d", gpus, count,
                           (int)route, (int)expected);
                 CHECK(wl_allreduce_plan(count, WARPLAB_INT32, &staged, false) == route);
@@ -214,9 +241,11 @@ static void comm_plans(void)
               WL_ALLREDUCE_ROUTE_ONE_SHOT);
         /* The area's last element is a peer rung's, the next NCCL's. */
         const size_t most = WL_COMM_STAGING_BYTES / 4;
-        CHECK(wl_allreduce_plan(most, WARPLAB_FLOAT32, &staged, false) ==
-              wl_allreduce_plan(most, WARPLAB_FLOAT32,
-                                &(wl_allreduce_topology){gpus, true, true, 0, 0.0}, false));
+        wl_allreduce_route one_process = wl_allreduce_plan(
+            most, WARPLAB_FLOAT32, &(wl_allreduce_topology){gpus, true, true, 0, 0.0}, false);
+        if (one_process == WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH)
+            one_process = WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS;
+        CHECK(wl_allreduce_plan(most, WARPLAB_FLOAT32, &staged, false) == one_process);
         CHECK(wl_allreduce_plan(most + 1, WARPLAB_FLOAT32, &staged, false) ==
               WL_ALLREDUCE_ROUTE_NCCL);
         /* Without NCCL a staged comm has no route past its area. */

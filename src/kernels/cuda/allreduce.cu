@@ -11,7 +11,8 @@
  *    6. two_shot -- one kernel per GPU, two-shot, 16-byte
  *    7. one_shot -- one-shot, flag barrier in peer memory
  *    8. two_shot_flags -- two-shot, flag barrier, every peer's loads in flight
- *    9. dispatch -- the library's pick by size (warplab_allreduce)
+ *    9. two_shot_push -- two-shot by stores: staging slots, a barrier a round
+ *   10. dispatch -- the library's pick by size (warplab_allreduce)
  *
  * The group (ar_group): rank 0 is the device the harness (or the caller)
  * runs on, ranks 1..G-1 the other devices in index order. Each rank has its
@@ -35,7 +36,7 @@
 #define AR_MAX WL_ALLREDUCE_MAX_GPUS
 
 /* warplab:rung allreduce host_staging through_one peer_read ring nccl two_shot one_shot
- * two_shot_flags dispatch */
+ * two_shot_flags two_shot_push dispatch */
 
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
@@ -262,6 +263,153 @@ __global__ void __launch_bounds__(AR_FLAG_THREADS)
     count_call(flags, me, epoch);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The pushed rung: every byte between GPUs a store                          */
+
+/* Block b's numbered barriers (two_shot_push meets its peers once a round):
+ * the number of block b's last barrier is kept in the rank's own word
+ * (AR_PUSH_COUNTS + b), and peer q's arrival at barrier number x sets the
+ * word (AR_PUSH_ARRIVALS + b, q) to x. Numbers only grow (modulo 2^32), so a
+ * peer already at the next barrier has passed this one: the wait is for a
+ * word at or past the number, never for an exact value. Every rank runs the
+ * same calls with the same grid and rounds, so block b's numbers agree. */
+__device__ inline unsigned push_barriers_before(const Flags &flags, int me)
+{
+    __shared__ unsigned number;
+    if (threadIdx.x == 0)
+        number = *(volatile unsigned *)(flags.rank[me] + AR_PUSH_COUNTS + blockIdx.x);
+    __syncthreads();
+    return number;
+}
+
+template <int G> __device__ inline void push_barrier(const Flags &flags, int me, unsigned number)
+{
+    __syncthreads();
+    const int q = (int)threadIdx.x;
+    if (q < G && q != me) {
+        const size_t slot = AR_PUSH_ARRIVALS + (size_t)blockIdx.x * AR_MAX;
+        store_release(flags.rank[q] + slot + me, number);
+        const unsigned *mine = flags.rank[me] + slot + q;
+        while ((int)(load_acquire(mine) - number) < 0) {
+        }
+    }
+    __syncthreads();
+}
+
+/* Two-shot with stores only. The vectors run in rounds of round_vectors;
+ * round t's vectors are cut in G segments, and segment k belongs to rank k.
+ * Push: rank me stores segment k of its input into rank k's staging slot me
+ * (staging set t mod 2), every segment at once. Barrier: block b of every
+ * rank has pushed. Reduce: rank me adds its G slots (its own memory, in
+ * rank order) and stores the sum into segment me of every rank's output.
+ * Block b pushes, and reduces, the same vectors on every rank (the same
+ * grid-stride), so block b's barrier with block b of every peer orders all
+ * it needs; the next round pushes into the other set, and the round after
+ * into this one only once every rank has passed the next barrier, which it
+ * reaches after reducing this round. The scalars (the head before the first
+ * 16-byte boundary and the tail) go to rank 0, which reads them from every
+ * input and writes every output. A start barrier comes first, as in
+ * flagged_reduce, and an end barrier keeps every rank's kernel running
+ * until no peer still writes into its output. In place works: a
+ * peer writes segment k of round t into this rank's output only after this
+ * rank's block has pushed those vectors of its input, and nothing reads
+ * them again. */
+template <typename T, int G, int UNROLL>
+__global__ void __launch_bounds__(AR_FLAG_THREADS)
+    pushed_reduce(Pointers<const T> in, Pointers<T> out, Pointers<T> staging, size_t count,
+                  size_t head, size_t vectors, size_t round_vectors, Flags flags, int me)
+{
+    using V = typename Vector<T>::type;
+    const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * blockDim.x;
+    const size_t slot_vectors = (round_vectors + G - 1) / G;
+    const size_t rounds = (vectors + round_vectors - 1) / round_vectors;
+    unsigned number = push_barriers_before(flags, me);
+    /* The start, as the other flag rungs': every rank's kernel has begun, so
+     * the work queued before it on every rank's stream is done. A rank's own
+     * input may have been written from another rank's stream (the harness
+     * copies every input from rank 0's), and its output must be free before
+     * a peer stores into it. */
+    push_barrier<G>(flags, me, ++number);
+    const V *mine = reinterpret_cast<const V *>(in.p[me] + head);
+    for (size_t t = 0; t < rounds; t++) {
+        const size_t first = t * round_vectors;
+        const size_t length = vectors - first < round_vectors ? vectors - first : round_vectors;
+        const size_t segment = (length + G - 1) / G;
+        const size_t set = (t & 1) * G * slot_vectors;
+        for (size_t base = thread; base < segment; base += threads * UNROLL) {
+            V part[G][UNROLL];
+#pragma unroll
+            for (int k = 0; k < G; k++)
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    const size_t j = base + (size_t)u * threads;
+                    if (j < segment && k * segment + j < length)
+                        part[k][u] = mine[first + k * segment + j];
+                }
+#pragma unroll
+            for (int k = 0; k < G; k++) {
+                V *slot = reinterpret_cast<V *>(staging.p[k]) + set + (size_t)me * slot_vectors;
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    const size_t j = base + (size_t)u * threads;
+                    if (j < segment && k * segment + j < length)
+                        slot[j] = part[k][u];
+                }
+            }
+        }
+        push_barrier<G>(flags, me, ++number);
+        const size_t own_first = me * segment < length ? me * segment : length;
+        const size_t own = length - own_first < segment ? length - own_first : segment;
+        const V *slots = reinterpret_cast<const V *>(staging.p[me]) + set;
+        for (size_t base = thread; base < own; base += threads * UNROLL) {
+            V part[G][UNROLL];
+            /* Read past L1 (ld.global.cg): two rounds ago this block read the
+             * same words, which the peers have since rewritten. */
+#pragma unroll
+            for (int s = 0; s < G; s++)
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    const size_t j = base + (size_t)u * threads;
+                    if (j < own)
+                        part[s][u] = __ldcg(slots + (size_t)s * slot_vectors + j);
+                }
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+#pragma unroll
+                for (int s = 1; s < G; s++)
+                    part[0][u] = add(part[0][u], part[s][u]);
+            }
+#pragma unroll
+            for (int d = 0; d < G; d++) {
+                V *to = reinterpret_cast<V *>(out.p[d] + head) + first + own_first;
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    const size_t j = base + (size_t)u * threads;
+                    if (j < own)
+                        to[j] = part[0][u];
+                }
+            }
+        }
+    }
+    /* The scalars, on rank 0's last threads. */
+    const size_t tail = head + 4 * vectors;
+    if (me == 0)
+        for (size_t i = threads - 1 - thread; i < head + (count - tail); i += threads) {
+            const size_t at = i < head ? i : tail + (i - head);
+            T sum = in.p[0][at];
+#pragma unroll
+            for (int s = 1; s < G; s++)
+                sum = add(sum, in.p[s][at]);
+#pragma unroll
+            for (int d = 0; d < G; d++)
+                out.p[d][at] = sum;
+        }
+    push_barrier<G>(flags, me, ++number);
+    if (threadIdx.x == 0)
+        *(volatile unsigned *)(flags.rank[me] + AR_PUSH_COUNTS + blockIdx.x) = number;
+}
+
 } // namespace
 
 /* ------------------------------------------------------------------------ */
@@ -406,6 +554,14 @@ static warplab_status nccl_comms(wl_backend *backend, ar_group *g)
 }
 #endif
 
+/* two_shot_push's staging on each rank: two rounds of G slots, each a G-th
+ * of a round (rounded up) of 16-byte vectors. */
+static size_t push_staging_bytes(int gpus)
+{
+    const size_t slot = (AR_PUSH_ROUND_VECTORS + (size_t)gpus - 1) / (size_t)gpus;
+    return 2 * (size_t)gpus * slot * 16;
+}
+
 /* Every rank's flag words, zeroed before any kernel may set them (a peer's
  * first call writes into them: the zeroing is waited for here), and the
  * grid's cap: the fewest SMs of the group, so every block of a flag kernel
@@ -490,7 +646,8 @@ warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpu
         e = cudaEventCreateWithFlags(&g->summed, cudaEventDisableTiming);
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "all-reduce streams and events");
-    const bool flagged = algorithm == AR_ONE_SHOT || algorithm == AR_TWO_SHOT_FLAGS;
+    const bool flagged =
+        algorithm == AR_ONE_SHOT || algorithm == AR_TWO_SHOT_FLAGS || algorithm == AR_TWO_SHOT_PUSH;
     const bool peers =
         algorithm == AR_PLANNED
             ? wl_allreduce_peer_check(gpus, g->devices, reason, sizeof reason) == WARPLAB_OK
@@ -508,6 +665,18 @@ warplab_status wl_allreduce_group_open(wl_backend *backend, ar_group *g, int gpu
         status = open_flags(backend, g);
         if (status != WARPLAB_OK)
             return status;
+    }
+    if (algorithm == AR_TWO_SHOT_PUSH ||
+        (algorithm == AR_PLANNED && peers &&
+         wl_allreduce_plan_uses(gpus, WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH))) {
+        const size_t bytes_each = push_staging_bytes(gpus);
+        for (int r = 0; r < gpus && e == cudaSuccess; r++) {
+            e = cudaSetDevice(g->devices[r]);
+            if (e == cudaSuccess)
+                e = cudaMalloc(&g->staging[r], bytes_each);
+        }
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, "two_shot_push's staging slots");
     }
     if (algorithm == AR_HOST_STAGING) {
         for (int r = 0; r < gpus && e == cudaSuccess; r++)
@@ -558,6 +727,7 @@ const char *wl_allreduce_algorithm_name(ar_algorithm algorithm)
     case AR_TWO_SHOT: return "two_shot";
     case AR_ONE_SHOT: return "one_shot";
     case AR_TWO_SHOT_FLAGS: return "two_shot_flags";
+    case AR_TWO_SHOT_PUSH: return "two_shot_push";
     case AR_PLANNED: break;
     }
     return "planned";
@@ -580,6 +750,8 @@ void wl_allreduce_group_close(ar_group *g)
             cudaFreeHost(g->host[r]);
         if (g->flags[r])
             cudaFree(g->flags[r]);
+        if (g->staging[r])
+            cudaFree(g->staging[r]);
     }
     if (g->start)
         cudaEventDestroy(g->start);
@@ -603,7 +775,7 @@ void wl_allreduce_group_close(ar_group *g)
 static bool self_ordered(const ar_group *g)
 {
     return g->algorithm == AR_ONE_SHOT || g->algorithm == AR_TWO_SHOT_FLAGS ||
-           (g->algorithm == AR_NCCL && g->every_rank);
+           g->algorithm == AR_TWO_SHOT_PUSH || (g->algorithm == AR_NCCL && g->every_rank);
 }
 
 /* The streams a run uses a rank: the ring's chunks, else the first. */
@@ -1037,6 +1209,87 @@ static cudaError_t run_flagged(ar_group *g, const ar_call *call, bool two_shot)
     return e;
 }
 
+template <typename T, int G>
+static void launch_pushed_sized(unsigned blocks, cudaStream_t stream, const ar_group *g,
+                                const ar_call *call, size_t head, size_t vectors,
+                                const Flags &flags, int me)
+{
+    Pointers<const T> in{};
+    Pointers<T> out{}, staging{};
+    for (int i = 0; i < G; i++) {
+        in.p[i] = static_cast<const T *>(call->in[i]);
+        out.p[i] = static_cast<T *>(call->out[i]);
+        staging.p[i] = static_cast<T *>(g->staging[i]);
+    }
+    pushed_reduce<T, G, 4><<<blocks, AR_FLAG_THREADS, 0, stream>>>(
+        in, out, staging, call->n, head, vectors, AR_PUSH_ROUND_VECTORS, flags, me);
+}
+
+template <typename T>
+static void launch_pushed(unsigned blocks, cudaStream_t stream, const ar_group *g,
+                          const ar_call *call, size_t head, size_t vectors, const Flags &flags,
+                          int me)
+{
+#define AR_PUSHED_CASE(G)                                                                          \
+    case G: launch_pushed_sized<T, G>(blocks, stream, g, call, head, vectors, flags, me); break;
+    switch (g->gpus) {
+        AR_PUSHED_CASE(2)
+        AR_PUSHED_CASE(3)
+        AR_PUSHED_CASE(4)
+        AR_PUSHED_CASE(5)
+        AR_PUSHED_CASE(6)
+        AR_PUSHED_CASE(7)
+        AR_PUSHED_CASE(8)
+    default: break;
+    }
+#undef AR_PUSHED_CASE
+}
+
+/* 9. Two-shot by stores (pushed_reduce): every transfer between GPUs is a
+ * posted store, the reduce-scatter's into the peers' staging slots and the
+ * all-gather's into their outputs; a barrier of numbered flags a round of
+ * AR_PUSH_ROUND_VECTORS. The 16-byte vectors need every input and output at
+ * the same address modulo 16 (else every element goes as a scalar, on rank
+ * 0). Every rank launches the same grid, sized for a round's segment. */
+static cudaError_t run_pushed(ar_group *g, const ar_call *call)
+{
+    const int G = g->gpus;
+    if (G < 2 || G > AR_MAX || g->flag_blocks < 1 || !g->flags[0] || !g->staging[0])
+        return cudaErrorInvalidValue;
+    const void *all[2 * AR_MAX];
+    for (int r = 0; r < G; r++) {
+        all[r] = call->in[r];
+        all[G + r] = call->out[r];
+    }
+    size_t head = call->n, vectors = 0;
+    if (same_alignment(all, 2 * G)) {
+        head = ((16 - ((uintptr_t)call->in[0] & 15)) & 15) / 4;
+        if (head > call->n)
+            head = call->n;
+        vectors = (call->n - head) / 4;
+    }
+    if (vectors == 0)
+        head = call->n;
+    const size_t round = vectors < AR_PUSH_ROUND_VECTORS ? vectors : AR_PUSH_ROUND_VECTORS;
+    const size_t segment = (round + (size_t)G - 1) / (size_t)G;
+    const unsigned blocks = wl_allreduce_flag_grid(4 * segment, g->flag_blocks);
+    Flags flags{};
+    for (int r = 0; r < G; r++)
+        flags.rank[r] = g->flags[r];
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; r < G && e == cudaSuccess; r++) {
+        e = cudaSetDevice(g->devices[r]);
+        if (e != cudaSuccess)
+            break;
+        if (call->dtype == WARPLAB_INT32)
+            launch_pushed<int>(blocks, g->stream[r][0], g, call, head, vectors, flags, r);
+        else
+            launch_pushed<float>(blocks, g->stream[r][0], g, call, head, vectors, flags, r);
+        e = cudaGetLastError();
+    }
+    return e;
+}
+
 void wl_allreduce_segment(size_t n, int gpus, int k, size_t *first, size_t *count)
 {
     segment_range(n, gpus, k, 1, 0, first, count);
@@ -1122,6 +1375,7 @@ warplab_status wl_allreduce_group_run(wl_backend *backend, ar_group *g, const ar
         case AR_TWO_SHOT: e = run_two_shot(g, call, sms); break;
         case AR_ONE_SHOT: e = run_flagged(g, call, false); break;
         case AR_TWO_SHOT_FLAGS: e = run_flagged(g, call, true); break;
+        case AR_TWO_SHOT_PUSH: e = run_pushed(g, call); break;
         case AR_PLANNED: e = cudaErrorInvalidValue; break;
         case AR_NCCL:
 #ifdef WARPLAB_HAVE_NCCL
@@ -1399,6 +1653,7 @@ HARNESS_SETUP(nccl, AR_NCCL)
 HARNESS_SETUP(two_shot, AR_TWO_SHOT)
 HARNESS_SETUP(one_shot, AR_ONE_SHOT)
 HARNESS_SETUP(two_shot_flags, AR_TWO_SHOT_FLAGS)
+HARNESS_SETUP(two_shot_push, AR_TWO_SHOT_PUSH)
 
 #define ALLREDUCE_IMPL_WITH(name, limits, scratch, launcher)                                       \
     static const wl_impl name##_impl = {.ladder = "allreduce",                                     \
@@ -1419,9 +1674,11 @@ ALLREDUCE_IMPL(nccl, supports_nccl, nullptr)
 ALLREDUCE_IMPL(two_shot, supports_peers, nullptr)
 ALLREDUCE_IMPL(one_shot, supports_peers, nullptr)
 ALLREDUCE_IMPL(two_shot_flags, supports_peers, nullptr)
+ALLREDUCE_IMPL(two_shot_push, supports_peers, nullptr)
 ALLREDUCE_IMPL_WITH(dispatch, supports_dispatch, nullptr, launch_dispatch)
 
 extern "C" const wl_impl *const wl_cuda_allreduce_impls[] = {
-    &host_staging_impl, &through_one_impl, &peer_read_impl,      &ring_impl,     &nccl_impl,
-    &two_shot_impl,     &one_shot_impl,    &two_shot_flags_impl, &dispatch_impl, nullptr};
+    &host_staging_impl,  &through_one_impl, &peer_read_impl, &ring_impl,
+    &nccl_impl,          &two_shot_impl,    &one_shot_impl,  &two_shot_flags_impl,
+    &two_shot_push_impl, &dispatch_impl,    nullptr};
 /* warplab:end */

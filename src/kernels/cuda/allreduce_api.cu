@@ -112,6 +112,7 @@ static ar_algorithm algorithm_of(wl_allreduce_route route)
     switch (route) {
     case WL_ALLREDUCE_ROUTE_ONE_SHOT: return AR_ONE_SHOT;
     case WL_ALLREDUCE_ROUTE_TWO_SHOT_FLAGS: return AR_TWO_SHOT_FLAGS;
+    case WL_ALLREDUCE_ROUTE_TWO_SHOT_PUSH: return AR_TWO_SHOT_PUSH;
     case WL_ALLREDUCE_ROUTE_NCCL: return AR_NCCL;
     case WL_ALLREDUCE_ROUTE_NONE: break;
     }

@@ -15,13 +15,22 @@ extern "C" {
 #endif
 
 #define AR_RING_STREAMS 4
-/* The flag rungs (one_shot, two_shot_flags): threads a block, and the most
- * blocks a grid. Every rank's flag words: one a block, phase and peer, then
- * one a block counting the block's calls (AR_FLAG_CALLS on). */
+/* The flag rungs (one_shot, two_shot_flags, two_shot_push): threads a
+ * block, and the most blocks a grid. Every rank's flag words: one a block,
+ * phase and peer, then one a block counting the block's calls (AR_FLAG_CALLS
+ * on); then two_shot_push's numbered barriers: one a block and peer (the
+ * peer's last arrival, AR_PUSH_ARRIVALS on), then one a block (its last
+ * barrier's number, AR_PUSH_COUNTS on). */
 #define AR_FLAG_THREADS 512
 #define AR_FLAG_BLOCKS 256
 #define AR_FLAG_CALLS (2 * AR_FLAG_BLOCKS * WL_ALLREDUCE_MAX_GPUS)
-#define AR_FLAG_WORDS (AR_FLAG_CALLS + AR_FLAG_BLOCKS)
+#define AR_PUSH_ARRIVALS (AR_FLAG_CALLS + AR_FLAG_BLOCKS)
+#define AR_PUSH_COUNTS (AR_PUSH_ARRIVALS + AR_FLAG_BLOCKS * WL_ALLREDUCE_MAX_GPUS)
+#define AR_FLAG_WORDS (AR_PUSH_COUNTS + AR_FLAG_BLOCKS)
+/* two_shot_push's round: 2^20 16-byte vectors (16 MiB of each rank's
+ * input); each rank's staging holds two rounds' slots (G slots of a G-th of
+ * a round each), 32 MiB. */
+#define AR_PUSH_ROUND_VECTORS ((size_t)1 << 20)
 
 /* Why the NCCL rows are missing from a build without NCCL. */
 #define WL_ALLREDUCE_NO_NCCL                                                                       \
@@ -37,6 +46,7 @@ typedef enum ar_algorithm {
     AR_TWO_SHOT,
     AR_ONE_SHOT,
     AR_TWO_SHOT_FLAGS,
+    AR_TWO_SHOT_PUSH,
     AR_PLANNED /* a group open for every algorithm; each call sets one */
 } ar_algorithm;
 
@@ -62,6 +72,9 @@ typedef struct ar_group {
      * block must be resident at once). */
     unsigned *flags[WL_ALLREDUCE_MAX_GPUS];
     int flag_blocks;
+    /* two_shot_push: every rank's staging slots (two rounds' worth, on its
+     * device), which the peers' stores fill. */
+    void *staging[WL_ALLREDUCE_MAX_GPUS];
     bool peers;      /* every pair has peer access, enabled */
     bool nccl_ready; /* comms holds the group's NCCL communicators */
 #ifdef WARPLAB_HAVE_NCCL
