@@ -372,8 +372,9 @@ const wl_ladder wl_allreduce_ladder = {
     .rungs = allreduce_rungs,
     .rung_count = sizeof allreduce_rungs / sizeof allreduce_rungs[0],
     .make_problem = allreduce_make_problem,
-    /* 1 MiB, 64 MiB and 1 GiB messages of floats (--sweep: 4 KiB to 4 GiB). */
-    .default_sizes_gpu = "2^18,2^24,2^26",
+    /* 1 MiB, 16 MiB and 128 MiB messages of floats (--sweep: 4 KiB to 4 GiB): latency, the
+     * G = 2 pick past two_shot_push's limit, bandwidth; within the main job's time. */
+    .default_sizes_gpu = "2^18,2^22,2^25",
     .default_sizes_cpu = "2^18",
     .describe = allreduce_describe,
     .leading_size = wl_leading_size_1d,
