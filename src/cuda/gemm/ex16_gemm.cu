@@ -1060,43 +1060,81 @@ static warplab_status run_mma(wl_backend *backend, const wl_launch *launch,
  * 16-byte aligned at the call (the plan assumed they were) run ex16_mma with
  * 64 x 64 tiles and the same split, which needs the same workspace. */
 /* One operand's re-strided copy: dst (rows x dst_ld 16-bit words) = src
- * (rows x cols, ld apart). */
+ * (rows x cols, ld apart); pieces: its 16-byte pieces of dst (rows x dst_ld
+ * / 8). */
 struct ex16_restride_copy {
     const uint16_t *src;
     long long ld;
     uint16_t *dst;
     long long dst_ld;
     int rows, cols;
+    unsigned pieces;
 };
-/* The copies of one call, one launch: blockIdx.z picks the copy. */
+/* The copies of one call (count of them), one launch. */
 struct ex16_restride_copies {
     ex16_restride_copy copy[2];
+    int count;
 };
 
 /* dst (rows x restrided_ld(cols) 16-bit words) = src (rows x cols, ld
  * apart), the row tails zeroed (no uninitialised word near a TMA box). A
- * thread 8 words of a row: 8 loads (the source rows have no alignment; a
- * warp's loads still cover whole sectors) and one 16-byte store; rows
- * along the grid's y. A and B in one launch (grid z): a second launch of
- * this kernel before the wgmma kernel cost ~4.5 us on the small shapes
- * (H200: 61 x 200 x 97, A re-strided, 8.9 us; 200 x 61 x 97, A and B in
- * two launches, 13.5 us). */
+ * thread a 16-byte piece of a row of dst at a time, the pieces of both
+ * copies numbered in one sequence (the first copy's, then the second's)
+ * and walked by the whole grid: a warp writes 512 contiguous bytes whatever
+ * the rows' length. The source's rows have no alignment: a piece is read in
+ * the widest words its address allows (16, 8, 4 or 2 bytes), and element by
+ * element at the row's end. A and B in one launch: a second launch of this
+ * kernel before the wgmma kernel cost ~4.5 us on the small shapes (H200: 61
+ * x 200 x 97, A re-strided, 8.9 us; 200 x 61 x 97, A and B in two launches,
+ * 13.5 us). Blocks over rows x columns of the larger copy's extent, an
+ * element a load, took 2.1 ms on 79 x 375 x 21635 with A and B copied
+ * (22 x 21635 x 2 blocks, nearly all of them empty) and ran at ~0.3 of
+ * the bandwidth on 63039 x 2703 (H200, `warplab bench gemm --grid --seed
+ * 29`, FP16 N,N). */
 __global__ void ex16_restride(const ex16_restride_copies copies)
 {
-    const ex16_restride_copy &c = copies.copy[blockIdx.z];
-    const long long col = 8 * (blockIdx.x * (long long)blockDim.x + threadIdx.x);
-    if (col >= c.dst_ld)
-        return;
-    for (long long r = blockIdx.y; r < c.rows; r += gridDim.y) {
-        const uint16_t *row = c.src + r * c.ld;
-        uint32_t words[4];
+    /* The wgmma kernel after it is launched as its dependent: placed while
+     * this one runs, it waits for it before its first load. */
+    wl_release_dependents();
+    const unsigned first = copies.copy[0].pieces;
+    const unsigned total = first + (copies.count > 1 ? copies.copy[1].pieces : 0u);
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += gridDim.x * blockDim.x) {
+        const bool second = i >= first;
+        const ex16_restride_copy &c = copies.copy[second ? 1 : 0];
+        const unsigned piece = second ? i - first : i;
+        const unsigned per_row = (unsigned)(c.dst_ld / 8);
+        const unsigned r = piece / per_row;
+        const int col = 8 * (int)(piece - r * per_row);
+        const uint16_t *from = c.src + (long long)r * c.ld + col;
+        uint32_t w[4];
+        if (col + 8 <= c.cols) {
+            const uintptr_t at = (uintptr_t)from;
+            if (at % 16 == 0) {
+                const uint4 x = *(const uint4 *)from;
+                w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+            } else if (at % 8 == 0) {
+                const uint2 x = ((const uint2 *)from)[0], y = ((const uint2 *)from)[1];
+                w[0] = x.x, w[1] = x.y, w[2] = y.x, w[3] = y.y;
+            } else if (at % 4 == 0) {
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const long long e = col + 2 * i;
-            const uint32_t lo = e < c.cols ? row[e] : 0u, hi = e + 1 < c.cols ? row[e + 1] : 0u;
-            words[i] = lo | hi << 16;
+                for (int j = 0; j < 4; j++)
+                    w[j] = ((const uint32_t *)from)[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    w[j] = (uint32_t)from[2 * j] | (uint32_t)from[2 * j + 1] << 16;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int e = col + 2 * j;
+                const uint32_t lo = e < c.cols ? from[2 * j] : 0u,
+                               hi = e + 1 < c.cols ? from[2 * j + 1] : 0u;
+                w[j] = lo | hi << 16;
+            }
         }
-        *(uint4 *)(c.dst + r * c.dst_ld + col) = make_uint4(words[0], words[1], words[2], words[3]);
+        *(uint4 *)(c.dst + (long long)r * c.dst_ld + col) = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
@@ -1112,22 +1150,34 @@ static void restride_add(ex16_restride_copies *copies, int *count, const void **
     c->dst_ld = (long long)restrided_ld(cols);
     c->rows = (int)rows;
     c->cols = (int)cols;
+    c->pieces = 0;
     *src = dst;
     *ld = (int)c->dst_ld;
 }
 
-/* The count copies of restride_add, one launch. */
-static warplab_status restride(wl_backend *backend, const ex16_restride_copies *copies, int count)
+/* The count copies of restride_add, one launch: enough blocks of 256
+ * threads for every piece, at most 8 an SM (the grid walks the rest). */
+static warplab_status restride(wl_backend *backend, ex16_restride_copies *copies, int count)
 {
-    const unsigned block = 128;
-    long long ld = 0, rows = 0;
+    const unsigned block = 256;
+    size_t total = 0;
     for (int i = 0; i < count; i++) {
-        ld = copies->copy[i].dst_ld > ld ? copies->copy[i].dst_ld : ld;
-        rows = copies->copy[i].rows > rows ? copies->copy[i].rows : rows;
+        ex16_restride_copy *c = &copies->copy[i];
+        const size_t pieces = (size_t)c->rows * (size_t)(c->dst_ld / 8);
+        total += pieces;
+        if (total > 0x7fffffffu)
+            return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,
+                           "gemm_ex: re-strided copies of %zu 16-byte pieces exceed the copy "
+                           "kernel's 32-bit count",
+                           total);
+        c->pieces = (unsigned)pieces;
     }
-    const dim3 grid((unsigned)((ld / 8 + block - 1) / block),
-                    (unsigned)(rows < 65535 ? rows : 65535), (unsigned)count);
-    ex16_restride<<<grid, block, 0, wl_cuda_stream(backend)>>>(*copies);
+    copies->count = count;
+    const size_t most =
+        8 * (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132);
+    const size_t wanted = (total + block - 1) / block;
+    const unsigned blocks = (unsigned)(wanted < most ? (wanted > 0 ? wanted : 1) : most);
+    ex16_restride<<<blocks, block, 0, wl_cuda_stream(backend)>>>(*copies);
     return WL_CUDA_LAUNCHED(backend, "gemm_ex: operands re-strided onto 128-byte lines");
 }
 
@@ -1185,6 +1235,7 @@ static warplab_status run_wgmma_transposed(wl_backend *backend, const wl_launch 
     call.m = 1;
     call.n = m;
     call.k = k;
+    call.after_copy = false;
     return launch_wgmma(backend, launch, plan, &call, part,
                         (char *)part + workspace_of(p, plan).sk);
 }
@@ -1236,6 +1287,7 @@ static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
     call.m = (int)wl_gemm_m(p);
     call.n = (int)wl_gemm_n(p);
     call.k = (int)wl_gemm_k(p);
+    call.after_copy = count > 0;
     return launch_wgmma(backend, launch, plan, &call, (float *)(workspace + w.part),
                         workspace + w.sk);
 }

@@ -838,6 +838,7 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
         tf32->wgmma_splits > 1 ? (float *)(bt_space + round_up_1k(b_copy_bytes(p, tf32))) : NULL;
     call.sk_space = NULL;
     call.sk_workers = 0;
+    call.after_copy = false;
     status = wl_gemm_ex_wgmma_run(backend, &call);
     if (status != WARPLAB_OK || call.splits == 1)
         return status;

@@ -213,6 +213,13 @@ typedef struct wl_gemm_ex_wgmma_call {
      * NULL: whole tiles. */
     void *sk_space;
     int sk_workers;
+    /* The kernel follows a copy kernel of the same call on the stream (an
+     * operand re-strided, ex16_restride) that calls wl_release_dependents:
+     * launched as its dependent (wl_launch_dependent), its blocks are placed
+     * and set up while the copy runs and wait for it (wl_wait_for_producer)
+     * before their first load. Ignored with stream-K shares (a memset of
+     * their flags comes between). */
+    bool after_copy;
 } wl_gemm_ex_wgmma_call;
 bool wl_gemm_ex_wgmma_available(wl_backend *backend);
 warplab_status wl_gemm_ex_wgmma_run(wl_backend *backend, const wl_gemm_ex_wgmma_call *call);

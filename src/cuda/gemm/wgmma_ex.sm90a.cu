@@ -414,12 +414,18 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         mbarrier_init_fence();
         tma_prefetch_descriptor(&map_a);
         tma_prefetch_descriptor(&map_b);
-        if constexpr (SK)
+        if constexpr (SK) {
+            wl_wait_for_producer();
             asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(ticket_slot),
                          "r"(atomicAdd(p.sk_flags, 1))
                          : "memory");
+        }
     }
     __syncthreads();
+    /* Launched as the dependent of the operands' copy (after_copy): the set-up
+     * above ran beside it; nothing is read or written before it is done. A
+     * no-op for a plain launch. */
+    wl_wait_for_producer();
     int share = (int)blockIdx.x;
     if constexpr (SK)
         asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(share) : "r"(ticket_slot) : "memory");
@@ -878,19 +884,36 @@ static warplab_status xw_encode(wl_backend *backend, encode_tiled_fn encode, CUt
     return tma_encode_2d(backend, encode, map, base, type, rows, cols, ld, box_cols, box_rows);
 }
 
+/* dependent: launched as the dependent of the copy kernel before it
+ * (wl_gemm_ex_wgmma_call's after_copy). */
 template <int KIND, int BN, int TA, int TB, bool SK>
 static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a,
                                    const CUtensorMap &map_b, const CUtensorMap &map_c,
-                                   const xw_params &p, unsigned blocks)
+                                   const xw_params &p, unsigned blocks, bool dependent)
 {
     static unsigned allowed = 0;
-    const cudaError_t e = wl_cuda_allow_smem((const void *)gemm_ex_wgmma<KIND, BN, TA, TB, SK>,
-                                             XW_SMEM_BYTES, &allowed);
+    auto kernel = gemm_ex_wgmma<KIND, BN, TA, TB, SK>;
+    cudaError_t e = wl_cuda_allow_smem((const void *)kernel, XW_SMEM_BYTES, &allowed);
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
-    gemm_ex_wgmma<KIND, BN, TA, TB, SK>
-        <<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b, map_c,
-                                                                                p);
+    if (dependent && !SK) {
+        cudaLaunchAttribute attribute[1];
+        attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(blocks);
+        config.blockDim = dim3(XW_THREADS_OF(BN));
+        config.dynamicSmemBytes = XW_SMEM_BYTES;
+        config.stream = wl_cuda_stream(backend);
+        config.attrs = attribute;
+        config.numAttrs = 1;
+        e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
+        if (e != cudaSuccess)
+            return wl_cuda_check(backend, e, "gemm_ex TMA + wgmma kernel (after the copy)");
+    } else {
+        kernel<<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b,
+                                                                                      map_c, p);
+    }
     return WL_CUDA_LAUNCHED(backend, SK ? "gemm_ex TMA + wgmma kernel (stream-K shares)"
                                         : "gemm_ex TMA + wgmma kernel (operands as stored)");
 }
@@ -900,41 +923,46 @@ static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a
 template <int KIND, int BN, int TA, int TB>
 static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
                                 const CUtensorMap &map_b, const CUtensorMap &map_c,
-                                const xw_params &p, unsigned blocks)
+                                const xw_params &p, unsigned blocks, bool dependent)
 {
     if constexpr (KIND != XW_TF32 && BN != XW_NARROW) {
         if (p.walk.workers > 0)
-            return xw_launch_sk<KIND, BN, TA, TB, true>(backend, map_a, map_b, map_c, p, blocks);
+            return xw_launch_sk<KIND, BN, TA, TB, true>(backend, map_a, map_b, map_c, p, blocks,
+                                                        false);
     }
-    return xw_launch_sk<KIND, BN, TA, TB, false>(backend, map_a, map_b, map_c, p, blocks);
+    return xw_launch_sk<KIND, BN, TA, TB, false>(backend, map_a, map_b, map_c, p, blocks,
+                                                 dependent);
 }
 
 template <int KIND, int BN>
 static warplab_status xw_launch_ops(wl_backend *backend, const CUtensorMap &map_a,
                                     const CUtensorMap &map_b, const CUtensorMap &map_c,
-                                    const xw_params &p, unsigned blocks, bool ta, bool tb)
+                                    const xw_params &p, unsigned blocks, bool ta, bool tb,
+                                    bool dependent)
 {
     if (KIND == XW_TF32 || (!ta && !tb))
-        return xw_launch<KIND, BN, 0, 0>(backend, map_a, map_b, map_c, p, blocks);
+        return xw_launch<KIND, BN, 0, 0>(backend, map_a, map_b, map_c, p, blocks, dependent);
     if (!ta)
-        return xw_launch<KIND, BN, 0, 1>(backend, map_a, map_b, map_c, p, blocks);
+        return xw_launch<KIND, BN, 0, 1>(backend, map_a, map_b, map_c, p, blocks, dependent);
     if (!tb)
-        return xw_launch<KIND, BN, 1, 0>(backend, map_a, map_b, map_c, p, blocks);
-    return xw_launch<KIND, BN, 1, 1>(backend, map_a, map_b, map_c, p, blocks);
+        return xw_launch<KIND, BN, 1, 0>(backend, map_a, map_b, map_c, p, blocks, dependent);
+    return xw_launch<KIND, BN, 1, 1>(backend, map_a, map_b, map_c, p, blocks, dependent);
 }
 
 template <int KIND>
 static warplab_status xw_launch_bn(wl_backend *backend, const CUtensorMap &map_a,
                                    const CUtensorMap &map_b, const CUtensorMap &map_c,
-                                   const xw_params &p, unsigned blocks, int bn, bool ta, bool tb)
+                                   const xw_params &p, unsigned blocks, int bn, bool ta, bool tb,
+                                   bool dependent)
 {
     if (bn == 256)
-        return xw_launch_ops<KIND, 256>(backend, map_a, map_b, map_c, p, blocks, ta, tb);
+        return xw_launch_ops<KIND, 256>(backend, map_a, map_b, map_c, p, blocks, ta, tb, dependent);
     if constexpr (KIND != XW_TF32) {
         if (bn == XW_NARROW)
-            return xw_launch_ops<KIND, XW_NARROW>(backend, map_a, map_b, map_c, p, blocks, ta, tb);
+            return xw_launch_ops<KIND, XW_NARROW>(backend, map_a, map_b, map_c, p, blocks, ta, tb,
+                                                  dependent);
     }
-    return xw_launch_ops<KIND, 128>(backend, map_a, map_b, map_c, p, blocks, ta, tb);
+    return xw_launch_ops<KIND, 128>(backend, map_a, map_b, map_c, p, blocks, ta, tb, dependent);
 }
 
 template <int BM>
@@ -1162,10 +1190,11 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
     }
     if (kind == XW_BF16)
         return xw_launch_bn<XW_BF16>(backend, map_a, map_b, map_c, p, blocks, c->bn, c->a_m_major,
-                                     c->b_n_major);
+                                     c->b_n_major, c->after_copy);
     if (kind == XW_FP16)
         return xw_launch_bn<XW_FP16>(backend, map_a, map_b, map_c, p, blocks, c->bn, c->a_m_major,
-                                     c->b_n_major);
-    return xw_launch_bn<XW_TF32>(backend, map_a, map_b, map_c, p, blocks, c->bn, false, false);
+                                     c->b_n_major, c->after_copy);
+    return xw_launch_bn<XW_TF32>(backend, map_a, map_b, map_c, p, blocks, c->bn, false, false,
+                                 c->after_copy);
 }
 /* warplab:end */

@@ -1,0 +1,246 @@
+/* The cells of `warplab bench gemm --grid --seed S` (warplab_gemm_grid_make),
+ * timed as the grid times them (the caller's cudaMalloc memory and stream,
+ * warplab_gemm_ex against cublasGemmEx on the same contract, alternately,
+ * events, L2 flushed before every run, 2 warm-ups, the median of 15) but
+ * without the grid's host check of C (about a second a cell): C is only
+ * compared with cuBLAS's on the GPU (the largest |w - c| / (|c| + 1),
+ * a NaN counts as infinite), a guard against a gross error, not the
+ * contract's check (the tests and the grid itself are). The summary is the
+ * grid's own (warplab_gemm_grid_write). For before/after comparisons of two
+ * builds on a time budget.
+ * Build (from the repository root, a CUDA build in BUILD):
+ *   nvcc -O2 -std=c++17 -arch=sm_90 -I include -o gemm_grid_timing \
+ *     scripts/gemm_grid_timing.cu BUILD/libwarplab.a -lcublas
+ * Run: ./gemm_grid_timing SEED fp16,bf16,fp32,tf32 */
+#include "warplab.h"
+#include "warplab_lab.h"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__device__ float value_of(size_t i, unsigned seed)
+{
+    unsigned h = (unsigned)i * 2654435761u ^ seed ^ (unsigned)(i >> 32) * 40503u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    return (float)(h & 0xFFFF) / 32768.0f - 1.0f;
+}
+
+__global__ void fill(void *p, size_t n, unsigned seed, int type)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const float v = value_of(i, seed);
+        if (type == WARPLAB_BFLOAT16)
+            ((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
+        else if (type == WARPLAB_FLOAT16)
+            ((__half *)p)[i] = __float2half(v);
+        else
+            ((float *)p)[i] = v;
+    }
+}
+
+__device__ float load(const void *p, size_t i, int type)
+{
+    return type == WARPLAB_BFLOAT16  ? __bfloat162float(((const __nv_bfloat16 *)p)[i])
+           : type == WARPLAB_FLOAT16 ? __half2float(((const __half *)p)[i])
+                                     : ((const float *)p)[i];
+}
+
+__global__ void difference(const void *w, const void *c, size_t n, int type, unsigned *worst)
+{
+    float d = 0.0f;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const float x = load(w, i, type), y = load(c, i, type);
+        const float e = fabsf(x - y) / (fabsf(y) + 1.0f);
+        d = e != e ? INFINITY : fmaxf(d, e);
+    }
+    atomicMax(worst, __float_as_uint(d));
+}
+
+__global__ void flush_read(const uint4 *p, size_t words, unsigned *sink)
+{
+    unsigned acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const uint4 v = p[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9E3779B9u)
+        *sink = acc;
+}
+
+static cudaDataType cuda_type(warplab_dtype t)
+{
+    return t == WARPLAB_BFLOAT16 ? CUDA_R_16BF : t == WARPLAB_FLOAT16 ? CUDA_R_16F : CUDA_R_32F;
+}
+
+static bool wanted(const warplab_gemm_grid_cell &c, const char *types)
+{
+    const char *name = c.compute == WARPLAB_COMPUTE_TF32 ? "tf32"
+                       : c.ab_type == WARPLAB_BFLOAT16   ? "bf16"
+                       : c.ab_type == WARPLAB_FLOAT16    ? "fp16"
+                                                         : "fp32";
+    return strstr(types, name) != nullptr;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s SEED fp16,bf16,fp32,tf32\n", argv[0]);
+        return 2;
+    }
+    const unsigned long long seed = strtoull(argv[1], nullptr, 10);
+    const char *types = argv[2];
+    warplab_gemm_grid *grid = nullptr;
+    if (warplab_gemm_grid_make(seed, &grid) != WARPLAB_OK)
+        return 1;
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    warplab_context *ctx = nullptr;
+    if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &ctx) != WARPLAB_OK ||
+        warplab_context_set_stream(ctx, stream) != WARPLAB_OK)
+        return 1;
+    cublasHandle_t blas;
+    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(blas, stream))
+        return 1;
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    snprintf(grid->device, sizeof grid->device, "%s", prop.name);
+    const size_t flush_bytes = 2 * (size_t)prop.l2CacheSize;
+    void *flush;
+    unsigned *sink, *worst;
+    CHECK(cudaMalloc(&flush, flush_bytes));
+    CHECK(cudaMemset(flush, 1, flush_bytes));
+    CHECK(cudaMalloc(&sink, 4));
+    CHECK(cudaMalloc(&worst, 4));
+    const int reps = 15;
+    std::vector<cudaEvent_t> ev(4 * reps);
+    for (auto &e : ev)
+        CHECK(cudaEventCreate(&e));
+    grid->l2_flushed = 1;
+    for (size_t i = 0; i < grid->count; i++) {
+        warplab_gemm_grid_cell &c = grid->cells[i];
+        if ((c.flags & WARPLAB_ROW_SKIPPED) || !wanted(c, types)) {
+            c.flags = WARPLAB_ROW_SKIPPED;
+            c.status = WARPLAB_ERROR_UNSUPPORTED;
+            snprintf(c.note, sizeof c.note, "not timed here");
+            continue;
+        }
+        const size_t in = warplab_dtype_size(c.ab_type), out = warplab_dtype_size(c.c_type);
+        const size_t na = c.m * c.k, nb = c.k * c.n, nc = c.m * c.n;
+        void *a, *b, *cw, *cc;
+        CHECK(cudaMalloc(&a, na * in));
+        CHECK(cudaMalloc(&b, nb * in));
+        CHECK(cudaMalloc(&cw, nc * out));
+        CHECK(cudaMalloc(&cc, nc * out));
+        fill<<<1024, 256, 0, stream>>>(a, na, (unsigned)(seed * 3 + i), c.ab_type);
+        fill<<<1024, 256, 0, stream>>>(b, nb, (unsigned)(seed * 5 + i), c.ab_type);
+        CHECK(cudaMemsetAsync(cw, 0xFF, nc * out, stream));
+        CHECK(cudaStreamSynchronize(stream));
+        warplab_buffer *wa, *wb, *wc;
+        if (warplab_buffer_wrap(ctx, a, na * in, &wa) != WARPLAB_OK ||
+            warplab_buffer_wrap(ctx, b, nb * in, &wb) != WARPLAB_OK ||
+            warplab_buffer_wrap(ctx, cw, nc * out, &wc) != WARPLAB_OK)
+            return 1;
+        const int lda = (int)(c.op_a == WARPLAB_OP_T ? c.m : c.k);
+        const int ldb = (int)(c.op_b == WARPLAB_OP_T ? c.k : c.n);
+        const float alpha = 1.0f, beta = 0.0f;
+        const cublasComputeType_t compute =
+            c.compute == WARPLAB_COMPUTE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        auto run_w = [&]() {
+            return warplab_gemm_ex(ctx, c.op_a, c.op_b, c.m, c.n, c.k, 1.0f, wa, c.ab_type, 0, wb,
+                                   c.ab_type, 0, 0.0f, wc, c.c_type, 0, c.compute) == WARPLAB_OK;
+        };
+        auto run_c = [&]() {
+            return cublasGemmEx(blas, c.op_b == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                c.op_a == WARPLAB_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N, (int)c.n,
+                                (int)c.m, (int)c.k, &alpha, b, cuda_type(c.ab_type), ldb, a,
+                                cuda_type(c.ab_type), lda, &beta, cc, cuda_type(c.c_type), (int)c.n,
+                                compute, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
+        };
+        bool ok = run_w() && run_c();
+        CHECK(cudaStreamSynchronize(stream));
+        if (ok) {
+            CHECK(cudaMemsetAsync(worst, 0, 4, stream));
+            difference<<<1024, 256, 0, stream>>>(cw, cc, nc, c.c_type, worst);
+            unsigned bits = 0;
+            CHECK(cudaMemcpyAsync(&bits, worst, 4, cudaMemcpyDeviceToHost, stream));
+            CHECK(cudaStreamSynchronize(stream));
+            float d;
+            memcpy(&d, &bits, 4);
+            c.max_rel_error = d;
+            for (int w = 0; w < 2 && ok; w++)
+                ok = run_w() && run_c();
+            for (int r = 0; r < reps && ok; r++) {
+                flush_read<<<1024, 256, 0, stream>>>((const uint4 *)flush, flush_bytes / 16, sink);
+                CHECK(cudaEventRecord(ev[4 * r], stream));
+                ok = ok && run_w();
+                CHECK(cudaEventRecord(ev[4 * r + 1], stream));
+                flush_read<<<1024, 256, 0, stream>>>((const uint4 *)flush, flush_bytes / 16, sink);
+                CHECK(cudaEventRecord(ev[4 * r + 2], stream));
+                ok = ok && run_c();
+                CHECK(cudaEventRecord(ev[4 * r + 3], stream));
+            }
+            CHECK(cudaStreamSynchronize(stream));
+        }
+        if (ok) {
+            std::vector<double> tw(reps), tc(reps);
+            for (int r = 0; r < reps; r++) {
+                float ms;
+                CHECK(cudaEventElapsedTime(&ms, ev[4 * r], ev[4 * r + 1]));
+                tw[r] = 1e3 * ms;
+                CHECK(cudaEventElapsedTime(&ms, ev[4 * r + 2], ev[4 * r + 3]));
+                tc[r] = 1e3 * ms;
+            }
+            std::sort(tw.begin(), tw.end());
+            std::sort(tc.begin(), tc.end());
+            c.warplab_us = tw[reps / 2];
+            c.cublas_us = tc[reps / 2];
+            c.ratio = c.cublas_us / c.warplab_us;
+            c.runs = reps;
+            c.status = WARPLAB_OK;
+            c.flags = 0;
+            snprintf(c.candidate, sizeof c.candidate, "%s",
+                     c.max_rel_error > 0.05 ? "DIFFERS" : "-");
+            snprintf(c.plan, sizeof c.plan, "max |w - c| / (|c| + 1) vs cuBLAS %.2g",
+                     c.max_rel_error);
+        } else {
+            c.flags = WARPLAB_ROW_FAILED;
+            c.status = WARPLAB_ERROR_BACKEND;
+            snprintf(c.note, sizeof c.note, "%s", warplab_last_error(ctx));
+        }
+        warplab_buffer_destroy(wa);
+        warplab_buffer_destroy(wb);
+        warplab_buffer_destroy(wc);
+        CHECK(cudaFree(a));
+        CHECK(cudaFree(b));
+        CHECK(cudaFree(cw));
+        CHECK(cudaFree(cc));
+    }
+    warplab_gemm_grid_write(grid, WARPLAB_FORMAT_TABLE, stdout);
+    warplab_gemm_grid_destroy(grid);
+    cublasDestroy(blas);
+    warplab_context_destroy(ctx);
+    return 0;
+}
