@@ -203,6 +203,67 @@ __device__ inline void block_barrier(const Flags &flags, int me, unsigned epoch,
     __syncthreads();
 }
 
+/* One grid-stride step of the flag rungs' sums: for each of UNROLL vectors a
+ * thread (i = base + u x threads, those below limit), the G sources' vectors
+ * (load(s, i)) all loaded before the first add, added in source order (so
+ * every rank that sums the same sources gets the same bits), and the sum
+ * stored to each of the destinations (store(d, i, sum)). G x UNROLL 16-byte
+ * loads in flight a thread cover G - 1 remote latencies at once. */
+template <typename V, int G, int UNROLL, int DESTINATIONS, typename Load, typename Store>
+__device__ inline void sum_vectors(size_t base, size_t threads, size_t limit, Load load,
+                                   Store store)
+{
+    V part[G][UNROLL];
+#pragma unroll
+    for (int s = 0; s < G; s++)
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const size_t i = base + (size_t)u * threads;
+            if (i < limit)
+                part[s][u] = load(s, i);
+        }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+#pragma unroll
+        for (int s = 1; s < G; s++)
+            part[0][u] = add(part[0][u], part[s][u]);
+    }
+#pragma unroll
+    for (int d = 0; d < DESTINATIONS; d++) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const size_t i = base + (size_t)u * threads;
+            if (i < limit)
+                store(d, i, part[0][u]);
+        }
+    }
+}
+
+/* The elements outside the 16-byte vectors, one at a time: the head [0,
+ * head) and the tail from head + 4 x vectors to count, summed from the G
+ * sources in order into each destination, on the grid's last threads:
+ * where the grid has more threads than vectors (small messages) those
+ * threads have no vector, so the scalars' remote loads overlap the vectors'
+ * (about 1 us less at G = 4 for a count that is not a multiple of 4). */
+template <typename T, int G, int DESTINATIONS>
+__device__ inline void sum_scalars(const Pointers<const T> &src, const Pointers<T> &dst,
+                                   size_t count, size_t head, size_t vectors)
+{
+    const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * blockDim.x;
+    const size_t tail = head + 4 * vectors;
+    for (size_t i = threads - 1 - thread; i < head + (count - tail); i += threads) {
+        const size_t at = i < head ? i : tail + (i - head);
+        T sum = src.p[0][at];
+#pragma unroll
+        for (int s = 1; s < G; s++)
+            sum = add(sum, src.p[s][at]);
+#pragma unroll
+        for (int d = 0; d < DESTINATIONS; d++)
+            dst.p[d][at] = sum;
+    }
+}
+
 /* dst[d][i] = src[0][i] + ... + src[G-1][i] for every destination d, between
  * a start and an end barrier. G is a template parameter, so every thread
  * issues its loads from all G sources (UNROLL 16-byte vectors each) before
@@ -220,45 +281,12 @@ __global__ void __launch_bounds__(AR_FLAG_THREADS)
     block_barrier<G>(flags, me, epoch, 0);
     const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t threads = (size_t)gridDim.x * blockDim.x;
-    for (size_t base = thread; base < vectors; base += threads * UNROLL) {
-        V part[G][UNROLL];
-#pragma unroll
-        for (int s = 0; s < G; s++)
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-                const size_t v = base + (size_t)u * threads;
-                if (v < vectors)
-                    part[s][u] = reinterpret_cast<const V *>(src.p[s] + head)[v];
-            }
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-#pragma unroll
-            for (int s = 1; s < G; s++)
-                part[0][u] = add(part[0][u], part[s][u]);
-        }
-#pragma unroll
-        for (int d = 0; d < DESTINATIONS; d++) {
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-                const size_t v = base + (size_t)u * threads;
-                if (v < vectors)
-                    reinterpret_cast<V *>(dst.p[d] + head)[v] = part[0][u];
-            }
-        }
-    }
-    /* The scalars on the grid's last threads, as in reduce_to_all: about
-     * 1 us less at G = 4 for a count that is not a multiple of 4. */
-    const size_t tail = head + 4 * vectors;
-    for (size_t i = threads - 1 - thread; i < head + (count - tail); i += threads) {
-        const size_t at = i < head ? i : tail + (i - head);
-        T sum = src.p[0][at];
-#pragma unroll
-        for (int s = 1; s < G; s++)
-            sum = add(sum, src.p[s][at]);
-#pragma unroll
-        for (int d = 0; d < DESTINATIONS; d++)
-            dst.p[d][at] = sum;
-    }
+    for (size_t base = thread; base < vectors; base += threads * UNROLL)
+        sum_vectors<V, G, UNROLL, DESTINATIONS>(
+            base, threads, vectors,
+            [&](int s, size_t v) { return reinterpret_cast<const V *>(src.p[s] + head)[v]; },
+            [&](int d, size_t v, V sum) { reinterpret_cast<V *>(dst.p[d] + head)[v] = sum; });
+    sum_scalars<T, G, DESTINATIONS>(src, dst, count, head, vectors);
     block_barrier<G>(flags, me, epoch, 1);
     count_call(flags, me, epoch);
 }
@@ -362,49 +390,20 @@ __global__ void __launch_bounds__(AR_FLAG_THREADS)
         const size_t own_first = me * segment < length ? me * segment : length;
         const size_t own = length - own_first < segment ? length - own_first : segment;
         const V *slots = reinterpret_cast<const V *>(staging.p[me]) + set;
-        for (size_t base = thread; base < own; base += threads * UNROLL) {
-            V part[G][UNROLL];
-            /* Read past L1 (ld.global.cg): two rounds ago this block read the
-             * same words, which the peers have since rewritten. */
-#pragma unroll
-            for (int s = 0; s < G; s++)
-#pragma unroll
-                for (int u = 0; u < UNROLL; u++) {
-                    const size_t j = base + (size_t)u * threads;
-                    if (j < own)
-                        part[s][u] = __ldcg(slots + (size_t)s * slot_vectors + j);
-                }
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-#pragma unroll
-                for (int s = 1; s < G; s++)
-                    part[0][u] = add(part[0][u], part[s][u]);
-            }
-#pragma unroll
-            for (int d = 0; d < G; d++) {
-                V *to = reinterpret_cast<V *>(out.p[d] + head) + first + own_first;
-#pragma unroll
-                for (int u = 0; u < UNROLL; u++) {
-                    const size_t j = base + (size_t)u * threads;
-                    if (j < own)
-                        to[j] = part[0][u];
-                }
-            }
-        }
+        /* The slots read past L1 (ld.global.cg): two rounds ago this block
+         * read the same words, which the peers have since rewritten. */
+        const size_t at = first + own_first;
+        for (size_t base = thread; base < own; base += threads * UNROLL)
+            sum_vectors<V, G, UNROLL, G>(
+                base, threads, own,
+                [&](int s, size_t j) { return __ldcg(slots + (size_t)s * slot_vectors + j); },
+                [&](int d, size_t j, V sum) {
+                    reinterpret_cast<V *>(out.p[d] + head)[at + j] = sum;
+                });
     }
-    /* The scalars, on rank 0's last threads. */
-    const size_t tail = head + 4 * vectors;
+    /* The scalars, on rank 0. */
     if (me == 0)
-        for (size_t i = threads - 1 - thread; i < head + (count - tail); i += threads) {
-            const size_t at = i < head ? i : tail + (i - head);
-            T sum = in.p[0][at];
-#pragma unroll
-            for (int s = 1; s < G; s++)
-                sum = add(sum, in.p[s][at]);
-#pragma unroll
-            for (int d = 0; d < G; d++)
-                out.p[d][at] = sum;
-        }
+        sum_scalars<T, G, G>(in, out, count, head, vectors);
     push_barrier<G>(flags, me, ++number);
     if (threadIdx.x == 0)
         *(volatile unsigned *)(flags.rank[me] + AR_PUSH_COUNTS + blockIdx.x) = number;
