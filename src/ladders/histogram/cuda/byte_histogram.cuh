@@ -21,12 +21,14 @@
  *     about four trips, and without it a warp waits out the memory's latency
  *     once a trip with its atomics idle. Measured neutral on an H100 (the
  *     other warps already cover that wait).
- * The counts are zeroed by a cudaMemsetAsync before the kernel (the caller's,
- * run_byte_histogram); the blocks add their 256 sums to them. */
+ * The counts are zeroed before the kernel (the caller's, run_byte_histogram:
+ * on sm_90 a zeroing kernel whose dependent this kernel is, which waits for
+ * it only before adding its 256 sums to them). */
 #ifndef WARPLAB_BYTE_HISTOGRAM_CUH
 #define WARPLAB_BYTE_HISTOGRAM_CUH
 
 #include "histogram_rungs.cuh"
+#include "kernels/cuda/dependent_launch.cuh"
 
 #include <cmath>
 
@@ -162,6 +164,7 @@ __global__ void __launch_bounds__(BLOCK)
     for (unsigned c = 0; c < WARPS; c++)
         total += copies[c * 256 + value];
     const int bin = merge_bin<uint8_t>(value, rule);
+    wl_pdl_wait(); /* a dependent launch: the counts' reset done */
     if (total && bin >= 0)
         atomicAdd(&counts[bin], total);
 }
@@ -169,7 +172,7 @@ __global__ void __launch_bounds__(BLOCK)
 template <int LOADS, bool PREFETCH>
 cudaError_t launch_byte_kernel(const uint8_t *in, size_t n, unsigned *counts,
                                const wl_histogram_rule &rule, unsigned blocks_per_sm, int sms,
-                               cudaStream_t stream)
+                               cudaStream_t stream, bool dependent)
 {
     static_assert(BLOCK == 256, "one thread a value in the merge");
     size_t head = 0, vectors = 0;
@@ -186,25 +189,28 @@ cudaError_t launch_byte_kernel(const uint8_t *in, size_t n, unsigned *counts,
     const size_t most =
         ((vectors ? vectors : 1) + (size_t)BLOCK * LOADS - 1) / ((size_t)BLOCK * LOADS);
     blocks = blocks < most ? blocks : most;
-    kernel<<<(unsigned)(blocks ? blocks : 1), BLOCK, 0, stream>>>(in, n, head, vectors, counts,
-                                                                  rule);
+    const unsigned grid = (unsigned)(blocks ? blocks : 1);
+    if (dependent)
+        return wl_pdl_launch(kernel, grid, BLOCK, 0, stream, in, n, head, vectors, counts, rule);
+    kernel<<<grid, BLOCK, 0, stream>>>(in, n, head, vectors, counts, rule);
     return cudaGetLastError();
 }
 
 /* The kernel for n samples under plan, on a stream whose counts are already
- * zeroed (sms: the device's multiprocessors). */
+ * zeroed (sms: the device's multiprocessors); dependent: launched as the
+ * dependent of the kernel that zeroed them (dependent_launch.cuh). */
 inline cudaError_t launch_byte_histogram(const uint8_t *in, size_t n, unsigned *counts,
                                          const wl_histogram_rule &rule, byte_plan plan, int sms,
-                                         cudaStream_t stream)
+                                         cudaStream_t stream, bool dependent = false)
 {
+    const unsigned b = plan.blocks_per_sm;
     if (plan.loads == 4)
-        return plan.prefetch ? launch_byte_kernel<4, true>(in, n, counts, rule, plan.blocks_per_sm,
-                                                           sms, stream)
-                             : launch_byte_kernel<4, false>(in, n, counts, rule, plan.blocks_per_sm,
-                                                            sms, stream);
+        return plan.prefetch
+                   ? launch_byte_kernel<4, true>(in, n, counts, rule, b, sms, stream, dependent)
+                   : launch_byte_kernel<4, false>(in, n, counts, rule, b, sms, stream, dependent);
     return plan.prefetch
-               ? launch_byte_kernel<2, true>(in, n, counts, rule, plan.blocks_per_sm, sms, stream)
-               : launch_byte_kernel<2, false>(in, n, counts, rule, plan.blocks_per_sm, sms, stream);
+               ? launch_byte_kernel<2, true>(in, n, counts, rule, b, sms, stream, dependent)
+               : launch_byte_kernel<2, false>(in, n, counts, rule, b, sms, stream, dependent);
 }
 
 } // namespace

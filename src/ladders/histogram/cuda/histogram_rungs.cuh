@@ -9,13 +9,16 @@
  * order and lists their impl rows for the backend.
  *
  * Every launch zeroes the counts first (cudaMemsetAsync on the rung's stream,
- * capturable), then adds to them with global atomics: the kernels never
- * assume the counts start at zero on their own. The bin rule is
+ * capturable; for the dispatch rung on sm_90 a zeroing kernel whose dependent
+ * the counting kernel is, dependent_launch.cuh), then adds to them with
+ * global atomics: the kernels never assume the counts start at zero on their
+ * own. The bin rule is
  * src/kernels/histogram_bins.h (CUB's HistogramEven). */
 #ifndef WARPLAB_HISTOGRAM_RUNGS_CUH
 #define WARPLAB_HISTOGRAM_RUNGS_CUH
 
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/histogram_bins.h"
 
 #include <cstdint>
@@ -166,6 +169,7 @@ __global__ void __launch_bounds__(BLOCK)
         }
     }
     __syncthreads();
+    wl_pdl_wait(); /* a dependent launch: the counts' reset done */
     for (unsigned w = threadIdx.x; w < words; w += BLOCK) {
         unsigned total = 0;
 #pragma unroll
@@ -228,12 +232,22 @@ unsigned resident_grid(const wl_backend *backend, K kernel, unsigned block, size
     return blocks ? (unsigned)blocks : 1u;
 }
 
-/* Zeroes the counts, then runs privatised_kernel<S, PER_WARP, VECTOR, AGG>. */
+/* Zeroes the counts, then runs privatised_kernel<S, PER_WARP, VECTOR, AGG>;
+ * dependent (sm_90): the zeroing kernel, then the kernel as its dependent
+ * (dependent_launch.cuh), instead of cudaMemsetAsync and a plain launch. */
 template <typename S, bool PER_WARP, bool VECTOR, int AGG>
-warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what)
+warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, const char *what,
+                              bool dependent = false)
 {
-    warplab_status status = zero_counts(backend, launch);
     const size_t n = launch->problem->dim[0];
+    dependent = dependent && n > 0 && backend->info.cc_major >= 9;
+    warplab_status status =
+        dependent ? wl_cuda_check(backend,
+                                  wl_pdl_zero(counts_of(launch),
+                                              (size_t)launch->problem->dim[1] * sizeof(unsigned),
+                                              wl_cuda_stream(backend)),
+                                  "histogram: zeroing the counts")
+                  : zero_counts(backend, launch);
     if (status != WARPLAB_OK || n == 0)
         return status;
     const S *in = samples_of<S>(launch);
@@ -246,8 +260,14 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
     const size_t work = VECTOR ? (vectors ? vectors : 1) : n;
     const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
     const unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
-    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(
-        in, n, head, vectors, counts_of(launch), wl_histogram_rule_of(launch->problem), words);
+    const wl_histogram_rule rule = wl_histogram_rule_of(launch->problem);
+    if (dependent)
+        return wl_cuda_check(backend,
+                             wl_pdl_launch(kernel, grid, BLOCK, shared, wl_cuda_stream(backend), in,
+                                           n, head, vectors, counts_of(launch), rule, words),
+                             what);
+    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(in, n, head, vectors,
+                                                             counts_of(launch), rule, words);
     return WL_CUDA_LAUNCHED(backend, what);
 }
 

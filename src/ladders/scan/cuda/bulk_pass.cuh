@@ -33,10 +33,18 @@
  * coming and waits on no later tile: no deadlock, whatever the hardware's
  * block order. The last tile when it is partial, and every tile of a view
  * not on 16 bytes, go through registers one element at a time instead (no
- * load, no store by the engine; the scanning warps publish its A). */
+ * load, no store by the engine; the scanning warps publish its A).
+ *
+ * Up to ONE_BLOCK_MOST_TILES tiles, one block takes them all in order and
+ * carries the prefix in warp 0's registers: no ticket, no flag, so nothing
+ * to reset and one launch. Past it, the ticket and flags are reset before
+ * the kernel, on sm_90 by a kernel whose dependent the scan is
+ * (dependent_launch.cuh): the scan's blocks are placed while the reset runs
+ * and wait for it after their barriers' set-up. */
 #ifndef WARPLAB_SCAN_BULK_PASS_CUH
 #define WARPLAB_SCAN_BULK_PASS_CUH
 
+#include "kernels/cuda/dependent_launch.cuh"
 #include "single_pass.cuh"
 
 #include <atomic>
@@ -191,6 +199,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
         bulk_barrier_init_fence();
     }
     __syncthreads();
+    wl_pdl_wait(); /* a dependent launch: the ticket's and flags' reset done */
 
     /* Local step j of the issuer: a ticket once buffer j % STAGES is free,
      * and the tile's load when it is whole and the views on 16 bytes. */
@@ -198,7 +207,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
         const unsigned s = (unsigned)(j % STAGES), use = (unsigned)(j / STAGES);
         if (use > 0)
             bulk_wait(&ring.free[s], (use - 1) & 1);
-        /* One block takes the tiles in order (one tile: nothing was reset). */
+        /* One block takes the tiles in order (nothing was reset). */
         unsigned long long t =
             gridDim.x == 1 ? j : atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
         if (t >= tiles)
@@ -225,7 +234,7 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
             bulk_wait(&ring.issued[s], use & 1);
             const unsigned long long t = ring_tile(ring.tile_of[s], lane);
             /* Tile 0 publishes P itself, at once. */
-            if (t != NO_TILE && t > 0 && vector_ok && (t + 1) * ITEMS <= n) {
+            if (t != NO_TILE && t > 0 && gridDim.x > 1 && vector_ok && (t + 1) * ITEMS <= n) {
                 bulk_wait(&ring.loaded[s], use & 1);
                 const V *tile = reinterpret_cast<const V *>(stages.stage[s]);
                 T total = scan_identity<T, Op>();
@@ -250,7 +259,10 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
         }
     }
 
-    /* The scanning warps: step k scans buffer k % STAGES. */
+    /* The scanning warps: step k scans buffer k % STAGES. One block takes
+     * every tile in order and carries the prefix in warp 0's registers: no
+     * flag, no look-back. */
+    T carried = scan_identity<T, Op>();
     for (unsigned long long k = 0;; k++) {
         const unsigned s = (unsigned)(k % STAGES), use = (unsigned)(k / STAGES);
         bulk_wait(&ring.ready[s], use & 1);
@@ -285,6 +297,11 @@ __global__ void __launch_bounds__(THREADS + (SPLIT ? 64 : 32))
         /* The reducer published a staged tile's A. */
         scan_registers<T, Op, THREADS, STEPS, WIDTH, SCAN_BARRIER>(
             x, exclusive, shared, [&](T aggregate) {
+                if (gridDim.x == 1) {
+                    const T before = carried;
+                    carried = Op::apply(carried, aggregate);
+                    return before;
+                }
                 return look_back<T, Op, false, SLEEP_NS>(flags, (size_t)tile, aggregate, !staged);
             });
         if (staged && REGISTER_STORE) {
@@ -350,6 +367,15 @@ cudaError_t bulk_blocks_per_sm(K kernel, unsigned threads, size_t bytes, int dev
     return cudaSuccess;
 }
 
+/* Tiles up to which one block scans them all, in order, carrying the
+ * prefix (no reset, no second launch, no look-back); past it, the resident
+ * grid. Tuning set 2^12 .. 2^18 int32 and float (bench api, H200, L2
+ * flushed, medians of 200; one block against the grid, int32 / float):
+ * 2 tiles (2^13) 6.62 / 6.46 us against 8.11 / 8.24 us; 4 tiles (2^14)
+ * 8.70 / 8.46 us against 7.86 / 8.02 us; 8 tiles 13.0 / 12.4 us against
+ * 8.06 / 8.38 us (about 1 us a tile in one block). */
+constexpr size_t ONE_BLOCK_MOST_TILES = 2;
+
 /* A ring: scanning threads, 16-byte accesses a thread per tile, buffers a
  * block, whether a second loader warp reduces, and whether the results are
  * stored from registers. */
@@ -401,18 +427,31 @@ struct BulkPass {
             backend->info.multiprocessors > 0 ? (size_t)backend->info.multiprocessors : 1;
         size_t grid = sms * (size_t)per_sm;
         grid = grid < count ? grid : count;
+        if (count <= ONE_BLOCK_MOST_TILES)
+            grid = 1;
         cudaStream_t stream = wl_cuda_stream(backend);
         unsigned char *scratch = static_cast<unsigned char *>(wl_view_ptr(launch->scratch));
-        /* One tile: no ticket, no flags, nothing to reset. */
-        if (count > 1) {
+        /* One block: no ticket, no flags, nothing to reset. Several: the
+         * reset, on sm_90 by a kernel whose dependent the scan is
+         * (dependent_launch.cuh): its blocks are placed while the reset
+         * runs. */
+        const bool dependent = grid > 1 && backend->info.cc_major >= 9;
+        if (grid > 1) {
+            const size_t reset = TICKET_BYTES + TileFlags<T>::status_bytes(count);
             status = wl_cuda_check(backend,
-                                   cudaMemsetAsync(scratch, 0,
-                                                   TICKET_BYTES + TileFlags<T>::status_bytes(count),
-                                                   stream),
+                                   dependent ? wl_pdl_zero(scratch, reset, stream)
+                                             : cudaMemsetAsync(scratch, 0, reset, stream),
                                    what);
             if (status != WARPLAB_OK)
                 return status;
         }
+        if (dependent)
+            return wl_cuda_check(backend,
+                                 wl_pdl_launch(kernel, (unsigned)grid, BLOCK, shared_bytes<T>(),
+                                               stream, scan_input<T>(launch),
+                                               scan_output<T>(launch), n, scan_exclusive(launch),
+                                               scan_vectors_aligned(launch), scratch, count),
+                                 what);
         kernel<<<(unsigned)grid, BLOCK, shared_bytes<T>(), stream>>>(
             scan_input<T>(launch), scan_output<T>(launch), n, scan_exclusive(launch),
             scan_vectors_aligned(launch), scratch, count);
