@@ -52,10 +52,10 @@ static cudaError_t launch_tiles_split(const gemm_params &g, const wl_gemm_plan &
         if (e != cudaSuccess)
             return e;
         const size_t elements = (size_t)plan.tail_tiles * T::BM * T::BN;
-        return wl_launch_dependent(
+        return wl_pdl_launch(
             gemm_tail_reduce<T::BM, T::BN>,
             dim3((unsigned)((elements + SPLITK_REDUCE_THREADS - 1) / SPLITK_REDUCE_THREADS)),
-            dim3(SPLITK_REDUCE_THREADS), stream, g, (const float *)partial, full_tiles,
+            dim3(SPLITK_REDUCE_THREADS), 0, stream, g, (const float *)partial, full_tiles,
             plan.tail_tiles, plan.splits, (int)T::GROUP_M);
     }
     const cudaError_t e =

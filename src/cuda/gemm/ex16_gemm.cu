@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N) ex16_mma(ex16_mma_para
 {
 #if WL_SM80_BODY
     if (gridDim.z > 1) /* split: wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     typedef ex16_tiles<BM, BN, WARPS_M, WARPS_N, TA, TB> T;
     WL_DYNAMIC_SMEM(uint4, smem);
     uint16_t *const as = reinterpret_cast<uint16_t *>(smem);
@@ -1095,7 +1095,7 @@ __global__ void ex16_restride(const ex16_restride_copies copies)
 {
     /* The wgmma kernel after it is launched as its dependent: placed while
      * this one runs, it waits for it before its first load. */
-    wl_release_dependents();
+    wl_pdl_release();
     const unsigned first = copies.copy[0].pieces;
     const unsigned total = first + (copies.count > 1 ? copies.copy[1].pieces : 0u);
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;

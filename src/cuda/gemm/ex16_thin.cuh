@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(32 * EX16_THIN_WARPS) ex16_thin(ex16_thin_para
 {
 #if WL_SM80_BODY
     /* wl_splitk_finish follows */
-    wl_release_dependents();
+    wl_pdl_release();
     __shared__ float sums[EX16_THIN_WARPS - 1][32][32]; /* [warp - 1][e * 4 + r][lane] */
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const int j0 = blockIdx.x * EX16_THIN_COLS, split = blockIdx.y;

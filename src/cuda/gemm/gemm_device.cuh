@@ -16,6 +16,8 @@
 #include <cuda_runtime.h>
 #endif
 
+#include "../../kernels/cuda/dependent_launch.cuh"
+
 /* Threads a block of the tail split's reduction (gemm_tail_reduce) is
  * launched with. */
 #define SPLITK_REDUCE_THREADS 256
@@ -121,24 +123,11 @@ __device__ __forceinline__ unsigned to_tf32(float x)
  * a sum kernel adds them. Launched plainly, the sum kernel starts only after
  * the split kernel has drained and its launch has been processed: 2-4 us of
  * an idle GPU, as long as a GEMV's whole sum. Launched as a dependent
- * (wl_launch_dependent, gemm_launch.h), its blocks are placed while the
- * split kernel runs, once every block of that kernel has called
- * wl_release_dependents, and wait in wl_wait_for_producer until it has
- * finished and its writes are visible. Before sm_90, under the emulator,
- * and for a kernel launched plainly, both are no-ops. */
-__device__ __forceinline__ void wl_release_dependents()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void wl_wait_for_producer()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+ * (wl_pdl_launch, src/kernels/cuda/dependent_launch.cuh), its blocks are
+ * placed while the split kernel runs, once every block of that kernel has
+ * called wl_pdl_release, and wait in wl_pdl_wait until it has finished and
+ * its writes are visible. Before sm_90, under the emulator, and for a kernel
+ * launched plainly, both are no-ops. */
 
 /* part[0 * stride + e] + part[1 * stride + e] + ..., added in split order
  * (the same bits as a plain loop). The sum is a chain of round trips to

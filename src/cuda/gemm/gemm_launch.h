@@ -27,30 +27,6 @@ static inline gemm_params wl_gemm_params(const wl_launch *launch)
     return g;
 }
 
-/* kernel<<<grid, block, 0, stream>>>(args...) as the dependent of the
- * kernel before it on the stream (programmatic dependent launch, sm_90):
- * its blocks may be placed before that kernel ends, once that kernel's
- * blocks have all called wl_release_dependents, and must call
- * wl_wait_for_producer before touching what it wrote (gemm_device.cuh).
- * The split-K sum kernels launch this way. The runtime treats the attribute
- * as a permission, not a demand: elsewhere, an ordinary launch. */
-template <typename... Params, typename... Args>
-static inline cudaError_t wl_launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block,
-                                              cudaStream_t stream, Args... args)
-{
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, args...);
-}
-
 /* Rows start on 16-byte boundaries: the base is and the stride keeps it. */
 static inline bool wl_gemm_rows_aligned(const float *base, int ld)
 {
@@ -214,9 +190,9 @@ typedef struct wl_gemm_ex_wgmma_call {
     void *sk_space;
     int sk_workers;
     /* The kernel follows a copy kernel of the same call on the stream (an
-     * operand re-strided, ex16_restride) that calls wl_release_dependents:
-     * launched as its dependent (wl_launch_dependent), its blocks are placed
-     * and set up while the copy runs and wait for it (wl_wait_for_producer)
+     * operand re-strided, ex16_restride) that calls wl_pdl_release:
+     * launched as its dependent (wl_pdl_launch), its blocks are placed
+     * and set up while the copy runs and wait for it (wl_pdl_wait)
      * before their first load. Ignored with stream-K shares (a memset of
      * their flags comes between). */
     bool after_copy;

@@ -218,10 +218,10 @@ extern "C" warplab_status wl_splitk_finish_launch(wl_backend *backend, const flo
     const unsigned block = 256;
     const size_t count = (size_t)rows * (size_t)cols;
     return wl_cuda_check(backend,
-                         wl_launch_dependent(wl_splitk_finish,
-                                             dim3(wl_cuda_grid_for(backend, count, block)),
-                                             dim3(block), wl_cuda_stream(backend), part, splits,
-                                             rows, cols, c, c_i, c_j, c_kind, alpha, beta),
+                         wl_pdl_launch(wl_splitk_finish,
+                                       dim3(wl_cuda_grid_for(backend, count, block)), dim3(block),
+                                       0, wl_cuda_stream(backend), part, splits, rows, cols, c, c_i,
+                                       c_j, c_kind, alpha, beta),
                          "gemm split-K sums");
 }
 /* warplab:end */

@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS,
     typedef typename E::storage T;
     const int VEC = E::VEC, STEP = 32 * E::VEC;
     if (p.splits > 1) /* wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     const int lane = threadIdx.x % 32;
     const int j0 = (blockIdx.x * (WL_GEMV_THREADS / 32) + threadIdx.x / 32) * COLS;
     const int split = blockIdx.y;
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS) gemv_along_big(wl_gemv_params
     constexpr int VEC = E::VEC, TX = WL_GEMV_ALONG_BIG_THREADS((int)sizeof(T)),
                   GROUPS = WL_GEMV_ALONG_BIG_GROUPS((int)sizeof(T));
     if (p.splits > 1) /* wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     __shared__ float sums[GROUPS - 1][TX * VEC];
     const int tx = threadIdx.x % TX, group = threadIdx.x / TX;
     const int j0 = (blockIdx.x * TX + tx) * VEC, split = blockIdx.y;
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_param
     const int SC = G::SC, LANES = 8, STAGES = WL_GEMV_TILED_STAGES;
     const int STAGE_K = WL_GEMV_TILED_STAGE_K;
     if (p.splits > 1) /* wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     WL_DYNAMIC_SMEM(float, smem);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, kl = lane % LANES;
     const int group = lane / LANES;
@@ -544,7 +544,7 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
     const int VEC = E::VEC, STEP = 4 * E::VEC, OUTS = MT * NT * 4;
     const int KW = WL_GEMV_MMA_WARPS / RG; /* warps along k a row group */
     if (p.splits > 1)                      /* wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     __shared__ float sums[WL_GEMV_MMA_WARPS][OUTS][32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const int group = warp % RG, kw = warp / RG; /* the warp's row group, its place along k */
@@ -761,7 +761,7 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl
     /* The block's sums in shared memory, CHUNK outputs at a time. */
     const int CHUNK = OUTS < 32 ? OUTS : 32;
     if (p.splits > 1) /* wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     __shared__ float sums[WL_GEMV_MMA_WARPS][CHUNK][32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const int group = warp % RG, kw = warp / RG;
@@ -873,7 +873,7 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl
 __global__ void wl_splitk_finish(const float *part, int splits, int rows, int cols, void *c,
                                  long long c_i, long long c_j, int c_kind, float alpha, float beta)
 {
-    wl_wait_for_producer();
+    wl_pdl_wait();
     const size_t count = (size_t)rows * cols;
     for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < count;
          e += (size_t)gridDim.x * blockDim.x) {

@@ -456,7 +456,7 @@ template <class T, bool VEC, bool STAGE_C = T::C_STAGED, bool TA = false, bool T
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     gemm_pipelined_split(gemm_params p, float *partial, int k_chunk)
 {
-    wl_release_dependents(); /* wl_splitk_finish follows */
+    wl_pdl_release(); /* wl_splitk_finish follows */
     const int k0 = (int)blockIdx.y * k_chunk;
     gemm_params q = p;
     gemm_shift_k<TA, TB>(q, k0);
@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     /* The tile body twice (whole, piece): one call with the output kind
      * chosen at run time needs more registers (128x128: 20 bytes of spills
      * under its 128-register cap). */
-    wl_release_dependents(); /* gemm_tail_reduce follows */
+    wl_pdl_release(); /* gemm_tail_reduce follows */
     const int block = (int)blockIdx.x;
     if (block < full_tiles) {
         gemm_pipelined_tile<T, VEC, false, STAGE_C, TA, TB, A_VEC>(p, block);
@@ -516,7 +516,7 @@ template <int BM, int BN>
 __global__ void gemm_tail_reduce(gemm_params p, const float *partial, int full_tiles,
                                  int tail_tiles, int splits, int group_m)
 {
-    wl_wait_for_producer();
+    wl_pdl_wait();
     const size_t tile_elements = (size_t)BM * BN;
     const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (size_t)tail_tiles * tile_elements)

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(skinny_m_threads(MR))
     gemm_skinny_m(gemm_params p, float *partial, int k_chunk)
 {
     if (gridDim.y > 1) /* split: wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     constexpr int THREADS = skinny_m_threads(MR), U = skinny_m_unroll(MR);
     constexpr int GROUPS = THREADS / SKINNY_M_COL_THREADS, WARPS = THREADS / 32;
     WL_DYNAMIC_SMEM(float, warp_sums); /* [WARPS][MR][SKINNY_M_COLS] */
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(SKINNY_N_THREADS)
     gemm_skinny_n(gemm_params p, float *partial, int k_chunk)
 {
     if (gridDim.y > 1) /* split: wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     constexpr int RW = skinny_n_rows_per_warp(NR);
     WL_DYNAMIC_SMEM(float4, bt4);
     float *const bt = reinterpret_cast<float *>(bt4); /* [NR][SKINNY_N_KC] */

@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
 {
 #if WL_SM80_BODY
     if (gridDim.z > 1) /* split: wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     typedef tf32_tiles_shape<BM, BN, WM, WN> S;
     typedef tf32_tiles_layout<BM, BN, WM, WN, TA, TB> L;
     typedef typename L::A LA;

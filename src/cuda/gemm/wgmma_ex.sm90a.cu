@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
 {
 #if WL_SM90A_BODY
     if (p.splits > 1) /* wl_splitk_finish follows */
-        wl_release_dependents();
+        wl_pdl_release();
     typedef xw_shape<BN> S;
     constexpr int ELEMENT_BYTES = KIND == XW_TF32 ? 4 : 2;
     constexpr int K_PER_TILE = XW_ROW_BYTES / ELEMENT_BYTES;
@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
         tma_prefetch_descriptor(&map_a);
         tma_prefetch_descriptor(&map_b);
         if constexpr (SK) {
-            wl_wait_for_producer();
+            wl_pdl_wait();
             asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(ticket_slot),
                          "r"(atomicAdd(p.sk_flags, 1))
                          : "memory");
@@ -425,7 +425,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
     /* Launched as the dependent of the operands' copy (after_copy): the set-up
      * above ran beside it; nothing is read or written before it is done. A
      * no-op for a plain launch. */
-    wl_wait_for_producer();
+    wl_pdl_wait();
     int share = (int)blockIdx.x;
     if constexpr (SK)
         asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(share) : "r"(ticket_slot) : "memory");
@@ -735,7 +735,7 @@ __global__ void __launch_bounds__(XW_THREADS, 1)
 {
 #if WL_SM90A_BODY
     if (p.splits > 1) /* the split sums follow */
-        wl_release_dependents();
+        wl_pdl_release();
     typedef xw_rs_shape<BM> S;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t tiles_base = (smem_address(smem_raw) + 1023) & ~1023u;
@@ -897,17 +897,8 @@ static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
     if (dependent && !SK) {
-        cudaLaunchAttribute attribute[1];
-        attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attribute[0].val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(blocks);
-        config.blockDim = dim3(XW_THREADS_OF(BN));
-        config.dynamicSmemBytes = XW_SMEM_BYTES;
-        config.stream = wl_cuda_stream(backend);
-        config.attrs = attribute;
-        config.numAttrs = 1;
-        e = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
+        e = wl_pdl_launch(kernel, dim3(blocks), dim3(XW_THREADS_OF(BN)), XW_SMEM_BYTES,
+                          wl_cuda_stream(backend), map_a, map_b, map_c, p);
         if (e != cudaSuccess)
             return wl_cuda_check(backend, e, "gemm_ex TMA + wgmma kernel (after the copy)");
     } else {

@@ -1,10 +1,11 @@
 /* Programmatic dependent launch (sm_90; CUDA Programming Guide,
- * "Programmatic Dependent Launch and Synchronization") for operations that
- * reset a workspace before their main kernel: a reset kernel launched
- * plainly releases its dependent at once (wl_pdl_release), and the main
- * kernel, launched as its dependent (wl_pdl_launch), is placed on the SMs
- * while the reset runs and waits in wl_pdl_wait, before it touches what the
- * reset writes, until the reset has finished and its writes are visible.
+ * "Programmatic Dependent Launch and Synchronization") for operations of two
+ * kernels (a reset of a workspace and the main kernel; a split-K product and
+ * its sum; a copy of the operands and the GEMM): the first, launched
+ * plainly, releases its dependent (wl_pdl_release), and the second, launched
+ * as its dependent (wl_pdl_launch), is placed on the SMs while the first
+ * runs and waits in wl_pdl_wait, before it touches what the first writes,
+ * until the first has finished and its writes are visible.
  * Launched plainly, a kernel starts only after the one before it has
  * drained and its own launch has been processed: an idle GPU for a few
  * microseconds, as long as a small operation's whole work (the split-K sum,
@@ -15,8 +16,6 @@
  * graph, the pair keeps its programmatic edge. */
 #ifndef WARPLAB_DEPENDENT_LAUNCH_CUH
 #define WARPLAB_DEPENDENT_LAUNCH_CUH
-
-#include <cuda_runtime.h>
 
 namespace
 {
@@ -34,6 +33,16 @@ __device__ __forceinline__ void wl_pdl_wait()
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
+
+/* The kernels and launches: nvcc only (the emulated tests,
+ * tests/emulate/, compile the device calls above as plain C++). */
+#ifdef __CUDACC__
+} // namespace
+
+#include <cuda_runtime.h>
+
+namespace
+{
 
 /* words 32-bit zeros from p, the dependent released first. */
 __global__ void wl_pdl_zero_words(unsigned *p, size_t words)
@@ -73,6 +82,7 @@ inline cudaError_t wl_pdl_launch(void (*kernel)(Params...), dim3 grid, dim3 bloc
     config.numAttrs = 1;
     return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
 }
+#endif
 
 } // namespace
 

@@ -47,13 +47,7 @@ warplab_status run_byte_histogram(wl_backend *backend, const wl_launch *launch)
 {
     const size_t n = launch->problem->dim[0];
     const bool dependent = n > 0 && backend->info.cc_major >= 9;
-    warplab_status status =
-        dependent ? wl_cuda_check(backend,
-                                  wl_pdl_zero(counts_of(launch),
-                                              (size_t)launch->problem->dim[1] * sizeof(unsigned),
-                                              wl_cuda_stream(backend)),
-                                  "histogram: zeroing the counts")
-                  : zero_counts(backend, launch);
+    warplab_status status = zero_counts(backend, launch, dependent);
     if (status != WARPLAB_OK || n == 0)
         return status;
     return wl_cuda_check(backend,

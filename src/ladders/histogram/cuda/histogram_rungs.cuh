@@ -204,12 +204,17 @@ template <typename F> auto with_sample(const wl_problem *problem, F &&call)
 }
 
 /* The counts zeroed, in order on the rung's stream. */
-inline warplab_status zero_counts(wl_backend *backend, const wl_launch *launch)
+/* Zeroes the counts: with dependent, by wl_pdl_zero, whose dependent the
+ * counting kernel is then launched as (dependent_launch.cuh); else by
+ * cudaMemsetAsync before a plain launch. */
+inline warplab_status zero_counts(wl_backend *backend, const wl_launch *launch,
+                                  bool dependent = false)
 {
+    const size_t bytes = (size_t)launch->problem->dim[1] * sizeof(unsigned);
+    cudaStream_t stream = wl_cuda_stream(backend);
     return wl_cuda_check(backend,
-                         cudaMemsetAsync(counts_of(launch), 0,
-                                         (size_t)launch->problem->dim[1] * sizeof(unsigned),
-                                         wl_cuda_stream(backend)),
+                         dependent ? wl_pdl_zero(counts_of(launch), bytes, stream)
+                                   : cudaMemsetAsync(counts_of(launch), 0, bytes, stream),
                          "histogram: zeroing the counts");
 }
 
@@ -241,13 +246,7 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
 {
     const size_t n = launch->problem->dim[0];
     dependent = dependent && n > 0 && backend->info.cc_major >= 9;
-    warplab_status status =
-        dependent ? wl_cuda_check(backend,
-                                  wl_pdl_zero(counts_of(launch),
-                                              (size_t)launch->problem->dim[1] * sizeof(unsigned),
-                                              wl_cuda_stream(backend)),
-                                  "histogram: zeroing the counts")
-                  : zero_counts(backend, launch);
+    warplab_status status = zero_counts(backend, launch, dependent);
     if (status != WARPLAB_OK || n == 0)
         return status;
     const S *in = samples_of<S>(launch);
