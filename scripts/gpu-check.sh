@@ -25,6 +25,12 @@
 #   STEPS="build test sanitize bench probe counters"  which steps to run (default: all)
 #   LADDERS="vecadd reduce transpose gemm scan histogram"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
+#   SANITIZE_PARALLEL=N                      sanitized programs at once (default: 4 a GPU), each
+#                                            on one GPU in turn (CUDA_VISIBLE_DEVICES); the
+#                                            ladders go rung by rung
+#   DEADLINE=S                               seconds from the start: no sanitized program starts
+#                                            past it and a running one is stopped there (the
+#                                            summary names what did not finish); default none
 #   SANITIZE_TOOLS="memcheck racecheck synccheck initcheck"
 #   SANITIZE_SETS="ladders api probes"       what the sanitizers run: the ladders' rungs,
 #                                            the library API tests, the probes' kernels
@@ -47,6 +53,11 @@ CTEST_ARGS=${CTEST_ARGS:-}
 SANITIZE_TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 SANITIZE_SETS=${SANITIZE_SETS:-ladders api probes}
 JOBS=$(nproc 2>/dev/null || echo 4)
+GPU_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$GPU_COUNT" -ge 1 ] 2>/dev/null || GPU_COUNT=1
+SANITIZE_PARALLEL=${SANITIZE_PARALLEL:-$((4 * GPU_COUNT))}
+DEADLINE=${DEADLINE:-}
+STARTED=$(date +%s)
 mkdir -p "$RESULTS"
 summary=()
 failed=0
@@ -95,15 +106,38 @@ if has_step sanitize; then
         note "compute-sanitizer: NOT FOUND"
         failed=1
     else
-        # One sanitized program: its log, and its name in $bad when it fails
-        # (77: not in this build, or no device for it).
+        # One sanitized program, queued: tool, name, WARPLAB_TEST_SMALL (- for
+        # none) and the command, a line of sanitize-jobs.txt (| between them;
+        # the command's own are quoted); run_sanitized runs the queue
+        # (SANITIZE_PARALLEL at once, GPUs in turn), each program's log
+        # ending in "exit N" (77: not in this build, or no device for it;
+        # 124: stopped at DEADLINE; "not started": DEADLINE had passed).
+        jobs_file="$RESULTS/sanitize-jobs.txt"
+        : >"$jobs_file"
         sanitize() {
             local tool=$1 name=$2
             shift 2
-            local log="$RESULTS/sanitize-$tool-$name.log"
-            compute-sanitizer --tool "$tool" --error-exitcode 99 "$@" >"$log" 2>&1
-            local rc=$?
-            if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then bad="$bad $name(rc=$rc)"; fi
+            printf '%s|%s|%s|%s\n' "$tool" "$name" "${WARPLAB_TEST_SMALL:--}" \
+                "$(printf '%q ' compute-sanitizer --tool "$tool" --error-exitcode 99 "$@")" >>"$jobs_file"
+        }
+        sanitize_one() { # the job's line number, then its line
+            local tool name small command
+            IFS='|' read -r tool name small command <<<"$2"
+            [ "$small" = - ] && small=
+            local log="$RESULTS/sanitize-$tool-$name.log" limit=86400
+            if [ -n "$DEADLINE" ]; then
+                limit=$((DEADLINE - ($(date +%s) - STARTED)))
+                if [ "$limit" -lt 5 ]; then echo "not started (DEADLINE)" >"$log"; return; fi
+            fi
+            (export CUDA_VISIBLE_DEVICES=$(($1 % GPU_COUNT)) ${small:+WARPLAB_TEST_SMALL=$small}
+                eval "timeout $limit $command" >"$log" 2>&1
+                echo "exit $?" >>"$log")
+        }
+        run_sanitized() {
+            export -f sanitize_one
+            export RESULTS DEADLINE STARTED GPU_COUNT
+            awk '{print NR "|" $0}' "$jobs_file" | tr '\n' '\0' |
+                xargs -0 -P "$SANITIZE_PARALLEL" -I{} bash -c 'sanitize_one "${1%%|*}" "${1#*|}"' _ {}
         }
         # Does initcheck see what the copy engine (a TMA store) writes? A
         # self-test of the tool, not of the library (scripts/tma-store-initcheck.cu;
@@ -135,13 +169,17 @@ if has_step sanitize; then
                 note "initcheck self-test on TMA stores: not run (no sm_90a build or run; see $(basename "$log"))"
             fi ;;
         esac
+        start=$SECONDS
         for tool in $SANITIZE_TOOLS; do
-            start=$SECONDS
-            bad=""
             if has_set ladders; then
+                # Rung by rung (the host loops have no kernel), so that the
+                # rungs run side by side and a failure names its rung.
                 for ladder in $LADDERS; do
-                    sanitize "$tool" "$ladder" "$TESTS/test_ladders" --backend cuda \
-                        --ladder "$ladder" --skip-unsafe --no-timing --max-size "$SANITIZE_MAX_SIZE"
+                    for rung in $("$BIN" ladders "$ladder" 2>/dev/null | awk 'NR > 1 && $1 !~ /^cpu_/ {print $1}'); do
+                        sanitize "$tool" "$ladder-$rung" "$TESTS/test_ladders" --backend cuda \
+                            --ladder "$ladder" --rung "$rung" --skip-unsafe --no-timing \
+                            --max-size "$SANITIZE_MAX_SIZE"
+                    done
                 done
                 # The persistent TMA rungs on problems of more tiles than SMs (each
                 # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta;
@@ -198,13 +236,31 @@ if has_step sanitize; then
                 # The probes' kernels, on their small test problems (no timing, no end-to-end run).
                 sanitize "$tool" probes "$TESTS/test_probes" --backend cuda --no-timing --no-run
             fi
-            if [ -z "$bad" ]; then
-                note "compute-sanitizer $tool: clean ($SANITIZE_SETS; $((SECONDS - start)) s)"
-            else
+        done
+        run_sanitized
+        for tool in $SANITIZE_TOOLS; do
+            bad="" unfinished="" programs=0
+            while IFS='|' read -r job_tool name _; do
+                [ "$job_tool" = "$tool" ] || continue
+                programs=$((programs + 1))
+                rc=$(sed -n 's/^exit \([0-9]*\)$/\1/p' "$RESULTS/sanitize-$tool-$name.log" | tail -n 1)
+                case "$rc" in
+                0 | 77) ;;
+                124 | "") unfinished="$unfinished $name" ;;
+                *) bad="$bad $name(rc=$rc)" ;;
+                esac
+            done <"$jobs_file"
+            if [ -n "$bad" ]; then
                 note "compute-sanitizer $tool: ERRORS in$bad"
                 failed=1
+            elif [ -n "$unfinished" ]; then
+                note "compute-sanitizer $tool: NOT FINISHED by DEADLINE:$unfinished"
+                failed=1
+            else
+                note "compute-sanitizer $tool: clean ($SANITIZE_SETS; $programs programs)"
             fi
         done
+        note "compute-sanitizer: $((SECONDS - start)) s, $SANITIZE_PARALLEL at once on $GPU_COUNT GPU(s)"
         # The rungs whose race is the lesson: racecheck is expected to speak.
         unsafe=""
         has_set ladders && case " $SANITIZE_TOOLS " in *" racecheck "*)
