@@ -16,7 +16,8 @@
 #   peers.txt       the peer matrix (warplab devices --peers);
 #   g4-tuning.json  G = 4 on the planner's tuning set (n = 2^10, 2^12, ..,
 #                   2^28 floats: 4 KiB .. 1 GiB) and 4 GiB (2^30, judged):
-#                   the flag rungs, NCCL and the library call (`dispatch`);
+#                   the flag rungs (two_shot_push last: the row a run cut short
+#                   loses), NCCL and the library call (`dispatch`);
 #   g4-judged.json  G = 4 on the judged set, never fitted on: the sizes
 #                   between (2^11, .., 2^29) and eight sizes drawn once,
 #                   log-uniform (seed 37): two_shot_flags, NCCL, the library;
@@ -118,7 +119,7 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
     # order (a size's rows run in the order named: a run cut short keeps
     # the library's and NCCL's).
     echo "== G=4, the tuning set (the planner's limits were fitted on these) and 4 GiB"
-    bench 130 g4-tuning.json --size "$tuning,2^30" --rung nccl,dispatch,two_shot_flags,one_shot
+    bench 130 g4-tuning.json --size "$tuning,2^30" --rung nccl,dispatch,two_shot_flags,one_shot,two_shot_push
     echo "== warplab_comm_allreduce (one process a GPU), its peer rungs beside NCCL"
     limit=$(( budget - tests_keep - ($(date +%s) - start) ))
     [ "$limit" -gt 75 ] && limit=75
@@ -136,7 +137,7 @@ if [ "$mode" = full ] || [ "$mode" = full-timings ]; then
     fi
     echo "== G=2 (the planner's G=2 rows)"
     WARPLAB_ALLREDUCE_GPUS=2 bench 90 g2.json --size "$sweep" \
-        --rung nccl,dispatch,two_shot_flags,one_shot
+        --rung nccl,dispatch,two_shot_flags,one_shot,two_shot_push
     echo "== G=4, the judged set (never fitted on; 4 GiB is in the first run)"
     bench 100 g4-judged.json --size "$judged" --rung nccl,dispatch,two_shot_flags
     echo "== G=3 (GPUs 0-2: the planner's G=3-4 rows, fitted at G=4)"
@@ -166,7 +167,7 @@ if [ "$mode" = full ] || [ "$mode" = full-tests ]; then
     # summary (16 and 200 of them at G = 4, every one in libnccl.so), so the
     # programs that open NCCL run with --report-api-errors no: memory errors
     # are still reported.
-    rungs="one_shot two_shot_flags dispatch two_shot ring peer_read through_one host_staging nccl"
+    rungs="one_shot two_shot_flags two_shot_push dispatch two_shot ring peer_read through_one host_staging nccl"
     for rung in $rungs; do
         for tool in memcheck racecheck; do
             largest=1000
