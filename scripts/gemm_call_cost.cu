@@ -28,14 +28,9 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "cuda_check.h"
+#include "fill_hash.cuh"
+#include "l2_flush.cuh"
 
 __global__ void spin(long long ns)
 {
@@ -50,25 +45,10 @@ __global__ void fill16(unsigned short *p, size_t n, unsigned seed, bool bf16)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ seed;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
+        const unsigned h = fill_hash(i, seed);
         const float v = (float)(h & 0xFFFF) / 32768.0f - 1.0f;
         p[i] = bf16 ? __bfloat16_as_ushort(__float2bfloat16(v)) : __half_as_ushort(__float2half(v));
     }
-}
-
-__global__ void flush_read(const uint4 *p, size_t words, unsigned *sink)
-{
-    unsigned acc = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const uint4 v = p[i];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == 0x9E3779B9u)
-        *sink = acc;
 }
 
 struct gemm_case {
@@ -129,69 +109,69 @@ static cost measure(const env &e, const gemm_case &g, const operands &o, call_fn
     cost r = {};
     for (int i = 0; i < 5; i++)
         call(e, g, o);
-    CHECK(cudaStreamSynchronize(e.stream));
+    CHECK_CUDA(cudaStreamSynchronize(e.stream));
     /* Launches: one call captured. */
     cudaGraph_t graph;
-    CHECK(cudaStreamBeginCapture(e.stream, cudaStreamCaptureModeThreadLocal));
+    CHECK_CUDA(cudaStreamBeginCapture(e.stream, cudaStreamCaptureModeThreadLocal));
     const bool ok = call(e, g, o);
-    CHECK(cudaStreamEndCapture(e.stream, &graph));
+    CHECK_CUDA(cudaStreamEndCapture(e.stream, &graph));
     if (ok) {
         size_t count = 0;
-        CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+        CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &count));
         std::vector<cudaGraphNode_t> nodes(count);
-        CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+        CHECK_CUDA(cudaGraphGetNodes(graph, nodes.data(), &count));
         for (size_t i = 0; i < count; i++) {
             cudaGraphNodeType type;
-            CHECK(cudaGraphNodeGetType(nodes[i], &type));
+            CHECK_CUDA(cudaGraphNodeGetType(nodes[i], &type));
             if (type == cudaGraphNodeTypeKernel)
                 r.kernels++;
             else
                 r.others++;
         }
     }
-    CHECK(cudaGraphDestroy(graph));
+    CHECK_CUDA(cudaGraphDestroy(graph));
     /* Host cost and back-to-back GPU cost: calls queued behind a spin. */
     const int calls = 200;
     cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
     spin<<<1, 1, 0, e.stream>>>(20000000); /* 20 ms */
-    CHECK(cudaEventRecord(e0, e.stream));
+    CHECK_CUDA(cudaEventRecord(e0, e.stream));
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; i++)
         call(e, g, o);
     const auto t1 = std::chrono::steady_clock::now();
-    CHECK(cudaEventRecord(e1, e.stream));
-    CHECK(cudaStreamSynchronize(e.stream));
+    CHECK_CUDA(cudaEventRecord(e1, e.stream));
+    CHECK_CUDA(cudaStreamSynchronize(e.stream));
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
     r.host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / calls;
     r.b2b_us = 1e3 * ms / calls;
     /* Flushed single calls. */
     const int reps = 31;
     std::vector<cudaEvent_t> starts(reps), stops(reps);
     for (int i = 0; i < reps; i++) {
-        CHECK(cudaEventCreate(&starts[i]));
-        CHECK(cudaEventCreate(&stops[i]));
+        CHECK_CUDA(cudaEventCreate(&starts[i]));
+        CHECK_CUDA(cudaEventCreate(&stops[i]));
     }
     for (int i = 0; i < reps; i++) {
         flush_read<<<1024, 256, 0, e.stream>>>((const uint4 *)e.flush, e.flush_bytes / 16, e.sink);
-        CHECK(cudaEventRecord(starts[i], e.stream));
+        CHECK_CUDA(cudaEventRecord(starts[i], e.stream));
         call(e, g, o);
-        CHECK(cudaEventRecord(stops[i], e.stream));
+        CHECK_CUDA(cudaEventRecord(stops[i], e.stream));
     }
-    CHECK(cudaStreamSynchronize(e.stream));
+    CHECK_CUDA(cudaStreamSynchronize(e.stream));
     std::vector<double> t(reps);
     for (int i = 0; i < reps; i++) {
-        CHECK(cudaEventElapsedTime(&ms, starts[i], stops[i]));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, starts[i], stops[i]));
         t[i] = 1e3 * ms;
-        CHECK(cudaEventDestroy(starts[i]));
-        CHECK(cudaEventDestroy(stops[i]));
+        CHECK_CUDA(cudaEventDestroy(starts[i]));
+        CHECK_CUDA(cudaEventDestroy(stops[i]));
     }
     std::sort(t.begin(), t.end());
     r.flushed_us = t[reps / 2];
-    CHECK(cudaEventDestroy(e0));
-    CHECK(cudaEventDestroy(e1));
+    CHECK_CUDA(cudaEventDestroy(e0));
+    CHECK_CUDA(cudaEventDestroy(e1));
     return r;
 }
 
@@ -218,7 +198,7 @@ int main(int argc, char **argv)
             }
         }
     env e = {};
-    CHECK(cudaStreamCreateWithFlags(&e.stream, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&e.stream, cudaStreamNonBlocking));
     if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &e.ctx) != WARPLAB_OK) {
         fprintf(stderr, "no cuda context: %s\n", warplab_last_error(nullptr));
         return 1;
@@ -228,23 +208,23 @@ int main(int argc, char **argv)
     if (cublasCreate(&e.blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(e.blas, e.stream))
         return 1;
     e.flush_bytes = (size_t)120 << 20;
-    CHECK(cudaMalloc(&e.flush, e.flush_bytes));
-    CHECK(cudaMemset(e.flush, 1, e.flush_bytes));
-    CHECK(cudaMalloc(&e.sink, 4));
+    CHECK_CUDA(cudaMalloc(&e.flush, e.flush_bytes));
+    CHECK_CUDA(cudaMemset(e.flush, 1, e.flush_bytes));
+    CHECK_CUDA(cudaMalloc(&e.sink, 4));
     cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     printf("device: %s\n", prop.name);
     printf("%-5s %-2s %-16s %-5s | %-28s | %-28s | ratio\n", "type", "op", "m x n x k", "C",
            "warplab: launches host b2b flushed", "cublas: launches host b2b flushed");
     for (const gemm_case &g : cases) {
         operands o = {};
         const size_t in = 2, out = g.narrow ? 2 : 4;
-        CHECK(cudaMalloc(&o.a, (size_t)g.m * g.k * in));
-        CHECK(cudaMalloc(&o.b, (size_t)g.k * g.n * in));
-        CHECK(cudaMalloc(&o.c, (size_t)g.m * g.n * out));
+        CHECK_CUDA(cudaMalloc(&o.a, (size_t)g.m * g.k * in));
+        CHECK_CUDA(cudaMalloc(&o.b, (size_t)g.k * g.n * in));
+        CHECK_CUDA(cudaMalloc(&o.c, (size_t)g.m * g.n * out));
         fill16<<<256, 256, 0, e.stream>>>((unsigned short *)o.a, (size_t)g.m * g.k, 1, g.bf16);
         fill16<<<256, 256, 0, e.stream>>>((unsigned short *)o.b, (size_t)g.k * g.n, 2, g.bf16);
-        CHECK(cudaStreamSynchronize(e.stream));
+        CHECK_CUDA(cudaStreamSynchronize(e.stream));
         if (warplab_buffer_wrap(e.ctx, o.a, (size_t)g.m * g.k * in, &o.wa) != WARPLAB_OK ||
             warplab_buffer_wrap(e.ctx, o.b, (size_t)g.k * g.n * in, &o.wb) != WARPLAB_OK ||
             warplab_buffer_wrap(e.ctx, o.c, (size_t)g.m * g.n * out, &o.wc) != WARPLAB_OK)
@@ -252,10 +232,10 @@ int main(int argc, char **argv)
         if (getenv("GEMM_CALL_COST_WARM_ONLY")) { /* for a profiler: three calls of each */
             for (int i = 0; i < 3; i++)
                 call_warplab(e, g, o);
-            CHECK(cudaStreamSynchronize(e.stream));
+            CHECK_CUDA(cudaStreamSynchronize(e.stream));
             for (int i = 0; i < 3; i++)
                 call_cublas(e, g, o);
-            CHECK(cudaStreamSynchronize(e.stream));
+            CHECK_CUDA(cudaStreamSynchronize(e.stream));
             continue;
         }
         const cost w = measure(e, g, o, call_warplab);
@@ -271,9 +251,9 @@ int main(int argc, char **argv)
         warplab_buffer_destroy(o.wa);
         warplab_buffer_destroy(o.wb);
         warplab_buffer_destroy(o.wc);
-        CHECK(cudaFree(o.a));
-        CHECK(cudaFree(o.b));
-        CHECK(cudaFree(o.c));
+        CHECK_CUDA(cudaFree(o.a));
+        CHECK_CUDA(cudaFree(o.b));
+        CHECK_CUDA(cudaFree(o.c));
     }
     cublasDestroy(e.blas);
     warplab_context_destroy(e.ctx);

@@ -33,20 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_check.h"
+
 /* The library's 16-bit conversions (src/ladders/gemm.h). */
 uint16_t wl_float_to_bf16(float x);
 float wl_bf16_to_float(uint16_t h);
 uint16_t wl_float_to_fp16(float x);
 float wl_fp16_to_float(uint16_t h);
-
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 typedef struct combo {
     const char *name;

@@ -27,14 +27,8 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "cuda_check.h"
+#include "l2_flush.cuh"
 
 __device__ float value_of(size_t i, unsigned seed)
 {
@@ -78,18 +72,6 @@ __global__ void difference(const void *w, const void *c, size_t n, int type, uns
     atomicMax(worst, __float_as_uint(d));
 }
 
-__global__ void flush_read(const uint4 *p, size_t words, unsigned *sink)
-{
-    unsigned acc = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const uint4 v = p[i];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == 0x9E3779B9u)
-        *sink = acc;
-}
-
 static cudaDataType cuda_type(warplab_dtype t)
 {
     return t == WARPLAB_BFLOAT16 ? CUDA_R_16BF : t == WARPLAB_FLOAT16 ? CUDA_R_16F : CUDA_R_32F;
@@ -116,7 +98,7 @@ int main(int argc, char **argv)
     if (warplab_gemm_grid_make(seed, &grid) != WARPLAB_OK)
         return 1;
     cudaStream_t stream;
-    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     warplab_context *ctx = nullptr;
     if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &ctx) != WARPLAB_OK ||
         warplab_context_set_stream(ctx, stream) != WARPLAB_OK)
@@ -125,19 +107,19 @@ int main(int argc, char **argv)
     if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(blas, stream))
         return 1;
     cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     snprintf(grid->device, sizeof grid->device, "%s", prop.name);
     const size_t flush_bytes = 2 * (size_t)prop.l2CacheSize;
     void *flush;
     unsigned *sink, *worst;
-    CHECK(cudaMalloc(&flush, flush_bytes));
-    CHECK(cudaMemset(flush, 1, flush_bytes));
-    CHECK(cudaMalloc(&sink, 4));
-    CHECK(cudaMalloc(&worst, 4));
+    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
+    CHECK_CUDA(cudaMemset(flush, 1, flush_bytes));
+    CHECK_CUDA(cudaMalloc(&sink, 4));
+    CHECK_CUDA(cudaMalloc(&worst, 4));
     const int reps = 15;
     std::vector<cudaEvent_t> ev(4 * reps);
     for (auto &e : ev)
-        CHECK(cudaEventCreate(&e));
+        CHECK_CUDA(cudaEventCreate(&e));
     grid->l2_flushed = 1;
     for (size_t i = 0; i < grid->count; i++) {
         warplab_gemm_grid_cell &c = grid->cells[i];
@@ -150,14 +132,14 @@ int main(int argc, char **argv)
         const size_t in = warplab_dtype_size(c.ab_type), out = warplab_dtype_size(c.c_type);
         const size_t na = c.m * c.k, nb = c.k * c.n, nc = c.m * c.n;
         void *a, *b, *cw, *cc;
-        CHECK(cudaMalloc(&a, na * in));
-        CHECK(cudaMalloc(&b, nb * in));
-        CHECK(cudaMalloc(&cw, nc * out));
-        CHECK(cudaMalloc(&cc, nc * out));
+        CHECK_CUDA(cudaMalloc(&a, na * in));
+        CHECK_CUDA(cudaMalloc(&b, nb * in));
+        CHECK_CUDA(cudaMalloc(&cw, nc * out));
+        CHECK_CUDA(cudaMalloc(&cc, nc * out));
         fill<<<1024, 256, 0, stream>>>(a, na, (unsigned)(seed * 3 + i), c.ab_type);
         fill<<<1024, 256, 0, stream>>>(b, nb, (unsigned)(seed * 5 + i), c.ab_type);
-        CHECK(cudaMemsetAsync(cw, 0xFF, nc * out, stream));
-        CHECK(cudaStreamSynchronize(stream));
+        CHECK_CUDA(cudaMemsetAsync(cw, 0xFF, nc * out, stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
         warplab_buffer *wa, *wb, *wc;
         if (warplab_buffer_wrap(ctx, a, na * in, &wa) != WARPLAB_OK ||
             warplab_buffer_wrap(ctx, b, nb * in, &wb) != WARPLAB_OK ||
@@ -180,13 +162,13 @@ int main(int argc, char **argv)
                                 compute, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
         };
         bool ok = run_w() && run_c();
-        CHECK(cudaStreamSynchronize(stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
         if (ok) {
-            CHECK(cudaMemsetAsync(worst, 0, 4, stream));
+            CHECK_CUDA(cudaMemsetAsync(worst, 0, 4, stream));
             difference<<<1024, 256, 0, stream>>>(cw, cc, nc, c.c_type, worst);
             unsigned bits = 0;
-            CHECK(cudaMemcpyAsync(&bits, worst, 4, cudaMemcpyDeviceToHost, stream));
-            CHECK(cudaStreamSynchronize(stream));
+            CHECK_CUDA(cudaMemcpyAsync(&bits, worst, 4, cudaMemcpyDeviceToHost, stream));
+            CHECK_CUDA(cudaStreamSynchronize(stream));
             float d;
             memcpy(&d, &bits, 4);
             c.max_rel_error = d;
@@ -194,23 +176,23 @@ int main(int argc, char **argv)
                 ok = run_w() && run_c();
             for (int r = 0; r < reps && ok; r++) {
                 flush_read<<<1024, 256, 0, stream>>>((const uint4 *)flush, flush_bytes / 16, sink);
-                CHECK(cudaEventRecord(ev[4 * r], stream));
+                CHECK_CUDA(cudaEventRecord(ev[4 * r], stream));
                 ok = ok && run_w();
-                CHECK(cudaEventRecord(ev[4 * r + 1], stream));
+                CHECK_CUDA(cudaEventRecord(ev[4 * r + 1], stream));
                 flush_read<<<1024, 256, 0, stream>>>((const uint4 *)flush, flush_bytes / 16, sink);
-                CHECK(cudaEventRecord(ev[4 * r + 2], stream));
+                CHECK_CUDA(cudaEventRecord(ev[4 * r + 2], stream));
                 ok = ok && run_c();
-                CHECK(cudaEventRecord(ev[4 * r + 3], stream));
+                CHECK_CUDA(cudaEventRecord(ev[4 * r + 3], stream));
             }
-            CHECK(cudaStreamSynchronize(stream));
+            CHECK_CUDA(cudaStreamSynchronize(stream));
         }
         if (ok) {
             std::vector<double> tw(reps), tc(reps);
             for (int r = 0; r < reps; r++) {
                 float ms;
-                CHECK(cudaEventElapsedTime(&ms, ev[4 * r], ev[4 * r + 1]));
+                CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r], ev[4 * r + 1]));
                 tw[r] = 1e3 * ms;
-                CHECK(cudaEventElapsedTime(&ms, ev[4 * r + 2], ev[4 * r + 3]));
+                CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r + 2], ev[4 * r + 3]));
                 tc[r] = 1e3 * ms;
             }
             std::sort(tw.begin(), tw.end());
@@ -233,10 +215,10 @@ int main(int argc, char **argv)
         warplab_buffer_destroy(wa);
         warplab_buffer_destroy(wb);
         warplab_buffer_destroy(wc);
-        CHECK(cudaFree(a));
-        CHECK(cudaFree(b));
-        CHECK(cudaFree(cw));
-        CHECK(cudaFree(cc));
+        CHECK_CUDA(cudaFree(a));
+        CHECK_CUDA(cudaFree(b));
+        CHECK_CUDA(cudaFree(cw));
+        CHECK_CUDA(cudaFree(cc));
     }
     warplab_gemm_grid_write(grid, WARPLAB_FORMAT_TABLE, stdout);
     warplab_gemm_grid_destroy(grid);

@@ -31,16 +31,15 @@
 #include <cub/device/device_histogram.cuh>
 #include <vector>
 
+#include "fill_hash.cuh"
+
 constexpr int RUNS = 40;
 
 __global__ void fill(unsigned char *p, size_t n, int kind, unsigned seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ seed;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
+        const unsigned h = fill_hash(i, seed);
         p[i] = kind == 0 ? (unsigned char)(h >> 7) : 0x5A;
     }
 }
