@@ -896,17 +896,12 @@ static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a
     cudaError_t e = wl_cuda_allow_smem((const void *)kernel, XW_SMEM_BYTES, &allowed);
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
-    if (dependent && !SK) {
-        e = wl_pdl_launch(kernel, dim3(blocks), dim3(XW_THREADS_OF(BN)), XW_SMEM_BYTES,
-                          wl_cuda_stream(backend), map_a, map_b, map_c, p);
-        if (e != cudaSuccess)
-            return wl_cuda_check(backend, e, "gemm_ex TMA + wgmma kernel (after the copy)");
-    } else {
-        kernel<<<blocks, XW_THREADS_OF(BN), XW_SMEM_BYTES, wl_cuda_stream(backend)>>>(map_a, map_b,
-                                                                                      map_c, p);
-    }
-    return WL_CUDA_LAUNCHED(backend, SK ? "gemm_ex TMA + wgmma kernel (stream-K shares)"
-                                        : "gemm_ex TMA + wgmma kernel (operands as stored)");
+    e = wl_launch_after(dependent && !SK, kernel, dim3(blocks), dim3(XW_THREADS_OF(BN)),
+                        XW_SMEM_BYTES, wl_cuda_stream(backend), map_a, map_b, map_c, p);
+    return wl_cuda_check(backend, e,
+                         SK          ? "gemm_ex TMA + wgmma kernel (stream-K shares)"
+                         : dependent ? "gemm_ex TMA + wgmma kernel (after the copy)"
+                                     : "gemm_ex TMA + wgmma kernel (operands as stored)");
 }
 
 /* The kernel with stream-K shares where the walk has them (16-bit, 128 or

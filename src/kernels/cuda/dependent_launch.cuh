@@ -82,6 +82,26 @@ inline cudaError_t wl_pdl_launch(void (*kernel)(Params...), dim3 grid, dim3 bloc
     config.numAttrs = 1;
     return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
 }
+
+/* The pair of a reset and the kernel that reads it, either way: with
+ * dependent (sm_90), wl_pdl_zero and then wl_launch_after launches the
+ * kernel as its dependent; else cudaMemsetAsync and a plain launch. */
+inline cudaError_t wl_zero_before(void *p, size_t bytes, cudaStream_t stream, bool dependent)
+{
+    return dependent ? wl_pdl_zero(p, bytes, stream) : cudaMemsetAsync(p, 0, bytes, stream);
+}
+
+/* kernel<<<grid, block, shared, stream>>>(args...): with dependent, as the
+ * dependent of the kernel before it on the stream (wl_pdl_launch). */
+template <typename... Params, typename... Args>
+inline cudaError_t wl_launch_after(bool dependent, void (*kernel)(Params...), dim3 grid, dim3 block,
+                                   size_t shared, cudaStream_t stream, Args... args)
+{
+    if (dependent)
+        return wl_pdl_launch(kernel, grid, block, shared, stream, args...);
+    kernel<<<grid, block, shared, stream>>>(static_cast<Params>(args)...);
+    return cudaGetLastError();
+}
 #endif
 
 } // namespace

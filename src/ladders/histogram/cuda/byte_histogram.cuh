@@ -190,10 +190,8 @@ cudaError_t launch_byte_kernel(const uint8_t *in, size_t n, unsigned *counts,
         ((vectors ? vectors : 1) + (size_t)BLOCK * LOADS - 1) / ((size_t)BLOCK * LOADS);
     blocks = blocks < most ? blocks : most;
     const unsigned grid = (unsigned)(blocks ? blocks : 1);
-    if (dependent)
-        return wl_pdl_launch(kernel, grid, BLOCK, 0, stream, in, n, head, vectors, counts, rule);
-    kernel<<<grid, BLOCK, 0, stream>>>(in, n, head, vectors, counts, rule);
-    return cudaGetLastError();
+    return wl_launch_after(dependent, kernel, grid, BLOCK, 0, stream, in, n, head, vectors, counts,
+                           rule);
 }
 
 /* The kernel for n samples under plan, on a stream whose counts are already

@@ -203,19 +203,16 @@ template <typename F> auto with_sample(const wl_problem *problem, F &&call)
     }
 }
 
-/* The counts zeroed, in order on the rung's stream. */
-/* Zeroes the counts: with dependent, by wl_pdl_zero, whose dependent the
- * counting kernel is then launched as (dependent_launch.cuh); else by
- * cudaMemsetAsync before a plain launch. */
+/* Zeroes the counts on the rung's stream; with dependent, the counting
+ * kernel is then launched as the zeroing's dependent (wl_zero_before,
+ * dependent_launch.cuh). */
 inline warplab_status zero_counts(wl_backend *backend, const wl_launch *launch,
                                   bool dependent = false)
 {
     const size_t bytes = (size_t)launch->problem->dim[1] * sizeof(unsigned);
-    cudaStream_t stream = wl_cuda_stream(backend);
-    return wl_cuda_check(backend,
-                         dependent ? wl_pdl_zero(counts_of(launch), bytes, stream)
-                                   : cudaMemsetAsync(counts_of(launch), 0, bytes, stream),
-                         "histogram: zeroing the counts");
+    return wl_cuda_check(
+        backend, wl_zero_before(counts_of(launch), bytes, wl_cuda_stream(backend), dependent),
+        "histogram: zeroing the counts");
 }
 
 /* A grid of the blocks that fit on every SM at once (kernel's occupancy with
@@ -260,14 +257,11 @@ warplab_status run_privatised(wl_backend *backend, const wl_launch *launch, cons
     const size_t per_trip = (size_t)BLOCK * (VECTOR ? 2 : 1);
     const unsigned grid = resident_grid(backend, kernel, BLOCK, shared, per_trip, work);
     const wl_histogram_rule rule = wl_histogram_rule_of(launch->problem);
-    if (dependent)
-        return wl_cuda_check(backend,
-                             wl_pdl_launch(kernel, grid, BLOCK, shared, wl_cuda_stream(backend), in,
-                                           n, head, vectors, counts_of(launch), rule, words),
-                             what);
-    kernel<<<grid, BLOCK, shared, wl_cuda_stream(backend)>>>(in, n, head, vectors,
-                                                             counts_of(launch), rule, words);
-    return WL_CUDA_LAUNCHED(backend, what);
+    return wl_cuda_check(backend,
+                         wl_launch_after(dependent, kernel, grid, BLOCK, shared,
+                                         wl_cuda_stream(backend), in, n, head, vectors,
+                                         counts_of(launch), rule, words),
+                         what);
 }
 
 /* Whether copies of the problem's private words fit in a block's shared

@@ -438,24 +438,17 @@ struct BulkPass {
         const bool dependent = grid > 1 && backend->info.cc_major >= 9;
         if (grid > 1) {
             const size_t reset = TICKET_BYTES + TileFlags<T>::status_bytes(count);
-            status = wl_cuda_check(backend,
-                                   dependent ? wl_pdl_zero(scratch, reset, stream)
-                                             : cudaMemsetAsync(scratch, 0, reset, stream),
-                                   what);
+            status =
+                wl_cuda_check(backend, wl_zero_before(scratch, reset, stream, dependent), what);
             if (status != WARPLAB_OK)
                 return status;
         }
-        if (dependent)
-            return wl_cuda_check(backend,
-                                 wl_pdl_launch(kernel, (unsigned)grid, BLOCK, shared_bytes<T>(),
-                                               stream, scan_input<T>(launch),
-                                               scan_output<T>(launch), n, scan_exclusive(launch),
-                                               scan_vectors_aligned(launch), scratch, count),
-                                 what);
-        kernel<<<(unsigned)grid, BLOCK, shared_bytes<T>(), stream>>>(
-            scan_input<T>(launch), scan_output<T>(launch), n, scan_exclusive(launch),
-            scan_vectors_aligned(launch), scratch, count);
-        return WL_CUDA_LAUNCHED(backend, what);
+        return wl_cuda_check(backend,
+                             wl_launch_after(dependent, kernel, (unsigned)grid, BLOCK,
+                                             shared_bytes<T>(), stream, scan_input<T>(launch),
+                                             scan_output<T>(launch), n, scan_exclusive(launch),
+                                             scan_vectors_aligned(launch), scratch, count),
+                             what);
     }
 };
 
