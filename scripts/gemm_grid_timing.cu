@@ -11,7 +11,10 @@
  * Build (from the repository root, a CUDA build in BUILD):
  *   nvcc -O2 -std=c++17 -arch=sm_90 -I include -o gemm_grid_timing \
  *     scripts/gemm_grid_timing.cu BUILD/libwarplab.a -lcublas
- * Run: ./gemm_grid_timing SEED fp16,bf16,fp32,tf32 */
+ * Run: ./gemm_grid_timing SEED fp16,bf16,fp32,tf32 [MxNxK ...]
+ * With shapes (a tuning set, scripts/gemm_tile_tuning.sh): those instead of
+ * the seed's, each in N,N and N,T, BF16 and FP16, FP32 and the input type
+ * out (the grid's 16-bit cells; the class column says "tuning"). */
 #include "warplab.h"
 #include "warplab_lab.h"
 
@@ -97,6 +100,34 @@ int main(int argc, char **argv)
     warplab_gemm_grid *grid = nullptr;
     if (warplab_gemm_grid_make(seed, &grid) != WARPLAB_OK)
         return 1;
+    if (argc > 3) { /* the shapes given, over the grid's first cells, in the grid's group order */
+        const int shapes = argc - 3;
+        if ((size_t)shapes * 8 > grid->count) {
+            fprintf(stderr, "more shapes than %zu cells hold\n", grid->count / 8);
+            return 2;
+        }
+        size_t count = 0;
+        /* The groups in the grid's order: BF16 then FP16; FP32 C then 16-bit; N,N then N,T. */
+        for (int group = 0; group < 8; group++)
+            for (int a = 3; a < argc; a++) {
+                size_t m = 0, n = 0, k = 0;
+                if (sscanf(argv[a], "%zux%zux%zu", &m, &n, &k) != 3 || m * n * k == 0) {
+                    fprintf(stderr, "not a shape MxNxK: %s\n", argv[a]);
+                    return 2;
+                }
+                warplab_gemm_grid_cell &c = grid->cells[count++];
+                snprintf(c.shape_class, sizeof c.shape_class, "tuning");
+                c.m = m, c.n = n, c.k = k;
+                c.op_a = WARPLAB_OP_N;
+                c.op_b = group & 1 ? WARPLAB_OP_T : WARPLAB_OP_N;
+                c.ab_type = group & 4 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
+                c.c_type = group & 2 ? c.ab_type : WARPLAB_FLOAT32;
+                c.compute = WARPLAB_COMPUTE_FP32;
+                c.flags = 0;
+                c.batch = 0;
+            }
+        grid->count = count;
+    }
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     warplab_context *ctx = nullptr;

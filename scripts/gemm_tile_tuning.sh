@@ -16,8 +16,17 @@
 #   or read by mma.sync element by element), each 16-bit path forced beside
 #   the model's pick (ex16_mma, ex16_wgmma, ex16_tma): squares 301^3 455^3
 #   777^3, tall-skinny 40001x180x2001, large k 99x250x30001
+#   odd k (K-major rows off 16 bytes: the operands re-strided before the
+#   wgmma kernel today), every 16-bit cell of each shape as the grid runs it
+#   (N,N and N,T, BF16 and FP16, FP32 and the input type out) through
+#   scripts/gemm_grid_timing.cu, the fitting set for any change to how such
+#   operands are read (the grid's seeds judge it):
+#     tall-skinny 40001x180x2001 45001x32x2501 30001x72x1999 50001x130x1501
+#     20011x256x3003; large k 99x250x30001 150x61x40001 333x411x17001
+#     64x200x50001; squares 75^3 123^3 199^3 301^3 455^3 777^3
 #
-# Usage: [PART=tiles|unaligned] scripts/gemm_tile_tuning.sh WARPLAB [LABEL]
+# Usage: [PART=tiles|unaligned|oddk] scripts/gemm_tile_tuning.sh WARPLAB [LABEL]
+# (PART=oddk: WARPLAB names a gemm_grid_timing binary)
 # (the bench's tables: each rung's median beside cuBLAS's, and the plan
 # warplab_gemm_ex describes).
 set -u
@@ -32,6 +41,13 @@ case "${PART:-all}" in
 all | tiles)
     "$WARPLAB" bench gemm --rung ex_bf16,cublas_ex_bf16 --size "$SHAPES" --repeat 20 ;;
 esac
+ODD_K="40001x180x2001 45001x32x2501 30001x72x1999 50001x130x1501 20011x256x3003"
+ODD_K="$ODD_K 99x250x30001 150x61x40001 333x411x17001 64x200x50001"
+ODD_K="$ODD_K 75x75x75 123x123x123 199x199x199 301x301x301 455x455x455 777x777x777"
+if [ "${PART:-all}" = oddk ]; then
+    # shellcheck disable=SC2086 # the shapes are one argument each
+    exec "$WARPLAB" 1 fp16,bf16 $ODD_K
+fi
 case "${PART:-all}" in
 all | unaligned)
     "$WARPLAB" bench gemm --rung ex_bf16,ex16_mma,ex16_wgmma,ex16_tma,cublas_ex_bf16 \
