@@ -25,6 +25,10 @@
 #   STEPS="build test sanitize bench probe counters"  which steps to run (default: all)
 #   LADDERS="vecadd reduce transpose gemm scan histogram"   which ladders to sanitize / bench
 #   SANITIZE_MAX_SIZE=N                      largest problem under the sanitizers
+#   RACECHECK_ONE_BLOCK_MAX_SIZE=N           largest problem of the scan ladder's one-block
+#                                            rungs under racecheck (default 5000: every
+#                                            chunk-to-chunk carry of the block; one block
+#                                            walking 65537 elements outran 185 s there)
 #   SANITIZE_PARALLEL=N                      sanitized programs at once (default: 4 a GPU), each
 #                                            on one GPU in turn (CUDA_VISIBLE_DEVICES); the
 #                                            ladders go rung by rung
@@ -38,7 +42,7 @@
 #   CTEST_ARGS="..."                         extra arguments for ctest (e.g. -E transpose,
 #                                            -R 'cuda\.reduce\.' for one ladder's rungs)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 export PATH="$PATH:/usr/local/cuda/bin"
 # NVLink multicast stays off (the all-reduce ladder's NCCL rows; docs/MULTIGPU.md).
 export NCCL_NVLS_ENABLE=0
@@ -48,6 +52,7 @@ BUILD=${BUILD:-build-gpu}
 STEPS=${STEPS:-build test sanitize bench probe counters}
 LADDERS=${LADDERS:-vecadd reduce transpose gemm scan histogram}
 SANITIZE_MAX_SIZE=${SANITIZE_MAX_SIZE:-2100000}
+RACECHECK_ONE_BLOCK_MAX_SIZE=${RACECHECK_ONE_BLOCK_MAX_SIZE:-5000}
 BENCH_ARGS=${BENCH_ARGS:-}
 CTEST_ARGS=${CTEST_ARGS:-}
 SANITIZE_TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
@@ -170,32 +175,17 @@ if has_step sanitize; then
             fi ;;
         esac
         start=$SECONDS
+        # The library API tests and the probes first, then the ladders, racecheck's
+        # programs before the other tools': the longest programs start first, so that
+        # none of them begins near the end of the queue (racecheck of the API set
+        # takes minutes; racecheck of the scan ladder's one-block rungs at 2.1M
+        # elements outran 360 s, below).
         for tool in $SANITIZE_TOOLS; do
-            if has_set ladders; then
-                # Rung by rung (the host loops have no kernel), so that the
-                # rungs run side by side and a failure names its rung.
-                for ladder in $LADDERS; do
-                    for rung in $("$BIN" ladders "$ladder" 2>/dev/null | awk 'NR > 1 && $1 !~ /^cpu_/ {print $1}'); do
-                        sanitize "$tool" "$ladder-$rung" "$TESTS/test_ladders" --backend cuda \
-                            --ladder "$ladder" --rung "$rung" --skip-unsafe --no-timing \
-                            --max-size "$SANITIZE_MAX_SIZE"
-                    done
-                done
-                # The persistent TMA rungs on problems of more tiles than SMs (each
-                # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta;
-                # the clusters' odd tile rows: 4100x2100x40, 2175x2047x509; stream-K's
-                # shares, 4 to a tile, the last written in the workspace: 2175x2047x509).
-                case " $LADDERS " in *" gemm "*)
-                    for rung in bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store \
-                        bf16_wgmma_cluster fp16_wgmma_tma_store fp16_wgmma_cluster \
-                        tf32_wgmma_tma_store tf32_wgmma_cluster bf16_wgmma_streamk \
-                        fp16_wgmma_streamk tf32_wgmma_streamk; do
-                        sanitize "$tool" "gemm-$rung-multitile" "$TESTS/test_ladders" \
-                            --backend cuda --ladder gemm --rung "$rung" --no-timing --max-size 4e8
-                    done ;;
-                esac
-            fi
             if has_set api; then
+                # (FP32 compute on transposed operands: the op T operands
+                # transposed into the workspace, the FP32 dispatcher on them.
+                # First: under racecheck it takes minutes.)
+                sanitize "$tool" gemm-ex-fp32-copy "$TESTS/test_gemm_ex_api" --fp32-copy
                 # The library as users call it, exact-size buffers (no guard
                 # zones): every path of the FP32 dispatcher (warplab_gemm), every
                 # op, type and output type of warplab_gemm_ex; wrapped
@@ -226,17 +216,45 @@ if has_step sanitize; then
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" histogram-api "$TESTS/test_histogram_api" \
                     --backend cuda
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" histogram-graph "$TESTS/cuda/test_histogram_cuda"
-                # (FP32 compute on transposed operands: the op T operands
-                # transposed into the workspace, the FP32 dispatcher on them.
-                # Last: under racecheck it takes minutes, and a run cut short
-                # has then verified everything before it.)
-                sanitize "$tool" gemm-ex-fp32-copy "$TESTS/test_gemm_ex_api" --fp32-copy
             fi
             if has_set probes; then
                 # The probes' kernels, on their small test problems (no timing, no end-to-end run).
                 sanitize "$tool" probes "$TESTS/test_probes" --backend cuda --no-timing --no-run
             fi
         done
+        for tool in $SANITIZE_TOOLS; do
+            if has_set ladders; then
+                # Rung by rung (the host loops have no kernel), so that the
+                # rungs run side by side and a failure names its rung.
+                for ladder in $LADDERS; do
+                    for rung in $("$BIN" ladders "$ladder" 2>/dev/null | awk 'NR > 1 && $1 !~ /^cpu_/ {print $1}'); do
+                        size=$SANITIZE_MAX_SIZE
+                        case "$tool $ladder $rung" in "racecheck scan hillis_steele" | "racecheck scan blelloch" | \
+                            "racecheck scan conflict_free" | "racecheck scan warp_shuffle")
+                            size=$RACECHECK_ONE_BLOCK_MAX_SIZE ;;
+                        esac
+                        sanitize "$tool" "$ladder-$rung" "$TESTS/test_ladders" --backend cuda \
+                            --ladder "$ladder" --rung "$rung" --skip-unsafe --no-timing \
+                            --max-size "$size"
+                    done
+                done
+                # The persistent TMA rungs on problems of more tiles than SMs (each
+                # block walks several tiles; 4096x4096x1, 4100x2100x40 with beta;
+                # the clusters' odd tile rows: 4100x2100x40, 2175x2047x509; stream-K's
+                # shares, 4 to a tile, the last written in the workspace: 2175x2047x509).
+                case " $LADDERS " in *" gemm "*)
+                    for rung in bf16_wgmma_tma tf32_wgmma_tma bf16_wgmma_tma_store \
+                        bf16_wgmma_cluster fp16_wgmma_tma_store fp16_wgmma_cluster \
+                        tf32_wgmma_tma_store tf32_wgmma_cluster bf16_wgmma_streamk \
+                        fp16_wgmma_streamk tf32_wgmma_streamk; do
+                        sanitize "$tool" "gemm-$rung-multitile" "$TESTS/test_ladders" \
+                            --backend cuda --ladder gemm --rung "$rung" --no-timing --max-size 4e8
+                    done ;;
+                esac
+            fi
+        done
+        { grep "^racecheck|" "$jobs_file"; grep -v "^racecheck|" "$jobs_file"; } >"$jobs_file.sorted"
+        mv "$jobs_file.sorted" "$jobs_file"
         run_sanitized
         for tool in $SANITIZE_TOOLS; do
             bad="" unfinished="" programs=0
