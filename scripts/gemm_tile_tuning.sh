@@ -1,5 +1,5 @@
 #!/bin/bash
-# The 16-bit tile model's tuning set (src/cuda/gemm/ex16_gemm.cu: wgmma_model's
+# The 16-bit tile model's tuning set (src/kernels/gemm_tiles16.c: wgmma_model's
 # wave count, the stream-K shares' wgmma_sk_model): fixed shapes, BF16 in, FP32
 # out, op N, N, through warplab_gemm_ex (the ex_bf16 rung) against
 # cublasGemmEx (cublas_ex_bf16) in the same run. Fitting happens here; the

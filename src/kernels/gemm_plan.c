@@ -11,7 +11,7 @@
  * a Llama-3-8B-like block (k = 4096 or 14336; n = 1024, 4096, 6144 or
  * 28672; m = 1, 2, 7, 8, 16, 24, 32; op_b N and T; BF16 -> BF16, BF16 ->
  * FP32, FP16 -> FP16, TF32), timed by scripts/gemm_decode_bench.c against
- * cublasGemmEx. The 16-bit delegate's tile model (ex16_gemm.cu) has its
+ * cublasGemmEx. The 16-bit delegate's tile model (gemm_tiles16.c) has its
  * own: the fixed shapes of scripts/gemm_tile_tuning.sh. The FP32
  * dispatcher's split-K pieces (gemm_dispatch.c: PIECE_FILL_K,
  * LARGE_TILE_MIN_K_CHUNK) were checked on the grid's FP32 large_k and
@@ -330,7 +330,7 @@ static const wl_gemm_candidate candidates[] = {
                "copies into shared memory differ), not refitted; B of op T: "
                "FP32_TILE_B_4BYTE_COST and _SMALL_COST (H200 grid, seed 7: the tuning set)"},
     {.name = "ex16_chooser",
-     .kernel = "src/cuda/gemm/ex16_gemm.cu wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
+     .kernel = "src/kernels/gemm_tiles16.c wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
      .cc_major_min = 8,
      .ab_types = BF16 | F16,
      .c_types = C_FP32_OR_INPUT,

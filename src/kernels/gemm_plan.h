@@ -330,7 +330,7 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 
 /* The tile choosers' constants, rows of the planner's tables beside its
  * candidates (gemm_plan.c): the 16-bit tile model of wl_ex16_choose
- * (src/cuda/gemm/ex16_gemm.cu) and the TF32 one of tf32_choose
+ * (src/kernels/gemm_tiles16.c) and the TF32 one of tf32_choose
  * (src/cuda/gemm/gemm_ex.cu), which the ex16_chooser and tf32_chooser rows
  * delegate to. Each row: its chooser, its name, its value and the
  * measurement it came from; the choosers read the values through

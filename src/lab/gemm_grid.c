@@ -7,7 +7,7 @@
  * scripts/gemm_decode_bench.c (m = 1, 2, 7, 8, 16, 24, 32; n x k = 1024,
  * 4096, 6144, 28672 x 4096 and 4096 x 14336), with the ladder's shape set
  * (`warplab bench gemm --shapes`) behind the older choosers' constants;
- * the 16-bit tile model's (ex16_gemm.cu: the waves of a row of tiles,
+ * the 16-bit tile model's (gemm_tiles16.c: the waves of a row of tiles,
  * stream-K's shares, the paths for rows not 16-byte aligned) on the fixed
  * shapes of scripts/gemm_tile_tuning.sh (prefill with partial last waves,
  * decode past one wave, odd squares, tall-skinny and large k), and the

@@ -297,7 +297,7 @@ static void test_rows(void)
 /* The tile choosers' constants (gemm_plan.h): one row an id, in id
  * order, each with its chooser, a name unique to the chooser, a positive
  * value and a source; wl_gemm_model reads them. The values the choosers
- * were fitted with (ex16_gemm.cu, gemm_ex.cu) are the table's. */
+ * were fitted with (gemm_tiles16.c, gemm_ex.cu) are the table's. */
 static void test_models(void)
 {
     size_t count = 0;

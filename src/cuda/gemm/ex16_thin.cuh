@@ -31,12 +31,8 @@
 #ifndef WARPLAB_GEMM_EX16_THIN_CUH
 #define WARPLAB_GEMM_EX16_THIN_CUH
 
+#include "../../kernels/gemm_tiles16.h" /* EX16_THIN_SMALL, _WARPS, _COLS, _STEP */
 #include "mma_kernel.cuh"
-
-#define EX16_THIN_SMALL 64 /* the small side, at most */
-#define EX16_THIN_WARPS 4  /* a block: warps on interleaved k steps of one strip */
-#define EX16_THIN_COLS 64  /* a strip: 8 lanes x 8 columns */
-#define EX16_THIN_STEP 32  /* k a warp step: 4 lanes x 8 */
 
 /* The big operand X (k x big) times the small one Y (small x k). For m
  * small, X = op(B) and Y = op(A); for n small, X = op(A)^T and Y = op(B)^T,

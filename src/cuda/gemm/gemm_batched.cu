@@ -25,7 +25,7 @@ static int sm_count(const wl_backend *backend)
 
 /* The tile width of a batch: 128 x 256, 128 x 128 or (m <= 64) 64 x 64,
  * by the waves of (matrix, tile) units over the SMs at the wgmma rate of
- * ex16_gemm.cu's wgmma_model (5.5 TFLOP/s an SM, a 128 x 128 tile at 0.9
+ * gemm_tiles16.c's wgmma_model (5.5 TFLOP/s an SM, a 128 x 128 tile at 0.9
  * of it, ~0.7 us of fill and epilogue a unit), no faster than the
  * compulsory bytes at 80% of the bandwidth. */
 static int batched_width(const wl_backend *backend, const wl_problem *p)

@@ -623,7 +623,7 @@ static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p)
     const wl_ex16_plan *kept = cache.find(key);
     if (kept)
         return *kept;
-    const wl_ex16_plan plan = wl_ex16_choose(backend, p, wl_gemm_ex_tma_available(backend));
+    const wl_ex16_plan plan = wl_ex16_choose(&backend->info, p, wl_gemm_ex_tma_available(backend));
     cache.keep(key, plan);
     return plan;
 }
@@ -982,9 +982,8 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
     if (status != WARPLAB_OK)
         return status;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), small = m < n ? m : n;
-    if ((force & WL_GEMM_EX16_FORCE_THIN) && small > WL_EX16_THIN_SMALL) {
-        wl_format(reason, len, "ex16_thin takes m or n <= %d (%zu x %zu)", WL_EX16_THIN_SMALL, m,
-                  n);
+    if ((force & WL_GEMM_EX16_FORCE_THIN) && small > EX16_THIN_SMALL) {
+        wl_format(reason, len, "ex16_thin takes m or n <= %d (%zu x %zu)", EX16_THIN_SMALL, m, n);
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     if ((force & WL_GEMM_EX16_FORCE_WGMMA) && !wl_gemm_ex_wgmma_available(backend)) {

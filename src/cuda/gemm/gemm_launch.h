@@ -33,42 +33,6 @@ static inline bool wl_gemm_rows_aligned(const float *base, int ld)
     return (uintptr_t)base % 16 == 0 && ld % 4 == 0;
 }
 
-/* Rows of `cols` elements rounded up to whole 128-byte lines: each of the
- * copy engine's 128-byte box rows is then one line of L2. */
-static inline size_t wl_gemm_line_elements(size_t cols, size_t element_bytes)
-{
-    const size_t per_line = 128 / element_bytes;
-    return (cols + per_line - 1) / per_line * per_line;
-}
-
-/* How rows of row_bytes starting start_bytes into a line sit on L2's
- * 128-byte lines: 128 (every row starts a line), 64 or 32 (every row starts
- * on that boundary), or 16 (less: rows cross 32-byte sectors). The line
- * costs of the tensor-core models (gemm_ex.cu, ex16_gemm.cu) are priced by
- * it. */
-static inline int wl_gemm_row_phase(size_t row_bytes, size_t start_bytes)
-{
-    const size_t both = row_bytes | start_bytes;
-    return both % 128 == 0 ? 128 : both % 64 == 0 ? 64 : both % 32 == 0 ? 32 : 16;
-}
-
-/* A deterministic split of k (k > 0) into *splits chunks of *k_chunk: the
- * `wanted` splits, at most `most` (the kernel's own limits), and within the
- * grid's 1 .. 65535; the chunk rounded up to a multiple of `step`, and the
- * count of chunks that k then needs. */
-static inline void wl_gemm_split_k(long long k, long long wanted, long long most, long long step,
-                                   int *k_chunk, int *splits)
-{
-    long long count = wanted < most ? wanted : most;
-    if (count > 65535)
-        count = 65535;
-    if (count < 1)
-        count = 1;
-    const long long chunk = ((k + count - 1) / count + step - 1) / step * step;
-    *k_chunk = (int)chunk;
-    *splits = (int)((k + chunk - 1) / chunk);
-}
-
 /* The device runs sm_80 instructions (cp.async, mma.sync). */
 static inline warplab_status wl_gemm_needs_sm80(wl_backend *backend, char *reason, size_t len,
                                                 const char *what)

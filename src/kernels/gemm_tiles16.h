@@ -1,0 +1,97 @@
+/* The 16-bit tile model (kernels layer, host C): the choice among
+ * warplab_gemm_ex's 16-bit kernels on cuda (src/cuda/gemm/ex16_gemm.cu's
+ * ex16_mma and ex16_thin, gemm_ex.cu's TMA path and tiled fallback,
+ * wgmma_ex.sm90a.cu's wgmma kernel on the operands as stored) for one
+ * problem: the kernel, its tile, the split of k (or stream-K shares) and the
+ * operands re-strided first. A cost model, deterministic for a shape, made
+ * without allocation or synchronisation, tested on the host
+ * (tests/unit/test_gemm_tiles16.c). Its constants are rows of the planner's
+ * tables (gemm_plan.c, WL_GM_EX16_*); the planner's ex16_chooser row
+ * delegates to it (WL_GEMM_SCHEDULE_DELEGATED). */
+#ifndef WARPLAB_KERNELS_GEMM_TILES16_H
+#define WARPLAB_KERNELS_GEMM_TILES16_H
+
+#include "internal.h"
+#include "kernels/gemm_plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ex16_mma's k tile (elements of k a stage of its cp.async ring); the
+ * splits of k start on its multiples. */
+#define EX16_BK 32
+
+/* ex16_thin's geometry (src/cuda/gemm/ex16_thin.cuh). */
+#define EX16_THIN_SMALL 64 /* the small side, at most */
+#define EX16_THIN_WARPS 4  /* a block: warps on interleaved k steps of one strip */
+#define EX16_THIN_COLS 64  /* a strip: 8 lanes x 8 columns */
+#define EX16_THIN_STEP 32  /* k a warp step: 4 lanes x 8 */
+
+#define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
+
+typedef enum wl_ex16_kind {
+    WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
+    WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
+    WL_EX16_TILED, /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
+    WL_EX16_WGMMA, /* wgmma_ex.sm90a.cu: TMA + wgmma on the operands as stored, split k */
+    WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
+} wl_ex16_kind;
+
+typedef struct wl_ex16_plan {
+    wl_ex16_kind kind;
+    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: 128 x tile,
+                 * or 64 x 64 for tile 64 (m <= 64); WL_EX16_THIN: 16-row tiles of the small
+                 * side (1, 2 or 4) */
+    int splits; /* k split in this many parts (summed in order afterwards) */
+    int k_chunk;
+    /* WL_EX16_WGMMA: operands whose rows are not 16-byte aligned (TMA's
+     * strides must be), copied first into the workspace with 16-byte rows,
+     * in their stored layout: bit 0 A, bit 1 B. */
+    int restride;
+    /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
+     * B^T A^T, so that y = A x streams A through the narrow tile as B. */
+    bool transposed;
+    /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
+     * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
+     * tiles. */
+    int sk_workers;
+    double predicted_us;
+} wl_ex16_plan;
+
+/* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
+ * SM holds at once (shared memory and registers), and the rows of their
+ * measured mma.sync rates in the planner's tables (gemm_plan.h: an
+ * SM's rate, its resident blocks sharing it; one block's, alone on an SM;
+ * an SM's rate is about the same whatever the blocks on it). */
+typedef struct wl_ex16_config {
+    int bm, bn, threads, per_sm;
+    wl_gemm_model_id sm_tflops, block_tflops;
+} wl_ex16_config;
+/* 0: 128 x 128 tiles (8 warps), 1: 64 x 64 (4 warps); wl_ex16_plan.tile of
+ * WL_EX16_MMA. */
+extern const wl_ex16_config wl_ex16_configs[2];
+
+/* ex16_thin's view of a problem with one small side. */
+typedef struct wl_ex16_thin_shape {
+    bool small_m; /* X = op(B), Y = op(A); else X = op(A)^T, Y = op(B)^T */
+    bool columns; /* X contiguous along big (else along k) */
+    int big, small;
+} wl_ex16_thin_shape;
+wl_ex16_thin_shape wl_ex16_thin_shape_of(const wl_problem *p);
+
+/* The plan for a 16-bit problem (the problem's shape, ops, strides,
+ * misalignment and WL_GEMM_EX16_FORCE_* bits) on a device (its SMs,
+ * bandwidth and compute capability); tma_available: the TMA + wgmma path
+ * runs on this device. */
+wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem *p,
+                            bool tma_available);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
