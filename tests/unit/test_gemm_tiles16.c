@@ -1,0 +1,323 @@
+/* The 16-bit tile model (src/kernels/gemm_tiles16.h, wl_ex16_choose) on
+ * the host: a table of problems and the plan class each must get (kind,
+ * tile, split or not, stream-K shares or not, the operands re-strided),
+ * taken from the measured cases its comments cite; then properties over
+ * many seeded random problems: the same problem always gets the same plan,
+ * every nonempty problem on sm_80 or newer gets a kernel and a finite,
+ * positive modelled time, splits cover k in whole k tiles of their kernel
+ * (64 for wgmma, EX16_BK for mma.sync, EX16_THIN_STEP for the thin
+ * kernel), every operand whose rows are not 16-byte aligned is re-strided
+ * before the wgmma kernel reads it, stream-K shares only on one split of
+ * 128-row tiles, the transposed problem only for n = 1, the thin kernel
+ * only when forced, and forced kinds honoured exactly where they run. */
+#include "../check.h"
+#include "kernels/gemm_problem.h"
+#include "kernels/gemm_tiles16.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The devices the comments' measurements come from, as the model sees
+ * them: SMs, theoretical bandwidth (GB/s), compute capability. */
+enum { H100, H200, A100 };
+
+static warplab_device_info device_of(int which)
+{
+    warplab_device_info d;
+    memset(&d, 0, sizeof d);
+    d.multiprocessors = which == A100 ? 108 : 132;
+    d.theoretical_bandwidth_gbs = which == H100 ? 3352.0 : which == H200 ? 4800.0 : 2039.0;
+    d.cc_major = which == A100 ? 8 : 9;
+    d.cc_minor = 0;
+    return d;
+}
+
+/* The TMA + wgmma kernels run on the Hopper devices only. */
+static bool tma_of(int which)
+{
+    return which != A100;
+}
+
+static wl_problem problem(size_t m, size_t n, size_t k, int variant)
+{
+    const wl_problem p = {
+        .dim = {m, n, k}, .dims = 3, .dtype = WARPLAB_BFLOAT16, .alpha = 1.0, .variant = variant};
+    return p;
+}
+
+#define TA WL_GEMM_TRANS_A
+#define TB WL_GEMM_TRANS_B
+
+/* A measured case and its plan class. split: splits > 1; sk: stream-K
+ * shares; restride: the operands copied onto 16-byte rows (bit 0 A, bit 1
+ * B) before the wgmma kernel. */
+typedef struct tiles16_case {
+    int device;
+    size_t m, n, k;
+    int variant;
+    wl_ex16_kind kind;
+    int tile;
+    bool split, sk;
+    int restride;
+    bool transposed;
+    const char *why; /* the comment the case comes from */
+} tiles16_case;
+
+static const tiles16_case cases[] = {
+    /* wgmma_model: the wide tile over many waves; 128 x 128 tiles for
+     * 512 x 4096 x 11008 (69 us); 3001 x 2999 x 1001 (a partial last wave:
+     * the narrower tile 0.91x the wide one's time). */
+    {H100, 4096, 4096, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "4096^3 128 x 256"},
+    {H100, 512, 4096, 11008, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "128 x 128, 69 us"},
+    {H100, 3001, 2999, 1001, 0, WL_EX16_WGMMA, 128, false, false, 3, false, "3001 x 2999 x 1001"},
+    /* One row of tiles: 64 x 11008 x 4096 in 86 units of 128 x 128 (the
+     * narrow tile's 172 units take two waves); 2 to 64 x 4096 x 4096 in 64
+     * narrow units, unsplit; 128 x 128 x 32768 split (19 us in 37 splits). */
+    {H100, 64, 11008, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "86 units, 36 us"},
+    {H100, 2, 4096, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "64 narrow units"},
+    {H100, 128, 128, 32768, 0, WL_EX16_WGMMA, 64, true, false, 0, false, "split k, 19 us"},
+    /* The narrow 64 x 64 tile where its tiles make one wave: 256^3, 512^3,
+     * 8192 x 32 x 4096, 777 x 555 x 333; not 1000^3 (two waves, 40% lost);
+     * n <= 128 keeps 128-wide tiles (65536 x 64 x 64: 32 us in 256-wide). */
+    {H100, 256, 256, 256, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow tile"},
+    {H100, 512, 512, 512, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow tile"},
+    {H100, 8192, 32, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow tile"},
+    {H100, 1000, 1000, 1000, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "two narrow waves"},
+    {H100, 65536, 64, 64, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "n <= 128"},
+    /* The decode shapes of scripts/gemm_tile_tuning.sh (H200): 128 x 128
+     * tiles in 3 splits, 16 x 4608 x 14336 52.4 -> 40.4 us; B either
+     * layout (wgmma reads both as stored). */
+    {H200, 16, 4608, 14336, 0, WL_EX16_WGMMA, 128, true, false, 0, false, "decode, 3 splits"},
+    {H200, 16, 4608, 14336, TB, WL_EX16_WGMMA, 128, true, false, 0, false, "decode, op_b = T"},
+    /* Stream-K shares: on for the 8 H100 shapes that gained (four of them
+     * here) and 2 of the 14 that judged it (1920 x 7168 x 4096, 3840^3);
+     * off for 1792 x 2560 x 1024, 2200^3, 6144^3, 1408 x 4352 x 6144 and
+     * 2432 x 2432 x 16384 (k past 128 k tiles). H200, the tuning set's
+     * prefill: on for 1800 x 5120, 3000 x 6144, 4500 x 1024 (k = 4096), off
+     * for 2500 x 4096 x 4096. */
+    {H100, 3008, 3008, 3008, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H100, 2304, 4096, 8192, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H100, 4096, 4352, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H100, 2048, 11008, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H100, 1920, 7168, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk judged"},
+    {H100, 3840, 3840, 3840, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk judged"},
+    {H100, 1792, 2560, 1024, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk off"},
+    {H100, 2200, 2200, 2200, 0, WL_EX16_WGMMA, 128, false, false, 3, false, "sk off"},
+    {H100, 6144, 6144, 6144, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "sk off"},
+    {H100, 1408, 4352, 6144, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk 16% slower"},
+    {H100, 2432, 2432, 16384, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "k > 128 tiles"},
+    {H200, 1800, 5120, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H200, 3000, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H200, 4500, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    {H200, 2500, 4096, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk lost"},
+    /* Rows off 16 bytes re-strided before the wgmma kernel: 17 x 3001 x
+     * 1999 and 777 x 555 x 333 (A and B); 61 x 200 x 97 (A off 16 bytes,
+     * B's 400-byte rows off the 128-byte lines: copied too) and 200 x 61 x
+     * 97; the unaligned tuning shapes 40001 x 180 x 2001 and 301^3. */
+    {H100, 17, 3001, 1999, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A and B re-strided"},
+    {H100, 777, 555, 333, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A and B re-strided"},
+    {H200, 61, 200, 97, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A re-strided, B off lines"},
+    {H200, 200, 61, 97, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A and B re-strided"},
+    {H200, 40001, 180, 2001, 0, WL_EX16_WGMMA, 128, false, false, 3, false, "unaligned tuning"},
+    {H200, 301, 301, 301, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "unaligned tuning"},
+    /* y = A x through the narrow tile on C^T = x^T A^T: 4096 x 1 x 4096
+     * 22.4 -> 18.1 us (H100). */
+    {H100, 4096, 1, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, true, "y = A x transposed"},
+    /* mma.sync: 128^3 (7.9 us against the wgmma kernel's 10.5); without
+     * TMA (sm_80): 128 x 128 tiles on 256 x 14336 x 4096, 64 x 64 on
+     * 1024^3; on rows off 16 bytes, split k (17 x 3001 x 1999). */
+    {H100, 128, 128, 128, 0, WL_EX16_MMA, 1, false, false, 0, false, "7.9 us"},
+    {A100, 256, 14336, 4096, 0, WL_EX16_MMA, 0, false, false, 0, false, "mma128"},
+    {A100, 1024, 1024, 1024, 0, WL_EX16_MMA, 1, false, false, 0, false, "mma64"},
+    {A100, 17, 3001, 1999, 0, WL_EX16_MMA, 1, true, false, 0, false, "unaligned, split"},
+    /* The TMA path forced: the unaligned tuning shape (341 us). */
+    {H200, 40001, 180, 2001, WL_GEMM_EX16_FORCE_TMA, WL_EX16_TMA, 0, false, false, 0, false,
+     "ex16_tma forced"},
+    /* Forced where it cannot run: the tiled fallback. */
+    {A100, 4096, 4096, 4096, WL_GEMM_EX16_FORCE_WGMMA, WL_EX16_TILED, 0, false, false, 0, false,
+     "no TMA"},
+    {H100, 65, 4096, 4096, WL_GEMM_EX16_FORCE_THIN, WL_EX16_TILED, 0, false, false, 0, false,
+     "small side past 64"},
+    /* k = 0: C = beta C, the tiled fallback. */
+    {H100, 4096, 4096, 0, 0, WL_EX16_TILED, 0, false, false, 0, false, "k = 0"},
+};
+
+static void test_cases(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const tiles16_case *c = &cases[i];
+        const warplab_device_info d = device_of(c->device);
+        const wl_problem p = problem(c->m, c->n, c->k, c->variant);
+        const wl_ex16_plan plan = wl_ex16_choose(&d, &p, tma_of(c->device));
+        CHECK_MSG(plan.kind == c->kind && plan.tile == c->tile && (plan.splits > 1) == c->split &&
+                      (plan.sk_workers > 0) == c->sk && plan.restride == c->restride &&
+                      plan.transposed == c->transposed,
+                  "%zu x %zu x %zu (variant %d, %s): kind %d tile %d splits %d sk %d restride %d "
+                  "transposed %d; want kind %d tile %d split %d sk %d restride %d transposed %d",
+                  c->m, c->n, c->k, c->variant, c->why, (int)plan.kind, plan.tile, plan.splits,
+                  plan.sk_workers, plan.restride, (int)plan.transposed, (int)c->kind, c->tile,
+                  (int)c->split, (int)c->sk, c->restride, (int)c->transposed);
+    }
+}
+
+/* xorshift64: the seeded draws. */
+static uint64_t draw_state = 0x2545f4914f6cdd1dull;
+static uint64_t draw(void)
+{
+    draw_state ^= draw_state << 13;
+    draw_state ^= draw_state >> 7;
+    draw_state ^= draw_state << 17;
+    return draw_state;
+}
+
+/* Log-uniform in [1, most]. */
+static size_t draw_side(size_t most)
+{
+    const double u = (double)(draw() >> 11) / 9007199254740992.0;
+    const size_t v = (size_t)exp(u * log((double)most + 1.0));
+    return v < 1 ? 1 : v > most ? most : v;
+}
+
+static bool rows_16(size_t ld, size_t misalign)
+{
+    return ld * 2 % 16 == 0 && misalign * 2 % 16 == 0;
+}
+
+static bool same_plan(const wl_ex16_plan *a, const wl_ex16_plan *b)
+{
+    return a->kind == b->kind && a->tile == b->tile && a->splits == b->splits &&
+           a->k_chunk == b->k_chunk && a->restride == b->restride &&
+           a->transposed == b->transposed && a->sk_workers == b->sk_workers &&
+           memcmp(&a->predicted_us, &b->predicted_us, sizeof(double)) == 0;
+}
+
+/* splits chunks of k_chunk, a multiple of quantum, cover k: no chunk empty. */
+static bool covers(const wl_ex16_plan *plan, size_t k, int quantum)
+{
+    return plan->splits >= 1 && plan->k_chunk > 0 && plan->k_chunk % quantum == 0 &&
+           (size_t)plan->splits * (size_t)plan->k_chunk >= k &&
+           (size_t)(plan->splits - 1) * (size_t)plan->k_chunk < k;
+}
+
+static void test_properties(void)
+{
+    static const int forces[5] = {0, WL_GEMM_EX16_FORCE_MMA, WL_GEMM_EX16_FORCE_TMA,
+                                  WL_GEMM_EX16_FORCE_WGMMA, WL_GEMM_EX16_FORCE_THIN};
+    const int count = 40000;
+    int failures_before = check_failures, kinds[5] = {0};
+    for (int i = 0; i < count && check_failures - failures_before < 20; i++) {
+        const int which = (int)(draw() % 3);
+        const warplab_device_info d = device_of(which);
+        const bool tma = tma_of(which);
+        const unsigned r = (unsigned)draw();
+        const int force = (r & 7) < 4 ? 0 : forces[(r & 7) - 3];
+        const int variant = ((r >> 3 & 1) ? TA : 0) | ((r >> 4 & 1) ? TB : 0) |
+                            ((r >> 5 & 1) ? WL_GEMM_C_INPUT_TYPE : 0) | force;
+        wl_problem p = problem(draw_side(70000), (r >> 6 & 7) == 0 ? 1 : draw_side(70000),
+                               (r >> 9 & 31) == 0 ? 0 : draw_side(70000), variant);
+        p.dtype = (r >> 14 & 1) ? WARPLAB_BFLOAT16 : WARPLAB_FLOAT16;
+        p.misalign = r >> 15 & 7;
+        for (int j = 0; j < 3; j++) { /* tight, or padded by 0 to 15 elements */
+            const size_t cols = j == 0   ? wl_gemm_a_cols(&p)
+                                : j == 1 ? wl_gemm_b_cols(&p)
+                                         : p.dim[1];
+            p.ld[j] = (r >> (18 + j) & 1) ? cols + draw() % 16 : 0;
+        }
+        const size_t m = p.dim[0], n = p.dim[1], k = p.dim[2];
+        const wl_ex16_plan plan = wl_ex16_choose(&d, &p, tma);
+        /* The same problem, a copy of it, the same plan. */
+        const wl_problem again = p;
+        const wl_ex16_plan plan2 = wl_ex16_choose(&d, &again, tma);
+        CHECK_MSG(same_plan(&plan, &plan2), "%zu x %zu x %zu: two plans", m, n, k);
+        kinds[plan.kind]++;
+        const bool empty = m == 0 || n == 0 || k == 0;
+        const size_t small = m < n ? m : n;
+        /* Forced kinds, where they run; the tiled fallback elsewhere. */
+        wl_ex16_kind want = WL_EX16_TILED;
+        if (!empty && d.cc_major >= 8) {
+            if (force == WL_GEMM_EX16_FORCE_MMA)
+                want = WL_EX16_MMA;
+            else if (force == WL_GEMM_EX16_FORCE_TMA)
+                want = tma ? WL_EX16_TMA : WL_EX16_TILED;
+            else if (force == WL_GEMM_EX16_FORCE_WGMMA)
+                want = tma ? WL_EX16_WGMMA : WL_EX16_TILED;
+            else if (force == WL_GEMM_EX16_FORCE_THIN)
+                want = small <= EX16_THIN_SMALL ? WL_EX16_THIN : WL_EX16_TILED;
+        }
+        if (force || empty) {
+            CHECK_MSG(plan.kind == want, "%zu x %zu x %zu force %d: kind %d, want %d", m, n, k,
+                      force, (int)plan.kind, (int)want);
+        } else {
+            /* Unforced: a kernel of the device, never the thin one (forced
+             * only until measured). */
+            CHECK_MSG(plan.kind == WL_EX16_MMA ||
+                          (tma && (plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_TMA)),
+                      "%zu x %zu x %zu: kind %d (tma %d)", m, n, k, (int)plan.kind, (int)tma);
+        }
+        if (plan.kind == WL_EX16_TILED) {
+            CHECK(plan.splits == 1 && plan.sk_workers == 0 && plan.restride == 0);
+            continue;
+        }
+        CHECK_MSG(isfinite(plan.predicted_us) && plan.predicted_us > 0.0,
+                  "%zu x %zu x %zu kind %d: %g us", m, n, k, (int)plan.kind, plan.predicted_us);
+        CHECK(plan.sk_workers == 0 || (plan.kind == WL_EX16_WGMMA && plan.splits == 1 &&
+                                       plan.tile != EX16_WGMMA_NARROW && !plan.transposed));
+        CHECK(!plan.transposed || (plan.kind == WL_EX16_WGMMA && n == 1 && plan.restride == 0));
+        switch (plan.kind) {
+        case WL_EX16_MMA:
+            CHECK(plan.tile == 0 || plan.tile == 1);
+            CHECK_MSG(covers(&plan, k, EX16_BK), "mma %zu x %zu x %zu: %d x %d", m, n, k,
+                      plan.splits, plan.k_chunk);
+            CHECK(plan.restride == 0 && !plan.transposed);
+            break;
+        case WL_EX16_TMA:
+            CHECK(plan.splits == 1 && plan.k_chunk == (int)k && plan.restride == 0);
+            break;
+        case WL_EX16_WGMMA: {
+            CHECK(plan.tile == 64 || plan.tile == 128 || plan.tile == 256);
+            CHECK_MSG(covers(&plan, k, 64), "wgmma %zu x %zu x %zu: %d x %d", m, n, k, plan.splits,
+                      plan.k_chunk);
+            /* Rows off 16 bytes: TMA cannot read them in place. */
+            const int unaligned = (rows_16(wl_gemm_lda(&p), p.misalign) ? 0 : 1) |
+                                  (rows_16(wl_gemm_ldb(&p), p.misalign) ? 0 : 2);
+            CHECK_MSG(plan.transposed || (plan.restride & unaligned) == unaligned,
+                      "%zu x %zu x %zu ld %zu %zu misalign %zu: restride %d", m, n, k,
+                      wl_gemm_lda(&p), wl_gemm_ldb(&p), p.misalign, plan.restride);
+            break;
+        }
+        case WL_EX16_THIN:
+            CHECK(small <= EX16_THIN_SMALL &&
+                  (plan.tile == 1 || plan.tile == 2 || plan.tile == 4) &&
+                  16 * plan.tile >= (int)small);
+            CHECK_MSG(covers(&plan, k, EX16_THIN_STEP), "thin %zu x %zu x %zu: %d x %d", m, n, k,
+                      plan.splits, plan.k_chunk);
+            break;
+        default: CHECK_MSG(0, "kind %d", (int)plan.kind); break;
+        }
+    }
+    /* The draws reach every kind. */
+    for (int kind = 0; kind < 5; kind++)
+        CHECK_MSG(kinds[kind] > 0, "no plan of kind %d in %d problems", kind, count);
+}
+
+/* ex16_thin's view: the small side, the big one, and X's layout. */
+static void test_thin_shape(void)
+{
+    const wl_problem a = problem(7, 4096, 512, 0), b = problem(4096, 9, 512, TA);
+    const wl_problem c = problem(7, 4096, 512, TB);
+    const wl_ex16_thin_shape sa = wl_ex16_thin_shape_of(&a), sb = wl_ex16_thin_shape_of(&b);
+    const wl_ex16_thin_shape sc = wl_ex16_thin_shape_of(&c);
+    CHECK(sa.small_m && sa.small == 7 && sa.big == 4096 && sa.columns);
+    CHECK(!sb.small_m && sb.small == 9 && sb.big == 4096 && sb.columns);
+    CHECK(sc.small_m && !sc.columns);
+}
+
+int main(void)
+{
+    test_cases();
+    test_properties();
+    test_thin_shape();
+    return check_report("test_gemm_tiles16");
+}
