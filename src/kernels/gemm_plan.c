@@ -255,7 +255,7 @@ static const wl_gemm_candidate candidates[] = {
      .flop_multiple = 1.0,
      /* + the finish kernel's 2 us and the partial sums' bytes. */
      .fixed_us = 3.0,
-     .source = "the 16-bit chooser's skinny model (ex16_gemm.cu: 6 us, bytes at 45%) for the "
+     .source = "the 16-bit chooser's skinny model (gemm_tiles16.c: 6 us, bytes at 45%) for the "
                "columns kernel whose geometry and split gemv_along_big took, its fixed cost set "
                "so that the planner keeps that chooser's picks on the H200 run beside it (BF16 "
                "and FP16, m = 1, op N, N; columns kernel at 8.4-16.8 MB of X 11.4-14.3 us, "
