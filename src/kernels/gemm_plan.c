@@ -89,7 +89,7 @@
  * at two (m = 1, n = 1024 and k = 14336: within 1%), slower at one (m = 1,
  * 28672 x 4096: skinny_m 119.7 us against 133.2). */
 
-/* A transposing copy's launch and fill (the copies' rows): tf32_choose's
+/* A transposing copy's launch and fill (the copies' rows): wl_tf32_choose's
  * copy_launch_us (gemm_plan.h), measured on the H100 (K-major copies
  * before the wgmma kernel ran 6-8 us longer than their bytes alone). */
 #define COPY_LAUNCH_US wl_gemm_model(WL_GM_TF32_COPY_LAUNCH_US)
@@ -266,7 +266,7 @@ static const wl_gemm_candidate candidates[] = {
      .ab_types = F32,
      .c_types = F32,
      /* TF32: FP32 meets its bound; ex_launch reaches the dispatcher through
-      * tf32_choose's FP32 route (gemm_ex.cu). */
+      * wl_tf32_choose's FP32 route (gemm_tiles_tf32.c). */
      .computes = FP32_COMPUTE | TF32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_NN,
      .in_place = WL_GEMM_LAYOUT_NN,
@@ -356,7 +356,8 @@ static const wl_gemm_candidate candidates[] = {
                "cell 14% off); warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16 (its "
                "flop rate, prefill)"},
     {.name = "tf32_chooser",
-     .kernel = "src/cuda/gemm/gemm_ex.cu tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
+     .kernel =
+         "src/kernels/gemm_tiles_tf32.c wl_tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
      .cc_major_min = 0,
      .ab_types = F32,
      .c_types = F32,
@@ -376,7 +377,7 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.65,
      .flop_multiple = TF32_OVER_FP32,
      .fixed_us = 7.0,
-     .source = "tf32_choose's fixed_us (7 us) and sm_gflops (H100: gemm_plan.h); warplab "
+     .source = "wl_tf32_choose's fixed_us (7 us) and sm_gflops (H100: gemm_plan.h); warplab "
                "bench gemm "
                "--shapes (H200): 0.955x cuBLAS TF32"},
     {.name = "fp32_dispatch_copy",
@@ -930,10 +931,10 @@ const char *wl_gemm_plan_tuning_set(void)
 
 /* ------------------------------------------------------------------------ */
 /* The tile choosers' constants (gemm_plan.h): wl_ex16_choose's 16-bit      */
-/* tile model and tf32_choose's TF32 one, each with its measurement.         */
+/* tile model and wl_tf32_choose's TF32 one, each with its measurement.     */
 
 #define EX16 "wl_ex16_choose"
-#define TF32C_ "tf32_choose"
+#define TF32C_ "wl_tf32_choose"
 static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_EX16_MMA128_SM_TFLOPS, EX16, "mma128_sm_tflops", 2.0,
      "ex16_mma 128 x 128 tiles, an SM's rate shared by its 2 resident blocks: H100, 256 x 14336 "

@@ -330,8 +330,8 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 
 /* The tile choosers' constants, rows of the planner's tables beside its
  * candidates (gemm_plan.c): the 16-bit tile model of wl_ex16_choose
- * (src/kernels/gemm_tiles16.c) and the TF32 one of tf32_choose
- * (src/cuda/gemm/gemm_ex.cu), which the ex16_chooser and tf32_chooser rows
+ * (src/kernels/gemm_tiles16.c) and the TF32 one of wl_tf32_choose
+ * (src/kernels/gemm_tiles_tf32.c), which the ex16_chooser and tf32_chooser rows
  * delegate to. Each row: its chooser, its name, its value and the
  * measurement it came from; the choosers read the values through
  * wl_gemm_model (tests/unit/test_gemm_plan.c checks the rows). */
@@ -371,7 +371,7 @@ typedef enum wl_gemm_model_id {
     /* ex16_thin (forced only) */
     WL_GM_EX16_THIN_BLOCKS_SM,
     WL_GM_EX16_THIN_BANDWIDTH,
-    /* tf32_choose */
+    /* wl_tf32_choose */
     WL_GM_TF32_SM_GFLOPS,
     WL_GM_TF32_128_SM_GFLOPS,
     WL_GM_TF32_RS_RATE,
@@ -393,7 +393,7 @@ typedef enum wl_gemm_model_id {
 
 typedef struct wl_gemm_model_constant {
     wl_gemm_model_id id;
-    const char *chooser; /* "wl_ex16_choose" or "tf32_choose" */
+    const char *chooser; /* "wl_ex16_choose" or "wl_tf32_choose" */
     const char *name;
     double value;
     const char *source; /* the measurement (device, shapes, command) it came from */

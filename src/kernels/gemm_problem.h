@@ -134,7 +134,7 @@ static inline size_t wl_gemm_line_elements(size_t cols, size_t element_bytes)
 /* How rows of row_bytes starting start_bytes into a line sit on L2's
  * 128-byte lines: 128 (every row starts a line), 64 or 32 (every row starts
  * on that boundary), or 16 (less: rows cross 32-byte sectors). The line
- * costs of the tensor-core models (gemm_ex.cu, gemm_tiles16.c) are priced by
+ * costs of the tensor-core models (gemm_tiles_tf32.c, gemm_tiles16.c) are priced by
  * it. */
 static inline int wl_gemm_row_phase(size_t row_bytes, size_t start_bytes)
 {

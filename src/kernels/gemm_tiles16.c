@@ -231,7 +231,7 @@ static double wgmma_sk_model(const warplab_device_info *device, size_t m, size_t
  * of 6000 bytes, 190 us against 103 for 3008^3; A's rows alone off 1.36x,
  * B's alone 1.47x). Rows on 32-byte sectors cost less, and rows 64 bytes
  * off every other line only beside another operand off lines, as
- * gemm_ex.cu's tf32_line_cost measured for TF32. At 256-wide tiles, which
+ * gemm_tiles_tf32.c's tf32_line_cost measured for TF32. At 256-wide tiles, which
  * read fewer bytes a flop, a quarter less. */
 static double line_cost(size_t ld, size_t misalign, bool other_off)
 {

@@ -297,7 +297,7 @@ static void test_rows(void)
 /* The tile choosers' constants (gemm_plan.h): one row an id, in id
  * order, each with its chooser, a name unique to the chooser, a positive
  * value and a source; wl_gemm_model reads them. The values the choosers
- * were fitted with (gemm_tiles16.c, gemm_ex.cu) are the table's. */
+ * were fitted with (gemm_tiles16.c, gemm_tiles_tf32.c) are the table's. */
 static void test_models(void)
 {
     size_t count = 0;
@@ -306,7 +306,7 @@ static void test_models(void)
     for (size_t i = 0; i < count; i++) {
         CHECK_MSG(rows[i].id == (wl_gemm_model_id)i, "row %zu has id %d", i, (int)rows[i].id);
         CHECK(rows[i].chooser && (strcmp(rows[i].chooser, "wl_ex16_choose") == 0 ||
-                                  strcmp(rows[i].chooser, "tf32_choose") == 0));
+                                  strcmp(rows[i].chooser, "wl_tf32_choose") == 0));
         CHECK(rows[i].name && rows[i].name[0]);
         CHECK_MSG(rows[i].value > 0.0, "%s.%s", rows[i].chooser, rows[i].name);
         CHECK_MSG(rows[i].source && strlen(rows[i].source) > 20, "%s.%s has no source",

@@ -6,7 +6,8 @@
  *   (gemv.cuh) runs it,
  *   every layout and type read in place. Its
  *   other rows delegate to the choosers below.
- * - TF32 compute: tf32_choose (below) picks by modelled time among the
+ * - TF32 compute: tf32_choose (below: wl_tf32_choose, the TF32 tile model
+ *   of src/kernels/gemm_tiles_tf32.c) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
  *   either op in place with split-K (tf32_tiles.cu) and the TMA + wgmma
  *   kernel; the skinny problems stay with the FP32 path or the GEMV family.
@@ -245,10 +246,6 @@ __global__ void kmajor_restride(const W *src, int ld, W *dst, int dst_ld, int ro
         dst[(size_t)r * dst_ld + q] = src[(size_t)r * ld + q];
 }
 
-/* Skinny problems (m or n of at most SKINNY = 8) are the GEMV family's
- * (gemv.cuh), as the planner (src/kernels/gemm_plan.h) plans them. */
-#define SKINNY 8
-
 /* ------------------------------------------------------------------------ */
 /* Host side                                                                */
 
@@ -275,10 +272,12 @@ static size_t round_up_1k(size_t bytes)
     return (bytes + 1023) / 1024 * 1024;
 }
 
-/* A skinny problem: m or n at most SKINNY, and k > 0. */
+/* A skinny problem: m or n at most WL_GEMM_EX_SKINNY (gemm_tiles_tf32.h:
+ * the GEMV family's, as the planner plans them), and k > 0. */
 static bool use_skinny(const wl_problem *p)
 {
-    return wl_gemm_k(p) > 0 && (wl_gemm_m(p) <= SKINNY || wl_gemm_n(p) <= SKINNY);
+    return wl_gemm_k(p) > 0 &&
+           (wl_gemm_m(p) <= WL_GEMM_EX_SKINNY || wl_gemm_n(p) <= WL_GEMM_EX_SKINNY);
 }
 
 /* The planner's plan for a problem (its views' alignment where the launch
@@ -367,179 +366,18 @@ static bool use_tma(wl_backend *backend, const wl_problem *p)
     return tensor && !use_skinny(p) && wl_gemm_k(p) > 0 && wl_gemm_ex_tma_available(backend);
 }
 
-/* TF32 compute on float operands: three kernels, and the one with the least
- * modelled time runs (a function of the problem alone: deterministic, and
- * the same at scratch_bytes and at launch):
- * - the TMA + wgmma kernel: a fixed cost (a second launch, an operand that
- *   is not K-major copied into the workspace: B of the N, N case) and whole
- *   128 x 256 tiles, one wave of them per SM at a time, no split of k;
- *   modelled from the H100 measurements (about 3.3 TFLOP/s an SM, 10 us of
- *   fixed cost, at least A, B and C once at 85% of the bandwidth, the
- *   copies at 70%, read and write, and 6.5 us a copy launch);
- * - the small-tile mma.sync kernel (tf32_tiles.cu): the operands read as
- *   stored in either op, 64 x 64 to 128 x 128 tiles, split-K; its own plan;
- * - on op N, N, the FP32 dispatcher (warplab_gemm's path: skinny kernels
- *   that stream the big operand, small tiles, split-K); FP32 is at least as
- *   accurate as TF32, so the TF32 contract holds. Skinny problems (m or n
- *   at most SKINNY) go there, or with a transposed operand to the GEMV family.
- * Without sm_80 the FP32 dispatcher or gemm_ex_tiled. The model's constants
- * are rows of the planner's tables, each with its measurement
- * (gemm_plan.h, src/kernels/gemm_plan.c): a K-major copy's launch and
- * fill at 3 us modelled the shapes with copies 6-8 us short on the H100,
- * so the small odd shapes went to the wgmma kernel instead of the FP32
- * dispatcher (20.2 us) or the small tiles (21.3); now copy_launch_us. */
-#define TF32_K(name) wl_gemm_model(WL_GM_TF32_##name)
-
-typedef enum tf32_route {
-    TF32_OTHER, /* not TF32, or the skinny / tiled kernels of this file */
-    TF32_WGMMA,
-    TF32_TILES,
-    TF32_FP32
-} tf32_route;
-
-typedef struct tf32_choice {
-    tf32_route route;
-    const wl_impl *fp32;     /* TF32_FP32: the dispatcher */
-    wl_problem fp32_problem; /* TF32_FP32: the problem with FP32 compute */
-    wl_tf32_tiles_plan tiles;
-    double wgmma_us, fp32_us;
-    int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* TF32_WGMMA: the kernel's plan */
-    bool wgmma_rs; /* TF32_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
-    /* TF32_WGMMA: A (op N) or B (the register kernel's row-major B) copied
-     * as it is laid out, onto rows of whole 128-byte lines (see
-     * tf32_line_cost): the copy costs less than the kernel loses. */
-    bool wgmma_line_a, wgmma_line_b;
+/* TF32 compute on float operands: the FP32 dispatcher, the small-tile
+ * mma.sync kernel (tf32_tiles.cu) or the TMA + wgmma kernel, the one with
+ * the least modelled time (wl_tf32_choose, src/kernels/gemm_tiles_tf32.h:
+ * a function of the problem alone, the same at scratch_bytes and at
+ * launch), with the dispatcher that runs its FP32 route. */
+typedef struct tf32_choice : wl_tf32_plan {
+    const wl_impl *fp32;     /* WL_TF32_ROUTE_FP32: the dispatcher */
+    wl_problem fp32_problem; /* WL_TF32_ROUTE_FP32: the problem with FP32 compute */
 } tf32_choice;
-
-static bool problem_rows_aligned(const wl_problem *p, size_t ld)
-{
-    return p->misalign % 4 == 0 && ld % 4 == 0;
-}
-
-/* What the copy engine's kernels lose, as a fraction of their time, to an
- * operand read in place whose rows do not start on 128-byte lines
- * (measured on the H100, gemm_ex_tf32_rs at 256 x 128 tiles, against the
- * aligned sizes beside each: docs/DECISIONS.md, "Rows off the 128-byte lines
- * are copied onto lines where the model says it pays"). A
- * 128-byte box row that straddles two lines is two L2 requests; where rows
- * start 16 bytes off a 32-byte sector it also reads a fifth sector:
- * 3500^3 (rows of 14000 bytes) takes 446 us against 228 for 3520^3, A's
- * rows alone off 1.6x, B's alone 1.36x; 2500^3 1.65-1.84x. Rows on 32-byte
- * sectors cost less: 3000^3 (12000 bytes) 1.3x; B's alone (N-major boxes,
- * 32 k rows of 128 bytes) 1.1-1.2x (8000x1000x4000, 3008x3000x3008), A's
- * alone nothing (3000x3008x3000: copying it lost 8%). Rows 64 bytes off every
- * other line cost only beside another operand off lines: 6000^3 ~1.1x,
- * 2000^3 nothing. 128 x 128 tiles read a third more bytes a flop and lose
- * about a third more. */
-static double tf32_line_cost(const wl_problem *p, size_t ld, bool k_major, bool other_off)
-{
-    switch (wl_gemm_row_phase(ld * 4, p->misalign * 4)) {
-    case 128: return 0.0;
-    case 64: return other_off ? TF32_K(LINE_COST_64) : 0.0;
-    case 32: return k_major && !other_off ? 0.0 : TF32_K(LINE_COST_32);
-    default: return k_major ? TF32_K(LINE_COST_OFF_KMAJOR) : TF32_K(LINE_COST_OFF);
-    }
-}
-
-static bool tf32_rows_off_lines(const wl_problem *p, size_t ld)
-{
-    return wl_gemm_row_phase(ld * 4, p->misalign * 4) < 128;
-}
-
-/* The wgmma kernel (wgmma_ex.sm90a.cu) on K-major operands: 128 x bn tiles
- * (256: 3.3 TFLOP/s an SM, 128: 2.9), k split into whole 32-wide k tiles,
- * (split, tile) units in waves of one an SM plus ~0.7 us of fill a unit;
- * the split's partial sums written, read back and C written, and a second
- * launch; the copies before it (K-major, or onto 128-byte lines where rows
- * off them cost the kernel more than the copy). The best width, split and
- * copies are returned in the choice. */
-static double tf32_wgmma_us(wl_backend *backend, const wl_problem *p, tf32_choice *c)
-{
-    const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
-    const double sms = backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132;
-    const double bandwidth = backend->info.theoretical_bandwidth_gbs > 0
-                                 ? backend->info.theoretical_bandwidth_gbs
-                                 : 3000.0;
-    double copied = 0.0, copies = 0.0; /* elements copied K-major, and launches */
-    const bool copy_a = wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p));
-    if (copy_a) {
-        copied += m * k;
-        copies += 1.0;
-    }
-    /* A row-major B with 16-byte rows is read as stored (gemm_ex_tf32_rs:
-     * tiles of bn rows of m x 128 of n, the fragments' loads and a wait a k
-     * tile cost about 15% of the rate); otherwise B^T is copied. */
-    const bool rs = !wl_gemm_trans_b(p) && problem_rows_aligned(p, wl_gemm_ldb(p));
-    const bool copy_b = !rs && (!wl_gemm_trans_b(p) || !problem_rows_aligned(p, wl_gemm_ldb(p)));
-    if (copy_b) {
-        copied += n * k;
-        copies += 1.0;
-    }
-    c->wgmma_rs = rs;
-    /* Operands read in place whose rows are off 128-byte lines: a copy
-     * onto lines is an option. */
-    const bool off_a = !copy_a && tf32_rows_off_lines(p, wl_gemm_lda(p));
-    const bool off_b = !copy_b && tf32_rows_off_lines(p, wl_gemm_ldb(p));
-    const double traffic = 4.0 * (m * k + n * k + m * n) / (TF32_K(BANDWIDTH) * bandwidth * 1e3);
-    static const int widths[2] = {256, 128};
-    const int k_tiles = (int)((wl_gemm_k(p) + 31) / 32);
-    int most = k_tiles / 8; /* at least 256 of k a split */
-    most = most < 1 ? 1 : most > 64 ? 64 : most;
-    double best = HUGE_VAL;
-    for (int line_a = 0; line_a <= off_a; line_a++)
-        for (int line_b = 0; line_b <= off_b; line_b++) {
-            const bool a_off = off_a && !line_a, b_off = off_b && !line_b;
-            const double cost = (a_off ? tf32_line_cost(p, wl_gemm_lda(p), true, b_off) : 0.0) +
-                                (b_off ? tf32_line_cost(p, wl_gemm_ldb(p), !rs, a_off) : 0.0);
-            const double all_copied = copied + (line_a ? m * k : 0.0) + (line_b ? n * k : 0.0);
-            /* The copies: a read and a write each, 1.8 to 2.7 TB/s on the
-             * H100 (B of 4096^3: 70 us; of 512x4096x11008: 133 us). */
-            const double copy_us =
-                (copies + line_a + line_b) * TF32_K(COPY_LAUNCH_US) +
-                2.0 * all_copied * 4 / (TF32_K(COPY_BANDWIDTH) * bandwidth * 1e3);
-            for (int w = 0; w < 2; w++)
-                for (int splits = 1; splits <= most; splits++) {
-                    const int chunk_tiles = (k_tiles + splits - 1) / splits;
-                    if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
-                        continue;
-                    const double tiles = rs ? ceil(m / widths[w]) * ceil(n / 128)
-                                            : ceil(m / 128) * ceil(n / widths[w]);
-                    const double rate =
-                        (widths[w] == 256 ? TF32_K(SM_GFLOPS) : TF32_K(128_SM_GFLOPS)) *
-                        (rs ? TF32_K(RS_RATE) : 1.0) * 1e3;
-                    const double slower =
-                        1.0 + cost * (widths[w] == 128 ? TF32_K(LINE_128_SLOWER) : 1.0);
-                    const double kernel =
-                        slower * ceil(tiles * splits / sms) *
-                        (2.0 * 128 * widths[w] * 32.0 * chunk_tiles / rate + TF32_K(UNIT_US));
-                    double us = TF32_K(FIXED_US) + (kernel > traffic ? kernel : traffic) + copy_us;
-                    if (splits > 1)
-                        us +=
-                            TF32_K(SPLIT_US) + 4.0 * (2.0 * splits + 1.0) * m * n /
-                                                   (TF32_K(SPLIT_SUMS_BANDWIDTH) * bandwidth * 1e3);
-                    if (us < best) {
-                        best = us;
-                        c->wgmma_bn = widths[w];
-                        c->wgmma_splits = splits;
-                        c->wgmma_k_chunk = chunk_tiles * 32;
-                        c->wgmma_line_a = line_a;
-                        c->wgmma_line_b = line_b;
-                    }
-                }
-        }
-    return best;
-}
 
 static tf32_choice tf32_choose_now(wl_backend *backend, const wl_problem *p)
 {
-    tf32_choice c;
-    memset(&c, 0, sizeof c);
-    c.route = TF32_OTHER;
-    if (p->dtype != WARPLAB_FLOAT32 || !(p->variant & WL_GEMM_COMPUTE_TF32) || wl_gemm_k(p) == 0 ||
-        wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
-        return c;
-    const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
-    double best = HUGE_VAL;
     /* The FP32 dispatcher: op N, N float operands as stored. */
     const wl_impl *dispatch = NULL;
     if (p->variant == WL_GEMM_COMPUTE_TF32) {
@@ -549,43 +387,14 @@ static tf32_choice tf32_choose_now(wl_backend *backend, const wl_problem *p)
             dispatch->supports(backend, p, reason, sizeof reason) != WARPLAB_OK)
             dispatch = NULL;
     }
-    if (dispatch) {
-        const wl_gemm_device device = {backend->info.multiprocessors,
-                                       backend->info.fp32_peak_gflops,
-                                       backend->info.theoretical_bandwidth_gbs};
-        const wl_gemm_plan plan = wl_gemm_choose(m, n, k, problem_rows_aligned(p, wl_gemm_lda(p)),
-                                                 problem_rows_aligned(p, wl_gemm_ldb(p)), &device);
-        c.route = TF32_FP32;
+    tf32_choice c;
+    memset(&c, 0, sizeof c);
+    static_cast<wl_tf32_plan &>(c) =
+        wl_tf32_choose(&backend->info, p, dispatch != NULL, wl_gemm_ex_tma_available(backend));
+    if (c.route == WL_TF32_ROUTE_FP32) {
         c.fp32 = dispatch;
         c.fp32_problem = *p;
         c.fp32_problem.variant = 0;
-        /* The dispatcher's model is optimistic for skinny_m at 16 rows
-         * (16x4096x4096: 73 us measured, 27 modelled, on the H100). */
-        c.fp32_us = plan.predicted_us * (plan.kernel == WL_GEMM_KERNEL_SKINNY_M && plan.group >= 16
-                                             ? TF32_K(SKINNY_M16_FACTOR)
-                                             : 1.0);
-        best = c.fp32_us;
-    }
-    if (use_skinny(p))
-        return c; /* the FP32 dispatcher, or the GEMV family */
-    /* The ex_tf32_wgmma row: the wgmma kernel alone. */
-    const bool forced = (p->variant & WL_GEMM_EX16_FORCE_WGMMA) != 0;
-    if (backend->info.cc_major >= 8 && !forced) {
-        const int aligned =
-            problem_rows_aligned(p, wl_gemm_lda(p)) && problem_rows_aligned(p, wl_gemm_ldb(p));
-        c.tiles = wl_tf32_tiles_choose(m, n, k, backend->info.multiprocessors,
-                                       backend->info.theoretical_bandwidth_gbs, aligned);
-        if (c.tiles.predicted_us < best) {
-            best = c.tiles.predicted_us;
-            c.route = TF32_TILES;
-        }
-    }
-    if (use_tma(backend, p)) {
-        c.wgmma_us = tf32_wgmma_us(backend, p, &c);
-        if (c.wgmma_us < best || forced) {
-            best = c.wgmma_us;
-            c.route = TF32_WGMMA;
-        }
     }
     return c;
 }
@@ -607,7 +416,7 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
         c = tf32_choose_now(backend, p);
         cache.keep(key, c);
     }
-    if (c.route == TF32_FP32) {
+    if (c.route == WL_TF32_ROUTE_FP32) {
         c.fp32_problem = *p;
         c.fp32_problem.variant = 0;
     }
@@ -685,9 +494,9 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
             return 0;
     }
     const tf32_choice tf32 = tf32_choose(backend, p);
-    if (tf32.route == TF32_FP32)
+    if (tf32.route == WL_TF32_ROUTE_FP32)
         return tf32.fp32->scratch_bytes ? tf32.fp32->scratch_bytes(backend, &tf32.fp32_problem) : 0;
-    if (tf32.route == TF32_TILES)
+    if (tf32.route == WL_TF32_ROUTE_TILES)
         return wl_tf32_tiles_scratch(&tf32.tiles, wl_gemm_m(p), wl_gemm_n(p));
     if (use_skinny(p))
         return planned(backend, p, NULL, gemv_row(p)).scratch;
@@ -695,8 +504,8 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
         return 0;
     const size_t row = kmajor_ld(p) * element_bytes(p);
     size_t bytes = round_up_1k(wl_gemm_m(p) * row) +
-                   round_up_1k(b_copy_bytes(p, tf32.route == TF32_WGMMA ? &tf32 : NULL));
-    if (tf32.route == TF32_WGMMA && tf32.wgmma_splits > 1) /* the partial sums */
+                   round_up_1k(b_copy_bytes(p, tf32.route == WL_TF32_ROUTE_WGMMA ? &tf32 : NULL));
+    if (tf32.route == WL_TF32_ROUTE_WGMMA && tf32.wgmma_splits > 1) /* the partial sums */
         bytes += (size_t)tf32.wgmma_splits * wl_gemm_m(p) * wl_gemm_n(p) * sizeof(float);
     return bytes;
 }
@@ -925,12 +734,12 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
                                         : run_tiled(backend, launch);
     }
     const tf32_choice tf32 = tf32_choose(backend, p);
-    if (tf32.route == TF32_FP32) {
+    if (tf32.route == WL_TF32_ROUTE_FP32) {
         wl_launch on_fp32 = *launch;
         on_fp32.problem = &tf32.fp32_problem;
         return tf32.fp32->launch(backend, &on_fp32, NULL);
     }
-    if (tf32.route == TF32_TILES) {
+    if (tf32.route == WL_TF32_ROUTE_TILES) {
         wl_tf32_tiles_call call;
         call.a = (const float *)wl_view_ptr(launch->buf[GEMM_A]);
         call.b = (const float *)wl_view_ptr(launch->buf[GEMM_B]);
@@ -952,7 +761,7 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
         const wl_gemm_route forced = planned(backend, p, launch, gemv_row(p));
         return wl_gemv_run(backend, launch, &forced);
     }
-    if (tf32.route == TF32_WGMMA)
+    if (tf32.route == WL_TF32_ROUTE_WGMMA)
         return run_tma(backend, launch, &tf32);
     return run_tiled(backend, launch);
 }
@@ -992,8 +801,9 @@ static warplab_status ex_supports(wl_backend *backend, const wl_problem *p, char
         return WARPLAB_ERROR_UNSUPPORTED;
     }
     if (force & WL_GEMM_EX16_FORCE_TMA) {
-        if (small <= SKINNY) {
-            wl_format(reason, len, "TMA + wgmma takes m and n > %d (%zu x %zu)", SKINNY, m, n);
+        if (small <= WL_GEMM_EX_SKINNY) {
+            wl_format(reason, len, "TMA + wgmma takes m and n > %d (%zu x %zu)", WL_GEMM_EX_SKINNY,
+                      m, n);
             return WARPLAB_ERROR_UNSUPPORTED;
         }
         if (!wl_gemm_ex_tma_available(backend)) {
@@ -1047,7 +857,7 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     const tf32_choice tf32 = tf32_choose(backend, p);
     char plan[160];
     switch (tf32.route) {
-    case TF32_FP32:
+    case WL_TF32_ROUTE_FP32:
         plan[0] = 0;
         if (tf32.fp32->describe) {
             wl_launch on_fp32 = *launch;
@@ -1056,8 +866,8 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         }
         snprintf(text, len, "TF32 on the FP32 dispatcher: %s", plan);
         break;
-    case TF32_TILES: wl_tf32_tiles_describe(&tf32.tiles, text, len); break;
-    case TF32_WGMMA: {
+    case WL_TF32_ROUTE_TILES: wl_tf32_tiles_describe(&tf32.tiles, text, len); break;
+    case WL_TF32_ROUTE_WGMMA: {
         const char *lines = tf32.wgmma_line_a && tf32.wgmma_line_b
                                 ? ", A and B copied onto 128-byte lines"
                             : tf32.wgmma_line_a ? ", A copied onto 128-byte lines"

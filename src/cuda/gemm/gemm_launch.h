@@ -4,6 +4,7 @@
 #define WARPLAB_GEMM_LAUNCH_H
 
 #include "../../kernels/gemm_problem.h"
+#include "../../kernels/gemm_tiles_tf32.h"
 #include "../cuda_backend.h"
 #include "gemm_device.cuh"
 
@@ -216,20 +217,8 @@ extern const wl_impl wl_gemm_tail_256x128_impl;
 extern const wl_impl wl_gemm_copy_ab_impl;
 
 /* The TF32 small-tile kernel on row-major float A and B in either op, with
- * a deterministic split of k (tf32_tiles.cu): the plan (tile and split),
- * its workspace, and its launch. */
-typedef enum wl_tf32_tile {
-    WL_TF32_TILE_64X64,
-    WL_TF32_TILE_128X64,
-    WL_TF32_TILE_128X128,
-    WL_TF32_TILE_COUNT
-} wl_tf32_tile;
-typedef struct wl_tf32_tiles_plan {
-    int tile;    /* wl_tf32_tile */
-    int splits;  /* chunks of k (1: no partial sums) */
-    int k_chunk; /* a multiple of 32 */
-    double predicted_us;
-} wl_tf32_tiles_plan;
+ * a deterministic split of k (tf32_tiles.cu): its launch of a plan
+ * (wl_tf32_tiles_plan, src/kernels/gemm_tiles_tf32.h). */
 typedef struct wl_tf32_tiles_call {
     const float *a, *b; /* as stored, row-major */
     float *c;
@@ -237,13 +226,6 @@ typedef struct wl_tf32_tiles_call {
     float alpha, beta;
     bool trans_a, trans_b;
 } wl_tf32_tiles_call;
-/* aligned: the rows of A and B are 16-byte aligned (16-byte copies). */
-wl_tf32_tiles_plan wl_tf32_tiles_plan_for(int tile, size_t m, size_t n, size_t k, int sms,
-                                          double bandwidth_gbs, int aligned);
-wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms, double bandwidth_gbs,
-                                        int aligned);
-size_t wl_tf32_tiles_scratch(const wl_tf32_tiles_plan *plan, size_t m, size_t n);
-void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *text, size_t len);
 warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_tiles_call *call,
                                  const wl_tf32_tiles_plan *plan, void *scratch,
                                  size_t scratch_bytes);

@@ -1,6 +1,7 @@
-/* The TF32 small-tile kernel (tf32_tiles.cuh) on the host: its plan (tile
- * and split of k, from a model of waves of tiles on the SMs), its launch
- * (workspace for the partial sums only through scratch_bytes), and its
+/* The TF32 small-tile kernel (tf32_tiles.cuh) on the host: its launch
+ * (workspace for the partial sums only through scratch_bytes) of the plan
+ * (tile and split of k, from a model of waves of tiles on the SMs:
+ * wl_tf32_tiles_choose, src/kernels/gemm_tiles_tf32.c), and its
  * rungs: tf32_tiles (the planned tile) and tf32_tile_64x64 / _128x64 /
  * _128x128 (one tile each, the best split). warplab_gemm_ex's TF32 path
  * (gemm_ex.cu) runs the same plan through wl_tf32_tiles_run. */
@@ -8,111 +9,6 @@
 #include "gemm_launch.h"
 #include "gemv.h"
 #include "tf32_tiles.cuh"
-
-#include <math.h>
-#include <stdio.h>
-
-/* Tensor rate of an SM (TF32 mma, H100/H200 at boost clock), the fraction
- * each tile reaches with the SM full (fitted to the H100 runs: 4096^3 took
- * 1169 us in 128x128 tiles, 1368 in 128x64, 1607 in 64x64), the blocks an
- * SM holds, and the fixed cost of a launch, in microseconds. */
-#define TF32T_SM_GFLOPS 3700.0
-#define TF32T_LAUNCH_US 6.0
-/* The tiles' time when a row of A or B is not 16-byte aligned (4-byte
- * copies): 2x to 2.65x the aligned time on the H100 (777x555x333,
- * 3001x2999x1001). */
-#define TF32T_UNALIGNED 2.0
-/* C's stores (two floats a thread, eight rows a warp) reach about 35% of
- * the bandwidth: 4096x4096x64 took 63 us on every tile. */
-#define TF32T_STORE_EFFICIENCY 0.35
-#define TF32T_MIN_K_CHUNK 128
-#define TF32T_MAX_SPLITS 64
-#define TF32T_MAX_SCRATCH ((size_t)256 << 20)
-
-typedef struct tf32_tile_kind {
-    int bm, bn, resident;
-    double efficiency;
-    const char *name;
-} tf32_tile_kind;
-
-static const tf32_tile_kind tf32_tile_kinds[WL_TF32_TILE_COUNT] = {
-    {64, 64, 4, 0.18, "64x64"},
-    {128, 64, 2, 0.20, "128x64"},
-    {128, 128, 2, 0.25, "128x128"},
-};
-
-static double plan_us(const tf32_tile_kind *t, double m, double n, double k, int splits,
-                      int k_chunk, double sms, double bandwidth_gbs, bool aligned)
-{
-    const double bytes_per_us = bandwidth_gbs * 1e3 * 0.85;
-    const double blocks = ceil(m / t->bm) * ceil(n / t->bn) * splits;
-    const double per_sm = ceil(blocks / sms);
-    const double fill = sqrt(fmin(1.0, per_sm / t->resident));
-    const double kernel = per_sm * 2.0 * t->bm * t->bn * (double)k_chunk /
-                          (TF32T_SM_GFLOPS * 1e3 * t->efficiency * fill) *
-                          (aligned ? 1.0 : TF32T_UNALIGNED);
-    const double traffic = 4.0 * (m * k + k * n) / bytes_per_us +
-                           4.0 * m * n / (bytes_per_us / 0.85 * TF32T_STORE_EFFICIENCY);
-    double time = TF32T_LAUNCH_US + fmax(kernel, traffic);
-    if (splits > 1)
-        time += TF32T_LAUNCH_US + 4.0 * m * n * (2.0 * splits + 1.0) / bytes_per_us;
-    return time;
-}
-
-extern "C" wl_tf32_tiles_plan wl_tf32_tiles_plan_for(int tile, size_t m, size_t n, size_t k,
-                                                     int sms, double bandwidth_gbs, int aligned)
-{
-    const double s = sms > 0 ? sms : 132, bw = bandwidth_gbs > 0 ? bandwidth_gbs : 3350.0;
-    const tf32_tile_kind *t = &tf32_tile_kinds[tile];
-    const size_t whole = (k + TF32T_BK - 1) / TF32T_BK * TF32T_BK;
-    wl_tf32_tiles_plan best = {tile, 1, (int)(whole > 0 ? whole : TF32T_BK), 0.0};
-    best.predicted_us =
-        plan_us(t, (double)m, (double)n, (double)k, 1, best.k_chunk, s, bw, aligned != 0);
-    for (size_t splits = 2; splits <= TF32T_MAX_SPLITS && k / splits >= TF32T_MIN_K_CHUNK;
-         splits++) {
-        const size_t chunk = (k + splits - 1) / splits;
-        const size_t k_chunk = (chunk + TF32T_BK - 1) / TF32T_BK * TF32T_BK;
-        const size_t used = (k + k_chunk - 1) / k_chunk;
-        if (used != splits || used * m * n > TF32T_MAX_SCRATCH / sizeof(float))
-            continue;
-        const double us = plan_us(t, (double)m, (double)n, (double)k, (int)used, (int)k_chunk, s,
-                                  bw, aligned != 0);
-        if (us < best.predicted_us) {
-            best.splits = (int)used;
-            best.k_chunk = (int)k_chunk;
-            best.predicted_us = us;
-        }
-    }
-    return best;
-}
-
-extern "C" wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms,
-                                                   double bandwidth_gbs, int aligned)
-{
-    wl_tf32_tiles_plan best = wl_tf32_tiles_plan_for(0, m, n, k, sms, bandwidth_gbs, aligned);
-    for (int tile = 1; tile < WL_TF32_TILE_COUNT; tile++) {
-        const wl_tf32_tiles_plan plan =
-            wl_tf32_tiles_plan_for(tile, m, n, k, sms, bandwidth_gbs, aligned);
-        if (plan.predicted_us < best.predicted_us)
-            best = plan;
-    }
-    return best;
-}
-
-extern "C" size_t wl_tf32_tiles_scratch(const wl_tf32_tiles_plan *plan, size_t m, size_t n)
-{
-    return plan->splits > 1 ? (size_t)plan->splits * m * n * sizeof(float) : 0;
-}
-
-extern "C" void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *text, size_t len)
-{
-    const char *name = tf32_tile_kinds[plan->tile].name;
-    if (plan->splits > 1)
-        snprintf(text, len, "picked tf32_tile_%s, split-K %d x %d (model %.1f us)", name,
-                 plan->splits, plan->k_chunk, plan->predicted_us);
-    else
-        snprintf(text, len, "picked tf32_tile_%s (model %.1f us)", name, plan->predicted_us);
-}
 
 template <int BM, int BN, int WM, int WN, bool TA, bool TB>
 static cudaError_t launch_tiles(const tf32_tiles_params &p, unsigned splits, cudaStream_t stream)
@@ -152,7 +48,7 @@ extern "C" warplab_status wl_tf32_tiles_run(wl_backend *backend, const wl_tf32_t
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm tf32 tiles: a workspace of %zu bytes, %zu needed", scratch_bytes,
                        needed);
-    const tf32_tile_kind *t = &tf32_tile_kinds[plan->tile];
+    const wl_tf32_tile_kind *t = &wl_tf32_tile_kinds[plan->tile];
     const long long rows = (call->m + t->bm - 1) / t->bm;
     if (backend->info.max_grid_dim[1] > 0 && rows > backend->info.max_grid_dim[1])
         return wl_fail(backend, WARPLAB_ERROR_UNSUPPORTED,

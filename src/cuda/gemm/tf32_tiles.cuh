@@ -25,9 +25,10 @@
 #ifndef WARPLAB_GEMM_TF32_TILES_CUH
 #define WARPLAB_GEMM_TF32_TILES_CUH
 
+#include "../../kernels/gemm_tiles_tf32.h"
 #include "mma_kernel.cuh"
 
-#define TF32T_BK 32
+/* TF32T_BK: gemm_tiles_tf32.h. */
 #define TF32T_STAGES 3
 
 struct tf32_tiles_params {
