@@ -13,6 +13,7 @@
 #include "../check.h"
 #include "kernels/gemm_problem.h"
 #include "kernels/gemm_tiles16.h"
+#include "seeded_draws.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -162,24 +163,6 @@ static void test_cases(void)
     }
 }
 
-/* xorshift64: the seeded draws. */
-static uint64_t draw_state = 0x2545f4914f6cdd1dull;
-static uint64_t draw(void)
-{
-    draw_state ^= draw_state << 13;
-    draw_state ^= draw_state >> 7;
-    draw_state ^= draw_state << 17;
-    return draw_state;
-}
-
-/* Log-uniform in [1, most]. */
-static size_t draw_side(size_t most)
-{
-    const double u = (double)(draw() >> 11) / 9007199254740992.0;
-    const size_t v = (size_t)exp(u * log((double)most + 1.0));
-    return v < 1 ? 1 : v > most ? most : v;
-}
-
 static bool rows_16(size_t ld, size_t misalign)
 {
     return ld * 2 % 16 == 0 && misalign * 2 % 16 == 0;
@@ -219,12 +202,7 @@ static void test_properties(void)
                                (r >> 9 & 31) == 0 ? 0 : draw_side(70000), variant);
         p.dtype = (r >> 14 & 1) ? WARPLAB_BFLOAT16 : WARPLAB_FLOAT16;
         p.misalign = r >> 15 & 7;
-        for (int j = 0; j < 3; j++) { /* tight, or padded by 0 to 15 elements */
-            const size_t cols = j == 0   ? wl_gemm_a_cols(&p)
-                                : j == 1 ? wl_gemm_b_cols(&p)
-                                         : p.dim[1];
-            p.ld[j] = (r >> (18 + j) & 1) ? cols + draw() % 16 : 0;
-        }
+        draw_gemm_lds(&p, r >> 18, 15); /* tight, or padded by 0 to 15 elements */
         const size_t m = p.dim[0], n = p.dim[1], k = p.dim[2];
         const wl_ex16_plan plan = wl_ex16_choose(&d, &p, tma);
         /* The same problem, a copy of it, the same plan. */
