@@ -142,6 +142,20 @@ static inline int wl_gemm_row_phase(size_t row_bytes, size_t start_bytes)
     return both % 128 == 0 ? 128 : both % 64 == 0 ? 64 : both % 32 == 0 ? 32 : 16;
 }
 
+/* The SM count and theoretical bandwidth (GB/s) the tensor-core tile
+ * models (gemm_tiles16.c, gemm_tiles_tf32.c) and the CUDA launches that
+ * size their grids by them price a device at: its own, or 132 SMs (an H100
+ * SXM) and 3000 GB/s where the device does not report them. */
+static inline int wl_gemm_model_sms(const warplab_device_info *device)
+{
+    return device->multiprocessors > 0 ? device->multiprocessors : 132;
+}
+
+static inline double wl_gemm_model_bandwidth_gbs(const warplab_device_info *device)
+{
+    return device->theoretical_bandwidth_gbs > 0 ? device->theoretical_bandwidth_gbs : 3000.0;
+}
+
 /* A deterministic split of k (k > 0) into *splits chunks of *k_chunk: the
  * `wanted` splits, at most `most` (the kernel's own limits), and within the
  * grid's 1 .. 65535; the chunk rounded up to a multiple of `step`, and the

@@ -7,16 +7,6 @@
 #include <limits.h>
 #include <math.h>
 
-static int sm_count(const warplab_device_info *device)
-{
-    return device->multiprocessors > 0 ? device->multiprocessors : 132;
-}
-
-static double bandwidth_gbs(const warplab_device_info *device)
-{
-    return device->theoretical_bandwidth_gbs > 0 ? device->theoretical_bandwidth_gbs : 3000.0;
-}
-
 wl_ex16_thin_shape wl_ex16_thin_shape_of(const wl_problem *p)
 {
     wl_ex16_thin_shape sh;
@@ -44,7 +34,8 @@ const wl_ex16_config wl_ex16_configs[2] = {
 static double mma_model(const warplab_device_info *device, size_t m, size_t n, size_t k, int config,
                         int splits)
 {
-    const double sms = sm_count(device), bw = bandwidth_gbs(device) * 1e3; /* bytes/us */
+    const double sms = wl_gemm_model_sms(device),
+                 bw = wl_gemm_model_bandwidth_gbs(device) * 1e3; /* bytes/us */
     const double bm = wl_ex16_configs[config].bm, bn = wl_ex16_configs[config].bn;
     const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
     const double blocks = tiles * splits;
@@ -80,7 +71,7 @@ static double mma_model(const warplab_device_info *device, size_t m, size_t n, s
 static double tma_model(const warplab_device_info *device, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
-    const double sms = sm_count(device), bw = bandwidth_gbs(device) * 1e3;
+    const double sms = wl_gemm_model_sms(device), bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
     const double tiles = ceil(m / 128) * ceil(n / 256);
     double us = EX16_K(TMA_FIXED_US) +
                 ceil(tiles / sms) * 2.0 * 128 * 256 * k / (EX16_K(WGMMA_SM_TFLOPS) * 1e6) +
@@ -125,7 +116,7 @@ static double tma_model(const warplab_device_info *device, const wl_problem *p)
 static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k, int bn,
                           int splits, double slower)
 {
-    const double sms = sm_count(device), bw = bandwidth_gbs(device) * 1e3;
+    const double sms = wl_gemm_model_sms(device), bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
     const double bm = bn == EX16_WGMMA_NARROW ? 64 : 128;
     const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
     const double units = tiles * splits, waves = ceil(units / sms);
@@ -147,8 +138,9 @@ static double wgmma_model(const warplab_device_info *device, size_t m, size_t n,
     const double compute =
         slower * waves * (2.0 * rows * bn * k_chunk / rate + EX16_K(WGMMA_UNIT_US));
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
-    const double streaming = fmin(1.0, units * EX16_K(SM_STREAM_GBS) /
-                                           (EX16_K(WGMMA_BANDWIDTH) * bandwidth_gbs(device)));
+    const double streaming =
+        fmin(1.0, units * EX16_K(SM_STREAM_GBS) /
+                      (EX16_K(WGMMA_BANDWIDTH) * wl_gemm_model_bandwidth_gbs(device)));
     double memory = bytes / (EX16_K(WGMMA_BANDWIDTH) * bw * streaming);
     /* With one row of tiles (m <= the tile's rows: decode), no two units
      * read the same columns of B: an SM that takes two units of a second,
@@ -200,7 +192,7 @@ static double wgmma_sk_model(const warplab_device_info *device, size_t m, size_t
     if (device->multiprocessors <= 0 || tiles > INT_MAX || k > (size_t)INT_MAX)
         return INFINITY;
     wl_sk_schedule s;
-    const int k_tiles = (int)((k + 63) / 64), sms = sm_count(device);
+    const int k_tiles = (int)((k + 63) / 64), sms = wl_gemm_model_sms(device);
     /* Past 128 k tiles (k > 8192) the heads and tails of the shares are too
      * far apart along k to share A and B in L2: 2432 x 2432 x 16384, shares
      * of 112 of 256 k tiles, ran 269 -> 326 us (H100). */
@@ -210,7 +202,7 @@ static double wgmma_sk_model(const warplab_device_info *device, size_t m, size_t
     if (s.workers == 0)
         return INFINITY;
     *workers = s.workers;
-    const double bw = bandwidth_gbs(device) * 1e3;
+    const double bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
     const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
     const double rate = bn == 128 ? EX16_K(WGMMA_128_RATE) * wgmma_rate : wgmma_rate;
     const double waves = (double)(s.full_units / sms);
@@ -263,7 +255,7 @@ static void wgmma_plan(const warplab_device_info *device, size_t m, size_t n, si
      * lost 40%: docs/DECISIONS.md, "The narrow 64x64 16-bit tile where m <= 64
      * or its tiles make one wave"). */
     const double narrow_tiles = ceil((double)m / 64) * ceil((double)n / EX16_WGMMA_NARROW);
-    const int width_count = m <= 64 || narrow_tiles <= sm_count(device) ? 3 : 2;
+    const int width_count = m <= 64 || narrow_tiles <= wl_gemm_model_sms(device) ? 3 : 2;
     plan->kind = WL_EX16_WGMMA;
     plan->restride = restride;
     plan->transposed = false;
@@ -272,7 +264,7 @@ static void wgmma_plan(const warplab_device_info *device, size_t m, size_t n, si
     /* The copies of operands with rows that are not 16-byte aligned: one
      * launch for both (ex16_restride), a read and a write each (an element a
      * thread: ~60% of the bandwidth). */
-    const double bw = bandwidth_gbs(device) * 1e3;
+    const double bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
     const int k_tiles = (int)((k + 63) / 64);
     int most = k_tiles / 4;
     most = most < 1 ? 1 : most > 128 ? 128 : most;
@@ -341,11 +333,11 @@ static void thin_plan(const warplab_device_info *device, const wl_problem *p, wl
     const long long strips = (sh.big + EX16_THIN_COLS - 1) / EX16_THIN_COLS;
     const long long block_k = (long long)EX16_THIN_STEP * EX16_THIN_WARPS;
     const long long wanted =
-        ((long long)EX16_K(THIN_BLOCKS_SM) * sm_count(device) + strips - 1) / strips;
+        ((long long)EX16_K(THIN_BLOCKS_SM) * wl_gemm_model_sms(device) + strips - 1) / strips;
     const long long bytes_cap = k / (16LL * sh.small), steps = (k + block_k - 1) / block_k;
     wl_gemm_split_k(k, wanted, steps < bytes_cap ? steps : bytes_cap, EX16_THIN_STEP,
                     &plan->k_chunk, &plan->splits);
-    const double bw = bandwidth_gbs(device) * 1e3;
+    const double bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
     plan->predicted_us =
         2.0 * EX16_K(RESTRIDE_US) + 2.0 * (double)k * sh.big / (EX16_K(THIN_BANDWIDTH) * bw) +
         4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
@@ -418,7 +410,7 @@ wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem 
     for (int config = 0; config < 2; config++) {
         const double tiles = ceil((double)m / wl_ex16_configs[config].bm) *
                              ceil((double)n / wl_ex16_configs[config].bn);
-        const double slots = (double)sm_count(device) * wl_ex16_configs[config].per_sm;
+        const double slots = (double)wl_gemm_model_sms(device) * wl_ex16_configs[config].per_sm;
         int most = (int)fmin(64.0, fmax(1.0, floor((double)k / 256)));
         if (tiles >= slots)
             most = 1;

@@ -179,9 +179,8 @@ static bool tf32_rows_off_lines(const wl_problem *p, size_t ld)
 static double tf32_wgmma_us(const warplab_device_info *device, const wl_problem *p, wl_tf32_plan *c)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
-    const double sms = device->multiprocessors > 0 ? device->multiprocessors : 132;
-    const double bandwidth =
-        device->theoretical_bandwidth_gbs > 0 ? device->theoretical_bandwidth_gbs : 3000.0;
+    const double sms = wl_gemm_model_sms(device);
+    const double bandwidth = wl_gemm_model_bandwidth_gbs(device);
     double copied = 0.0, copies = 0.0; /* elements copied K-major, and launches */
     const bool copy_a = wl_gemm_trans_a(p) || !problem_rows_aligned(p, wl_gemm_lda(p));
     if (copy_a) {

@@ -686,8 +686,7 @@ static warplab_status restride(wl_backend *backend, ex16_restride_copies *copies
         c->pieces = (unsigned)pieces;
     }
     copies->count = count;
-    const size_t most =
-        8 * (size_t)(backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132);
+    const size_t most = 8 * (size_t)wl_gemm_model_sms(&backend->info);
     const size_t wanted = (total + block - 1) / block;
     const unsigned blocks = (unsigned)(wanted < most ? (wanted > 0 ? wanted : 1) : most);
     ex16_restride<<<blocks, block, 0, wl_cuda_stream(backend)>>>(*copies);

@@ -18,11 +18,6 @@
 
 #include <math.h>
 
-static int sm_count(const wl_backend *backend)
-{
-    return backend->info.multiprocessors > 0 ? backend->info.multiprocessors : 132;
-}
-
 /* The tile width of a batch: 128 x 256, 128 x 128 or (m <= 64) 64 x 64,
  * by the waves of (matrix, tile) units over the SMs at the wgmma rate of
  * gemm_tiles16.c's wgmma_model (5.5 TFLOP/s an SM, a 128 x 128 tile at 0.9
@@ -31,7 +26,7 @@ static int sm_count(const wl_backend *backend)
 static int batched_width(const wl_backend *backend, const wl_problem *p)
 {
     const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
-    const double batch = (double)p->batch, sms = sm_count(backend);
+    const double batch = (double)p->batch, sms = wl_gemm_model_sms(&backend->info);
     const int widths[3] = {256, 128, 64};
     int best = 128;
     double best_us = INFINITY;
