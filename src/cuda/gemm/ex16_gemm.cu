@@ -705,6 +705,7 @@ static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
     call->type = p->dtype;
     call->c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
     call->bn = plan->tile;
+    call->bm = 0; /* the width's rows */
     call->splits = plan->splits;
     call->k_chunk = plan->k_chunk;
     call->part = plan->splits > 1 ? part : NULL;
