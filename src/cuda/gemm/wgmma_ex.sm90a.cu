@@ -29,8 +29,13 @@
  *     128-row tiles pay for up to 127 rows of zeros and land on a partial
  *     last wave; 192-row ones pay for fewer and make whole waves (539 x
  *     11008 x 4096: 258 tiles, two waves, against 215 of 128 x 256). Each
- *     byte of B also feeds 192 rows instead of 128. No stream-K shares
- *     (their hand-over slots are 128-row), no TF32, no batches: refused.
+ *     byte of B also feeds 192 rows instead of 128. H200, the 8 16-bit
+ *     cells' geomean: 539 x 11008 x 4096 92.4 -> 72.4 us (0.73x -> 0.93x
+ *     cuBLAS), 535 x 5120 x 5120 55.5 -> 45.3 us (0.78x -> 0.94x). Over
+ *     many full waves it runs 14-22% slower than the 128-row tiles (fewer
+ *     stages), which the cost model's rate keeps it off (docs/DECISIONS.md,
+ *     "The 192x128 16-bit tile"). No stream-K shares (their hand-over
+ *     slots are 128-row), no TF32, no batches: refused.
  *   - A deterministic split of k: the persistent grid walks (split, tile)
  *     units; with more than one split each unit writes its FP32 partial
  *     sums to the workspace and a second kernel adds the splits in order
