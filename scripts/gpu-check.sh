@@ -219,6 +219,13 @@ if has_step sanitize; then
                 case "$tool" in memcheck | initcheck)
                     sanitize "$tool" gemm-ex-lines "$TESTS/test_gemm_ex_api" cuda --lines ;;
                 esac
+                # (The 192 x 128 16-bit tile: every layout, both Cs, beta, a
+                # split; racecheck its short list, N, N and T, T.)
+                if [ "$tool" = racecheck ]; then
+                    sanitize "$tool" gemm-ex-tall "$TESTS/test_gemm_ex_api" cuda --tall-short
+                else
+                    sanitize "$tool" gemm-ex-tall "$TESTS/test_gemm_ex_api" cuda --tall
+                fi
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin-cuda "$TESTS/cuda/test_dropin_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" scan-cuda "$TESTS/cuda/test_scan_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda

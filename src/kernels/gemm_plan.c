@@ -972,6 +972,9 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_EX16_WGMMA_128_RATE, EX16, "wgmma_128_rate", 0.9,
      "128 x 128 tiles at this fraction of 128 x 256's rate: H100, 20 shapes of 1000^3 to 8192^3 "
      "(docs/DECISIONS.md, the 128x128 16-bit tile)"},
+    {WL_GM_EX16_WGMMA_192_RATE, EX16, "wgmma_192_rate", 0.94,
+     "192 x 128 tiles at this fraction of 128 x 256's rate: H200, 18 tuning shapes, 0.94-0.96 "
+     "pick the faster tile on 17 (docs/DECISIONS.md, the 192x128 16-bit tile)"},
     {WL_GM_EX16_WGMMA_UNIT_US, EX16, "wgmma_unit_us", 0.7,
      "a unit's fill and epilogue: H100, 128^3 10.5 us against ex16_mma's 7.9"},
     {WL_GM_EX16_WGMMA_FIXED_US, EX16, "wgmma_fixed_us", 8.5,

@@ -354,6 +354,7 @@ typedef enum wl_gemm_model_id {
     /* wgmma on the operands as stored (and the TMA path's rate) */
     WL_GM_EX16_WGMMA_SM_TFLOPS,
     WL_GM_EX16_WGMMA_128_RATE,
+    WL_GM_EX16_WGMMA_192_RATE,
     WL_GM_EX16_WGMMA_UNIT_US,
     WL_GM_EX16_WGMMA_FIXED_US,
     WL_GM_EX16_WGMMA_BANDWIDTH,

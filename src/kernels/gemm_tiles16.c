@@ -93,7 +93,8 @@ static double tma_model(const warplab_device_info *device, const wl_problem *p)
 }
 
 /* The TMA + wgmma kernel on the operands as stored (wgmma_ex.sm90a.cu):
- * 128 x bn tiles, k in `splits` whole 64-wide k tiles each; (split, tile)
+ * bm x bn tiles (128 rows; 64 x 64; or 192 x 128), k in `splits` whole
+ * 64-wide k tiles each; (split, tile)
  * units in waves of one a SM, each at the SM's wgmma rate (5.5 TFLOP/s an
  * SM, the rate of 4096^3 in 128 x 256 tiles on the H100; 128 x 128 tiles
  * do as well: 512 x 4096 x 11008, 128 tiles, 69 us) plus ~0.7 us of fill
@@ -113,11 +114,11 @@ static double tma_model(const warplab_device_info *device, const wl_problem *p)
  * narrow tiles where there are at least about 64 of them, 128 x 128
  * tiles where the narrow ones would take two waves (64 x 11008 x 4096:
  * 36 us in 86 units, 42 in 172). */
-static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k, int bn,
-                          int splits, double slower)
+static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k, int bm_,
+                          int bn, int splits, double slower)
 {
     const double sms = wl_gemm_model_sms(device), bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
-    const double bm = bn == EX16_WGMMA_NARROW ? 64 : 128;
+    const double bm = bm_;
     const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
     const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
@@ -132,9 +133,19 @@ static double wgmma_model(const warplab_device_info *device, size_t m, size_t n,
      * 20 shapes of 1000^3 to 8192^3 a factor of 0.87-0.92 picks the faster
      * width for every one (docs/DECISIONS.md, "The 128x128 16-bit tile is priced
      * at 0.9 of the wide tile's rate"). */
-    const double rows = m <= 64 ? 64 : bm;
+    /* A tile's consumers whose 64 rows are all past m issue no wgmma. The
+     * 192 x 128 tile reuses each byte of B over 192 rows: its own rate
+     * factor, between the 128 x 128 tile's and the 128 x 256 tile's, fitted
+     * on the H200 (0.94: it wins where m is just past a multiple of 128 and
+     * its tiles make one to three waves, 539 x 11008 x 4096 92.4 -> 72.4 us,
+     * and loses 14-22% over more, fuller waves, 2500 x 4096 x 4096 122.6 ->
+     * 149.9; docs/DECISIONS.md, "The 192x128 16-bit tile"). */
+    const double rows = fmin(bm, ceil((double)m / 64) * 64);
     const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
-    const double rate = bn == 128 && rows == 128 ? EX16_K(WGMMA_128_RATE) * wgmma_rate : wgmma_rate;
+    const double rate = bn != 128                         ? wgmma_rate
+                        : rows == 128                     ? EX16_K(WGMMA_128_RATE) * wgmma_rate
+                        : rows == (double)EX16_WGMMA_TALL ? EX16_K(WGMMA_192_RATE) * wgmma_rate
+                                                          : wgmma_rate;
     const double compute =
         slower * waves * (2.0 * rows * bn * k_chunk / rate + EX16_K(WGMMA_UNIT_US));
     const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
@@ -247,19 +258,24 @@ static void wgmma_plan(const warplab_device_info *device, size_t m, size_t n, si
 {
     /* Ties keep the first: the wider tile, except where n fits the narrow
      * one (n <= 128: a 128 x 256 tile loads and multiplies 128 columns of
-     * zeros past B's edge; 65536 x 64 x 64 took 32 us in them). */
-    const int widths[3] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128, EX16_WGMMA_NARROW};
+     * zeros past B's edge; 65536 x 64 x 64 took 32 us in them); the
+     * 192 x 128 tile last, and only where m > 128 (with fewer rows its
+     * third consumer never works). */
+    const int widths[4] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128, EX16_WGMMA_NARROW, 128};
+    const int heights[4] = {128, 128, 64, EX16_WGMMA_TALL};
     /* The narrow tile where one 64-row slab holds every row, or where its
      * tiles fit in one wave (256^3, 512^3, 8192 x 32 x 4096, 777 x 555 x
      * 333: 0.61-0.84x cuBLAS -> 0.93-1.14x on the H100; in two waves 1000^3
      * lost 40%: docs/DECISIONS.md, "The narrow 64x64 16-bit tile where m <= 64
      * or its tiles make one wave"). */
     const double narrow_tiles = ceil((double)m / 64) * ceil((double)n / EX16_WGMMA_NARROW);
-    const int width_count = m <= 64 || narrow_tiles <= wl_gemm_model_sms(device) ? 3 : 2;
+    const bool narrow = m <= 64 || narrow_tiles <= wl_gemm_model_sms(device);
+    const bool tall = m > 128;
     plan->kind = WL_EX16_WGMMA;
     plan->restride = restride;
     plan->transposed = false;
     plan->sk_workers = 0;
+    plan->rows = 128;
     plan->predicted_us = INFINITY;
     /* The copies of operands with rows that are not 16-byte aligned: one
      * launch for both (ex16_restride), a read and a write each (an element a
@@ -281,7 +297,9 @@ static void wgmma_plan(const warplab_device_info *device, size_t m, size_t n, si
         const double cost =
             ((still_off & 1) ? line_cost(lda, misalign, (still_off & 2) != 0) : 0.0) +
             ((still_off & 2) ? line_cost(ldb, misalign, (still_off & 1) != 0) : 0.0);
-        for (int w = 0; w < width_count; w++)
+        for (int w = 0; w < 4; w++) {
+            if ((w == 2 && !narrow) || (w == 3 && !tall))
+                continue;
             for (int splits = 1; splits <= most; splits++) {
                 /* Only splits that whole k tiles realise. */
                 const int chunk_tiles = (k_tiles + splits - 1) / splits;
@@ -289,30 +307,35 @@ static void wgmma_plan(const warplab_device_info *device, size_t m, size_t n, si
                     continue;
                 const double slower =
                     1.0 + cost * (widths[w] == 256 ? EX16_K(LINE_COST_WIDE) : 1.0);
-                const double us = copies + wgmma_model(device, m, n, k, widths[w], splits, slower);
+                const double us =
+                    copies + wgmma_model(device, m, n, k, heights[w], widths[w], splits, slower);
                 if (us < plan->predicted_us) {
                     plan->predicted_us = us;
                     plan->tile = widths[w];
+                    plan->rows = heights[w];
                     plan->splits = splits;
                     plan->k_chunk = chunk_tiles * 64;
                     plan->restride = copied;
                     plan->sk_workers = 0;
                 }
-                /* One split with the last wave in stream-K shares. */
+                /* One split of 128-row tiles with the last wave in stream-K
+                 * shares. */
                 int workers = 0;
                 const double sk =
-                    splits > 1 || widths[w] == EX16_WGMMA_NARROW
+                    splits > 1 || heights[w] != 128
                         ? INFINITY
                         : copies + wgmma_sk_model(device, m, n, k, widths[w], slower, &workers);
                 if (sk < plan->predicted_us) {
                     plan->predicted_us = sk;
                     plan->tile = widths[w];
+                    plan->rows = 128;
                     plan->splits = 1;
                     plan->k_chunk = chunk_tiles * 64;
                     plan->restride = copied;
                     plan->sk_workers = workers;
                 }
             }
+        }
     }
 }
 
@@ -376,6 +399,7 @@ wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem 
     wl_ex16_plan plan;
     plan.kind = WL_EX16_TILED;
     plan.tile = 0;
+    plan.rows = 128;
     plan.splits = 1;
     plan.k_chunk = (int)wl_gemm_k(p);
     plan.restride = 0;

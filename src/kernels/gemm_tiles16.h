@@ -32,6 +32,7 @@ extern "C" {
 #define EX16_THIN_STEP 32  /* k a warp step: 4 lanes x 8 */
 
 #define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
+#define EX16_WGMMA_TALL 192  /* the 192 x 128 tile's rows: three consumers */
 
 typedef enum wl_ex16_kind {
     WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
@@ -43,11 +44,14 @@ typedef enum wl_ex16_kind {
 
 typedef struct wl_ex16_plan {
     wl_ex16_kind kind;
-    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: 128 x tile,
-                 * or 64 x 64 for tile 64 (m <= 64); WL_EX16_THIN: 16-row tiles of the small
+    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: rows x tile,
+                 * 64 x 64 for tile 64; WL_EX16_THIN: 16-row tiles of the small
                  * side (1, 2 or 4) */
     int splits; /* k split in this many parts (summed in order afterwards) */
     int k_chunk;
+    /* WL_EX16_WGMMA: the tile's rows, 64 (tile 64), 128, or 192 (tile 128:
+     * three consumers, no stream-K shares) */
+    int rows;
     /* WL_EX16_WGMMA: operands whose rows are not 16-byte aligned (TMA's
      * strides must be), copied first into the workspace with 16-byte rows,
      * in their stored layout: bit 0 A, bit 1 B. */

@@ -10,12 +10,15 @@
  *
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
- * [backend] [--ex-only | --tf32-only | --sanitizer | --lines | --fp32-copy [--sanitizer]]
+ * [backend] [--ex-only | --tf32-only | --sanitizer | --lines | --tall | --tall-short |
+ * --fp32-copy [--sanitizer]]
  * (all compiled backends by default). --ex-only leaves out the FP32 op N, N
  * float cases, which run warplab_gemm's own path; --sanitizer is the GPU check's short
  * list under compute-sanitizer (see sanitizer_keeps); --lines the large
  * cases alone (TF32 operands copied onto 128-byte lines, 16-bit over many
- * tiles: the GPU check runs them under memcheck and initcheck); --fp32-copy
+ * tiles: the GPU check runs them under memcheck and initcheck); --tall the
+ * 192 x 128 wgmma tile's cases alone (tall_cases; --tall-short fewer);
+ * --fp32-copy
  * (cuda alone, 77 without a GPU) FP32 compute on N, T / T, N / T, T float
  * operands, as planned and with the planner's fp32_dispatch_copy row forced
  * (the op T operands transposed into the workspace, the FP32 dispatcher on
@@ -109,6 +112,8 @@ static bool ex_only = false;
 static bool tf32_only = false;  /* --tf32-only: the TF32 cases alone */
 static bool sanitizer = false;  /* --sanitizer: the short list (sanitizer_keeps) */
 static bool lines_only = false; /* --lines: the line-copy shapes alone */
+static bool tall_only = false;  /* --tall: the 192 x 128 tile's cases alone (tall_cases) */
+static bool tall_short = false; /* --tall-short: those of N, N and T, T on 539 x 4096 x 256 */
 
 /* --sanitizer: the full list takes minutes on the GPU (the double-precision
  * reference of the large shapes) and far longer under compute-sanitizer's
@@ -375,12 +380,60 @@ static void bad_arguments(warplab_context *context, const char *backend)
     warplab_buffer_destroy(b16);
 }
 
+/* On cuda, the 16-bit wgmma kernel's 192 x 128 tile (three consumer
+ * warpgroups; the cost model's pick on 132 SMs, which
+ * tests/unit/test_gemm_tiles16.c pins for these shapes): 539 x 4096 x 256
+ * (3 tile rows, the last with 155 rows: its third consumer has none) in
+ * every op, FP32 C through the copy engine with a NaN in A and B (tight,
+ * BF16) and 16-bit C through it (tight, FP16), 16-bit C (BF16) and FP32 C
+ * (FP16) with beta != 0 from the registers on padded, re-strided
+ * operands; 577 x 4096 x 1024 (a last tile row of one row) N, N and T, N;
+ * 191 x 3072 x 4096 (one tile row, the third consumer's last row past m)
+ * with k split in 5, the partial sums through the copy engine (tight), and
+ * 191 x 3070 x 4096 (padded: rows of partial sums not on 16 bytes, stored
+ * from the registers), N, T (--tall); --tall-short, the first shape's
+ * N, N and T, T alone, is racecheck's list. */
+static int tall_cases(warplab_context *context, const char *backend)
+{
+    int cases = 0;
+    for (int ops = 0; ops < 4; ops += tall_short ? 3 : 1)
+        for (int v = 0; v < 4; v++) {
+            const warplab_dtype in = v % 2 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
+            const warplab_dtype out = v == 1 || v == 2 ? in : WARPLAB_FLOAT32;
+            const gemm_case t =
+                case_of(539, 4096, 256, ops, in, out, WARPLAB_COMPUTE_FP32, v >= 2 ? 1 : 0);
+            run_case(context, backend, &t);
+            cases++;
+        }
+    static const struct {
+        size_t m, n, k;
+        int ops, variant;
+        warplab_dtype out;
+    } more[] = {{577, 4096, 1024, 0, 0, WARPLAB_FLOAT32},
+                {577, 4096, 1024, 1, 1, WARPLAB_BFLOAT16},
+                {191, 3072, 4096, 2, 0, WARPLAB_FLOAT32},
+                {191, 3070, 4096, 2, 1, WARPLAB_BFLOAT16}};
+    for (size_t i = 0; !tall_short && i < sizeof more / sizeof more[0]; i++) {
+        const gemm_case t = case_of(more[i].m, more[i].n, more[i].k, more[i].ops, WARPLAB_BFLOAT16,
+                                    more[i].out, WARPLAB_COMPUTE_FP32, more[i].variant);
+        run_case(context, backend, &t);
+        cases++;
+    }
+    return cases;
+}
+
 static void on_backend(warplab_backend_kind kind)
 {
     const char *backend = warplab_backend_name(kind);
     warplab_context *context = NULL;
     if (warplab_context_create(kind, 0, &context) != WARPLAB_OK) {
         printf("  %s: no device, skipped\n", backend);
+        return;
+    }
+    if (tall_only) {
+        const int cases = kind == WARPLAB_BACKEND_CUDA ? tall_cases(context, backend) : 0;
+        printf("  %s: %d cases\n", backend, cases);
+        warplab_context_destroy(context);
         return;
     }
     if (!lines_only)
@@ -502,6 +555,8 @@ static void on_backend(warplab_backend_kind kind)
         run_case(context, backend, &t);
         cases++;
     }
+    if (kind == WARPLAB_BACKEND_CUDA && !sanitizer && !lines_only)
+        cases += tall_cases(context, backend);
     if (kind == WARPLAB_BACKEND_CUDA && !sanitizer) {
         const gemm_case t = case_of(1000, 2600, 8192, 0, WARPLAB_BFLOAT16, WARPLAB_BFLOAT16,
                                     WARPLAB_COMPUTE_FP32, 1);
@@ -640,6 +695,8 @@ int main(int argc, char **argv)
     tf32_only = argc > 2 && strcmp(argv[2], "--tf32-only") == 0;
     sanitizer = argc > 2 && strcmp(argv[2], "--sanitizer") == 0;
     lines_only = argc > 2 && strcmp(argv[2], "--lines") == 0;
+    tall_short = argc > 2 && strcmp(argv[2], "--tall-short") == 0;
+    tall_only = tall_short || (argc > 2 && strcmp(argv[2], "--tall") == 0);
     if (argc > 1) {
         warplab_backend_kind kind;
         if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {

@@ -7,9 +7,9 @@
  * positive modelled time, splits cover k in whole k tiles of their kernel
  * (64 for wgmma, EX16_BK for mma.sync, EX16_THIN_STEP for the thin
  * kernel), every operand whose rows are not 16-byte aligned is re-strided
- * before the wgmma kernel reads it, stream-K shares only on one split of
- * 128-row tiles, the transposed problem only for n = 1, the thin kernel
- * only when forced, and forced kinds honoured exactly where they run. */
+ * before the wgmma kernel reads it, 192 x 128 tiles only where m > 128,
+ * stream-K shares only on one split of 128-row tiles, the transposed problem only for n = 1, the
+ * thin kernel only when forced, and forced kinds honoured exactly where they run. */
 #include "../check.h"
 #include "kernels/gemm_problem.h"
 #include "kernels/gemm_tiles16.h"
@@ -50,6 +50,8 @@ static wl_problem problem(size_t m, size_t n, size_t k, int variant)
 
 #define TA WL_GEMM_TRANS_A
 #define TB WL_GEMM_TRANS_B
+/* A case's tile: the wgmma kernel's 192 x 128 (plan.rows 192, tile 128). */
+#define TALL EX16_WGMMA_TALL
 
 /* A measured case and its plan class. split: splits > 1; sk: stream-K
  * shares; restride: the operands copied onto 16-byte rows (bit 0 A, bit 1
@@ -72,7 +74,9 @@ static const tiles16_case cases[] = {
      * the narrower tile 0.91x the wide one's time). */
     {H100, 4096, 4096, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "4096^3 128 x 256"},
     {H100, 512, 4096, 11008, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "128 x 128, 69 us"},
-    {H100, 3001, 2999, 1001, 0, WL_EX16_WGMMA, 128, false, false, 3, false, "3001 x 2999 x 1001"},
+    /* (3001 x 2999 x 1001 now 192 x 128: on the H200 94.9 us against 95.4
+     * in 128 x 128.) */
+    {H100, 3001, 2999, 1001, 0, WL_EX16_WGMMA, TALL, false, false, 3, false, "3001 x 2999 x 1001"},
     /* One row of tiles: 64 x 11008 x 4096 in 86 units of 128 x 128 (the
      * narrow tile's 172 units take two waves); 2 to 64 x 4096 x 4096 in 64
      * narrow units, unsplit; 128 x 128 x 32768 split (19 us in 37 splits). */
@@ -98,21 +102,59 @@ static const tiles16_case cases[] = {
      * 2432 x 2432 x 16384 (k past 128 k tiles). H200, the tuning set's
      * prefill: on for 1800 x 5120, 3000 x 6144, 4500 x 1024 (k = 4096), off
      * for 2500 x 4096 x 4096. */
-    {H100, 3008, 3008, 3008, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
-    {H100, 2304, 4096, 8192, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
+    /* 3008^3 and 2304 x 4096 x 8192 (shares gained) take the 192 x 128 tile
+     * now: on the H200 82.1 us against 91.5 with shares, and 206.5 against
+     * 214 (below). */
+    {H100, 3008, 3008, 3008, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "192 x 128"},
+    {H100, 2304, 4096, 8192, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "192 x 128"},
     {H100, 4096, 4352, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
     {H100, 2048, 11008, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
     {H100, 1920, 7168, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk judged"},
     {H100, 3840, 3840, 3840, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk judged"},
-    {H100, 1792, 2560, 1024, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk off"},
-    {H100, 2200, 2200, 2200, 0, WL_EX16_WGMMA, 128, false, false, 3, false, "sk off"},
+    /* 1792 x 2560 x 1024 and 2200^3 in 192 x 128 tiles (shares still off):
+     * on the H200 26.7 us against 25.8 in 128 x 128 (the fit's one miss,
+     * 3.5%), and 63.0 against 64.3. */
+    {H100, 1792, 2560, 1024, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "sk off, 192 x 128"},
+    {H100, 2200, 2200, 2200, 0, WL_EX16_WGMMA, TALL, false, false, 3, false, "sk off, 192 x 128"},
     {H100, 6144, 6144, 6144, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "sk off"},
     {H100, 1408, 4352, 6144, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk 16% slower"},
-    {H100, 2432, 2432, 16384, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "k > 128 tiles"},
+    /* (192 x 128 now: on the H200 266.9 us against 276.0 in 128 x 128.) */
+    {H100, 2432, 2432, 16384, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "k > 128 tiles"},
     {H200, 1800, 5120, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
     {H200, 3000, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
     {H200, 4500, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
     {H200, 2500, 4096, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk lost"},
+    /* The 192 x 128 tile (three consumers), the tuning set of its rate
+     * (docs/DECISIONS.md, "The 192x128 16-bit tile"; H200, the 8 16-bit
+     * cells' geomean, against the 128-row plan): m just past a multiple of
+     * 128 in one to three waves of it (539 x 11008 x 4096 92.4 -> 72.4 us,
+     * 535 x 5120 x 5120 55.5 -> 45.3, 700 x 4096 x 4096 46.4 -> 38.4, 570 x
+     * 14336 x 4096 118.5 -> 108.0), and 2304 x 4096 x 8192 (214 -> 206.5);
+     * not where it runs more, fuller waves (1100 x 6144 x 4096 1.15x
+     * slower, 7000 x 1024 x 4096 1.17x, 1500 x 11008 x 8192 1.14x, 2500 x
+     * 4096 x 4096 1.22x, 1800 x 5120 x 4096 1.18x, 4500 x 1024 x 4096
+     * 1.01x, 3000 x 6144 x 4096 a tie), nor for 180 x 8192 x 4096. */
+    {H200, 539, 11008, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "92.4 -> 72.4 us"},
+    {H200, 539, 11008, 4096, TB, WL_EX16_WGMMA, TALL, false, false, 0, false, "op_b = T"},
+    {H200, 535, 5120, 5120, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "55.5 -> 45.3 us"},
+    {H200, 700, 4096, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "46.4 -> 38.4 us"},
+    {H200, 570, 14336, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "118.5 -> 108 us"},
+    {H200, 2304, 4096, 8192, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "214 -> 206.5 us"},
+    {H200, 1100, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "tall 1.15x slower"},
+    {H200, 7000, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "tall 1.17x slower"},
+    {H200, 1500, 11008, 8192, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "tall 1.14x slower"},
+    {H200, 180, 8192, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "128 x 128"},
+    /* The GPU tests' 192 x 128 cases (tests/unit/test_gemm_ex_api.c,
+     * tall_cases; tight here): every op of 539 x 4096 x 256 (A re-strided
+     * with op T), a last tile row of one row, k split in 5 on one tile row. */
+    {H200, 539, 4096, 256, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "tall_cases"},
+    {H200, 539, 4096, 256, TB, WL_EX16_WGMMA, TALL, false, false, 0, false, "tall_cases"},
+    {H200, 539, 4096, 256, TA, WL_EX16_WGMMA, TALL, false, false, 1, false, "tall_cases"},
+    {H200, 539, 4096, 256, TA | TB, WL_EX16_WGMMA, TALL, false, false, 1, false, "tall_cases"},
+    {H200, 577, 4096, 1024, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "tall_cases"},
+    {H200, 577, 4096, 1024, TA, WL_EX16_WGMMA, TALL, false, false, 1, false, "tall_cases"},
+    {H200, 191, 3072, 4096, TB, WL_EX16_WGMMA, TALL, true, false, 0, false, "tall_cases, split"},
+    {H200, 191, 3070, 4096, TB, WL_EX16_WGMMA, TALL, true, false, 0, false, "tall_cases, split"},
     /* Rows off 16 bytes re-strided before the wgmma kernel: 17 x 3001 x
      * 1999 and 777 x 555 x 333 (A and B); 61 x 200 x 97 (A off 16 bytes,
      * B's 400-byte rows off the 128-byte lines: copied too) and 200 x 61 x
@@ -152,12 +194,14 @@ static void test_cases(void)
         const warplab_device_info d = device_of(c->device);
         const wl_problem p = problem(c->m, c->n, c->k, c->variant);
         const wl_ex16_plan plan = wl_ex16_choose(&d, &p, tma_of(c->device));
-        CHECK_MSG(plan.kind == c->kind && plan.tile == c->tile && (plan.splits > 1) == c->split &&
+        const bool tall = plan.kind == WL_EX16_WGMMA && plan.rows == EX16_WGMMA_TALL;
+        const int tile = tall ? TALL : plan.tile;
+        CHECK_MSG(plan.kind == c->kind && tile == c->tile && (plan.splits > 1) == c->split &&
                       (plan.sk_workers > 0) == c->sk && plan.restride == c->restride &&
                       plan.transposed == c->transposed,
                   "%zu x %zu x %zu (variant %d, %s): kind %d tile %d splits %d sk %d restride %d "
                   "transposed %d; want kind %d tile %d split %d sk %d restride %d transposed %d",
-                  c->m, c->n, c->k, c->variant, c->why, (int)plan.kind, plan.tile, plan.splits,
+                  c->m, c->n, c->k, c->variant, c->why, (int)plan.kind, tile, plan.splits,
                   plan.sk_workers, plan.restride, (int)plan.transposed, (int)c->kind, c->tile,
                   (int)c->split, (int)c->sk, c->restride, (int)c->transposed);
     }
@@ -170,8 +214,8 @@ static bool rows_16(size_t ld, size_t misalign)
 
 static bool same_plan(const wl_ex16_plan *a, const wl_ex16_plan *b)
 {
-    return a->kind == b->kind && a->tile == b->tile && a->splits == b->splits &&
-           a->k_chunk == b->k_chunk && a->restride == b->restride &&
+    return a->kind == b->kind && a->tile == b->tile && a->rows == b->rows &&
+           a->splits == b->splits && a->k_chunk == b->k_chunk && a->restride == b->restride &&
            a->transposed == b->transposed && a->sk_workers == b->sk_workers &&
            memcmp(&a->predicted_us, &b->predicted_us, sizeof(double)) == 0;
 }
@@ -189,7 +233,7 @@ static void test_properties(void)
     static const int forces[5] = {0, WL_GEMM_EX16_FORCE_MMA, WL_GEMM_EX16_FORCE_TMA,
                                   WL_GEMM_EX16_FORCE_WGMMA, WL_GEMM_EX16_FORCE_THIN};
     const int count = 40000;
-    int failures_before = check_failures, kinds[5] = {0};
+    int failures_before = check_failures, kinds[5] = {0}, tall_plans = 0;
     for (int i = 0; i < count && check_failures - failures_before < 20; i++) {
         const int which = (int)(draw() % 3);
         const warplab_device_info d = device_of(which);
@@ -240,8 +284,9 @@ static void test_properties(void)
         }
         CHECK_MSG(isfinite(plan.predicted_us) && plan.predicted_us > 0.0,
                   "%zu x %zu x %zu kind %d: %g us", m, n, k, (int)plan.kind, plan.predicted_us);
-        CHECK(plan.sk_workers == 0 || (plan.kind == WL_EX16_WGMMA && plan.splits == 1 &&
-                                       plan.tile != EX16_WGMMA_NARROW && !plan.transposed));
+        CHECK(plan.sk_workers == 0 ||
+              (plan.kind == WL_EX16_WGMMA && plan.splits == 1 && plan.rows == 128 &&
+               plan.tile != EX16_WGMMA_NARROW && !plan.transposed));
         CHECK(!plan.transposed || (plan.kind == WL_EX16_WGMMA && n == 1 && plan.restride == 0));
         switch (plan.kind) {
         case WL_EX16_MMA:
@@ -254,7 +299,13 @@ static void test_properties(void)
             CHECK(plan.splits == 1 && plan.k_chunk == (int)k && plan.restride == 0);
             break;
         case WL_EX16_WGMMA: {
-            CHECK(plan.tile == 64 || plan.tile == 128 || plan.tile == 256);
+            /* 64 x 64, 128 x 128, 128 x 256, or 192 x 128 where m > 128. */
+            CHECK_MSG((plan.rows == 64 && plan.tile == 64) ||
+                          (plan.rows == 128 && (plan.tile == 128 || plan.tile == 256)) ||
+                          (plan.rows == EX16_WGMMA_TALL && plan.tile == 128 && m > 128 &&
+                           !plan.transposed),
+                      "wgmma %zu x %zu x %zu: %d x %d tiles", m, n, k, plan.rows, plan.tile);
+            tall_plans += plan.rows == EX16_WGMMA_TALL;
             CHECK_MSG(covers(&plan, k, 64), "wgmma %zu x %zu x %zu: %d x %d", m, n, k, plan.splits,
                       plan.k_chunk);
             /* Rows off 16 bytes: TMA cannot read them in place. */
@@ -278,6 +329,7 @@ static void test_properties(void)
     /* The draws reach every kind. */
     for (int kind = 0; kind < 5; kind++)
         CHECK_MSG(kinds[kind] > 0, "no plan of kind %d in %d problems", kind, count);
+    CHECK_MSG(tall_plans > 0, "no 192 x 128 tiles in %d problems", count);
 }
 
 /* ex16_thin's view: the small side, the big one, and X's layout. */

@@ -356,8 +356,8 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
                   : plan->restride == 1 ? ", A re-strided"
                   : plan->restride == 2 ? ", B re-strided"
                                         : "",
-                  plan->tile == EX16_WGMMA_NARROW ? 64 : 128, plan->tile, plan->splits,
-                  plan->splits == 1 ? "" : "s", shares, plan->predicted_us);
+                  plan->rows, plan->tile, plan->splits, plan->splits == 1 ? "" : "s", shares,
+                  plan->predicted_us);
         break;
     }
     default: wl_format(text, len, "tiled CUDA-core fallback"); break;
@@ -705,6 +705,7 @@ static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
     call->type = p->dtype;
     call->c_narrow = (p->variant & WL_GEMM_C_INPUT_TYPE) != 0;
     call->bn = plan->tile;
+    call->bm = plan->rows == EX16_WGMMA_TALL ? EX16_WGMMA_TALL : 0;
     call->splits = plan->splits;
     call->k_chunk = plan->k_chunk;
     call->part = plan->splits > 1 ? part : NULL;

@@ -641,6 +641,7 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     call.type = WARPLAB_FLOAT32;
     call.c_narrow = false;
     call.bn = tf32->wgmma_bn;
+    call.bm = 0;
     call.splits = tf32->wgmma_splits;
     call.k_chunk = tf32->wgmma_k_chunk;
     call.part =

@@ -132,8 +132,8 @@ warplab_status wl_gemm_ex_tma_run(wl_backend *backend, const wl_gemm_ex_operands
 /* warplab_gemm_ex's TMA + wgmma kernel on the operands as stored, split k
  * (wgmma_ex.sm90a.cu). A is m x k (a_m_major: stored k x m), B is n x k
  * (b_n_major: stored k x n); 16-byte aligned base and rows; TF32 (FLOAT32)
- * takes K-major operands only. bn: 128 or 256 columns a tile of 128 rows, or
- * 64 (16-bit only): 64 x 64 tiles, one consumer; k in splits
+ * takes K-major operands only. bn: 128 or 256 columns a tile of 128 rows (or
+ * of bm rows), or 64 (16-bit only): 64 x 64 tiles, one consumer; k in splits
  * of k_chunk (a multiple of 64), partial sums to part (splits x m x n
  * floats) when splits > 1, to be added by wl_ex16_finish; else C. */
 typedef struct wl_gemm_ex_wgmma_call {
@@ -147,6 +147,9 @@ typedef struct wl_gemm_ex_wgmma_call {
     warplab_dtype type; /* of a and b */
     bool c_narrow;
     int bn, splits, k_chunk;
+    /* The tile's rows: 0 for the width's (64 for the narrow tile, else 128),
+     * or 192 (16-bit, bn 128, no stream-K shares: three consumers). */
+    int bm;
     float *part;
     /* Stream-K (one split, 128-row tiles; stream_k.cuh): the last wave's k
      * tiles in sk_workers shares over the SMs, the hand-over in sk_space

@@ -21,15 +21,31 @@
  *     second kernel (4-6 us of a 22 us GEMM). 64 columns give 64 blocks
  *     at n = 4096 with no split, and with m <= 64 the second consumer of
  *     a 128-row tile had nothing to do anyway.
+ *   - A tall tile of 192 x 128 (16-bit, BM a template parameter beside
+ *     BN): three consumer warpgroups of 64 rows, 512 threads (the
+ *     consumers at 152 registers, so that the producer's 40 and theirs fit
+ *     in 64K), 4 stages of 40 KiB so that three consumers' 48 KiB of C's
+ *     staging fit in the 227 KiB. Where m lies just past a multiple of 128,
+ *     128-row tiles pay for up to 127 rows of zeros and land on a partial
+ *     last wave; 192-row ones pay for fewer and make whole waves (539 x
+ *     11008 x 4096: 258 tiles, two waves, against 215 of 128 x 256). Each
+ *     byte of B also feeds 192 rows instead of 128. H200, the 8 16-bit
+ *     cells' geomean: 539 x 11008 x 4096 92.4 -> 72.4 us (0.73x -> 0.93x
+ *     cuBLAS), 535 x 5120 x 5120 55.5 -> 45.3 us (0.78x -> 0.94x). Over
+ *     many full waves it runs 14-22% slower than the 128-row tiles (fewer
+ *     stages), which the cost model's rate keeps it off (docs/DECISIONS.md,
+ *     "The 192x128 16-bit tile"). No stream-K shares (their hand-over
+ *     slots are 128-row), no TF32, no batches: refused.
  *   - A deterministic split of k: the persistent grid walks (split, tile)
  *     units; with more than one split each unit writes its FP32 partial
  *     sums to the workspace and a second kernel adds the splits in order
  *     (ex16_gemm.cu). Problems with few tiles and a long k (m of 256-512,
  *     k of 4096-14336, or 64 x 64 x 65536) fill the SMs.
  * Producer warpgroup (one thread issues the copies), two consumer
- * warpgroups (64 rows each), full / empty mbarriers a stage, as the ladder's
- * kernel. Where the result is FP32 with 16-byte rows and C is not read
- * (beta 0, or the partial sums of a split), the epilogue goes through
+ * warpgroups (64 rows each; one for the narrow tile, three for the tall
+ * one), full / empty mbarriers a stage, as the ladder's kernel. Where the
+ * result is FP32 with 16-byte rows and C is not read (beta 0, or the
+ * partial sums of a split), the epilogue goes through
  * shared memory: each consumer writes 32-column slices of its 64 rows into
  * two 8 KiB buffers in the 128-byte swizzle and one thread hands each to
  * the copy engine (cp.async.bulk.tensor store: whole 128-byte lines, the
@@ -67,23 +83,49 @@
 /* The narrow tile (BN 64, 16-bit only): 64 rows, one consumer warpgroup. */
 #define XW_NARROW 64
 #define XW_BM_OF(BN) ((BN) == XW_NARROW ? 64 : XW_BM)
-#define XW_THREADS_OF(BN) (128 + 2 * XW_BM_OF(BN))
-/* Stages (192 KiB), the barriers (in a 1 KiB slot), C's staging buffers
- * (two of 8 KiB a consumer) and slack to align the base to 1024. */
+/* The tall tile (16-bit, BN 128, one split of k whole tiles): 192 rows,
+ * three consumer warpgroups. */
+#define XW_TALL 192
+/* The producer warpgroup and a warpgroup for each 64 rows. */
+#define XW_THREADS_OF(BM) (128 + 2 * (BM))
+/* Stages (192 KiB; 160 KiB for the tall tile), the barriers (in a 1 KiB
+ * slot), C's staging buffers (two of 8 KiB a consumer; 32 KiB for the
+ * 64- and 128-row tiles) and slack to align the base to 1024: at most the
+ * 227 KiB a block may opt in to. */
+#define XW_RING_BYTES 196608
 #define XW_STAGING_BYTES 32768
-#define XW_SMEM_BYTES ((size_t)196608 + 1024 + XW_STAGING_BYTES + 1024)
+#define XW_CONSUMER_STAGING 16384
+#define XW_SMEM_BYTES ((size_t)XW_RING_BYTES + 1024 + XW_STAGING_BYTES + 1024)
+#define XW_SMEM_BYTES_OF(BM)                                                                       \
+    ((BM) == XW_TALL                                                                               \
+         ? (size_t)4 * (XW_TALL + 128) * XW_ROW_BYTES + 1024 + 3 * XW_CONSUMER_STAGING + 1024      \
+         : XW_SMEM_BYTES)
 #define XW_GROUP_ROWS 8
 
 enum { XW_TF32 = 0, XW_BF16 = 1, XW_FP16 = 2 };
 
-template <int BN> struct xw_shape {
-    static constexpr int BM = XW_BM_OF(BN);
+template <int BM_, int BN> struct xw_shape {
+    static_assert(BM_ == XW_BM_OF(BN) || (BM_ == XW_TALL && BN == 128),
+                  "tiles: 64 x 64, 128 x 128, 128 x 256 or 192 x 128");
+    static constexpr int BM = BM_;
     static constexpr int CONSUMERS = BM / 64;
     static constexpr int A_BYTES = BM * XW_ROW_BYTES;
     static constexpr int B_BYTES = BN * XW_ROW_BYTES;
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-    /* 4 (BN 256), 6 (BN 128) or 12 (the narrow 64 x 64) */
-    static constexpr int STAGES = 196608 / STAGE_BYTES;
+    /* 4 (BN 256), 6 (BN 128), 12 (the narrow 64 x 64) or 4 (192 x 128: 40
+     * KiB stages, 160 KiB, so that three consumers' 48 KiB of staging fit) */
+    static constexpr int STAGES = BM == XW_TALL ? 4 : XW_RING_BYTES / STAGE_BYTES;
+    static constexpr int RING_BYTES = STAGES * STAGE_BYTES;
+    static constexpr size_t SMEM_BYTES = XW_SMEM_BYTES_OF(BM);
+    /* 512 threads (the tall tile) share 64K registers: the producer's 128
+     * at 40, the consumers' 384 at 152 (64 accumulators a thread); else
+     * 384 threads, the consumers at 232. */
+    static constexpr int CONSUMER_REGISTERS = CONSUMERS == 3 ? 152 : 232;
+    static_assert(RING_BYTES + 1024 + CONSUMERS * XW_CONSUMER_STAGING + 1024 <= SMEM_BYTES &&
+                      SMEM_BYTES <= 232448,
+                  "the stages, barriers and staging fit in the 227 KiB opt-in");
+    static_assert(128 * 40 + 128 * CONSUMERS * CONSUMER_REGISTERS <= 65536,
+                  "the warpgroups' registers fit in the SM's 64K");
 };
 
 struct xw_params {
@@ -381,8 +423,8 @@ __device__ __forceinline__ bool xw_next_piece(wl_sk_walk &walk, const xw_params 
  * with the shares' code compiled into every launch, the kernels without
  * shares ran 0.3-2 us slower on small shapes (the shape set's BF16 mean
  * 0.981x -> 0.965x, H100). */
-template <int KIND, int BN, int TA, int TB, bool SK>
-__global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
+template <int KIND, int BM, int BN, int TA, int TB, bool SK>
+__global__ void __launch_bounds__(XW_THREADS_OF(BM), 1)
     gemm_ex_wgmma(const __grid_constant__ CUtensorMap map_a,
                   const __grid_constant__ CUtensorMap map_b,
                   const __grid_constant__ CUtensorMap map_c, const xw_params p)
@@ -390,7 +432,9 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
 #if WL_SM90A_BODY
     if (p.splits > 1) /* wl_splitk_finish follows */
         wl_pdl_release();
-    typedef xw_shape<BN> S;
+    typedef xw_shape<BM, BN> S;
+    static_assert(BM != XW_TALL || (KIND != XW_TF32 && !SK),
+                  "the 192-row tile is 16-bit, without stream-K shares");
     constexpr int ELEMENT_BYTES = KIND == XW_TF32 ? 4 : 2;
     constexpr int K_PER_TILE = XW_ROW_BYTES / ELEMENT_BYTES;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -479,7 +523,8 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
             }
         }
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(S::CONSUMER_REGISTERS)
+                     : "memory");
         const int consumer = warpgroup - 1, warp = tid % 128 / 32, lane = tid % 32;
         const bool signals = tid % 128 == 0;
         /* Each consumer warp releases a stage itself (its lane 0), once it
@@ -509,7 +554,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                 acc[i] = 0.0f;
             /* A consumer whose 64 rows are all past m (m <= 64, or the last
              * tile's edge) keeps the barriers' count but issues no wgmma:
-             * the other consumer has the tensor cores to itself. */
+             * the other consumers have the tensor cores to themselves. */
             if (tile_m * S::BM + consumer * 64 >= p.m) {
                 for (int kt = kt0; kt < kt1; kt++) {
                     mbarrier_wait(full_bar + 8 * stage, phase);
@@ -571,7 +616,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BN), 1)
                  * a consumer: the copy engine writes whole lines of C (or of
                  * the partial sums) while the next unit's main loop runs. */
                 const uint32_t staging =
-                    tiles_base + 196608 + 1024 + (uint32_t)consumer * (XW_STAGING_BYTES / 2);
+                    tiles_base + S::RING_BYTES + 1024 + (uint32_t)consumer * XW_CONSUMER_STAGING;
                 if constexpr (KIND != XW_TF32) {
                     /* A 16-bit C, rounded as it is staged: half the bytes of
                      * an FP32 C, and whole lines (stored from the registers,
@@ -886,69 +931,77 @@ static warplab_status xw_encode(wl_backend *backend, encode_tiled_fn encode, CUt
 
 /* dependent: launched as the dependent of the copy kernel before it
  * (wl_gemm_ex_wgmma_call's after_copy). */
-template <int KIND, int BN, int TA, int TB, bool SK>
+template <int KIND, int BM, int BN, int TA, int TB, bool SK>
 static warplab_status xw_launch_sk(wl_backend *backend, const CUtensorMap &map_a,
                                    const CUtensorMap &map_b, const CUtensorMap &map_c,
                                    const xw_params &p, unsigned blocks, bool dependent)
 {
     static unsigned allowed = 0;
-    auto kernel = gemm_ex_wgmma<KIND, BN, TA, TB, SK>;
-    cudaError_t e = wl_cuda_allow_smem((const void *)kernel, XW_SMEM_BYTES, &allowed);
+    auto kernel = gemm_ex_wgmma<KIND, BM, BN, TA, TB, SK>;
+    const size_t smem = XW_SMEM_BYTES_OF(BM);
+    cudaError_t e = wl_cuda_allow_smem((const void *)kernel, smem, &allowed);
     if (e != cudaSuccess)
         return wl_cuda_check(backend, e, "raising the shared-memory limit of gemm_ex_wgmma");
-    e = wl_launch_after(dependent && !SK, kernel, dim3(blocks), dim3(XW_THREADS_OF(BN)),
-                        XW_SMEM_BYTES, wl_cuda_stream(backend), map_a, map_b, map_c, p);
+    e = wl_launch_after(dependent && !SK, kernel, dim3(blocks), dim3(XW_THREADS_OF(BM)), smem,
+                        wl_cuda_stream(backend), map_a, map_b, map_c, p);
     return wl_cuda_check(backend, e,
                          SK          ? "gemm_ex TMA + wgmma kernel (stream-K shares)"
                          : dependent ? "gemm_ex TMA + wgmma kernel (after the copy)"
                                      : "gemm_ex TMA + wgmma kernel (operands as stored)");
 }
 
-/* The kernel with stream-K shares where the walk has them (16-bit, 128 or
- * 256 columns; wl_gemm_ex_wgmma_run plans none elsewhere). */
-template <int KIND, int BN, int TA, int TB>
+/* The kernel with stream-K shares where the walk has them (16-bit, 128
+ * rows, 128 or 256 columns; wl_gemm_ex_wgmma_run plans none elsewhere). */
+template <int KIND, int BM, int BN, int TA, int TB>
 static warplab_status xw_launch(wl_backend *backend, const CUtensorMap &map_a,
                                 const CUtensorMap &map_b, const CUtensorMap &map_c,
                                 const xw_params &p, unsigned blocks, bool dependent)
 {
-    if constexpr (KIND != XW_TF32 && BN != XW_NARROW) {
+    if constexpr (KIND != XW_TF32 && BM == XW_BM) {
         if (p.walk.workers > 0)
-            return xw_launch_sk<KIND, BN, TA, TB, true>(backend, map_a, map_b, map_c, p, blocks,
-                                                        false);
+            return xw_launch_sk<KIND, BM, BN, TA, TB, true>(backend, map_a, map_b, map_c, p, blocks,
+                                                            false);
     }
-    return xw_launch_sk<KIND, BN, TA, TB, false>(backend, map_a, map_b, map_c, p, blocks,
-                                                 dependent);
+    return xw_launch_sk<KIND, BM, BN, TA, TB, false>(backend, map_a, map_b, map_c, p, blocks,
+                                                     dependent);
 }
 
-template <int KIND, int BN>
+template <int KIND, int BM, int BN>
 static warplab_status xw_launch_ops(wl_backend *backend, const CUtensorMap &map_a,
                                     const CUtensorMap &map_b, const CUtensorMap &map_c,
                                     const xw_params &p, unsigned blocks, bool ta, bool tb,
                                     bool dependent)
 {
     if (KIND == XW_TF32 || (!ta && !tb))
-        return xw_launch<KIND, BN, 0, 0>(backend, map_a, map_b, map_c, p, blocks, dependent);
+        return xw_launch<KIND, BM, BN, 0, 0>(backend, map_a, map_b, map_c, p, blocks, dependent);
     if (!ta)
-        return xw_launch<KIND, BN, 0, 1>(backend, map_a, map_b, map_c, p, blocks, dependent);
+        return xw_launch<KIND, BM, BN, 0, 1>(backend, map_a, map_b, map_c, p, blocks, dependent);
     if (!tb)
-        return xw_launch<KIND, BN, 1, 0>(backend, map_a, map_b, map_c, p, blocks, dependent);
-    return xw_launch<KIND, BN, 1, 1>(backend, map_a, map_b, map_c, p, blocks, dependent);
+        return xw_launch<KIND, BM, BN, 1, 0>(backend, map_a, map_b, map_c, p, blocks, dependent);
+    return xw_launch<KIND, BM, BN, 1, 1>(backend, map_a, map_b, map_c, p, blocks, dependent);
 }
 
+/* bm: the tile's rows (XW_TALL, or the width's: 64 for the narrow tile,
+ * else 128). */
 template <int KIND>
 static warplab_status xw_launch_bn(wl_backend *backend, const CUtensorMap &map_a,
                                    const CUtensorMap &map_b, const CUtensorMap &map_c,
-                                   const xw_params &p, unsigned blocks, int bn, bool ta, bool tb,
-                                   bool dependent)
+                                   const xw_params &p, unsigned blocks, int bm, int bn, bool ta,
+                                   bool tb, bool dependent)
 {
     if (bn == 256)
-        return xw_launch_ops<KIND, 256>(backend, map_a, map_b, map_c, p, blocks, ta, tb, dependent);
+        return xw_launch_ops<KIND, XW_BM, 256>(backend, map_a, map_b, map_c, p, blocks, ta, tb,
+                                               dependent);
     if constexpr (KIND != XW_TF32) {
         if (bn == XW_NARROW)
-            return xw_launch_ops<KIND, XW_NARROW>(backend, map_a, map_b, map_c, p, blocks, ta, tb,
-                                                  dependent);
+            return xw_launch_ops<KIND, 64, XW_NARROW>(backend, map_a, map_b, map_c, p, blocks, ta,
+                                                      tb, dependent);
+        if (bm == XW_TALL)
+            return xw_launch_ops<KIND, XW_TALL, 128>(backend, map_a, map_b, map_c, p, blocks, ta,
+                                                     tb, dependent);
     }
-    return xw_launch_ops<KIND, 128>(backend, map_a, map_b, map_c, p, blocks, ta, tb, dependent);
+    return xw_launch_ops<KIND, XW_BM, 128>(backend, map_a, map_b, map_c, p, blocks, ta, tb,
+                                           dependent);
 }
 
 template <int BM>
@@ -1025,14 +1078,22 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
                      : c->type == WARPLAB_FLOAT16 ? XW_FP16
                                                   : XW_TF32;
     const int element_bytes = kind == XW_TF32 ? 4 : 2;
+    /* The tall tile (192 x 128): 16-bit, no stream-K shares (refused, not
+     * half supported: the shares' hand-over slots are 128-row). */
+    const bool tall = c->bm == XW_TALL;
     if ((c->bn != 128 && c->bn != 256 && (c->bn != XW_NARROW || kind == XW_TF32)) ||
-        c->splits < 1 || c->m <= 0 || c->n <= 0 || c->k <= 0 || (kind == XW_TF32 && c->a_m_major))
+        (c->bm != 0 && !tall) ||
+        (tall && (c->bn != 128 || kind == XW_TF32 || c->sk_workers != 0)) || c->splits < 1 ||
+        c->m <= 0 || c->n <= 0 || c->k <= 0 || (kind == XW_TF32 && c->a_m_major))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
-                       "gemm_ex wgmma: an invalid plan (tiles %d, %d splits)", c->bn, c->splits);
+                       "gemm_ex wgmma: an invalid plan (tiles %dx%d, %d splits)", c->bm, c->bn,
+                       c->splits);
     /* A batch: 16-bit, k whole, A's and B's matrices on 16 bytes. */
     const bool batched = batch->count > 1;
+    /* The 192-row tile is not planned for batches (gemm_batched.cu's width
+     * choice keeps 128-row tiles): refused rather than run untested. */
     if (batch->count < 1 ||
-        (batched && (kind == XW_TF32 || c->splits != 1 || batch->stride_a * 2 % 16 != 0 ||
+        (batched && (kind == XW_TF32 || c->splits != 1 || tall || batch->stride_a * 2 % 16 != 0 ||
                      batch->stride_b * 2 % 16 != 0)))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex wgmma: an invalid batch (%d matrices, %d splits)", batch->count,
@@ -1048,7 +1109,7 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
     /* TF32 with B N-major: C^T = B^T A^T, B^T from registers, tiles of bn
      * rows of m x 128 columns of n; A K-major boxes of bn rows. */
     const bool rs = kind == XW_TF32 && c->b_n_major;
-    const int bm = rs ? c->bn : XW_BM_OF(c->bn), tiles_m = (c->m + bm - 1) / bm;
+    const int bm = rs ? c->bn : tall ? XW_TALL : XW_BM_OF(c->bn), tiles_m = (c->m + bm - 1) / bm;
     /* K-major A with one tile row: boxes of m rows (to the next 8, a
      * swizzle atom), not the tile's. Rows past m are never stored, and the
      * copy engine's zero fill of a box mostly past the edge is slow (the
@@ -1126,7 +1187,7 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
         /* The tiles over the SMs; with stream-K's workspace, the last wave
          * in shares: the ticket and the flags lowered first (a launch leaves
          * the flags lowered, not the ticket). */
-        const bool streamk = c->sk_space && kind != XW_TF32 && c->bn != XW_NARROW;
+        const bool streamk = c->sk_space && kind != XW_TF32 && c->bn != XW_NARROW && !tall;
         blocks = (unsigned)wl_sk_plan(&p.walk, (int)tiles, p.k_tiles, sms, streamk);
         if (p.walk.workers != (streamk ? c->sk_workers : 0))
             return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
@@ -1175,12 +1236,12 @@ extern "C" warplab_status wl_gemm_ex_wgmma_run_batched(wl_backend *backend,
             return status;
     }
     if (kind == XW_BF16)
-        return xw_launch_bn<XW_BF16>(backend, map_a, map_b, map_c, p, blocks, c->bn, c->a_m_major,
-                                     c->b_n_major, c->after_copy);
+        return xw_launch_bn<XW_BF16>(backend, map_a, map_b, map_c, p, blocks, bm, c->bn,
+                                     c->a_m_major, c->b_n_major, c->after_copy);
     if (kind == XW_FP16)
-        return xw_launch_bn<XW_FP16>(backend, map_a, map_b, map_c, p, blocks, c->bn, c->a_m_major,
-                                     c->b_n_major, c->after_copy);
-    return xw_launch_bn<XW_TF32>(backend, map_a, map_b, map_c, p, blocks, c->bn, false, false,
+        return xw_launch_bn<XW_FP16>(backend, map_a, map_b, map_c, p, blocks, bm, c->bn,
+                                     c->a_m_major, c->b_n_major, c->after_copy);
+    return xw_launch_bn<XW_TF32>(backend, map_a, map_b, map_c, p, blocks, bm, c->bn, false, false,
                                  c->after_copy);
 }
 /* warplab:end */
