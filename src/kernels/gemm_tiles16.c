@@ -114,11 +114,11 @@ static double tma_model(const warplab_device_info *device, const wl_problem *p)
  * narrow tiles where there are at least about 64 of them, 128 x 128
  * tiles where the narrow ones would take two waves (64 x 11008 x 4096:
  * 36 us in 86 units, 42 in 172). */
-static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k, int bm_,
-                          int bn, int splits, double slower)
+static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k,
+                          int tile_rows, int bn, int splits, double slower)
 {
     const double sms = wl_gemm_model_sms(device), bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
-    const double bm = bm_;
+    const double bm = tile_rows;
     const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
     const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
