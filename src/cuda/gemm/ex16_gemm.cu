@@ -594,60 +594,70 @@ struct ex16_restride_copies {
  * thread a 16-byte piece of a row of dst at a time, the pieces of both
  * copies numbered in one sequence (the first copy's, then the second's)
  * and walked by the whole grid: a warp writes 512 contiguous bytes whatever
- * the rows' length. The source's rows have no alignment: a piece is read in
- * the widest words its address allows (16, 8, 4 or 2 bytes), and element by
- * element at the row's end. A and B in one launch: a second launch of this
- * kernel before the wgmma kernel cost ~4.5 us on the small shapes (H200: 61
- * x 200 x 97, A re-strided, 8.9 us; 200 x 61 x 97, A and B in two launches,
- * 13.5 us). Blocks over rows x columns of the larger copy's extent, an
- * element a load, took 2.1 ms on 79 x 375 x 21635 with A and B copied
- * (22 x 21635 x 2 blocks, nearly all of them empty) and ran at ~0.3 of
- * the bandwidth on 63039 x 2703 (H200, `warplab bench gemm --grid --seed
- * 29`, FP16 N,N). */
+ * the rows' length. The source's rows have no alignment: a piece on a
+ * 16-byte boundary is one 16-byte load; one off it, the two aligned 16-byte
+ * words around it (both inside its row) and a funnel shift, where 8-, 4-
+ * and 2-byte loads took 2, 4 or 8 loads a piece; element by element only at
+ * a row's two ends (a word would reach past the row: memcheck and initcheck
+ * stay clean on any view). Each field of a copy is selected by value:
+ * indexing the parameter's copy[] by a runtime index put the 104-byte
+ * parameter on every thread's stack (ptxas -v: a 104-byte stack frame, 0
+ * with the selection), loaded back at every piece. A and B in one launch: a
+ * second launch of this kernel before the wgmma kernel cost ~4.5 us on the
+ * small shapes (H200: 61 x 200 x 97, A re-strided, 8.9 us; 200 x 61 x 97, A
+ * and B in two launches, 13.5 us). Blocks over rows x columns of the larger
+ * copy's extent, an element a load, took 2.1 ms on 79 x 375 x 21635 with A
+ * and B copied (22 x 21635 x 2 blocks, nearly all of them empty) and ran at
+ * ~0.3 of the bandwidth on 63039 x 2703 (H200, `warplab bench gemm --grid
+ * --seed 29`, FP16 N,N). */
 __global__ void ex16_restride(const ex16_restride_copies copies)
 {
     /* The wgmma kernel after it is launched as its dependent: placed while
      * this one runs, it waits for it before its first load. */
     wl_pdl_release();
-    const unsigned first = copies.copy[0].pieces;
-    const unsigned total = first + (copies.count > 1 ? copies.copy[1].pieces : 0u);
+    const ex16_restride_copy &c0 = copies.copy[0], &c1 = copies.copy[1];
+    const unsigned first = c0.pieces;
+    const unsigned total = first + (copies.count > 1 ? c1.pieces : 0u);
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += gridDim.x * blockDim.x) {
         const bool second = i >= first;
-        const ex16_restride_copy &c = copies.copy[second ? 1 : 0];
+        const uint16_t *const src = second ? c1.src : c0.src;
+        uint16_t *const dst = second ? c1.dst : c0.dst;
+        const long long ld = second ? c1.ld : c0.ld, dst_ld = second ? c1.dst_ld : c0.dst_ld;
+        const int cols = second ? c1.cols : c0.cols;
         const unsigned piece = second ? i - first : i;
-        const unsigned per_row = (unsigned)(c.dst_ld / 8);
+        const unsigned per_row = (unsigned)(dst_ld / 8);
         const unsigned r = piece / per_row;
         const int col = 8 * (int)(piece - r * per_row);
-        const uint16_t *from = c.src + (long long)r * c.ld + col;
+        const uint16_t *const row = src + (long long)r * ld, *const from = row + col;
+        const uintptr_t at = (uintptr_t)from, below = at & ~(uintptr_t)15;
+        const unsigned shift = (unsigned)(at & 15); /* bytes past a 16-byte boundary */
         uint32_t w[4];
-        if (col + 8 <= c.cols) {
-            const uintptr_t at = (uintptr_t)from;
-            if (at % 16 == 0) {
-                const uint4 x = *(const uint4 *)from;
-                w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
-            } else if (at % 8 == 0) {
-                const uint2 x = ((const uint2 *)from)[0], y = ((const uint2 *)from)[1];
-                w[0] = x.x, w[1] = x.y, w[2] = y.x, w[3] = y.y;
-            } else if (at % 4 == 0) {
+        if (col + 8 <= cols && shift == 0) {
+            const uint4 x = *(const uint4 *)from;
+            w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+        } else if (col + 8 <= cols && below >= (uintptr_t)row &&
+                   below + 32 <= (uintptr_t)(row + cols)) {
+            const uint4 x0 = ((const uint4 *)below)[0], x1 = ((const uint4 *)below)[1];
+            const uint32_t x[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+            const unsigned word = shift / 4;
+            uint32_t y[5]; /* x from the piece's first word (selects: no local array) */
 #pragma unroll
-                for (int j = 0; j < 4; j++)
-                    w[j] = ((const uint32_t *)from)[j];
-            } else {
+            for (int j = 0; j < 5; j++)
+                y[j] = word == 0 ? x[j] : word == 1 ? x[j + 1] : word == 2 ? x[j + 2] : x[j + 3];
 #pragma unroll
-                for (int j = 0; j < 4; j++)
-                    w[j] = (uint32_t)from[2 * j] | (uint32_t)from[2 * j + 1] << 16;
-            }
+            for (int j = 0; j < 4; j++)
+                w[j] = (shift & 2) ? __funnelshift_r(y[j], y[j + 1], 16) : y[j];
         } else {
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int e = col + 2 * j;
-                const uint32_t lo = e < c.cols ? from[2 * j] : 0u,
-                               hi = e + 1 < c.cols ? from[2 * j + 1] : 0u;
+                const uint32_t lo = e < cols ? from[2 * j] : 0u,
+                               hi = e + 1 < cols ? from[2 * j + 1] : 0u;
                 w[j] = lo | hi << 16;
             }
         }
-        *(uint4 *)(c.dst + (long long)r * c.dst_ld + col) = make_uint4(w[0], w[1], w[2], w[3]);
+        *(uint4 *)(dst + (long long)r * dst_ld + col) = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
