@@ -1,6 +1,10 @@
 /* The GEMM planner: the candidate table and the plan (gemm_plan.h). */
 #include "gemm_plan.h"
 
+#include "gemm_problem.h"
+#include "gemm_tiles16.h"
+#include "gemm_tiles_tf32.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -330,7 +334,8 @@ static const wl_gemm_candidate candidates[] = {
                "copies into shared memory differ), not refitted; B of op T: "
                "FP32_TILE_B_4BYTE_COST and _SMALL_COST (H200 grid, seed 7: the tuning set)"},
     {.name = "ex16_chooser",
-     .kernel = "src/kernels/gemm_tiles16.c wl_ex16_choose (mma.sync, wgmma, TMA + copies)",
+     .kernel = "src/kernels/gemm_tiles16.c wl_ex16_choose's plan, made by the planner and "
+               "carried in the route (mma.sync, wgmma, TMA + copies)",
      .cc_major_min = 8,
      .ab_types = BF16 | F16,
      .c_types = C_FP32_OR_INPUT,
@@ -346,7 +351,7 @@ static const wl_gemm_candidate candidates[] = {
      .in_place = WL_GEMM_LAYOUT_ALL,
      .k_zero = true,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
      .bandwidth_fraction = 0.766,
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
@@ -356,8 +361,8 @@ static const wl_gemm_candidate candidates[] = {
                "cell 14% off); warplab bench gemm --shapes (H200): 0.95x cuBLAS BF16/FP16 (its "
                "flop rate, prefill)"},
     {.name = "tf32_chooser",
-     .kernel =
-         "src/kernels/gemm_tiles_tf32.c wl_tf32_choose (FP32 dispatcher, mma.sync tiles, wgmma)",
+     .kernel = "src/kernels/gemm_tiles_tf32.c wl_tf32_choose's plan, made by the planner and "
+               "carried in the route (FP32 dispatcher, mma.sync tiles, wgmma)",
      .cc_major_min = 0,
      .ab_types = F32,
      .c_types = F32,
@@ -372,7 +377,7 @@ static const wl_gemm_candidate candidates[] = {
      .along_big_defers_small_max = 32,
      .k_zero = true,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
      .bandwidth_fraction = 0.80,
      .flop_fraction = 0.65,
      .flop_multiple = TF32_OVER_FP32,
@@ -505,6 +510,7 @@ wl_gemm_target wl_gemm_target_of(const warplab_device_info *info, bool sm90a)
     t.cc_major = info->cc_major;
     t.cc_minor = info->cc_minor;
     t.sms = info->multiprocessors > 0 ? info->multiprocessors : 1;
+    t.reported_sms = info->multiprocessors;
     t.bandwidth_gbs = info->theoretical_bandwidth_gbs;
     t.fp32_peak_gflops = info->fp32_peak_gflops;
     t.sm90a = sm90a;
@@ -802,6 +808,134 @@ bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
     return false;
 }
 
+/* The problem and the device as the tile models read them: the
+ * descriptor's shape, layout, types and leading dimensions, its line phase
+ * as the misalignment (the models read it modulo 128 bytes), and the
+ * target's device facts. */
+static wl_problem model_problem(const wl_gemm_desc *d)
+{
+    wl_problem p;
+    memset(&p, 0, sizeof p);
+    p.dim[0] = d->m;
+    p.dim[1] = d->n;
+    p.dim[2] = d->k;
+    p.dims = 3;
+    p.ld[0] = d->lda;
+    p.ld[1] = d->ldb;
+    p.ld[2] = d->ldc;
+    p.dtype = d->ab_type;
+    p.variant = (d->op_a == WARPLAB_OP_T ? WL_GEMM_TRANS_A : 0) |
+                (d->op_b == WARPLAB_OP_T ? WL_GEMM_TRANS_B : 0) |
+                (d->compute == WARPLAB_COMPUTE_TF32 ? WL_GEMM_COMPUTE_TF32 : 0) |
+                (d->c_type != WARPLAB_FLOAT32 ? WL_GEMM_C_INPUT_TYPE : 0);
+    p.misalign = d->line_phase / warplab_dtype_size(d->ab_type);
+    return p;
+}
+
+static warplab_device_info model_device(const wl_gemm_target *t)
+{
+    warplab_device_info info;
+    memset(&info, 0, sizeof info);
+    info.cc_major = t->cc_major;
+    info.cc_minor = t->cc_minor;
+    info.multiprocessors = t->reported_sms;
+    info.theoretical_bandwidth_gbs = t->bandwidth_gbs;
+    info.fp32_peak_gflops = t->fp32_peak_gflops;
+    return info;
+}
+
+/* The delegates' plans copied field by field into the route (zeroed by
+ * wl_gemm_plan_make), so that the route's padding stays zero: routes
+ * compare with memcmp (the cache's tests). */
+static void keep_ex16(wl_ex16_plan *to, const wl_ex16_plan *from)
+{
+    to->kind = from->kind;
+    to->tile = from->tile;
+    to->splits = from->splits;
+    to->k_chunk = from->k_chunk;
+    to->rows = from->rows;
+    to->restride = from->restride;
+    to->transposed = from->transposed;
+    to->sk_workers = from->sk_workers;
+    to->predicted_us = from->predicted_us;
+}
+
+static void keep_tf32(wl_tf32_plan *to, const wl_tf32_plan *from)
+{
+    to->route = from->route;
+    to->tiles.tile = from->tiles.tile;
+    to->tiles.splits = from->tiles.splits;
+    to->tiles.k_chunk = from->tiles.k_chunk;
+    to->tiles.predicted_us = from->tiles.predicted_us;
+    to->wgmma_us = from->wgmma_us;
+    to->fp32_us = from->fp32_us;
+    to->wgmma_bn = from->wgmma_bn;
+    to->wgmma_splits = from->wgmma_splits;
+    to->wgmma_k_chunk = from->wgmma_k_chunk;
+    to->wgmma_rs = from->wgmma_rs;
+    to->wgmma_line_a = from->wgmma_line_a;
+    to->wgmma_line_b = from->wgmma_line_b;
+}
+
+static wl_gemm_schedule split_schedule(int splits)
+{
+    return splits > 1 ? WL_GEMM_SCHEDULE_SPLIT_K : WL_GEMM_SCHEDULE_WHOLE_TILES;
+}
+
+/* The ex16_chooser and tf32_chooser rows: their tile model's plan, and the
+ * route's schedule, tile, splits, k chunk and copies from it. */
+static void modelled_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+{
+    const wl_problem p = model_problem(d);
+    const warplab_device_info info = model_device(t);
+    plan->schedule = WL_GEMM_SCHEDULE_WHOLE_TILES;
+    plan->copies = 0;
+    if (d->ab_type != WARPLAB_FLOAT32) {
+        const wl_ex16_plan e = wl_ex16_choose(&info, &p, t->tma);
+        keep_ex16(&plan->ex16, &e);
+        plan->splits = e.splits;
+        plan->k_chunk = e.k_chunk;
+        plan->schedule = split_schedule(e.splits);
+        switch (e.kind) {
+        case WL_EX16_MMA:
+            plan->tile_m = wl_ex16_configs[e.tile].bm;
+            plan->tile_n = wl_ex16_configs[e.tile].bn;
+            break;
+        case WL_EX16_WGMMA:
+            plan->tile_m = e.rows;
+            plan->tile_n = e.tile;
+            plan->copies = (unsigned)e.restride;
+            if (e.sk_workers > 0)
+                plan->schedule = WL_GEMM_SCHEDULE_STREAM_K;
+            break;
+        case WL_EX16_THIN:
+            plan->tile_m = 16 * e.tile;
+            plan->tile_n = EX16_THIN_COLS;
+            break;
+        default: /* the TMA path's and the tiled fallback's tiles are the launch's */
+            plan->tile_m = plan->tile_n = 0;
+            break;
+        }
+        return;
+    }
+    const wl_tf32_plan f = wl_tf32_choose(&info, &p, t->fp32_dispatcher, t->tma);
+    keep_tf32(&plan->tf32, &f);
+    plan->tile_m = plan->tile_n = 0;
+    if (f.route == WL_TF32_ROUTE_WGMMA) {
+        plan->splits = f.wgmma_splits;
+        plan->k_chunk = f.wgmma_k_chunk;
+        plan->tile_m = f.wgmma_rs ? f.wgmma_bn : 128;
+        plan->tile_n = f.wgmma_rs ? 128 : f.wgmma_bn;
+        plan->copies = (f.wgmma_line_a ? 1u : 0u) | (f.wgmma_line_b ? 2u : 0u);
+    } else if (f.route == WL_TF32_ROUTE_TILES) {
+        plan->splits = f.tiles.splits;
+        plan->k_chunk = f.tiles.k_chunk;
+        plan->tile_m = wl_tf32_tile_kinds[f.tiles.tile].bm;
+        plan->tile_n = wl_tf32_tile_kinds[f.tiles.tile].bn;
+    }
+    plan->schedule = split_schedule(plan->splits);
+}
+
 wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, const char *force)
 {
     wl_gemm_route plan;
@@ -838,13 +972,15 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
     plan.copies = wl_gemm_candidate_copies(c, d);
     if (c->schedule == WL_GEMM_SCHEDULE_GEMV)
         wl_gemm_gemv_geometry(d, t, &plan);
+    else if (c->schedule == WL_GEMM_SCHEDULE_MODELLED)
+        modelled_plan(d, t, &plan);
     return plan;
 }
 
 /* ------------------------------------------------------------------------ */
 /* The cache: a per-thread table of recent plans, keyed by every field.      */
 
-#define PLAN_KEY_WORDS 25
+#define PLAN_KEY_WORDS 29
 #define PLAN_CACHE_SLOTS 64
 
 typedef struct plan_key {
@@ -870,9 +1006,10 @@ static plan_key key_of(const wl_gemm_desc *d, const wl_gemm_target *t, const cha
     const uint64_t w[PLAN_KEY_WORDS] = {
         d->m, d->n, d->k, d->batch, (uint64_t)d->op_a, (uint64_t)d->op_b, (uint64_t)d->ab_type,
         (uint64_t)d->c_type, (uint64_t)d->compute, d->lda, d->ldb, d->ldc, d->stride_a, d->stride_b,
-        d->stride_c, d->align_a, d->align_b, d->align_c, (uint64_t)t->cc_major,
-        (uint64_t)t->cc_minor, (uint64_t)t->sms, double_bits(t->bandwidth_gbs),
-        double_bits(t->fp32_peak_gflops), t->sm90a,
+        d->stride_c, d->align_a, d->align_b, d->align_c, d->line_phase, (uint64_t)t->cc_major,
+        (uint64_t)t->cc_minor, (uint64_t)t->sms, (uint64_t)(int64_t)t->reported_sms,
+        double_bits(t->bandwidth_gbs), double_bits(t->fp32_peak_gflops), t->sm90a, t->tma,
+        t->fp32_dispatcher,
         /* a forced name: its row + 1 (an unknown name plans like no row) */
         force ? (uint64_t)(wl_gemm_candidate_find(force) + 2) : 0};
     memcpy(key.w, w, sizeof w);

@@ -8,9 +8,14 @@
  * The shape of CUB's dispatch (DESIGN.md, "Models worth reading"): the
  * candidates are policies (architecture, what each reads in place, tile,
  * rate and fixed-cost constants, each with its source), the planner is the
- * dispatch. Candidates that still delegate to an older chooser name it in
- * their row (WL_GEMM_SCHEDULE_DELEGATED): the choice among their own kernels,
- * splits and copies is that chooser's until it moves into this table.
+ * dispatch. The 16-bit and TF32 rows (ex16_chooser, tf32_chooser) plan
+ * with their tile models here (WL_GEMM_SCHEDULE_MODELLED): wl_gemm_plan_make
+ * runs wl_ex16_choose or wl_tf32_choose on the descriptor and the target,
+ * which carry everything those read, and the route carries the model's
+ * plan (kernel, tile, splits, stream-K shares, copies), cached with the
+ * rest. The FP32 dispatcher's rows (fp32_dispatch, fp32_tiles,
+ * fp32_dispatch_copy) still delegate (WL_GEMM_SCHEDULE_DELEGATED): their
+ * tiles and splits are the dispatcher's choice at launch.
  *
  * The constants were fitted on the tuning set named in gemm_plan.c
  * (WL_GEMM_PLAN_TUNING_SET); `warplab bench gemm --grid` is the judging set,
@@ -33,7 +38,12 @@ extern "C" {
  * point resolves "tight"); the strides are elements between batches (0 for
  * batch 1). align_*: the largest power of two, at most 16, that divides
  * both the view's base address and its row pitch in bytes (16: every row
- * starts on 16 bytes). */
+ * starts on 16 bytes). line_phase: the bytes past a 128-byte line where
+ * element 0 of A and of B sits as the 16-bit and TF32 tile models price it
+ * (their line costs and re-strides read it with lda and ldb): the
+ * problem's misalignment (wl_problem.misalign, one for both operands: the
+ * harness offsets every view by it from a line; 0 for API calls) times the
+ * element's bytes, modulo 128. */
 typedef struct wl_gemm_desc {
     size_t m, n, k, batch;
     warplab_op op_a, op_b;
@@ -42,23 +52,38 @@ typedef struct wl_gemm_desc {
     size_t lda, ldb, ldc;
     size_t stride_a, stride_b, stride_c;
     unsigned align_a, align_b, align_c;
+    unsigned line_phase;
 } wl_gemm_desc;
 
-/* What the planner needs of a device. sm90a: the wgmma / TMA kernels run. */
+/* What the planner needs of a device. sm90a: the wgmma / TMA kernels run.
+ * The tile models' own reads (wl_ex16_choose, wl_tf32_choose): the SM count
+ * as the device reports it (reported_sms, 0 = unknown: they price 132;
+ * sms is at least 1), and two facts of the backend the launch code knows:
+ * tma, the 16-bit and TF32 TMA + wgmma path runs (wl_gemm_ex_tma_available:
+ * sm_90a built, cc 9.0, its shared memory a block); fp32_dispatcher, the
+ * FP32 dispatcher takes FP32 N, N problems (the TF32 model's FP32 route). */
 typedef struct wl_gemm_target {
     int cc_major, cc_minor;
     int sms;
+    int reported_sms;
     double bandwidth_gbs;    /* theoretical, GB/s; 0 = unknown */
     double fp32_peak_gflops; /* 0 = unknown */
     bool sm90a;
+    bool tma, fp32_dispatcher;
 } wl_gemm_target;
 
 typedef enum wl_gemm_schedule {
     WL_GEMM_SCHEDULE_GEMV,        /* bandwidth-bound: the big operand streamed once, k split */
     WL_GEMM_SCHEDULE_WHOLE_TILES, /* one output tile a block, k whole */
     WL_GEMM_SCHEDULE_SPLIT_K,     /* tiles times k splits, partial sums added in order */
-    WL_GEMM_SCHEDULE_STREAM_K,    /* reserved: the partial last wave shared out by k tiles */
-    WL_GEMM_SCHEDULE_DELEGATED    /* the row's own chooser decides tile, splits and copies */
+    WL_GEMM_SCHEDULE_STREAM_K,    /* the partial last wave shared out by k tiles */
+    /* the row's own chooser decides tile, splits and copies at launch (the
+     * FP32 dispatcher's rows) */
+    WL_GEMM_SCHEDULE_DELEGATED,
+    /* the row's tile model (wl_ex16_choose, wl_tf32_choose) plans in
+     * wl_gemm_plan_make: the route carries its plan, and its schedule is
+     * the plan's (WHOLE_TILES, SPLIT_K or STREAM_K) */
+    WL_GEMM_SCHEDULE_MODELLED
 } wl_gemm_schedule;
 
 /* The GEMV family's kernels (src/cuda/gemm/gemv.cuh). FMA: gemv_along_k or
@@ -165,6 +190,68 @@ typedef struct wl_gemm_candidate {
 
 #define WL_GEMM_C_INPUT (1u << 31)
 
+/* The delegates' plans, which the route of the ex16_chooser and
+ * tf32_chooser rows carries: the 16-bit tile model's (gemm_tiles16.h,
+ * wl_ex16_choose) and the TF32 one's (gemm_tiles_tf32.h, wl_tf32_choose). */
+typedef enum wl_ex16_kind {
+    WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
+    WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
+    WL_EX16_TILED, /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
+    WL_EX16_WGMMA, /* wgmma_ex.sm90a.cu: TMA + wgmma on the operands as stored, split k */
+    WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
+} wl_ex16_kind;
+
+typedef struct wl_ex16_plan {
+    wl_ex16_kind kind;
+    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: rows x tile,
+                 * 64 x 64 for tile 64; WL_EX16_THIN: 16-row tiles of the small
+                 * side (1, 2 or 4) */
+    int splits; /* k split in this many parts (summed in order afterwards) */
+    int k_chunk;
+    /* WL_EX16_WGMMA: the tile's rows, 64 (tile 64), 128, or 192 (tile 128:
+     * three consumers, no stream-K shares) */
+    int rows;
+    /* WL_EX16_WGMMA: operands whose rows are not 16-byte aligned (TMA's
+     * strides must be), copied first into the workspace with 16-byte rows,
+     * in their stored layout: bit 0 A, bit 1 B. */
+    int restride;
+    /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
+     * B^T A^T, so that y = A x streams A through the narrow tile as B. */
+    bool transposed;
+    /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
+     * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
+     * tiles. */
+    int sk_workers;
+    double predicted_us;
+} wl_ex16_plan;
+
+typedef struct wl_tf32_tiles_plan {
+    int tile;    /* wl_tf32_tile */
+    int splits;  /* chunks of k (1: no partial sums) */
+    int k_chunk; /* a multiple of TF32T_BK */
+    double predicted_us;
+} wl_tf32_tiles_plan;
+
+typedef enum wl_tf32_route {
+    WL_TF32_ROUTE_OTHER, /* not TF32, or gemm_ex.cu's skinny / tiled kernels */
+    WL_TF32_ROUTE_WGMMA, /* the TMA + wgmma kernel */
+    WL_TF32_ROUTE_TILES, /* the small-tile mma.sync kernel */
+    WL_TF32_ROUTE_FP32   /* the FP32 dispatcher on the problem with FP32 compute */
+} wl_tf32_route;
+
+typedef struct wl_tf32_plan {
+    wl_tf32_route route;
+    wl_tf32_tiles_plan tiles; /* the small tiles' plan, where they were priced */
+    double wgmma_us, fp32_us; /* the wgmma kernel's and the dispatcher's modelled time */
+    int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* WL_TF32_ROUTE_WGMMA: the kernel's plan */
+    bool wgmma_rs; /* WL_TF32_ROUTE_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
+    /* WL_TF32_ROUTE_WGMMA: A (op N) or B (the register kernel's row-major B)
+     * copied as it is laid out, onto rows of whole 128-byte lines (see
+     * gemm_tiles_tf32.c's tf32_line_cost): the copy costs less than the kernel
+     * loses. */
+    bool wgmma_line_a, wgmma_line_b;
+} wl_tf32_plan;
+
 /* The plan: the candidate, its schedule and geometry. For the GEMV: the
  * problem seen as C' (small x big) = Y (small x k) X^T, X (big x k) the big
  * operand; small_m: small = m (X = op(B)), else small = n (X = op(A)^T, C
@@ -182,6 +269,14 @@ typedef struct wl_gemm_route {
     int gemv_kernel; /* GEMV: WL_GEMV_KERNEL_* */
     size_t scratch;  /* workspace bytes the plan needs (delegates: their own) */
     double predicted_us;
+    /* The ex16_chooser row: wl_ex16_choose's plan (schedule, tile, splits,
+     * k_chunk and copies above are its: copies the operands it re-strides);
+     * the tf32_chooser row: wl_tf32_choose's (the same fields from its
+     * route's kernel: copies the operands it copies onto 128-byte lines).
+     * The TMA path's K-major copies are the launch's, by its views. Zero
+     * for other rows. */
+    wl_ex16_plan ex16;
+    wl_tf32_plan tf32;
 } wl_gemm_route;
 
 /* The operands a candidate copies for a descriptor (the plan's copies: bit

@@ -136,6 +136,7 @@ wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, 
     d.align_a = wl_gemm_alignment(a ? (size_t)(uintptr_t)a : offset * in, d.lda, in);
     d.align_b = wl_gemm_alignment(b ? (size_t)(uintptr_t)b : offset * in, d.ldb, in);
     d.align_c = wl_gemm_alignment(c ? (size_t)(uintptr_t)c : offset * out, d.ldc, out);
+    d.line_phase = (unsigned)(offset * in % 128);
     if (p->batch > 1) {
         /* Every matrix of the batch starts where its stride puts it: the
          * alignment is also the stride's (0, a broadcast operand, keeps it). */

@@ -7,7 +7,7 @@
  * without allocation or synchronisation, tested on the host
  * (tests/unit/test_gemm_tiles16.c). Its constants are rows of the planner's
  * tables (gemm_plan.c, WL_GM_EX16_*); the planner's ex16_chooser row
- * delegates to it (WL_GEMM_SCHEDULE_DELEGATED). */
+ * plans with it (WL_GEMM_SCHEDULE_MODELLED: the route carries its plan). */
 #ifndef WARPLAB_KERNELS_GEMM_TILES16_H
 #define WARPLAB_KERNELS_GEMM_TILES16_H
 
@@ -34,37 +34,7 @@ extern "C" {
 #define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
 #define EX16_WGMMA_TALL 192  /* the 192 x 128 tile's rows: three consumers */
 
-typedef enum wl_ex16_kind {
-    WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
-    WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
-    WL_EX16_TILED, /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
-    WL_EX16_WGMMA, /* wgmma_ex.sm90a.cu: TMA + wgmma on the operands as stored, split k */
-    WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
-} wl_ex16_kind;
-
-typedef struct wl_ex16_plan {
-    wl_ex16_kind kind;
-    int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: rows x tile,
-                 * 64 x 64 for tile 64; WL_EX16_THIN: 16-row tiles of the small
-                 * side (1, 2 or 4) */
-    int splits; /* k split in this many parts (summed in order afterwards) */
-    int k_chunk;
-    /* WL_EX16_WGMMA: the tile's rows, 64 (tile 64), 128, or 192 (tile 128:
-     * three consumers, no stream-K shares) */
-    int rows;
-    /* WL_EX16_WGMMA: operands whose rows are not 16-byte aligned (TMA's
-     * strides must be), copied first into the workspace with 16-byte rows,
-     * in their stored layout: bit 0 A, bit 1 B. */
-    int restride;
-    /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
-     * B^T A^T, so that y = A x streams A through the narrow tile as B. */
-    bool transposed;
-    /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
-     * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
-     * tiles. */
-    int sk_workers;
-    double predicted_us;
-} wl_ex16_plan;
+/* wl_ex16_kind and wl_ex16_plan: gemm_plan.h (the route carries the plan). */
 
 /* Tile configurations of ex16_mma: rows, columns, threads, the blocks an
  * SM holds at once (shared memory and registers), and the rows of their

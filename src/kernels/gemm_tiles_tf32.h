@@ -7,8 +7,8 @@
  * without allocation or synchronisation, tested on the host
  * (tests/unit/test_gemm_tiles_tf32.c). Its constants are rows of the
  * planner's tables (gemm_plan.c, WL_GM_TF32_*) or the small tiles' below
- * (gemm_tiles_tf32.c); the planner's tf32_chooser row delegates to it
- * (WL_GEMM_SCHEDULE_DELEGATED). */
+ * (gemm_tiles_tf32.c); the planner's tf32_chooser row plans with it
+ * (WL_GEMM_SCHEDULE_MODELLED: the route carries its plan). */
 #ifndef WARPLAB_KERNELS_GEMM_TILES_TF32_H
 #define WARPLAB_KERNELS_GEMM_TILES_TF32_H
 
@@ -48,12 +48,7 @@ typedef struct wl_tf32_tile_kind {
     const char *name;
 } wl_tf32_tile_kind;
 extern const wl_tf32_tile_kind wl_tf32_tile_kinds[WL_TF32_TILE_COUNT];
-typedef struct wl_tf32_tiles_plan {
-    int tile;    /* wl_tf32_tile */
-    int splits;  /* chunks of k (1: no partial sums) */
-    int k_chunk; /* a multiple of TF32T_BK */
-    double predicted_us;
-} wl_tf32_tiles_plan;
+/* wl_tf32_tiles_plan: gemm_plan.h (the route carries the plan). */
 /* aligned: the rows of A and B are 16-byte aligned (16-byte copies); sms
  * and bandwidth_gbs 0 where unknown. plan_for: the best split for one
  * tile; choose: the best tile and split. */
@@ -64,25 +59,7 @@ wl_tf32_tiles_plan wl_tf32_tiles_choose(size_t m, size_t n, size_t k, int sms, d
 size_t wl_tf32_tiles_scratch(const wl_tf32_tiles_plan *plan, size_t m, size_t n);
 void wl_tf32_tiles_describe(const wl_tf32_tiles_plan *plan, char *text, size_t len);
 
-typedef enum wl_tf32_route {
-    WL_TF32_ROUTE_OTHER, /* not TF32, or gemm_ex.cu's skinny / tiled kernels */
-    WL_TF32_ROUTE_WGMMA, /* the TMA + wgmma kernel */
-    WL_TF32_ROUTE_TILES, /* the small-tile mma.sync kernel */
-    WL_TF32_ROUTE_FP32   /* the FP32 dispatcher on the problem with FP32 compute */
-} wl_tf32_route;
-
-typedef struct wl_tf32_plan {
-    wl_tf32_route route;
-    wl_tf32_tiles_plan tiles; /* the small tiles' plan, where they were priced */
-    double wgmma_us, fp32_us; /* the wgmma kernel's and the dispatcher's modelled time */
-    int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* WL_TF32_ROUTE_WGMMA: the kernel's plan */
-    bool wgmma_rs; /* WL_TF32_ROUTE_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
-    /* WL_TF32_ROUTE_WGMMA: A (op N) or B (the register kernel's row-major B)
-     * copied as it is laid out, onto rows of whole 128-byte lines (see
-     * gemm_tiles_tf32.c's tf32_line_cost): the copy costs less than the kernel
-     * loses. */
-    bool wgmma_line_a, wgmma_line_b;
-} wl_tf32_plan;
+/* wl_tf32_route and wl_tf32_plan: gemm_plan.h (the route carries the plan). */
 
 /* The plan for a problem with float operands and TF32 compute (its shape,
  * ops, strides, misalignment and WL_GEMM_EX16_FORCE_WGMMA) on a device (its
