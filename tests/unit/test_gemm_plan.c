@@ -11,9 +11,18 @@
  * The FP32 dispatcher's splits of k (src/kernels/gemm_dispatch.c, what the
  * fp32_dispatch and fp32_tiles rows run): a table of shapes and the plan
  * class each must get, and over random shapes: 256x128 pieces never
- * shorter than 1024 k, splits that cover k, plans that are deterministic. */
+ * shorter than 1024 k, splits that cover k, plans that are deterministic.
+ * The ex16_chooser and tf32_chooser rows: over random descriptors, line
+ * phases and targets, the route carries its tile model's plan (the one
+ * wl_ex16_choose or wl_tf32_choose makes on the same problem, whatever
+ * whole lines the misalignment adds), its schedule, tile, splits, k chunk
+ * and copies are that plan's, never DELEGATED, the same made twice or
+ * cached; other rows carry none. */
 #include "../check.h"
 #include "kernels/gemm_plan.h"
+#include "kernels/gemm_problem.h"
+#include "kernels/gemm_tiles16.h"
+#include "kernels/gemm_tiles_tf32.h"
 #include "ladders/gemm.h"
 
 #include <math.h>
@@ -652,6 +661,148 @@ static void test_dispatch_splits(unsigned seed, int count)
     }
 }
 
+/* The problem the tile models see for a descriptor: its misalignment the
+ * line phase plus `lines` whole 128-byte lines. */
+static wl_problem model_problem_of(const wl_gemm_desc *d, size_t lines)
+{
+    wl_problem p;
+    memset(&p, 0, sizeof p);
+    p.dim[0] = d->m;
+    p.dim[1] = d->n;
+    p.dim[2] = d->k;
+    p.dims = 3;
+    p.ld[0] = d->lda;
+    p.ld[1] = d->ldb;
+    p.ld[2] = d->ldc;
+    p.dtype = d->ab_type;
+    p.variant = (d->op_a == T ? WL_GEMM_TRANS_A : 0) | (d->op_b == T ? WL_GEMM_TRANS_B : 0) |
+                (d->compute == TF32C ? WL_GEMM_COMPUTE_TF32 : 0) |
+                (d->c_type != F32 ? WL_GEMM_C_INPUT_TYPE : 0);
+    const size_t element = warplab_dtype_size(d->ab_type);
+    p.misalign = (d->line_phase + 128 * lines) / element;
+    return p;
+}
+
+static bool same_ex16(const wl_ex16_plan *a, const wl_ex16_plan *b)
+{
+    return a->kind == b->kind && a->tile == b->tile && a->splits == b->splits &&
+           a->k_chunk == b->k_chunk && a->rows == b->rows && a->restride == b->restride &&
+           a->transposed == b->transposed && a->sk_workers == b->sk_workers &&
+           a->predicted_us == b->predicted_us;
+}
+
+static bool same_tf32(const wl_tf32_plan *a, const wl_tf32_plan *b)
+{
+    return a->route == b->route && a->tiles.tile == b->tiles.tile &&
+           a->tiles.splits == b->tiles.splits && a->tiles.k_chunk == b->tiles.k_chunk &&
+           a->tiles.predicted_us == b->tiles.predicted_us && a->wgmma_us == b->wgmma_us &&
+           a->fp32_us == b->fp32_us && a->wgmma_bn == b->wgmma_bn &&
+           a->wgmma_splits == b->wgmma_splits && a->wgmma_k_chunk == b->wgmma_k_chunk &&
+           a->wgmma_rs == b->wgmma_rs && a->wgmma_line_a == b->wgmma_line_a &&
+           a->wgmma_line_b == b->wgmma_line_b;
+}
+
+static void test_modelled_routes(unsigned seed, int count)
+{
+    state ^= (uint64_t)seed * 0x2545F4914F6CDD1Dull;
+    const int ex16_row = wl_gemm_candidate_find("ex16_chooser");
+    const int tf32_row = wl_gemm_candidate_find("tf32_chooser");
+    size_t rows_count;
+    const wl_gemm_candidate *rows = wl_gemm_candidates(&rows_count);
+    CHECK(ex16_row >= 0 && tf32_row >= 0);
+    if (ex16_row < 0 || tf32_row < 0)
+        return;
+    CHECK(rows[ex16_row].schedule == WL_GEMM_SCHEDULE_MODELLED);
+    CHECK(rows[tf32_row].schedule == WL_GEMM_SCHEDULE_MODELLED);
+    int failures_before = check_failures, modelled[2] = {0, 0}, kinds[5] = {0}, routes[4] = {0};
+    int stream_k = 0, split_k = 0, copied = 0;
+    for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
+        wl_gemm_desc d = random_desc();
+        const size_t element = warplab_dtype_size(d.ab_type);
+        d.line_phase = (unsigned)(next() % (128 / element) * element);
+        wl_gemm_target t = h100();
+        t.cc_major = next() % 2 ? 9 : 8;
+        t.sm90a = t.cc_major == 9 && next() % 4 != 0;
+        t.tma = t.sm90a && next() % 4 != 0;
+        t.fp32_dispatcher = next() % 4 != 0;
+        t.reported_sms = next() % 8 == 0 ? 0 : (int)(1 + next() % 160);
+        t.sms = t.reported_sms > 0 ? t.reported_sms : 1;
+        t.bandwidth_gbs = next() % 3 == 0 ? 0.0 : 1000.0 + (double)(next() % 4000);
+        const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
+        const wl_gemm_route again = wl_gemm_plan_make(&d, &t, NULL);
+        const wl_gemm_route cached = wl_gemm_plan_cached(&d, &t, NULL);
+        CHECK(memcmp(&plan, &again, sizeof plan) == 0);
+        CHECK(memcmp(&plan, &cached, sizeof plan) == 0);
+        warplab_device_info info;
+        memset(&info, 0, sizeof info);
+        info.cc_major = t.cc_major;
+        info.cc_minor = t.cc_minor;
+        info.multiprocessors = t.reported_sms;
+        info.theoretical_bandwidth_gbs = t.bandwidth_gbs;
+        info.fp32_peak_gflops = t.fp32_peak_gflops;
+        const wl_problem problem = model_problem_of(&d, next() % 4);
+        if (plan.candidate == ex16_row) {
+            modelled[0]++;
+            const wl_ex16_plan own = wl_ex16_choose(&info, &problem, t.tma);
+            const wl_ex16_plan *e = &plan.ex16;
+            CHECK_MSG(same_ex16(e, &own), "%zux%zux%zu: the route's 16-bit plan is not the model's",
+                      d.m, d.n, d.k);
+            kinds[e->kind]++;
+            CHECK(plan.splits == e->splits && plan.k_chunk == e->k_chunk);
+            CHECK(plan.schedule == (e->kind == WL_EX16_WGMMA && e->sk_workers > 0
+                                        ? WL_GEMM_SCHEDULE_STREAM_K
+                                    : e->splits > 1 ? WL_GEMM_SCHEDULE_SPLIT_K
+                                                    : WL_GEMM_SCHEDULE_WHOLE_TILES));
+            CHECK(plan.copies == (e->kind == WL_EX16_WGMMA ? (unsigned)e->restride : 0u));
+            if (e->kind == WL_EX16_MMA)
+                CHECK(plan.tile_m == wl_ex16_configs[e->tile].bm &&
+                      plan.tile_n == wl_ex16_configs[e->tile].bn);
+            if (e->kind == WL_EX16_WGMMA)
+                CHECK(plan.tile_m == e->rows && plan.tile_n == e->tile);
+            stream_k += plan.schedule == WL_GEMM_SCHEDULE_STREAM_K;
+        } else if (plan.candidate == tf32_row) {
+            modelled[1]++;
+            const wl_tf32_plan own = wl_tf32_choose(&info, &problem, t.fp32_dispatcher, t.tma);
+            const wl_tf32_plan *f = &plan.tf32;
+            CHECK_MSG(same_tf32(f, &own), "%zux%zux%zu: the route's TF32 plan is not the model's",
+                      d.m, d.n, d.k);
+            routes[f->route]++;
+            if (f->route == WL_TF32_ROUTE_WGMMA) {
+                CHECK(plan.splits == f->wgmma_splits && plan.k_chunk == f->wgmma_k_chunk);
+                CHECK(plan.copies == ((f->wgmma_line_a ? 1u : 0u) | (f->wgmma_line_b ? 2u : 0u)));
+                CHECK(plan.tile_m * plan.tile_n == 128 * f->wgmma_bn);
+            } else if (f->route == WL_TF32_ROUTE_TILES) {
+                CHECK(plan.splits == f->tiles.splits && plan.k_chunk == f->tiles.k_chunk);
+                CHECK(plan.tile_m == wl_tf32_tile_kinds[f->tiles.tile].bm &&
+                      plan.tile_n == wl_tf32_tile_kinds[f->tiles.tile].bn && plan.copies == 0);
+            } else {
+                CHECK(plan.splits == 1 && plan.copies == 0);
+            }
+            CHECK(plan.schedule ==
+                  (plan.splits > 1 ? WL_GEMM_SCHEDULE_SPLIT_K : WL_GEMM_SCHEDULE_WHOLE_TILES));
+        } else if (plan.candidate >= 0) {
+            /* Other rows carry no tile model's plan. */
+            CHECK(plan.ex16.kind == 0 && plan.ex16.splits == 0 && plan.tf32.route == 0);
+            continue;
+        } else {
+            continue;
+        }
+        CHECK(plan.schedule != WL_GEMM_SCHEDULE_DELEGATED &&
+              plan.schedule != WL_GEMM_SCHEDULE_MODELLED);
+        split_k += plan.schedule == WL_GEMM_SCHEDULE_SPLIT_K;
+        copied += plan.copies != 0;
+    }
+    /* The draws reach every kind the models plan unforced. */
+    CHECK_MSG(kinds[WL_EX16_MMA] > 0 && kinds[WL_EX16_WGMMA] > 0 &&
+                  routes[WL_TF32_ROUTE_WGMMA] > 0 && routes[WL_TF32_ROUTE_TILES] > 0 &&
+                  routes[WL_TF32_ROUTE_FP32] > 0 && split_k > 0 && stream_k > 0 && copied > 0,
+              "modelled routes: %d 16-bit (%d mma, %d wgmma, %d stream-K), %d TF32 (%d wgmma, %d "
+              "tiles, %d FP32), %d split, %d copying",
+              modelled[0], kinds[WL_EX16_MMA], kinds[WL_EX16_WGMMA], stream_k, modelled[1],
+              routes[WL_TF32_ROUTE_WGMMA], routes[WL_TF32_ROUTE_TILES], routes[WL_TF32_ROUTE_FP32],
+              split_k, copied);
+}
+
 int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
@@ -661,5 +812,6 @@ int main(int argc, char **argv)
     test_properties(seed, 20000);
     test_limits();
     test_dispatch_splits(seed, 4000);
+    test_modelled_routes(seed, 20000);
     return check_report("test_gemm_plan");
 }

@@ -4,10 +4,13 @@
  *   picks a GEMV row (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32,
  *   gemv_mma_rows_tf32, gemv_tiled: m or n small, decode), the GEMV family
  *   (gemv.cuh) runs it,
- *   every layout and type read in place. Its
- *   other rows delegate to the choosers below.
- * - TF32 compute: tf32_choose (below: wl_tf32_choose, the TF32 tile model
- *   of src/kernels/gemm_tiles_tf32.c) picks by modelled time among the
+ *   every layout and type read in place. Its ex16_chooser and
+ *   tf32_chooser rows carry their tile model's plan in the route (made
+ *   and cached by the planner), which the paths below run; the ladder's
+ *   forced rungs (WL_GEMM_EX16_FORCE_*) and rows that fall through still
+ *   ask the tile models directly.
+ * - TF32 compute: tf32_choose (below: wl_tf32_choose's plan, the TF32 tile
+ *   model of src/kernels/gemm_tiles_tf32.c) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
  *   either op in place with split-K (tf32_tiles.cu) and the TMA + wgmma
  *   kernel; the skinny problems stay with the FP32 path or the GEMV family.
@@ -35,7 +38,6 @@
 #include "fp32_copy.h"
 #include "gemm_launch.h"
 #include "gemv.h"
-#include "plan_cache.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -280,10 +282,37 @@ static bool use_skinny(const wl_problem *p)
            (wl_gemm_m(p) <= WL_GEMM_EX_SKINNY || wl_gemm_n(p) <= WL_GEMM_EX_SKINNY);
 }
 
+/* The FP32 dispatcher takes FP32 N, N problems on this backend (what the
+ * TF32 tile model's FP32 route reads; its supports sees the device and
+ * op(B) alone): a fact of the backend, kept per thread for the last one
+ * (with the device facts it reads: a backend at a freed one's address),
+ * since every plan asks. */
+static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
+{
+    static thread_local const wl_backend *known = NULL;
+    static thread_local int known_cc = 0;
+    static thread_local size_t known_smem = 0;
+    static thread_local bool runs = false;
+    if (backend == known && backend->info.cc_major == known_cc &&
+        backend->info.shared_memory_per_block_optin == known_smem)
+        return runs;
+    const wl_impl *dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
+    wl_problem nn = *p;
+    nn.variant = 0;
+    char reason[8];
+    runs = dispatch && (!dispatch->supports ||
+                        dispatch->supports(backend, &nn, reason, sizeof reason) == WARPLAB_OK);
+    known = backend;
+    known_cc = backend->info.cc_major;
+    known_smem = backend->info.shared_memory_per_block_optin;
+    return runs;
+}
+
 /* The planner's plan for a problem (its views' alignment where the launch
  * is known, the problem's misalignment otherwise); force: a candidate's
- * name or NULL. The ladder's forced rows (WL_GEMM_EX16_FORCE bits) keep
- * their own paths: no plan. */
+ * name or NULL. The target carries what the 16-bit and TF32 tile models
+ * read of this backend (the TMA path, the FP32 dispatcher). The ladder's
+ * forced rows (WL_GEMM_EX16_FORCE bits) keep their own paths: no plan. */
 static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
                              const char *force)
 {
@@ -291,7 +320,9 @@ static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_
         launch ? wl_gemm_desc_of(p, wl_view_ptr(launch->buf[GEMM_A]),
                                  wl_view_ptr(launch->buf[GEMM_B]), wl_view_ptr(launch->buf[GEMM_C]))
                : wl_gemm_desc_of(p, NULL, NULL, NULL);
-    const wl_gemm_target target = wl_gemm_target_for(backend);
+    wl_gemm_target target = wl_gemm_target_for(backend);
+    target.tma = wl_gemm_ex_tma_available(backend);
+    target.fp32_dispatcher = fp32_dispatcher_runs(backend, p);
     return wl_gemm_plan_cached(&desc, &target, force);
 }
 
@@ -376,47 +407,38 @@ typedef struct tf32_choice : wl_tf32_plan {
     wl_problem fp32_problem; /* WL_TF32_ROUTE_FP32: the problem with FP32 compute */
 } tf32_choice;
 
-static tf32_choice tf32_choose_now(wl_backend *backend, const wl_problem *p)
+/* The planner's route for a problem the ex path runs, where its row is
+ * `row` (ex16_chooser, tf32_chooser): the route carries the row's tile
+ * model plan, made and cached once a descriptor (gemm_plan.h). False
+ * where another row runs it (the tiled fallback, a forced row that
+ * cannot take it) or the ladder forces a kernel (WL_GEMM_EX16_FORCE_*,
+ * the ex16_mma / ex16_tma / ex16_wgmma / ex16_thin rungs), whose plans
+ * still come from the tile models directly. */
+static bool modelled_route(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
+                           const char *row, wl_gemm_route *route)
 {
-    /* The FP32 dispatcher: op N, N float operands as stored. */
-    const wl_impl *dispatch = NULL;
-    if (p->variant == WL_GEMM_COMPUTE_TF32) {
-        dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
-        char reason[8];
-        if (dispatch && dispatch->supports &&
-            dispatch->supports(backend, p, reason, sizeof reason) != WARPLAB_OK)
-            dispatch = NULL;
-    }
-    tf32_choice c;
-    memset(&c, 0, sizeof c);
-    static_cast<wl_tf32_plan &>(c) =
-        wl_tf32_choose(&backend->info, p, dispatch != NULL, wl_gemm_ex_tma_available(backend));
-    if (c.route == WL_TF32_ROUTE_FP32) {
-        c.fp32 = dispatch;
-        c.fp32_problem = *p;
-        c.fp32_problem.variant = 0;
-    }
-    return c;
+    if (p->variant & WL_GEMM_EX16_FORCE)
+        return false;
+    *route = planned(backend, p, launch, forced_candidate(p));
+    return route->candidate >= 0 && route->candidate == wl_gemm_candidate_find(row);
 }
 
-/* tf32_choose_now's answer, computed once a problem (plan_cache.h): the
- * search over the FP32 dispatcher's and the small tiles' splits of k costs
- * tens of microseconds on the host for a large k, and scratch_bytes, launch
- * and run_tma each ask. The FP32 problem (alpha and beta are no part of the
- * plan) is the caller's. */
-static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
+static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
 {
-    static thread_local wl_plan_cache<tf32_choice> cache;
-    const wl_plan_key key = wl_plan_key_of(backend, p, 0);
-    const tf32_choice *kept = cache.find(key);
     tf32_choice c;
-    if (kept) {
-        c = *kept;
-    } else {
-        c = tf32_choose_now(backend, p);
-        cache.keep(key, c);
-    }
+    memset(&c, 0, sizeof c);
+    wl_gemm_route route;
+    if (modelled_route(backend, p, launch, "tf32_chooser", &route))
+        static_cast<wl_tf32_plan &>(c) = route.tf32;
+    else
+        static_cast<wl_tf32_plan &>(c) =
+            wl_tf32_choose(&backend->info, p,
+                           p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p),
+                           wl_gemm_ex_tma_available(backend));
     if (c.route == WL_TF32_ROUTE_FP32) {
+        /* The FP32 route: the dispatcher on the problem with FP32 compute
+         * (alpha and beta are no part of the plan: the caller's). */
+        c.fp32 = wl_backend_find_impl(backend, "gemm", "dispatch");
         c.fp32_problem = *p;
         c.fp32_problem.variant = 0;
     }
@@ -424,17 +446,14 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p)
 }
 
 /* 16-bit inputs: the plan of ex16.h's cost model (skinny, mma.sync, TMA +
- * wgmma, or the tiled fallback), computed once a problem. */
-static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p)
+ * wgmma, or the tiled fallback), the route's where the planner picked
+ * ex16_chooser. */
+static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
 {
-    static thread_local wl_plan_cache<wl_ex16_plan> cache;
-    const wl_plan_key key = wl_plan_key_of(backend, p, 0);
-    const wl_ex16_plan *kept = cache.find(key);
-    if (kept)
-        return *kept;
-    const wl_ex16_plan plan = wl_ex16_choose(&backend->info, p, wl_gemm_ex_tma_available(backend));
-    cache.keep(key, plan);
-    return plan;
+    wl_gemm_route route;
+    if (modelled_route(backend, p, launch, "ex16_chooser", &route))
+        return route.ex16;
+    return wl_ex16_choose(&backend->info, p, wl_gemm_ex_tma_available(backend));
 }
 
 /* The workspace's room for B, after A's: B^T copied K-major (every
@@ -487,13 +506,13 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
-        const wl_ex16_plan plan = ex16_plan_of(backend, p);
+        const wl_ex16_plan plan = ex16_plan_of(backend, p, NULL);
         if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_scratch(backend, p, &plan);
         if (plan.kind == WL_EX16_TILED)
             return 0;
     }
-    const tf32_choice tf32 = tf32_choose(backend, p);
+    const tf32_choice tf32 = tf32_choose(backend, p, NULL);
     if (tf32.route == WL_TF32_ROUTE_FP32)
         return tf32.fp32->scratch_bytes ? tf32.fp32->scratch_bytes(backend, &tf32.fp32_problem) : 0;
     if (tf32.route == WL_TF32_ROUTE_TILES)
@@ -728,13 +747,13 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     if (tiled_forced(p))
         return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
-        const wl_ex16_plan plan = ex16_plan_of(backend, p);
+        const wl_ex16_plan plan = ex16_plan_of(backend, p, launch);
         if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_run(backend, launch, &plan);
         return plan.kind == WL_EX16_TMA ? run_tma(backend, launch, NULL)
                                         : run_tiled(backend, launch);
     }
-    const tf32_choice tf32 = tf32_choose(backend, p);
+    const tf32_choice tf32 = tf32_choose(backend, p, launch);
     if (tf32.route == WL_TF32_ROUTE_FP32) {
         wl_launch on_fp32 = *launch;
         on_fp32.problem = &tf32.fp32_problem;
@@ -851,11 +870,11 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         return;
     }
     if (p->dtype != WARPLAB_FLOAT32) {
-        const wl_ex16_plan plan = ex16_plan_of(backend, p);
+        const wl_ex16_plan plan = ex16_plan_of(backend, p, launch);
         wl_ex16_describe(&plan, text, len);
         return;
     }
-    const tf32_choice tf32 = tf32_choose(backend, p);
+    const tf32_choice tf32 = tf32_choose(backend, p, launch);
     char plan[160];
     switch (tf32.route) {
     case WL_TF32_ROUTE_FP32:

@@ -1,5 +1,6 @@
-/* A plan computed once a shape: the gemm cost models (wl_gemm_choose,
- * wl_tf32_choose, wl_ex16_choose) are pure functions of the problem (shape,
+/* A plan computed once a shape (the FP32 dispatcher's, dispatch.cu; the
+ * 16-bit and TF32 tile models' plans are the planner's, cached with its
+ * route: gemm_plan.h): the gemm cost models are pure functions of the problem (shape,
  * strides, types, ops, misalignment) and of the device, but their searches
  * over tile kinds and splits of k cost tens of microseconds on the host for
  * a large k (64 x 64 x 65536: 128 splits x 6 tile kinds for the FP32 plan
