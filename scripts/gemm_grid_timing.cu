@@ -14,7 +14,9 @@
  * Run: ./gemm_grid_timing SEED fp16,bf16,fp32,tf32 [MxNxK ...]
  * With shapes (a tuning set, scripts/gemm_tile_tuning.sh): those instead of
  * the seed's, each in N,N and N,T, BF16 and FP16, FP32 and the input type
- * out (the grid's 16-bit cells; the class column says "tuning"). */
+ * out (the grid's 16-bit cells; the class column says "tuning").
+ * GGT_CANDIDATE=NAME in the environment forces one planner candidate (a row
+ * of src/kernels/gemm_plan.c's table) for every warplab call. */
 #include "warplab.h"
 #include "warplab_lab.h"
 
@@ -134,6 +136,16 @@ int main(int argc, char **argv)
     if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &ctx) != WARPLAB_OK ||
         warplab_context_set_stream(ctx, stream) != WARPLAB_OK)
         return 1;
+    /* GGT_CANDIDATE=NAME: every warplab call runs that planner candidate
+     * (warplab_gemm_force_candidate); a cell it cannot take fails with the
+     * library's status. */
+    if (const char *force = getenv("GGT_CANDIDATE")) {
+        if (warplab_gemm_force_candidate(ctx, force) != WARPLAB_OK) {
+            fprintf(stderr, "GGT_CANDIDATE=%s: %s\n", force, warplab_last_error(ctx));
+            return 2;
+        }
+        printf("every warplab call forced to the planner candidate %s\n", force);
+    }
     cublasHandle_t blas;
     if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(blas, stream))
         return 1;
