@@ -16,7 +16,13 @@
  * the seed's, each in N,N and N,T, BF16 and FP16, FP32 and the input type
  * out (the grid's 16-bit cells; the class column says "tuning").
  * GGT_CANDIDATE=NAME in the environment forces one planner candidate (a row
- * of src/kernels/gemm_plan.c's table) for every warplab call. */
+ * of src/kernels/gemm_plan.c's table) for every warplab call.
+ * GGT_CANDIDATES=A,B,... (or "all") also times each named candidate on
+ * every cell after the planner's pick, on the same inputs (the same flush,
+ * warm-ups and median), and GGT_CSV=FILE writes a line per cell and
+ * candidate: the pick's and each candidate's median beside cuBLAS's (a
+ * candidate that cannot take the cell: its status and no time). The
+ * candidates' times are the data the planner's constants are fitted on. */
 #include "warplab.h"
 #include "warplab_lab.h"
 
@@ -30,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "cuda_check.h"
@@ -91,6 +98,40 @@ static bool wanted(const warplab_gemm_grid_cell &c, const char *types)
     return strstr(types, name) != nullptr;
 }
 
+/* The median of the first event pair's times over reps runs (us). */
+static double warplab_median(const std::vector<cudaEvent_t> &ev, int reps)
+{
+    std::vector<double> t(reps);
+    for (int r = 0; r < reps; r++) {
+        float ms;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r], ev[4 * r + 1]));
+        t[r] = 1e3 * ms;
+    }
+    std::sort(t.begin(), t.end());
+    return t[reps / 2];
+}
+
+/* One CSV line: the cell, who ran it, the medians (0: not run) and the
+ * largest |w - c| / (|c| + 1) against cuBLAS's C, and why not where it
+ * did not run. */
+static void write_line(FILE *csv, unsigned long long seed, const warplab_gemm_grid_cell &c,
+                       const char *who, double warplab_us, double cublas_us, double error,
+                       const char *why)
+{
+    const char *type = c.compute == WARPLAB_COMPUTE_TF32 ? "tf32"
+                       : c.ab_type == WARPLAB_BFLOAT16   ? "bf16"
+                       : c.ab_type == WARPLAB_FLOAT16    ? "fp16"
+                                                         : "fp32";
+    fprintf(csv, "%llu,%s,%zu,%zu,%zu,%c%c,%s,%s,%s,%.3f,%.3f,%.3g,\"", seed, c.shape_class, c.m,
+            c.n, c.k, c.op_a == WARPLAB_OP_T ? 'T' : 'N', c.op_b == WARPLAB_OP_T ? 'T' : 'N', type,
+            c.c_type == WARPLAB_FLOAT32 ? "f32" : "in", who, warplab_us, cublas_us, error);
+    for (const char *p = why; *p; p++)
+        if (*p != '"' && *p != '\n')
+            fputc(*p, csv);
+    fputs("\"\n", csv);
+    fflush(csv);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -145,6 +186,27 @@ int main(int argc, char **argv)
             return 2;
         }
         printf("every warplab call forced to the planner candidate %s\n", force);
+    }
+    /* GGT_CANDIDATES and GGT_CSV: every named candidate timed on every cell. */
+    std::vector<std::string> candidates;
+    FILE *csv = nullptr;
+    if (const char *list = getenv("GGT_CANDIDATES")) {
+        const std::string all = list;
+        for (size_t i = 0; strcmp(list, "all") == 0 && warplab_gemm_candidate_name(i); i++)
+            candidates.push_back(warplab_gemm_candidate_name(i));
+        for (size_t at = 0; strcmp(list, "all") != 0 && at <= all.size();) {
+            const size_t comma = std::min(all.find(',', at), all.size());
+            if (comma > at)
+                candidates.push_back(all.substr(at, comma - at));
+            at = comma + 1;
+        }
+        const char *path = getenv("GGT_CSV");
+        csv = path ? fopen(path, "w") : stdout;
+        if (!csv) {
+            fprintf(stderr, "GGT_CSV=%s: cannot open\n", path);
+            return 2;
+        }
+        fprintf(csv, "seed,class,m,n,k,ops,type,c,who,warplab_us,cublas_us,max_rel_error,why\n");
     }
     cublasHandle_t blas;
     if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(blas, stream))
@@ -255,6 +317,42 @@ int main(int argc, char **argv)
             c.status = WARPLAB_ERROR_BACKEND;
             snprintf(c.note, sizeof c.note, "%s", warplab_last_error(ctx));
         }
+        /* Each named candidate on the same inputs: the check against
+         * cuBLAS's C, 2 warm-ups, then the median of reps flushed runs. */
+        if (ok && csv) {
+            write_line(csv, seed, c, "pick", c.warplab_us, c.cublas_us, c.max_rel_error, "");
+            for (const std::string &name : candidates) {
+                if (warplab_gemm_force_candidate(ctx, name.c_str()) != WARPLAB_OK)
+                    return 1;
+                CHECK_CUDA(cudaMemsetAsync(cw, 0xFF, nc * out, stream));
+                bool run = run_w();
+                if (!run) {
+                    write_line(csv, seed, c, name.c_str(), 0.0, 0.0, 0.0, warplab_last_error(ctx));
+                } else {
+                    CHECK_CUDA(cudaMemsetAsync(worst, 0, 4, stream));
+                    difference<<<1024, 256, 0, stream>>>(cw, cc, nc, c.c_type, worst);
+                    unsigned bits = 0;
+                    CHECK_CUDA(cudaMemcpyAsync(&bits, worst, 4, cudaMemcpyDeviceToHost, stream));
+                    CHECK_CUDA(cudaStreamSynchronize(stream));
+                    float d;
+                    memcpy(&d, &bits, 4);
+                    for (int w = 0; w < 2 && run; w++)
+                        run = run_w();
+                    for (int r = 0; r < reps && run; r++) {
+                        flush_read<<<1024, 256, 0, stream>>>((const uint4 *)flush, flush_bytes / 16,
+                                                             sink);
+                        CHECK_CUDA(cudaEventRecord(ev[4 * r], stream));
+                        run = run && run_w();
+                        CHECK_CUDA(cudaEventRecord(ev[4 * r + 1], stream));
+                    }
+                    CHECK_CUDA(cudaStreamSynchronize(stream));
+                    write_line(csv, seed, c, name.c_str(), run ? warplab_median(ev, reps) : 0.0,
+                               c.cublas_us, d, run ? "" : warplab_last_error(ctx));
+                }
+                if (warplab_gemm_force_candidate(ctx, nullptr) != WARPLAB_OK)
+                    return 1;
+            }
+        }
         warplab_buffer_destroy(wa);
         warplab_buffer_destroy(wb);
         warplab_buffer_destroy(wc);
@@ -263,6 +361,8 @@ int main(int argc, char **argv)
         CHECK_CUDA(cudaFree(cw));
         CHECK_CUDA(cudaFree(cc));
     }
+    if (csv && csv != stdout)
+        fclose(csv);
     warplab_gemm_grid_write(grid, WARPLAB_FORMAT_TABLE, stdout);
     warplab_gemm_grid_destroy(grid);
     cublasDestroy(blas);
