@@ -8,8 +8,9 @@
  *   every layout and type read in place. Its ex16_chooser and
  *   tf32_chooser rows carry their tile model's plan in the route (made
  *   and cached by the planner), which the paths below run; the ladder's
- *   forced rungs (WL_GEMM_EX16_FORCE_*) and rows that fall through still
- *   ask the tile models directly.
+ *   forced rungs (WL_GEMM_EX16_FORCE_*) and rows that fall through ask the
+ *   tile models, whose plans are kept per thread once a problem
+ *   (plan_cache.h), as the planner keeps its routes.
  * - TF32 compute: tf32_choose (below: wl_tf32_choose's plan, the TF32 tile
  *   model of src/kernels/gemm_tiles_tf32.c) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
@@ -39,6 +40,7 @@
 #include "fp32_copy.h"
 #include "gemm_launch.h"
 #include "gemv.h"
+#include "plan_cache.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -419,11 +421,44 @@ typedef struct tf32_choice : wl_tf32_plan {
     wl_problem fp32_problem; /* WL_TF32_ROUTE_FP32: the problem with FP32 compute */
 } tf32_choice;
 
+/* The tile models' plans where no route carries one (the ladder's forced
+ * kernels, WL_GEMM_EX16_FORCE_*; rows that fall through), kept per thread
+ * once a problem and backend (plan_cache.h: the key holds all the models
+ * read of both; extra: the backend facts passed to them), so that a forced
+ * rung's launch models no more than the library call's, whose plan the
+ * planner's cache keeps. */
+static wl_ex16_plan ex16_modelled(wl_backend *backend, const wl_problem *p)
+{
+    static thread_local wl_plan_cache<wl_ex16_plan> cache;
+    const bool tma = wl_gemm_ex_tma_available(backend);
+    const wl_plan_key key = wl_plan_key_of(backend, p, tma ? 1 : 0);
+    const wl_ex16_plan *kept = cache.find(key);
+    if (kept)
+        return *kept;
+    const wl_ex16_plan plan = wl_ex16_choose(&backend->info, p, tma);
+    cache.keep(key, plan);
+    return plan;
+}
+
+static wl_tf32_plan tf32_modelled(wl_backend *backend, const wl_problem *p)
+{
+    static thread_local wl_plan_cache<wl_tf32_plan> cache;
+    const bool fp32 = p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p);
+    const bool tma = wl_gemm_ex_tma_available(backend);
+    const wl_plan_key key = wl_plan_key_of(backend, p, (tma ? 1 : 0) | (fp32 ? 2 : 0));
+    const wl_tf32_plan *kept = cache.find(key);
+    if (kept)
+        return *kept;
+    const wl_tf32_plan plan = wl_tf32_choose(&backend->info, p, fp32, tma);
+    cache.keep(key, plan);
+    return plan;
+}
+
 /* Where the route's row is tf32_chooser, the route carries the TF32 tile
  * model's plan (made and cached once a descriptor: gemm_plan.h). Where
  * another row runs the problem (the tiled fallback, a forced row that
- * cannot take it) or the ladder forces a kernel (no route), the plan comes
- * from the tile model directly. */
+ * cannot take it) or the ladder forces a kernel (no route), the plan is
+ * the tile model's own (tf32_modelled). */
 static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const wl_gemm_route *route)
 {
     tf32_choice c;
@@ -431,10 +466,7 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const w
     if (route_is(route, "tf32_chooser"))
         static_cast<wl_tf32_plan &>(c) = route->tf32;
     else
-        static_cast<wl_tf32_plan &>(c) =
-            wl_tf32_choose(&backend->info, p,
-                           p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p),
-                           wl_gemm_ex_tma_available(backend));
+        static_cast<wl_tf32_plan &>(c) = tf32_modelled(backend, p);
     if (c.route == WL_TF32_ROUTE_FP32) {
         /* The FP32 route: the dispatcher on the problem with FP32 compute
          * (alpha and beta are no part of the plan: the caller's). */
@@ -447,13 +479,14 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const w
 
 /* 16-bit inputs: the plan of ex16.h's cost model (skinny, mma.sync, TMA +
  * wgmma, or the tiled fallback), the route's where the planner picked
- * ex16_chooser, else (another row, or a forced kernel) the model's own. */
+ * ex16_chooser, else (another row, or a forced kernel) the model's own
+ * (ex16_modelled). */
 static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p,
                                  const wl_gemm_route *route)
 {
     if (route_is(route, "ex16_chooser"))
         return route->ex16;
-    return wl_ex16_choose(&backend->info, p, wl_gemm_ex_tma_available(backend));
+    return ex16_modelled(backend, p);
 }
 
 /* The workspace's room for B, after A's: B^T copied K-major (every
