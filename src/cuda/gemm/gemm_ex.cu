@@ -1,14 +1,16 @@
 /* warplab_gemm_ex on cuda (the "ex" implementation of the gemm ladder):
  *
- * - The planner (src/kernels/gemm_plan.h) plans every call first: where it
- *   picks a GEMV row (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32,
- *   gemv_mma_rows_tf32, gemv_tiled: m or n small, decode), the GEMV family
- *   (gemv.cuh) runs it,
+ * - The planner (src/kernels/gemm_plan.h) plans every call first, once an
+ *   entry point (the launch on the caller's views, the workspace size on the
+ *   problem alone), and the route is passed down: where it picks a GEMV row
+ *   (gemv_k, gemv_rows, gemv_mma, gemv_mma_tf32, gemv_mma_rows_tf32,
+ *   gemv_tiled: m or n small, decode), the GEMV family (gemv.cuh) runs it,
  *   every layout and type read in place. Its ex16_chooser and
  *   tf32_chooser rows carry their tile model's plan in the route (made
  *   and cached by the planner), which the paths below run; the ladder's
- *   forced rungs (WL_GEMM_EX16_FORCE_*) and rows that fall through still
- *   ask the tile models directly.
+ *   forced rungs (WL_GEMM_EX16_FORCE_*) and rows that fall through ask the
+ *   tile models, whose plans are kept per thread once a problem
+ *   (plan_cache.h), as the planner keeps its routes.
  * - TF32 compute: tf32_choose (below: wl_tf32_choose's plan, the TF32 tile
  *   model of src/kernels/gemm_tiles_tf32.c) picks by modelled time among the
  *   FP32 dispatcher (op N, N), the small-tile mma.sync kernel that reads
@@ -38,6 +40,7 @@
 #include "fp32_copy.h"
 #include "gemm_launch.h"
 #include "gemv.h"
+#include "plan_cache.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -311,8 +314,7 @@ static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
 /* The planner's plan for a problem (its views' alignment where the launch
  * is known, the problem's misalignment otherwise); force: a candidate's
  * name or NULL. The target carries what the 16-bit and TF32 tile models
- * read of this backend (the TMA path, the FP32 dispatcher). The ladder's
- * forced rows (WL_GEMM_EX16_FORCE bits) keep their own paths: no plan. */
+ * read of this backend (the TMA path, the FP32 dispatcher). */
 static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
                              const char *force)
 {
@@ -349,38 +351,50 @@ static bool tiled_forced(const wl_problem *p)
     return force && strcmp(force, "tiled") == 0;
 }
 
+/* A call's route, made once by each entry point (ex_launch and
+ * ex_describe on the caller's views, ex_scratch on the problem alone) and
+ * passed down to the helpers below, which read it and plan nothing: the
+ * planner's route for the problem and the candidate it is forced to, or
+ * no candidate (-1) where the ladder forces a kernel (WL_GEMM_EX16_FORCE
+ * bits: the ex16_* rungs keep their own paths, no plan). */
+static wl_gemm_route ex_route_of(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
+{
+    if (!(p->variant & WL_GEMM_EX16_FORCE))
+        return planned(backend, p, launch, forced_candidate(p));
+    wl_gemm_route none;
+    memset(&none, 0, sizeof none);
+    none.candidate = -1;
+    return none;
+}
+
+/* The route's candidate is the row named `row`. */
+static bool route_is(const wl_gemm_route *route, const char *row)
+{
+    return route->candidate >= 0 && route->candidate == wl_gemm_candidate_find(row);
+}
+
 /* The GEMV family runs the problem: the planner's pick (or the forced
  * candidate), or (forced) the skinny problems that the TF32 and tiled
  * paths below leave to it. */
-static bool gemv_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
-                         wl_gemm_route *plan)
+static bool gemv_planned(const wl_gemm_route *route)
 {
-    if (p->variant & WL_GEMM_EX16_FORCE)
-        return false;
-    *plan = planned(backend, p, launch, forced_candidate(p));
-    return plan->candidate >= 0 && plan->schedule == WL_GEMM_SCHEDULE_GEMV;
+    return route->candidate >= 0 && route->schedule == WL_GEMM_SCHEDULE_GEMV;
 }
 
 /* The planner picked (or the call forces) fp32_dispatch_copy: the op T
  * operands copied, the FP32 dispatcher on N, N (fp32_copy.h). */
-static bool fp32_copy_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
+static bool fp32_copy_planned(const wl_gemm_route *route)
 {
-    if (p->variant & WL_GEMM_EX16_FORCE)
-        return false;
-    const wl_gemm_route plan = planned(backend, p, launch, forced_candidate(p));
-    return plan.candidate >= 0 && plan.candidate == wl_gemm_candidate_find("fp32_dispatch_copy");
+    return route_is(route, "fp32_dispatch_copy");
 }
 
 /* The planner picked (or the call forces) fp32_tiles: the FP32 dispatcher's
  * tile kernels reading the op T operands in place (dispatch.cu), on the
  * problem with its layout bits alone (FP32 products: within TF32's bound). */
-static bool fp32_tiles_planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
+static bool fp32_tiles_planned(wl_backend *backend, const wl_problem *p, const wl_gemm_route *route,
                                wl_problem *on_tiles, const wl_impl **dispatcher)
 {
-    if (p->variant & WL_GEMM_EX16_FORCE)
-        return false;
-    const wl_gemm_route plan = planned(backend, p, launch, forced_candidate(p));
-    if (plan.candidate < 0 || plan.candidate != wl_gemm_candidate_find("fp32_tiles"))
+    if (!route_is(route, "fp32_tiles"))
         return false;
     *dispatcher = wl_backend_find_impl(backend, "gemm", "dispatch");
     *on_tiles = *p;
@@ -407,34 +421,52 @@ typedef struct tf32_choice : wl_tf32_plan {
     wl_problem fp32_problem; /* WL_TF32_ROUTE_FP32: the problem with FP32 compute */
 } tf32_choice;
 
-/* The planner's route for a problem the ex path runs, where its row is
- * `row` (ex16_chooser, tf32_chooser): the route carries the row's tile
- * model plan, made and cached once a descriptor (gemm_plan.h). False
- * where another row runs it (the tiled fallback, a forced row that
- * cannot take it) or the ladder forces a kernel (WL_GEMM_EX16_FORCE_*,
- * the ex16_mma / ex16_tma / ex16_wgmma / ex16_thin rungs), whose plans
- * still come from the tile models directly. */
-static bool modelled_route(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
-                           const char *row, wl_gemm_route *route)
+/* The tile models' plans where no route carries one (the ladder's forced
+ * kernels, WL_GEMM_EX16_FORCE_*; rows that fall through), kept per thread
+ * once a problem and backend (plan_cache.h: the key holds all the models
+ * read of both; extra: the backend facts passed to them), so that a forced
+ * rung's launch models no more than the library call's, whose plan the
+ * planner's cache keeps. */
+static wl_ex16_plan ex16_modelled(wl_backend *backend, const wl_problem *p)
 {
-    if (p->variant & WL_GEMM_EX16_FORCE)
-        return false;
-    *route = planned(backend, p, launch, forced_candidate(p));
-    return route->candidate >= 0 && route->candidate == wl_gemm_candidate_find(row);
+    static thread_local wl_plan_cache<wl_ex16_plan> cache;
+    const bool tma = wl_gemm_ex_tma_available(backend);
+    const wl_plan_key key = wl_plan_key_of(backend, p, tma ? 1 : 0);
+    const wl_ex16_plan *kept = cache.find(key);
+    if (kept)
+        return *kept;
+    const wl_ex16_plan plan = wl_ex16_choose(&backend->info, p, tma);
+    cache.keep(key, plan);
+    return plan;
 }
 
-static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
+static wl_tf32_plan tf32_modelled(wl_backend *backend, const wl_problem *p)
+{
+    static thread_local wl_plan_cache<wl_tf32_plan> cache;
+    const bool fp32 = p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p);
+    const bool tma = wl_gemm_ex_tma_available(backend);
+    const wl_plan_key key = wl_plan_key_of(backend, p, (tma ? 1 : 0) | (fp32 ? 2 : 0));
+    const wl_tf32_plan *kept = cache.find(key);
+    if (kept)
+        return *kept;
+    const wl_tf32_plan plan = wl_tf32_choose(&backend->info, p, fp32, tma);
+    cache.keep(key, plan);
+    return plan;
+}
+
+/* Where the route's row is tf32_chooser, the route carries the TF32 tile
+ * model's plan (made and cached once a descriptor: gemm_plan.h). Where
+ * another row runs the problem (the tiled fallback, a forced row that
+ * cannot take it) or the ladder forces a kernel (no route), the plan is
+ * the tile model's own (tf32_modelled). */
+static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const wl_gemm_route *route)
 {
     tf32_choice c;
     memset(&c, 0, sizeof c);
-    wl_gemm_route route;
-    if (modelled_route(backend, p, launch, "tf32_chooser", &route))
-        static_cast<wl_tf32_plan &>(c) = route.tf32;
+    if (route_is(route, "tf32_chooser"))
+        static_cast<wl_tf32_plan &>(c) = route->tf32;
     else
-        static_cast<wl_tf32_plan &>(c) =
-            wl_tf32_choose(&backend->info, p,
-                           p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p),
-                           wl_gemm_ex_tma_available(backend));
+        static_cast<wl_tf32_plan &>(c) = tf32_modelled(backend, p);
     if (c.route == WL_TF32_ROUTE_FP32) {
         /* The FP32 route: the dispatcher on the problem with FP32 compute
          * (alpha and beta are no part of the plan: the caller's). */
@@ -447,13 +479,14 @@ static tf32_choice tf32_choose(wl_backend *backend, const wl_problem *p, const w
 
 /* 16-bit inputs: the plan of ex16.h's cost model (skinny, mma.sync, TMA +
  * wgmma, or the tiled fallback), the route's where the planner picked
- * ex16_chooser. */
-static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p, const wl_launch *launch)
+ * ex16_chooser, else (another row, or a forced kernel) the model's own
+ * (ex16_modelled). */
+static wl_ex16_plan ex16_plan_of(wl_backend *backend, const wl_problem *p,
+                                 const wl_gemm_route *route)
 {
-    wl_gemm_route route;
-    if (modelled_route(backend, p, launch, "ex16_chooser", &route))
-        return route.ex16;
-    return wl_ex16_choose(&backend->info, p, wl_gemm_ex_tma_available(backend));
+    if (route_is(route, "ex16_chooser"))
+        return route->ex16;
+    return ex16_modelled(backend, p);
 }
 
 /* The workspace's room for B, after A's: B^T copied K-major (every
@@ -470,7 +503,8 @@ static size_t b_copy_bytes(const wl_problem *p, const tf32_choice *tf32)
 /* Room for K-major copies of both operands (whether a call needs them
  * depends on its views' alignment, known only at launch). */
 
-static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p);
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p,
+                                const wl_gemm_route *route);
 
 /* The workspace is sized from the problem alone (its misalignment, no
  * pointers), but the plan at launch sees the caller's views: where the
@@ -479,40 +513,41 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p);
  * one too (the GEMV row of a misaligned view, or the choosers' path). */
 static size_t ex_scratch(wl_backend *backend, const wl_problem *p)
 {
-    wl_gemm_route gemv;
-    if (!gemv_planned(backend, p, NULL, &gemv))
-        return ex_scratch_chosen(backend, p);
+    const wl_gemm_route route = ex_route_of(backend, p, NULL);
+    if (!gemv_planned(&route))
+        return ex_scratch_chosen(backend, p, &route);
     size_t count;
-    if (wl_gemm_candidates(&count)[gemv.candidate].min_align <= 1)
-        return gemv.scratch;
+    if (wl_gemm_candidates(&count)[route.candidate].min_align <= 1)
+        return route.scratch;
     wl_problem misaligned = *p;
     misaligned.misalign = 1;
-    wl_gemm_route other;
-    const size_t other_bytes = gemv_planned(backend, &misaligned, NULL, &other)
-                                   ? other.scratch
-                                   : ex_scratch_chosen(backend, p);
-    return gemv.scratch > other_bytes ? gemv.scratch : other_bytes;
+    const wl_gemm_route other = ex_route_of(backend, &misaligned, NULL);
+    const size_t other_bytes =
+        gemv_planned(&other) ? other.scratch : ex_scratch_chosen(backend, p, &route);
+    return route.scratch > other_bytes ? route.scratch : other_bytes;
 }
 
-/* The workspace of the path that runs a problem the GEMV family does not. */
-static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p)
+/* The workspace of the path that runs a problem the GEMV family does not
+ * (route: the problem's, made by ex_scratch). */
+static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p,
+                                const wl_gemm_route *route)
 {
-    if (fp32_copy_planned(backend, p, NULL))
+    if (fp32_copy_planned(route))
         return wl_fp32_copy_scratch(backend, p);
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
-    if (fp32_tiles_planned(backend, p, NULL, &on_tiles, &dispatcher))
+    if (fp32_tiles_planned(backend, p, route, &on_tiles, &dispatcher))
         return dispatcher->scratch_bytes ? dispatcher->scratch_bytes(backend, &on_tiles) : 0;
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
-        const wl_ex16_plan plan = ex16_plan_of(backend, p, NULL);
+        const wl_ex16_plan plan = ex16_plan_of(backend, p, route);
         if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_scratch(backend, p, &plan);
         if (plan.kind == WL_EX16_TILED)
             return 0;
     }
-    const tf32_choice tf32 = tf32_choose(backend, p, NULL);
+    const tf32_choice tf32 = tf32_choose(backend, p, route);
     if (tf32.route == WL_TF32_ROUTE_FP32)
         return tf32.fp32->scratch_bytes ? tf32.fp32->scratch_bytes(backend, &tf32.fp32_problem) : 0;
     if (tf32.route == WL_TF32_ROUTE_TILES)
@@ -582,10 +617,11 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     const int m = (int)wl_gemm_m(p), n = (int)wl_gemm_n(p), k = (int)wl_gemm_k(p);
     const int lda = (int)wl_gemm_lda(p), ldb = (int)wl_gemm_ldb(p);
     const void *a = wl_view_ptr(launch->buf[GEMM_A]), *b = wl_view_ptr(launch->buf[GEMM_B]);
-    if (launch->scratch.bytes < ex_scratch(backend, p))
+    const size_t needed = ex_scratch(backend, p);
+    if (launch->scratch.bytes < needed)
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
                        "gemm_ex: a workspace of %zu bytes, %zu needed", launch->scratch.bytes,
-                       ex_scratch(backend, p));
+                       needed);
     char *workspace = (char *)wl_view_ptr(launch->scratch);
     /* The copies' rows (a few elements past k or n) as the kernels' int
      * strides: the views' spans (< 2^31 elements) keep them in range on
@@ -732,14 +768,14 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     const wl_problem *p = launch->problem;
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
-    wl_gemm_route gemv;
-    if (gemv_planned(backend, p, launch, &gemv))
-        return wl_gemv_run(backend, launch, &gemv);
-    if (fp32_copy_planned(backend, p, launch))
+    const wl_gemm_route route = ex_route_of(backend, p, launch);
+    if (gemv_planned(&route))
+        return wl_gemv_run(backend, launch, &route);
+    if (fp32_copy_planned(&route))
         return wl_fp32_copy_run(backend, launch);
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
-    if (fp32_tiles_planned(backend, p, launch, &on_tiles, &dispatcher)) {
+    if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
         wl_launch in_place = *launch;
         in_place.problem = &on_tiles;
         return dispatcher->launch(backend, &in_place, NULL);
@@ -747,13 +783,13 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     if (tiled_forced(p))
         return run_tiled(backend, launch);
     if (p->dtype != WARPLAB_FLOAT32) {
-        const wl_ex16_plan plan = ex16_plan_of(backend, p, launch);
+        const wl_ex16_plan plan = ex16_plan_of(backend, p, &route);
         if (plan.kind == WL_EX16_MMA || plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_THIN)
             return wl_ex16_run(backend, launch, &plan);
         return plan.kind == WL_EX16_TMA ? run_tma(backend, launch, NULL)
                                         : run_tiled(backend, launch);
     }
-    const tf32_choice tf32 = tf32_choose(backend, p, launch);
+    const tf32_choice tf32 = tf32_choose(backend, p, &route);
     if (tf32.route == WL_TF32_ROUTE_FP32) {
         wl_launch on_fp32 = *launch;
         on_fp32.problem = &tf32.fp32_problem;
@@ -840,18 +876,18 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
 {
     const wl_problem *p = launch->problem;
     text[0] = 0;
-    wl_gemm_route gemv;
-    if (gemv_planned(backend, p, launch, &gemv)) {
-        wl_gemm_route_describe(&gemv, text, len);
+    const wl_gemm_route route = ex_route_of(backend, p, launch);
+    if (gemv_planned(&route)) {
+        wl_gemm_route_describe(&route, text, len);
         return;
     }
-    if (fp32_copy_planned(backend, p, launch)) {
+    if (fp32_copy_planned(&route)) {
         wl_fp32_copy_describe(backend, launch, text, len);
         return;
     }
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
-    if (fp32_tiles_planned(backend, p, launch, &on_tiles, &dispatcher)) {
+    if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
         char plan[160] = "";
         if (dispatcher->describe) {
             wl_launch in_place = *launch;
@@ -870,11 +906,11 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         return;
     }
     if (p->dtype != WARPLAB_FLOAT32) {
-        const wl_ex16_plan plan = ex16_plan_of(backend, p, launch);
+        const wl_ex16_plan plan = ex16_plan_of(backend, p, &route);
         wl_ex16_describe(&plan, text, len);
         return;
     }
-    const tf32_choice tf32 = tf32_choose(backend, p, launch);
+    const tf32_choice tf32 = tf32_choose(backend, p, &route);
     char plan[160];
     switch (tf32.route) {
     case WL_TF32_ROUTE_FP32:

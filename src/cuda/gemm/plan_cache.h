@@ -1,7 +1,9 @@
 /* A plan computed once a shape (the FP32 dispatcher's, dispatch.cu; the
  * 16-bit and TF32 tile models' plans are the planner's, cached with its
- * route: gemm_plan.h): the gemm cost models are pure functions of the problem (shape,
- * strides, types, ops, misalignment) and of the device, but their searches
+ * route: gemm_plan.h, except where no route carries one, as for the
+ * ladder's forced kernels: gemm_ex.cu): the gemm cost models are pure
+ * functions of the problem (shape, strides, types, ops, misalignment)
+ * and of the device, but their searches
  * over tile kinds and splits of k cost tens of microseconds on the host for
  * a large k (64 x 64 x 65536: 128 splits x 6 tile kinds for the FP32 plan
  * alone), and one call asked for its plan up to three times (workspace
