@@ -116,6 +116,9 @@ static const variant variants[] = {
     STAGED(8, 8, 1),
     STAGED(8, 4, 1),
     STAGED(8, 4, 2),
+    /* Not planned: S = 16 beside tiled<f32,16> at 9-16. */
+    STAGED(16, 4, 1),
+    STAGED(16, 4, 2),
     {"along_k<bf16,1,4>", WL_GEMV_BF16, 32, 1, 1, gemv_along_k<WL_GEMV_BF16, 1, 4>, 0},
     /* X along big (op_b = N): gemv_along_big, the gemv_rows row. */
     {"along_big<bf16,1>", WL_GEMV_BF16, 256, 1, 1, gemv_along_big<WL_GEMV_BF16, 1>, 0},

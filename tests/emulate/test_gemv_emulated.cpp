@@ -5,7 +5,7 @@
  * X and Y along k) for BF16, FP16 and TF32 and gemv_tiled_k (FP32,
  * register tiles) and gemv_mma_rows (TF32 tensor cores, X along big),
  * small sides 1 to 32, and gemv_staged_k (FP32, Y staged in shared
- * memory) 1 to 8 (every
+ * memory) 1 to 16 (every
  * column-tile count, one and two row tiles a warp), k long enough for
  * whole rounds of the block's warps and a tail after them; odd big and k, padded
  * leading dimensions, misaligned bases (the element paths), k split in one
@@ -96,8 +96,8 @@ static const gemv_case cases[] = {
     {F32, F32, 32, 41, 777, true, true, 0, 0, 0, 4, 0, 256, false, TILED},
     {F32, F32, 29, 9, 515, true, true, 1, 1, 1, 0, 0, 0, false, TILED},
     {F32, F32, 25, 16, 300, true, false, 0, 0, 0, 0, 1, 0, false, TILED},
-    /* The FP32 kernel with Y staged (gemv_staged_k): small 1 to 8 (S = 2,
-     * 4, 8, odd sides), one stage and many with a short last one, one split
+    /* The FP32 kernel with Y staged (gemv_staged_k): small 1 to 16 (S = 2,
+     * 4, 8, 16, odd sides), one stage and many with a short last one, one split
      * and many (the split shorter than a stage), big past a block's rows
      * and not a multiple of a warp's, k odd, padded rows, views off 16
      * bytes (element loads of X, 4-byte copies of Y), Y along its small
@@ -114,6 +114,8 @@ static const gemv_case cases[] = {
     {F32, F32, 8, 300, 1999, true, true, 0, 0, 0, 0, 1, 0, false, STAGED},
     {F32, F32, 5, 40, 600, true, false, 0, 0, 0, 1, 0, 256, false, STAGED},
     {F32, F32, 3, 1, 70, true, true, 0, 0, 0, 0, 0, 0, false, STAGED},
+    {F32, F32, 13, 70, 1100, true, true, 0, 4, 0, 0, 1, 512, true, STAGED},
+    {F32, F32, 16, 33, 777, true, true, 1, 0, 0, 0, 0, 0, false, STAGED},
     /* The TF32 tensor-core kernel with X along big (op_b = N): every
      * column-tile count (small 1 to 32, odd ones), one strip and two a
      * warp, one row group and two, whole rounds then a tail, one split and
@@ -247,7 +249,8 @@ static void launch_mma_rows(const wl_gemv_params &p)
 }
 
 /* As gemv.cu's launch_staged (and with D = 2 at S = 4 and 8, R = 4 at
- * S = 8 for odd sides, so that those paths are checked too). */
+ * S = 8 for odd sides, so that those paths are checked too; S = 16, which
+ * scripts/gemv_variants.cu times beside gemv_tiled_k, past 8). */
 template <int S, int R, int D> static void launch_staged_sized(const wl_gemv_params &p)
 {
     const int rows = (WL_GEMV_THREADS / 32) * R;
@@ -261,6 +264,8 @@ static void launch_staged(const wl_gemv_params &p)
         launch_staged_sized<2, WL_GEMV_STAGED_R(2), WL_GEMV_STAGED_D(2)>(p);
     else if (p.small <= 4)
         launch_staged_sized<4, WL_GEMV_STAGED_R(4), 2>(p);
+    else if (p.small > 8)
+        launch_staged_sized<16, 4, 2>(p);
     else if (p.small % 2 == 0)
         launch_staged_sized<8, WL_GEMV_STAGED_R(8), WL_GEMV_STAGED_D(8)>(p);
     else
