@@ -502,7 +502,8 @@ __device__ __forceinline__ void gemv_staged_x(const float *row, int q, int q_end
         out[e] = q + e < q_end ? row[q + e] : 0.0f;
 }
 
-/* S: the small side rounded up (2, 4 or 8); R: rows of X a warp; D: warp
+/* S: the small side rounded up (2, 4 or 8; 16, which the planner does not
+ * run, is timed by scripts/gemv_variants.cu); R: rows of X a warp; D: warp
  * steps (128 k) a lane loads before it multiplies. */
 template <int S, int R, int D>
 __global__ void __launch_bounds__(WL_GEMV_THREADS, WL_GEMV_STAGED_MIN_BLOCKS)
