@@ -21,7 +21,10 @@
  *   runs: timed runs a cell, default 15; csv: a file for every cell (-: none);
  *   combo, N|T: only that combination (tf32, bf16->bf16, ...) and op_b;
  *   candidate: the planner's row forced by name (warplab_gemm_force_candidate),
- *   so that the rows' speeds can be compared on the tuning set. */
+ *   so that the rows' speeds can be compared on the tuning set.
+ * Environment (optional): GDB_TOKENS="1,2,3,5,8" (m, at most 32) and
+ * GDB_LAYERS="4096x4096,11008x4096" (n x k, n * k at most 28672 x 4096,
+ * k at most 14336) in place of the tuning set's. */
 #include "warplab.h"
 #include "warplab_lab.h"
 
@@ -63,9 +66,28 @@ static const combo combos[] = {
      CUBLAS_COMPUTE_32F, 1e-4},
 };
 
-static const size_t layer_nk[][2] = {
+static size_t layer_nk[16][2] = {
     {1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}};
-static const size_t tokens[] = {1, 2, 7, 8, 16, 24, 32};
+static size_t layers_count = 5;
+static size_t tokens[32] = {1, 2, 7, 8, 16, 24, 32};
+static size_t tokens_count = 7;
+
+/* Up to most numbers separated by ',' or 'x' from the environment variable
+ * name into out; the count, or 0 where it is unset or empty. */
+static size_t env_numbers(const char *name, size_t *out, size_t most)
+{
+    const char *text = getenv(name);
+    size_t count = 0;
+    while (text && *text && count < most) {
+        char *end;
+        const unsigned long long v = strtoull(text, &end, 10);
+        if (end == text)
+            break;
+        out[count++] = (size_t)v;
+        text = *end ? end + 1 : end;
+    }
+    return count;
+}
 
 static int compare_double(const void *a, const void *b)
 {
@@ -94,6 +116,24 @@ int main(int argc, char **argv)
     const char *only_combo = argc > 3 ? argv[3] : NULL;
     const char *only_op_b = argc > 4 ? argv[4] : NULL;
     const char *candidate = argc > 5 ? argv[5] : NULL;
+    size_t numbers[32];
+    size_t count = env_numbers("GDB_TOKENS", numbers, 32);
+    if (count) {
+        tokens_count = 0;
+        for (size_t i = 0; i < count; i++)
+            if (numbers[i] >= 1 && numbers[i] <= 32)
+                tokens[tokens_count++] = numbers[i];
+    }
+    count = env_numbers("GDB_LAYERS", numbers, 32);
+    if (count) {
+        layers_count = 0;
+        for (size_t i = 0; i + 1 < count; i += 2)
+            if (numbers[i] >= 1 && numbers[i] <= 28672 && numbers[i + 1] >= 1 &&
+                numbers[i + 1] <= 14336 && numbers[i] * numbers[i + 1] <= 28672 * 4096) {
+                layer_nk[layers_count][0] = numbers[i];
+                layer_nk[layers_count++][1] = numbers[i + 1];
+            }
+    }
     struct cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     cudaStream_t stream;
@@ -173,10 +213,8 @@ int main(int argc, char **argv)
         double log_sum[2] = {0, 0}, worst[2] = {1e9, 1e9};
         int cells[2] = {0, 0};
         for (int tb = 0; tb < 2; tb++)
-            for (size_t li = 0; !(only_op_b && only_op_b[0] != "NT"[tb]) &&
-                                li < sizeof layer_nk / sizeof layer_nk[0];
-                 li++)
-                for (size_t ti = 0; ti < sizeof tokens / sizeof tokens[0]; ti++) {
+            for (size_t li = 0; !(only_op_b && only_op_b[0] != "NT"[tb]) && li < layers_count; li++)
+                for (size_t ti = 0; ti < tokens_count; ti++) {
                     const size_t m = tokens[ti], n = layer_nk[li][0], k = layer_nk[li][1];
                     const size_t lda = k, ldb = tb ? k : n, ldc = n;
                     warplab_buffer *wa, *wb, *wc;

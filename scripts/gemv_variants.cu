@@ -8,7 +8,11 @@
  * beside it a device copy of the same bytes (read + write).
  *
  * Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude scripts/gemv_variants.cu -o gemv_variants
- * Run:   ./gemv_variants [runs] */
+ * Run:   ./gemv_variants [runs]
+ * Environment (each optional): GV_SMALLS="2,5,8" (small sides, default
+ * 1,16,24,32), GV_LAYERS="11008x4096,4096x11008" (n x k, default the
+ * tuning layers), GV_ONLY="staged,along_k<f32" (variants whose names begin
+ * with one of these), GV_SPLITS="1,2,4,8" (splits tried). */
 #include "../src/cuda/gemm/gemv.cuh"
 
 #include <cuda_runtime.h>
@@ -37,6 +41,45 @@ struct variant {
             gemv_mma<K, NT, MT, D, RG>                                                             \
     }
 
+#define STAGED(S, R, D)                                                                            \
+    {                                                                                              \
+        "staged<" #S "," #R "," #D ">", WL_GEMV_F32, 8 * R, S / 2 + 1, S, gemv_staged_k<S, R, D>,  \
+            0                                                                                      \
+    }
+
+/* A comma-separated list of numbers (or n x k pairs) from the environment. */
+static std::vector<int> env_list(const char *name, std::vector<int> fallback)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return fallback;
+    std::vector<int> out;
+    for (const char *at = text; *at;) {
+        char *end;
+        const long v = strtol(at, &end, 10);
+        if (end == at)
+            break;
+        out.push_back((int)v);
+        at = *end ? end + 1 : end; /* past ',' or 'x' */
+    }
+    return out;
+}
+
+static bool wanted(const char *name)
+{
+    const char *only = getenv("GV_ONLY");
+    if (!only || !*only)
+        return true;
+    for (const char *at = only; *at;) {
+        const char *end = strchr(at, ',');
+        const size_t len = end ? (size_t)(end - at) : strlen(at);
+        if (len && strncmp(name, at, len) == 0)
+            return true;
+        at = end ? end + 1 : at + len;
+    }
+    return false;
+}
+
 static const variant variants[] = {
     MMA(WL_GEMV_BF16, 1, 1, 4, 1),
     MMA(WL_GEMV_BF16, 2, 1, 4, 1),
@@ -60,6 +103,22 @@ static const variant variants[] = {
     {"tiled<f32,32>", WL_GEMV_F32, WL_GEMV_TILED_ROWS, 25, 32, gemv_tiled_k<WL_GEMV_F32, 32>,
      gemv_tiled_shape<32>::BYTES},
     {"along_k<f32,16,2>", WL_GEMV_F32, 16, 9, 16, gemv_along_k<WL_GEMV_F32, 16, 2>, 0},
+    /* The FP32 gemv_k row at small sides 2-8 (the library's geometry), and
+     * gemv_staged_k (S, R rows a warp, D steps in flight) beside it. */
+    {"along_k<f32,2,4>", WL_GEMV_F32, 32, 2, 2, gemv_along_k<WL_GEMV_F32, 2, 4>, 0},
+    {"along_k<f32,4,2>", WL_GEMV_F32, 16, 3, 4, gemv_along_k<WL_GEMV_F32, 4, 2>, 0},
+    {"along_k<f32,8,2>", WL_GEMV_F32, 16, 5, 8, gemv_along_k<WL_GEMV_F32, 8, 2>, 0},
+    STAGED(2, 8, 1),
+    STAGED(2, 8, 2),
+    STAGED(4, 8, 1),
+    STAGED(4, 8, 2),
+    STAGED(4, 4, 2),
+    STAGED(8, 8, 1),
+    STAGED(8, 4, 1),
+    STAGED(8, 4, 2),
+    /* Not planned: S = 16 beside tiled<f32,16> at 9-16. */
+    STAGED(16, 4, 1),
+    STAGED(16, 4, 2),
     {"along_k<bf16,1,4>", WL_GEMV_BF16, 32, 1, 1, gemv_along_k<WL_GEMV_BF16, 1, 4>, 0},
     /* X along big (op_b = N): gemv_along_big, the gemv_rows row. */
     {"along_big<bf16,1>", WL_GEMV_BF16, 256, 1, 1, gemv_along_big<WL_GEMV_BF16, 1>, 0},
@@ -114,16 +173,19 @@ int main(int argc, char **argv)
     const double copy_gbs = 2.0 * (x_max / 2) / (copy_us * 1e3);
     printf("device: %s, %d SMs; copy %.0f GB/s (read + write); %d runs, median, L2 flushed\n",
            prop.name, prop.multiProcessorCount, copy_gbs, runs);
-    static const int layers[][2] = {
-        {1024, 4096}, {4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}};
-    static const int smalls[] = {1, 16, 24, 32};
-    static const int split_counts[] = {1, 2, 4, 8};
-    for (const auto &layer : layers)
+    const std::vector<int> layers =
+        env_list("GV_LAYERS", {1024, 4096, 4096, 4096, 6144, 4096, 28672, 4096, 4096, 14336});
+    const std::vector<int> smalls = env_list("GV_SMALLS", {1, 16, 24, 32});
+    const std::vector<int> split_counts = env_list("GV_SPLITS", {1, 2, 4, 8});
+    for (size_t l = 0; l + 1 < layers.size(); l += 2)
         for (int small : smalls)
             for (const variant &v : variants) {
-                if (small < v.small_min || small > v.small_max)
+                if (small < v.small_min || small > v.small_max || !wanted(v.name))
                     continue;
-                const int big = layer[0], k = layer[1];
+                const int big = layers[l], k = layers[l + 1];
+                if ((size_t)big * k * 4 > x_max || (size_t)small * k * 4 > y_max || big > 28672 ||
+                    small > 32)
+                    continue;
                 const size_t element = v.kind == WL_GEMV_F32 ? 4 : 2;
                 wl_gemv_params p;
                 memset(&p, 0, sizeof p);

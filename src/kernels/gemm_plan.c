@@ -217,6 +217,32 @@ static const wl_gemm_candidate candidates[] = {
                "the H200 grid at seed 7 (tuning set) 13-16.5 TFLOP/s at m = 18-25 (18 x 14336 "
                "x 14336 492.9 us, 25 x 8192 x 11008 283.2): 23% of the FP32 peak; FMA-bound "
                "there, so the bandwidth is gemv_mma's"},
+    {.name = "gemv_staged",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_staged_k (FP32 FMAs, 8 rows of X a warp in "
+               "registers, Y staged in shared memory), wl_splitk_finish",
+     /* cp.async. */
+     .cc_major_min = 8,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_NT,
+     .in_place = WL_GEMM_LAYOUT_NT,
+     .small_max = WL_GEMV_STAGED_SMALL_MAX,
+     /* Small side 1 stays with gemv_k (bandwidth-bound there already). */
+     .along_k_small_min = WL_GEMV_STAGED_SMALL_MIN,
+     .x_layout = WL_GEMM_X_ALONG_K,
+     .min_align = 1,
+     .gemv_kernel = WL_GEMV_KERNEL_STAGED,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.80,
+     .flop_fraction = 0.30,
+     .flop_multiple = 1.0,
+     .fixed_us = 7.5,
+     .source = "not measured: expected gemv_k's fixed cost and bandwidth (X streamed the same "
+               "way, 7.5 us + bytes at 80% of 4.8 TB/s) and FMAs at 30% of the FP32 peak "
+               "(gemv.cuh: the loads' and FMAs' issue balanced at m = 8, 3.5x the bandwidth's "
+               "rate); to be refitted with scripts/planner-gpu.sh and gemv_variants.cu (m = "
+               "2-8, op_b = T, FP32)"},
     {.name = "gemv_rows",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
      .cc_major_min = 7,
@@ -605,6 +631,36 @@ static double peak_of(const wl_gemm_target *t)
 #define GEMV_MMA_QUARTER_SMS 1
 /* gemv_tiled_k: blocks of 8 warps on one strip, at most 128 registers. */
 #define GEMV_TILED_BLOCKS_PER_SM 2
+/* gemv_staged_k: as many (WL_GEMV_STAGED_MIN_BLOCKS; not measured). */
+#define GEMV_STAGED_BLOCKS_PER_SM WL_GEMV_STAGED_MIN_BLOCKS
+
+/* gemv_staged_k's split of k: the count, up to most, whose blocks (blocks
+ * along big times the splits, chunks of whole GEMV_K_QUANTUM) take the
+ * fewest waves of slots (GEMV_STAGED_BLOCKS_PER_SM an SM) times a block's
+ * work (its chunk of k and GEMV_STAGED_BLOCK_K more for its first stage of
+ * Y and its shuffles), the fewest splits on a tie. A block's rate is set by
+ * its loads in flight, so a last wave of few blocks runs at a fraction of
+ * the bandwidth (11008 x 4096 at 64 rows a block: 172 blocks; 2 splits,
+ * 344 blocks in 264 slots, 2 waves of 2048 k; 3 splits 2 waves of 1536).
+ * Not measured: expected from the kernel's loads in flight (gemv.cuh). */
+#define GEMV_STAGED_BLOCK_K 256
+static long long gemv_staged_splits(long long k, long long blocks_big, long long slots,
+                                    long long most)
+{
+    long long best = 1, best_cost = LLONG_MAX;
+    for (long long s = 1; s <= most; s++) {
+        long long chunk = (k + s - 1) / s;
+        chunk = (chunk + GEMV_K_QUANTUM - 1) / GEMV_K_QUANTUM * GEMV_K_QUANTUM;
+        const long long parts = (k + chunk - 1) / chunk;
+        const long long waves = (blocks_big * parts + slots - 1) / slots;
+        const long long cost = waves * (chunk + GEMV_STAGED_BLOCK_K);
+        if (parts == s && cost < best_cost) {
+            best = s;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
 
 /* gemv_mma_rows's split of k (plan: small, big, blocks_big set): whole
  * rounds of the block's warps (16 k a step, DEPTH steps a warp), as many
@@ -653,6 +709,8 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
             32 * WL_GEMV_MMA_ROWS_STRIPS(plan->small) * WL_GEMV_MMA_ROWS_GROUPS(plan->small);
     else if (kernel == WL_GEMV_KERNEL_TILED)
         per_block = WL_GEMV_TILED_ROWS;
+    else if (kernel == WL_GEMV_KERNEL_STAGED)
+        per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_STAGED_R(plan->small);
     else if (plan->x_along_k)
         per_block = (WL_GEMV_THREADS / 32) * WL_GEMV_ALONG_K_COLS(plan->small, (int)element);
     else
@@ -680,7 +738,8 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     }
     const long long target = kernel == WL_GEMV_KERNEL_MMA     ? (GEMV_MMA_QUARTER_SMS * sms + 3) / 4
                              : kernel == WL_GEMV_KERNEL_TILED ? GEMV_TILED_BLOCKS_PER_SM * sms
-                                                              : GEMV_BLOCKS_PER_SM * sms;
+                             : kernel == WL_GEMV_KERNEL_STAGED ? GEMV_STAGED_BLOCKS_PER_SM * sms
+                                                               : GEMV_BLOCKS_PER_SM * sms;
     long long splits = (target + plan->blocks_big - 1) / plan->blocks_big;
     /* 16-bit X along its rows (gemv_rows16's class): the split of the 16-bit
      * columns kernel whose geometry gemv_along_big took there (GEMV_ROWS16_*). */
@@ -697,6 +756,8 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
     const long long most_splits = rows16 ? GEMV_ROWS16_SPLITS_MAX : GEMV_SPLITS_MAX;
     most = most < 1 ? 1 : most > most_splits ? most_splits : most;
     splits = splits < 1 ? 1 : splits > most ? most : splits;
+    if (kernel == WL_GEMV_KERNEL_STAGED && k > 0)
+        splits = gemv_staged_splits(k, plan->blocks_big, target, most);
     long long chunk = (k + splits - 1) / splits;
     chunk = (chunk + quantum - 1) / quantum * quantum;
     if (chunk < 1)

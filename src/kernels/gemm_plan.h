@@ -88,10 +88,18 @@ typedef enum wl_gemm_schedule {
 
 /* The GEMV family's kernels (src/cuda/gemm/gemv.cuh). FMA: gemv_along_k or
  * gemv_along_big by X's layout (FP32 FMAs); TILED: gemv_tiled_k (FP32
- * FMAs on register tiles, X and Y along k, small side 17 to 32); MMA:
+ * FMAs on register tiles, X and Y along k, small side 9 to 32); MMA:
  * gemv_mma (tensor cores, X and Y along k); MMA_ROWS: gemv_mma_rows (TF32
- * tensor cores, X along big). */
-enum { WL_GEMV_KERNEL_FMA = 0, WL_GEMV_KERNEL_TILED, WL_GEMV_KERNEL_MMA, WL_GEMV_KERNEL_MMA_ROWS };
+ * tensor cores, X along big); STAGED: gemv_staged_k (FP32 FMAs, X along k
+ * in registers, Y staged in shared memory, small side 2 to 8). */
+enum {
+    WL_GEMV_KERNEL_FMA = 0,
+    WL_GEMV_KERNEL_TILED,
+    WL_GEMV_KERNEL_MMA,
+    WL_GEMV_KERNEL_MMA_ROWS,
+    WL_GEMV_KERNEL_STAGED,
+    WL_GEMV_KERNELS
+};
 
 /* Bits of the layouts (op_a, op_b) a candidate reads in place. */
 enum {
@@ -414,6 +422,21 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_TILED_STAGE_K 64
 #define WL_GEMV_TILED_STAGES 4
 #define WL_GEMV_TILED_S(small) ((small) <= 16 ? 16 : (small) <= 24 ? 24 : 32)
+/* The kernel with Y staged in shared memory (gemv_staged_k): the small
+ * side (2 to 8: S = 2, 4 or 8), rows of X a warp (R) and warp steps of 128
+ * k a lane loads before it multiplies (D), by S; k a stage of Y (16 KB a
+ * stage, two stages); blocks an SM its registers are bounded for (R x S
+ * sums and R x D x 4 elements of X a lane: 128 registers at 2). Not
+ * measured: expected from the loads' and FMAs' issue (gemv.cuh), R x D = 8
+ * (4 KB of X in flight a warp, 64 KB an SM at two blocks); the next
+ * measurement (scripts/gemv_variants.cu) sets them. */
+#define WL_GEMV_STAGED_SMALL_MIN 2
+#define WL_GEMV_STAGED_SMALL_MAX 8
+#define WL_GEMV_STAGED_S(small) ((small) <= 2 ? 2 : (small) <= 4 ? 4 : 8)
+#define WL_GEMV_STAGED_R(small) 8
+#define WL_GEMV_STAGED_D(small) ((small) <= 2 ? 2 : 1)
+#define WL_GEMV_STAGED_CHUNK(s) (4096 / (s))
+#define WL_GEMV_STAGED_MIN_BLOCKS 2
 /* X along big (gemv_along_big), by the element's bytes: threads along big
  * (16 bytes each) and groups of threads along k, WL_GEMV_THREADS in all.
  * 16-bit: 64 x 4, 512 columns a block, the geometry of the 16-bit skinny

@@ -15,7 +15,7 @@
  * output's rounding; a NaN never passes. On sm_80 and later the planner
  * (src/kernels/gemm_plan.h) must send some cases to each new kernel (the
  * tensor-core GEMVs along k and along B's rows, the register-tiled FP32
- * one), so that they run.
+ * one, the FP32 one with Y staged at m or n of 4 to 8), so that they run.
  *
  * Exits 77 (CTest's skip) without a CUDA GPU. */
 #include "../../src/kernels/gemm_plan.h"
@@ -223,7 +223,7 @@ static double tf32(double v)
 }
 
 /* Cases planned on each GEMV kernel (WL_GEMV_KERNEL_*). */
-static int kernel_plans[4] = {0, 0, 0, 0};
+static int kernel_plans[WL_GEMV_KERNELS] = {0};
 
 static void run_case(const combo &cb, const shape &s, unsigned seed)
 {
@@ -268,7 +268,7 @@ static void run_case(const combo &cb, const shape &s, unsigned seed)
     char route[200];
     wl_gemm_route_describe(&plan, route, sizeof route);
     if (plan.candidate >= 0 && plan.schedule == WL_GEMM_SCHEDULE_GEMV && plan.gemv_kernel >= 0 &&
-        plan.gemv_kernel < 4)
+        plan.gemv_kernel < WL_GEMV_KERNELS)
         kernel_plans[plan.gemv_kernel]++;
 
     const warplab_status st =
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
             if (!short_list || (i + seed) % 3 == 0)
                 run_case(cb, shapes[i], seed);
         }
-    /* The new kernels ran: the tensor-core GEMVs and the register-tiled one
+    /* The new kernels ran: the tensor-core GEMVs, the register-tiled one and Y staged
      * (sm_80 and later; the full list, where every combo meets them). */
     const warplab_device_info *info = warplab_context_device(ctx);
     if (info->cc_major >= 8 && mma_rows) {
@@ -381,15 +381,20 @@ int main(int argc, char **argv)
     } else if (info->cc_major >= 8 && !short_list && !rows16) {
         checks++;
         if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0 ||
-            kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {
+            kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0 ||
+            kernel_plans[WL_GEMV_KERNEL_STAGED] == 0) {
             failures++;
-            fprintf(stderr, "GEMV kernels planned: %d FMA, %d tiled, %d mma, %d mma along rows\n",
-                    kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3]);
+            fprintf(
+                stderr,
+                "GEMV kernels planned: %d FMA, %d tiled, %d mma, %d mma along rows, %d staged\n",
+                kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3],
+                kernel_plans[4]);
         }
     }
     warplab_context_destroy(ctx);
     printf("test_gemm_decode_cuda: %d checks, %d failed (GEMV plans: %d FMA, %d tiled, %d mma, "
-           "%d mma along rows)\n",
-           checks, failures, kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3]);
+           "%d mma along rows, %d staged)\n",
+           checks, failures, kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3],
+           kernel_plans[4]);
     return failures ? 1 : 0;
 }

@@ -4,7 +4,8 @@
  * small side, small sides 1 to 16 (odd ones too); gemv_mma (tensor cores,
  * X and Y along k) for BF16, FP16 and TF32 and gemv_tiled_k (FP32,
  * register tiles) and gemv_mma_rows (TF32 tensor cores, X along big),
- * small sides 1 to 32 (every
+ * small sides 1 to 32, and gemv_staged_k (FP32, Y staged in shared
+ * memory) 1 to 16 (every
  * column-tile count, one and two row tiles a warp), k long enough for
  * whole rounds of the block's warps and a tail after them; odd big and k, padded
  * leading dimensions, misaligned bases (the element paths), k split in one
@@ -35,7 +36,7 @@ struct gemv_case {
 
 static const int F32 = WL_GEMV_F32, BF = WL_GEMV_BF16, F16 = WL_GEMV_F16;
 static const int FMA = WL_GEMV_KERNEL_FMA, TILED = WL_GEMV_KERNEL_TILED, MMA = WL_GEMV_KERNEL_MMA;
-static const int ROWS = WL_GEMV_KERNEL_MMA_ROWS;
+static const int ROWS = WL_GEMV_KERNEL_MMA_ROWS, STAGED = WL_GEMV_KERNEL_STAGED;
 
 static const gemv_case cases[] = {
     /* Decode with nn.Linear's weights (X along k), aligned, one split and many. */
@@ -95,6 +96,26 @@ static const gemv_case cases[] = {
     {F32, F32, 32, 41, 777, true, true, 0, 0, 0, 4, 0, 256, false, TILED},
     {F32, F32, 29, 9, 515, true, true, 1, 1, 1, 0, 0, 0, false, TILED},
     {F32, F32, 25, 16, 300, true, false, 0, 0, 0, 0, 1, 0, false, TILED},
+    /* The FP32 kernel with Y staged (gemv_staged_k): small 1 to 16 (S = 2,
+     * 4, 8, 16, odd sides), one stage and many with a short last one, one split
+     * and many (the split shorter than a stage), big past a block's rows
+     * and not a multiple of a warp's, k odd, padded rows, views off 16
+     * bytes (element loads of X, 4-byte copies of Y), Y along its small
+     * side, one row of X, a NaN in X. */
+    {F32, F32, 1, 70, 1001, true, true, 0, 0, 0, 0, 0, 0, false, STAGED},
+    {F32, F32, 2, 131, 1537, true, true, 0, 4, 0, 0, 3, 512, false, STAGED},
+    {F32, F32, 2, 45, 4500, true, true, 0, 0, 0, 0, 0, 0, true, STAGED},
+    {F32, F32, 3, 65, 4097, true, true, 0, 0, 0, 0, 0, 0, true, STAGED},
+    {F32, F32, 4, 200, 2100, true, true, 0, 4, 0, 4, 1, 1024, false, STAGED},
+    {F32, F32, 5, 37, 777, true, true, 1, 1, 1, 0, 0, 256, true, STAGED},
+    {F32, F32, 6, 64, 1300, true, true, 0, 0, 0, 0, 2, 0, false, STAGED},
+    {F32, F32, 7, 129, 2051, true, true, 0, 8, 0, 0, 0, 768, false, STAGED},
+    {F32, F32, 8, 97, 1025, true, true, 0, 3, 0, 1, 0, 512, true, STAGED},
+    {F32, F32, 8, 300, 1999, true, true, 0, 0, 0, 0, 1, 0, false, STAGED},
+    {F32, F32, 5, 40, 600, true, false, 0, 0, 0, 1, 0, 256, false, STAGED},
+    {F32, F32, 3, 1, 70, true, true, 0, 0, 0, 0, 0, 0, false, STAGED},
+    {F32, F32, 13, 70, 1100, true, true, 0, 4, 0, 0, 1, 512, true, STAGED},
+    {F32, F32, 16, 33, 777, true, true, 1, 0, 0, 0, 0, 0, false, STAGED},
     /* The TF32 tensor-core kernel with X along big (op_b = N): every
      * column-tile count (small 1 to 32, odd ones), one strip and two a
      * warp, one row group and two, whole rounds then a tail, one split and
@@ -227,6 +248,30 @@ static void launch_mma_rows(const wl_gemv_params &p)
         launch_mma_rows_sized<4>(p);
 }
 
+/* As gemv.cu's launch_staged (and with D = 2 at S = 4 and 8, R = 4 at
+ * S = 8 for odd sides, so that those paths are checked too; S = 16, which
+ * scripts/gemv_variants.cu times beside gemv_tiled_k, past 8). */
+template <int S, int R, int D> static void launch_staged_sized(const wl_gemv_params &p)
+{
+    const int rows = (WL_GEMV_THREADS / 32) * R;
+    const dim3 grid((unsigned)((p.big + rows - 1) / rows), (unsigned)p.splits);
+    emu_launch(grid, dim3(WL_GEMV_THREADS), 0, [&] { gemv_staged_k<S, R, D>(p); });
+}
+
+static void launch_staged(const wl_gemv_params &p)
+{
+    if (p.small <= 2)
+        launch_staged_sized<2, WL_GEMV_STAGED_R(2), WL_GEMV_STAGED_D(2)>(p);
+    else if (p.small <= 4)
+        launch_staged_sized<4, WL_GEMV_STAGED_R(4), 2>(p);
+    else if (p.small > 8)
+        launch_staged_sized<16, 4, 2>(p);
+    else if (p.small % 2 == 0)
+        launch_staged_sized<8, WL_GEMV_STAGED_R(8), WL_GEMV_STAGED_D(8)>(p);
+    else
+        launch_staged_sized<8, 4, 2>(p);
+}
+
 /* As gemv.cu's launch_kind. */
 template <int KIND> static void launch_kind(const wl_gemv_params &p, bool along_k, int blocks)
 {
@@ -320,6 +365,8 @@ static void check(const gemv_case &c, unsigned seed)
                        [&] { gemv_tiled_k<WL_GEMV_F32, 32>(p); });
     } else if (c.kernel == ROWS) {
         launch_mma_rows(p);
+    } else if (c.kernel == STAGED) {
+        launch_staged(p);
     } else if (c.kernel == MMA) {
         if (c.kind == F32)
             launch_mma<WL_GEMV_F32>(p);
@@ -383,10 +430,11 @@ static void check(const gemv_case &c, unsigned seed)
     std::printf("%s %s %s->%s small=%d big=%d k=%d x_along_k=%d y_along_k=%d splits=%d: worst "
                 "%.3f of bound, %d wrong, %d stray writes\n",
                 bad || strayed ? "FAIL" : "ok",
-                c.kernel == MMA     ? "gemv_mma"
-                : c.kernel == ROWS  ? "gemv_mma_rows"
-                : c.kernel == TILED ? "gemv_tiled_k"
-                                    : "gemv",
+                c.kernel == MMA      ? "gemv_mma"
+                : c.kernel == ROWS   ? "gemv_mma_rows"
+                : c.kernel == TILED  ? "gemv_tiled_k"
+                : c.kernel == STAGED ? "gemv_staged_k"
+                                     : "gemv",
                 names[c.kind], names[c.c_kind], c.small, c.big, c.k, c.x_along_k, c.y_along_k,
                 p.splits, worst, bad, strayed);
     if (bad || strayed)

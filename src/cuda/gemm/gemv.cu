@@ -84,6 +84,25 @@ static cudaError_t launch_tiled(dim3 grid, const wl_gemv_params &params, cudaStr
     return cudaSuccess;
 }
 
+/* The kernel with Y staged (gemv_staged_k) for a small side (2 to 8): S,
+ * rows a warp and steps in flight of gemm_plan.h. */
+template <int S>
+static void launch_staged_sized(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    gemv_staged_k<S, WL_GEMV_STAGED_R(S), WL_GEMV_STAGED_D(S)>
+        <<<grid, WL_GEMV_THREADS, 0, stream>>>(params);
+}
+
+static void launch_staged(int small, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
+{
+    if (small <= 2)
+        launch_staged_sized<2>(grid, params, stream);
+    else if (small <= 4)
+        launch_staged_sized<4>(grid, params, stream);
+    else
+        launch_staged_sized<8>(grid, params, stream);
+}
+
 static int kind_of(warplab_dtype type)
 {
     return type == WARPLAB_BFLOAT16  ? WL_GEMV_BF16
@@ -103,10 +122,11 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
     const wl_problem *p = launch->problem;
     const bool rows_kernel = plan->gemv_kernel == WL_GEMV_KERNEL_MMA_ROWS;
     if (plan->schedule != WL_GEMM_SCHEDULE_GEMV ||
-        plan->small > (plan->gemv_kernel == WL_GEMV_KERNEL_MMA     ? WL_GEMV_MMA_SMALL_MAX
-                       : plan->gemv_kernel == WL_GEMV_KERNEL_TILED ? WL_GEMV_TILED_SMALL_MAX
-                       : rows_kernel                               ? WL_GEMV_MMA_ROWS_SMALL_MAX
-                                                                   : WL_GEMV_SMALL_MAX) ||
+        plan->small > (plan->gemv_kernel == WL_GEMV_KERNEL_MMA      ? WL_GEMV_MMA_SMALL_MAX
+                       : plan->gemv_kernel == WL_GEMV_KERNEL_TILED  ? WL_GEMV_TILED_SMALL_MAX
+                       : plan->gemv_kernel == WL_GEMV_KERNEL_STAGED ? WL_GEMV_STAGED_SMALL_MAX
+                       : rows_kernel                                ? WL_GEMV_MMA_ROWS_SMALL_MAX
+                                                                    : WL_GEMV_SMALL_MAX) ||
         (plan->gemv_kernel != WL_GEMV_KERNEL_FMA && plan->x_along_k == rows_kernel))
         return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT, "gemv: not a GEMV plan");
     if (plan->splits > 1 && launch->scratch.bytes < plan->scratch)
@@ -176,6 +196,12 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
                                         : launch_tiled<32>(grid, params, stream);
         if (e != cudaSuccess)
             return wl_cuda_check(backend, e, "gemv: the register-tiled kernel's shared memory");
+    } else if (plan->gemv_kernel == WL_GEMV_KERNEL_STAGED) {
+        /* FP32 only (the row's input type). */
+        if (p->dtype != WARPLAB_FLOAT32)
+            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                           "gemv: the kernel with Y staged takes FP32 inputs");
+        launch_staged(plan->small, grid, params, stream);
     } else if (rows_kernel) {
         /* TF32 on FP32 inputs only (the row's input type). */
         if (p->dtype != WARPLAB_FLOAT32)

@@ -20,8 +20,11 @@
  * - gemv_along_big (x_j = 1): a thread owns 16 bytes of neighbouring
  *   columns, GROUPS groups of threads walk the rows of X in turn, shared
  *   memory adds the groups.
- * - gemv_tiled_k (x_q = 1, FP32 compute, small side 17 to 32): as
+ * - gemv_tiled_k (x_q = 1, FP32 compute, small side 9 to 32): as
  *   gemv_along_k, on register tiles (below).
+ * - gemv_staged_k (x_q = 1, FP32 compute, small side 2 to 8): as
+ *   gemv_along_k, with 8 rows of X a warp and Y staged in shared memory
+ *   (below).
  * - gemv_mma (x_q = 1 and y_q = 1, 16-bit inputs or TF32 compute, small
  *   side up to 32; the planner takes it to WL_GEMV_MMA_SMALL_MAX): gemv_along_k's problem on tensor
  *   cores (below).
@@ -430,6 +433,161 @@ __global__ void __launch_bounds__(WL_GEMV_THREADS, 2) gemv_tiled_k(wl_gemv_param
             if (r == kl && j < p.big && i < p.small)
                 gemv_emit(p, split, i, j, v);
         }
+}
+
+/* gemv_staged_k: X along k, exact FP32 (FMAs), small side 2 to
+ * WL_GEMV_STAGED_SMALL_MAX (gemm_plan.h).
+ *
+ * Over gemv_along_k: there each lane loads all S rows of Y from L1 for
+ * every COLS = 2 rows of X (FP32, S <= 8: the registers of 3 blocks an SM),
+ * so a warp step of 2 x 512 bytes of X costs S + 2 loads of 512 bytes
+ * through the SM's 128 bytes a clock of L1 and shared memory: 40 clocks
+ * for 256 elements at S = 8, 6.4 elements a clock where the H200's
+ * bandwidth asks 4.6 an SM (4.8 TB/s over 132 SMs at 1.98 GHz): bound by
+ * the loads of Y (m = 7-16 at 9% of the FP32 peak, gemm_plan.c's gemv_k
+ * row). Over gemv_tiled_k: its small sides start at 9 (S = 16 pads 2-8
+ * columns 2-8x) and X passes through shared memory. Here a warp owns R
+ * rows of X and loads them straight into registers (16 bytes a lane a row,
+ * a warp's load 512 contiguous bytes of one row, evict-first: X is read
+ * once), R x D loads in flight a lane; Y, read by every warp, is staged in
+ * shared memory once a block (cp.async, WL_GEMV_STAGED_CHUNK(S) of k a
+ * stage, two stages: the next one in flight while one is multiplied), and
+ * each 16 bytes of Y a lane reads from it serve R rows of X. A warp step
+ * costs R + S loads of 512 bytes for 4 x R x S FMAs a lane: at R = S = 8
+ * 64 clocks of loads and 64 of FMAs an SM for 1024 elements of X, 16 a
+ * clock (3.5x the bandwidth's). Rows of Y past small are neither staged
+ * nor multiplied (no FMAs on padding). Each lane adds its k positions in
+ * order, shuffles add the lanes (deterministic), k splits across blocks
+ * (blockIdx.y) with wl_splitk_finish, as for the other kernels. The tail
+ * of k, and X off 16 bytes, load element by element (zeros past the end);
+ * Y off 16 bytes or strided stages 4 bytes a copy; rows of X past big
+ * repeat the last and are never stored. Not yet measured: the geometry
+ * (R, D, the stage) is modelled, scripts/gemv_variants.cu times it. */
+
+/* Y's rows i < min(small, S), k from q (before q_end, zeros after), into
+ * the stage dst[S][CHUNK]. */
+template <int S, int CHUNK>
+__device__ __forceinline__ void gemv_staged_y(const wl_gemv_params &p, float (*dst)[CHUNK], int q,
+                                              int q_end)
+{
+    const float *y = (const float *)p.y;
+    const int PIECES = CHUNK / 4; /* 16 bytes each */
+    const int rows = p.small < S ? p.small : S;
+    for (int c = threadIdx.x; c < rows * PIECES; c += WL_GEMV_THREADS) {
+        const int i = c / PIECES, qq = q + 4 * (c % PIECES);
+        float *to = dst[i] + 4 * (c % PIECES);
+        const int valid = q_end - qq < 0 ? 0 : min(q_end - qq, 4);
+        const float *src = y + (size_t)i * p.y_i + (size_t)qq * p.y_q;
+        if (p.y_vec) {
+            cp_async_16_edge(to, src, valid);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                cp_async_4(to + e, src + (size_t)e * p.y_q, e < valid);
+        }
+    }
+}
+
+/* A lane's 16 bytes of a row of X at q: one evict-first load where vec and
+ * all 4 elements are before q_end, else element by element, zeros past it. */
+__device__ __forceinline__ void gemv_staged_x(const float *row, int q, int q_end, bool vec,
+                                              float out[4])
+{
+    if (vec && q + 4 <= q_end) {
+        gemv_elem<WL_GEMV_F32>::widen_vec(__ldcs(reinterpret_cast<const uint4 *>(row + q)), out);
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        out[e] = q + e < q_end ? row[q + e] : 0.0f;
+}
+
+/* S: the small side rounded up (2, 4 or 8; 16, which the planner does not
+ * run, is timed by scripts/gemv_variants.cu); R: rows of X a warp; D: warp
+ * steps (128 k) a lane loads before it multiplies. */
+template <int S, int R, int D>
+__global__ void __launch_bounds__(WL_GEMV_THREADS, WL_GEMV_STAGED_MIN_BLOCKS)
+    gemv_staged_k(wl_gemv_params p)
+{
+    const int STEP = 128, CHUNK = WL_GEMV_STAGED_CHUNK(S);
+    static_assert(CHUNK % (STEP * D) == 0, "gemv_staged_k: whole groups of steps a stage");
+    if (p.splits > 1) /* wl_splitk_finish follows */
+        wl_pdl_release();
+    __shared__ __align__(16) float ys[2][S][CHUNK];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int j0 = (blockIdx.x * (WL_GEMV_THREADS / 32) + warp) * R, split = blockIdx.y;
+    const int q0 = split * p.k_chunk, q1 = min(p.k, q0 + p.k_chunk);
+    const int stages = q1 > q0 ? (q1 - q0 + CHUNK - 1) / CHUNK : 0;
+    /* Warps past big stage Y and meet the barriers, nothing more. */
+    const bool rows_here = j0 < p.big;
+    const float *x = (const float *)p.x;
+    const float *rows[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) /* rows past big repeat the last; never stored */
+        rows[r] = x + (size_t)min(j0 + r, p.big - 1) * p.x_j;
+    float acc[S][R];
+#pragma unroll
+    for (int i = 0; i < S; i++)
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            acc[i][r] = 0.0f;
+    if (stages > 0)
+        gemv_staged_y<S, CHUNK>(p, ys[0], q0, q1);
+    cp_async_commit();
+    for (int st = 0; st < stages; st++) {
+        const int qs = q0 + st * CHUNK;
+        if (st + 1 < stages) /* its buffer was freed by the last barrier */
+            gemv_staged_y<S, CHUNK>(p, ys[(st + 1) % 2], qs + CHUNK, q1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads(); /* stage st landed */
+        if (rows_here) {
+            const float(*yc)[CHUNK] = ys[st % 2];
+            for (int s0 = 0; s0 < CHUNK / STEP && qs + s0 * STEP < q1; s0 += D) {
+                float xv[D][R][4];
+#pragma unroll
+                for (int d = 0; d < D; d++)
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+                        gemv_staged_x(rows[r], qs + (s0 + d) * STEP + 4 * lane, q1, p.x_vec,
+                                      xv[d][r]);
+#pragma unroll
+                for (int d = 0; d < D; d++)
+#pragma unroll
+                    for (int i = 0; i < S; i++)
+                        if (i < p.small) {
+                            const float4 yv = *reinterpret_cast<const float4 *>(
+                                &yc[i][(s0 + d) * STEP + 4 * lane]);
+#pragma unroll
+                            for (int r = 0; r < R; r++) {
+                                acc[i][r] = fmaf(yv.x, xv[d][r][0], acc[i][r]);
+                                acc[i][r] = fmaf(yv.y, xv[d][r][1], acc[i][r]);
+                                acc[i][r] = fmaf(yv.z, xv[d][r][2], acc[i][r]);
+                                acc[i][r] = fmaf(yv.w, xv[d][r][3], acc[i][r]);
+                            }
+                        }
+            }
+        }
+        __syncthreads(); /* stage st read: its buffer is free */
+    }
+    cp_async_wait<0>();
+    if (!rows_here)
+        return;
+        /* Shuffles add the lanes; output (i, r) is stored by lane (i R + r) % 32. */
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        if (i >= p.small)
+            break;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            float v = acc[i][r];
+#pragma unroll
+            for (int offset = 16; offset > 0; offset /= 2)
+                v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+            if (lane == (i * R + r) % 32 && j0 + r < p.big)
+                gemv_emit(p, split, i, j0 + r, v);
+        }
+    }
 }
 
 /* gemv_mma: X along k on tensor cores (mma.sync, sm_80+), FP32 sums.
