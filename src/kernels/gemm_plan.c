@@ -234,15 +234,15 @@ static const wl_gemm_candidate candidates[] = {
      .min_align = 1,
      .gemv_kernel = WL_GEMV_KERNEL_STAGED,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.80,
-     .flop_fraction = 0.30,
+     .bandwidth_fraction = 0.77,
+     .flop_fraction = 0.18,
      .flop_multiple = 1.0,
-     .fixed_us = 7.5,
-     .source = "not measured: expected gemv_k's fixed cost and bandwidth (X streamed the same "
-               "way, 7.5 us + bytes at 80% of 4.8 TB/s) and FMAs at 30% of the FP32 peak "
-               "(gemv.cuh: the loads' and FMAs' issue balanced at m = 8, 3.5x the bandwidth's "
-               "rate); to be refitted with scripts/planner-gpu.sh and gemv_variants.cu (m = "
-               "2-8, op_b = T, FP32)"},
+     .fixed_us = 7.0,
+     .source = "H200, scripts/gemm_decode_bench.c (tuning set: m = 2-8 x the layers 4096 x "
+               "4096, 11008 x 4096, 4096 x 11008, 14336 x 4096, 28672 x 4096, op_b = T, FP32, "
+               "forced): 35 cells fitted as 7.0 us + bytes at 77% of 4.8 TB/s or FMAs at 18% "
+               "of the FP32 peak (worst cell 12% off; 28672 x 4096: 124.9 us at m = 2, 156.0 "
+               "at m = 8; 1.33-1.68x gemv_k at m = 5-8)"},
     {.name = "gemv_rows",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_along_big, wl_splitk_finish",
      .cc_major_min = 7,
@@ -302,8 +302,13 @@ static const wl_gemm_candidate candidates[] = {
      .in_place = WL_GEMM_LAYOUT_NN,
      /* TF32 decode (the only compute a tensor-core GEMV row takes here):
       * its FP32 FMA kernels (skinny_m, tile_32x128) lose to the tensor
-      * cores there (the TF32 decode note). */
+      * cores there (the TF32 decode note), from m = 2: at m = 1 skinny_m
+      * streams B at the bandwidth as gemv_mma_rows_tf32 does, and the
+      * models rank them (H200 grid, TF32 N, N m = 1 cells of the tuning
+      * seeds 7 and 24301: 1 x 6144 x 11008 65.5 us against 69.1, 1 x 14336
+      * x 14336 191.6 against 192.2). */
      .along_big_defers_small_max = 32,
+     .along_big_defers_small_min = 2,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_DELEGATED,
@@ -399,8 +404,10 @@ static const wl_gemm_candidate candidates[] = {
       * replaced (0.12-0.35x cuBLAS at m = 1-8, H200). */
      .along_k_small_min = 9,
      /* X along its rows (op_b = N): its kernels pad m to their tiles (32 to
-      * 128 rows; the TF32 decode note). */
+      * 128 rows; the TF32 decode note), from m = 2 (m = 1: its FP32
+      * route, as fp32_dispatch's note says). */
      .along_big_defers_small_max = 32,
+     .along_big_defers_small_min = 2,
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_MODELLED,
@@ -855,7 +862,8 @@ bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
         y_along_k ? c->along_k_defers_small_max : c->along_k_defers_strided_small_max;
     const bool any_gemv = defers_max > 0 && along_k && small_side(d) <= defers_max;
     const bool tensor_gemv = c->along_big_defers_small_max > 0 && !along_k &&
-                             small_side(d) <= c->along_big_defers_small_max;
+                             small_side(d) <= c->along_big_defers_small_max &&
+                             small_side(d) >= c->along_big_defers_small_min;
     if (!any_gemv && !tensor_gemv)
         return false;
     for (size_t i = 0; i < CANDIDATES; i++) {

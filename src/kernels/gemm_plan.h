@@ -153,6 +153,8 @@ typedef struct wl_gemm_candidate {
      * MMA or MMA_ROWS) takes the descriptor; forced by name, it still runs.
      * 0: never. */
     size_t along_big_defers_small_max;
+    /* ... from this small side on (0 or 1: from 1). */
+    size_t along_big_defers_small_min;
     int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;        /* takes k = 0 (C = beta C) */
     unsigned min_align; /* bytes every operand's rows need; 1 = any */

@@ -139,11 +139,13 @@ static void test_table(void)
         /* Decode with row-major weights (op_b = N): the choosers' kernels as
          * stored; TF32 on the tensor-core GEMV that reads B along n (m = 1
          * to 32, the tuning set's layers and odd sizes), where the choosers'
-         * rows step aside for it; exact FP32 stays with the dispatcher. */
+         * rows step aside for it from m = 2 (at m = 1 the dispatcher's
+         * skinny_m streams B as fast, and the models rank them); exact FP32
+         * stays with the dispatcher. */
         {1, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
         {3, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {3, 4096, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
-        {1, 28672, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
+        {1, 28672, 4096, N, N, F32, F32, TF32C, "fp32_dispatch"},
         {8, 1024, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
         {16, 4096, 14336, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
         {24, 6144, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
