@@ -65,6 +65,15 @@
 /* Fractions of the FP32 peak and of the bandwidth the kernels reach. */
 #define BANDWIDTH_EFFICIENCY 0.85
 #define SKINNY_FMA_EFFICIENCY 0.4
+/* skinny_m's FMAs, on the rows its groups pad m to: the H200 at MR = 8
+ * and 16 (the decode tuning layers 4096 x 4096, 11008 x 4096 and 4096 x
+ * 14336, FP32 N, N, skinny_m forced through warplab bench gemm) ran at
+ * 0.12-0.145 of the FP32 peak on the padded flops (16 x 4096 x 4096 69.1
+ * us, 9 x 11008 x 4096 178.6, 5 x 4096 x 14336 96.7). At
+ * SKINNY_FMA_EFFICIENCY of the unpadded flops the model priced MR = 16 at
+ * 19-60 us and kept it over tile_32x128, which ran those cells 1.8-2.1x
+ * faster. (skinny_n keeps SKINNY_FMA_EFFICIENCY: not measured here.) */
+#define SKINNY_M_FMA_EFFICIENCY 0.12
 /* skinny_m: the fraction of the SMs whose threads already keep the
  * bandwidth busy; a grid that fills them is not split to reach the rest.
  * On the H100, 1x4096x14336 (128 blocks of 1024 threads, 132 SMs) ran 82.4
@@ -200,8 +209,10 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
                  : ceil_div(m, 8.0 * (plan->group <= 2 ? 2 : 4)) * s * passes * 256 * 2;
         const double fill =
             fmin(1.0, threads / (md->sms * 1024.0 * (rows ? SKINNY_M_SATURATED : 1.0)));
-        kernel_time = fmax(streamed / md->bytes_per_us / fill,
-                           2.0 * m * n * k / (md->flops_per_us * SKINNY_FMA_EFFICIENCY * fill));
+        const double fma_us = rows ? 2.0 * passes * plan->group * big * k /
+                                         (md->flops_per_us * SKINNY_M_FMA_EFFICIENCY)
+                                   : 2.0 * m * n * k / (md->flops_per_us * SKINNY_FMA_EFFICIENCY);
+        kernel_time = fmax(streamed / md->bytes_per_us, fma_us) / fill;
     } else {
         const tile_kind *t = tile_kind_of(plan->kernel);
         const double sm_rate = md->flops_per_us / md->sms * t->efficiency;

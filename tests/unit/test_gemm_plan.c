@@ -637,6 +637,14 @@ static void test_dispatch_splits(unsigned seed, int count)
         {35613, 212, 3430, 1, WL_GEMM_KERNEL_TILE_128X128, true},
         {5207, 1024, 4096, 1, WL_GEMM_KERNEL_TILE_128X128, true},
         {284, 6144, 28672, 1, -1, true},
+        /* Decode, FP32 N, N: skinny_m where its groups of 1-8 rows stream
+         * B, small tiles split over k from 9 rows (skinny_m's 16-row groups
+         * are FMA-bound: H200, 9-16 x 4096 x 4096 67-69 us against 37 in
+         * tile_32x128). */
+        {2, 11008, 4096, 1, WL_GEMM_KERNEL_SKINNY_M, false},
+        {7, 4096, 14336, 1, WL_GEMM_KERNEL_SKINNY_M, true},
+        {9, 4096, 4096, 1, WL_GEMM_KERNEL_TILE_32X128, true},
+        {16, 11008, 4096, 1, WL_GEMM_KERNEL_TILE_32X128, true},
         /* Large squares and prefill: whole 256x128 tiles. */
         {4096, 4096, 4096, 1, WL_GEMM_KERNEL_TILE_256X128, false},
         {959, 8192, 14336, 1, WL_GEMM_KERNEL_TILE_256X128, false},
