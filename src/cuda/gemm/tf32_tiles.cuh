@@ -56,6 +56,9 @@ template <int MN, bool KC_> struct tf32_operand_tile {
 template <int BM, int BN, int WM, int WN> struct tf32_tiles_shape {
     static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
     static constexpr int MI = WM / 16, NI = WN / 8;
+    /* The blocks an SM holds at 128 registers a thread (the tiles'
+     * `resident` in gemm_tiles_tf32.c): the launch bound keeps them. */
+    static constexpr int MIN_BLOCKS = 65536 / (THREADS * 128);
 };
 
 template <int BM, int BN, int WM, int WN, bool TA, bool TB> struct tf32_tiles_layout {
@@ -85,24 +88,18 @@ __device__ __forceinline__ void tf32_fragment_pair(const float *tile, int mn, in
     }
 }
 
-/* Four floats of a stored row into shared memory: `valid` (0..4) of them
- * from src, zeros for the rest; one 16-byte copy when vec and all four are
- * inside (src 16-byte aligned then), else 4-byte copies. */
-__device__ __forceinline__ void tf32_copy4(float *dst, const float *src, int valid, bool vec)
-{
-    if (vec || valid < 4) { /* at an edge: 4-byte copies and zeros */
-        cp_async_16_edge(dst, src, valid);
-        return;
-    }
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        cp_async_4(dst + i, src + i, true);
-}
-
 /* One operand's k tile (k0 .. k0 + BK) into shared memory. The operand is
  * stored row-major with leading dimension ld; KC: its rows run along k
  * (rows = mn, columns = k), else along mn (rows = k, columns = mn). mn0 and
- * mn_extent bound the mn side, k_end the k side (the chunk's end). */
+ * mn_extent bound the mn side, k_end the k side (the chunk's end). vec:
+ * rows 16-byte aligned, 16-byte copies, four floats a thread a copy
+ * (cp_async_16_edge: zeros past the edge, no window leaves the matrix). Else
+ * 4-byte copies, element by element, and neighbouring lanes take
+ * neighbouring floats of a row: a warp's copy reads 128 contiguous bytes
+ * (one or two lines), where four floats a lane (lanes 16 bytes apart)
+ * spread each of the four copies over four lines and sent 16 line
+ * accesses for every 512 bytes (the element path of mma_kernel.cuh's
+ * load_tile reads the same way). */
 template <int MN, bool KC, int THREADS>
 __device__ __forceinline__ void tf32_load_operand(float *tile, const float *x, int ld, int mn0,
                                                   int mn_extent, int k0, int k_end, bool vec)
@@ -112,22 +109,39 @@ __device__ __forceinline__ void tf32_load_operand(float *tile, const float *x, i
     constexpr int ROWS = KC ? MN : TF32T_BK;
     constexpr int CHUNKS = ROWS * ROW_LEN / 4;
     static_assert(CHUNKS % THREADS == 0, "whole chunks a thread");
+    const int row_end = KC ? mn_extent : k_end, col_end = KC ? k_end : mn_extent;
+    const int row_base = KC ? mn0 : k0, col_base = KC ? k0 : mn0;
+    if (vec) {
 #pragma unroll
-    for (int l = 0; l < CHUNKS / THREADS; l++) {
-        const int chunk = threadIdx.x + l * THREADS;
-        const int r = chunk / (ROW_LEN / 4), c = (chunk % (ROW_LEN / 4)) * 4;
-        /* Stored row index and column index of the first element. */
-        const int row = KC ? mn0 + r : k0 + r, col = KC ? k0 + c : mn0 + c;
-        const int row_end = KC ? mn_extent : k_end, col_end = KC ? k_end : mn_extent;
-        const int left = col_end - col;
-        const int valid = row < row_end && left > 0 ? (left < 4 ? left : 4) : 0;
-        const float *src = valid ? x + (size_t)row * ld + col : x;
-        tf32_copy4(tile + r * L::STRIDE + c, src, valid, vec);
+        for (int l = 0; l < CHUNKS / THREADS; l++) {
+            const int chunk = threadIdx.x + l * THREADS;
+            const int r = chunk / (ROW_LEN / 4), c = (chunk % (ROW_LEN / 4)) * 4;
+            /* Stored row index and column index of the first element. */
+            const int row = row_base + r, col = col_base + c;
+            const int left = col_end - col;
+            const int valid = row < row_end && left > 0 ? (left < 4 ? left : 4) : 0;
+            const float *src = valid ? x + (size_t)row * ld + col : x;
+            cp_async_16_edge(tile + r * L::STRIDE + c, src, valid);
+        }
+        return;
+    }
+    /* A thread's column stays; its row steps by THREADS / ROW_LEN (one
+     * pointer, so that the copies' addresses are not all kept live). */
+    static_assert(THREADS % ROW_LEN == 0, "whole rows a round of threads");
+    constexpr int ROW_STEP = THREADS / ROW_LEN;
+    const int c = threadIdx.x % ROW_LEN, col = col_base + c;
+    int r = threadIdx.x / ROW_LEN;
+    const float *src = x + (size_t)(row_base + r) * ld + col;
+#pragma unroll 2
+    for (int l = 0; l < ROWS / ROW_STEP; l++, r += ROW_STEP, src += (size_t)ROW_STEP * ld) {
+        const bool ok = row_base + r < row_end && col < col_end;
+        cp_async_4(tile + r * L::STRIDE + c, ok ? src : x, ok);
     }
 }
 
 template <int BM, int BN, int WM, int WN, bool TA, bool TB>
-__global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS)
+__global__ void __launch_bounds__(tf32_tiles_shape<BM, BN, WM, WN>::THREADS,
+                                  tf32_tiles_shape<BM, BN, WM, WN>::MIN_BLOCKS)
     gemm_tf32_tiles(tf32_tiles_params p)
 {
 #if WL_SM80_BODY
