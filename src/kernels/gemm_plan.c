@@ -1241,6 +1241,12 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_TF32_COPY_BANDWIDTH, TF32C_, "copy_bandwidth", 0.7,
      "the K-major copies, read + write, 1.8-2.7 TB/s: H100, B of 4096^3 70 us, of 512 x 4096 x "
      "11008 133 us"},
+    {WL_GM_TF32_COPY_GBS_MAX, TF32C_, "copy_gbs_max", 2500.0,
+     "the copies' rate does not grow with the bandwidth past about 2.5 TB/s, read + write: H200, "
+     "ex_tf32_wgmma forced on the TF32 tuning set's pairs, rows of A off 16 bytes against "
+     "16-byte rows (30001x33x4095 597.6 against 209.6 us, 40000x128x1023 195.0 against 58.4, "
+     "50000x100x2001 461.2 against 131.0, 20000x250x777 109.6 against 61.8: 2.4-2.6 TB/s, 0.50-"
+     "0.54 of its 4.8, where copy_bandwidth priced 3.4)"},
     {WL_GM_TF32_UNIT_US, TF32C_, "unit_us", 0.7,
      "a (split, tile) unit's fill (H100, as the 16-bit kernel)"},
     {WL_GM_TF32_SPLIT_US, TF32C_, "split_us", 2.5,

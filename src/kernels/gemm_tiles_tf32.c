@@ -12,16 +12,23 @@
 /* ------------------------------------------------------------------------ */
 /* The small-tile mma.sync kernel (src/cuda/gemm/tf32_tiles.cu)             */
 
-/* Tensor rate of an SM (TF32 mma, H100/H200 at boost clock), the fraction
- * each tile reaches with the SM full (fitted to the H100 runs: 4096^3 took
- * 1169 us in 128x128 tiles, 1368 in 128x64, 1607 in 64x64), the blocks an
- * SM holds, and the fixed cost of a launch, in microseconds. */
-#define TF32T_SM_GFLOPS 3700.0
-#define TF32T_LAUNCH_US 6.0
-/* The tiles' time when a row of A or B is not 16-byte aligned (4-byte
- * copies): 2x to 2.65x the aligned time on the H100 (777x555x333,
- * 3001x2999x1001). */
-#define TF32T_UNALIGNED 2.0
+/* Tensor rate of an SM (TF32 mma), the fraction each tile reaches with
+ * the SM full (wl_tf32_tile_kinds: their ratios from the H100 runs, 4096^3
+ * in 1169 us in 128x128 tiles, 1368 in 128x64, 1607 in 64x64), the fixed
+ * cost of a launch, in microseconds, and the tiles' time where a row of A
+ * or B is not 16-byte aligned (4-byte copies, neighbouring lanes on
+ * neighbouring floats). Rate, launch and unaligned cost fitted on the
+ * H200 TF32 tuning set (each tile forced through warplab bench gemm, N, N:
+ * 30001x33x4095/4096, 40000x128x1023/1024, 20000x250x777/780,
+ * 50000x100x2001/2000, 1001x999x1003/1004, 777^3/776^3,
+ * 3001x2999x1001/3000x3000x1000, 4096^3 and the grid's large-k cells of
+ * seeds 7 and 24301 with k off and on 16 bytes, 69 cells): worst cell 28%
+ * off (4096^3 in 128x128 tiles: 1308 us modelled, 1075 measured), where
+ * 3700, 6 us and 2.0 (H100) were up to 68% off; unaligned tiles ran
+ * 1.0-1.3x the aligned. */
+#define TF32T_SM_GFLOPS 3300.0
+#define TF32T_LAUNCH_US 7.0
+#define TF32T_UNALIGNED 1.16
 /* C's stores (two floats a thread, eight rows a warp) reach about 35% of
  * the bandwidth: 4096x4096x64 took 63 us on every tile. */
 #define TF32T_STORE_EFFICIENCY 0.35
@@ -217,7 +224,8 @@ static double tf32_wgmma_us(const warplab_device_info *device, const wl_problem 
              * H100 (B of 4096^3: 70 us; of 512x4096x11008: 133 us). */
             const double copy_us =
                 (copies + line_a + line_b) * TF32_K(COPY_LAUNCH_US) +
-                2.0 * all_copied * 4 / (TF32_K(COPY_BANDWIDTH) * bandwidth * 1e3);
+                2.0 * all_copied * 4 /
+                    (fmin(TF32_K(COPY_BANDWIDTH) * bandwidth, TF32_K(COPY_GBS_MAX)) * 1e3);
             for (int w = 0; w < 2; w++)
                 for (int splits = 1; splits <= most; splits++) {
                     const int chunk_tiles = (k_tiles + splits - 1) / splits;
