@@ -1,0 +1,19 @@
+/* warplab_gemm_ex's small mma.sync kernel on cuda (small_mma.cuh): the
+ * planner's small_mma and small_mma_tf32 rows (src/kernels/gemm_plan.c). */
+#ifndef WARPLAB_GEMM_SMALL_MMA_H
+#define WARPLAB_GEMM_SMALL_MMA_H
+
+#include "gemm_launch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Runs the launch's problem (16-bit inputs with FP32 compute, or float
+ * inputs with TF32 compute; k > 0) in one launch, no workspace. */
+warplab_status wl_small_mma_run(wl_backend *backend, const wl_launch *launch);
+void wl_small_mma_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
