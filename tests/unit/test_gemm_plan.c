@@ -443,6 +443,11 @@ static void test_properties(unsigned seed, int count)
         for (size_t r = 0; r < rows_count; r++)
             if (rows[r].fallback == c->fallback && !wl_gemm_candidate_defers(&rows[r], &d, t))
                 CHECK(plan.predicted_us <= wl_gemm_candidate_us(&rows[r], &d, t));
+        /* A row for small problems off 16 bytes only there. */
+        if (c->unaligned_small_max > 0)
+            CHECK((d.align_a < 16 || d.align_b < 16) && d.m <= c->unaligned_small_max &&
+                  d.n <= c->unaligned_small_max && d.k <= c->unaligned_small_max &&
+                  (d.m < d.n ? d.m : d.n) > WL_GEMV_SMALL_MAX);
         /* A row that defers to the GEMV family is never picked where it defers. */
         CHECK_MSG(!wl_gemm_candidate_defers(c, &d, t), "%s picked where a GEMV row takes it",
                   c->name);
@@ -821,12 +826,91 @@ static void test_modelled_routes(unsigned seed, int count)
               split_k, copied);
 }
 
+/* The small_mma rows (one launch at any alignment): the planner picks them
+ * only for small problems whose A or B rows are off 16 bytes, min(m, n)
+ * past the GEMV family's 16 and m, n, k <= WL_SMALL_MMA_PLANNED_MAX; a
+ * forced name runs them at any size, alignment and layout of their types
+ * and compute, never on k = 0 or before sm_80. */
+static void test_small_mma(void)
+{
+    static const struct {
+        size_t m, n, k;
+        warplab_op op_a, op_b;
+        warplab_dtype ab, c;
+        unsigned align_a, align_b;
+        bool small; /* the planner picks small_mma */
+    } rows[] = {
+        /* The brief's cells (FP16/BF16, lda = ldb = 91: 182-byte rows). */
+        {91, 91, 91, N, N, BF16, BF16, 2, 2, true},
+        {91, 91, 91, N, T, F16, F32, 2, 2, true},
+        {75, 75, 75, T, N, BF16, F32, 2, 16, true},
+        {123, 123, 123, T, T, F16, F16, 16, 2, true},
+        {201, 201, 201, N, T, BF16, BF16, 2, 2, true},
+        {256, 17, 256, N, N, F16, F32, 4, 8, true},
+        /* 16-byte rows: the chooser's wgmma reads them as stored. */
+        {91, 91, 96, N, T, BF16, BF16, 16, 16, false},
+        /* Past the bound (279^3 ran 0.97-1.0x cuBLAS before), or a small
+         * side the GEMV family keeps. */
+        {279, 279, 279, N, N, BF16, BF16, 2, 2, false},
+        {65, 1000, 77, N, N, F16, F16, 2, 16, false},
+        {91, 91, 300, N, N, F16, F16, 2, 2, false},
+        {16, 200, 200, N, T, BF16, BF16, 2, 2, false},
+    };
+    const wl_gemm_target t = h100();
+    const int small = wl_gemm_candidate_find("small_mma");
+    const int small_tf32 = wl_gemm_candidate_find("small_mma_tf32");
+    CHECK(small >= 0 && small_tf32 >= 0);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wl_gemm_desc d = desc(rows[i].m, rows[i].n, rows[i].k, rows[i].op_a, rows[i].op_b,
+                              rows[i].ab, rows[i].c, FP32C);
+        d.align_a = rows[i].align_a;
+        d.align_b = rows[i].align_b;
+        const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
+        CHECK_MSG((plan.candidate == small) == rows[i].small, "%zux%zux%zu %c%c: %s", rows[i].m,
+                  rows[i].n, rows[i].k, rows[i].op_a == T ? 'T' : 'N',
+                  rows[i].op_b == T ? 'T' : 'N', picked(&plan));
+        if (plan.candidate == small)
+            CHECK(plan.schedule == WL_GEMM_SCHEDULE_WHOLE_TILES && plan.splits == 1 &&
+                  plan.copies == 0);
+        /* Forced: taken whatever the shape and alignment. */
+        const wl_gemm_route forced = wl_gemm_plan_make(&d, &t, "small_mma");
+        CHECK(forced.candidate == small && forced.copies == 0);
+        CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == -1);
+    }
+    /* TF32: forced on the brief's cells and on a large aligned square; not
+     * on FP32 compute, 16-bit inputs, k = 0, or before sm_80. */
+    wl_gemm_desc d = desc(91, 91, 91, N, T, F32, F32, TF32C);
+    d.align_a = d.align_b = 4;
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == small_tf32);
+    d = desc(1000, 1000, 1000, T, T, F32, F32, TF32C);
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == small_tf32);
+    /* ... where the planner leaves it (16-byte rows). */
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small_tf32);
+    d = desc(109, 109, 109, N, N, F32, F32, FP32C);
+    d.align_a = d.align_b = 4;
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == -1);
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small_tf32);
+    d = desc(91, 91, 0, N, N, BF16, BF16, FP32C);
+    d.align_a = d.align_b = 2;
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma").candidate == -1);
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small);
+    wl_gemm_target turing = h100();
+    turing.cc_major = 7;
+    turing.cc_minor = 5;
+    turing.sm90a = false;
+    d = desc(91, 91, 91, N, N, BF16, BF16, FP32C);
+    d.align_a = d.align_b = 2;
+    CHECK(wl_gemm_plan_make(&d, &turing, "small_mma").candidate == -1);
+    CHECK(wl_gemm_plan_make(&d, &turing, NULL).candidate != small);
+}
+
 int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
     test_rows();
     test_models();
     test_table();
+    test_small_mma();
     test_properties(seed, 20000);
     test_limits();
     test_dispatch_splits(seed, 4000);
