@@ -97,3 +97,4 @@ extern "C" void wl_small_mma_describe(wl_backend *backend, const wl_launch *laun
               p->dtype == WARPLAB_FLOAT32 ? "tf32" : "16-bit",
               tile == WL_SMALL_MMA_TILE_64 ? "64x64" : "32x32");
 }
+/* warplab:end */

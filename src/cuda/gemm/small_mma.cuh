@@ -280,5 +280,6 @@ __global__ void __launch_bounds__(WL_SMALL_MMA_THREADS) small_mma(small_mma_para
             }
 #endif
 }
+/* warplab:end */
 
 #endif
