@@ -3,25 +3,30 @@
  * (mma.sync m16n8k16) and TF32 (m16n8k8) from one template, every layout
  * (op_a, op_b) read as stored, C in FP32 or the input type, alpha and beta.
  *
- * Lesson (over ex16_chooser's restride + wgmma and tf32_chooser's tiles on
- * small products, docs/DESIGN.md "Models worth reading": launches are the
- * cost at small sizes): at 91^3 the product is a few microseconds of
- * latency, and every launch adds 2-3 us. The wgmma kernel needs 16-byte
- * rows, so 16-bit operands with rows off 16 bytes (lda = 91: 182 bytes)
- * were first re-strided by a copy kernel (ex16_restride), and cp.async
- * needs 4-byte aligned sources, which 2-byte aligned 16-bit rows are not.
- * Here the operands go global -> registers -> shared memory with plain
- * element loads (2 or 4 bytes, any alignment), so nothing is copied first
- * and k is not split (no finish launch): one launch, as cuBLAS's.
+ * Lesson (over ex16_chooser's re-strided copies + wgmma and tf32_chooser's
+ * tiles on small products; docs/DECISIONS.md, "Operands with rows off 16
+ * bytes are re-strided in one launch" and "The re-strided copies walk their
+ * pieces; the wgmma kernel after them is their dependent"): at 100^3 the
+ * time is launches and latency. The wgmma kernel needs 16-byte rows, so
+ * 16-bit operands with rows off 16 bytes (lda = 91: 182 bytes) are first
+ * copied by ex16_restride: two launches, 11 us flushed for FP16 103^3 on
+ * the H200, where cuBLAS runs one 32 x 32 "align1" tensor-core kernel in
+ * 6.4 us. cp.async needs 4-byte aligned sources, which 2-byte aligned
+ * 16-bit rows are not. Here the operands go global -> registers -> shared
+ * memory by plain element loads (2 or 4 bytes, any alignment): nothing is
+ * copied first and k is not split (no finish launch), one launch as
+ * cuBLAS's.
  *
- * Over ex16_mma's element path (the same loads, but 64 x 64 or 128 x 128
- * tiles fed by a 4-stage cp.async ring): tiles of 32 x 32 (4 warps of
- * 16 x 16) that put up to 9x more blocks on a 100^3 product, and a ring of
- * two k stages in registers: each thread has the loads of the next two
- * stages in flight while the tensor cores work on the current one, so a
- * k loop of s stages waits about s / 2 memory round trips, not s. 64 x 64
- * tiles (warps of 32 x 32) where the small ones would make more than 4
- * blocks an SM (wl_small_mma_tile).
+ * Over ex16_mma's element path (one launch too, but 10.0-24.2 us on those
+ * shapes, the same DECISIONS.md record: 64 x 64 or 128 x 128 tiles, whose
+ * element loads are stored to shared memory as they arrive, a memory
+ * round trip a k stage): tiles of 32 x 32 (4 warps of 16 x 16), up to 9x
+ * more blocks on a 100^3 product, and a ring of two k stages in
+ * registers: each thread has the loads of the next two stages in flight
+ * while the tensor cores work on the current one, so a k loop of s stages
+ * waits about s / 2 memory round trips, not s. 64 x 64 tiles (warps of
+ * 32 x 32) where the small ones would make more than 4 blocks an SM
+ * (wl_small_mma_tile).
  *
  * Each operand's tile is loaded along its contiguous dimension (lanes on
  * consecutive elements: one or two 32-byte sectors a warp request at any
@@ -29,7 +34,7 @@
  * that the fragment loads of a warp hit 32 distinct banks: 20 words a row
  * for 16-bit, 36 for TF32). Elements past m, n or k are zeros, so a NaN
  * stays in its own row and column. TF32 operands are rounded once as they
- * are staged (cvt.rna, as cuBLAS rounds them). */
+ * are staged (cvt.rna, to nearest), not truncated by the mma. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #ifndef WARPLAB_GEMM_SMALL_MMA_CUH
 #define WARPLAB_GEMM_SMALL_MMA_CUH
