@@ -19,6 +19,10 @@ extern "C" {
 
 /* The tiles: 32 x 32 (warps of 16 x 16) or 64 x 64 (warps of 32 x 32). */
 enum { WL_SMALL_MMA_TILE_32 = 0, WL_SMALL_MMA_TILE_64 = 1 };
+/* k stages a thread keeps in flight in registers, by the tile's rows: 3 at
+ * 32 x 32 (16 elements a stage: k <= 96 waits one memory round trip), 2 at
+ * 64 x 64 (32 a stage). Not measured. */
+#define WL_SMALL_MMA_DEPTH(rows) ((rows) <= 32 ? 3 : 2)
 
 /* The planner takes the rows only where A's or B's rows are off 16 bytes,
  * min(m, n) is past the GEMV family's small sides and m, n and k are each

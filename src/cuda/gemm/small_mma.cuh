@@ -21,12 +21,13 @@
  * shapes, the same DECISIONS.md record: 64 x 64 or 128 x 128 tiles, whose
  * element loads are stored to shared memory as they arrive, a memory
  * round trip a k stage): tiles of 32 x 32 (4 warps of 16 x 16), up to 9x
- * more blocks on a 100^3 product, and a ring of two k stages in
- * registers: each thread has the loads of the next two stages in flight
- * while the tensor cores work on the current one, so a k loop of s stages
- * waits about s / 2 memory round trips, not s. 64 x 64 tiles (warps of
- * 32 x 32) where the small ones would make more than 4 blocks an SM
- * (wl_small_mma_tile).
+ * more blocks on a 100^3 product, and a ring of DEPTH k stages in
+ * registers (3 at 32 x 32, 2 at 64 x 64: WL_SMALL_MMA_DEPTH): each thread
+ * has the loads of the next DEPTH stages in flight while the tensor cores
+ * work on the current one, so a k loop of s stages waits about s / DEPTH
+ * memory round trips, not s (k <= 96 at 32 x 32: one). 64 x 64 tiles
+ * (warps of 32 x 32) where the small ones would make more than 4 blocks an
+ * SM (wl_small_mma_tile).
  *
  * Each operand's tile is loaded along its contiguous dimension (lanes on
  * consecutive elements: one or two 32-byte sectors a warp request at any
@@ -161,6 +162,8 @@ __global__ void __launch_bounds__(WL_SMALL_MMA_THREADS) small_mma(small_mma_para
     typedef typename K::G G;
     typedef typename K::S S;
     constexpr int BK = WL_SMALL_MMA_BK, PITCH = K::PITCH;
+    /* k stages in flight a thread (WL_SMALL_MMA_DEPTH). */
+    constexpr int DEPTH = WL_SMALL_MMA_DEPTH(BM);
     WL_DYNAMIC_SMEM(uint4, smem);
     S *const as = reinterpret_cast<S *>(smem); /* [2][BM][PITCH] */
     S *const bs = as + 2 * BM * PITCH;         /* [2][BN][PITCH] */
@@ -233,28 +236,31 @@ __global__ void __launch_bounds__(WL_SMALL_MMA_THREADS) small_mma(small_mma_para
         }
     };
     /* A stage: the registers into shared buffer buf, the barrier, the loads
-     * of the stage two ahead into the same registers, the products. One
-     * barrier a stage: a buffer is written again two stages later, after
-     * the next stage's barrier, which every thread reaches only once done
-     * with this stage's products. */
+     * of the stage DEPTH ahead into the same registers, the products. One
+     * barrier a stage, two buffers: a buffer is written again two stages
+     * later, after the next stage's barrier, which every thread reaches
+     * only once done with this stage's products. */
     auto step = [&](int tile, G(&va)[OA::COUNT], G(&vb)[OB::COUNT], int buf) {
         OA::stage(as + buf * BM * PITCH, va, tid);
         OB::stage(bs + buf * BN * PITCH, vb, tid);
         __syncthreads();
-        if (tile + 2 < tiles)
-            fetch(tile + 2, va, vb);
+        if (tile + DEPTH < tiles)
+            fetch(tile + DEPTH, va, vb);
         compute(buf);
     };
 
-    G ra[OA::COUNT], rb[OB::COUNT], sa[OA::COUNT], sb[OB::COUNT];
-    if (tiles > 0)
-        fetch(0, ra, rb);
-    if (tiles > 1)
-        fetch(1, sa, sb);
-    for (int tile = 0; tile < tiles; tile += 2) {
-        step(tile, ra, rb, 0);
-        if (tile + 1 < tiles)
-            step(tile + 1, sa, sb, 1);
+    /* The register ring: stage tile + d in ra[d], rb[d] (indices fixed by
+     * the unrolled loops: registers, not local memory). */
+    G ra[DEPTH][OA::COUNT], rb[DEPTH][OB::COUNT];
+#pragma unroll
+    for (int d = 0; d < DEPTH; d++)
+        if (d < tiles)
+            fetch(d, ra[d], rb[d]);
+    for (int tile = 0; tile < tiles; tile += DEPTH) {
+#pragma unroll
+        for (int d = 0; d < DEPTH; d++)
+            if (tile + d < tiles)
+                step(tile + d, ra[d], rb[d], (tile + d) % 2);
     }
 
 #pragma unroll
