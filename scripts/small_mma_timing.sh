@@ -22,7 +22,12 @@
 #   built (nvcc -O2 -std=c++17 -arch=sm_90 -I include -I scripts
 #   scripts/gemm_grid_timing.cu BUILD/libwarplab.a -lcublas -lcuda);
 #   OUT: where small_mma.csv and small_mma.txt go ($OUT, or /tmp/small-mma).
-# 10-20 s to run on an H200.
+# 10-20 s to run on an H200. From a checkout on the H200, with the GPU test:
+#   cmake -S . -B /tmp/so -DCMAKE_BUILD_TYPE=Release -DWARPLAB_WITH_OPENCL=OFF \
+#     -DWARPLAB_WITH_NCCL=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real >/dev/null &&
+#   cmake --build /tmp/so -j16 --target warplab test_gemm_ex_api >/dev/null &&
+#   scripts/small_mma_timing.sh /tmp/so "$OUT";
+#   /tmp/so/tests/test_gemm_ex_api --small-mma | tail -3
 set -u
 BUILD=${1:?usage: small_mma_timing.sh BUILD|TIMER [OUT]}
 OUT=${2:-${OUT:-/tmp/small-mma}}
