@@ -115,6 +115,24 @@ static bool sanitizer = false;  /* --sanitizer: the short list (sanitizer_keeps)
 static bool lines_only = false; /* --lines: the line-copy shapes alone */
 static bool tall_only = false;  /* --tall: the 192 x 128 tile's cases alone (tall_cases) */
 static bool tall_short = false; /* --tall-short: those of N, N and T, T on 539 x 4096 x 256 */
+/* Views one element past the start of their allocation (bases off 16
+ * bytes: 2-byte aligned for 16-bit); 0: the allocation itself. */
+static bool views_off = false;
+
+/* A buffer of bytes: the allocation, or (views_off) a view of one
+ * element's bytes past its start. */
+static warplab_status make_buffer(warplab_context *context, size_t bytes, size_t element,
+                                  warplab_buffer **buffer)
+{
+    if (!views_off)
+        return warplab_buffer_create(context, bytes, buffer);
+    warplab_buffer *parent = NULL;
+    warplab_status status = warplab_buffer_create(context, bytes + element, &parent);
+    if (status == WARPLAB_OK)
+        status = warplab_buffer_view(parent, element, bytes, buffer);
+    warplab_buffer_destroy(parent); /* the view keeps the storage */
+    return status;
+}
 
 /* --sanitizer: the full list takes minutes on the GPU (the double-precision
  * reference of the large shapes) and far longer under compute-sanitizer's
@@ -214,9 +232,9 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
     }
     warplab_buffer *ba = NULL, *bb = NULL, *bc = NULL;
     double *a_rows_k = NULL, *b_cols_k = NULL; /* the reference's decoded operands */
-    CHECK(warplab_buffer_create(context, a_count * in_size, &ba) == WARPLAB_OK);
-    CHECK(warplab_buffer_create(context, b_count * in_size, &bb) == WARPLAB_OK);
-    CHECK(warplab_buffer_create(context, c_count * out_size, &bc) == WARPLAB_OK);
+    CHECK(make_buffer(context, a_count * in_size, in_size, &ba) == WARPLAB_OK);
+    CHECK(make_buffer(context, b_count * in_size, in_size, &bb) == WARPLAB_OK);
+    CHECK(make_buffer(context, c_count * out_size, out_size, &bc) == WARPLAB_OK);
     if (!ba || !bb || !bc)
         goto done;
     CHECK(warplab_buffer_write(ba, 0, a, a_count * in_size) == WARPLAB_OK);
@@ -694,9 +712,11 @@ static int fp32_copy_cases(bool short_list)
  * (small_mma_tf32), each in both variants of case_of: tight leading
  * dimensions (k = 91, 77, 123: rows of 2-byte or 4-byte alignment, off 16
  * bytes) with beta = 0, C all NaN and a NaN in A and B; padded ones with
- * alpha = -1.5, beta = 0.5. Shapes: the brief's small squares, odd sides
- * of 1 and 7 (forced: the planner keeps those for the GEMV family), a
- * side of 1000, k of one stage, and 800 x 800 (the 64 x 64 tile). Then
+ * alpha = -1.5, beta = 0.5; every other case on views one element past
+ * their allocation (bases 2- or 4-byte aligned). Shapes: the small
+ * squares, odd sides of 1 and 7 (forced: the planner keeps those for the
+ * GEMV family), a side of 1000, k of one stage, and 800 x 800 (the 64 x 64
+ * tile). Then
  * the planner's own pick on 91^3 and 123^3 (small_mma there), and the
  * forced rows' refusals (k = 0, FP32 compute). Returns 77 without a cuda
  * device. */
@@ -731,7 +751,10 @@ static int small_mma_cases(void)
                     const gemm_case t =
                         case_of(shapes[s][0], shapes[s][1], shapes[s][2], ops, types[ty].in,
                                 types[ty].out, types[ty].compute, variant);
+                    /* Every other case on views one element off (A, B, C). */
+                    views_off = (s + (size_t)ops + (size_t)variant) % 2 == 1;
                     run_case(context, label, &t);
+                    views_off = false;
                     cases++;
                 }
     }
