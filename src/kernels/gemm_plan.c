@@ -1085,6 +1085,9 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
         wl_gemm_gemv_geometry(d, t, &plan);
     else if (c->schedule == WL_GEMM_SCHEDULE_MODELLED)
         modelled_plan(d, t, &plan);
+    else if (c->unaligned_small_max > 0) /* small_mma: its tile (gemm_small_mma.h) */
+        plan.tile_m = plan.tile_n =
+            wl_small_mma_tile(d->m, d->n, t->sms) == WL_SMALL_MMA_TILE_64 ? 64 : 32;
     return plan;
 }
 

@@ -869,9 +869,9 @@ static void test_small_mma(void)
         CHECK_MSG((plan.candidate == small) == rows[i].small, "%zux%zux%zu %c%c: %s", rows[i].m,
                   rows[i].n, rows[i].k, rows[i].op_a == T ? 'T' : 'N',
                   rows[i].op_b == T ? 'T' : 'N', picked(&plan));
-        if (plan.candidate == small)
+        if (plan.candidate == small) /* one launch of 32 x 32 tiles */
             CHECK(plan.schedule == WL_GEMM_SCHEDULE_WHOLE_TILES && plan.splits == 1 &&
-                  plan.copies == 0);
+                  plan.copies == 0 && plan.tile_m == 32 && plan.tile_n == 32);
         /* Forced: taken whatever the shape and alignment. */
         const wl_gemm_route forced = wl_gemm_plan_make(&d, &t, "small_mma");
         CHECK(forced.candidate == small && forced.copies == 0);
@@ -883,7 +883,12 @@ static void test_small_mma(void)
     d.align_a = d.align_b = 4;
     CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == small_tf32);
     d = desc(1000, 1000, 1000, T, T, F32, F32, TF32C);
-    CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == small_tf32);
+    wl_gemm_route forced = wl_gemm_plan_make(&d, &t, "small_mma_tf32");
+    /* 32 x 32 tiles past 4 an SM: 64 x 64 (wl_small_mma_tile). */
+    CHECK(forced.candidate == small_tf32 && forced.tile_m == 64 && forced.tile_n == 64);
+    d = desc(512, 528, 1000, T, T, F32, F32, TF32C);
+    forced = wl_gemm_plan_make(&d, &t, "small_mma_tf32");
+    CHECK(forced.candidate == small_tf32 && forced.tile_m == 32 && forced.tile_n == 32);
     /* ... where the planner leaves it (16-byte rows). */
     CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small_tf32);
     d = desc(109, 109, 109, N, N, F32, F32, FP32C);

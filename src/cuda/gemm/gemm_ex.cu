@@ -788,12 +788,12 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
     const wl_gemm_route route = ex_route_of(backend, p, launch);
+    if (small_mma_planned(&route))
+        return wl_small_mma_run(backend, launch, &route);
     if (gemv_planned(&route))
         return wl_gemv_run(backend, launch, &route);
     if (fp32_copy_planned(&route))
         return wl_fp32_copy_run(backend, launch);
-    if (small_mma_planned(&route))
-        return wl_small_mma_run(backend, launch);
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
@@ -907,7 +907,7 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         return;
     }
     if (small_mma_planned(&route)) {
-        wl_small_mma_describe(backend, launch, text, len);
+        wl_small_mma_describe(launch, &route, text, len);
         return;
     }
     wl_problem on_tiles;

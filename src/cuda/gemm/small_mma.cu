@@ -1,6 +1,6 @@
-/* The small mma.sync kernel (small_mma.cuh) on the host: its tile
- * (wl_small_mma_tile, src/kernels/gemm_small_mma.h), its grid and its
- * instantiation for the problem's kind and layout. */
+/* The small mma.sync kernel (small_mma.cuh) on the host: the route's tile
+ * (the planner's, wl_small_mma_tile: src/kernels/gemm_small_mma.h), its
+ * grid and its instantiation for the problem's kind and layout. */
 /* warplab:rung gemm ex_tf32 ex_bf16 ex_fp16 */
 #include "small_mma.cuh"
 #include "small_mma.h"
@@ -35,7 +35,8 @@ static void launch_kind(const small_mma_params &p, int tile, bool ta, bool tb, c
         launch_tile<KIND, 32, 32>(p, ta, tb, stream);
 }
 
-extern "C" warplab_status wl_small_mma_run(wl_backend *backend, const wl_launch *launch)
+extern "C" warplab_status wl_small_mma_run(wl_backend *backend, const wl_launch *launch,
+                                           const wl_gemm_route *route)
 {
     const wl_problem *p = launch->problem;
     const bool tf32 = p->dtype == WARPLAB_FLOAT32;
@@ -55,8 +56,13 @@ extern "C" warplab_status wl_small_mma_run(wl_backend *backend, const wl_launch 
                        "gemm_ex: the small mma.sync kernel takes 0 < k and m, n, k < 2^31 "
                        "(%zu x %zu x %zu)",
                        m, n, k);
-    const int tile = wl_small_mma_tile(m, n, wl_gemm_model_sms(&backend->info));
-    const size_t side = tile == WL_SMALL_MMA_TILE_64 ? 64 : 32;
+    if (route->tile_m != route->tile_n || (route->tile_m != 32 && route->tile_m != 64))
+        return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
+                       "gemm_ex: the small mma.sync kernel runs 32 x 32 or 64 x 64 tiles, not "
+                       "%d x %d",
+                       route->tile_m, route->tile_n);
+    const int tile = route->tile_m == 64 ? WL_SMALL_MMA_TILE_64 : WL_SMALL_MMA_TILE_32;
+    const size_t side = (size_t)route->tile_m;
     const size_t rows = (m + side - 1) / side, cols = (n + side - 1) / side;
     const int *most = backend->info.max_grid_dim;
     if ((most[0] > 0 && cols > (size_t)most[0]) || (most[1] > 0 && rows > (size_t)most[1]) ||
@@ -87,14 +93,11 @@ extern "C" warplab_status wl_small_mma_run(wl_backend *backend, const wl_launch 
     return WL_CUDA_LAUNCHED(backend, "gemm_ex small mma.sync kernel");
 }
 
-extern "C" void wl_small_mma_describe(wl_backend *backend, const wl_launch *launch, char *text,
-                                      size_t len)
+extern "C" void wl_small_mma_describe(const wl_launch *launch, const wl_gemm_route *route,
+                                      char *text, size_t len)
 {
-    const wl_problem *p = launch->problem;
-    const int tile =
-        wl_small_mma_tile(wl_gemm_m(p), wl_gemm_n(p), wl_gemm_model_sms(&backend->info));
-    wl_format(text, len, "small mma.sync %s, %s tiles, operands read as stored, one launch",
-              p->dtype == WARPLAB_FLOAT32 ? "tf32" : "16-bit",
-              tile == WL_SMALL_MMA_TILE_64 ? "64x64" : "32x32");
+    wl_format(text, len, "small mma.sync %s, %dx%d tiles, operands read as stored, one launch",
+              launch->problem->dtype == WARPLAB_FLOAT32 ? "tf32" : "16-bit", route->tile_m,
+              route->tile_n);
 }
 /* warplab:end */
