@@ -482,6 +482,7 @@ static void test_properties(unsigned seed, int count)
     targets[1].fp32_peak_gflops = 19500.0;
     targets[1].sm90a = false;
     int failures_before = check_failures, gemv_plans = 0, kernel_plans[WL_GEMV_KERNELS] = {0};
+    int small_plans = 0;
     for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
         const wl_gemm_desc d = random_desc();
         const wl_gemm_target *t = &targets[i % 2];
@@ -527,6 +528,7 @@ static void test_properties(unsigned seed, int count)
             if (rows[r].fallback == c->fallback && !wl_gemm_candidate_defers(&rows[r], &d, t))
                 CHECK(plan.predicted_us <= wl_gemm_candidate_us(&rows[r], &d, t));
         /* A row for small problems off 16 bytes only there. */
+        small_plans += c->unaligned_small_max > 0;
         if (c->unaligned_small_max > 0)
             CHECK((d.align_a < 16 || d.align_b < 16) && d.m <= c->unaligned_small_max &&
                   d.n <= c->unaligned_small_max && d.k <= c->unaligned_small_max &&
@@ -609,6 +611,8 @@ static void test_properties(unsigned seed, int count)
         }
     }
     CHECK_MSG(gemv_plans > count / 20, "only %d GEMV plans in %d descriptors", gemv_plans, count);
+    CHECK_MSG(small_plans > count / 200, "only %d small_mma plans in %d descriptors", small_plans,
+              count);
     CHECK_MSG(kernel_plans[WL_GEMV_KERNEL_MMA] > 0 && kernel_plans[WL_GEMV_KERNEL_TILED] > 0 &&
                   kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] > 0 &&
                   kernel_plans[WL_GEMV_KERNEL_STAGED] > 0,
