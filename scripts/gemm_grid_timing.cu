@@ -14,7 +14,10 @@
  * Run: ./gemm_grid_timing SEED fp16,bf16,fp32,tf32 [MxNxK ...]
  * With shapes (a tuning set, scripts/gemm_tile_tuning.sh): those instead of
  * the seed's, each in N,N and N,T, BF16 and FP16, FP32 and the input type
- * out (the grid's 16-bit cells; the class column says "tuning").
+ * out (the grid's 16-bit cells; the class column says "tuning"), and where
+ * the types name tf32, TF32 compute on float operands, FP32 out, N,N and
+ * N,T. The operands are tight (lda = k, ldb = n or k): odd k or n puts
+ * their rows off 16 bytes.
  * GGT_CANDIDATE=NAME in the environment forces one planner candidate (a row
  * of src/kernels/gemm_plan.c's table) for every warplab call.
  * GGT_CANDIDATES=A,B,... (or "all") also times each named candidate on
@@ -145,13 +148,15 @@ int main(int argc, char **argv)
         return 1;
     if (argc > 3) { /* the shapes given, over the grid's first cells, in the grid's group order */
         const int shapes = argc - 3;
-        if ((size_t)shapes * 8 > grid->count) {
-            fprintf(stderr, "more shapes than %zu cells hold\n", grid->count / 8);
+        const int groups = strstr(types, "tf32") ? 10 : 8;
+        if ((size_t)shapes * groups > grid->count) {
+            fprintf(stderr, "more shapes than %zu cells hold\n", grid->count / groups);
             return 2;
         }
         size_t count = 0;
-        /* The groups in the grid's order: BF16 then FP16; FP32 C then 16-bit; N,N then N,T. */
-        for (int group = 0; group < 8; group++)
+        /* The groups in the grid's order: BF16 then FP16; FP32 C then 16-bit; N,N then N,T;
+         * then TF32 N,N and N,T. */
+        for (int group = 0; group < groups; group++)
             for (int a = 3; a < argc; a++) {
                 size_t m = 0, n = 0, k = 0;
                 if (sscanf(argv[a], "%zux%zux%zu", &m, &n, &k) != 3 || m * n * k == 0) {
@@ -166,6 +171,10 @@ int main(int argc, char **argv)
                 c.ab_type = group & 4 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
                 c.c_type = group & 2 ? c.ab_type : WARPLAB_FLOAT32;
                 c.compute = WARPLAB_COMPUTE_FP32;
+                if (group >= 8) {
+                    c.ab_type = c.c_type = WARPLAB_FLOAT32;
+                    c.compute = WARPLAB_COMPUTE_TF32;
+                }
                 c.flags = 0;
                 c.batch = 0;
             }

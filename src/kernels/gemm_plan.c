@@ -2,6 +2,7 @@
 #include "gemm_plan.h"
 
 #include "gemm_problem.h"
+#include "gemm_small_mma.h"
 #include "gemm_tiles16.h"
 #include "gemm_tiles_tf32.h"
 
@@ -474,6 +475,48 @@ static const wl_gemm_candidate candidates[] = {
      .fixed_us = 9.7,
      .source = "ex16_chooser's constants (the same kernel on one matrix); the only row that "
                "takes a batch, so they rank nothing yet"},
+    /* One launch for a small product whose rows sit off 16 bytes, where
+     * ex16_chooser re-strides A and B first (a launch each copy kernel,
+     * WL_GM_EX16_RESTRIDE_US) and tf32_chooser's tiles copy 4 bytes at a
+     * time; the launches are most of the time there (H200, `warplab bench
+     * gemm --grid --seed 29`: FP16 91^3 9.2-9.8 us, cuBLAS 6.0). */
+    {.name = "small_mma",
+     .kernel = "src/cuda/gemm/small_mma.cuh: small_mma (mma.sync m16n8k16, 32 x 32 or 64 x 64 "
+               "tiles, the operands as stored at any alignment, one launch)",
+     .cc_major_min = 8,
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .unaligned_small_max = WL_SMALL_MMA_PLANNED_MAX,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
+     .bandwidth_fraction = 0.5,
+     .flop_fraction = 0.03,
+     .flop_multiple = TENSOR16_OVER_FP32,
+     .fixed_us = 6.0,
+     .source = "modelled, not measured: one launch as cuBLAS's (FP16 91^3 6.0 us on the H200, "
+               "seed 29's grid) and a latency-bound k loop at 3% of the tensor peak; "
+               "scripts/small_mma_timing.sh times it"},
+    {.name = "small_mma_tf32",
+     .kernel = "src/cuda/gemm/small_mma.cuh: small_mma (mma.sync m16n8k8 tf32, 32 x 32 or 64 x "
+               "64 tiles, the operands as stored at any alignment, one launch)",
+     .cc_major_min = 8,
+     .ab_types = F32,
+     .c_types = F32,
+     .computes = TF32_COMPUTE,
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
+     .unaligned_small_max = WL_SMALL_MMA_PLANNED_MAX,
+     .min_align = 1,
+     .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
+     .bandwidth_fraction = 0.5,
+     .flop_fraction = 0.03,
+     .flop_multiple = TF32_OVER_FP32,
+     .fixed_us = 6.0,
+     .source = "modelled, not measured: small_mma's (the same kernel on 4-byte elements); "
+               "scripts/small_mma_timing.sh times it"},
     {.name = "tiled",
      .kernel = "src/cuda/gemm/gemm_ex.cu gemm_ex_tiled (CUDA cores, 64 x 64 tiles)",
      .cc_major_min = 0,
@@ -850,10 +893,17 @@ double wl_gemm_candidate_us(const wl_gemm_candidate *c, const wl_gemm_desc *d,
 
 /* A preference, not a limit (a forced name still runs the row): a row that
  * defers to the GEMV family is not picked, with the big operand along k,
- * where a GEMV row takes the descriptor. */
+ * where a GEMV row takes the descriptor; a row for small problems off 16
+ * bytes (unaligned_small_max) is not picked outside them. */
 bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
                               const wl_gemm_target *t)
 {
+    if (c->unaligned_small_max > 0) {
+        const size_t most = d->m > d->n ? d->m : d->n;
+        if ((d->align_a >= 16 && d->align_b >= 16) || small_side(d) <= WL_GEMV_SMALL_MAX ||
+            most > c->unaligned_small_max || d->k > c->unaligned_small_max)
+            return true;
+    }
     if (d->k == 0)
         return false;
     const bool along_k = wl_gemm_x_along_k(d);
@@ -1043,6 +1093,9 @@ wl_gemm_route wl_gemm_plan_make(const wl_gemm_desc *d, const wl_gemm_target *t, 
         wl_gemm_gemv_geometry(d, t, &plan);
     else if (c->schedule == WL_GEMM_SCHEDULE_MODELLED)
         modelled_plan(d, t, &plan);
+    else if (c->unaligned_small_max > 0) /* small_mma: its tile (gemm_small_mma.h) */
+        plan.tile_m = plan.tile_n =
+            wl_small_mma_tile(d->m, d->n, t->sms) == WL_SMALL_MMA_TILE_64 ? 64 : 32;
     return plan;
 }
 

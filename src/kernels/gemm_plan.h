@@ -161,6 +161,14 @@ typedef struct wl_gemm_candidate {
     bool any_align_c;   /* min_align is A's and B's only: C's rows may sit anywhere */
     int gemv_kernel;    /* GEMV: WL_GEMV_KERNEL_* */
     bool fallback;      /* planned only where no other row takes the descriptor */
+    /* A row for small problems read at any alignment (small_mma, its tile
+     * in the route: gemm_small_mma.h): the
+     * planner picks it only where A's or B's rows are off 16 bytes (the
+     * other rows copy them first or load them element by element),
+     * min(m, n) is past the GEMV family's small sides (WL_GEMV_SMALL_MAX)
+     * and m, n and k are each at most this; forced by name, it takes any
+     * size. 0: no such limit. */
+    size_t unaligned_small_max;
     /* Takes batches (batch > 1, the batch one more grid dimension) and only
      * those; the other rows take one matrix. A batch no row takes runs as a
      * loop over its matrices, each planned alone (warplab_gemm_batched_ex). */

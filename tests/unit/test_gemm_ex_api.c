@@ -11,7 +11,7 @@
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
  * [backend] [--ex-only | --tf32-only | --sanitizer | --lines | --tall | --tall-short |
- * --fp32-copy [--sanitizer]]
+ * --fp32-copy [--sanitizer] | --small-mma]
  * (all compiled backends by default). --ex-only leaves out the FP32 op N, N
  * float cases, which run warplab_gemm's own path; --sanitizer is the GPU check's short
  * list under compute-sanitizer (see sanitizer_keeps); --lines the large
@@ -22,7 +22,8 @@
  * (cuda alone, 77 without a GPU) FP32 compute on N, T / T, N / T, T float
  * operands, as planned and with the planner's fp32_dispatch_copy row forced
  * (the op T operands transposed into the workspace, the FP32 dispatcher on
- * N, N). */
+ * N, N); --small-mma (cuda alone, 77 without a GPU) the small_mma rows
+ * forced (small_mma_cases). */
 #include "../check.h"
 
 #include <warplab.h>
@@ -114,6 +115,24 @@ static bool sanitizer = false;  /* --sanitizer: the short list (sanitizer_keeps)
 static bool lines_only = false; /* --lines: the line-copy shapes alone */
 static bool tall_only = false;  /* --tall: the 192 x 128 tile's cases alone (tall_cases) */
 static bool tall_short = false; /* --tall-short: those of N, N and T, T on 539 x 4096 x 256 */
+/* Views one element past the start of their allocation (bases off 16
+ * bytes: 2-byte aligned for 16-bit); 0: the allocation itself. */
+static bool views_off = false;
+
+/* A buffer of bytes: the allocation, or (views_off) a view of one
+ * element's bytes past its start. */
+static warplab_status make_buffer(warplab_context *context, size_t bytes, size_t element,
+                                  warplab_buffer **buffer)
+{
+    if (!views_off)
+        return warplab_buffer_create(context, bytes, buffer);
+    warplab_buffer *parent = NULL;
+    warplab_status status = warplab_buffer_create(context, bytes + element, &parent);
+    if (status == WARPLAB_OK)
+        status = warplab_buffer_view(parent, element, bytes, buffer);
+    warplab_buffer_destroy(parent); /* the view keeps the storage */
+    return status;
+}
 
 /* --sanitizer: the full list takes minutes on the GPU (the double-precision
  * reference of the large shapes) and far longer under compute-sanitizer's
@@ -213,9 +232,9 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
     }
     warplab_buffer *ba = NULL, *bb = NULL, *bc = NULL;
     double *a_rows_k = NULL, *b_cols_k = NULL; /* the reference's decoded operands */
-    CHECK(warplab_buffer_create(context, a_count * in_size, &ba) == WARPLAB_OK);
-    CHECK(warplab_buffer_create(context, b_count * in_size, &bb) == WARPLAB_OK);
-    CHECK(warplab_buffer_create(context, c_count * out_size, &bc) == WARPLAB_OK);
+    CHECK(make_buffer(context, a_count * in_size, in_size, &ba) == WARPLAB_OK);
+    CHECK(make_buffer(context, b_count * in_size, in_size, &bb) == WARPLAB_OK);
+    CHECK(make_buffer(context, c_count * out_size, out_size, &bc) == WARPLAB_OK);
     if (!ba || !bb || !bc)
         goto done;
     CHECK(warplab_buffer_write(ba, 0, a, a_count * in_size) == WARPLAB_OK);
@@ -687,8 +706,95 @@ static int fp32_copy_cases(bool short_list)
     return check_report("test_gemm_ex_api --fp32-copy");
 }
 
+/* --small-mma: the planner's small_mma rows (one launch, the operands read
+ * as stored at any alignment: src/cuda/gemm/small_mma.cuh) forced on every
+ * layout, BF16 and FP16 into FP32 and the input type (small_mma) and TF32
+ * (small_mma_tf32), each in both variants of case_of: tight leading
+ * dimensions (k = 91, 77, 123: rows of 2-byte or 4-byte alignment, off 16
+ * bytes) with beta = 0, C all NaN and a NaN in A and B; padded ones with
+ * alpha = -1.5, beta = 0.5; every other case on views one element past
+ * their allocation (bases 2- or 4-byte aligned). Shapes: the small
+ * squares, odd sides of 1 and 7 (forced: the planner keeps those for the
+ * GEMV family), a side of 1000, k of one stage, and 800 x 800 (the 64 x 64
+ * tile). Then
+ * the planner's own pick on 91^3 and 123^3 (small_mma there), and the
+ * forced rows' refusals (k = 0, FP32 compute). Returns 77 without a cuda
+ * device. */
+static int small_mma_cases(void)
+{
+    warplab_context *context = NULL;
+    if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &context) != WARPLAB_OK) {
+        printf("test_gemm_ex_api --small-mma: skipped: no cuda device (%s)\n",
+               warplab_last_error(NULL));
+        return TEST_SKIP;
+    }
+    static const size_t shapes[][3] = {{91, 91, 91},   {75, 65, 77}, {123, 123, 123},
+                                       {7, 123, 300},  {1, 91, 123}, {300, 300, 300},
+                                       {65, 1000, 77}, {33, 40, 1},  {800, 800, 40}};
+    static const struct {
+        warplab_dtype in, out;
+        warplab_compute compute;
+        const char *row;
+    } types[] = {{WARPLAB_BFLOAT16, WARPLAB_FLOAT32, WARPLAB_COMPUTE_FP32, "small_mma"},
+                 {WARPLAB_BFLOAT16, WARPLAB_BFLOAT16, WARPLAB_COMPUTE_FP32, "small_mma"},
+                 {WARPLAB_FLOAT16, WARPLAB_FLOAT32, WARPLAB_COMPUTE_FP32, "small_mma"},
+                 {WARPLAB_FLOAT16, WARPLAB_FLOAT16, WARPLAB_COMPUTE_FP32, "small_mma"},
+                 {WARPLAB_FLOAT32, WARPLAB_FLOAT32, WARPLAB_COMPUTE_TF32, "small_mma_tf32"}};
+    int cases = 0;
+    for (size_t ty = 0; ty < sizeof types / sizeof types[0]; ty++) {
+        CHECK(warplab_gemm_force_candidate(context, types[ty].row) == WARPLAB_OK);
+        char label[64];
+        snprintf(label, sizeof label, "cuda (%s forced)", types[ty].row);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int ops = 0; ops < 4; ops++)
+                for (int variant = 0; variant < 2; variant++) {
+                    const gemm_case t =
+                        case_of(shapes[s][0], shapes[s][1], shapes[s][2], ops, types[ty].in,
+                                types[ty].out, types[ty].compute, variant);
+                    /* Every other case on views one element off (A, B, C). */
+                    views_off = (s + (size_t)ops + (size_t)variant) % 2 == 1;
+                    run_case(context, label, &t);
+                    views_off = false;
+                    cases++;
+                }
+    }
+    /* The planner's pick on the small squares with rows off 16 bytes. */
+    CHECK(warplab_gemm_force_candidate(context, NULL) == WARPLAB_OK);
+    for (int ops = 0; ops < 4; ops++)
+        for (int variant = 0; variant < 2; variant++) {
+            const gemm_case t = case_of(91, 91, 91, ops, WARPLAB_FLOAT16, WARPLAB_FLOAT16,
+                                        WARPLAB_COMPUTE_FP32, variant);
+            run_case(context, "cuda", &t);
+            const gemm_case u = case_of(123, 123, 123, ops, WARPLAB_BFLOAT16, WARPLAB_FLOAT32,
+                                        WARPLAB_COMPUTE_FP32, variant);
+            run_case(context, "cuda", &u);
+            cases += 2;
+        }
+    /* Refusals, with the row's name: k = 0; FP32 compute on small_mma_tf32. */
+    warplab_buffer *c = NULL, *a = NULL;
+    CHECK(warplab_buffer_create(context, 16 * 4, &a) == WARPLAB_OK);
+    CHECK(warplab_buffer_create(context, 16 * 4, &c) == WARPLAB_OK);
+    CHECK(warplab_gemm_force_candidate(context, "small_mma") == WARPLAB_OK);
+    CHECK(warplab_gemm_ex(context, WARPLAB_OP_N, WARPLAB_OP_N, 4, 4, 0, 1.0f, a, WARPLAB_BFLOAT16,
+                          0, a, WARPLAB_BFLOAT16, 0, 0.0f, c, WARPLAB_FLOAT32, 0,
+                          WARPLAB_COMPUTE_FP32) == WARPLAB_ERROR_UNSUPPORTED);
+    CHECK(strstr(warplab_last_error(context), "small_mma") != NULL);
+    CHECK(warplab_gemm_force_candidate(context, "small_mma_tf32") == WARPLAB_OK);
+    CHECK(warplab_gemm_ex(context, WARPLAB_OP_N, WARPLAB_OP_T, 4, 4, 3, 1.0f, a, WARPLAB_FLOAT32, 0,
+                          a, WARPLAB_FLOAT32, 0, 0.0f, c, WARPLAB_FLOAT32, 0,
+                          WARPLAB_COMPUTE_FP32) == WARPLAB_ERROR_UNSUPPORTED);
+    CHECK(strstr(warplab_last_error(context), "small_mma_tf32") != NULL);
+    warplab_buffer_destroy(a);
+    warplab_buffer_destroy(c);
+    printf("  cuda: %d cases of the small_mma rows\n", cases);
+    warplab_context_destroy(context);
+    return check_report("test_gemm_ex_api --small-mma");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--small-mma") == 0)
+        return small_mma_cases();
     if (argc > 1 && strcmp(argv[1], "--fp32-copy") == 0)
         return fp32_copy_cases(argc > 2 && strcmp(argv[2], "--sanitizer") == 0);
     ex_only = argc > 2 && strcmp(argv[2], "--ex-only") == 0;

@@ -298,6 +298,89 @@ static void test_table(void)
     CHECK_STR(picked(&plan_t), "tiled");
 }
 
+/* The small_mma rows (one launch at any alignment): the planner picks them
+ * only for small problems whose A or B rows are off 16 bytes, min(m, n)
+ * past the GEMV family's 16 and m, n, k <= WL_SMALL_MMA_PLANNED_MAX; a
+ * forced name runs them at any size, alignment and layout of their types
+ * and compute, never on k = 0 or before sm_80. */
+static void test_small_mma(void)
+{
+    static const struct {
+        size_t m, n, k;
+        warplab_op op_a, op_b;
+        warplab_dtype ab, c;
+        unsigned align_a, align_b;
+        bool small; /* the planner picks small_mma */
+    } rows[] = {
+        /* The brief's cells (FP16/BF16, lda = ldb = 91: 182-byte rows). */
+        {91, 91, 91, N, N, BF16, BF16, 2, 2, true},
+        {91, 91, 91, N, T, F16, F32, 2, 2, true},
+        {75, 75, 75, T, N, BF16, F32, 2, 16, true},
+        {123, 123, 123, T, T, F16, F16, 16, 2, true},
+        {201, 201, 201, N, T, BF16, BF16, 2, 2, true},
+        {256, 17, 256, N, N, F16, F32, 4, 8, true},
+        /* 16-byte rows: the chooser's wgmma reads them as stored. */
+        {91, 91, 96, N, T, BF16, BF16, 16, 16, false},
+        /* Past the bound (279^3 ran 0.97-1.0x cuBLAS before), or a small
+         * side the GEMV family keeps. */
+        {279, 279, 279, N, N, BF16, BF16, 2, 2, false},
+        {65, 1000, 77, N, N, F16, F16, 2, 16, false},
+        {91, 91, 300, N, N, F16, F16, 2, 2, false},
+        {16, 200, 200, N, T, BF16, BF16, 2, 2, false},
+    };
+    const wl_gemm_target t = h100();
+    const int small = wl_gemm_candidate_find("small_mma");
+    const int small_tf32 = wl_gemm_candidate_find("small_mma_tf32");
+    CHECK(small >= 0 && small_tf32 >= 0);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wl_gemm_desc d = desc(rows[i].m, rows[i].n, rows[i].k, rows[i].op_a, rows[i].op_b,
+                              rows[i].ab, rows[i].c, FP32C);
+        d.align_a = rows[i].align_a;
+        d.align_b = rows[i].align_b;
+        const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, NULL);
+        CHECK_MSG((plan.candidate == small) == rows[i].small, "%zux%zux%zu %c%c: %s", rows[i].m,
+                  rows[i].n, rows[i].k, rows[i].op_a == T ? 'T' : 'N',
+                  rows[i].op_b == T ? 'T' : 'N', picked(&plan));
+        if (plan.candidate == small) /* one launch of 32 x 32 tiles */
+            CHECK(plan.schedule == WL_GEMM_SCHEDULE_WHOLE_TILES && plan.splits == 1 &&
+                  plan.copies == 0 && plan.tile_m == 32 && plan.tile_n == 32);
+        /* Forced: taken whatever the shape and alignment. */
+        const wl_gemm_route forced = wl_gemm_plan_make(&d, &t, "small_mma");
+        CHECK(forced.candidate == small && forced.copies == 0);
+        CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == -1);
+    }
+    /* TF32: forced on the brief's cells and on a large aligned square; not
+     * on FP32 compute, 16-bit inputs, k = 0, or before sm_80. */
+    wl_gemm_desc d = desc(91, 91, 91, N, T, F32, F32, TF32C);
+    d.align_a = d.align_b = 4;
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == small_tf32);
+    d = desc(1000, 1000, 1000, T, T, F32, F32, TF32C);
+    wl_gemm_route forced = wl_gemm_plan_make(&d, &t, "small_mma_tf32");
+    /* 32 x 32 tiles past 4 an SM: 64 x 64 (wl_small_mma_tile). */
+    CHECK(forced.candidate == small_tf32 && forced.tile_m == 64 && forced.tile_n == 64);
+    d = desc(512, 528, 1000, T, T, F32, F32, TF32C);
+    forced = wl_gemm_plan_make(&d, &t, "small_mma_tf32");
+    CHECK(forced.candidate == small_tf32 && forced.tile_m == 32 && forced.tile_n == 32);
+    /* ... where the planner leaves it (16-byte rows). */
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small_tf32);
+    d = desc(109, 109, 109, N, N, F32, F32, FP32C);
+    d.align_a = d.align_b = 4;
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == -1);
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small_tf32);
+    d = desc(91, 91, 0, N, N, BF16, BF16, FP32C);
+    d.align_a = d.align_b = 2;
+    CHECK(wl_gemm_plan_make(&d, &t, "small_mma").candidate == -1);
+    CHECK(wl_gemm_plan_make(&d, &t, NULL).candidate != small);
+    wl_gemm_target turing = h100();
+    turing.cc_major = 7;
+    turing.cc_minor = 5;
+    turing.sm90a = false;
+    d = desc(91, 91, 91, N, N, BF16, BF16, FP32C);
+    d.align_a = d.align_b = 2;
+    CHECK(wl_gemm_plan_make(&d, &turing, "small_mma").candidate == -1);
+    CHECK(wl_gemm_plan_make(&d, &turing, NULL).candidate != small);
+}
+
 /* Every row's constants carry a source, and names are unique. */
 static void test_rows(void)
 {
@@ -401,6 +484,7 @@ static void test_properties(unsigned seed, int count)
     targets[1].fp32_peak_gflops = 19500.0;
     targets[1].sm90a = false;
     int failures_before = check_failures, gemv_plans = 0, kernel_plans[WL_GEMV_KERNELS] = {0};
+    int small_plans = 0;
     for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
         const wl_gemm_desc d = random_desc();
         const wl_gemm_target *t = &targets[i % 2];
@@ -445,6 +529,12 @@ static void test_properties(unsigned seed, int count)
         for (size_t r = 0; r < rows_count; r++)
             if (rows[r].fallback == c->fallback && !wl_gemm_candidate_defers(&rows[r], &d, t))
                 CHECK(plan.predicted_us <= wl_gemm_candidate_us(&rows[r], &d, t));
+        /* A row for small problems off 16 bytes only there. */
+        small_plans += c->unaligned_small_max > 0;
+        if (c->unaligned_small_max > 0)
+            CHECK((d.align_a < 16 || d.align_b < 16) && d.m <= c->unaligned_small_max &&
+                  d.n <= c->unaligned_small_max && d.k <= c->unaligned_small_max &&
+                  (d.m < d.n ? d.m : d.n) > WL_GEMV_SMALL_MAX);
         /* A row that defers to the GEMV family is never picked where it defers. */
         CHECK_MSG(!wl_gemm_candidate_defers(c, &d, t), "%s picked where a GEMV row takes it",
                   c->name);
@@ -523,6 +613,8 @@ static void test_properties(unsigned seed, int count)
         }
     }
     CHECK_MSG(gemv_plans > count / 20, "only %d GEMV plans in %d descriptors", gemv_plans, count);
+    CHECK_MSG(small_plans > count / 200, "only %d small_mma plans in %d descriptors", small_plans,
+              count);
     CHECK_MSG(kernel_plans[WL_GEMV_KERNEL_MMA] > 0 && kernel_plans[WL_GEMV_KERNEL_TILED] > 0 &&
                   kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] > 0 &&
                   kernel_plans[WL_GEMV_KERNEL_STAGED] > 0,
@@ -837,6 +929,7 @@ int main(int argc, char **argv)
     test_rows();
     test_models();
     test_table();
+    test_small_mma();
     test_properties(seed, 20000);
     test_limits();
     test_dispatch_splits(seed, 4000);

@@ -41,6 +41,7 @@
 #include "gemm_launch.h"
 #include "gemv.h"
 #include "plan_cache.h"
+#include "small_mma.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -388,6 +389,14 @@ static bool fp32_copy_planned(const wl_gemm_route *route)
     return route_is(route, "fp32_dispatch_copy");
 }
 
+/* The planner picked (or the call forces) small_mma or small_mma_tf32: the
+ * small mma.sync kernel on the operands as stored, one launch, no
+ * workspace (small_mma.cu). */
+static bool small_mma_planned(const wl_gemm_route *route)
+{
+    return route_is(route, "small_mma") || route_is(route, "small_mma_tf32");
+}
+
 /* The planner picked (or the call forces) fp32_tiles: the FP32 dispatcher's
  * tile kernels reading the op T operands in place (dispatch.cu), on the
  * problem with its layout bits alone (FP32 products: within TF32's bound). */
@@ -534,6 +543,16 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p,
 {
     if (fp32_copy_planned(route))
         return wl_fp32_copy_scratch(backend, p);
+    if (small_mma_planned(route)) {
+        /* No workspace; but a problem whose misalignment alone puts its rows
+         * off 16 bytes may come with views on them at the launch, which
+         * plans another row: room for that one. */
+        if (p->misalign == 0)
+            return 0;
+        wl_problem on_lines = *p;
+        on_lines.misalign = 0;
+        return ex_scratch(backend, &on_lines);
+    }
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, route, &on_tiles, &dispatcher))
@@ -769,6 +788,8 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     if (wl_gemm_m(p) == 0 || wl_gemm_n(p) == 0)
         return WARPLAB_OK;
     const wl_gemm_route route = ex_route_of(backend, p, launch);
+    if (small_mma_planned(&route))
+        return wl_small_mma_run(backend, launch, &route);
     if (gemv_planned(&route))
         return wl_gemv_run(backend, launch, &route);
     if (fp32_copy_planned(&route))
@@ -883,6 +904,10 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     }
     if (fp32_copy_planned(&route)) {
         wl_fp32_copy_describe(backend, launch, text, len);
+        return;
+    }
+    if (small_mma_planned(&route)) {
+        wl_small_mma_describe(launch, &route, text, len);
         return;
     }
     wl_problem on_tiles;
