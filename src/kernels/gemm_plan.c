@@ -493,12 +493,13 @@ static const wl_gemm_candidate candidates[] = {
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
      .bandwidth_fraction = 0.5,
-     .flop_fraction = 0.03,
+     .flop_fraction = 0.005,
      .flop_multiple = TENSOR16_OVER_FP32,
-     .fixed_us = 6.0,
-     .source = "modelled, not measured: one launch as cuBLAS's (FP16 91^3 6.0 us on the H200, "
-               "seed 29's grid) and a latency-bound k loop at 3% of the tensor peak; "
-               "scripts/small_mma_timing.sh times it"},
+     .fixed_us = 5.6,
+     .source = "H200, scripts/small_mma_timing.sh (forced, BF16 and FP16, both Cs, N,N and "
+               "N,T; tuning shapes 75^3, 109^3, 123^3, 150^3, 201^3, 65x1000x77): 5.6-9.3 us, "
+               "fitted as 5.6 us + flops at 0.5% of the tensor peak (a latency-bound k loop: "
+               "201^3 8.3-9.3 us; ex16_chooser 9.2-10.0 there, 333^3 11.2-12.6 against 10.7-11.1)"},
     {.name = "small_mma_tf32",
      .kernel = "src/cuda/gemm/small_mma.cuh: small_mma (mma.sync m16n8k8 tf32, 32 x 32 or 64 x "
                "64 tiles, the operands as stored at any alignment, one launch)",
@@ -512,11 +513,12 @@ static const wl_gemm_candidate candidates[] = {
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
      .bandwidth_fraction = 0.5,
-     .flop_fraction = 0.03,
+     .flop_fraction = 0.01,
      .flop_multiple = TF32_OVER_FP32,
      .fixed_us = 6.0,
-     .source = "modelled, not measured: small_mma's (the same kernel on 4-byte elements); "
-               "scripts/small_mma_timing.sh times it"},
+     .source = "H200, scripts/small_mma_timing.sh (forced, N,N and N,T): 109^3 6.6-6.8 us, "
+               "the FP32 rows 8.2-8.5 there; small_mma's rate in flops (the same kernel on "
+               "4-byte elements: half the multiple, twice the fraction)"},
     {.name = "tiled",
      .kernel = "src/cuda/gemm/gemm_ex.cu gemm_ex_tiled (CUDA cores, 64 x 64 tiles)",
      .cc_major_min = 0,
