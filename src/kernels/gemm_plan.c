@@ -913,38 +913,14 @@ static warplab_device_info model_device(const wl_gemm_target *t)
     return info;
 }
 
-/* The delegates' plans copied field by field into the route (zeroed by
- * wl_gemm_plan_make), so that the route's padding stays zero: routes
- * compare with memcmp (the cache's tests). */
-static void keep_ex16(wl_ex16_plan *to, const wl_ex16_plan *from)
-{
-    to->kind = from->kind;
-    to->tile = from->tile;
-    to->splits = from->splits;
-    to->k_chunk = from->k_chunk;
-    to->rows = from->rows;
-    to->restride = from->restride;
-    to->transposed = from->transposed;
-    to->sk_workers = from->sk_workers;
-    to->predicted_us = from->predicted_us;
-}
-
-static void keep_tf32(wl_tf32_plan *to, const wl_tf32_plan *from)
-{
-    to->route = from->route;
-    to->tiles.tile = from->tiles.tile;
-    to->tiles.splits = from->tiles.splits;
-    to->tiles.k_chunk = from->tiles.k_chunk;
-    to->tiles.predicted_us = from->tiles.predicted_us;
-    to->wgmma_us = from->wgmma_us;
-    to->fp32_us = from->fp32_us;
-    to->wgmma_bn = from->wgmma_bn;
-    to->wgmma_splits = from->wgmma_splits;
-    to->wgmma_k_chunk = from->wgmma_k_chunk;
-    to->wgmma_rs = from->wgmma_rs;
-    to->wgmma_line_a = from->wgmma_line_a;
-    to->wgmma_line_b = from->wgmma_line_b;
-}
+/* A chooser's plan kept in the route: assigned whole, so that every field
+ * it has (or gains) is kept, where a copy field by field drops a field
+ * added later. The plans have no padding of the compiler's
+ * (WL_PLAN_NO_PADDING, gemm_dispatch.h): the route's bytes are the plan's,
+ * and routes compare with memcmp (test_gemm_plan: made twice and cached
+ * alike; a plan with padding, assigned whole, brought the chooser's stack
+ * bytes along and failed that test). */
+#define KEEP_PLAN(to, from) (memset(&(to), 0, sizeof(to)), (to) = (from))
 
 static wl_gemm_schedule split_schedule(int splits)
 {
@@ -961,7 +937,7 @@ static void modelled_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gem
     plan->copies = 0;
     if (d->ab_type != WARPLAB_FLOAT32) {
         const wl_ex16_plan e = wl_ex16_choose(&info, &p, t->tma);
-        keep_ex16(&plan->ex16, &e);
+        KEEP_PLAN(plan->ex16, e);
         plan->splits = e.splits;
         plan->k_chunk = e.k_chunk;
         plan->schedule = split_schedule(e.splits);
@@ -988,7 +964,7 @@ static void modelled_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gem
         return;
     }
     const wl_tf32_plan f = wl_tf32_choose(&info, &p, t->fp32_dispatcher, t->tma);
-    keep_tf32(&plan->tf32, &f);
+    KEEP_PLAN(plan->tf32, f);
     plan->tile_m = plan->tile_n = 0;
     if (f.route == WL_TF32_ROUTE_WGMMA) {
         plan->splits = f.wgmma_splits;

@@ -23,6 +23,7 @@
 #ifndef WARPLAB_KERNELS_GEMM_PLAN_H
 #define WARPLAB_KERNELS_GEMM_PLAN_H
 
+#include "gemm_dispatch.h"
 #include "warplab.h"
 
 #include <stdbool.h>
@@ -200,9 +201,13 @@ typedef struct wl_gemm_candidate {
 
 #define WL_GEMM_C_INPUT (1u << 31)
 
-/* The delegates' plans, which the route of the ex16_chooser and
+/* The choosers' plans, which the route of the ex16_chooser and
  * tf32_chooser rows carries: the 16-bit tile model's (gemm_tiles16.h,
- * wl_ex16_choose) and the TF32 one's (gemm_tiles_tf32.h, wl_tf32_choose). */
+ * wl_ex16_choose) and the TF32 one's (gemm_tiles_tf32.h, wl_tf32_choose).
+ * Like the FP32 dispatcher's (gemm_dispatch.h, wl_gemm_plan) they have no
+ * padding of the compiler's (WL_PLAN_NO_PADDING: every byte is a member,
+ * `padding` ones 0), so that a plan assigned whole into a route keeps
+ * every byte of it, and routes compare with memcmp. */
 typedef enum wl_ex16_kind {
     WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
     WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
@@ -211,6 +216,7 @@ typedef enum wl_ex16_kind {
     WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
 } wl_ex16_kind;
 
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_ex16_plan {
     wl_ex16_kind kind;
     int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: rows x tile,
@@ -226,21 +232,26 @@ typedef struct wl_ex16_plan {
      * in their stored layout: bit 0 A, bit 1 B. */
     int restride;
     /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
-     * B^T A^T, so that y = A x streams A through the narrow tile as B. */
-    bool transposed;
+     * B^T A^T, so that y = A x streams A through the narrow tile as B
+     * (0 or 1). */
+    int transposed;
     /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
      * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
      * tiles. */
     int sk_workers;
     double predicted_us;
 } wl_ex16_plan;
+WL_PLAN_NO_PADDING_END(wl_ex16_plan)
 
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_tf32_tiles_plan {
     int tile;    /* wl_tf32_tile */
     int splits;  /* chunks of k (1: no partial sums) */
     int k_chunk; /* a multiple of TF32T_BK */
+    int padding; /* 0 */
     double predicted_us;
 } wl_tf32_tiles_plan;
+WL_PLAN_NO_PADDING_END(wl_tf32_tiles_plan)
 
 typedef enum wl_tf32_route {
     WL_TF32_ROUTE_OTHER, /* not TF32, or gemm_ex.cu's skinny / tiled kernels */
@@ -249,18 +260,22 @@ typedef enum wl_tf32_route {
     WL_TF32_ROUTE_FP32   /* the FP32 dispatcher on the problem with FP32 compute */
 } wl_tf32_route;
 
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_tf32_plan {
     wl_tf32_route route;
+    int wgmma_bn;             /* WL_TF32_ROUTE_WGMMA: the kernel's plan, with the two below */
     wl_tf32_tiles_plan tiles; /* the small tiles' plan, where they were priced */
     double wgmma_us, fp32_us; /* the wgmma kernel's and the dispatcher's modelled time */
-    int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* WL_TF32_ROUTE_WGMMA: the kernel's plan */
+    int wgmma_splits, wgmma_k_chunk;
     bool wgmma_rs; /* WL_TF32_ROUTE_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
     /* WL_TF32_ROUTE_WGMMA: A (op N) or B (the register kernel's row-major B)
      * copied as it is laid out, onto rows of whole 128-byte lines (see
      * gemm_tiles_tf32.c's tf32_line_cost): the copy costs less than the kernel
      * loses. */
     bool wgmma_line_a, wgmma_line_b;
+    bool padding[5]; /* 0 */
 } wl_tf32_plan;
+WL_PLAN_NO_PADDING_END(wl_tf32_plan)
 
 /* The plan: the candidate, its schedule and geometry. For the GEMV: the
  * problem seen as C' (small x big) = Y (small x k) X^T, X (big x k) the big
