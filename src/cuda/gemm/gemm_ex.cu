@@ -290,7 +290,7 @@ static bool use_skinny(const wl_problem *p)
  * op(B) alone): a fact of the backend, kept per thread for the last one
  * (with the device facts it reads: a backend at a freed one's address),
  * since every plan asks. */
-static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
+static bool fp32_dispatcher_runs(wl_backend *backend)
 {
     static thread_local const wl_backend *known = NULL;
     static thread_local int known_cc = 0;
@@ -300,8 +300,10 @@ static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
         backend->info.shared_memory_per_block_optin == known_smem)
         return runs;
     const wl_impl *dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
-    wl_problem nn = *p;
-    nn.variant = 0;
+    wl_problem nn;
+    memset(&nn, 0, sizeof nn);
+    nn.dims = 3;
+    nn.dtype = WARPLAB_FLOAT32;
     char reason[8];
     runs = dispatch && (!dispatch->supports ||
                         dispatch->supports(backend, &nn, reason, sizeof reason) == WARPLAB_OK);
@@ -311,10 +313,18 @@ static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
     return runs;
 }
 
+extern "C" void wl_gemm_cuda_target_facts(const wl_backend *backend, wl_gemm_target *target)
+{
+    wl_backend *b = const_cast<wl_backend *>(backend);
+    target->tma = wl_gemm_ex_tma_available(b);
+    target->fp32_dispatcher = fp32_dispatcher_runs(b);
+}
+
 /* The planner's plan for a problem (its views' alignment where the launch
  * is known, the problem's misalignment otherwise); force: a candidate's
- * name or NULL. The target carries what the 16-bit and TF32 tile models
- * read of this backend (the TMA path, the FP32 dispatcher). */
+ * name or NULL. The target (wl_gemm_target_for) carries what the 16-bit
+ * and TF32 tile models read of this backend (the TMA path, the FP32
+ * dispatcher). */
 static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
                              const char *force)
 {
@@ -322,9 +332,7 @@ static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_
         launch ? wl_gemm_desc_of(p, wl_view_ptr(launch->buf[GEMM_A]),
                                  wl_view_ptr(launch->buf[GEMM_B]), wl_view_ptr(launch->buf[GEMM_C]))
                : wl_gemm_desc_of(p, NULL, NULL, NULL);
-    wl_gemm_target target = wl_gemm_target_for(backend);
-    target.tma = wl_gemm_ex_tma_available(backend);
-    target.fp32_dispatcher = fp32_dispatcher_runs(backend, p);
+    const wl_gemm_target target = wl_gemm_target_for(backend);
     return wl_gemm_plan_cached(&desc, &target, force);
 }
 
@@ -443,7 +451,7 @@ static wl_ex16_plan ex16_modelled(wl_backend *backend, const wl_problem *p)
 static wl_tf32_plan tf32_modelled(wl_backend *backend, const wl_problem *p)
 {
     static thread_local wl_plan_cache<wl_tf32_plan> cache;
-    const bool fp32 = p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p);
+    const bool fp32 = p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend);
     const bool tma = wl_gemm_ex_tma_available(backend);
     const wl_plan_key key = wl_plan_key_of(backend, p, (tma ? 1 : 0) | (fp32 ? 2 : 0));
     const wl_tf32_plan *kept = cache.find(key);
