@@ -291,7 +291,8 @@ static const wl_gemm_candidate candidates[] = {
                "and FP16, m = 1, op N, N; columns kernel at 8.4-16.8 MB of X 11.4-14.3 us, "
                "wgmma at 29-34 MB 15.3-16.1 us)"},
     {.name = "fp32_dispatch",
-     .kernel = "src/kernels/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
+     .kernel = "src/kernels/gemm_dispatch.c wl_gemm_choose's plan (warplab_gemm's chooser), made "
+               "by the planner and carried in the route, on dispatch.cu's kernels",
      .cc_major_min = 0,
      .ab_types = F32,
      .c_types = F32,
@@ -311,7 +312,8 @@ static const wl_gemm_candidate candidates[] = {
      .along_big_defers_small_min = 2,
      .k_zero = true,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_FP32,
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
@@ -325,7 +327,8 @@ static const wl_gemm_candidate candidates[] = {
     {.name = "fp32_tiles",
      .kernel =
          "src/cuda/gemm/dispatch.cu: the FP32 dispatcher's tile kernels (pipelined_kernel.cuh) "
-         "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles",
+         "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles (the "
+         "planner's, carried in the route)",
      .cc_major_min = 8, /* cp.async */
      .ab_types = F32,
      .c_types = F32,
@@ -352,7 +355,8 @@ static const wl_gemm_candidate candidates[] = {
       * T, T (seed 7); at m = 1-5 gemv_k ran 1.1-1.8x on T, T (seeds 7, 11). */
      .along_k_defers_strided_small_max = 8,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_FP32,
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
@@ -383,6 +387,7 @@ static const wl_gemm_candidate candidates[] = {
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_EX16,
      .bandwidth_fraction = 0.766,
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
@@ -411,6 +416,7 @@ static const wl_gemm_candidate candidates[] = {
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_TF32,
      .bandwidth_fraction = 0.80,
      .flop_fraction = 0.65,
      .flop_multiple = TF32_OVER_FP32,
@@ -437,7 +443,8 @@ static const wl_gemm_candidate candidates[] = {
      .along_k_defers_small_max = WL_GEMV_TILED_SMALL_MAX,
      .along_k_defers_strided_small_max = WL_GEMV_TILED_SMALL_MAX,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_FP32,
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
@@ -927,15 +934,60 @@ static wl_gemm_schedule split_schedule(int splits)
     return splits > 1 ? WL_GEMM_SCHEDULE_SPLIT_K : WL_GEMM_SCHEDULE_WHOLE_TILES;
 }
 
-/* The ex16_chooser and tf32_chooser rows: their tile model's plan, and the
- * route's schedule, tile, splits, k chunk and copies from it. */
+wl_gemm_plan wl_gemm_fp32_plan(const wl_gemm_desc *d, const wl_gemm_target *t)
+{
+    wl_gemm_device device;
+    memset(&device, 0, sizeof device);
+    device.sms = t->reported_sms;
+    device.fp32_gflops = t->fp32_peak_gflops;
+    device.bandwidth_gbs = t->bandwidth_gbs;
+    /* dispatch.cu's alignment: each view's base and row pitch on 16 bytes */
+    const int a_aligned = d->align_a >= 16, b_aligned = d->align_b >= 16;
+    /* The skinny kernels read A and B as N, N only: a transposed layout
+     * gets the tile kernels (which read every layout). */
+    if (d->op_a == WARPLAB_OP_T || d->op_b == WARPLAB_OP_T)
+        return wl_gemm_choose_tiles(d->m, d->n, d->k, a_aligned, b_aligned, &device);
+    return wl_gemm_choose(d->m, d->n, d->k, a_aligned, b_aligned, &device);
+}
+
+/* The FP32 dispatcher's rows: its plan on the descriptor, or (a copying
+ * row) on the N, N copies of the op T operands, rows of whole 128-byte
+ * lines in the workspace (fp32_copy.cu), so 16-byte aligned; the route's
+ * schedule, tile, splits and k chunk from it. */
+static void fp32_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+{
+    wl_gemm_desc on = *d;
+    if (plan->copies & 1u) {
+        on.op_a = WARPLAB_OP_N;
+        on.align_a = 16;
+    }
+    if (plan->copies & 2u) {
+        on.op_b = WARPLAB_OP_N;
+        on.align_b = 16;
+    }
+    const wl_gemm_plan f = wl_gemm_fp32_plan(&on, t);
+    KEEP_PLAN(plan->fp32, f);
+    plan->splits = f.splits;
+    plan->k_chunk = f.k_chunk;
+    plan->schedule = split_schedule(f.splits);
+    wl_gemm_kernel_tile(f.kernel, &plan->tile_m, &plan->tile_n);
+}
+
+/* The rows of schedule WL_GEMM_SCHEDULE_MODELLED: their chooser's plan
+ * (the tile models', the FP32 dispatcher's), and the route's schedule,
+ * tile, splits, k chunk and copies from it. */
 static void modelled_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
 {
+    const wl_gemm_chooser chooser = candidates[plan->candidate].chooser;
+    if (chooser == WL_GEMM_CHOOSER_FP32) {
+        fp32_plan(d, t, plan);
+        return;
+    }
     const wl_problem p = model_problem(d);
     const warplab_device_info info = model_device(t);
     plan->schedule = WL_GEMM_SCHEDULE_WHOLE_TILES;
     plan->copies = 0;
-    if (d->ab_type != WARPLAB_FLOAT32) {
+    if (chooser == WL_GEMM_CHOOSER_EX16) {
         const wl_ex16_plan e = wl_ex16_choose(&info, &p, t->tma);
         KEEP_PLAN(plan->ex16, e);
         plan->splits = e.splits;

@@ -27,7 +27,8 @@
  *   fp32_tiles: the FP32 dispatcher's tile kernels read op T in place
  *   (dispatch.cu, pipelined_kernel.cuh); forced, fp32_dispatch_copy: the
  *   op T operands copied into the workspace, the dispatcher on N, N
- *   (fp32_copy.cu).
+ *   (fp32_copy.cu). Both run the dispatcher's plan the route carries
+ *   (route.fp32), made by the planner.
  * - Everything else (k = 0, devices without sm_80 or sm_90a): gemm_ex_tiled,
  *   64 x 64 tiles, 4 x 4 outputs a thread, operands widened to float in
  *   shared memory (TF32: truncated), FP32 sums.
@@ -398,7 +399,8 @@ static bool fp32_copy_planned(const wl_gemm_route *route)
 
 /* The planner picked (or the call forces) fp32_tiles: the FP32 dispatcher's
  * tile kernels reading the op T operands in place (dispatch.cu), on the
- * problem with its layout bits alone (FP32 products: within TF32's bound). */
+ * problem with its layout bits alone (FP32 products: within TF32's bound),
+ * the route's plan (route->fp32). */
 static bool fp32_tiles_planned(wl_backend *backend, const wl_problem *p, const wl_gemm_route *route,
                                wl_problem *on_tiles, const wl_impl **dispatcher)
 {
@@ -545,7 +547,7 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p,
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, route, &on_tiles, &dispatcher))
-        return dispatcher->scratch_bytes ? dispatcher->scratch_bytes(backend, &on_tiles) : 0;
+        return wl_gemm_fp32_scratch(backend, &on_tiles, &route->fp32);
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
@@ -780,13 +782,13 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     if (gemv_planned(&route))
         return wl_gemv_run(backend, launch, &route);
     if (fp32_copy_planned(&route))
-        return wl_fp32_copy_run(backend, launch);
+        return wl_fp32_copy_run(backend, launch, &route.fp32);
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
         wl_launch in_place = *launch;
         in_place.problem = &on_tiles;
-        return dispatcher->launch(backend, &in_place, NULL);
+        return wl_gemm_fp32_run(backend, &in_place, &route.fp32);
     }
     if (tiled_forced(p))
         return run_tiled(backend, launch);
@@ -890,18 +892,14 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         return;
     }
     if (fp32_copy_planned(&route)) {
-        wl_fp32_copy_describe(backend, launch, text, len);
+        wl_fp32_copy_describe(backend, launch, &route.fp32, text, len);
         return;
     }
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
         char plan[160] = "";
-        if (dispatcher->describe) {
-            wl_launch in_place = *launch;
-            in_place.problem = &on_tiles;
-            dispatcher->describe(backend, &in_place, plan, sizeof plan);
-        }
+        wl_gemm_plan_describe(&route.fp32, plan, sizeof plan);
         snprintf(text, len, "FP32 tiles, %s read in place: %s",
                  wl_gemm_trans_a(p) && wl_gemm_trans_b(p) ? "A^T and B^T"
                  : wl_gemm_trans_a(p)                     ? "A^T"
