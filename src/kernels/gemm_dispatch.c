@@ -245,7 +245,7 @@ static double plan_time(const model *md, const wl_gemm_plan *plan, double m, dou
 static wl_gemm_plan best_split(const model *md, wl_gemm_kernel kernel, size_t m, size_t n, size_t k,
                                int a_rows_aligned, int b_rows_aligned)
 {
-    wl_gemm_plan best = {kernel, 0, 1, (int)k, 0.0, 0};
+    wl_gemm_plan best = {kernel, 0, 1, (int)k, 0.0, 0, 0};
     if (kernel == WL_GEMM_KERNEL_SKINNY_M)
         best.group = skinny_group(m);
     else if (kernel == WL_GEMM_KERNEL_SKINNY_N)
@@ -341,7 +341,7 @@ wl_gemm_plan wl_gemm_plan_tail_split(wl_gemm_kernel kernel, size_t m, size_t n, 
     const tile_kind *t = tile_kind_of(kernel);
     if (!t)
         return best_split(&md, kernel, m, n, k, a_rows_aligned, b_rows_aligned);
-    wl_gemm_plan plan = {kernel, 0, 1, (int)k, 0.0, 0};
+    wl_gemm_plan plan = {kernel, 0, 1, (int)k, 0.0, 0, 0};
     const size_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
     const size_t wave = (size_t)md.sms * (size_t)t->resident;
     const size_t tail = tiles % wave;

@@ -23,10 +23,27 @@ typedef enum wl_gemm_kernel {
     WL_GEMM_KERNEL_COUNT
 } wl_gemm_kernel;
 
+/* WL_PLAN_NO_PADDING: plans whose every byte is a member (`padding`
+ * members 0), so that a plan assigned whole keeps every byte and plans
+ * compare with memcmp (the planner's routes carry them: gemm_plan.h). C
+ * compilers that know -Wpadded (GCC, Clang) refuse padding of their own
+ * between BEGIN and END (type), where the type is laid out. */
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__cplusplus)
+#define WL_PLAN_NO_PADDING_BEGIN                                                                   \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic error \"-Wpadded\"")
+#define WL_PLAN_NO_PADDING_END(type)                                                               \
+    _Static_assert(sizeof(type) > 0, #type " is laid out under -Wpadded");                         \
+    _Pragma("GCC diagnostic pop")
+#else
+#define WL_PLAN_NO_PADDING_BEGIN
+#define WL_PLAN_NO_PADDING_END(type)
+#endif
+
 /* A kernel and how it is run: rows (skinny_m) or columns (skinny_n) of C a
  * block takes at once, and the k range split in `splits` chunks of k_chunk
  * (splits 1: one launch, no workspace; more: partial sums in the workspace,
  * then a reduction in fixed order). */
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_gemm_plan {
     wl_gemm_kernel kernel;
     int group;           /* skinny_m: MR rows; skinny_n: NR columns; tiles: 0 */
@@ -37,7 +54,9 @@ typedef struct wl_gemm_plan {
      * tiles run whole except the last t (the last, partial wave), which are
      * split over k (wl_gemm_plan_tail_split). */
     int tail_tiles;
+    int padding; /* 0 */
 } wl_gemm_plan;
+WL_PLAN_NO_PADDING_END(wl_gemm_plan)
 
 /* What the dispatcher sees of the device: SMs, FP32 peak and bandwidth (0 =
  * unknown: H100-class defaults). */

@@ -292,7 +292,8 @@ static const wl_gemm_candidate candidates[] = {
                "and FP16, m = 1, op N, N; columns kernel at 8.4-16.8 MB of X 11.4-14.3 us, "
                "wgmma at 29-34 MB 15.3-16.1 us)"},
     {.name = "fp32_dispatch",
-     .kernel = "src/kernels/gemm_dispatch.c (warplab_gemm's chooser) and its kernels",
+     .kernel = "src/kernels/gemm_dispatch.c wl_gemm_choose's plan (warplab_gemm's chooser), made "
+               "by the planner and carried in the route, on dispatch.cu's kernels",
      .cc_major_min = 0,
      .ab_types = F32,
      .c_types = F32,
@@ -312,7 +313,8 @@ static const wl_gemm_candidate candidates[] = {
      .along_big_defers_small_min = 2,
      .k_zero = true,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_FP32,
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
@@ -326,7 +328,8 @@ static const wl_gemm_candidate candidates[] = {
     {.name = "fp32_tiles",
      .kernel =
          "src/cuda/gemm/dispatch.cu: the FP32 dispatcher's tile kernels (pipelined_kernel.cuh) "
-         "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles",
+         "reading op T operands in place, their tiles and splits by wl_gemm_choose_tiles (the "
+         "planner's, carried in the route)",
      .cc_major_min = 8, /* cp.async */
      .ab_types = F32,
      .c_types = F32,
@@ -353,7 +356,8 @@ static const wl_gemm_candidate candidates[] = {
       * T, T (seed 7); at m = 1-5 gemv_k ran 1.1-1.8x on T, T (seeds 7, 11). */
      .along_k_defers_strided_small_max = 8,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_FP32,
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
@@ -384,6 +388,7 @@ static const wl_gemm_candidate candidates[] = {
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_EX16,
      .bandwidth_fraction = 0.766,
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
@@ -412,6 +417,7 @@ static const wl_gemm_candidate candidates[] = {
      .k_zero = true,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_TF32,
      .bandwidth_fraction = 0.80,
      .flop_fraction = 0.65,
      .flop_multiple = TF32_OVER_FP32,
@@ -438,7 +444,8 @@ static const wl_gemm_candidate candidates[] = {
      .along_k_defers_small_max = WL_GEMV_TILED_SMALL_MAX,
      .along_k_defers_strided_small_max = WL_GEMV_TILED_SMALL_MAX,
      .min_align = 1,
-     .schedule = WL_GEMM_SCHEDULE_DELEGATED,
+     .schedule = WL_GEMM_SCHEDULE_MODELLED,
+     .chooser = WL_GEMM_CHOOSER_FP32,
      .bandwidth_fraction = 0.85,
      .flop_fraction = 0.75,
      .flop_multiple = 1.0,
@@ -965,55 +972,76 @@ static warplab_device_info model_device(const wl_gemm_target *t)
     return info;
 }
 
-/* The delegates' plans copied field by field into the route (zeroed by
- * wl_gemm_plan_make), so that the route's padding stays zero: routes
- * compare with memcmp (the cache's tests). */
-static void keep_ex16(wl_ex16_plan *to, const wl_ex16_plan *from)
-{
-    to->kind = from->kind;
-    to->tile = from->tile;
-    to->splits = from->splits;
-    to->k_chunk = from->k_chunk;
-    to->rows = from->rows;
-    to->restride = from->restride;
-    to->transposed = from->transposed;
-    to->sk_workers = from->sk_workers;
-    to->predicted_us = from->predicted_us;
-}
-
-static void keep_tf32(wl_tf32_plan *to, const wl_tf32_plan *from)
-{
-    to->route = from->route;
-    to->tiles.tile = from->tiles.tile;
-    to->tiles.splits = from->tiles.splits;
-    to->tiles.k_chunk = from->tiles.k_chunk;
-    to->tiles.predicted_us = from->tiles.predicted_us;
-    to->wgmma_us = from->wgmma_us;
-    to->fp32_us = from->fp32_us;
-    to->wgmma_bn = from->wgmma_bn;
-    to->wgmma_splits = from->wgmma_splits;
-    to->wgmma_k_chunk = from->wgmma_k_chunk;
-    to->wgmma_rs = from->wgmma_rs;
-    to->wgmma_line_a = from->wgmma_line_a;
-    to->wgmma_line_b = from->wgmma_line_b;
-}
+/* A chooser's plan kept in the route: assigned whole, so that every field
+ * it has (or gains) is kept, where a copy field by field drops a field
+ * added later. The plans have no padding of the compiler's
+ * (WL_PLAN_NO_PADDING, gemm_dispatch.h): the route's bytes are the plan's,
+ * and routes compare with memcmp (test_gemm_plan: made twice and cached
+ * alike; a plan with padding, assigned whole, brought the chooser's stack
+ * bytes along and failed that test). */
+#define KEEP_PLAN(to, from) (memset(&(to), 0, sizeof(to)), (to) = (from))
 
 static wl_gemm_schedule split_schedule(int splits)
 {
     return splits > 1 ? WL_GEMM_SCHEDULE_SPLIT_K : WL_GEMM_SCHEDULE_WHOLE_TILES;
 }
 
-/* The ex16_chooser and tf32_chooser rows: their tile model's plan, and the
- * route's schedule, tile, splits, k chunk and copies from it. */
+wl_gemm_plan wl_gemm_fp32_plan(const wl_gemm_desc *d, const wl_gemm_target *t)
+{
+    wl_gemm_device device;
+    memset(&device, 0, sizeof device);
+    device.sms = t->reported_sms;
+    device.fp32_gflops = t->fp32_peak_gflops;
+    device.bandwidth_gbs = t->bandwidth_gbs;
+    /* dispatch.cu's alignment: each view's base and row pitch on 16 bytes */
+    const int a_aligned = d->align_a >= 16, b_aligned = d->align_b >= 16;
+    /* The skinny kernels read A and B as N, N only: a transposed layout
+     * gets the tile kernels (which read every layout). */
+    if (d->op_a == WARPLAB_OP_T || d->op_b == WARPLAB_OP_T)
+        return wl_gemm_choose_tiles(d->m, d->n, d->k, a_aligned, b_aligned, &device);
+    return wl_gemm_choose(d->m, d->n, d->k, a_aligned, b_aligned, &device);
+}
+
+/* The FP32 dispatcher's rows: its plan on the descriptor, or (a copying
+ * row) on the N, N copies of the op T operands, rows of whole 128-byte
+ * lines in the workspace (fp32_copy.cu), so 16-byte aligned; the route's
+ * schedule, tile, splits and k chunk from it. */
+static void fp32_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
+{
+    wl_gemm_desc on = *d;
+    if (plan->copies & 1u) {
+        on.op_a = WARPLAB_OP_N;
+        on.align_a = 16;
+    }
+    if (plan->copies & 2u) {
+        on.op_b = WARPLAB_OP_N;
+        on.align_b = 16;
+    }
+    const wl_gemm_plan f = wl_gemm_fp32_plan(&on, t);
+    KEEP_PLAN(plan->fp32, f);
+    plan->splits = f.splits;
+    plan->k_chunk = f.k_chunk;
+    plan->schedule = split_schedule(f.splits);
+    wl_gemm_kernel_tile(f.kernel, &plan->tile_m, &plan->tile_n);
+}
+
+/* The rows of schedule WL_GEMM_SCHEDULE_MODELLED: their chooser's plan
+ * (the tile models', the FP32 dispatcher's), and the route's schedule,
+ * tile, splits, k chunk and copies from it. */
 static void modelled_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan)
 {
+    const wl_gemm_chooser chooser = candidates[plan->candidate].chooser;
+    if (chooser == WL_GEMM_CHOOSER_FP32) {
+        fp32_plan(d, t, plan);
+        return;
+    }
     const wl_problem p = model_problem(d);
     const warplab_device_info info = model_device(t);
     plan->schedule = WL_GEMM_SCHEDULE_WHOLE_TILES;
     plan->copies = 0;
-    if (d->ab_type != WARPLAB_FLOAT32) {
+    if (chooser == WL_GEMM_CHOOSER_EX16) {
         const wl_ex16_plan e = wl_ex16_choose(&info, &p, t->tma);
-        keep_ex16(&plan->ex16, &e);
+        KEEP_PLAN(plan->ex16, e);
         plan->splits = e.splits;
         plan->k_chunk = e.k_chunk;
         plan->schedule = split_schedule(e.splits);
@@ -1040,7 +1068,7 @@ static void modelled_plan(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gem
         return;
     }
     const wl_tf32_plan f = wl_tf32_choose(&info, &p, t->fp32_dispatcher, t->tma);
-    keep_tf32(&plan->tf32, &f);
+    KEEP_PLAN(plan->tf32, f);
     plan->tile_m = plan->tile_n = 0;
     if (f.route == WL_TF32_ROUTE_WGMMA) {
         plan->splits = f.wgmma_splits;

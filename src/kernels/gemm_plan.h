@@ -8,14 +8,15 @@
  * The shape of CUB's dispatch (DESIGN.md, "Models worth reading"): the
  * candidates are policies (architecture, what each reads in place, tile,
  * rate and fixed-cost constants, each with its source), the planner is the
- * dispatch. The 16-bit and TF32 rows (ex16_chooser, tf32_chooser) plan
- * with their tile models here (WL_GEMM_SCHEDULE_MODELLED): wl_gemm_plan_make
- * runs wl_ex16_choose or wl_tf32_choose on the descriptor and the target,
- * which carry everything those read, and the route carries the model's
- * plan (kernel, tile, splits, stream-K shares, copies), cached with the
- * rest. The FP32 dispatcher's rows (fp32_dispatch, fp32_tiles,
- * fp32_dispatch_copy) still delegate (WL_GEMM_SCHEDULE_DELEGATED): their
- * tiles and splits are the dispatcher's choice at launch.
+ * dispatch. The rows that run a chooser of their own plan with it here
+ * (WL_GEMM_SCHEDULE_MODELLED): wl_gemm_plan_make runs it on the descriptor
+ * and the target, which carry everything it reads, and the route carries
+ * its plan, cached with the rest: the 16-bit and TF32 tile models
+ * (ex16_chooser, tf32_chooser: wl_ex16_choose, wl_tf32_choose: kernel,
+ * tile, splits, stream-K shares, copies) and the FP32 dispatcher
+ * (fp32_dispatch, fp32_tiles, fp32_dispatch_copy: gemm_dispatch.c's
+ * wl_gemm_choose, its kernel, rows a block, splits and tail split). The
+ * launch runs the route's plan and decides nothing again.
  *
  * The constants were fitted on the tuning set named in gemm_plan.c
  * (WL_GEMM_PLAN_TUNING_SET); `warplab bench gemm --grid` is the judging set,
@@ -23,6 +24,7 @@
 #ifndef WARPLAB_KERNELS_GEMM_PLAN_H
 #define WARPLAB_KERNELS_GEMM_PLAN_H
 
+#include "gemm_dispatch.h"
 #include "warplab.h"
 
 #include <stdbool.h>
@@ -77,10 +79,8 @@ typedef enum wl_gemm_schedule {
     WL_GEMM_SCHEDULE_WHOLE_TILES, /* one output tile a block, k whole */
     WL_GEMM_SCHEDULE_SPLIT_K,     /* tiles times k splits, partial sums added in order */
     WL_GEMM_SCHEDULE_STREAM_K,    /* the partial last wave shared out by k tiles */
-    /* the row's own chooser decides tile, splits and copies at launch (the
-     * FP32 dispatcher's rows) */
-    WL_GEMM_SCHEDULE_DELEGATED,
-    /* the row's tile model (wl_ex16_choose, wl_tf32_choose) plans in
+    /* (a row's, never a route's) the row's chooser (wl_ex16_choose,
+     * wl_tf32_choose, the FP32 dispatcher's wl_gemm_choose) plans in
      * wl_gemm_plan_make: the route carries its plan, and its schedule is
      * the plan's (WHOLE_TILES, SPLIT_K or STREAM_K) */
     WL_GEMM_SCHEDULE_MODELLED
@@ -118,6 +118,17 @@ const char *wl_gemm_layout_name(warplab_op op_a, warplab_op op_b);
 #define WL_GEMM_TYPE_BIT(t) (1u << (unsigned)(t))
 
 enum { WL_GEMM_X_ANY = 0, WL_GEMM_X_ALONG_K, WL_GEMM_X_ALONG_BIG };
+
+/* The chooser a row of schedule WL_GEMM_SCHEDULE_MODELLED plans with:
+ * wl_ex16_choose, wl_tf32_choose, or the FP32 dispatcher
+ * (wl_gemm_fp32_plan; on the N, N copies where the row copies). */
+typedef enum wl_gemm_chooser {
+    WL_GEMM_CHOOSER_NONE = 0,
+    WL_GEMM_CHOOSER_EX16,
+    WL_GEMM_CHOOSER_TF32,
+    WL_GEMM_CHOOSER_FP32
+} wl_gemm_chooser;
+
 /* Whether the big operand (op(B) for m <= n, op(A)^T otherwise) is
  * contiguous along k. */
 bool wl_gemm_x_along_k(const wl_gemm_desc *d);
@@ -174,7 +185,8 @@ typedef struct wl_gemm_candidate {
      * loop over its matrices, each planned alone (warplab_gemm_batched_ex). */
     bool batched;
     wl_gemm_schedule schedule;
-    int tile_m, tile_n; /* 0 = the delegate's */
+    wl_gemm_chooser chooser; /* WL_GEMM_SCHEDULE_MODELLED: the chooser that plans it */
+    int tile_m, tile_n;      /* 0 = the chooser's */
     /* Rate and fixed cost: time = fixed_us + max(bytes / (bandwidth_fraction
      * x device bandwidth), flops / (flop_fraction x device FP32 peak x
      * flop_multiple)). */
@@ -208,9 +220,13 @@ typedef struct wl_gemm_candidate {
 
 #define WL_GEMM_C_INPUT (1u << 31)
 
-/* The delegates' plans, which the route of the ex16_chooser and
+/* The choosers' plans, which the route of the ex16_chooser and
  * tf32_chooser rows carries: the 16-bit tile model's (gemm_tiles16.h,
- * wl_ex16_choose) and the TF32 one's (gemm_tiles_tf32.h, wl_tf32_choose). */
+ * wl_ex16_choose) and the TF32 one's (gemm_tiles_tf32.h, wl_tf32_choose).
+ * Like the FP32 dispatcher's (gemm_dispatch.h, wl_gemm_plan) they have no
+ * padding of the compiler's (WL_PLAN_NO_PADDING: every byte is a member,
+ * `padding` ones 0), so that a plan assigned whole into a route keeps
+ * every byte of it, and routes compare with memcmp. */
 typedef enum wl_ex16_kind {
     WL_EX16_MMA,   /* mma.sync m16n8k16 on the operands as stored, split k */
     WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
@@ -219,6 +235,7 @@ typedef enum wl_ex16_kind {
     WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
 } wl_ex16_kind;
 
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_ex16_plan {
     wl_ex16_kind kind;
     int tile;   /* WL_EX16_MMA: 0 = 128 x 128 tiles, 1 = 64 x 64; WL_EX16_WGMMA: rows x tile,
@@ -234,21 +251,26 @@ typedef struct wl_ex16_plan {
      * in their stored layout: bit 0 A, bit 1 B. */
     int restride;
     /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
-     * B^T A^T, so that y = A x streams A through the narrow tile as B. */
-    bool transposed;
+     * B^T A^T, so that y = A x streams A through the narrow tile as B
+     * (0 or 1). */
+    int transposed;
     /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
      * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
      * tiles. */
     int sk_workers;
     double predicted_us;
 } wl_ex16_plan;
+WL_PLAN_NO_PADDING_END(wl_ex16_plan)
 
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_tf32_tiles_plan {
     int tile;    /* wl_tf32_tile */
     int splits;  /* chunks of k (1: no partial sums) */
     int k_chunk; /* a multiple of TF32T_BK */
+    int padding; /* 0 */
     double predicted_us;
 } wl_tf32_tiles_plan;
+WL_PLAN_NO_PADDING_END(wl_tf32_tiles_plan)
 
 typedef enum wl_tf32_route {
     WL_TF32_ROUTE_OTHER, /* not TF32, or gemm_ex.cu's skinny / tiled kernels */
@@ -257,18 +279,22 @@ typedef enum wl_tf32_route {
     WL_TF32_ROUTE_FP32   /* the FP32 dispatcher on the problem with FP32 compute */
 } wl_tf32_route;
 
+WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_tf32_plan {
     wl_tf32_route route;
+    int wgmma_bn;             /* WL_TF32_ROUTE_WGMMA: the kernel's plan, with the two below */
     wl_tf32_tiles_plan tiles; /* the small tiles' plan, where they were priced */
     double wgmma_us, fp32_us; /* the wgmma kernel's and the dispatcher's modelled time */
-    int wgmma_bn, wgmma_splits, wgmma_k_chunk; /* WL_TF32_ROUTE_WGMMA: the kernel's plan */
+    int wgmma_splits, wgmma_k_chunk;
     bool wgmma_rs; /* WL_TF32_ROUTE_WGMMA: B (op N) read as stored, from registers: C^T = B^T A^T */
     /* WL_TF32_ROUTE_WGMMA: A (op N) or B (the register kernel's row-major B)
      * copied as it is laid out, onto rows of whole 128-byte lines (see
      * gemm_tiles_tf32.c's tf32_line_cost): the copy costs less than the kernel
      * loses. */
     bool wgmma_line_a, wgmma_line_b;
+    bool padding[5]; /* 0 */
 } wl_tf32_plan;
+WL_PLAN_NO_PADDING_END(wl_tf32_plan)
 
 /* The plan: the candidate, its schedule and geometry. For the GEMV: the
  * problem seen as C' (small x big) = Y (small x k) X^T, X (big x k) the big
@@ -295,6 +321,14 @@ typedef struct wl_gemm_route {
      * for other rows. */
     wl_ex16_plan ex16;
     wl_tf32_plan tf32;
+    /* The FP32 dispatcher's rows: its plan (wl_gemm_fp32_plan; schedule,
+     * tile, splits and k_chunk above are its, the skinny kernels' tile 0 x
+     * 0), on the operands as the descriptor has them (fp32_tiles: op T read
+     * in place) or, for fp32_dispatch_copy, on their N, N copies (copies
+     * above: the operands of op T), whose rows are whole 128-byte lines of
+     * the workspace. B re-strided (dispatch.cu's restride_b) is the
+     * launch's, by the plan's modelled time. Zero for other rows. */
+    wl_gemm_plan fp32;
 } wl_gemm_route;
 
 /* The operands a candidate copies for a descriptor (the plan's copies: bit
@@ -356,6 +390,15 @@ wl_gemm_route wl_gemm_plan_cached(const wl_gemm_desc *d, const wl_gemm_target *t
  * plan's candidate set): fills the plan's small/big/x_along_k/gemv_kernel/blocks/
  * splits/k_chunk/scratch. */
 void wl_gemm_gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, wl_gemm_route *plan);
+
+/* The FP32 dispatcher's plan for a descriptor (FP32 inputs and output):
+ * wl_gemm_choose on op N, N (its skinny kernels included),
+ * wl_gemm_choose_tiles on the layouts the tile kernels read in place, with
+ * A's and B's rows 16-byte aligned where align_a / align_b are 16 and the
+ * target's SM count (reported_sms), FP32 peak and bandwidth. What the
+ * routes of fp32_dispatch and fp32_tiles carry (and fp32_dispatch_copy's,
+ * on its copies' descriptor). */
+wl_gemm_plan wl_gemm_fp32_plan(const wl_gemm_desc *d, const wl_gemm_target *t);
 
 /* The target of a device. */
 wl_gemm_target wl_gemm_target_of(const warplab_device_info *info, bool sm90a);

@@ -153,11 +153,3 @@ wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, 
     }
     return d;
 }
-
-wl_gemm_target wl_gemm_target_for(const wl_backend *backend)
-{
-    /* sm90a: the wgmma kernels' architecture (the launchers check that
-     * they were built as well; no row of the table needs it yet). */
-    return wl_gemm_target_of(&backend->info,
-                             backend->info.cc_major == 9 && backend->info.cc_minor == 0);
-}

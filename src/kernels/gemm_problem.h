@@ -193,9 +193,19 @@ float wl_fp16_to_float(uint16_t h);
 
 /* The planner's descriptor (gemm_plan.h) of a gemm_ex problem on views
  * starting at a, b and c (NULL: the problem's misalignment from an aligned
- * base), and the planner's target for the backend's device. */
+ * base), and the planner's target for the backend's device, with the
+ * backend's facts (on cuda: wl_gemm_cuda_target_facts): one target a
+ * device, whichever layer plans (warplab_gemm_ex's entry, the cuda
+ * launches, the grid), so that a descriptor has one entry in the plan
+ * cache. */
 wl_gemm_desc wl_gemm_desc_of(const wl_problem *p, const void *a, const void *b, const void *c);
 wl_gemm_target wl_gemm_target_for(const wl_backend *backend);
+#ifdef WARPLAB_HAVE_CUDA
+/* The cuda backend's facts the tile models read (src/cuda/gemm/gemm_ex.cu):
+ * tma, the TMA + wgmma path runs; fp32_dispatcher, the FP32 dispatcher
+ * takes FP32 N, N problems. */
+void wl_gemm_cuda_target_facts(const wl_backend *backend, wl_gemm_target *target);
+#endif
 
 /* The GEMM ladder's rungs that run exactly warplab_gemm_ex's path on a float
  * problem (the inputs converted to the rung's 16-bit type in setup,

@@ -66,7 +66,7 @@ wl_tf32_tiles_plan wl_tf32_tiles_plan_for(int tile, size_t m, size_t n, size_t k
     const double s = sms > 0 ? sms : 132, bw = bandwidth_gbs > 0 ? bandwidth_gbs : 3350.0;
     const wl_tf32_tile_kind *t = &wl_tf32_tile_kinds[tile];
     const size_t whole = (k + TF32T_BK - 1) / TF32T_BK * TF32T_BK;
-    wl_tf32_tiles_plan best = {tile, 1, (int)(whole > 0 ? whole : TF32T_BK), 0.0};
+    wl_tf32_tiles_plan best = {tile, 1, (int)(whole > 0 ? whole : TF32T_BK), 0, 0.0};
     best.predicted_us =
         plan_us(t, (double)m, (double)n, (double)k, 1, best.k_chunk, s, bw, aligned != 0);
     for (size_t splits = 2; splits <= TF32T_MAX_SPLITS && k / splits >= TF32T_MIN_K_CHUNK;

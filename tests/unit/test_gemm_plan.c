@@ -17,7 +17,11 @@
  * wl_ex16_choose or wl_tf32_choose makes on the same problem, whatever
  * whole lines the misalignment adds), its schedule, tile, splits, k chunk
  * and copies are that plan's, never DELEGATED, the same made twice or
- * cached; other rows carry none. */
+ * cached; other rows carry none. The FP32 dispatcher's rows
+ * (fp32_dispatch, fp32_tiles, fp32_dispatch_copy), picked or forced, carry
+ * the plan the dispatcher's rule makes on the problem it launches, byte for
+ * byte, with its schedule, tile, splits and k chunk; no route's schedule
+ * is left to the launch (MODELLED is a row's, never a route's). */
 #include "../check.h"
 #include "kernels/gemm_plan.h"
 #include "kernels/gemm_problem.h"
@@ -394,8 +398,31 @@ static void test_rows(void)
         CHECK(rows[i].flop_multiple >= 1 && rows[i].fixed_us > 0);
         CHECK((rows[i].in_place & ~rows[i].layouts) == 0);
         CHECK(wl_gemm_candidate_find(rows[i].name) == (int)i);
+        /* A row plans in the planner (a GEMV geometry, whole tiles of its
+         * own, or its chooser's plan): none is left to decide at launch. */
+        CHECK_MSG(rows[i].schedule == WL_GEMM_SCHEDULE_GEMV ||
+                      rows[i].schedule == WL_GEMM_SCHEDULE_WHOLE_TILES ||
+                      rows[i].schedule == WL_GEMM_SCHEDULE_MODELLED,
+                  "%s: schedule %d", rows[i].name, (int)rows[i].schedule);
+        CHECK_MSG((rows[i].schedule == WL_GEMM_SCHEDULE_MODELLED) ==
+                      (rows[i].chooser != WL_GEMM_CHOOSER_NONE),
+                  "%s: schedule %d, chooser %d", rows[i].name, (int)rows[i].schedule,
+                  (int)rows[i].chooser);
     }
     CHECK(wl_gemm_candidate_find("no such kernel") == -1);
+    /* The FP32 dispatcher's rows and the tile models' plan with them. */
+    static const struct {
+        const char *row;
+        wl_gemm_chooser chooser;
+    } choosers[] = {{"fp32_dispatch", WL_GEMM_CHOOSER_FP32},
+                    {"fp32_tiles", WL_GEMM_CHOOSER_FP32},
+                    {"fp32_dispatch_copy", WL_GEMM_CHOOSER_FP32},
+                    {"ex16_chooser", WL_GEMM_CHOOSER_EX16},
+                    {"tf32_chooser", WL_GEMM_CHOOSER_TF32}};
+    for (size_t i = 0; i < sizeof choosers / sizeof choosers[0]; i++) {
+        const int row = wl_gemm_candidate_find(choosers[i].row);
+        CHECK_MSG(row >= 0 && rows[row].chooser == choosers[i].chooser, "%s", choosers[i].row);
+    }
 }
 
 /* The tile choosers' constants (gemm_plan.h): one row an id, in id
@@ -867,6 +894,9 @@ static void test_modelled_routes(unsigned seed, int count)
             const wl_ex16_plan *e = &plan.ex16;
             CHECK_MSG(same_ex16(e, &own), "%zux%zux%zu: the route's 16-bit plan is not the model's",
                       d.m, d.n, d.k);
+            /* Every byte (the plans have no padding: a field the route's
+             * copy left behind shows here, whatever its name). */
+            CHECK(memcmp(e, &own, sizeof own) == 0);
             kinds[e->kind]++;
             CHECK(plan.splits == e->splits && plan.k_chunk == e->k_chunk);
             CHECK(plan.schedule == (e->kind == WL_EX16_WGMMA && e->sk_workers > 0
@@ -886,6 +916,7 @@ static void test_modelled_routes(unsigned seed, int count)
             const wl_tf32_plan *f = &plan.tf32;
             CHECK_MSG(same_tf32(f, &own), "%zux%zux%zu: the route's TF32 plan is not the model's",
                       d.m, d.n, d.k);
+            CHECK(memcmp(f, &own, sizeof own) == 0);
             routes[f->route]++;
             if (f->route == WL_TF32_ROUTE_WGMMA) {
                 CHECK(plan.splits == f->wgmma_splits && plan.k_chunk == f->wgmma_k_chunk);
@@ -903,12 +934,14 @@ static void test_modelled_routes(unsigned seed, int count)
         } else if (plan.candidate >= 0) {
             /* Other rows carry no tile model's plan. */
             CHECK(plan.ex16.kind == 0 && plan.ex16.splits == 0 && plan.tf32.route == 0);
+            CHECK(plan.schedule != WL_GEMM_SCHEDULE_MODELLED);
             continue;
         } else {
             continue;
         }
-        CHECK(plan.schedule != WL_GEMM_SCHEDULE_DELEGATED &&
-              plan.schedule != WL_GEMM_SCHEDULE_MODELLED);
+        CHECK(plan.schedule == WL_GEMM_SCHEDULE_WHOLE_TILES ||
+              plan.schedule == WL_GEMM_SCHEDULE_SPLIT_K ||
+              plan.schedule == WL_GEMM_SCHEDULE_STREAM_K);
         split_k += plan.schedule == WL_GEMM_SCHEDULE_SPLIT_K;
         copied += plan.copies != 0;
     }
@@ -923,6 +956,108 @@ static void test_modelled_routes(unsigned seed, int count)
               split_k, copied);
 }
 
+/* The FP32 dispatcher's rows (fp32_dispatch, fp32_tiles,
+ * fp32_dispatch_copy): over random FP32 descriptors (every layout, padded
+ * rows, views on and off 16 bytes, line phases) and targets (SM counts
+ * known or not, bandwidth and FP32 peak known or not), picked by the
+ * planner or forced, the route carries the plan gemm_dispatch.c's rule
+ * makes on the same problem as dispatch.cu saw it (wl_gemm_choose on N, N,
+ * wl_gemm_choose_tiles on op T read in place; the copying row's on its N,
+ * N copies, 16-byte rows), byte for byte; its schedule, tile, splits and k
+ * chunk are that plan's (never MODELLED); the same made twice, cached, or
+ * with the plans of other rows around it. */
+static void test_fp32_routes(unsigned seed, int count)
+{
+    state ^= (uint64_t)seed * 0x9E3779B97F4A7C15ull + 11;
+    static const char *const fp32_rows[] = {"fp32_dispatch", "fp32_tiles", "fp32_dispatch_copy"};
+    int row_index[3];
+    for (int r = 0; r < 3; r++) {
+        row_index[r] = wl_gemm_candidate_find(fp32_rows[r]);
+        CHECK(row_index[r] >= 0);
+        if (row_index[r] < 0)
+            return;
+    }
+    int failures_before = check_failures, carried[3] = {0}, picked_rows[3] = {0};
+    int skinny = 0, split = 0, tail = 0, unaligned = 0;
+    for (int i = 0; i < count && check_failures - failures_before < 10; i++) {
+        wl_gemm_desc d = random_desc();
+        d.ab_type = d.c_type = F32;
+        d.compute = next() % 3 == 0 ? TF32C : FP32C;
+        d.line_phase = (unsigned)(next() % 32 * 4);
+        wl_gemm_target t = h100();
+        t.cc_major = next() % 2 ? 9 : 8;
+        t.sm90a = t.cc_major == 9;
+        t.tma = t.sm90a && next() % 2;
+        t.fp32_dispatcher = next() % 4 != 0;
+        t.reported_sms = next() % 8 == 0 ? 0 : (int)(1 + next() % 160);
+        t.sms = t.reported_sms > 0 ? t.reported_sms : 1;
+        t.bandwidth_gbs = next() % 3 == 0 ? 0.0 : 1000.0 + (double)(next() % 4000);
+        t.fp32_peak_gflops = next() % 3 == 0 ? 0.0 : 5000.0 + (double)(next() % 70000);
+        const wl_gemm_device device = {t.reported_sms, t.fp32_peak_gflops, t.bandwidth_gbs};
+        /* The planner's pick, then each row forced. */
+        for (int r = -1; r < 3; r++) {
+            const char *force = r < 0 ? NULL : fp32_rows[r];
+            const wl_gemm_route plan = wl_gemm_plan_make(&d, &t, force);
+            const wl_gemm_route again = wl_gemm_plan_make(&d, &t, force);
+            const wl_gemm_route cached = wl_gemm_plan_cached(&d, &t, force);
+            CHECK(memcmp(&plan, &again, sizeof plan) == 0);
+            CHECK(memcmp(&plan, &cached, sizeof plan) == 0);
+            CHECK(plan.schedule != WL_GEMM_SCHEDULE_MODELLED);
+            int which = -1;
+            for (int w = 0; w < 3; w++)
+                if (plan.candidate == row_index[w])
+                    which = w;
+            if (which < 0) {
+                wl_gemm_plan zero;
+                memset(&zero, 0, sizeof zero);
+                CHECK_MSG(memcmp(&plan.fp32, &zero, sizeof zero) == 0,
+                          "%zux%zux%zu: a route of another row carries an FP32 plan", d.m, d.n,
+                          d.k);
+                continue;
+            }
+            if (r < 0)
+                picked_rows[which]++;
+            carried[which]++;
+            /* The dispatcher's own decision on the problem dispatch.cu
+             * launches: the caller's operands as they are, or their N, N
+             * copies (whole 128-byte lines: 16-byte rows). */
+            const bool copy_a = which == 2 && d.op_a == T, copy_b = which == 2 && d.op_b == T;
+            const int a16 = copy_a || d.align_a == 16, b16 = copy_b || d.align_b == 16;
+            const bool on_tiles = (d.op_a == T && !copy_a) || (d.op_b == T && !copy_b);
+            const wl_gemm_plan own = on_tiles
+                                         ? wl_gemm_choose_tiles(d.m, d.n, d.k, a16, b16, &device)
+                                         : wl_gemm_choose(d.m, d.n, d.k, a16, b16, &device);
+            char text[160], own_text[160];
+            wl_gemm_plan_describe(&plan.fp32, text, sizeof text);
+            wl_gemm_plan_describe(&own, own_text, sizeof own_text);
+            CHECK_MSG(memcmp(&plan.fp32, &own, sizeof own) == 0,
+                      "%zux%zux%zu %s (%s): the route carries '%s', the dispatcher picks '%s'", d.m,
+                      d.n, d.k, fp32_rows[which], wl_gemm_layout_name(d.op_a, d.op_b), text,
+                      own_text);
+            CHECK(plan.splits == own.splits && plan.k_chunk == own.k_chunk);
+            CHECK(plan.schedule ==
+                  (own.splits > 1 ? WL_GEMM_SCHEDULE_SPLIT_K : WL_GEMM_SCHEDULE_WHOLE_TILES));
+            int bm = -1, bn = -1;
+            wl_gemm_kernel_tile(own.kernel, &bm, &bn);
+            CHECK(plan.tile_m == bm && plan.tile_n == bn);
+            CHECK(plan.copies == (which == 2 ? (copy_a ? 1u : 0u) | (copy_b ? 2u : 0u) : 0u));
+            CHECK(plan.ex16.kind == 0 && plan.ex16.splits == 0 && plan.tf32.route == 0);
+            skinny +=
+                own.kernel == WL_GEMM_KERNEL_SKINNY_M || own.kernel == WL_GEMM_KERNEL_SKINNY_N;
+            split += own.splits > 1;
+            tail += own.tail_tiles > 0;
+            unaligned += !a16 || !b16;
+        }
+    }
+    /* The draws reach every row, picked and forced, and the plans' kinds. */
+    CHECK_MSG(picked_rows[0] > 0 && picked_rows[1] > 0 && picked_rows[2] > 0 && carried[2] > 0 &&
+                  skinny > 0 && split > 0 && tail > 0 && unaligned > 0,
+              "FP32 routes: %d / %d / %d carried (%d / %d / %d picked), %d skinny, %d split, %d "
+              "tail split, %d on rows off 16 bytes",
+              carried[0], carried[1], carried[2], picked_rows[0], picked_rows[1], picked_rows[2],
+              skinny, split, tail, unaligned);
+}
+
 int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
@@ -934,5 +1069,6 @@ int main(int argc, char **argv)
     test_limits();
     test_dispatch_splits(seed, 4000);
     test_modelled_routes(seed, 20000);
+    test_fp32_routes(seed, 10000);
     return check_report("test_gemm_plan");
 }

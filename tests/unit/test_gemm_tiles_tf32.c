@@ -193,7 +193,7 @@ static void test_tiles_fit(void)
         CHECK_MSG(fabs(thin.predicted_us / 63.0 - 1.0) < 0.05, "tile %s, k = 64: %.1f us",
                   wl_tf32_tile_kinds[tile].name, thin.predicted_us);
     }
-    wl_tf32_tiles_plan plan = {WL_TF32_TILE_128X64, 3, 1024, 1.0};
+    wl_tf32_tiles_plan plan = {WL_TF32_TILE_128X64, 3, 1024, 0, 1.0};
     CHECK(wl_tf32_tiles_scratch(&plan, 100, 200) == (size_t)3 * 100 * 200 * sizeof(float));
     plan.splits = 1;
     CHECK(wl_tf32_tiles_scratch(&plan, 100, 200) == 0);

@@ -1,7 +1,8 @@
 /* The shape-aware FP32 rungs: GEMV / skinny kernels, small tiles, split-K,
  * and the dispatcher that picks among them (and frag_256x128_s6) by m, n, k,
  * the views' alignment and the SM count. The rule is wl_gemm_choose
- * (src/kernels/gemm_dispatch.c); here each plan is launched.
+ * (src/kernels/gemm_dispatch.c), which the planner runs and carries in its
+ * route (gemm_plan.h, wl_gemm_fp32_plan); here each plan is launched.
  *
  * No launch allocates or synchronizes: split-K partial sums go to the
  * rung's workspace (wl_impl.scratch_bytes, the same plan computed again),
@@ -9,7 +10,6 @@
 #include "dispatch_tiles.cuh"
 #include "gemm_launch.h"
 #include "gemv.h"
-#include "plan_cache.h"
 #include "skinny_kernels.cuh"
 
 #include <string.h>
@@ -23,13 +23,28 @@ static wl_gemm_device gemm_device_of(const wl_backend *backend)
     return device;
 }
 
-/* The plan a rung runs on a problem: the dispatcher's choice, or its own
- * kernel with the best split (tail: with the last wave's tiles split, see
- * wl_gemm_plan_tail_split). Alignment from the views when there are views,
- * else from the problem (the harness misaligns by whole elements). */
+/* The plan a rung runs on a problem: the dispatcher's (kernel -1), or its
+ * own kernel with the best split (tail: with the last wave's tiles split,
+ * see wl_gemm_plan_tail_split). Alignment from the views when there are
+ * views, else from the problem (the harness misaligns by whole elements).
+ * The dispatcher's plan is the planner's: the route of its row
+ * (fp32_dispatch on N, N; fp32_tiles, the tile kernels, on a transposed
+ * layout) carries it, made and cached once a descriptor
+ * (wl_gemm_fp32_plan, gemm_plan.h); where that row does not take the
+ * problem (a batch, k = 0 transposed), the same function plans it
+ * uncached. */
 static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem,
                             const gemm_params *g, int kernel, bool tail = false)
 {
+    if (kernel < 0) {
+        const wl_gemm_desc desc = g ? wl_gemm_desc_of(problem, g->a, g->b, g->c)
+                                    : wl_gemm_desc_of(problem, NULL, NULL, NULL);
+        const wl_gemm_target target = wl_gemm_target_for(backend);
+        const bool trans = (problem->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)) != 0;
+        const wl_gemm_route route =
+            wl_gemm_plan_cached(&desc, &target, trans ? "fp32_tiles" : "fp32_dispatch");
+        return route.candidate >= 0 ? route.fp32 : wl_gemm_fp32_plan(&desc, &target);
+    }
     const wl_gemm_device device = gemm_device_of(backend);
     const size_t m = wl_gemm_m(problem), n = wl_gemm_n(problem), k = wl_gemm_k(problem);
     int a_aligned, b_aligned;
@@ -39,22 +54,6 @@ static wl_gemm_plan plan_of(const wl_backend *backend, const wl_problem *problem
     } else {
         a_aligned = problem->misalign % 4 == 0 && wl_gemm_lda(problem) % 4 == 0;
         b_aligned = problem->misalign % 4 == 0 && wl_gemm_ldb(problem) % 4 == 0;
-    }
-    if (kernel < 0) {
-        /* The dispatcher's search (6 tile kinds x up to 128 splits of k):
-         * once a problem and alignment (plan_cache.h). */
-        static thread_local wl_plan_cache<wl_gemm_plan> cache;
-        const wl_plan_key key = wl_plan_key_of(backend, problem, a_aligned * 2 + b_aligned);
-        const wl_gemm_plan *kept = cache.find(key);
-        if (kept)
-            return *kept;
-        /* The skinny kernels read A and B as N, N only: a transposed
-         * layout gets the tile kernels (which read every layout). */
-        const wl_gemm_plan plan = problem->variant & (WL_GEMM_TRANS_A | WL_GEMM_TRANS_B)
-                                      ? wl_gemm_choose_tiles(m, n, k, a_aligned, b_aligned, &device)
-                                      : wl_gemm_choose(m, n, k, a_aligned, b_aligned, &device);
-        cache.keep(key, plan);
-        return plan;
     }
     if (tail)
         return wl_gemm_plan_tail_split((wl_gemm_kernel)kernel, m, n, k, a_aligned, b_aligned,
@@ -262,6 +261,18 @@ static warplab_status run_plan(wl_backend *backend, const wl_launch *launch,
      * the one split-K reduction (gemv.cuh), alpha and beta applied. */
     return wl_splitk_finish_launch(backend, partial, plan.splits, g.m, g.n, g.c, g.ldc, 1,
                                    WL_GEMV_F32, g.alpha, g.beta);
+}
+
+extern "C" warplab_status wl_gemm_fp32_run(wl_backend *backend, const wl_launch *launch,
+                                           const wl_gemm_plan *plan)
+{
+    return run_plan(backend, launch, *plan);
+}
+
+extern "C" size_t wl_gemm_fp32_scratch(wl_backend *backend, const wl_problem *problem,
+                                       const wl_gemm_plan *plan)
+{
+    return plan_scratch(backend, problem, *plan);
 }
 
 /* warplab:end */

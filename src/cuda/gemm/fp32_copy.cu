@@ -141,7 +141,8 @@ static wl_view workspace_view(const wl_launch *launch, size_t at, size_t bytes)
     return v;
 }
 
-warplab_status wl_fp32_copy_run(wl_backend *backend, const wl_launch *launch)
+warplab_status wl_fp32_copy_run(wl_backend *backend, const wl_launch *launch,
+                                const wl_gemm_plan *plan)
 {
     const wl_problem *p = launch->problem;
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
@@ -180,10 +181,11 @@ warplab_status wl_fp32_copy_run(wl_backend *backend, const wl_launch *launch)
     if (status != WARPLAB_OK)
         return status;
     on_nn.scratch = workspace_view(launch, l.inner_at, launch->scratch.bytes - l.inner_at);
-    return d->launch(backend, &on_nn, NULL);
+    return wl_gemm_fp32_run(backend, &on_nn, plan);
 }
 
-void wl_fp32_copy_describe(wl_backend *backend, const wl_launch *launch, char *text, size_t len)
+void wl_fp32_copy_describe(wl_backend *backend, const wl_launch *launch, const wl_gemm_plan *plan,
+                           char *text, size_t len)
 {
     fp32_copy_layout l;
     text[0] = '\0';
@@ -191,21 +193,12 @@ void wl_fp32_copy_describe(wl_backend *backend, const wl_launch *launch, char *t
         return;
     const wl_impl *d = dispatcher(backend);
     const wl_ladder *ladder = wl_ladder_find("transpose");
-    char plan[160] = "";
-    if (d && d->describe) {
-        /* The copies' views as the launch makes them (their alignment
-         * is part of the dispatcher's plan). */
-        wl_launch on_nn = *launch;
-        on_nn.problem = &l.inner;
-        if (l.copy_a)
-            on_nn.buf[GEMM_A] = workspace_view(launch, l.a_at, 0);
-        if (l.copy_b)
-            on_nn.buf[GEMM_B] = workspace_view(launch, l.b_at, 0);
-        d->describe(backend, &on_nn, plan, sizeof plan);
-    }
+    char planned[160] = "";
+    if (d && d->describe)
+        wl_gemm_plan_describe(plan, planned, sizeof planned);
     snprintf(text, len, "%s copied (transpose %s), then the FP32 dispatcher: %s",
              l.copy_a && l.copy_b ? "A^T and B^T"
              : l.copy_a           ? "A^T"
                                   : "B^T",
-             ladder ? ladder->best_rung : "?", plan);
+             ladder ? ladder->best_rung : "?", planned);
 }

@@ -27,7 +27,8 @@
  *   fp32_tiles: the FP32 dispatcher's tile kernels read op T in place
  *   (dispatch.cu, pipelined_kernel.cuh); forced, fp32_dispatch_copy: the
  *   op T operands copied into the workspace, the dispatcher on N, N
- *   (fp32_copy.cu).
+ *   (fp32_copy.cu). Both run the dispatcher's plan the route carries
+ *   (route.fp32), made by the planner.
  * - Everything else (k = 0, devices without sm_80 or sm_90a): gemm_ex_tiled,
  *   64 x 64 tiles, 4 x 4 outputs a thread, operands widened to float in
  *   shared memory (TF32: truncated), FP32 sums.
@@ -291,7 +292,7 @@ static bool use_skinny(const wl_problem *p)
  * op(B) alone): a fact of the backend, kept per thread for the last one
  * (with the device facts it reads: a backend at a freed one's address),
  * since every plan asks. */
-static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
+static bool fp32_dispatcher_runs(wl_backend *backend)
 {
     static thread_local const wl_backend *known = NULL;
     static thread_local int known_cc = 0;
@@ -301,8 +302,10 @@ static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
         backend->info.shared_memory_per_block_optin == known_smem)
         return runs;
     const wl_impl *dispatch = wl_backend_find_impl(backend, "gemm", "dispatch");
-    wl_problem nn = *p;
-    nn.variant = 0;
+    wl_problem nn;
+    memset(&nn, 0, sizeof nn);
+    nn.dims = 3;
+    nn.dtype = WARPLAB_FLOAT32;
     char reason[8];
     runs = dispatch && (!dispatch->supports ||
                         dispatch->supports(backend, &nn, reason, sizeof reason) == WARPLAB_OK);
@@ -312,10 +315,18 @@ static bool fp32_dispatcher_runs(wl_backend *backend, const wl_problem *p)
     return runs;
 }
 
+extern "C" void wl_gemm_cuda_target_facts(const wl_backend *backend, wl_gemm_target *target)
+{
+    wl_backend *b = const_cast<wl_backend *>(backend);
+    target->tma = wl_gemm_ex_tma_available(b);
+    target->fp32_dispatcher = fp32_dispatcher_runs(b);
+}
+
 /* The planner's plan for a problem (its views' alignment where the launch
  * is known, the problem's misalignment otherwise); force: a candidate's
- * name or NULL. The target carries what the 16-bit and TF32 tile models
- * read of this backend (the TMA path, the FP32 dispatcher). */
+ * name or NULL. The target (wl_gemm_target_for) carries what the 16-bit
+ * and TF32 tile models read of this backend (the TMA path, the FP32
+ * dispatcher). */
 static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_launch *launch,
                              const char *force)
 {
@@ -323,9 +334,7 @@ static wl_gemm_route planned(wl_backend *backend, const wl_problem *p, const wl_
         launch ? wl_gemm_desc_of(p, wl_view_ptr(launch->buf[GEMM_A]),
                                  wl_view_ptr(launch->buf[GEMM_B]), wl_view_ptr(launch->buf[GEMM_C]))
                : wl_gemm_desc_of(p, NULL, NULL, NULL);
-    wl_gemm_target target = wl_gemm_target_for(backend);
-    target.tma = wl_gemm_ex_tma_available(backend);
-    target.fp32_dispatcher = fp32_dispatcher_runs(backend, p);
+    const wl_gemm_target target = wl_gemm_target_for(backend);
     return wl_gemm_plan_cached(&desc, &target, force);
 }
 
@@ -399,7 +408,8 @@ static bool small_mma_planned(const wl_gemm_route *route)
 
 /* The planner picked (or the call forces) fp32_tiles: the FP32 dispatcher's
  * tile kernels reading the op T operands in place (dispatch.cu), on the
- * problem with its layout bits alone (FP32 products: within TF32's bound). */
+ * problem with its layout bits alone (FP32 products: within TF32's bound),
+ * the route's plan (route->fp32). */
 static bool fp32_tiles_planned(wl_backend *backend, const wl_problem *p, const wl_gemm_route *route,
                                wl_problem *on_tiles, const wl_impl **dispatcher)
 {
@@ -452,7 +462,7 @@ static wl_ex16_plan ex16_modelled(wl_backend *backend, const wl_problem *p)
 static wl_tf32_plan tf32_modelled(wl_backend *backend, const wl_problem *p)
 {
     static thread_local wl_plan_cache<wl_tf32_plan> cache;
-    const bool fp32 = p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend, p);
+    const bool fp32 = p->variant == WL_GEMM_COMPUTE_TF32 && fp32_dispatcher_runs(backend);
     const bool tma = wl_gemm_ex_tma_available(backend);
     const wl_plan_key key = wl_plan_key_of(backend, p, (tma ? 1 : 0) | (fp32 ? 2 : 0));
     const wl_tf32_plan *kept = cache.find(key);
@@ -556,7 +566,7 @@ static size_t ex_scratch_chosen(wl_backend *backend, const wl_problem *p,
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, route, &on_tiles, &dispatcher))
-        return dispatcher->scratch_bytes ? dispatcher->scratch_bytes(backend, &on_tiles) : 0;
+        return wl_gemm_fp32_scratch(backend, &on_tiles, &route->fp32);
     if (tiled_forced(p))
         return 0;
     if (p->dtype != WARPLAB_FLOAT32) {
@@ -793,13 +803,13 @@ static warplab_status ex_launch(wl_backend *backend, const wl_launch *launch, vo
     if (gemv_planned(&route))
         return wl_gemv_run(backend, launch, &route);
     if (fp32_copy_planned(&route))
-        return wl_fp32_copy_run(backend, launch);
+        return wl_fp32_copy_run(backend, launch, &route.fp32);
     wl_problem on_tiles;
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
         wl_launch in_place = *launch;
         in_place.problem = &on_tiles;
-        return dispatcher->launch(backend, &in_place, NULL);
+        return wl_gemm_fp32_run(backend, &in_place, &route.fp32);
     }
     if (tiled_forced(p))
         return run_tiled(backend, launch);
@@ -903,7 +913,7 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
         return;
     }
     if (fp32_copy_planned(&route)) {
-        wl_fp32_copy_describe(backend, launch, text, len);
+        wl_fp32_copy_describe(backend, launch, &route.fp32, text, len);
         return;
     }
     if (small_mma_planned(&route)) {
@@ -914,11 +924,7 @@ static void ex_describe(wl_backend *backend, const wl_launch *launch, char *text
     const wl_impl *dispatcher = NULL;
     if (fp32_tiles_planned(backend, p, &route, &on_tiles, &dispatcher)) {
         char plan[160] = "";
-        if (dispatcher->describe) {
-            wl_launch in_place = *launch;
-            in_place.problem = &on_tiles;
-            dispatcher->describe(backend, &in_place, plan, sizeof plan);
-        }
+        wl_gemm_plan_describe(&route.fp32, plan, sizeof plan);
         snprintf(text, len, "FP32 tiles, %s read in place: %s",
                  wl_gemm_trans_a(p) && wl_gemm_trans_b(p) ? "A^T and B^T"
                  : wl_gemm_trans_a(p)                     ? "A^T"

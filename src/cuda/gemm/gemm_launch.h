@@ -109,6 +109,14 @@ typedef struct wl_gemm_kmajor {
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The FP32 dispatcher's kernels (dispatch.cu) on a plan, the route's
+ * (wl_gemm_route.fp32): the launch (the kernel, the reduction of a split,
+ * B re-strided first where the plan's time pays for it) and its
+ * workspace (the split's partial sums and that copy of B). */
+warplab_status wl_gemm_fp32_run(wl_backend *backend, const wl_launch *launch,
+                                const wl_gemm_plan *plan);
+size_t wl_gemm_fp32_scratch(wl_backend *backend, const wl_problem *problem,
+                            const wl_gemm_plan *plan);
 warplab_status wl_gemm_kmajor_make(wl_backend *backend, const wl_launch *launch,
                                    wl_gemm_operand_type type, wl_gemm_kmajor *out);
 void wl_gemm_kmajor_free(wl_gemm_kmajor *operands);

@@ -1,7 +1,7 @@
-/* A plan computed once a shape (the FP32 dispatcher's, dispatch.cu; the
- * 16-bit and TF32 tile models' plans are the planner's, cached with its
- * route: gemm_plan.h, except where no route carries one, as for the
- * ladder's forced kernels: gemm_ex.cu): the gemm cost models are pure
+/* A plan computed once a shape (the 16-bit and TF32 tile models', where no
+ * route carries one, as for the ladder's forced kernels: gemm_ex.cu; the
+ * planner's routes, which carry those models' and the FP32 dispatcher's
+ * plans, have their own cache: gemm_plan.h): the gemm cost models are pure
  * functions of the problem (shape, strides, types, ops, misalignment)
  * and of the device, but their searches
  * over tile kinds and splits of k cost tens of microseconds on the host for
