@@ -101,13 +101,14 @@ static bool wanted(const warplab_gemm_grid_cell &c, const char *types)
     return strstr(types, name) != nullptr;
 }
 
-/* The median of the first event pair's times over reps runs (us). */
-static double warplab_median(const std::vector<cudaEvent_t> &ev, int reps)
+/* The median over reps runs (us) of the times between events 4 r + first
+ * and 4 r + first + 1 (first 0: warplab's, 2: cuBLAS's). */
+static double median_us(const std::vector<cudaEvent_t> &ev, int reps, int first)
 {
     std::vector<double> t(reps);
     for (int r = 0; r < reps; r++) {
         float ms;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r], ev[4 * r + 1]));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r + first], ev[4 * r + first + 1]));
         t[r] = 1e3 * ms;
     }
     std::sort(t.begin(), t.end());
@@ -275,9 +276,8 @@ int main(int argc, char **argv)
                                 cuda_type(c.ab_type), lda, &beta, cc, cuda_type(c.c_type), (int)c.n,
                                 compute, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
         };
-        bool ok = run_w() && run_c();
-        CHECK_CUDA(cudaStreamSynchronize(stream));
-        if (ok) {
+        /* The largest |w - c| / (|c| + 1) between warplab's C and cuBLAS's. */
+        auto max_difference = [&]() {
             CHECK_CUDA(cudaMemsetAsync(worst, 0, 4, stream));
             difference<<<1024, 256, 0, stream>>>(cw, cc, nc, c.c_type, worst);
             unsigned bits = 0;
@@ -285,7 +285,12 @@ int main(int argc, char **argv)
             CHECK_CUDA(cudaStreamSynchronize(stream));
             float d;
             memcpy(&d, &bits, 4);
-            c.max_rel_error = d;
+            return d;
+        };
+        bool ok = run_w() && run_c();
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+        if (ok) {
+            c.max_rel_error = max_difference();
             for (int w = 0; w < 2 && ok; w++)
                 ok = run_w() && run_c();
             for (int r = 0; r < reps && ok; r++) {
@@ -301,18 +306,8 @@ int main(int argc, char **argv)
             CHECK_CUDA(cudaStreamSynchronize(stream));
         }
         if (ok) {
-            std::vector<double> tw(reps), tc(reps);
-            for (int r = 0; r < reps; r++) {
-                float ms;
-                CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r], ev[4 * r + 1]));
-                tw[r] = 1e3 * ms;
-                CHECK_CUDA(cudaEventElapsedTime(&ms, ev[4 * r + 2], ev[4 * r + 3]));
-                tc[r] = 1e3 * ms;
-            }
-            std::sort(tw.begin(), tw.end());
-            std::sort(tc.begin(), tc.end());
-            c.warplab_us = tw[reps / 2];
-            c.cublas_us = tc[reps / 2];
+            c.warplab_us = median_us(ev, reps, 0);
+            c.cublas_us = median_us(ev, reps, 2);
             c.ratio = c.cublas_us / c.warplab_us;
             c.runs = reps;
             c.status = WARPLAB_OK;
@@ -338,13 +333,7 @@ int main(int argc, char **argv)
                 if (!run) {
                     write_line(csv, seed, c, name.c_str(), 0.0, 0.0, 0.0, warplab_last_error(ctx));
                 } else {
-                    CHECK_CUDA(cudaMemsetAsync(worst, 0, 4, stream));
-                    difference<<<1024, 256, 0, stream>>>(cw, cc, nc, c.c_type, worst);
-                    unsigned bits = 0;
-                    CHECK_CUDA(cudaMemcpyAsync(&bits, worst, 4, cudaMemcpyDeviceToHost, stream));
-                    CHECK_CUDA(cudaStreamSynchronize(stream));
-                    float d;
-                    memcpy(&d, &bits, 4);
+                    const float d = max_difference();
                     for (int w = 0; w < 2 && run; w++)
                         run = run_w();
                     for (int r = 0; r < reps && run; r++) {
@@ -355,7 +344,7 @@ int main(int argc, char **argv)
                         CHECK_CUDA(cudaEventRecord(ev[4 * r + 1], stream));
                     }
                     CHECK_CUDA(cudaStreamSynchronize(stream));
-                    write_line(csv, seed, c, name.c_str(), run ? warplab_median(ev, reps) : 0.0,
+                    write_line(csv, seed, c, name.c_str(), run ? median_us(ev, reps, 0) : 0.0,
                                c.cublas_us, d, run ? "" : warplab_last_error(ctx));
                 }
                 if (warplab_gemm_force_candidate(ctx, nullptr) != WARPLAB_OK)
