@@ -26,10 +26,9 @@ enum { WL_SMALL_MMA_TILE_32 = 0, WL_SMALL_MMA_TILE_64 = 1 };
 
 /* The planner takes the rows only where A's or B's rows are off 16 bytes,
  * min(m, n) is past the GEMV family's small sides and m, n and k are each
- * at most this (a preference: forced by name, any size runs). Modelled, not
- * measured: the shapes the brief names (75^3 to 201^3 at 0.60-0.68x
- * cuBLAS, two or three launches) are inside; 279^3 (0.97-1.0x on the
- * current path) is left out until timed. */
+ * at most this (a preference: forced by name, any size runs). H200,
+ * scripts/small_mma_timing.sh: 5.6-9.3 us up to 201^3 against the
+ * re-striding path's 9.0-10.1, 11.2-12.6 at 333^3 against 10.7-11.1. */
 #define WL_SMALL_MMA_PLANNED_MAX 256
 
 /* The tile for m x n on `sms` SMs (0: unknown, 132 priced): 32 x 32 while

@@ -316,7 +316,7 @@ static void test_small_mma(void)
         unsigned align_a, align_b;
         bool small; /* the planner picks small_mma */
     } rows[] = {
-        /* The brief's cells (FP16/BF16, lda = ldb = 91: 182-byte rows). */
+        /* The small odd squares (FP16/BF16, lda = ldb = 91: 182-byte rows). */
         {91, 91, 91, N, N, BF16, BF16, 2, 2, true},
         {91, 91, 91, N, T, F16, F32, 2, 2, true},
         {75, 75, 75, T, N, BF16, F32, 2, 16, true},
@@ -353,7 +353,7 @@ static void test_small_mma(void)
         CHECK(forced.candidate == small && forced.copies == 0);
         CHECK(wl_gemm_plan_make(&d, &t, "small_mma_tf32").candidate == -1);
     }
-    /* TF32: forced on the brief's cells and on a large aligned square; not
+    /* TF32: forced on the small odd squares and on a large aligned square; not
      * on FP32 compute, 16-bit inputs, k = 0, or before sm_80. */
     wl_gemm_desc d = desc(91, 91, 91, N, T, F32, F32, TF32C);
     d.align_a = d.align_b = 4;
