@@ -299,9 +299,10 @@ static const wl_gemm_candidate candidates[] = {
      .layouts = WL_GEMM_LAYOUT_ALL,
      .in_place = WL_GEMM_LAYOUT_ALL,
      /* The GEMV proper (y = x W, W stored k x n; or y = A^T x): from a small
-      * side of 2 the 16-bit tiles stream X as fast (ex16_gemm.cu, H100: 8 x
+      * side of 2 the tensor cores stream X as fast (ex16_gemm.cu, H100: 8 x
       * 4096 x 4096 22 us in ex16_mma against 38 on the CUDA cores), so
-      * ex16_chooser keeps those; gemv_rows still runs them forced. */
+      * gemv_mma_rows16 (y = x W) and ex16_chooser keep those; gemv_rows
+      * still runs them forced. */
      .small_max = 1,
      .x_layout = WL_GEMM_X_ALONG_BIG,
      .min_align = 1,
