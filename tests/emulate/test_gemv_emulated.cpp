@@ -195,7 +195,10 @@ static matrix make_matrix(int kind, int lines, int count, int pad, int misalign)
     m.kind = kind;
     m.ld = count + pad;
     const size_t span = lines > 0 ? (size_t)(lines - 1) * m.ld + count : 0;
-    const size_t total = span + 2 * GUARD + 16;
+    /* After the matrix: GUARD elements and 32 more rows of NaNs, so that a
+     * kernel that loads rows past the end of k (a step is up to 32 rows of
+     * X along big) reads NaNs, not past the buffer. */
+    const size_t total = span + 2 * GUARD + 32 * (size_t)m.ld + 16;
     uintptr_t at;
     if (kind == F32) {
         m.words32.assign(total, 0x7FC00000u);
