@@ -37,7 +37,7 @@ struct variant {
 #define ROWS(NT, P, D, RG, MINB)                                                                   \
     {                                                                                              \
         "rows<" #NT "," #P "," #D "," #RG "," #MINB ">", NT, 32 * P *RG,                           \
-            16 * D *(WL_GEMV_MMA_WARPS / RG), gemv_mma_rows<NT, P, D, RG, MINB>                    \
+            16 * D *(WL_GEMV_MMA_WARPS / RG), gemv_mma_rows<WL_GEMV_F32, NT, P, D, RG, MINB>       \
     }
 
 /* The library's geometry (gemm_plan.h) for NT column tiles. */
@@ -47,8 +47,9 @@ struct variant {
             32 * WL_GEMV_MMA_ROWS_STRIPS(8 * NT) * WL_GEMV_MMA_ROWS_GROUPS(8 * NT),                \
             16 * WL_GEMV_MMA_ROWS_DEPTH(8 * NT) *                                                  \
                 (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(8 * NT)),                             \
-            gemv_mma_rows<NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT), WL_GEMV_MMA_ROWS_DEPTH(8 * NT),     \
-                          WL_GEMV_MMA_ROWS_GROUPS(8 * NT), WL_GEMV_MMA_ROWS_MIN_BLOCKS>            \
+            gemv_mma_rows<WL_GEMV_F32, NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT),                        \
+                          WL_GEMV_MMA_ROWS_DEPTH(8 * NT), WL_GEMV_MMA_ROWS_GROUPS(8 * NT),         \
+                          WL_GEMV_MMA_ROWS_MIN_BLOCKS>                                             \
     }
 
 /* The library's geometry, then the variants tried beside it (the first

@@ -193,6 +193,32 @@ static const wl_gemm_candidate candidates[] = {
                "(4096^2 23.6 us, 28672 x 4096 126 us, 4096 x 14336 67 us); m = 24-32 bound at "
                "52 TFLOP/s of mma.sync (28672 x 4096 x 32: 151 us), 10.5% of the TF32 peak; "
                "through the library: 1.060x cuBLAS (the TF32 decode note)"},
+    {.name = "gemv_mma_rows16",
+     .kernel = "src/cuda/gemm/gemv.cuh: gemv_mma_rows (mma.sync m16n8k16 bf16 / f16, X along its "
+               "rows), wl_splitk_finish",
+     .cc_major_min = 8,
+     /* gemv_mma_rows_tf32's kernel on 16-bit inputs: a row of its own,
+      * since that row's compute (TF32) and output (FP32) are not these. */
+     .ab_types = BF16 | F16,
+     .c_types = C_FP32_OR_INPUT,
+     .computes = FP32_COMPUTE,
+     /* X along its rows and Y along k: op N, N with m small (W stored k x
+      * n, y = x W, read along n). */
+     .layouts = WL_GEMM_LAYOUT_NN,
+     .in_place = WL_GEMM_LAYOUT_NN,
+     .small_max = WL_GEMV_MMA_ROWS_SMALL_MAX,
+     .x_layout = WL_GEMM_X_ALONG_BIG,
+     .min_align = 16,
+     .any_align_c = true,
+     .gemv_kernel = WL_GEMV_KERNEL_MMA_ROWS,
+     .schedule = WL_GEMM_SCHEDULE_GEMV,
+     .bandwidth_fraction = 0.82,
+     .flop_fraction = 0.105,
+     .flop_multiple = TENSOR16_OVER_FP32,
+     .fixed_us = 6.8,
+     .source = "modelled, not measured: gemv_mma_rows_tf32's constants (H200, the same kernel "
+               "and bytes in flight a warp: 6.8 us + bytes at 82% of 4.8 TB/s; mma.sync at "
+               "10.5% of the tensor peak, twice TF32's 52 TFLOP/s at 16 bits)"},
     {.name = "gemv_tiled",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
      /* cp.async and 96 KB of shared memory a block. */
@@ -274,9 +300,10 @@ static const wl_gemm_candidate candidates[] = {
      .layouts = WL_GEMM_LAYOUT_ALL,
      .in_place = WL_GEMM_LAYOUT_ALL,
      /* The GEMV proper (y = x W, W stored k x n; or y = A^T x): from a small
-      * side of 2 the 16-bit tiles stream X as fast (ex16_gemm.cu, H100: 8 x
+      * side of 2 the tensor cores stream X as fast (ex16_gemm.cu, H100: 8 x
       * 4096 x 4096 22 us in ex16_mma against 38 on the CUDA cores), so
-      * ex16_chooser keeps those; gemv_rows still runs them forced. */
+      * gemv_mma_rows16 (y = x W) and ex16_chooser keep those; gemv_rows
+      * still runs them forced. */
      .small_max = 1,
      .x_layout = WL_GEMM_X_ALONG_BIG,
      .min_align = 1,
@@ -382,6 +409,13 @@ static const wl_gemm_candidate candidates[] = {
       * planner-gpu.sh); gemv_k serves it. Small side 1 with X along its
       * rows: gemv_rows16 or this row's wgmma tiles, by the models. */
      .along_k_small_min = 9,
+     /* X along its rows (op N, N, W stored k x n): its tiles pad m to 64
+      * or 128 rows (0.83-0.93x cuBLAS at m = 1-28 on the H200 held-out
+      * grid, seed 29), so from m = 2 it steps aside for gemv_mma_rows16
+      * (the tensor-core GEMV of the TF32 decode note, modelled); m = 1:
+      * the models rank it beside gemv_rows16 and gemv_mma_rows16. */
+     .along_big_defers_small_max = 32,
+     .along_big_defers_small_min = 2,
      /* The wgmma kernel reads every layout as stored; rows off 16 bytes
       * are re-strided by the delegate (its own plan). */
      .in_place = WL_GEMM_LAYOUT_ALL,
@@ -722,19 +756,26 @@ static long long gemv_staged_splits(long long k, long long blocks_big, long long
 }
 
 /* gemv_mma_rows's split of k (plan: small, big, blocks_big set): whole
- * rounds of the block's warps (16 k a step, DEPTH steps a warp), as many
- * splits as leave WL_GEMV_MMA_ROWS_BLOCKS_PER_SM blocks an SM (rounded
- * down: one split where the strips give every SM its blocks), the partial
- * sums at most an eighth of X's bytes. */
+ * rounds of the block's warps (16 k a step for TF32, 32 for 16-bit; DEPTH
+ * steps a warp), as many splits as leave WL_GEMV_MMA_ROWS_BLOCKS_PER_SM
+ * (ROWS16_) blocks an SM (rounded down: one split where the strips give
+ * every SM its blocks), the partial sums at most an eighth of X's bytes. */
 static void gemv_rows_splits(const wl_gemm_desc *d, long long sms, wl_gemm_route *plan)
 {
     const long long k = (long long)d->k;
-    const long long quantum = 16LL * (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(plan->small)) *
-                              WL_GEMV_MMA_ROWS_DEPTH(plan->small);
-    const long long target = sms * WL_GEMV_MMA_ROWS_BLOCKS_PER_SM(plan->small);
+    const long long element = (long long)warplab_dtype_size(d->ab_type);
+    const int small = plan->small;
+    const long long quantum =
+        WL_GEMV_MMA_ROWS_STEP_K(element) *
+        (element == 4
+             ? (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(small)) * WL_GEMV_MMA_ROWS_DEPTH(small)
+             : (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS16_GROUPS(small)) *
+                   WL_GEMV_MMA_ROWS16_DEPTH(small));
+    const long long target = sms * (element == 4 ? WL_GEMV_MMA_ROWS_BLOCKS_PER_SM(small)
+                                                 : WL_GEMV_MMA_ROWS16_BLOCKS_PER_SM(small));
     long long splits = target / plan->blocks_big;
     long long most = k / quantum;
-    const long long by_traffic = k * 4 / (64LL * plan->small);
+    const long long by_traffic = k * element / (64LL * plan->small);
     most = most < by_traffic ? most : by_traffic;
     most = most < 1 ? 1 : most > GEMV_SPLITS_MAX ? GEMV_SPLITS_MAX : most;
     splits = splits < 1 ? 1 : splits > most ? most : splits;
@@ -765,7 +806,10 @@ static void gemv_geometry(const wl_gemm_desc *d, const wl_gemm_target *t, int ke
         per_block = 16 * WL_GEMV_MMA_TILES(plan->small) * WL_GEMV_MMA_GROUPS(plan->small);
     else if (kernel == WL_GEMV_KERNEL_MMA_ROWS)
         per_block =
-            32 * WL_GEMV_MMA_ROWS_STRIPS(plan->small) * WL_GEMV_MMA_ROWS_GROUPS(plan->small);
+            WL_GEMV_MMA_ROWS_STRIP_COLUMNS((int)element) *
+            (element == 4
+                 ? WL_GEMV_MMA_ROWS_STRIPS(plan->small) * WL_GEMV_MMA_ROWS_GROUPS(plan->small)
+                 : WL_GEMV_MMA_ROWS16_STRIPS(plan->small) * WL_GEMV_MMA_ROWS16_GROUPS(plan->small));
     else if (kernel == WL_GEMV_KERNEL_TILED)
         per_block = WL_GEMV_TILED_ROWS;
     else if (kernel == WL_GEMV_KERNEL_STAGED)

@@ -89,8 +89,8 @@ typedef enum wl_gemm_schedule {
 /* The GEMV family's kernels (src/cuda/gemm/gemv.cuh). FMA: gemv_along_k or
  * gemv_along_big by X's layout (FP32 FMAs); TILED: gemv_tiled_k (FP32
  * FMAs on register tiles, X and Y along k, small side 9 to 32); MMA:
- * gemv_mma (tensor cores, X and Y along k); MMA_ROWS: gemv_mma_rows (TF32
- * tensor cores, X along big); STAGED: gemv_staged_k (FP32 FMAs, X along k
+ * gemv_mma (tensor cores, X and Y along k); MMA_ROWS: gemv_mma_rows (TF32,
+ * BF16 or FP16 tensor cores, X along big); STAGED: gemv_staged_k (FP32 FMAs, X along k
  * in registers, Y staged in shared memory, small side 2 to 8). */
 enum {
     WL_GEMV_KERNEL_FMA = 0,
@@ -466,6 +466,28 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
 #define WL_GEMV_MMA_ROWS_BLOCKS_PER_SM(small)                                                      \
     (4 / (WL_GEMV_MMA_ROWS_STRIPS(small) * WL_GEMV_MMA_ROWS_DEPTH(small)) > 0                      \
          ? 4 / (WL_GEMV_MMA_ROWS_STRIPS(small) * WL_GEMV_MMA_ROWS_DEPTH(small))                    \
+         : 1)
+/* The same kernel on BF16 / FP16 (mma.sync m16n8k16): a strip is 8
+ * 16-byte vectors wide (32 FP32 or 64 16-bit columns) and a step 4 vectors
+ * deep (16 or 32 k), by the element's bytes. A 16-bit lane's step is 8
+ * rows of 16 bytes, twice the TF32 step's, and a 16-bit strip has 16 NT
+ * sums a lane, a TF32 strip's 8 NT. By the small side, one strip a warp
+ * and the TF32 geometry's bytes in flight an SM (128 KB at m <= 8, 64 KB
+ * from 9): m <= 8 two steps, two blocks an SM; m = 9-16 one step, two
+ * blocks; m = 17-32 two steps, one block (the registers of two blocks
+ * spilled at m = 17-24: 64 bytes a thread, ptxas sm_90; 208 and 234
+ * registers at one, m = 17-24 and 25-32). Not measured: modelled on the
+ * TF32 geometry above, to be timed through scripts/gemm_decode_bench.c
+ * with gemv_mma_rows16 forced. */
+#define WL_GEMV_MMA_ROWS_STRIP_COLUMNS(element) (128 / (element))
+#define WL_GEMV_MMA_ROWS_STEP_K(element) (64 / (element))
+#define WL_GEMV_MMA_ROWS16_STRIPS(small) 1
+#define WL_GEMV_MMA_ROWS16_DEPTH(small) ((small) <= 8 ? 2 : (small) <= 16 ? 1 : 2)
+#define WL_GEMV_MMA_ROWS16_GROUPS(small) 1
+#define WL_GEMV_MMA_ROWS16_MIN_BLOCKS(small) ((small) <= 16 ? 2 : 1)
+#define WL_GEMV_MMA_ROWS16_BLOCKS_PER_SM(small)                                                    \
+    (2 / (WL_GEMV_MMA_ROWS16_STRIPS(small) * WL_GEMV_MMA_ROWS16_DEPTH(small)) > 0                  \
+         ? 2 / (WL_GEMV_MMA_ROWS16_STRIPS(small) * WL_GEMV_MMA_ROWS16_DEPTH(small))                \
          : 1)
 /* The register-tiled kernel (gemv_tiled_k): the small side (9 to 32:
  * S = 16, 24 or 32), rows of X a block (8 warps of 8 rows), and its

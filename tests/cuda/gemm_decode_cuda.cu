@@ -4,8 +4,9 @@
  * padded leading dimensions, views off 16 bytes, alpha and beta. Every
  * input type and output type (BF16 -> BF16 / FP32, FP16 -> FP16 / FP32,
  * TF32, FP32), op_b = T (the weights n x k, read in place by the GEMV
- * family's tensor-core kernel gemv_mma and gemv_k) and op_b = N (TF32: the
- * tensor-core gemv_mma_rows reading B along n), odd m, n and k, k split or
+ * family's tensor-core kernel gemv_mma and gemv_k) and op_b = N (TF32 and
+ * 16-bit: the tensor-core gemv_mma_rows reading B along n), odd m, n and
+ * k, k split or
  * not. Inputs are fresh random values, C is poisoned
  * with NaN first where beta = 0 (every element must be written) and holds
  * random values otherwise; C's padding must stay as it was. Each result is
@@ -107,6 +108,17 @@ static const shape shapes[] = {
     {25, 97, 4096, N, N, 0, 3, 5, 0, -1.0f, 0.25f},
     {32, 641, 3000, N, N, 0, 3, 0, 0, 1.5f, -0.5f},
     {27, 400, 640, N, N, 0, 0, 0, 0, 1.0f, 0.5f},
+    /* op_b = N with rows of A and B on 16 bytes at 16 bits too (16-bit:
+     * gemv_mma_rows16, m = 1 by the models): odd n (a partial 64-column
+     * strip) and k, padded rows, a view 16 bytes (8 16-bit elements) in,
+     * k split in many parts (three strips, k = 8200) or none. */
+    {1, 1031, 4096, N, N, 0, 1, 0, 0, 1.0f, 0.0f},
+    {2, 130, 8200, N, N, 0, 6, 0, 0, 1.0f, 0.0f},
+    {5, 517, 1003, N, N, 5, 3, 1, 0, 0.75f, 0.0f},
+    {13, 2049, 777, N, N, 7, 7, 0, 8, 1.0f, 0.5f},
+    {24, 333, 2056, N, N, 0, 3, 2, 0, -1.0f, 0.25f},
+    {31, 1000, 1500, N, N, 4, 0, 0, 0, 1.5f, -0.5f},
+    {32, 4100, 640, N, N, 0, 4, 0, 0, 1.0f, 0.0f},
     {20, 333, 640, T, T, 0, 0, 0, 0, 1.0f, 0.0f},
     /* y = A^T x (n = 1, op_a = T: X along its rows): 16-bit, the GEMV row
      * gemv_rows16 with k split; a padded A (element loads of X). */
@@ -222,8 +234,10 @@ static double tf32(double v)
     return f;
 }
 
-/* Cases planned on each GEMV kernel (WL_GEMV_KERNEL_*). */
+/* Cases planned on each GEMV kernel (WL_GEMV_KERNEL_*), and on
+ * gemv_mma_rows with 16-bit inputs. */
 static int kernel_plans[WL_GEMV_KERNELS] = {0};
+static int rows16_plans = 0;
 
 static void run_case(const combo &cb, const shape &s, unsigned seed)
 {
@@ -270,6 +284,9 @@ static void run_case(const combo &cb, const shape &s, unsigned seed)
     if (plan.candidate >= 0 && plan.schedule == WL_GEMM_SCHEDULE_GEMV && plan.gemv_kernel >= 0 &&
         plan.gemv_kernel < WL_GEMV_KERNELS)
         kernel_plans[plan.gemv_kernel]++;
+    if (plan.candidate >= 0 && plan.schedule == WL_GEMM_SCHEDULE_GEMV &&
+        plan.gemv_kernel == WL_GEMV_KERNEL_MMA_ROWS && cb.ab != WARPLAB_FLOAT32)
+        rows16_plans++;
 
     const warplab_status st =
         warplab_gemm_ex(ctx, s.op_a, s.op_b, s.m, s.n, s.k, s.alpha, da.buffer, cb.ab, a.ld,
@@ -346,11 +363,14 @@ int main(int argc, char **argv)
         return 1;
     }
     /* --short: every combo on a third of the shapes (compute-sanitizer runs).
-     * --mma-rows: TF32 on the op N, N shapes alone, the calls that reach
-     * gemv_mma_rows (racecheck, synccheck and initcheck on that kernel).
+     * --mma-rows: TF32, BF16 -> BF16 and FP16 -> FP32 on the op N, N
+     * shapes alone, the calls that reach gemv_mma_rows (racecheck,
+     * synccheck and initcheck on that kernel, both element widths and both
+     * C widths).
      * --rows16: 16-bit inputs with the big operand along its rows (op_b = N
      * for m small, op_a = T for n small): gemv_rows16 (gemv_along_big's
-     * shared-memory sums) and the 16-bit chooser's tiles beside it. */
+     * shared-memory sums), gemv_mma_rows16 and the 16-bit chooser's tiles
+     * beside them. */
     const bool short_list = argc > 1 && strcmp(argv[1], "--short") == 0;
     const bool mma_rows = argc > 1 && strcmp(argv[1], "--mma-rows") == 0;
     const bool rows16 = argc > 1 && strcmp(argv[1], "--rows16") == 0;
@@ -359,8 +379,10 @@ int main(int argc, char **argv)
     for (const combo &cb : combos)
         for (size_t i = 0; i < n_shapes; i++) {
             seed++;
-            if (mma_rows &&
-                (cb.compute != WARPLAB_COMPUTE_TF32 || shapes[i].op_a != N || shapes[i].op_b != N))
+            const bool rows_combo = cb.compute == WARPLAB_COMPUTE_TF32 ||
+                                    strcmp(cb.name, "bf16->bf16") == 0 ||
+                                    strcmp(cb.name, "f16->f32") == 0;
+            if (mma_rows && (!rows_combo || shapes[i].op_a != N || shapes[i].op_b != N))
                 continue;
             const bool along_rows =
                 shapes[i].m <= shapes[i].n ? shapes[i].op_b == N : shapes[i].op_a == T;
@@ -374,21 +396,22 @@ int main(int argc, char **argv)
     const warplab_device_info *info = warplab_context_device(ctx);
     if (info->cc_major >= 8 && mma_rows) {
         checks++;
-        if (kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0) {
+        if (kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0 || rows16_plans == 0) {
             failures++;
-            fprintf(stderr, "--mma-rows: no call was planned on gemv_mma_rows\n");
+            fprintf(stderr, "--mma-rows: %d calls planned on gemv_mma_rows, %d of them 16-bit\n",
+                    kernel_plans[WL_GEMV_KERNEL_MMA_ROWS], rows16_plans);
         }
     } else if (info->cc_major >= 8 && !short_list && !rows16) {
         checks++;
         if (kernel_plans[WL_GEMV_KERNEL_MMA] == 0 || kernel_plans[WL_GEMV_KERNEL_TILED] == 0 ||
-            kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0 ||
+            kernel_plans[WL_GEMV_KERNEL_MMA_ROWS] == 0 || rows16_plans == 0 ||
             kernel_plans[WL_GEMV_KERNEL_STAGED] == 0) {
             failures++;
-            fprintf(
-                stderr,
-                "GEMV kernels planned: %d FMA, %d tiled, %d mma, %d mma along rows, %d staged\n",
-                kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3],
-                kernel_plans[4]);
+            fprintf(stderr,
+                    "GEMV kernels planned: %d FMA, %d tiled, %d mma, %d mma along rows (%d "
+                    "16-bit), %d staged\n",
+                    kernel_plans[0], kernel_plans[1], kernel_plans[2], kernel_plans[3],
+                    rows16_plans, kernel_plans[4]);
         }
     }
     warplab_context_destroy(ctx);

@@ -337,10 +337,37 @@ template <class T> inline T __ldg(const T *p)
     return *p;
 }
 
+/* A 16-byte vector load: its address must be 16-byte aligned (the device
+ * faults otherwise), so a misaligned one stops the test here. */
+inline uint4 __ldg(const uint4 *p)
+{
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) {
+        std::fprintf(stderr, "emulate: a 16-byte load from %p, off 16 bytes\n", (const void *)p);
+        std::abort();
+    }
+    return *p;
+}
+
+inline uint4 __ldcs(const uint4 *p)
+{
+    return __ldg(p);
+}
+
 /* The streaming load (evict first): a plain load here. */
 template <class T> inline T __ldcs(const T *p)
 {
     return *p;
+}
+
+/* PRMT's default mode: byte i of the result is byte (s >> 4i) & 7 of the
+ * pair (y:x), x the low four. */
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    const unsigned long long pair = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (unsigned)((pair >> (8 * ((s >> (4 * i)) & 7u))) & 0xFFu) << (8 * i);
+    return r;
 }
 
 inline int min(int a, int b)

@@ -3,7 +3,8 @@
  * inputs, C in FP32 or the input type, Y contiguous along k or along its
  * small side, small sides 1 to 16 (odd ones too); gemv_mma (tensor cores,
  * X and Y along k) for BF16, FP16 and TF32 and gemv_tiled_k (FP32,
- * register tiles) and gemv_mma_rows (TF32 tensor cores, X along big),
+ * register tiles) and gemv_mma_rows (TF32, BF16 and FP16 tensor cores, X
+ * along big),
  * small sides 1 to 32, and gemv_staged_k (FP32, Y staged in shared
  * memory) 1 to 16 (every
  * column-tile count, one and two row tiles a warp), k long enough for
@@ -133,6 +134,33 @@ static const gemv_case cases[] = {
     {F32, F32, 29, 97, 1024, false, true, 0, 4, 0, 0, 1, 512, true, ROWS},
     {F32, F32, 32, 40, 300, false, false, 0, 0, 0, 3, 0, 0, false, ROWS},
     {F32, F32, 2, 1, 70, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    /* The same kernel on BF16 and FP16 (mma.sync m16n8k16, registers of
+     * two rows of X by byte permutes): C in FP32 and the input type, small
+     * 1, 2, 5, 8, 13, 16, 24, 31, 32 (every column-tile count), one strip
+     * and two a warp, one row group and two, whole rounds then a tail, one
+     * split and many; odd big (a partial last 16 bytes, a partial 64-column
+     * strip) and odd k, padded rows, views off 16 bytes (element loads of X
+     * and Y), Y along its small side, one row of X, a NaN in X. */
+    {BF, BF, 1, 70, 1000, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    {F16, F32, 1, 1030, 2049, false, true, 0, 8, 0, 0, 1, 1024, true, ROWS},
+    {BF, F32, 2, 131, 1537, false, true, 0, 4, 0, 0, 3, 512, false, ROWS},
+    {F16, F16, 5, 37, 2100, false, true, 0, 0, 0, 0, 1, 0, true, ROWS},
+    {BF, BF, 8, 129, 777, false, true, 0, 8, 0, 8, 0, 256, false, ROWS},
+    {F16, F16, 13, 45, 1300, false, true, 0, 0, 0, 0, 0, 512, true, ROWS},
+    {BF, F32, 16, 301, 600, false, true, 0, 3, 0, 1, 2, 0, false, ROWS},
+    {F16, F32, 24, 64, 1100, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    {BF, BF, 31, 97, 1024, false, true, 0, 8, 0, 0, 1, 512, true, ROWS},
+    {F16, F16, 32, 40, 300, false, false, 0, 0, 0, 3, 0, 0, false, ROWS},
+    {BF, BF, 24, 33, 515, false, true, 1, 0, 1, 0, 0, 0, false, ROWS},
+    {F16, F32, 5, 77, 333, false, true, 3, 1, 0, 1, 0, 96, true, ROWS},
+    {BF, F32, 13, 200, 4111, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    {F16, F16, 2, 1, 70, false, true, 0, 0, 0, 0, 0, 0, false, ROWS},
+    /* Y's 16-byte view with k one short of a whole vector (k = 1023, the
+     * rows 1024 apart): the last vector of each row loads element by
+     * element (a whole load would read a NaN past k). */
+    {BF, BF, 8, 100, 1023, false, true, 0, 0, 0, 1, 0, 0, false, ROWS},
+    {F16, F32, 17, 70, 1023, false, true, 0, 0, 0, 1, 0, 512, false, ROWS},
+    {F32, F32, 5, 100, 1023, false, true, 0, 0, 0, 1, 0, 0, false, ROWS},
 };
 
 /* Elements as 32-bit words (FP32) or 16-bit words, inside a buffer of NaNs. */
@@ -167,7 +195,10 @@ static matrix make_matrix(int kind, int lines, int count, int pad, int misalign)
     m.kind = kind;
     m.ld = count + pad;
     const size_t span = lines > 0 ? (size_t)(lines - 1) * m.ld + count : 0;
-    const size_t total = span + 2 * GUARD + 16;
+    /* After the matrix: GUARD elements and 32 more rows of NaNs, so that a
+     * kernel that loads rows past the end of k (a step is up to 32 rows of
+     * X along big) reads NaNs, not past the buffer. */
+    const size_t total = span + 2 * GUARD + 32 * (size_t)m.ld + 16;
     uintptr_t at;
     if (kind == F32) {
         m.words32.assign(total, 0x7FC00000u);
@@ -225,27 +256,30 @@ template <int KIND> static void launch_mma(const wl_gemv_params &p)
 }
 
 /* As gemv.cu's launch_mma_rows, with two strips a warp at NT <= 3 (48
- * sums a lane at NT = 3: a partial second chunk of the block's sums) and
- * two row groups at NT >= 3, so that those paths are checked too. */
-template <int NT> static void launch_mma_rows_sized(const wl_gemv_params &p)
+ * sums a lane at NT = 3 for TF32, 96 for 16-bit: partial last chunks of
+ * the block's sums) and two row groups at NT >= 3, so that those paths are
+ * checked too; 16-bit at NT = 1 with the library's 2 steps, else 1. */
+template <int KIND, int NT> static void launch_mma_rows_sized(const wl_gemv_params &p)
 {
     const int P = NT <= 3 ? 2 : 1, RG = NT >= 3 ? 2 : 1;
-    const int cols = 32 * P * RG;
+    const int cols = WL_GEMV_MMA_ROWS_STRIP_COLUMNS(KIND == WL_GEMV_F32 ? 4 : 2) * P * RG;
+    const int DEPTH =
+        KIND == WL_GEMV_F32 ? WL_GEMV_MMA_ROWS_DEPTH(8 * NT) : WL_GEMV_MMA_ROWS16_DEPTH(8 * NT);
     const dim3 grid((unsigned)((p.big + cols - 1) / cols), (unsigned)p.splits);
     emu_launch(grid, dim3(32 * WL_GEMV_MMA_WARPS), 0,
-               [&] { gemv_mma_rows<NT, P, WL_GEMV_MMA_ROWS_DEPTH(8 * NT), RG, 2>(p); });
+               [&] { gemv_mma_rows<KIND, NT, P, DEPTH, RG, 2>(p); });
 }
 
-static void launch_mma_rows(const wl_gemv_params &p)
+template <int KIND> static void launch_mma_rows(const wl_gemv_params &p)
 {
     if (p.small <= 8)
-        launch_mma_rows_sized<1>(p);
+        launch_mma_rows_sized<KIND, 1>(p);
     else if (p.small <= 16)
-        launch_mma_rows_sized<2>(p);
+        launch_mma_rows_sized<KIND, 2>(p);
     else if (p.small <= 24)
-        launch_mma_rows_sized<3>(p);
+        launch_mma_rows_sized<KIND, 3>(p);
     else
-        launch_mma_rows_sized<4>(p);
+        launch_mma_rows_sized<KIND, 4>(p);
 }
 
 /* As gemv.cu's launch_staged (and with D = 2 at S = 4 and 8, R = 4 at
@@ -364,7 +398,12 @@ static void check(const gemv_case &c, unsigned seed)
             emu_launch(grid, dim3(WL_GEMV_THREADS), gemv_tiled_shape<32>::BYTES,
                        [&] { gemv_tiled_k<WL_GEMV_F32, 32>(p); });
     } else if (c.kernel == ROWS) {
-        launch_mma_rows(p);
+        if (c.kind == F32)
+            launch_mma_rows<WL_GEMV_F32>(p);
+        else if (c.kind == BF)
+            launch_mma_rows<WL_GEMV_BF16>(p);
+        else
+            launch_mma_rows<WL_GEMV_F16>(p);
     } else if (c.kernel == STAGED) {
         launch_staged(p);
     } else if (c.kernel == MMA) {

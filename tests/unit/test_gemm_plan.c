@@ -140,13 +140,13 @@ static void test_table(void)
         /* y = A x with A row-major (n = 1, op_a = N: X along k); n = 5. */
         {28672, 1, 4096, N, T, F16, F16, FP32C, "gemv_k"},
         {4096, 5, 4096, N, T, BF16, F32, FP32C, "gemv_mma"},
-        /* Decode with row-major weights (op_b = N): the choosers' kernels as
-         * stored; TF32 on the tensor-core GEMV that reads B along n (m = 1
-         * to 32, the tuning set's layers and odd sizes), where the choosers'
-         * rows step aside for it from m = 2 (at m = 1 the dispatcher's
-         * skinny_m streams B as fast, and the models rank them); exact FP32
-         * stays with the dispatcher. */
-        {1, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        /* Decode with row-major weights (op_b = N): TF32 and 16-bit on the
+         * tensor-core GEMV that reads B along n (m = 1 to 32, the tuning
+         * set's layers and odd sizes), where the choosers' rows step aside
+         * for it from m = 2 (at m = 1 the dispatcher's skinny_m and the
+         * 16-bit rows stream B as fast, and the models rank them); exact
+         * FP32 stays with the dispatcher. */
+        {1, 4096, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
         {3, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {3, 4096, 4096, N, N, F32, F32, TF32C, "gemv_mma_rows_tf32"},
         {1, 28672, 4096, N, N, F32, F32, TF32C, "fp32_dispatch"},
@@ -161,15 +161,34 @@ static void test_table(void)
         {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
         /* The 16-bit GEMV with X along its rows (m or n of 1): the CUDA-core
-         * GEMV below about 20 MB of X, the chooser's wgmma tiles above, as
-         * the 16-bit skinny model ranked them; from a small side of 2 the
-         * chooser's tiles. */
+         * GEMV below about 20 MB of X, the tensor-core GEMV that reads B
+         * along n above (m = 1: the models rank it beside the chooser's
+         * wgmma tiles); n = 1 (A^T x): no tensor-core GEMV row, the
+         * chooser's tiles from a small side of 2. */
         {1, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_rows16"},
         {1, 1024, 4096, N, N, F16, F32, FP32C, "gemv_rows16"},
         {1024, 1, 4096, T, N, BF16, F32, FP32C, "gemv_rows16"},
-        {1, 28672, 4096, N, N, F16, F16, FP32C, "ex16_chooser"},
-        {2, 1024, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {1, 28672, 4096, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
+        {1, 11008, 28672, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
         {1024, 2, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
+        /* 16-bit op N, N decode (W stored k x n, y = x W) from m = 2: the
+         * tensor-core GEMV that reads B along n (gemv_mma_rows16; the 16-bit
+         * chooser's 64- and 128-row tiles step aside for it to m = 32): the
+         * tuning layers and the held-out grid's weak cells (seed 29: 5 x
+         * 11008 x 1024, 28 x 14336 x 8192), both C types, odd sizes. */
+        {2, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
+        {3, 4096, 4096, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
+        {5, 11008, 1024, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
+        {8, 4096, 11008, N, N, BF16, F32, FP32C, "gemv_mma_rows16"},
+        {13, 11008, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
+        {16, 14336, 4096, N, N, F16, F32, FP32C, "gemv_mma_rows16"},
+        {24, 28672, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
+        {28, 14336, 8192, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
+        {31, 1000, 999, N, N, BF16, F32, FP32C, "gemv_mma_rows16"},
+        {32, 28672, 4096, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
+        {33, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        /* ... not with n small (A^T the big operand, along k for op N). */
+        {4096, 24, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
         /* FP32 compute, op_a = T, small m, X along big: not the fallback;
          * the dispatcher's tiles read A^T and B as stored (no copy). */
         {5, 3000, 2000, T, N, F32, F32, FP32C, "fp32_tiles"},
@@ -283,6 +302,30 @@ static void test_table(void)
     nn_off.align_c = 4;
     p = wl_gemm_plan_make(&nn_off, &t, NULL);
     CHECK_STR(picked(&p), "gemv_mma_rows_tf32");
+    /* 16-bit op N, N decode with B or A off 16 bytes: not the tensor-core
+     * GEMV, the 16-bit chooser (which re-strides them); C off 16 bytes does
+     * not matter. Forced, the chooser still runs it; the GEMV row forced on
+     * op N, T takes nothing. */
+    wl_gemm_desc nn16_off = desc(8, 4096, 4096, N, N, BF16, BF16, FP32C);
+    nn16_off.align_b = 2;
+    p = wl_gemm_plan_make(&nn16_off, &t, NULL);
+    CHECK_STR(picked(&p), "ex16_chooser");
+    nn16_off = desc(8, 4096, 4096, N, N, F16, F32, FP32C);
+    nn16_off.align_a = 8;
+    p = wl_gemm_plan_make(&nn16_off, &t, NULL);
+    CHECK_STR(picked(&p), "ex16_chooser");
+    nn16_off = desc(8, 4097, 4096, N, N, F16, F16, FP32C);
+    nn16_off.align_c = 2;
+    p = wl_gemm_plan_make(&nn16_off, &t, NULL);
+    CHECK_STR(picked(&p), "gemv_mma_rows16");
+    const wl_gemm_desc nn16 = desc(24, 4096, 4096, N, N, BF16, BF16, FP32C);
+    p = wl_gemm_plan_make(&nn16, &t, "ex16_chooser");
+    CHECK_STR(picked(&p), "ex16_chooser");
+    p = wl_gemm_plan_make(&nn16, &turing, NULL);
+    CHECK(strcmp(picked(&p), "gemv_mma_rows16") != 0 && p.candidate >= 0);
+    const wl_gemm_desc nt16 = desc(24, 4096, 4096, N, T, BF16, BF16, FP32C);
+    p = wl_gemm_plan_make(&nt16, &t, "gemv_mma_rows16");
+    CHECK(p.candidate == -1);
     /* ... nor before sm_80, and the choosers take it back there. */
     const wl_gemm_desc nn_decode = desc(8, 4096, 4096, N, N, F32, F32, TF32C);
     p = wl_gemm_plan_make(&nn_decode, &turing, NULL);
@@ -616,19 +659,30 @@ static void test_properties(unsigned seed, int count)
                 CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_T && t->cc_major >= 8);
                 CHECK(plan.tile_n == 8 * WL_GEMV_STAGED_R(plan.small));
             } else if (plan.gemv_kernel == WL_GEMV_KERNEL_MMA_ROWS) {
-                /* TF32 tensor cores, X along its rows: op N, N, small m,
-                 * 16-byte rows of A and B, sm_80, 32-column strips; k split
-                 * in whole rounds of the block's warps. */
+                /* TF32 or 16-bit tensor cores, X along its rows: op N, N,
+                 * small m, 16-byte rows of A and B, sm_80, strips of 8
+                 * 16-byte vectors (32 or 64 columns); k split in whole
+                 * rounds of the block's warps (16 or 32 k a step). */
+                const int element = (int)warplab_dtype_size(d.ab_type);
+                const int small_side = plan.small;
                 CHECK(d.op_a == WARPLAB_OP_N && d.op_b == WARPLAB_OP_N && plan.small_m);
                 CHECK(d.align_a == 16 && d.align_b == 16 && t->cc_major >= 8);
-                CHECK(d.ab_type == F32 && d.c_type == F32 && d.compute == TF32C);
+                if (d.ab_type == F32)
+                    CHECK(d.c_type == F32 && d.compute == TF32C);
+                else
+                    CHECK(d.compute == FP32C && (d.c_type == F32 || d.c_type == d.ab_type));
                 CHECK(small <= WL_GEMV_MMA_ROWS_SMALL_MAX && !plan.x_along_k);
-                CHECK(plan.tile_n == 32 * WL_GEMV_MMA_ROWS_STRIPS(plan.small) *
-                                         WL_GEMV_MMA_ROWS_GROUPS(plan.small));
-                CHECK(plan.k_chunk %
-                          (16 * (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(plan.small)) *
-                           WL_GEMV_MMA_ROWS_DEPTH(plan.small)) ==
-                      0);
+                const int strips = element == 4 ? WL_GEMV_MMA_ROWS_STRIPS(small_side) *
+                                                      WL_GEMV_MMA_ROWS_GROUPS(small_side)
+                                                : WL_GEMV_MMA_ROWS16_STRIPS(small_side) *
+                                                      WL_GEMV_MMA_ROWS16_GROUPS(small_side);
+                const int round =
+                    element == 4 ? (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(small_side)) *
+                                       WL_GEMV_MMA_ROWS_DEPTH(small_side)
+                                 : (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS16_GROUPS(small_side)) *
+                                       WL_GEMV_MMA_ROWS16_DEPTH(small_side);
+                CHECK(plan.tile_n == WL_GEMV_MMA_ROWS_STRIP_COLUMNS(element) * strips);
+                CHECK(plan.k_chunk % (WL_GEMV_MMA_ROWS_STEP_K(element) * round) == 0);
             } else {
                 CHECK(small <= WL_GEMV_SMALL_MAX);
             }

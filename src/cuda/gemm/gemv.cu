@@ -48,26 +48,34 @@ static void launch_mma(int small, dim3 grid, const wl_gemv_params &params, cudaS
         launch_mma_sized<KIND, 2>(grid, params, stream);
 }
 
-/* The TF32 tensor-core kernel with X along its rows (gemv_mma_rows) for a
- * small side: NT 8-column tiles, the geometry of gemm_plan.h. */
-template <int NT>
+/* The tensor-core kernel with X along its rows (gemv_mma_rows) for an
+ * element kind and a small side: NT 8-column tiles, the geometry of
+ * gemm_plan.h (WL_GEMV_MMA_ROWS_* for TF32, WL_GEMV_MMA_ROWS16_* for BF16
+ * and FP16). */
+template <int KIND, int NT>
 static void launch_mma_rows_sized(dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
 {
-    gemv_mma_rows<NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT), WL_GEMV_MMA_ROWS_DEPTH(8 * NT),
-                  WL_GEMV_MMA_ROWS_GROUPS(8 * NT), WL_GEMV_MMA_ROWS_MIN_BLOCKS>
-        <<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
+    if constexpr (KIND == WL_GEMV_F32)
+        gemv_mma_rows<KIND, NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT), WL_GEMV_MMA_ROWS_DEPTH(8 * NT),
+                      WL_GEMV_MMA_ROWS_GROUPS(8 * NT), WL_GEMV_MMA_ROWS_MIN_BLOCKS>
+            <<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
+    else
+        gemv_mma_rows<KIND, NT, WL_GEMV_MMA_ROWS16_STRIPS(8 * NT), WL_GEMV_MMA_ROWS16_DEPTH(8 * NT),
+                      WL_GEMV_MMA_ROWS16_GROUPS(8 * NT), WL_GEMV_MMA_ROWS16_MIN_BLOCKS(8 * NT)>
+            <<<grid, 32 * WL_GEMV_MMA_WARPS, 0, stream>>>(params);
 }
 
+template <int KIND>
 static void launch_mma_rows(int small, dim3 grid, const wl_gemv_params &params, cudaStream_t stream)
 {
     if (small <= 8)
-        launch_mma_rows_sized<1>(grid, params, stream);
+        launch_mma_rows_sized<KIND, 1>(grid, params, stream);
     else if (small <= 16)
-        launch_mma_rows_sized<2>(grid, params, stream);
+        launch_mma_rows_sized<KIND, 2>(grid, params, stream);
     else if (small <= 24)
-        launch_mma_rows_sized<3>(grid, params, stream);
+        launch_mma_rows_sized<KIND, 3>(grid, params, stream);
     else
-        launch_mma_rows_sized<4>(grid, params, stream);
+        launch_mma_rows_sized<KIND, 4>(grid, params, stream);
 }
 
 /* The register-tiled kernel (gemv_tiled_k) for S columns: its shared
@@ -203,11 +211,15 @@ extern "C" warplab_status wl_gemv_run(wl_backend *backend, const wl_launch *laun
                            "gemv: the kernel with Y staged takes FP32 inputs");
         launch_staged(plan->small, grid, params, stream);
     } else if (rows_kernel) {
-        /* TF32 on FP32 inputs only (the row's input type). */
-        if (p->dtype != WARPLAB_FLOAT32)
+        /* FP32 inputs on TF32 compute (the rows' input and compute types). */
+        if (p->dtype == WARPLAB_FLOAT32 && !(p->variant & WL_GEMM_COMPUTE_TF32))
             return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
-                           "gemv: the TF32 tensor-core kernel takes FP32 inputs");
-        launch_mma_rows(plan->small, grid, params, stream);
+                           "gemv: the tensor-core kernel takes FP32 inputs on TF32 compute");
+        switch (kind_of(p->dtype)) {
+        case WL_GEMV_BF16: launch_mma_rows<WL_GEMV_BF16>(plan->small, grid, params, stream); break;
+        case WL_GEMV_F16: launch_mma_rows<WL_GEMV_F16>(plan->small, grid, params, stream); break;
+        default: launch_mma_rows<WL_GEMV_F32>(plan->small, grid, params, stream); break;
+        }
     } else if (plan->gemv_kernel == WL_GEMV_KERNEL_MMA) {
         /* Y read along k by the tensor-core kernel (its row takes op N, T only). */
         if (params.y_q != 1)

@@ -803,56 +803,81 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, 2) gemv_mma(wl_gemv_pa
 }
 
 /* gemv_mma_rows: X along big (x_j = 1: op_b = N, the weights stored k x n
- * row-major, for m small) on tensor cores, TF32 (mma.sync m16n8k8, sm_80+),
- * FP32 sums; Y along k (y_q = 1: op_a = N) loads 16 bytes at a time, other
- * Y strides element by element.
+ * row-major, for m small) on tensor cores, FP32 sums: TF32 (FP32 inputs,
+ * mma.sync m16n8k8) or BF16 / FP16 (mma.sync m16n8k16), one kernel over
+ * the element kind; Y along k (y_q = 1: op_a = N) loads 16 bytes at a
+ * time, other Y strides element by element.
  *
- * Over gemv_along_big (FP32 FMAs): there every 16 bytes of X cost S x 4
+ * Over gemv_along_big (FP32 FMAs): there every 16 bytes of X cost S x VEC
  * FMAs and S loads of Y, so from a few columns the FMAs' issue, not the
  * bytes of X, bound the kernel (TF32 op N, N decode at 0.67-0.79x cuBLAS,
  * which runs it on tensor cores). Over gemv_mma: X's rows run along big,
  * so X is the mma's 16-row A operand transposed (A[row][kk] = X[j][q] =
  * x[q * x_q + j]). Nothing is staged in shared memory on the way in: a
- * lane loads 16 bytes of one row of x (4 neighbouring j at one k) and
- * they fill A fragments directly, because both the mma's rows (j) and its
- * k slots are permuted (PTX ISA, "Matrix Fragments for mma.m16n8k8", .tf32:
- * a0 (row g, k slot t), a1 (row g + 8, t), a2 (g, t + 4), a3 (g + 8, t +
- * 4); b0 (k slot t, column g), b1 (t + 4, g); c0/c1 (row g, columns 2t,
- * 2t + 1), c2/c3 (row g + 8); g = lane / 4, t = lane % 4):
- * - k: a step is 16 k at q; lane t loads rows q + 4t + e (e = 0..3) of
- *   x, and Y's 16 bytes at k = q + 4t; mma step s (0, 1) puts element 2s
- *   in slot t and 2s + 1 in slot t + 4 (gemv_mma's TF32 permutation), so
- *   A and B agree and the sum over the step's 16 k is the product's;
- * - j: lane g's 16 bytes hold j = j4 + 4g + c (c = 0..3) of a 32-column
- *   strip; tile h (0, 1) takes c = 2h as its row g and c = 2h + 1 as its
- *   row g + 8, so the two tiles of a strip use all 16 bytes. C's fragment
- *   comes back in the same order: lane (g, t) holds j = j4 + 4g + c of
- *   small columns 8 nt + 2t, + 1.
+ * lane loads 16 bytes of one row of x (VEC neighbouring j at one k; VEC =
+ * 4 FP32 or 8 16-bit elements) and they fill A fragments directly,
+ * because both the mma's rows (j) and its k slots are permuted (PTX ISA,
+ * "Matrix Fragments for mma.m16n8k8 / mma.m16n8k16"; g = lane / 4, t =
+ * lane % 4):
+ * - k: a step is 4 VEC k at q (16 TF32, 32 16-bit); lane t loads rows q +
+ *   VEC t + e (e < VEC) of x, and Y's 16 bytes at k = q + VEC t; mma step
+ *   s (0, 1) takes the lane's elements of gemv_mma's permutation, so that
+ *   A and B agree and the sum over the step's k is the product's. TF32
+ *   (a0 (row g, slot t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4);
+ *   b0 (t, column g), b1 (t + 4, g)): element 2s in slot t, 2s + 1 in slot
+ *   t + 4. 16-bit (a register holds two neighbouring k slots of one row:
+ *   a0 (row g, slots 2t, 2t + 1), a1 (g + 8, 2t..), a2 (g, 2t + 8..), a3
+ *   (g + 8, 2t + 8..); b0 (2t.., g), b1 (2t + 8.., g); the lower k in the
+ *   low half): elements 4s, 4s + 1 in slots 2t, 2t + 1 and 4s + 2, 4s + 3
+ *   in 2t + 8, 2t + 9;
+ * - j: lane g's 16 bytes hold j = jv + VEC g + c (c < VEC) of an 8 VEC
+ *   column strip; tile h (h < VEC / 2) takes c = 2h as its row g and c =
+ *   2h + 1 as its row g + 8, so the strip's VEC / 2 tiles use all 16
+ *   bytes. C's fragment comes back in the same order: lane (g, t) holds j
+ *   = jv + VEC g + 2h (c0, c1) and + 1 (c2, c3) of small columns 8 nt +
+ *   2t, + 1.
+ * What changes for 16-bit over the TF32 rung: a 16-byte load along a row
+ * of x is 8 columns at ONE k, while an A register holds one column (mma
+ * row) at TWO neighbouring k; so each register is built from the words of
+ * two rows (k, k + 1) by one byte permute (__byte_perm: the low halves of
+ * the two words for column 2h, the high halves for 2h + 1), four a tile
+ * and step, shared by the NT column tiles. It helps because the mma then
+ * runs the 16-bit products at the tensor cores' rate with the same 8 KB of
+ * X in flight a warp and no shared memory on the way in, where the 16-bit
+ * candidates ran on CUDA-core FMAs (gemv_along_big) or on 128-row tiles
+ * mostly empty at m <= 32 (ex16_chooser). A lane's step is VEC rows of 16
+ * bytes, twice the TF32 bytes, so the 16-bit geometry (gemm_plan.h,
+ * WL_GEMV_MMA_ROWS16_*) halves DEPTH or P for the same bytes in flight.
  * A warp's load of one row of x is 8 lanes x 16 bytes, 128 contiguous
- * bytes (a line), for 4 rows at once. A warp owns P strips (32 P columns)
- * and all NT = ceil(small / 8) column tiles; it loads DEPTH steps of X
- * (4 rows x P strips x 16 bytes a lane a step, evict-first) before it
- * multiplies: 8 KB in flight a warp at P = 1, DEPTH = 4. Y (read by every
- * strip, __ldg) comes with them where NT x DEPTH <= 8 leaves the
- * registers, else a step at a time. The block's warps form RG row groups on neighbouring
- * strips at the same k; the WL_GEMV_MMA_WARPS / RG warps of a group take
- * neighbouring runs of DEPTH steps and add their sums in shared memory in
- * warp order (deterministic), as gemv_mma. The grid's y splits k where the
- * strips alone leave SMs idle (gemm_plan.c), and wl_splitk_finish adds the
- * splits. Steps past the last whole round, the tail of k, columns past big
- * and views off 16 bytes load element by element (zeros past k and big);
- * columns of the small side past small repeat the last one and are never
- * stored. The mma reads the FP32 words' top 19 bits (truncation), as the
- * other TF32 kernels. */
+ * bytes (a line), for 4 rows at once. A warp owns P strips (8 VEC P
+ * columns) and all NT = ceil(small / 8) column tiles; it loads DEPTH steps
+ * of X (VEC rows x P strips x 16 bytes a lane a step, evict-first) before
+ * it multiplies: 8 KB in flight a warp at P = 1 and DEPTH = 4 (TF32) or 2
+ * (16-bit). Y (read by every strip, __ldg) comes with them where NT x
+ * DEPTH <= 8 leaves the registers, else a step at a time. The block's
+ * warps form RG row groups on neighbouring strips at the same k; the
+ * WL_GEMV_MMA_WARPS / RG warps of a group take neighbouring runs of DEPTH
+ * steps and add their sums in shared memory in warp order
+ * (deterministic), as gemv_mma. The grid's y splits k where the strips
+ * alone leave SMs idle (gemm_plan.c), and wl_splitk_finish adds the
+ * splits. Steps past the last whole round, the tail of k, columns past
+ * big and views off 16 bytes load element by element (zeros past k and
+ * big); columns of the small side past small repeat the last one and are
+ * never stored. TF32: the mma reads the FP32 words' top 19 bits
+ * (truncation), as the other TF32 kernels; 16-bit: the products are exact
+ * in the FP32 sums. */
 
-/* A lane's 16 bytes of X's row q (4 columns at j) as 4 words: one 16-byte
- * load (evict-first) where whole (16-byte view, all 4 columns before big)
- * and the row is before the end of k, else element by element, zeros past
- * k and big. */
-__device__ __forceinline__ void gemv_rows_load_x(const float *x, long long x_q, int q, int q_end,
-                                                 int j, int big, bool whole, unsigned w[4])
+/* A lane's 16 bytes of X's row q (VEC columns at j) as 4 words: one
+ * 16-byte load (evict-first) where whole (16-byte view, all VEC columns
+ * before big) and the row is before the end of k, else element by
+ * element, zeros past k and big. */
+template <int KIND>
+__device__ __forceinline__ void gemv_rows_load_x(const typename gemv_elem<KIND>::storage *x,
+                                                 long long x_q, int q, int q_end, int j, int big,
+                                                 bool whole, unsigned w[4])
 {
-    const float *src = x + (long long)q * x_q + j;
+    const int VEC = gemv_elem<KIND>::VEC;
+    const typename gemv_elem<KIND>::storage *src = x + (long long)q * x_q + j;
     if (whole && q < q_end) {
         const uint4 v = __ldcs(reinterpret_cast<const uint4 *>(src));
         w[0] = v.x;
@@ -862,17 +887,28 @@ __device__ __forceinline__ void gemv_rows_load_x(const float *x, long long x_q, 
         return;
     }
 #pragma unroll
-    for (int c = 0; c < 4; c++)
-        w[c] = q < q_end && j + c < big ? __float_as_uint(src[c]) : 0u;
+    for (int i = 0; i < 4; i++)
+        w[i] = 0u;
+#pragma unroll
+    for (int c = 0; c < VEC; c++)
+        if (q < q_end && j + c < big) {
+            if constexpr (KIND == WL_GEMV_F32)
+                w[c] = __float_as_uint((float)src[c]);
+            else
+                w[c / 2] |= (unsigned)src[c] << (16 * (c % 2));
+        }
 }
 
-/* Y's 4 elements of row i at k = q..q + 3: one 16-byte load where vec
- * (y_q = 1, 16-byte view) and all 4 are before the end of k, else element
- * by element at any stride, zeros past k. */
-__device__ __forceinline__ void gemv_rows_load_y(const wl_gemv_params &p, const float *row, int q,
-                                                 int q_end, unsigned w[4])
+/* Y's VEC elements of row i at k = q..q + VEC - 1: one 16-byte load where
+ * vec (y_q = 1, 16-byte view) and all VEC are before the end of k, else
+ * element by element at any stride, zeros past k. */
+template <int KIND>
+__device__ __forceinline__ void gemv_rows_load_y(const wl_gemv_params &p,
+                                                 const typename gemv_elem<KIND>::storage *row,
+                                                 int q, int q_end, unsigned w[4])
 {
-    if (p.y_vec && q + 4 <= q_end) {
+    const int VEC = gemv_elem<KIND>::VEC;
+    if (p.y_vec && q + VEC <= q_end) {
         const uint4 v = __ldg(reinterpret_cast<const uint4 *>(row + q));
         w[0] = v.x;
         w[1] = v.y;
@@ -881,40 +917,71 @@ __device__ __forceinline__ void gemv_rows_load_y(const wl_gemv_params &p, const 
         return;
     }
 #pragma unroll
-    for (int e = 0; e < 4; e++)
-        w[e] = q + e < q_end ? __float_as_uint(row[(long long)(q + e) * p.y_q]) : 0u;
+    for (int i = 0; i < 4; i++)
+        w[i] = 0u;
+#pragma unroll
+    for (int e = 0; e < VEC; e++)
+        if (q + e < q_end) {
+            const typename gemv_elem<KIND>::storage v = row[(long long)(q + e) * p.y_q];
+            if constexpr (KIND == WL_GEMV_F32)
+                w[e] = __float_as_uint((float)v);
+            else
+                w[e / 2] |= (unsigned)v << (16 * (e % 2));
+        }
 }
 
-/* One step: acc[pp][h][nt] += the products of x (x[e][pp]: row q + 4t +
- * e, strip pp) and y (y[nt]: k = q + 4t..), as two mma a tile. */
-template <int NT, int P>
-__device__ __forceinline__ void
-gemv_rows_multiply(float acc[P][2][NT][4], const unsigned x[4][P][4], const unsigned y[NT][4])
+/* One step: acc[pp][h][nt] += the products of x (x[e][pp]: row q + VEC t
+ * + e, strip pp) and y (y[nt]: k = q + VEC t..), as two mma a tile. */
+template <int KIND, int NT, int P>
+__device__ __forceinline__ void gemv_rows_multiply(float acc[P][gemv_elem<KIND>::VEC / 2][NT][4],
+                                                   const unsigned x[gemv_elem<KIND>::VEC][P][4],
+                                                   const unsigned y[NT][4])
 {
+    const int H = gemv_elem<KIND>::VEC / 2;
 #pragma unroll
     for (int s = 0; s < 2; s++)
 #pragma unroll
         for (int pp = 0; pp < P; pp++)
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const unsigned a[4] = {x[2 * s][pp][2 * h], x[2 * s][pp][2 * h + 1],
-                                       x[2 * s + 1][pp][2 * h], x[2 * s + 1][pp][2 * h + 1]};
+            for (int h = 0; h < H; h++) {
+                unsigned a[4];
+                if constexpr (KIND == WL_GEMV_F32) {
+                    /* Words 2h, 2h + 1: columns 2h (row g), 2h + 1 (row g + 8). */
+                    a[0] = x[2 * s][pp][2 * h];
+                    a[1] = x[2 * s][pp][2 * h + 1];
+                    a[2] = x[2 * s + 1][pp][2 * h];
+                    a[3] = x[2 * s + 1][pp][2 * h + 1];
+                } else {
+                    /* Word h of rows 4s..4s + 3: column 2h in the low
+                     * halves (row g), 2h + 1 in the high (row g + 8);
+                     * each register pairs rows k, k + 1, the lower k low. */
+                    const unsigned *r0 = x[4 * s][pp], *r1 = x[4 * s + 1][pp];
+                    const unsigned *r2 = x[4 * s + 2][pp], *r3 = x[4 * s + 3][pp];
+                    a[0] = __byte_perm(r0[h], r1[h], 0x5410u);
+                    a[1] = __byte_perm(r0[h], r1[h], 0x7632u);
+                    a[2] = __byte_perm(r2[h], r3[h], 0x5410u);
+                    a[3] = __byte_perm(r2[h], r3[h], 0x7632u);
+                }
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++) {
                     const unsigned b[2] = {y[nt][2 * s], y[nt][2 * s + 1]};
-                    mma_tf32_m16n8k8(acc[pp][h][nt], a, b);
+                    gemv_mma_step<KIND>(acc[pp][h][nt], a, b);
                 }
             }
 }
 
-/* NT: 8-column tiles of the small side (1 to 4); P: 32-column strips of X
- * a warp; DEPTH: steps a warp loads before it multiplies; RG: row groups a
+/* KIND: WL_GEMV_F32 (TF32), WL_GEMV_BF16 or WL_GEMV_F16; NT: 8-column
+ * tiles of the small side (1 to 4); P: strips of X (8 VEC columns) a
+ * warp; DEPTH: steps a warp loads before it multiplies; RG: row groups a
  * block; MINB: blocks an SM the registers are bounded for. */
-template <int NT, int P, int DEPTH, int RG, int MINB>
+template <int KIND, int NT, int P, int DEPTH, int RG, int MINB>
 __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl_gemv_params p)
 {
 #if WL_SM80_BODY
-    const int STEP = 16, OUTS = P * 2 * NT * 4;
+    typedef gemv_elem<KIND> E;
+    typedef typename E::storage T;
+    const int VEC = E::VEC, H = VEC / 2, STEP = 4 * VEC, COLS = 8 * VEC;
+    const int OUTS = P * H * NT * 4;
     const int KW = WL_GEMV_MMA_WARPS / RG; /* warps along k a row group */
     /* The block's sums in shared memory, CHUNK outputs at a time. */
     const int CHUNK = OUTS < 32 ? OUTS : 32;
@@ -923,25 +990,25 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl
     __shared__ float sums[WL_GEMV_MMA_WARPS][CHUNK][32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const int group = warp % RG, kw = warp / RG;
-    const int j_warp = (blockIdx.x * RG + group) * 32 * P, split = blockIdx.y;
+    const int j_warp = (blockIdx.x * RG + group) * COLS * P, split = blockIdx.y;
     const int q_begin = split * p.k_chunk, q_end = min(p.k, q_begin + p.k_chunk);
-    const float *x = (const float *)p.x, *y = (const float *)p.y;
-    int j4[P];
+    const T *x = (const T *)p.x, *y = (const T *)p.y;
+    int jv[P];
     bool whole[P];
 #pragma unroll
     for (int pp = 0; pp < P; pp++) {
-        j4[pp] = j_warp + 32 * pp + 4 * g;
-        whole[pp] = p.x_vec && j4[pp] + 4 <= p.big;
+        jv[pp] = j_warp + COLS * pp + VEC * g;
+        whole[pp] = p.x_vec && jv[pp] + VEC <= p.big;
     }
-    const float *y_rows[NT];
+    const T *y_rows[NT];
 #pragma unroll
     for (int nt = 0; nt < NT; nt++)
         y_rows[nt] = y + (long long)min(8 * nt + g, p.small - 1) * p.y_i;
-    float acc[P][2][NT][4];
+    float acc[P][H][NT][4];
 #pragma unroll
     for (int pp = 0; pp < P; pp++)
 #pragma unroll
-        for (int h = 0; h < 2; h++)
+        for (int h = 0; h < H; h++)
 #pragma unroll
             for (int nt = 0; nt < NT; nt++)
 #pragma unroll
@@ -952,47 +1019,48 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl
     /* Whole rounds (KW x DEPTH whole steps): rows inside the split. */
     const int rounds = length / STEP / (KW * DEPTH);
     for (int round = 0; round < rounds; round++) {
-        const int q0 = q_begin + (round * KW + kw) * DEPTH * STEP + 4 * t;
+        const int q0 = q_begin + (round * KW + kw) * DEPTH * STEP + VEC * t;
         const bool Y_AHEAD = NT * DEPTH <= 8;
-        unsigned xw[DEPTH][4][P][4], yw[Y_AHEAD ? DEPTH : 1][NT][4];
+        unsigned xw[DEPTH][VEC][P][4], yw[Y_AHEAD ? DEPTH : 1][NT][4];
 #pragma unroll
         for (int d = 0; d < DEPTH; d++) {
 #pragma unroll
-            for (int e = 0; e < 4; e++)
+            for (int e = 0; e < VEC; e++)
 #pragma unroll
                 for (int pp = 0; pp < P; pp++)
-                    gemv_rows_load_x(x, p.x_q, q0 + d * STEP + e, q_end, j4[pp], p.big, whole[pp],
-                                     xw[d][e][pp]);
+                    gemv_rows_load_x<KIND>(x, p.x_q, q0 + d * STEP + e, q_end, jv[pp], p.big,
+                                           whole[pp], xw[d][e][pp]);
             if (Y_AHEAD)
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++)
-                    gemv_rows_load_y(p, y_rows[nt], q0 + d * STEP, q_end, yw[Y_AHEAD ? d : 0][nt]);
+                    gemv_rows_load_y<KIND>(p, y_rows[nt], q0 + d * STEP, q_end,
+                                           yw[Y_AHEAD ? d : 0][nt]);
         }
 #pragma unroll
         for (int d = 0; d < DEPTH; d++) {
             if (!Y_AHEAD)
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++)
-                    gemv_rows_load_y(p, y_rows[nt], q0 + d * STEP, q_end, yw[0][nt]);
-            gemv_rows_multiply<NT, P>(acc, xw[d], yw[Y_AHEAD ? d : 0]);
+                    gemv_rows_load_y<KIND>(p, y_rows[nt], q0 + d * STEP, q_end, yw[0][nt]);
+            gemv_rows_multiply<KIND, NT, P>(acc, xw[d], yw[Y_AHEAD ? d : 0]);
         }
     }
     /* The rest, a step a warp in turn. */
     for (int s = rounds * KW * DEPTH + kw; s < steps; s += KW) {
-        const int q = q_begin + s * STEP + 4 * t;
-        unsigned xw[4][P][4], yw[NT][4];
+        const int q = q_begin + s * STEP + VEC * t;
+        unsigned xw[VEC][P][4], yw[NT][4];
 #pragma unroll
-        for (int e = 0; e < 4; e++)
+        for (int e = 0; e < VEC; e++)
 #pragma unroll
             for (int pp = 0; pp < P; pp++)
-                gemv_rows_load_x(x, p.x_q, q + e, q_end, j4[pp], p.big, whole[pp], xw[e][pp]);
+                gemv_rows_load_x<KIND>(x, p.x_q, q + e, q_end, jv[pp], p.big, whole[pp], xw[e][pp]);
 #pragma unroll
         for (int nt = 0; nt < NT; nt++)
-            gemv_rows_load_y(p, y_rows[nt], q, q_end, yw[nt]);
-        gemv_rows_multiply<NT, P>(acc, xw, yw);
+            gemv_rows_load_y<KIND>(p, y_rows[nt], q, q_end, yw[nt]);
+        gemv_rows_multiply<KIND, NT, P>(acc, xw, yw);
     }
-    /* acc[pp][h][nt][r]: column j4[pp] + 2h + r / 2 of X, small column 8 nt
-     * + 2t + r % 2. Every warp posts CHUNK sums at a time; the block's
+    /* acc[pp][h][nt][r]: column jv[pp] + 2h + r / 2 of X, small column 8
+     * nt + 2t + r % 2. Every warp posts CHUNK sums at a time; the block's
      * warps share those outputs (output o of row group o / CHUNK to warp o
      * % WARPS) and add the group's KW warps in order. */
 #pragma unroll
@@ -1002,7 +1070,7 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl
             const int out = base + o;
             if (out < OUTS) /* the last chunk may be partial */
                 sums[warp][o][lane] =
-                    acc[out / (2 * NT * 4)][out / (NT * 4) % 2][out / 4 % NT][out % 4];
+                    acc[out / (H * NT * 4)][out / (NT * 4) % H][out / 4 % NT][out % 4];
         }
         __syncthreads();
         for (int o = warp; o < RG * CHUNK; o += WL_GEMV_MMA_WARPS) {
@@ -1013,9 +1081,9 @@ __global__ void __launch_bounds__(32 * WL_GEMV_MMA_WARPS, MINB) gemv_mma_rows(wl
 #pragma unroll
             for (int w = 0; w < KW; w++)
                 v += sums[rg + RG * w][o % CHUNK][lane];
-            const int pp = out / (2 * NT * 4), h = out / (NT * 4) % 2, nt = out / 4 % NT;
+            const int pp = out / (H * NT * 4), h = out / (NT * 4) % H, nt = out / 4 % NT;
             const int r = out % 4;
-            const int j = (blockIdx.x * RG + rg) * 32 * P + 32 * pp + 4 * g + 2 * h + r / 2;
+            const int j = (blockIdx.x * RG + rg) * COLS * P + COLS * pp + VEC * g + 2 * h + r / 2;
             const int i = 8 * nt + 2 * t + r % 2;
             if (j < p.big && i < p.small)
                 gemv_emit(p, split, i, j, v);
