@@ -48,9 +48,10 @@ static void bench_help(FILE *out)
     fprintf(out,
             "\n"
             "\n"
-            "warplab bench gemm --batched [--json FILE]: warplab_gemm_batched_ex against\n"
-            "cublasGemmStridedBatchedEx on attention's products (batch 8, 32, 96), verified;\n"
-            "takes the options --grid takes but --seed.\n"
+            "warplab bench gemm --batched [--seed S] [--json FILE]: warplab_gemm_batched_ex\n"
+            "against cublasGemmStridedBatchedEx on attention's products (batch 8, 32, 96),\n"
+            "verified; --seed S draws 24 other shapes (batch 2..128, sequence 128..4096,\n"
+            "head 64..128) instead. Takes the options --grid takes.\n"
             "\n"
             "warplab bench gemm --grid [--seed S] [--candidate NAME] [--type LIST] [--json FILE]:\n"
             "the GEMM planner's judging grid (held out: its tuning sets are\n"
@@ -239,6 +240,10 @@ static int grid_usage(const cli_run *run, const warplab_bench_options *bench)
                                "--type with %s takes a comma-separated list of fp32, tf32, "
                                "bf16 and fp16 (the cells' precisions), not '%s'",
                                flag, run->dtype);
+    if (run->seed_given && run->seed == 0 && run->batched)
+        return cli_usage_error("bench", "--seed with --batched needs a number from 1 to "
+                                        "18446744073709551615, not 0 (without --seed: the "
+                                        "fixed table)");
     if (run->seed_given && run->seed == 0)
         return cli_usage_error("bench",
                                "--seed with --grid needs a number from 1 to "
@@ -271,9 +276,10 @@ static int bench_gemm_grid(const cli_run *run)
         return code;
     const char *what = run->batched ? "bench gemm --batched" : "bench gemm --grid";
     warplab_gemm_grid *grid = NULL;
-    warplab_status status = run->batched
-                                ? warplab_gemm_batched_grid_make(&grid)
-                                : warplab_gemm_grid_make(run->seed_given ? run->seed : 0, &grid);
+    warplab_status status =
+        run->batched ? (run->seed_given ? warplab_gemm_batched_grid_draw(run->seed, &grid)
+                                        : warplab_gemm_batched_grid_make(&grid))
+                     : warplab_gemm_grid_make(run->seed_given ? run->seed : 0, &grid);
     if (status != WARPLAB_OK) {
         cli_output_abandon(&json_out);
         return cli_fail(status, warplab_last_error(NULL), what);
@@ -302,12 +308,15 @@ static int bench_gemm_grid(const cli_run *run)
         warplab_context_destroy(context);
         return CLI_OK;
     }
-    if (run->batched)
-        printf("warplab %s bench gemm --batched on %s (cuda backend): %zu cells%s%s%s%s\n",
-               warplab_version(), warplab_context_device(context)->name, grid->count,
+    if (run->batched) {
+        char shapes[64] = "the fixed table";
+        if (run->seed_given)
+            snprintf(shapes, sizeof shapes, "the shapes of seed %llu", grid->seed);
+        printf("warplab %s bench gemm --batched on %s (cuda backend): %s, %zu cells%s%s%s%s\n",
+               warplab_version(), warplab_context_device(context)->name, shapes, grid->count,
                run->dtype ? " of " : "", run->dtype ? run->dtype : "",
                run->candidate ? ", candidate forced: " : "", run->candidate ? run->candidate : "");
-    else
+    } else
         printf(
             "warplab %s bench gemm --grid on %s (cuda backend): seed %llu%s, %zu cells%s%s%s%s\n",
             warplab_version(), warplab_context_device(context)->name, grid->seed,
@@ -384,8 +393,6 @@ int cmd_bench(int argc, char **argv)
                                argv[optind]);
     if (run.batched && run.grid)
         return cli_usage_error("bench", "--batched and --grid are two tables: one at a time");
-    if (run.batched && run.seed_given)
-        return cli_usage_error("bench", "--batched has fixed shapes: leave out --seed");
     if (run.candidate && !run.grid && !run.batched)
         return cli_usage_error("bench", "--candidate needs --grid (warplab bench gemm --grid "
                                         "--candidate NAME)");

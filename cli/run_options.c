@@ -185,7 +185,9 @@ static const run_option run_options[] = {
      "32, 96 x sequence 128..4096 x head size 64, 128, BF16 and" CONTINUED
      "FP16 to FP32 or the input type; the caller's cudaMalloc" CONTINUED
      "memory and stream, every cell verified; geometric mean per" CONTINUED
-     "precision. About 30 s on an H200; --json FILE keeps" CONTINUED "every cell",
+     "precision. About 30 s on an H200; --json FILE keeps" CONTINUED
+     "every cell. With --seed S: 24 shapes drawn from S (batch" CONTINUED
+     "2..128, sequence 128..4096, head 64, 80, 96, 128) instead",
      NULL,
      NULL},
     {{"candidate", required_argument, NULL, OPT_CANDIDATE},

@@ -338,7 +338,7 @@ typedef struct warplab_gemm_grid {
     int l2_flushed;
     double seconds; /* wall time of the run */
     int incomplete; /* 1: cancelled; the cells not reached are marked skipped */
-    int batched;    /* 1: warplab_gemm_batched_grid_make's table */
+    int batched;    /* 1: a strided-batched table (warplab_gemm_batched_grid_make or _draw) */
 } warplab_gemm_grid;
 
 /* Draws the grid of a seed (0: WARPLAB_GEMM_GRID_SEED), nothing run: the
@@ -369,6 +369,15 @@ warplab_status warplab_gemm_grid_make(unsigned long long seed, warplab_gemm_grid
  * FP32 or the input type, every batch's matrices tight. Cells past
  * WARPLAB_GEMM_BATCHED_MAX_BYTES are skipped. */
 warplab_status warplab_gemm_batched_grid_make(warplab_gemm_grid **grid);
+
+/* Draws a strided-batched table of a seed (1 or more; `warplab bench gemm
+ * --batched --seed S`), nothing run: 12 shapes each of Q K^T and P V, batch
+ * 2..128 and sequence 128..4096 (a multiple of 8) both log-uniform, head
+ * size 64, 80, 96 or 128, in the fixed table's four precision x output
+ * groups. The same seed always gives the same cells. Shapes that no
+ * constant was fitted on, beside the fixed table; the batched width's
+ * model says which seed it was fitted on (src/kernels/gemm_tiles16.c). */
+warplab_status warplab_gemm_batched_grid_draw(unsigned long long seed, warplab_gemm_grid **grid);
 
 typedef struct warplab_gemm_grid_options {
     const char *candidate;        /* a planner candidate forced in every cell; NULL = the planner */

@@ -114,6 +114,8 @@ expect(RC 2 ERR "--seed needs a number, not '-3'" ARGS bench gemm --grid --seed 
 expect(RC 2 ERR "--seed needs a number, not '99999999999999999999'"
        ARGS bench gemm --grid --seed 99999999999999999999)
 expect(RC 2 ERR "--seed with --grid needs a number from 1 .*not 0" ARGS bench gemm --grid --seed 0)
+expect(RC 2 ERR "--seed with --batched needs a number from 1 .*not 0"
+       ARGS bench gemm --batched --seed 0)
 expect(RC 2 ERR "no GEMM planner candidate 'nosuch' \\(gemv_k, .*tiled\\)"
        ARGS bench gemm --grid --candidate nosuch)
 expect(RC 2 ERR "--candidate needs a value, not ''" ARGS bench gemm --grid --candidate=)

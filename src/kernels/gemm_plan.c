@@ -207,18 +207,26 @@ static const wl_gemm_candidate candidates[] = {
      .layouts = WL_GEMM_LAYOUT_NN,
      .in_place = WL_GEMM_LAYOUT_NN,
      .small_max = WL_GEMV_MMA_ROWS_SMALL_MAX,
+     /* Planned to a small side of 8; from 9 its geometry holds fewer bytes
+      * in flight (gemm_plan.h) and ex16_chooser's tiles run as fast or
+      * faster (H200, the decode tuning layers forced, BF16: 11008 x 4096
+      * at m = 12-16 34.0-34.5 us against 32.2-32.9, at m = 20-32 45.7-50.1
+      * against 32.1-33.1). */
+     .planned_small_max = WL_GEMV_MMA_ROWS16_PLANNED_MAX,
      .x_layout = WL_GEMM_X_ALONG_BIG,
      .min_align = 16,
      .any_align_c = true,
      .gemv_kernel = WL_GEMV_KERNEL_MMA_ROWS,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.82,
+     .bandwidth_fraction = 0.85,
      .flop_fraction = 0.105,
      .flop_multiple = TENSOR16_OVER_FP32,
-     .fixed_us = 6.8,
-     .source = "modelled, not measured: gemv_mma_rows_tf32's constants (H200, the same kernel "
-               "and bytes in flight a warp: 6.8 us + bytes at 82% of 4.8 TB/s; mma.sync at "
-               "10.5% of the tensor peak, twice TF32's 52 TFLOP/s at 16 bits)"},
+     .fixed_us = 6.0,
+     .source = "H200, scripts/gemm_grid_timing.cu with GGT_CANDIDATES on the decode tuning "
+               "layers (n x k 512 x 1024 to 28672 x 4096, m = 1-8, BF16, op N, N, forced): 6.0 us "
+               "+ bytes at 85% of 4.8 TB/s (+ the finish kernel where k is split), worst cell 7% "
+               "off (512 x 1024 8.0 us, 4096^2 17.0, 28672 x 4096 62.0); flops never bind at m <= "
+               "8 (mma.sync at 10.5% of the tensor peak, twice TF32's 52 TFLOP/s)"},
     {.name = "gemv_tiled",
      .kernel = "src/cuda/gemm/gemv.cuh: gemv_tiled_k (FP32 FMAs, 8 x S/4 register tiles)",
      /* cp.async and 96 KB of shared memory a block. */
@@ -308,16 +316,16 @@ static const wl_gemm_candidate candidates[] = {
      .x_layout = WL_GEMM_X_ALONG_BIG,
      .min_align = 1,
      .schedule = WL_GEMM_SCHEDULE_GEMV,
-     .bandwidth_fraction = 0.45,
+     .bandwidth_fraction = 0.80,
      .flop_fraction = 0.10,
      .flop_multiple = 1.0,
      /* + the finish kernel's 2 us and the partial sums' bytes. */
-     .fixed_us = 3.0,
-     .source = "the 16-bit chooser's skinny model (gemm_tiles16.c: 6 us, bytes at 45%) for the "
-               "columns kernel whose geometry and split gemv_along_big took, its fixed cost set "
-               "so that the planner keeps that chooser's picks on the H200 run beside it (BF16 "
-               "and FP16, m = 1, op N, N; columns kernel at 8.4-16.8 MB of X 11.4-14.3 us, "
-               "wgmma at 29-34 MB 15.3-16.1 us)"},
+     .fixed_us = 8.5,
+     .source = "H200, scripts/gemm_grid_timing.cu with GGT_CANDIDATES on the decode tuning "
+               "layers (m = 1, BF16, op N, N, forced): 8.5 us + bytes at 80% of 4.8 TB/s (+ the "
+               "finish kernel), worst cell 9% off (512 x 1024 10.7 us, 1024 x 4096 13.1, 28672 "
+               "x 4096 71.6); gemv_mma_rows16 ran every one of those layers faster (7.7-63.0 "
+               "us)"},
     {.name = "fp32_dispatch",
      .kernel = "src/kernels/gemm_dispatch.c wl_gemm_choose's plan (warplab_gemm's chooser), made "
                "by the planner and carried in the route, on dispatch.cu's kernels",
@@ -410,11 +418,12 @@ static const wl_gemm_candidate candidates[] = {
       * rows: gemv_rows16 or this row's wgmma tiles, by the models. */
      .along_k_small_min = 9,
      /* X along its rows (op N, N, W stored k x n): its tiles pad m to 64
-      * or 128 rows (0.83-0.93x cuBLAS at m = 1-28 on the H200 held-out
-      * grid, seed 29), so from m = 2 it steps aside for gemv_mma_rows16
-      * (the tensor-core GEMV of the TF32 decode note, modelled); m = 1:
-      * the models rank it beside gemv_rows16 and gemv_mma_rows16. */
-     .along_big_defers_small_max = 32,
+      * rows and pay ~3 us more fixed cost than gemv_mma_rows16, which
+      * streams W as fast to m = 8; from m = 2 to 8 it steps aside for that
+      * row (H200, the decode tuning layers forced, BF16: 1024 x 4096 at m =
+      * 6 9.4 us against 11.5, 11008 x 4096 at m = 5 29.8 against 33.2);
+      * m = 1: the models rank the three. */
+     .along_big_defers_small_max = WL_GEMV_MMA_ROWS16_PLANNED_MAX,
      .along_big_defers_small_min = 2,
      /* The wgmma kernel reads every layout as stored; rows off 16 bytes
       * are re-strided by the delegate (its own plan). */
@@ -957,6 +966,8 @@ bool wl_gemm_candidate_defers(const wl_gemm_candidate *c, const wl_gemm_desc *d,
             most > c->unaligned_small_max || d->k > c->unaligned_small_max)
             return true;
     }
+    if (c->planned_small_max > 0 && small_side(d) > c->planned_small_max)
+        return true;
     if (d->k == 0)
         return false;
     const bool along_k = wl_gemm_x_along_k(d);
@@ -1343,6 +1354,15 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_EX16_SK_HANDOVER_BANDWIDTH, EX16, "sk_handover_bandwidth", 1.1,
      "the shares' sums written and read back from L2 at 1.1x the DRAM bandwidth: H100, BF16 "
      "4096^3 in 2 x 1 clusters, 132 slots of 128 KiB, 9.5 us"},
+    {WL_GM_EX16_BATCHED_EPILOGUE_GBS, EX16, "batched_epilogue_gbs", 20.0,
+     "a batched unit's C tile written at this many GB/s an SM beside its fill: H200, `warplab "
+     "bench gemm --batched --seed 5` and `--seed 6` (tuning), tile widths forced; 16-24 pick "
+     "within 0.7% of the fastest width's geomean (Q K^T x10 4072^2 x 128: 128 x 128 tiles 138 us, "
+     "128 x 256 168)"},
+    {WL_GM_EX16_BATCHED_NARROW_RATE, EX16, "batched_narrow_rate", 0.5,
+     "the narrow 64 x 64 tile's wgmma rate over many waves, a fraction of wgmma_sm_tflops (one "
+     "consumer warpgroup): the same tuning seeds, 0.4-0.55 equally good (P V x127 1880 x 80 x "
+     "1880: 589 us narrow, 325 in 128 x 128 tiles)"},
     {WL_GM_EX16_THIN_BLOCKS_SM, EX16, "thin_blocks_sm", 4.0,
      "ex16_thin's blocks an SM aimed at (4 warps, 4-8 KB in flight each): modelled, not yet "
      "measured (forced rows only)"},

@@ -166,6 +166,9 @@ typedef struct wl_gemm_candidate {
     size_t along_big_defers_small_max;
     /* ... from this small side on (0 or 1: from 1). */
     size_t along_big_defers_small_min;
+    /* A GEMV row the planner takes only up to this small side; past it (to
+     * small_max) it runs forced by name. 0: up to small_max. */
+    size_t planned_small_max;
     int x_layout;       /* WL_GEMM_X_*: the GEMV rows' big-operand layout */
     bool k_zero;        /* takes k = 0 (C = beta C) */
     unsigned min_align; /* bytes every operand's rows need; 1 = any */
@@ -459,6 +462,9 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
  * wherever the strips gave every SM a block at 4 steps (4096 x 4096 m = 1-8: 23.6-24.4 against
  * 26.7-28.2 us), two blocks an SM at 2 steps or 2 strips. */
 #define WL_GEMV_MMA_ROWS_SMALL_MAX 32
+/* gemv_mma_rows16's planned small sides (past them: forced only), and
+ * ex16_chooser's deferral to it (gemm_plan.c's rows say why). */
+#define WL_GEMV_MMA_ROWS16_PLANNED_MAX 8
 #define WL_GEMV_MMA_ROWS_STRIPS(small) ((small) <= 8 ? 1 : (small) <= 24 ? 2 : 1)
 #define WL_GEMV_MMA_ROWS_DEPTH(small) ((small) <= 8 ? 4 : (small) <= 24 ? 1 : 2)
 #define WL_GEMV_MMA_ROWS_GROUPS(small) 1
@@ -562,6 +568,9 @@ typedef enum wl_gemm_model_id {
     WL_GM_EX16_LINE_COST_WIDE,
     WL_GM_EX16_SK_FIXED_US,
     WL_GM_EX16_SK_HANDOVER_BANDWIDTH,
+    /* the batched kernel (gemm_batched.cu) */
+    WL_GM_EX16_BATCHED_EPILOGUE_GBS,
+    WL_GM_EX16_BATCHED_NARROW_RATE,
     /* ex16_thin (forced only) */
     WL_GM_EX16_THIN_BLOCKS_SM,
     WL_GM_EX16_THIN_BANDWIDTH,

@@ -114,12 +114,18 @@ static double tma_model(const warplab_device_info *device, const wl_problem *p)
  * narrow tiles where there are at least about 64 of them, 128 x 128
  * tiles where the narrow ones would take two waves (64 x 11008 x 4096:
  * 36 us in 86 units, 42 in 172). */
-static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k,
-                          int tile_rows, int bn, int splits, double slower)
+/* batch: the products in one grid (gemm_batched.cu); with more than one,
+ * a unit's C tile is priced beside its fill (c_bytes an element, at
+ * batched_epilogue_gbs an SM) and the narrow tile at batched_narrow_rate
+ * of the wgmma rate, the batched fits below (the single product keeps the
+ * constants above until they are refit on its tuning set). */
+static double wgmma_model_batch(const warplab_device_info *device, size_t m, size_t n, size_t k,
+                                size_t batch, int c_bytes, int tile_rows, int bn, int splits,
+                                double slower)
 {
     const double sms = wl_gemm_model_sms(device), bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
     const double bm = tile_rows;
-    const double tiles = ceil((double)m / bm) * ceil((double)n / bn);
+    const double tiles = (double)batch * ceil((double)m / bm) * ceil((double)n / bn);
     const double units = tiles * splits, waves = ceil(units / sms);
     const double k_chunk = ceil((double)k / splits / 64) * 64;
     /* A 128 x 128 tile is priced at 0.9 of a 128 x 256 tile's rate: each
@@ -142,13 +148,18 @@ static double wgmma_model(const warplab_device_info *device, size_t m, size_t n,
      * 149.9; docs/DECISIONS.md, "The 192x128 16-bit tile"). */
     const double rows = fmin(bm, ceil((double)m / 64) * 64);
     const double wgmma_rate = EX16_K(WGMMA_SM_TFLOPS) * 1e6;
-    const double rate = bn != 128                         ? wgmma_rate
+    const bool batched = batch > 1;
+    const double rate = batched && bn == EX16_WGMMA_NARROW
+                            ? EX16_K(BATCHED_NARROW_RATE) * wgmma_rate
+                        : bn != 128                       ? wgmma_rate
                         : rows == 128                     ? EX16_K(WGMMA_128_RATE) * wgmma_rate
                         : rows == (double)EX16_WGMMA_TALL ? EX16_K(WGMMA_192_RATE) * wgmma_rate
                                                           : wgmma_rate;
-    const double compute =
-        slower * waves * (2.0 * rows * bn * k_chunk / rate + EX16_K(WGMMA_UNIT_US));
-    const double bytes = 2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n;
+    const double unit_us =
+        EX16_K(WGMMA_UNIT_US) +
+        (batched ? rows * bn * c_bytes / (EX16_K(BATCHED_EPILOGUE_GBS) * 1e3) : 0.0);
+    const double compute = slower * waves * (2.0 * rows * bn * k_chunk / rate + unit_us);
+    const double bytes = (double)batch * (2.0 * ((double)m * k + (double)n * k) + 4.0 * m * n);
     const double streaming =
         fmin(1.0, units * EX16_K(SM_STREAM_GBS) /
                       (EX16_K(WGMMA_BANDWIDTH) * wl_gemm_model_bandwidth_gbs(device)));
@@ -169,6 +180,40 @@ static double wgmma_model(const warplab_device_info *device, size_t m, size_t n,
         us += EX16_K(WGMMA_SPLIT_US) +
               4.0 * (2.0 * splits + 1.0) * (double)m * n / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
     return us;
+}
+
+static double wgmma_model(const warplab_device_info *device, size_t m, size_t n, size_t k,
+                          int tile_rows, int bn, int splits, double slower)
+{
+    return wgmma_model_batch(device, m, n, k, 1, 4, tile_rows, bn, splits, slower);
+}
+
+/* The batched kernel's tile (gemm_batched.cu: the same kernel, the batch
+ * one more index of its units, k whole): wgmma_model over the batch's
+ * units with wgmma_plan's widths, the narrow tile among them at any
+ * number of waves (its rate and the C tiles' epilogue are the batched
+ * fits: with them the narrow tile is priced where it loses, which
+ * wgmma_plan's one-wave rule stands in for). Fitted on `warplab bench gemm
+ * --batched --seed 5` and `--seed 6`; judged on the fixed table and other
+ * seeds. */
+int wl_ex16_batched_tile(const warplab_device_info *device, size_t m, size_t n, size_t k,
+                         size_t batch, int c_bytes, double *predicted_us)
+{
+    const int widths[3] = {n <= 128 ? 128 : 256, n <= 128 ? 256 : 128, EX16_WGMMA_NARROW};
+    const int heights[3] = {128, 128, 64};
+    int best = widths[0];
+    double best_us = INFINITY;
+    for (int w = 0; w < 3; w++) {
+        const double us =
+            wgmma_model_batch(device, m, n, k, batch, c_bytes, heights[w], widths[w], 1, 1.0);
+        if (us < best_us) {
+            best_us = us;
+            best = widths[w];
+        }
+    }
+    if (predicted_us)
+        *predicted_us = best_us;
+    return best;
 }
 
 /* wgmma_model with one split and the last wave in stream-K shares

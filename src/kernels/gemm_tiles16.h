@@ -57,6 +57,13 @@ typedef struct wl_ex16_thin_shape {
 } wl_ex16_thin_shape;
 wl_ex16_thin_shape wl_ex16_thin_shape_of(const wl_problem *p);
 
+/* The tile width of warplab_gemm_batched_ex's wgmma kernel for `batch`
+ * m x n x k products (k whole, C of c_bytes an element): 256 or 128
+ * (128-row tiles) or 64 (the narrow 64 x 64 tile), by the 16-bit wgmma
+ * model; its modelled time in predicted_us where not NULL. */
+int wl_ex16_batched_tile(const warplab_device_info *device, size_t m, size_t n, size_t k,
+                         size_t batch, int c_bytes, double *predicted_us);
+
 /* The plan for a 16-bit problem (the problem's shape, ops, strides,
  * misalignment and WL_GEMM_EX16_FORCE_* bits) on a device (its SMs,
  * bandwidth and compute capability); tma_available: the TMA + wgmma path

@@ -257,6 +257,81 @@ static double batched_cell_bytes(const warplab_gemm_grid_cell *c)
     return (double)c->batch * ((m * k + k * n) * in + 2.0 * m * n * out);
 }
 
+/* One batched cell: product 0 is Q K^T, 1 is P V; past the table's cap it
+ * is marked skipped, with the reason. */
+static void batched_cell(warplab_gemm_grid_cell *cell, int product, size_t batch, size_t seq,
+                         size_t head, warplab_dtype ab, warplab_dtype c)
+{
+    cell->batch = batch;
+    wl_format(cell->shape_class, sizeof cell->shape_class, "%s x%zu", product == 0 ? "QK^T" : "PV",
+              batch);
+    cell->m = seq;
+    cell->n = product == 0 ? seq : head;
+    cell->k = product == 0 ? head : seq;
+    cell->op_a = WARPLAB_OP_N;
+    cell->op_b = product == 0 ? WARPLAB_OP_T : WARPLAB_OP_N;
+    cell->ab_type = ab;
+    cell->c_type = c;
+    cell->compute = WARPLAB_COMPUTE_FP32;
+    if (batched_cell_bytes(cell) > (double)WARPLAB_GEMM_BATCHED_MAX_BYTES) {
+        cell->flags = WARPLAB_ROW_SKIPPED;
+        cell->status = WARPLAB_ERROR_UNSUPPORTED;
+        wl_format(cell->note, sizeof cell->note,
+                  "past the table's cap (%.2f GB of operands, at most %.2f)",
+                  batched_cell_bytes(cell) / 1e9, (double)WARPLAB_GEMM_BATCHED_MAX_BYTES / 1e9);
+    }
+}
+
+/* The seeded draws (warplab_gemm_batched_grid_draw): shapes a product. */
+#define BATCHED_DRAWS 12
+static const size_t batched_drawn_heads[] = {64, 80, 96, 128};
+
+warplab_status warplab_gemm_batched_grid_draw(unsigned long long seed, warplab_gemm_grid **out)
+{
+    wl_detached_error_clear();
+    if (!out)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "warplab_gemm_batched_grid_draw: the grid pointer is NULL");
+    *out = NULL;
+    if (seed == 0)
+        return wl_detached_fail(WARPLAB_ERROR_INVALID_ARGUMENT,
+                                "warplab_gemm_batched_grid_draw: seed 0 draws nothing; the fixed "
+                                "table is warplab_gemm_batched_grid_make's");
+    const size_t count = ARRAY_COUNT(batched_combos) * 2 * BATCHED_DRAWS;
+    warplab_gemm_grid *grid = calloc(1, sizeof *grid);
+    warplab_gemm_grid_cell *cells = calloc(count, sizeof *cells);
+    if (!grid || !cells) {
+        free(grid);
+        free(cells);
+        return wl_detached_fail(WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "warplab_gemm_batched_grid_draw");
+    }
+    /* The same shapes for every precision and output: batch 2..128 and the
+     * sequence 128..4096 (a multiple of 8, so that every matrix's rows sit
+     * on 16 bytes), both log-uniform; the head size one of 64, 80, 96, 128. */
+    size_t shapes[2][BATCHED_DRAWS][3];
+    wl_rng rng;
+    wl_rng_seed(&rng, seed);
+    for (int product = 0; product < 2; product++)
+        for (int d = 0; d < BATCHED_DRAWS; d++) {
+            shapes[product][d][0] = log_uniform(&rng, 2, 128);
+            shapes[product][d][1] = 8 * log_uniform(&rng, 16, 512);
+            shapes[product][d][2] =
+                batched_drawn_heads[wl_rng_next(&rng) % ARRAY_COUNT(batched_drawn_heads)];
+        }
+    size_t i = 0;
+    for (size_t t = 0; t < ARRAY_COUNT(batched_combos); t++)
+        for (int product = 0; product < 2; product++)
+            for (int d = 0; d < BATCHED_DRAWS; d++)
+                batched_cell(&cells[i++], product, shapes[product][d][0], shapes[product][d][1],
+                             shapes[product][d][2], batched_combos[t].ab, batched_combos[t].c);
+    grid->cells = cells;
+    grid->count = count;
+    grid->seed = seed;
+    grid->batched = 1;
+    *out = grid;
+    return WARPLAB_OK;
+}
+
 warplab_status warplab_gemm_batched_grid_make(warplab_gemm_grid **out)
 {
     wl_detached_error_clear();
@@ -278,29 +353,9 @@ warplab_status warplab_gemm_batched_grid_make(warplab_gemm_grid **out)
         for (int product = 0; product < 2; product++)
             for (size_t b = 0; b < ARRAY_COUNT(batched_counts); b++)
                 for (size_t h = 0; h < ARRAY_COUNT(batched_heads); h++)
-                    for (size_t q = 0; q < ARRAY_COUNT(batched_seqs); q++) {
-                        warplab_gemm_grid_cell *cell = &cells[i++];
-                        const size_t seq = batched_seqs[q], head = batched_heads[h];
-                        cell->batch = batched_counts[b];
-                        wl_format(cell->shape_class, sizeof cell->shape_class, "%s x%zu",
-                                  product == 0 ? "QK^T" : "PV", cell->batch);
-                        cell->m = seq;
-                        cell->n = product == 0 ? seq : head;
-                        cell->k = product == 0 ? head : seq;
-                        cell->op_a = WARPLAB_OP_N;
-                        cell->op_b = product == 0 ? WARPLAB_OP_T : WARPLAB_OP_N;
-                        cell->ab_type = batched_combos[t].ab;
-                        cell->c_type = batched_combos[t].c;
-                        cell->compute = WARPLAB_COMPUTE_FP32;
-                        if (batched_cell_bytes(cell) > (double)WARPLAB_GEMM_BATCHED_MAX_BYTES) {
-                            cell->flags = WARPLAB_ROW_SKIPPED;
-                            cell->status = WARPLAB_ERROR_UNSUPPORTED;
-                            wl_format(cell->note, sizeof cell->note,
-                                      "past the table's cap (%.2f GB of operands, at most %.2f)",
-                                      batched_cell_bytes(cell) / 1e9,
-                                      (double)WARPLAB_GEMM_BATCHED_MAX_BYTES / 1e9);
-                        }
-                    }
+                    for (size_t q = 0; q < ARRAY_COUNT(batched_seqs); q++)
+                        batched_cell(&cells[i++], product, batched_counts[b], batched_seqs[q],
+                                     batched_heads[h], batched_combos[t].ab, batched_combos[t].c);
     grid->cells = cells;
     grid->count = count;
     grid->batched = 1;

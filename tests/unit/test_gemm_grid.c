@@ -141,6 +141,56 @@ static void check_seed(unsigned long long seed, int *odd_decode, int *odd_prefil
     warplab_gemm_grid_destroy(grid);
 }
 
+/* The seeded strided-batched tables: the same seed gives the same cells,
+ * another seed others; every cell an attention product in range, the
+ * same shapes in each precision x output group, the cap respected. */
+static void check_batched_draws(void)
+{
+    warplab_gemm_grid *a = NULL, *b = NULL, *c = NULL, *fixed = NULL;
+    CHECK(warplab_gemm_batched_grid_draw(5, &a) == WARPLAB_OK && a);
+    CHECK(warplab_gemm_batched_grid_draw(5, &b) == WARPLAB_OK && b);
+    CHECK(warplab_gemm_batched_grid_draw(6, &c) == WARPLAB_OK && c);
+    CHECK(warplab_gemm_batched_grid_make(&fixed) == WARPLAB_OK && fixed);
+    warplab_gemm_grid *none = NULL;
+    CHECK(warplab_gemm_batched_grid_draw(0, &none) == WARPLAB_ERROR_INVALID_ARGUMENT && !none);
+    CHECK(warplab_gemm_batched_grid_draw(5, NULL) == WARPLAB_ERROR_INVALID_ARGUMENT);
+    if (!a || !b || !c || !fixed)
+        return;
+    CHECK(a->batched == 1 && a->seed == 5 && a->count == 96 && same_cells(a, b));
+    CHECK(!same_cells(a, c));
+    for (unsigned long long seed = 1; seed <= 200; seed++) {
+        warplab_gemm_grid *g = NULL;
+        CHECK(warplab_gemm_batched_grid_draw(seed * 0x9E3779B97F4A7C15ull + 3, &g) == WARPLAB_OK);
+        if (!g)
+            continue;
+        const size_t per_group = g->count / 4;
+        for (size_t i = 0; i < g->count; i++) {
+            const warplab_gemm_grid_cell *x = &g->cells[i], *first = &g->cells[i % per_group];
+            const bool qk = x->op_b == WARPLAB_OP_T;
+            const size_t seq = x->m, head = qk ? x->k : x->n;
+            CHECK(x->batch >= 2 && x->batch <= 128);
+            CHECK(seq >= 128 && seq <= 4096 && seq % 8 == 0);
+            CHECK(head == 64 || head == 80 || head == 96 || head == 128);
+            CHECK(qk ? (x->n == seq && x->k == head) : (x->k == seq && x->op_b == WARPLAB_OP_N));
+            CHECK(x->op_a == WARPLAB_OP_N && x->compute == WARPLAB_COMPUTE_FP32);
+            CHECK(x->m == first->m && x->n == first->n && x->k == first->k &&
+                  x->batch == first->batch && x->op_b == first->op_b);
+            const double in = (double)warplab_dtype_size(x->ab_type),
+                         out = (double)warplab_dtype_size(x->c_type);
+            const double bytes =
+                (double)x->batch * (((double)x->m * x->k + (double)x->k * x->n) * in +
+                                    2.0 * (double)x->m * x->n * out);
+            CHECK((x->flags == WARPLAB_ROW_SKIPPED) ==
+                  (bytes > (double)WARPLAB_GEMM_BATCHED_MAX_BYTES));
+        }
+        warplab_gemm_grid_destroy(g);
+    }
+    warplab_gemm_grid_destroy(a);
+    warplab_gemm_grid_destroy(b);
+    warplab_gemm_grid_destroy(c);
+    warplab_gemm_grid_destroy(fixed);
+}
+
 int main(void)
 {
     /* The default seed, and the same seed twice. */
@@ -213,5 +263,6 @@ int main(void)
     warplab_gemm_grid_destroy(a);
     warplab_gemm_grid_destroy(b);
     warplab_gemm_grid_destroy(c);
+    check_batched_draws();
     return check_report("test_gemm_grid");
 }

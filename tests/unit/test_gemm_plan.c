@@ -160,32 +160,32 @@ static void test_table(void)
         {16, 4096, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, N, N, F32, F32, FP32C, "fp32_dispatch"},
         {4096, 1, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
-        /* The 16-bit GEMV with X along its rows (m or n of 1): the CUDA-core
-         * GEMV below about 20 MB of X, the tensor-core GEMV that reads B
-         * along n above (m = 1: the models rank it beside the chooser's
-         * wgmma tiles); n = 1 (A^T x): no tensor-core GEMV row, the
-         * chooser's tiles from a small side of 2. */
-        {1, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_rows16"},
-        {1, 1024, 4096, N, N, F16, F32, FP32C, "gemv_rows16"},
-        {1024, 1, 4096, T, N, BF16, F32, FP32C, "gemv_rows16"},
+        /* The 16-bit GEMV with X along its rows (m or n of 1): the
+         * tensor-core GEMV that reads B along n (m = 1: the models rank it
+         * beside the chooser's wgmma tiles and the CUDA-core GEMV, which it
+         * outran on every tuning layer); n = 1 (A^T x): no tensor-core GEMV
+         * row, the chooser's tiles. */
+        {1, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
+        {1, 1024, 4096, N, N, F16, F32, FP32C, "gemv_mma_rows16"},
+        {1024, 1, 4096, T, N, BF16, F32, FP32C, "ex16_chooser"},
         {1, 28672, 4096, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
         {1, 11008, 28672, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
         {1024, 2, 4096, T, N, F16, F16, FP32C, "ex16_chooser"},
-        /* 16-bit op N, N decode (W stored k x n, y = x W) from m = 2: the
+        /* 16-bit op N, N decode (W stored k x n, y = x W) at m = 2-8: the
          * tensor-core GEMV that reads B along n (gemv_mma_rows16; the 16-bit
-         * chooser's 64- and 128-row tiles step aside for it to m = 32): the
-         * tuning layers and the held-out grid's weak cells (seed 29: 5 x
-         * 11008 x 1024, 28 x 14336 x 8192), both C types, odd sizes. */
+         * chooser's tiles step aside for it); from m = 9 the chooser's
+         * tiles (the GEMV is planned to m = 8): tuning layers and odd sizes,
+         * both C types. */
         {2, 1024, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
         {3, 4096, 4096, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
         {5, 11008, 1024, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
         {8, 4096, 11008, N, N, BF16, F32, FP32C, "gemv_mma_rows16"},
-        {13, 11008, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
-        {16, 14336, 4096, N, N, F16, F32, FP32C, "gemv_mma_rows16"},
-        {24, 28672, 4096, N, N, BF16, BF16, FP32C, "gemv_mma_rows16"},
-        {28, 14336, 8192, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
-        {31, 1000, 999, N, N, BF16, F32, FP32C, "gemv_mma_rows16"},
-        {32, 28672, 4096, N, N, F16, F16, FP32C, "gemv_mma_rows16"},
+        {13, 11008, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {16, 14336, 4096, N, N, F16, F32, FP32C, "ex16_chooser"},
+        {24, 28672, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
+        {28, 14336, 8192, N, N, F16, F16, FP32C, "ex16_chooser"},
+        {31, 1000, 999, N, N, BF16, F32, FP32C, "ex16_chooser"},
+        {32, 28672, 4096, N, N, F16, F16, FP32C, "ex16_chooser"},
         {33, 4096, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
         /* ... not with n small (A^T the big operand, along k for op N). */
         {4096, 24, 4096, N, N, BF16, BF16, FP32C, "ex16_chooser"},
@@ -321,6 +321,11 @@ static void test_table(void)
     const wl_gemm_desc nn16 = desc(24, 4096, 4096, N, N, BF16, BF16, FP32C);
     p = wl_gemm_plan_make(&nn16, &t, "ex16_chooser");
     CHECK_STR(picked(&p), "ex16_chooser");
+    /* Past its planned small sides the GEMV runs forced only. */
+    p = wl_gemm_plan_make(&nn16, &t, NULL);
+    CHECK_STR(picked(&p), "ex16_chooser");
+    p = wl_gemm_plan_make(&nn16, &t, "gemv_mma_rows16");
+    CHECK_STR(picked(&p), "gemv_mma_rows16");
     p = wl_gemm_plan_make(&nn16, &turing, NULL);
     CHECK(strcmp(picked(&p), "gemv_mma_rows16") != 0 && p.candidate >= 0);
     const wl_gemm_desc nt16 = desc(24, 4096, 4096, N, T, BF16, BF16, FP32C);
@@ -682,7 +687,9 @@ static void test_properties(unsigned seed, int count)
                                  : (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS16_GROUPS(small_side)) *
                                        WL_GEMV_MMA_ROWS16_DEPTH(small_side);
                 CHECK(plan.tile_n == WL_GEMV_MMA_ROWS_STRIP_COLUMNS(element) * strips);
-                CHECK(plan.k_chunk % (WL_GEMV_MMA_ROWS_STEP_K(element) * round) == 0);
+                /* (An empty C launches nothing: its chunk is the family's.) */
+                if (plan.small > 0 && plan.big > 0)
+                    CHECK(plan.k_chunk % (WL_GEMV_MMA_ROWS_STEP_K(element) * round) == 0);
             } else {
                 CHECK(small <= WL_GEMV_SMALL_MAX);
             }
@@ -1112,9 +1119,38 @@ static void test_fp32_routes(unsigned seed, int count)
               skinny, split, tail, unaligned);
 }
 
+/* The batched kernel's tile widths (wl_ex16_batched_tile) on an H200:
+ * the narrow tile for the small attention products, 128 x 128 tiles where
+ * 128 x 256 would hold few, long units, 128 x 256 over many waves of a
+ * short k; a width the kernel has, and a finite time, for any shape. */
+static void test_batched_tiles(unsigned seed)
+{
+    warplab_device_info h200;
+    memset(&h200, 0, sizeof h200);
+    h200.cc_major = 9;
+    h200.multiprocessors = 132;
+    h200.theoretical_bandwidth_gbs = 4800.0;
+    h200.fp32_peak_gflops = 66908.0;
+    double us = 0.0;
+    CHECK(wl_ex16_batched_tile(&h200, 128, 128, 64, 8, 2, &us) == 64 && us > 0.0);
+    CHECK(wl_ex16_batched_tile(&h200, 256, 64, 256, 8, 4, NULL) == 64);
+    CHECK(wl_ex16_batched_tile(&h200, 776, 776, 96, 7, 2, NULL) == 128);
+    CHECK(wl_ex16_batched_tile(&h200, 1880, 80, 1880, 127, 2, NULL) == 128);
+    CHECK(wl_ex16_batched_tile(&h200, 4096, 4096, 64, 32, 2, NULL) == 256);
+    srand(seed);
+    for (int i = 0; i < 20000; i++) {
+        const size_t m = 1 + (size_t)(rand() % 5000), n = 1 + (size_t)(rand() % 5000);
+        const size_t k = 1 + (size_t)(rand() % 5000), batch = 2 + (size_t)(rand() % 200);
+        const int w = wl_ex16_batched_tile(&h200, m, n, k, batch, rand() % 2 ? 2 : 4, &us);
+        CHECK(w == 64 || w == 128 || w == 256);
+        CHECK(isfinite(us) && us > 0.0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20261127u;
+    test_batched_tiles(seed);
     test_rows();
     test_models();
     test_table();

@@ -14,38 +14,16 @@
  * refuses a 3-D map, the launch answers WARPLAB_ERROR_UNSUPPORTED before
  * anything is queued, and warplab_gemm_batched_ex runs the batch as a loop
  * of warplab_gemm_ex calls (src/ops/gemm_batched.c). */
+#include "../../kernels/gemm_tiles16.h"
 #include "gemm_launch.h"
 
-#include <math.h>
-
-/* The tile width of a batch: 128 x 256, 128 x 128 or (m <= 64) 64 x 64,
- * by the waves of (matrix, tile) units over the SMs at the wgmma rate of
- * gemm_tiles16.c's wgmma_model (5.5 TFLOP/s an SM, a 128 x 128 tile at 0.9
- * of it, ~0.7 us of fill and epilogue a unit), no faster than the
- * compulsory bytes at 80% of the bandwidth. */
+/* The tile width of a batch (256 or 128: 128-row tiles; 64: the narrow
+ * 64 x 64 tile), by the 16-bit wgmma model over the batch's units
+ * (gemm_tiles16.c, wl_ex16_batched_tile). */
 static int batched_width(const wl_backend *backend, const wl_problem *p)
 {
-    const double m = (double)wl_gemm_m(p), n = (double)wl_gemm_n(p), k = (double)wl_gemm_k(p);
-    const double batch = (double)p->batch, sms = wl_gemm_model_sms(&backend->info);
-    const int widths[3] = {256, 128, 64};
-    int best = 128;
-    double best_us = INFINITY;
-    for (int w = 0; w < 3; w++) {
-        const int bn = widths[w];
-        const double bm = bn == 64 ? 64 : 128;
-        if (bn == 64 && m > 64)
-            continue;
-        const double rows = m <= 64 ? 64 : bm;
-        const double units = batch * ceil(m / bm) * ceil(n / bn);
-        const double rate = bn == 128 && rows == 128 ? 0.9 * 5.5e6 : 5.5e6;
-        const double compute =
-            ceil(units / sms) * (2.0 * rows * bn * ceil(k / 64) * 64 / rate + 0.7);
-        if (compute < best_us) {
-            best_us = compute;
-            best = bn;
-        }
-    }
-    return best;
+    return wl_ex16_batched_tile(&backend->info, wl_gemm_m(p), wl_gemm_n(p), wl_gemm_k(p), p->batch,
+                                (p->variant & WL_GEMM_C_INPUT_TYPE) ? 2 : 4, NULL);
 }
 
 static warplab_status batched_supports(wl_backend *backend, const wl_problem *p, char *reason,
