@@ -282,6 +282,21 @@ static void batched_cell(warplab_gemm_grid_cell *cell, int product, size_t batch
     }
 }
 
+/* A batched table of count cells, zeroed (grid->cells set, count not):
+ * NULL where memory runs out. */
+static warplab_gemm_grid *batched_grid_alloc(size_t count)
+{
+    warplab_gemm_grid *grid = calloc(1, sizeof *grid);
+    warplab_gemm_grid_cell *cells = calloc(count, sizeof *cells);
+    if (!grid || !cells) {
+        free(grid);
+        free(cells);
+        return NULL;
+    }
+    grid->cells = cells;
+    return grid;
+}
+
 /* The seeded draws (warplab_gemm_batched_grid_draw): shapes a product. */
 #define BATCHED_DRAWS 12
 static const size_t batched_drawn_heads[] = {64, 80, 96, 128};
@@ -298,13 +313,10 @@ warplab_status warplab_gemm_batched_grid_draw(unsigned long long seed, warplab_g
                                 "warplab_gemm_batched_grid_draw: seed 0 draws nothing; the fixed "
                                 "table is warplab_gemm_batched_grid_make's");
     const size_t count = ARRAY_COUNT(batched_combos) * 2 * BATCHED_DRAWS;
-    warplab_gemm_grid *grid = calloc(1, sizeof *grid);
-    warplab_gemm_grid_cell *cells = calloc(count, sizeof *cells);
-    if (!grid || !cells) {
-        free(grid);
-        free(cells);
+    warplab_gemm_grid *grid = batched_grid_alloc(count);
+    if (!grid)
         return wl_detached_fail(WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "warplab_gemm_batched_grid_draw");
-    }
+    warplab_gemm_grid_cell *cells = grid->cells;
     /* The same shapes for every precision and output: batch 2..128 and the
      * sequence 128..4096 (a multiple of 8, so that every matrix's rows sit
      * on 16 bytes), both log-uniform; the head size one of 64, 80, 96, 128. */
@@ -341,13 +353,10 @@ warplab_status warplab_gemm_batched_grid_make(warplab_gemm_grid **out)
     *out = NULL;
     const size_t count = ARRAY_COUNT(batched_combos) * 2 * ARRAY_COUNT(batched_counts) *
                          ARRAY_COUNT(batched_seqs) * ARRAY_COUNT(batched_heads);
-    warplab_gemm_grid *grid = calloc(1, sizeof *grid);
-    warplab_gemm_grid_cell *cells = calloc(count, sizeof *cells);
-    if (!grid || !cells) {
-        free(grid);
-        free(cells);
+    warplab_gemm_grid *grid = batched_grid_alloc(count);
+    if (!grid)
         return wl_detached_fail(WARPLAB_ERROR_HOST_OUT_OF_MEMORY, "warplab_gemm_batched_grid_make");
-    }
+    warplab_gemm_grid_cell *cells = grid->cells;
     size_t i = 0;
     for (size_t t = 0; t < ARRAY_COUNT(batched_combos); t++)
         for (int product = 0; product < 2; product++)
