@@ -260,8 +260,13 @@ static const wl_gemm_candidate candidates[] = {
      .ab_types = F32,
      .c_types = F32,
      .computes = FP32_COMPUTE,
-     .layouts = WL_GEMM_LAYOUT_NT,
-     .in_place = WL_GEMM_LAYOUT_NT,
+     /* Every layout with X along k: Y (small x k) is staged whole, so a
+      * strided Y (op T, T at small m: A^T; op N, N at small n: B^T) costs
+      * 4-byte copies, not the kernel's loop (H200, `warplab bench gemm --grid
+      * --seed 11 --type fp32`, forced: T, T 3 x 8192 x 1024 17.8 us against
+      * gemv_k's 20.4, 5 x 1024 x 13824 25.1 against 45.7). */
+     .layouts = WL_GEMM_LAYOUT_ALL,
+     .in_place = WL_GEMM_LAYOUT_ALL,
      .small_max = WL_GEMV_STAGED_SMALL_MAX,
      /* Small side 1 stays with gemv_k (bandwidth-bound there already). */
      .along_k_small_min = WL_GEMV_STAGED_SMALL_MIN,

@@ -88,6 +88,10 @@ static const shape shapes[] = {
      * FP32 tiles take these; tests/unit/test_gemm_plan.c pins the picks). */
     {12, 1031, 2304, N, T, 0, 0, 0, 0, 1.0f, 0.0f},
     {16, 1000, 3000, N, T, 0, 0, 0, 0, 1.0f, 0.5f},
+    /* op T, T at m = 2-8: B^T along k, A^T strided (FP32: Y staged a
+     * 4-byte copy at a time), a padded B, a view off 16 bytes, beta. */
+    {5, 1024, 3000, T, T, 0, 3, 0, 0, 1.0f, 0.0f},
+    {8, 777, 4100, T, T, 2, 0, 1, 1, 1.0f, 0.5f},
     /* n small: X = A (m x k, op N) along k. */
     {1000, 5, 1500, N, T, 4, 4, 3, 0, 1.0f, 0.0f},
     {513, 29, 640, N, T, 0, 0, 0, 0, 1.0f, 1.0f},
