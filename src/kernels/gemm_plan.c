@@ -522,8 +522,10 @@ static const wl_gemm_candidate candidates[] = {
      .any_align_c = true,
      .batched = true,
      .schedule = WL_GEMM_SCHEDULE_WHOLE_TILES,
+     /* 128 x 256, 128 x 128 or 64 x 64 by wl_ex16_batched_tile (gemm_tiles16.c),
+      * which gemm_batched.cu's launch calls. */
      .tile_m = 128,
-     .tile_n = 0, /* 128 or 256 by the width's waves (gemm_batched.cu) */
+     .tile_n = 0,
      .bandwidth_fraction = 0.766,
      .flop_fraction = 0.65,
      .flop_multiple = TENSOR16_OVER_FP32,
