@@ -187,7 +187,7 @@ static const wl_gemm_candidate candidates[] = {
      .flop_fraction = 0.105,
      .flop_multiple = TF32_OVER_FP32,
      .fixed_us = 6.8,
-     .source = "H200, scripts/gemv_rows_tf32.cu (the kernel alone at the geometry of "
+     .source = "H200, scripts/gemv_rows.cu (the kernel alone at the geometry of "
                "gemm_plan.h, best of 1-16 splits, tuning layers, op_b = N): m = 1-8 fitted as 6.8 "
                "us + bytes at 82% of 4.8 TB/s "
                "(4096^2 23.6 us, 28672 x 4096 126 us, 4096 x 14336 67 us); m = 24-32 bound at "
@@ -417,11 +417,15 @@ static const wl_gemm_candidate candidates[] = {
      .c_types = C_FP32_OR_INPUT,
      .computes = FP32_COMPUTE,
      .layouts = WL_GEMM_LAYOUT_ALL,
-     /* Its skinny path for X along k (the warp-a-column kernel since
-      * deleted): 0.18-0.31x cuBLAS at m = 7, 8 (H200, scripts/
-      * planner-gpu.sh); gemv_k serves it. Small side 1 with X along its
-      * rows: gemv_rows16 or this row's wgmma tiles, by the models. */
-     .along_k_small_min = 9,
+     /* Small side 1 with X along k: the GEMV rows (bandwidth-bound). From
+      * 2, its wgmma tiles against gemv_k, gemv_mma and gemv_tiled by the
+      * models: gemv_k's FMAs bound it from a few columns (H200, small n 2-8
+      * with A along k, every 16-bit group, candidates forced: 11008 x 8 x
+      * 4096 gemv_k 132-137 us, this row 35.5; 60000 x 8 x 1024 198-205
+      * against 45-47; 1024 x 2 x 4096 9.5 against 13.3, which the models
+      * tie). Small side 1 with X along its rows: gemv_rows16 or this
+      * row's wgmma tiles, by the models. */
+     .along_k_small_min = 2,
      /* X along its rows (op N, N, W stored k x n): its tiles pad m to 64
       * rows and pay ~3 us more fixed cost than gemv_mma_rows16, which
       * streams W as fast to m = 8; from m = 2 to 8 it steps aside for that
@@ -1328,8 +1332,11 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
      "pick the faster tile on 17 (docs/DECISIONS.md, the 192x128 16-bit tile)"},
     {WL_GM_EX16_WGMMA_UNIT_US, EX16, "wgmma_unit_us", 0.7,
      "a unit's fill and epilogue: H100, 128^3 10.5 us against ex16_mma's 7.9"},
-    {WL_GM_EX16_WGMMA_FIXED_US, EX16, "wgmma_fixed_us", 8.5,
-     "a launch, two tensor maps encoded on the host, the pipeline's fill: H100, 128^3 10.5 us"},
+    {WL_GM_EX16_WGMMA_FIXED_US, EX16, "wgmma_fixed_us", 6.0,
+     "a launch, two tensor maps encoded on the host, the pipeline's fill: H200, the 64 x 64 and "
+     "128 x 128 tiles forced on squares of 96-240 and 150 x 300 x 200 (BF16, 4 layouts and "
+     "outputs: 4.5-8.9 us over the rest of the model, 5.3 median for 64 x 64; 8.5 priced them "
+     "behind ex16_mma, 7.1-10.2 us against 5.9-7.3)"},
     {WL_GM_EX16_WGMMA_BANDWIDTH, EX16, "wgmma_bandwidth", 0.8,
      "the compulsory bytes' fraction of the bandwidth (and the TMA path's, C written once): H100"},
     {WL_GM_EX16_SM_STREAM_GBS, EX16, "sm_stream_gbs", 40.0,

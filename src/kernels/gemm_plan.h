@@ -449,7 +449,7 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
  * (gemv_mma's WL_GEMV_MMA_WARPS warps), blocks an SM its registers are
  * bounded for, and the blocks an SM the k split aims at (with 4 x STRIPS x
  * DEPTH x 8 KB in flight a block: 32 KB an SM or more). Measured on the
- * H200 (scripts/gemv_rows_tf32.cu, the decode tuning set's layers with
+ * H200 (scripts/gemv_rows.cu, the decode tuning set's layers with
  * op_b = N, 6 and 7 variants a small side, best of 1-16 splits, against
  * cublasGemmEx TF32): m <= 8: one strip, 4 steps (1.00-1.27x cuBLAS but
  * 0.96x at 28672 x 4096); m = 9-24: two strips, one step (m = 16:
@@ -482,9 +482,14 @@ enum { WL_GEMV_F32 = 0, WL_GEMV_BF16 = 1, WL_GEMV_F16 = 2 };
  * from 9): m <= 8 two steps, two blocks an SM; m = 9-16 one step, two
  * blocks; m = 17-32 two steps, one block (the registers of two blocks
  * spilled at m = 17-24: 64 bytes a thread, ptxas sm_90; 208 and 234
- * registers at one, m = 17-24 and 25-32). Not measured: modelled on the
- * TF32 geometry above, to be timed through scripts/gemm_decode_bench.c
- * with gemv_mma_rows16 forced. */
+ * registers at one, m = 17-24 and 25-32). Measured on the H200
+ * (scripts/gemv_rows.cu, GR_KIND=bf16: 9 layers of 512 x 1024 to 28672 x
+ * 4096, m = 1-32, each variant at its best of 1-16 splits, against
+ * cublasGemmEx): this geometry is the best of 9, 7, 6 and 6 variants at 1,
+ * 2, 3 and 4 column tiles but for 3, where one step at two blocks an SM
+ * ran 0.809x cuBLAS geomean against 0.796x (worst 0.62x against 0.69x);
+ * geomean 0.938x, 0.885x, 0.796x, 0.741x (row groups, more steps or two
+ * strips: 0.44-0.93x). */
 #define WL_GEMV_MMA_ROWS_STRIP_COLUMNS(element) (128 / (element))
 #define WL_GEMV_MMA_ROWS_STEP_K(element) (64 / (element))
 #define WL_GEMV_MMA_ROWS16_STRIPS(small) 1

@@ -100,9 +100,10 @@ static double tma_model(const warplab_device_info *device, const wl_problem *p)
  * do as well: 512 x 4096 x 11008, 128 tiles, 69 us) plus ~0.7 us of fill
  * and epilogue; no faster than the compulsory bytes at 80% of the
  * bandwidth; the partial sums written, read back and C written when k is
- * split, and a second launch. Fixed: 8.5 us (a launch, two tensor maps
- * encoded on the host, the pipeline's fill: 128^3 takes 10.5 us, where
- * ex16_mma takes 7.9). With m <= 64 (one 64-row slab) the second consumer
+ * split, and a second launch. Fixed: wgmma_fixed_us (a launch, two
+ * tensor maps encoded on the host, the pipeline's fill; on the H200 the
+ * narrow tile runs 128^3 in 6.0-6.8 us, where ex16_mma takes 7.2-8.4:
+ * gemm_plan.c has the fit). With m <= 64 (one 64-row slab) the second consumer
  * has no rows and issues no wgmma: half the work; the narrow tile (bn 64:
  * 64 x 64, one consumer) has only the work. An SM streams its operands at
  * up to ~40 GB/s, so that fewer units than ~65 cannot reach the bandwidth

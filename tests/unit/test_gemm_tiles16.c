@@ -168,10 +168,12 @@ static const tiles16_case cases[] = {
     /* y = A x through the narrow tile on C^T = x^T A^T: 4096 x 1 x 4096
      * 22.4 -> 18.1 us (H100). */
     {H100, 4096, 1, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, true, "y = A x transposed"},
-    /* mma.sync: 128^3 (7.9 us against the wgmma kernel's 10.5); without
-     * TMA (sm_80): 128 x 128 tiles on 256 x 14336 x 4096, 64 x 64 on
-     * 1024^3; on rows off 16 bytes, split k (17 x 3001 x 1999). */
-    {H100, 128, 128, 128, 0, WL_EX16_MMA, 1, false, false, 0, false, "7.9 us"},
+    /* Small squares on the narrow tile, not mma.sync (H200: 128^3 6.0-6.8
+     * us against 7.2-8.4, 240^3 6.4-7.3 against 9.9-10.2). mma.sync
+     * without TMA (sm_80): 128 x 128 tiles on 256 x 14336 x 4096, 64 x 64
+     * on 1024^3; on rows off 16 bytes, split k (17 x 3001 x 1999). */
+    {H100, 128, 128, 128, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow, 128^3"},
+    {H200, 240, 240, 240, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow, 240^3"},
     {A100, 256, 14336, 4096, 0, WL_EX16_MMA, 0, false, false, 0, false, "mma128"},
     {A100, 1024, 1024, 1024, 0, WL_EX16_MMA, 1, false, false, 0, false, "mma64"},
     {A100, 17, 3001, 1999, 0, WL_EX16_MMA, 1, true, false, 0, false, "unaligned, split"},
