@@ -31,6 +31,8 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "fill_hash.cuh"
+#include "gemv_timing.cuh"
 
 typedef void (*kernel_fn)(wl_gemv_params);
 
@@ -106,27 +108,12 @@ static const variant variants_tf32[] = {
 static const variant variants_bf16[] = {VARIANTS16(WL_GEMV_BF16)};
 static const variant variants_fp16[] = {VARIANTS16(WL_GEMV_F16)};
 
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-/* Values in [-1, 1) from a hash of the index, as FP32 or as 16-bit bits. */
-__device__ float hashed(size_t i, unsigned seed)
-{
-    unsigned h = (unsigned)i * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    return (float)(h & 0xFFFF) / 32768.0f - 1.0f;
-}
-
+/* Values in [-1, 1) from fill_hash, as FP32 or as 16-bit bits. */
 __global__ void fill(void *out, size_t count, unsigned seed, int kind)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
          i += (size_t)gridDim.x * blockDim.x) {
-        const float v = hashed(i, seed);
+        const float v = (float)(fill_hash(i, seed) & 0xFFFF) / 32768.0f - 1.0f;
         if (kind == WL_GEMV_F32)
             ((float *)out)[i] = v;
         else if (kind == WL_GEMV_BF16)
@@ -134,23 +121,6 @@ __global__ void fill(void *out, size_t count, unsigned seed, int kind)
         else
             ((__half *)out)[i] = __float2half(v);
     }
-}
-
-static std::vector<int> env_list(const char *name, std::vector<int> fallback)
-{
-    const char *text = getenv(name);
-    if (!text || !*text)
-        return fallback;
-    std::vector<int> out;
-    for (const char *at = text; *at;) {
-        char *end;
-        const long v = strtol(at, &end, 10);
-        if (end == at)
-            break;
-        out.push_back((int)v);
-        at = *end ? end + 1 : end; /* past ',' or 'x' */
-    }
-    return out;
 }
 
 int main(int argc, char **argv)
@@ -175,40 +145,22 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const size_t x_max = (size_t)28672 * 4096, y_max = (size_t)32 * 14336, c_max = 32 * 28672;
-    void *x, *y, *copy, *flush;
+    void *x, *y, *copy;
     float *c, *ref, *part;
-    const size_t flush_bytes = 2 * (size_t)prop.l2CacheSize;
     CHECK_CUDA(cudaMalloc(&x, x_max * element));
     CHECK_CUDA(cudaMalloc(&copy, x_max * element));
     CHECK_CUDA(cudaMalloc(&y, y_max * element));
     CHECK_CUDA(cudaMalloc(&c, c_max * 4));
     CHECK_CUDA(cudaMalloc(&ref, c_max * 4));
     CHECK_CUDA(cudaMalloc(&part, (size_t)16 * c_max * 4));
-    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
     fill<<<1024, 256>>>(x, x_max, 1, kind);
     fill<<<1024, 256>>>(y, y_max, 2, kind);
     CHECK_CUDA(cudaGetLastError());
     cublasHandle_t handle;
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
         return 1;
-    cudaEvent_t e0, e1;
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    auto time_it = [&](auto body) {
-        std::vector<double> t;
-        for (int r = -2; r < runs; r++) {
-            CHECK_CUDA(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
-            CHECK_CUDA(cudaEventRecord(e0));
-            body();
-            CHECK_CUDA(cudaEventRecord(e1));
-            CHECK_CUDA(cudaEventSynchronize(e1));
-            float ms;
-            CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= 0)
-                t.push_back(ms * 1e3);
-        }
-        return median(t);
-    };
+    const gemv_timer timer(runs);
+    auto time_it = [&](auto body) { return timer.time(body); };
     const size_t copy_bytes = x_max * element / 2;
     const double copy_us = time_it(
         [&] { CHECK_CUDA(cudaMemcpyAsync(copy, x, copy_bytes, cudaMemcpyDeviceToDevice)); });

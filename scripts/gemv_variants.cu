@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "gemv_timing.cuh"
 
 typedef void (*kernel_fn)(wl_gemv_params);
 
@@ -46,24 +47,6 @@ struct variant {
         "staged<" #S "," #R "," #D ">", WL_GEMV_F32, 8 * R, S / 2 + 1, S, gemv_staged_k<S, R, D>,  \
             0                                                                                      \
     }
-
-/* A comma-separated list of numbers (or n x k pairs) from the environment. */
-static std::vector<int> env_list(const char *name, std::vector<int> fallback)
-{
-    const char *text = getenv(name);
-    if (!text || !*text)
-        return fallback;
-    std::vector<int> out;
-    for (const char *at = text; *at;) {
-        char *end;
-        const long v = strtol(at, &end, 10);
-        if (end == at)
-            break;
-        out.push_back((int)v);
-        at = *end ? end + 1 : end; /* past ',' or 'x' */
-    }
-    return out;
-}
 
 static bool wanted(const char *name)
 {
@@ -127,47 +110,23 @@ static const variant variants[] = {
     {"along_big<f32,16>", WL_GEMV_F32, 128, 9, 16, gemv_along_big<WL_GEMV_F32, 16>, 0},
 };
 
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 int main(int argc, char **argv)
 {
     const int runs = argc > 1 ? atoi(argv[1]) : 15;
     cudaDeviceProp prop;
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const size_t x_max = (size_t)28672 * 4096 * 4, y_max = (size_t)32 * 14336 * 4;
-    void *x, *y, *c, *flush, *copy;
+    void *x, *y, *c, *copy;
     float *part;
-    const size_t flush_bytes = 2 * (size_t)prop.l2CacheSize;
     CHECK_CUDA(cudaMalloc(&x, x_max));
     CHECK_CUDA(cudaMalloc(&copy, x_max));
     CHECK_CUDA(cudaMalloc(&y, y_max));
     CHECK_CUDA(cudaMalloc(&c, (size_t)32 * 28672 * 4));
     CHECK_CUDA(cudaMalloc(&part, (size_t)64 * 32 * 28672 * 4));
-    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
     CHECK_CUDA(cudaMemset(x, 0x3C, x_max)); /* finite values of every type */
     CHECK_CUDA(cudaMemset(y, 0x3C, y_max));
-    cudaEvent_t e0, e1;
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    auto time_it = [&](auto body) {
-        std::vector<double> t;
-        for (int r = -2; r < runs; r++) {
-            CHECK_CUDA(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
-            CHECK_CUDA(cudaEventRecord(e0));
-            body();
-            CHECK_CUDA(cudaEventRecord(e1));
-            CHECK_CUDA(cudaEventSynchronize(e1));
-            float ms;
-            CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= 0)
-                t.push_back(ms * 1e3);
-        }
-        return median(t);
-    };
+    const gemv_timer timer(runs);
+    auto time_it = [&](auto body) { return timer.time(body); };
     const double copy_us =
         time_it([&] { CHECK_CUDA(cudaMemcpyAsync(copy, x, x_max / 2, cudaMemcpyDeviceToDevice)); });
     const double copy_gbs = 2.0 * (x_max / 2) / (copy_us * 1e3);
