@@ -486,7 +486,10 @@ static void on_backend(warplab_backend_kind kind)
      * trimmed), a ragged last strip of 8 columns.
      * 7 x 300 x 1100, 16 x 129 x 777, 2 x 1030 x 2049, 1000 x 9 x 600: the
      * GEMV family (gemv.cuh) with k split and summed by wl_splitk_finish,
-     * small sides of 2 to 16 on either side, X along k or along its rows;
+     * small sides of 2 to 16 on either side, X along k or along its rows
+     * (16-bit operands with rows off 16 bytes and X along k take the
+     * wgmma tiles on re-strided copies from a small side of 2: 7 x 300 x
+     * 1100 and 2 x 1030 x 2049 op N, T);
      * 1 x 1300 x 3000: the 16-bit GEMV with X along its rows (gemv_rows16),
      * k split in 94, 3 blocks of 512 columns, the last ragged. The shapes
      * after the first gpu_first run on cuda alone (the CPU and PoCL
