@@ -169,7 +169,7 @@ static const tiles16_case cases[] = {
      * 22.4 -> 18.1 us (H100). */
     {H100, 4096, 1, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, true, "y = A x transposed"},
     /* Small squares on the narrow tile, not mma.sync (H200: 128^3 6.0-6.8
-     * us against 7.2-8.4, 240^3 6.4-7.3 against 9.9-10.2). mma.sync
+     * us against 7.2-8.4, 240^3 6.4-7.3 against 9.0-10.2). mma.sync
      * without TMA (sm_80): 128 x 128 tiles on 256 x 14336 x 4096, 64 x 64
      * on 1024^3; on rows off 16 bytes, split k (17 x 3001 x 1999). */
     {H100, 128, 128, 128, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow, 128^3"},
