@@ -46,33 +46,25 @@ struct variant {
  * is 4 vectors deep (16 or 32 k). */
 #define STRIP(K) (K == WL_GEMV_F32 ? 32 : 64)
 #define STEP(K) (K == WL_GEMV_F32 ? 16 : 32)
-#define ROWS(K, NT, P, D, RG, MINB)                                                                \
+/* One variant: its name, kind, column tiles (NT), strips a warp (P), steps
+ * in flight (D), row groups (RG) and blocks an SM (MINB). */
+#define VARIANT(NAME, K, NT, P, D, RG, MINB)                                                       \
     {                                                                                              \
-        "rows<" #NT "," #P "," #D "," #RG "," #MINB ">", K, NT, STRIP(K) * P *RG,                  \
-            STEP(K) * D *(WL_GEMV_MMA_WARPS / RG), gemv_mma_rows<K, NT, P, D, RG, MINB>            \
+        NAME, K, NT, STRIP(K) * (P) * (RG), STEP(K) * (D) * (WL_GEMV_MMA_WARPS / (RG)),            \
+            gemv_mma_rows<K, NT, P, D, RG, MINB>                                                   \
     }
+#define ROWS(K, NT, P, D, RG, MINB)                                                                \
+    VARIANT("rows<" #NT "," #P "," #D "," #RG "," #MINB ">", K, NT, P, D, RG, MINB)
 
 /* The library's geometry (gemm_plan.h) for NT column tiles. */
 #define LIBRARY_TF32(NT)                                                                           \
-    {                                                                                              \
-        "library<" #NT ">", WL_GEMV_F32, NT,                                                       \
-            32 * WL_GEMV_MMA_ROWS_STRIPS(8 * NT) * WL_GEMV_MMA_ROWS_GROUPS(8 * NT),                \
-            16 * WL_GEMV_MMA_ROWS_DEPTH(8 * NT) *                                                  \
-                (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS_GROUPS(8 * NT)),                             \
-            gemv_mma_rows<WL_GEMV_F32, NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT),                        \
-                          WL_GEMV_MMA_ROWS_DEPTH(8 * NT), WL_GEMV_MMA_ROWS_GROUPS(8 * NT),         \
-                          WL_GEMV_MMA_ROWS_MIN_BLOCKS>                                             \
-    }
+    VARIANT("library<" #NT ">", WL_GEMV_F32, NT, WL_GEMV_MMA_ROWS_STRIPS(8 * NT),                  \
+            WL_GEMV_MMA_ROWS_DEPTH(8 * NT), WL_GEMV_MMA_ROWS_GROUPS(8 * NT),                       \
+            WL_GEMV_MMA_ROWS_MIN_BLOCKS)
 #define LIBRARY16(K, NT)                                                                           \
-    {                                                                                              \
-        "library<" #NT ">", K, NT,                                                                 \
-            64 * WL_GEMV_MMA_ROWS16_STRIPS(8 * NT) * WL_GEMV_MMA_ROWS16_GROUPS(8 * NT),            \
-            32 * WL_GEMV_MMA_ROWS16_DEPTH(8 * NT) *                                                \
-                (WL_GEMV_MMA_WARPS / WL_GEMV_MMA_ROWS16_GROUPS(8 * NT)),                           \
-            gemv_mma_rows<K, NT, WL_GEMV_MMA_ROWS16_STRIPS(8 * NT),                                \
-                          WL_GEMV_MMA_ROWS16_DEPTH(8 * NT), WL_GEMV_MMA_ROWS16_GROUPS(8 * NT),     \
-                          WL_GEMV_MMA_ROWS16_MIN_BLOCKS(8 * NT)>                                   \
-    }
+    VARIANT("library<" #NT ">", K, NT, WL_GEMV_MMA_ROWS16_STRIPS(8 * NT),                          \
+            WL_GEMV_MMA_ROWS16_DEPTH(8 * NT), WL_GEMV_MMA_ROWS16_GROUPS(8 * NT),                   \
+            WL_GEMV_MMA_ROWS16_MIN_BLOCKS(8 * NT))
 
 /* TF32: the library's geometry, then the variants tried beside it (the
  * first runs also tried, for every NT: one strip with 1, 2, 4 or 8 steps,
@@ -160,9 +152,8 @@ int main(int argc, char **argv)
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
         return 1;
     const gemv_timer timer(runs);
-    auto time_it = [&](auto body) { return timer.time(body); };
     const size_t copy_bytes = x_max * element / 2;
-    const double copy_us = time_it(
+    const double copy_us = timer.time(
         [&] { CHECK_CUDA(cudaMemcpyAsync(copy, x, copy_bytes, cudaMemcpyDeviceToDevice)); });
     const double copy_gbs = 2.0 * copy_bytes / (copy_us * 1e3);
     printf("device: %s, %d SMs; %s; copy %.0f GB/s (read + write); %d runs, median, L2 flushed\n",
@@ -185,7 +176,7 @@ int main(int argc, char **argv)
                                  CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
                     exit(2);
             };
-            const double vendor = time_it(cublas);
+            const double vendor = timer.time(cublas);
             CHECK_CUDA(cudaMemcpy(want.data(), ref, (size_t)small * n * 4, cudaMemcpyDeviceToHost));
             const double bytes = (double)n * k * element;
             printf("%5d x %5d m=%-2d cublas %7.1f us (%3.0f%% of copy)\n", n, k, small, vendor,
@@ -194,24 +185,7 @@ int main(int argc, char **argv)
                 const variant &v = variants[vi];
                 if ((small + 7) / 8 != v.nt)
                     continue;
-                wl_gemv_params p;
-                memset(&p, 0, sizeof p);
-                p.x = x;
-                p.y = y;
-                p.x_q = n;
-                p.x_j = 1;
-                p.y_i = k;
-                p.y_q = 1;
-                p.big = n;
-                p.small = small;
-                p.k = k;
-                p.x_vec = p.y_vec = true;
-                p.c = c;
-                p.c_i = n;
-                p.c_j = 1;
-                p.alpha = 1.0f;
-                p.beta = 0.0f;
-                p.c_kind = WL_GEMV_F32;
+                wl_gemv_params p = gemv_params_of(x, y, c, n, small, k, true);
                 p.part = part;
                 printf("      %-18s", v.name);
                 double best = 1e30, worst_err = 0.0;
@@ -227,7 +201,7 @@ int main(int argc, char **argv)
                         continue;
                     const dim3 grid((unsigned)((n + v.cols - 1) / v.cols), (unsigned)p.splits);
                     CHECK_CUDA(cudaMemset(c, 0xFF, (size_t)small * n * 4)); /* NaN */
-                    const double us = time_it([&] {
+                    const double us = timer.time([&] {
                         v.kernel<<<grid, 32 * WL_GEMV_MMA_WARPS>>>(p);
                         if (p.splits > 1)
                             wl_splitk_finish<<<264, 256>>>(p.part, p.splits, p.small, p.big, p.c,

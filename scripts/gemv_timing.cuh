@@ -1,14 +1,18 @@
 /* The GEMV scripts' shared harness (scripts/gemv_variants.cu,
- * scripts/gemv_rows.cu): numbers from the environment, and a timer that
- * flushes the L2 (a memset of twice its size) before every run and returns
- * the median of the runs after two warm-ups, by CUDA events. */
+ * scripts/gemv_rows.cu): numbers from the environment, the kernels'
+ * parameters for the scripts' one layout, and a timer that flushes the L2
+ * (a memset of twice its size) before every run and returns the median of
+ * the runs after two warm-ups, by CUDA events. */
 #ifndef WARPLAB_SCRIPTS_GEMV_TIMING_CUH
 #define WARPLAB_SCRIPTS_GEMV_TIMING_CUH
+
+#include "../src/cuda/gemm/gemv.cuh"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "cuda_check.h"
@@ -30,6 +34,33 @@ static std::vector<int> env_list(const char *name, std::vector<int> fallback)
         at = *end ? end + 1 : end; /* past ',' or 'x' */
     }
     return out;
+}
+
+/* C (small x big, FP32, rows big apart; alpha 1, beta 0) = Y X^T: Y
+ * (small x k) and X along k (big x k), or X stored k x big with x_along_big;
+ * 16-byte views. The caller sets the split (k_chunk, splits) and part. */
+static wl_gemv_params gemv_params_of(const void *x, const void *y, void *c, int big, int small,
+                                     int k, bool x_along_big)
+{
+    wl_gemv_params p;
+    memset(&p, 0, sizeof p);
+    p.x = x;
+    p.y = y;
+    p.x_q = x_along_big ? big : 1;
+    p.x_j = x_along_big ? 1 : k;
+    p.y_i = k;
+    p.y_q = 1;
+    p.big = big;
+    p.small = small;
+    p.k = k;
+    p.x_vec = p.y_vec = true;
+    p.c = c;
+    p.c_i = big;
+    p.c_j = 1;
+    p.alpha = 1.0f;
+    p.beta = 0.0f;
+    p.c_kind = WL_GEMV_F32;
+    return p;
 }
 
 struct gemv_timer {

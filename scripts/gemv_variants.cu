@@ -126,9 +126,8 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaMemset(x, 0x3C, x_max)); /* finite values of every type */
     CHECK_CUDA(cudaMemset(y, 0x3C, y_max));
     const gemv_timer timer(runs);
-    auto time_it = [&](auto body) { return timer.time(body); };
-    const double copy_us =
-        time_it([&] { CHECK_CUDA(cudaMemcpyAsync(copy, x, x_max / 2, cudaMemcpyDeviceToDevice)); });
+    const double copy_us = timer.time(
+        [&] { CHECK_CUDA(cudaMemcpyAsync(copy, x, x_max / 2, cudaMemcpyDeviceToDevice)); });
     const double copy_gbs = 2.0 * (x_max / 2) / (copy_us * 1e3);
     printf("device: %s, %d SMs; copy %.0f GB/s (read + write); %d runs, median, L2 flushed\n",
            prop.name, prop.multiProcessorCount, copy_gbs, runs);
@@ -146,25 +145,8 @@ int main(int argc, char **argv)
                     small > 32)
                     continue;
                 const size_t element = v.kind == WL_GEMV_F32 ? 4 : 2;
-                wl_gemv_params p;
-                memset(&p, 0, sizeof p);
-                p.x = x;
-                p.y = y;
                 const bool along_big = strncmp(v.name, "along_big", 9) == 0;
-                p.x_q = along_big ? big : 1;
-                p.x_j = along_big ? 1 : k;
-                p.y_i = k;
-                p.y_q = 1;
-                p.big = big;
-                p.small = small;
-                p.k = k;
-                p.x_vec = p.y_vec = true;
-                p.c = c;
-                p.c_i = big;
-                p.c_j = 1;
-                p.alpha = 1.0f;
-                p.beta = 0.0f;
-                p.c_kind = WL_GEMV_F32;
+                wl_gemv_params p = gemv_params_of(x, y, c, big, small, k, along_big);
                 const double bytes = (double)big * k * element;
                 if (v.smem > 48 * 1024)
                     CHECK_CUDA(cudaFuncSetAttribute(
@@ -182,7 +164,7 @@ int main(int argc, char **argv)
                     const dim3 grid((unsigned)((big + v.rows - 1) / v.rows), (unsigned)p.splits);
                     const unsigned threads =
                         strncmp(v.name, "mma", 3) == 0 ? 32 * WL_GEMV_MMA_WARPS : WL_GEMV_THREADS;
-                    const double us = time_it([&] {
+                    const double us = timer.time([&] {
                         v.kernel<<<grid, threads, v.smem>>>(p);
                         if (p.splits > 1)
                             wl_splitk_finish<<<264, 256>>>(p.part, p.splits, p.small, p.big, p.c,
