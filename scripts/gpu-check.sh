@@ -226,6 +226,13 @@ if has_step sanitize; then
                 else
                     sanitize "$tool" gemm-ex-tall "$TESTS/test_gemm_ex_api" cuda --tall
                 fi
+                # (The swapped 16-bit product: 128 x 96 tiles of C^T, C written
+                # transposed, a split; racecheck its first shape.)
+                if [ "$tool" = racecheck ]; then
+                    sanitize "$tool" gemm-ex-swapped "$TESTS/test_gemm_ex_api" cuda --swapped-short
+                else
+                    sanitize "$tool" gemm-ex-swapped "$TESTS/test_gemm_ex_api" cuda --swapped
+                fi
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin-cuda "$TESTS/cuda/test_dropin_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" scan-cuda "$TESTS/cuda/test_scan_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda

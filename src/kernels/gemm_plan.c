@@ -1330,6 +1330,11 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_EX16_WGMMA_192_RATE, EX16, "wgmma_192_rate", 0.94,
      "192 x 128 tiles at this fraction of 128 x 256's rate: H200, 18 tuning shapes, 0.94-0.96 "
      "pick the faster tile on 17 (docs/DECISIONS.md, the 192x128 16-bit tile)"},
+    {WL_GM_EX16_WGMMA_SWAP_RATE, EX16, "wgmma_swap_rate", 0.8,
+     "the swapped product's 128 x 96 tiles at this fraction of 128 x 256's rate: H200, BF16, "
+     "the swap tuning set forced at 1-8 splits (docs/DECISIONS.md, m of 257-384: the swapped "
+     "product): 0.70 fits their times at 13% rms; 0.8 picks the faster plan best (0.975x "
+     "the time of the planner without them, 0.9 1.004x)"},
     {WL_GM_EX16_WGMMA_UNIT_US, EX16, "wgmma_unit_us", 0.7,
      "a unit's fill and epilogue: H100, 128^3 10.5 us against ex16_mma's 7.9"},
     {WL_GM_EX16_WGMMA_FIXED_US, EX16, "wgmma_fixed_us", 6.0,

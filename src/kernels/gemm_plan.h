@@ -238,6 +238,9 @@ typedef enum wl_ex16_kind {
     WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
 } wl_ex16_kind;
 
+/* wl_ex16_plan.transposed: the swapped product, C^T = op(B)^T op(A)^T. */
+#define WL_EX16_SWAPPED 2
+
 WL_PLAN_NO_PADDING_BEGIN
 typedef struct wl_ex16_plan {
     wl_ex16_kind kind;
@@ -255,7 +258,9 @@ typedef struct wl_ex16_plan {
     int restride;
     /* WL_EX16_WGMMA with n = 1: the transposed problem, C^T (1 x m) =
      * B^T A^T, so that y = A x streams A through the narrow tile as B
-     * (0 or 1). */
+     * (1); WL_EX16_SWAPPED: C^T = op(B)^T op(A)^T in rows x tile tiles (128
+     * rows of n by 96 of m), C written transposed, the split's sums through
+     * the workspace (ex16_gemm.cu run_wgmma_swapped); 0: C as is. */
     int transposed;
     /* WL_EX16_WGMMA with one split of 128-row tiles: the last wave's k tiles
      * in this many stream-K shares over the SMs (stream_k.cuh); 0: whole
@@ -559,6 +564,7 @@ typedef enum wl_gemm_model_id {
     WL_GM_EX16_WGMMA_SM_TFLOPS,
     WL_GM_EX16_WGMMA_128_RATE,
     WL_GM_EX16_WGMMA_192_RATE,
+    WL_GM_EX16_WGMMA_SWAP_RATE,
     WL_GM_EX16_WGMMA_UNIT_US,
     WL_GM_EX16_WGMMA_FIXED_US,
     WL_GM_EX16_WGMMA_BANDWIDTH,

@@ -385,6 +385,53 @@ static void wgmma_plan(const warplab_device_info *device, size_t m, size_t n, si
     }
 }
 
+/* The swapped product (WL_EX16_SWAPPED, ex16_gemm.cu run_wgmma_swapped):
+ * C^T = op(B)^T op(A)^T in tiles of 128 rows of n by 96 columns of m, so
+ * that m is cut at the granularity that wgmma's n allows instead of 64-row
+ * consumers (m of 257-288 in three 96-wide tiles: 288 rows computed, where
+ * 128- and 192-row tiles compute 384). Priced as wgmma_model on the
+ * swapped dimensions at wgmma_swap_rate (C written transposed from the
+ * registers; split, the sums' finish as wgmma_model prices it). Other
+ * widths, forced swapped on the tuning set, ran no faster than the plan as
+ * stored (32-wide decode tiles: within 13% either way of it at m = 9-32;
+ * 64 and 128 wide slower): not planned. Planned for m of 257 to 384 (one or
+ * two partial rows of 128-row tiles; below, 128- and 192-row tiles waste
+ * less, and swapped the tuning set's m of 120-224 ran at 0.49-0.95x the
+ * plan as stored: 200 x 8192 x 4096 63.4 us against 33.1), A stored m x k
+ * (op N: the kernel's B K-major) and both operands' rows on 16 bytes (no
+ * copies). */
+#define EX16_SWAP_M_MIN 257
+#define EX16_SWAP_M_MAX 384
+static void swapped_plan(const warplab_device_info *device, size_t m, size_t n, size_t k,
+                         int off_lines, size_t lda, size_t ldb, size_t misalign, wl_ex16_plan *plan)
+{
+    const int k_tiles = (int)((k + 63) / 64);
+    int most = k_tiles / 4;
+    most = most < 1 ? 1 : most > 128 ? 128 : most;
+    /* The kernel's A is B (lines: bit 1), its B is A (bit 0). */
+    const double cost = ((off_lines & 2) ? line_cost(ldb, misalign, (off_lines & 1) != 0) : 0.0) +
+                        ((off_lines & 1) ? line_cost(lda, misalign, (off_lines & 2) != 0) : 0.0);
+    plan->kind = WL_EX16_WGMMA;
+    plan->restride = 0;
+    plan->transposed = WL_EX16_SWAPPED;
+    plan->sk_workers = 0;
+    plan->predicted_us = INFINITY;
+    const double slower = (1.0 + cost) / EX16_K(WGMMA_SWAP_RATE);
+    for (int splits = 1; splits <= most; splits++) {
+        const int chunk_tiles = (k_tiles + splits - 1) / splits;
+        if ((k_tiles + chunk_tiles - 1) / chunk_tiles != splits)
+            continue;
+        const double us = wgmma_model(device, n, m, k, 128, EX16_WGMMA_SWAP_WIDTH, splits, slower);
+        if (us < plan->predicted_us) {
+            plan->predicted_us = us;
+            plan->tile = EX16_WGMMA_SWAP_WIDTH;
+            plan->rows = 128;
+            plan->splits = splits;
+            plan->k_chunk = chunk_tiles * 64;
+        }
+    }
+}
+
 /* ex16_thin (m or n <= 64): 64-column strips of the big operand, k split
  * so that about thin_blocks_sm blocks an SM are in flight (4 warps
  * each, every warp with 4 or 8 KB of loads outstanding), the partial sums
@@ -523,6 +570,15 @@ wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem 
         wgmma_plan_of(device, p, &wgmma);
         if (wgmma.predicted_us < plan.predicted_us)
             plan = wgmma;
+    }
+    /* The swapped product where m is small (swapped_plan). */
+    if (tma_available && !force && m >= EX16_SWAP_M_MIN && m <= EX16_SWAP_M_MAX &&
+        !wl_gemm_trans_a(p) && unaligned_operands(p) == 0) {
+        wl_ex16_plan swapped;
+        swapped_plan(device, m, n, k, operands_off_lines(p), wl_gemm_lda(p), wl_gemm_ldb(p),
+                     p->misalign, &swapped);
+        if (swapped.predicted_us < plan.predicted_us)
+            plan = swapped;
     }
     /* y = A x (n = 1, C and x contiguous) through the wgmma kernel's narrow
      * tile on the transposed problem, C^T = x^T A^T (m' = 1, n' = m), A read

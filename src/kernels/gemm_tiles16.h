@@ -31,8 +31,9 @@ extern "C" {
 #define EX16_THIN_COLS 64  /* a strip: 8 lanes x 8 columns */
 #define EX16_THIN_STEP 32  /* k a warp step: 4 lanes x 8 */
 
-#define EX16_WGMMA_NARROW 64 /* the 64 x 64 tile, one consumer (m <= 64) */
-#define EX16_WGMMA_TALL 192  /* the 192 x 128 tile's rows: three consumers */
+#define EX16_WGMMA_NARROW 64     /* the 64 x 64 tile, one consumer (m <= 64) */
+#define EX16_WGMMA_TALL 192      /* the 192 x 128 tile's rows: three consumers */
+#define EX16_WGMMA_SWAP_WIDTH 96 /* the swapped product's tile: 128 rows of n x 96 of m */
 
 /* wl_ex16_kind and wl_ex16_plan: gemm_plan.h (the route carries the plan). */
 

@@ -46,6 +46,13 @@ static const thin_case cases[] = {
     {16, 100, 200, false, true, true, 0, 4, 0, 0, 96, true},
     {40, 90, 150, true, true, false, 0, 2, 0, 2, 64, true},
     {4, 100, 600, true, true, true, 0, 0, 0, 0, 256, true},
+    /* Rows 8 bytes off 16 (pitch 4 mod 8 elements: two 8-byte loads a
+     * window) and 4 bytes off (pitch 2 mod 4: four 4-byte loads), X along k
+     * and along big, with NaN. */
+    {14, 203, 1524, true, false, true, 0, 0, 0, 0, 512, true},
+    {24, 150, 300, true, true, false, 0, 2, 0, 6, 96, false},
+    {9, 1100, 260, false, true, true, 0, 0, 0, 4, 64, true},
+    {12, 205, 99, false, false, false, 0, 1, 0, 0, 32, false},
     /* 22 splits, with NaN: wl_splitk_finish adds many. */
     {2, 75, 700, true, true, true, 0, 0, 0, 0, 32, true},
 };
@@ -86,9 +93,14 @@ static matrix16 make_matrix(int lines, int count, int pad, int misalign, bool bf
     return m;
 }
 
-static bool aligned_16(const void *base, long long stride)
+/* The library's choice (ex16_gemm.cu thin_vector_bytes): the widest load
+ * of 16, 8 or 4 bytes that the base and the pitch keep aligned, else 0. */
+static int vector_bytes(const void *base, long long stride)
 {
-    return reinterpret_cast<uintptr_t>(base) % 16 == 0 && stride * 2 % 16 == 0;
+    for (int bytes = 16; bytes >= 4; bytes /= 2)
+        if (reinterpret_cast<uintptr_t>(base) % bytes == 0 && stride * 2 % bytes == 0)
+            return bytes;
+    return 0;
 }
 
 template <bool BF16, int MI, bool ALONG_K> static void launch(const ex16_thin_params &p, dim3 grid)
@@ -155,8 +167,8 @@ static void check(const thin_case &c, unsigned seed)
         xe(c.k / 2, nan_j) = NAN16;
         ye(nan_i, c.k - 1) = NAN16;
     }
-    p.x_vec = c.x_along_k ? aligned_16(p.x, p.x_j) : aligned_16(p.x, p.x_q);
-    p.y_vec = p.y_q == 1 && aligned_16(p.y, c.small == 1 ? 0 : p.y_i);
+    p.x_vec = c.x_along_k ? vector_bytes(p.x, p.x_j) : vector_bytes(p.x, p.x_q);
+    p.y_vec = p.y_q == 1 ? vector_bytes(p.y, c.small == 1 ? 0 : p.y_i) : 0;
     p.big = c.big;
     p.small = c.small;
     p.k = c.k;
@@ -168,8 +180,10 @@ static void check(const thin_case &c, unsigned seed)
     const std::string shape =
         std::to_string(c.small) + "x" + std::to_string(c.big) + "x" + std::to_string(c.k) +
         (c.bf16 ? " bf16" : " fp16") + (c.x_along_k ? " X along k" : " X along big") +
-        (c.y_along_k ? ", Y along k" : ", Y along small") + (p.x_vec ? "" : ", X by element") +
-        (p.y_vec ? "" : ", Y by element") + (c.nan ? ", NaN" : "");
+        (c.y_along_k ? ", Y along k" : ", Y along small") +
+        (p.x_vec ? ", X in " + std::to_string(p.x_vec) + "-byte loads" : ", X by element") +
+        (p.y_vec ? ", Y in " + std::to_string(p.y_vec) + "-byte loads" : ", Y by element") +
+        (c.nan ? ", NaN" : "");
     /* One kernel (run) with k_chunk, then C against the reference. */
     auto run_and_check = [&](const char *kernel, int k_chunk, auto run) {
         p.k_chunk = k_chunk;

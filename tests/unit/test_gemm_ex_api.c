@@ -11,13 +11,15 @@
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
  * [backend] [--ex-only | --tf32-only | --sanitizer | --lines | --tall | --tall-short |
- * --fp32-copy [--sanitizer] | --small-mma]
+ * --swapped | --swapped-short | --fp32-copy [--sanitizer] | --small-mma]
  * (all compiled backends by default). --ex-only leaves out the FP32 op N, N
  * float cases, which run warplab_gemm's own path; --sanitizer is the GPU check's short
  * list under compute-sanitizer (see sanitizer_keeps); --lines the large
  * cases alone (TF32 operands copied onto 128-byte lines, 16-bit over many
  * tiles: the GPU check runs them under memcheck and initcheck); --tall the
  * 192 x 128 wgmma tile's cases alone (tall_cases; --tall-short fewer);
+ * --swapped the swapped 16-bit product's (swapped_cases; --swapped-short
+ * fewer);
  * --fp32-copy
  * (cuda alone, 77 without a GPU) FP32 compute on N, T / T, N / T, T float
  * operands, as planned and with the planner's fp32_dispatch_copy row forced
@@ -103,18 +105,20 @@ typedef struct gemm_case {
     warplab_op op_a, op_b;
     warplab_dtype in, out;
     warplab_compute compute;
-    int padded;
+    int padded; /* 1: leading dimensions padded off 16 bytes; 2: by 16 bytes */
     float alpha, beta;
     int nan; /* plant a NaN in A and one in B */
 } gemm_case;
 
 static char describe_buffer[256];
 static bool ex_only = false;
-static bool tf32_only = false;  /* --tf32-only: the TF32 cases alone */
-static bool sanitizer = false;  /* --sanitizer: the short list (sanitizer_keeps) */
-static bool lines_only = false; /* --lines: the line-copy shapes alone */
-static bool tall_only = false;  /* --tall: the 192 x 128 tile's cases alone (tall_cases) */
-static bool tall_short = false; /* --tall-short: those of N, N and T, T on 539 x 4096 x 256 */
+static bool tf32_only = false;     /* --tf32-only: the TF32 cases alone */
+static bool sanitizer = false;     /* --sanitizer: the short list (sanitizer_keeps) */
+static bool lines_only = false;    /* --lines: the line-copy shapes alone */
+static bool tall_only = false;     /* --tall: the 192 x 128 tile's cases alone (tall_cases) */
+static bool tall_short = false;    /* --tall-short: those of N, N and T, T on 539 x 4096 x 256 */
+static bool swapped_only = false;  /* --swapped: the swapped product's cases (swapped_cases) */
+static bool swapped_short = false; /* --swapped-short: its first shape alone */
 /* Views one element past the start of their allocation (bases off 16
  * bytes: 2-byte aligned for 16-bit); 0: the allocation itself. */
 static bool views_off = false;
@@ -205,7 +209,12 @@ static void run_case(warplab_context *context, const char *backend, const gemm_c
     const size_t a_cols = t->op_a == WARPLAB_OP_T ? t->m : t->k;
     const size_t b_rows = t->op_b == WARPLAB_OP_T ? t->n : t->k;
     const size_t b_cols = t->op_b == WARPLAB_OP_T ? t->k : t->n;
-    const size_t lda = a_cols + (t->padded ? 3 : 0), ldb = b_cols + (t->padded ? 5 : 0);
+    const size_t lda = a_cols + (t->padded == 2 ? 8
+                                 : t->padded    ? 3
+                                                : 0),
+                 ldb = b_cols + (t->padded == 2 ? 8
+                                 : t->padded    ? 5
+                                                : 0);
     const size_t ldc = t->n + (t->padded ? 2 : 0);
     const size_t in_size = warplab_dtype_size(t->in), out_size = warplab_dtype_size(t->out);
     const size_t a_count = span(a_rows, a_cols, lda), b_count = span(b_rows, b_cols, ldb);
@@ -441,12 +450,47 @@ static int tall_cases(warplab_context *context, const char *backend)
     return cases;
 }
 
+/* On cuda, the swapped 16-bit product (C^T = op(B)^T op(A)^T in 128 x 96
+ * tiles, C written transposed; the cost model's pick on 132 SMs, which
+ * tests/unit/test_gemm_tiles16.c pins for these shapes): 261 x 4096 x 2048
+ * (one split; m past 256 and off 8: a last 96-wide tile of 69 columns),
+ * 263 x 3000 x 2048 (one split, a last 128-row tile of n of 56 rows) and
+ * 270 x 2000 x 4096 (two splits, the sums through the workspace), op(A) =
+ * N with op(B) = N (B^T M-major) and T (K-major): tight with beta = 0 and a
+ * NaN in A and B (FP32 C; FP16 C), padded by 16 bytes with beta != 0 (BF16
+ * C; FP32 C from FP16). --swapped-short: the first shape alone, racecheck's
+ * list. */
+static int swapped_cases(warplab_context *context, const char *backend)
+{
+    static const size_t shapes[][3] = {{261, 4096, 2048}, {263, 3000, 2048}, {270, 2000, 4096}};
+    int cases = 0;
+    for (size_t s = 0; s < (swapped_short ? 1 : sizeof shapes / sizeof shapes[0]); s++)
+        for (int ops = 0; ops < 4; ops += 2)
+            for (int v = 0; v < 4; v++) {
+                const warplab_dtype in = v % 2 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
+                const warplab_dtype out = v == 1 || v == 2 ? in : WARPLAB_FLOAT32;
+                gemm_case t = case_of(shapes[s][0], shapes[s][1], shapes[s][2], ops, in, out,
+                                      WARPLAB_COMPUTE_FP32, v >= 2 ? 1 : 0);
+                if (v >= 2)
+                    t.padded = 2; /* rows kept on 16 bytes: the plan stays swapped */
+                run_case(context, backend, &t);
+                cases++;
+            }
+    return cases;
+}
+
 static void on_backend(warplab_backend_kind kind)
 {
     const char *backend = warplab_backend_name(kind);
     warplab_context *context = NULL;
     if (warplab_context_create(kind, 0, &context) != WARPLAB_OK) {
         printf("  %s: no device, skipped\n", backend);
+        return;
+    }
+    if (swapped_only) {
+        const int cases = kind == WARPLAB_BACKEND_CUDA ? swapped_cases(context, backend) : 0;
+        printf("  %s: %d cases\n", backend, cases);
+        warplab_context_destroy(context);
         return;
     }
     if (tall_only) {
@@ -806,6 +850,17 @@ int main(int argc, char **argv)
     lines_only = argc > 2 && strcmp(argv[2], "--lines") == 0;
     tall_short = argc > 2 && strcmp(argv[2], "--tall-short") == 0;
     tall_only = tall_short || (argc > 2 && strcmp(argv[2], "--tall") == 0);
+    swapped_short = argc > 2 && strcmp(argv[2], "--swapped-short") == 0;
+    swapped_only = swapped_short || (argc > 2 && strcmp(argv[2], "--swapped") == 0);
+    if (swapped_only) { /* cuda cases alone: skipped (77) without a device */
+        warplab_context *probe = NULL;
+        if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &probe) != WARPLAB_OK) {
+            printf("test_gemm_ex_api --swapped: skipped: no cuda device (%s)\n",
+                   warplab_last_error(NULL));
+            return TEST_SKIP;
+        }
+        warplab_context_destroy(probe);
+    }
     if (argc > 1) {
         warplab_backend_kind kind;
         if (warplab_backend_parse(argv[1], &kind) != WARPLAB_OK) {

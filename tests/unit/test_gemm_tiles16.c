@@ -52,6 +52,7 @@ static wl_problem problem(size_t m, size_t n, size_t k, int variant)
 #define TB WL_GEMM_TRANS_B
 /* A case's tile: the wgmma kernel's 192 x 128 (plan.rows 192, tile 128). */
 #define TALL EX16_WGMMA_TALL
+#define SWAP WL_EX16_SWAPPED
 
 /* A measured case and its plan class. split: splits > 1; sk: stream-K
  * shares; restride: the operands copied onto 16-byte rows (bit 0 A, bit 1
@@ -64,7 +65,7 @@ typedef struct tiles16_case {
     int tile;
     bool split, sk;
     int restride;
-    bool transposed;
+    int transposed;  /* 1: y = A x as C^T; WL_EX16_SWAPPED */
     const char *why; /* the comment the case comes from */
 } tiles16_case;
 
@@ -72,30 +73,30 @@ static const tiles16_case cases[] = {
     /* wgmma_model: the wide tile over many waves; 128 x 128 tiles for
      * 512 x 4096 x 11008 (69 us); 3001 x 2999 x 1001 (a partial last wave:
      * the narrower tile 0.91x the wide one's time). */
-    {H100, 4096, 4096, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "4096^3 128 x 256"},
-    {H100, 512, 4096, 11008, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "128 x 128, 69 us"},
+    {H100, 4096, 4096, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, 0, "4096^3 128 x 256"},
+    {H100, 512, 4096, 11008, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "128 x 128, 69 us"},
     /* (3001 x 2999 x 1001 now 192 x 128: on the H200 94.9 us against 95.4
      * in 128 x 128.) */
-    {H100, 3001, 2999, 1001, 0, WL_EX16_WGMMA, TALL, false, false, 3, false, "3001 x 2999 x 1001"},
+    {H100, 3001, 2999, 1001, 0, WL_EX16_WGMMA, TALL, false, false, 3, 0, "3001 x 2999 x 1001"},
     /* One row of tiles: 64 x 11008 x 4096 in 86 units of 128 x 128 (the
      * narrow tile's 172 units take two waves); 2 to 64 x 4096 x 4096 in 64
      * narrow units, unsplit; 128 x 128 x 32768 split (19 us in 37 splits). */
-    {H100, 64, 11008, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "86 units, 36 us"},
-    {H100, 2, 4096, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "64 narrow units"},
-    {H100, 128, 128, 32768, 0, WL_EX16_WGMMA, 64, true, false, 0, false, "split k, 19 us"},
+    {H100, 64, 11008, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "86 units, 36 us"},
+    {H100, 2, 4096, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, 0, "64 narrow units"},
+    {H100, 128, 128, 32768, 0, WL_EX16_WGMMA, 64, true, false, 0, 0, "split k, 19 us"},
     /* The narrow 64 x 64 tile where its tiles make one wave: 256^3, 512^3,
      * 8192 x 32 x 4096, 777 x 555 x 333; not 1000^3 (two waves, 40% lost);
      * n <= 128 keeps 128-wide tiles (65536 x 64 x 64: 32 us in 256-wide). */
-    {H100, 256, 256, 256, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow tile"},
-    {H100, 512, 512, 512, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow tile"},
-    {H100, 8192, 32, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow tile"},
-    {H100, 1000, 1000, 1000, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "two narrow waves"},
-    {H100, 65536, 64, 64, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "n <= 128"},
+    {H100, 256, 256, 256, 0, WL_EX16_WGMMA, 64, false, false, 0, 0, "narrow tile"},
+    {H100, 512, 512, 512, 0, WL_EX16_WGMMA, 64, false, false, 0, 0, "narrow tile"},
+    {H100, 8192, 32, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, 0, "narrow tile"},
+    {H100, 1000, 1000, 1000, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "two narrow waves"},
+    {H100, 65536, 64, 64, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "n <= 128"},
     /* The decode shapes of scripts/gemm_tile_tuning.sh (H200): 128 x 128
      * tiles in 3 splits, 16 x 4608 x 14336 52.4 -> 40.4 us; B either
      * layout (wgmma reads both as stored). */
-    {H200, 16, 4608, 14336, 0, WL_EX16_WGMMA, 128, true, false, 0, false, "decode, 3 splits"},
-    {H200, 16, 4608, 14336, TB, WL_EX16_WGMMA, 128, true, false, 0, false, "decode, op_b = T"},
+    {H200, 16, 4608, 14336, 0, WL_EX16_WGMMA, 128, true, false, 0, 0, "decode, 3 splits"},
+    {H200, 16, 4608, 14336, TB, WL_EX16_WGMMA, 128, true, false, 0, 0, "decode, op_b = T"},
     /* Stream-K shares: on for the 8 H100 shapes that gained (four of them
      * here) and 2 of the 14 that judged it (1920 x 7168 x 4096, 3840^3);
      * off for 1792 x 2560 x 1024, 2200^3, 6144^3, 1408 x 4352 x 6144 and
@@ -105,25 +106,25 @@ static const tiles16_case cases[] = {
     /* 3008^3 and 2304 x 4096 x 8192 (shares gained) take the 192 x 128 tile
      * now: on the H200 82.1 us against 91.5 with shares, and 206.5 against
      * 214 (below). */
-    {H100, 3008, 3008, 3008, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "192 x 128"},
-    {H100, 2304, 4096, 8192, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "192 x 128"},
-    {H100, 4096, 4352, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
-    {H100, 2048, 11008, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
-    {H100, 1920, 7168, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk judged"},
-    {H100, 3840, 3840, 3840, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk judged"},
+    {H100, 3008, 3008, 3008, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "192 x 128"},
+    {H100, 2304, 4096, 8192, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "192 x 128"},
+    {H100, 4096, 4352, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk gained"},
+    {H100, 2048, 11008, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk gained"},
+    {H100, 1920, 7168, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk judged"},
+    {H100, 3840, 3840, 3840, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk judged"},
     /* 1792 x 2560 x 1024 and 2200^3 in 192 x 128 tiles (shares still off):
      * on the H200 26.7 us against 25.8 in 128 x 128 (the fit's one miss,
      * 3.5%), and 63.0 against 64.3. */
-    {H100, 1792, 2560, 1024, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "sk off, 192 x 128"},
-    {H100, 2200, 2200, 2200, 0, WL_EX16_WGMMA, TALL, false, false, 3, false, "sk off, 192 x 128"},
-    {H100, 6144, 6144, 6144, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "sk off"},
-    {H100, 1408, 4352, 6144, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk 16% slower"},
+    {H100, 1792, 2560, 1024, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "sk off, 192 x 128"},
+    {H100, 2200, 2200, 2200, 0, WL_EX16_WGMMA, TALL, false, false, 3, 0, "sk off, 192 x 128"},
+    {H100, 6144, 6144, 6144, 0, WL_EX16_WGMMA, 256, false, false, 0, 0, "sk off"},
+    {H100, 1408, 4352, 6144, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "sk 16% slower"},
     /* (192 x 128 now: on the H200 266.9 us against 276.0 in 128 x 128.) */
-    {H100, 2432, 2432, 16384, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "k > 128 tiles"},
-    {H200, 1800, 5120, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
-    {H200, 3000, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
-    {H200, 4500, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, false, "sk gained"},
-    {H200, 2500, 4096, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "sk lost"},
+    {H100, 2432, 2432, 16384, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "k > 128 tiles"},
+    {H200, 1800, 5120, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk gained"},
+    {H200, 3000, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk gained"},
+    {H200, 4500, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, true, 0, 0, "sk gained"},
+    {H200, 2500, 4096, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "sk lost"},
     /* The 192 x 128 tile (three consumers), the tuning set of its rate
      * (docs/DECISIONS.md, "The 192x128 16-bit tile"; H200, the 8 16-bit
      * cells' geomean, against the 128-row plan): m just past a multiple of
@@ -134,49 +135,49 @@ static const tiles16_case cases[] = {
      * slower, 7000 x 1024 x 4096 1.17x, 1500 x 11008 x 8192 1.14x, 2500 x
      * 4096 x 4096 1.22x, 1800 x 5120 x 4096 1.18x, 4500 x 1024 x 4096
      * 1.01x, 3000 x 6144 x 4096 a tie), nor for 180 x 8192 x 4096. */
-    {H200, 539, 11008, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "92.4 -> 72.4 us"},
-    {H200, 539, 11008, 4096, TB, WL_EX16_WGMMA, TALL, false, false, 0, false, "op_b = T"},
-    {H200, 535, 5120, 5120, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "55.5 -> 45.3 us"},
-    {H200, 700, 4096, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "46.4 -> 38.4 us"},
-    {H200, 570, 14336, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "118.5 -> 108 us"},
-    {H200, 2304, 4096, 8192, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "214 -> 206.5 us"},
-    {H200, 1100, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "tall 1.15x slower"},
-    {H200, 7000, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "tall 1.17x slower"},
-    {H200, 1500, 11008, 8192, 0, WL_EX16_WGMMA, 256, false, false, 0, false, "tall 1.14x slower"},
-    {H200, 180, 8192, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, false, "128 x 128"},
+    {H200, 539, 11008, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "92.4 -> 72.4 us"},
+    {H200, 539, 11008, 4096, TB, WL_EX16_WGMMA, TALL, false, false, 0, 0, "op_b = T"},
+    {H200, 535, 5120, 5120, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "55.5 -> 45.3 us"},
+    {H200, 700, 4096, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "46.4 -> 38.4 us"},
+    {H200, 570, 14336, 4096, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "118.5 -> 108 us"},
+    {H200, 2304, 4096, 8192, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "214 -> 206.5 us"},
+    {H200, 1100, 6144, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, 0, "tall 1.15x slower"},
+    {H200, 7000, 1024, 4096, 0, WL_EX16_WGMMA, 256, false, false, 0, 0, "tall 1.17x slower"},
+    {H200, 1500, 11008, 8192, 0, WL_EX16_WGMMA, 256, false, false, 0, 0, "tall 1.14x slower"},
+    {H200, 180, 8192, 4096, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "128 x 128"},
     /* The GPU tests' 192 x 128 cases (tests/unit/test_gemm_ex_api.c,
      * tall_cases; tight here): every op of 539 x 4096 x 256 (A re-strided
      * with op T), a last tile row of one row, k split in 5 on one tile row. */
-    {H200, 539, 4096, 256, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "tall_cases"},
-    {H200, 539, 4096, 256, TB, WL_EX16_WGMMA, TALL, false, false, 0, false, "tall_cases"},
-    {H200, 539, 4096, 256, TA, WL_EX16_WGMMA, TALL, false, false, 1, false, "tall_cases"},
-    {H200, 539, 4096, 256, TA | TB, WL_EX16_WGMMA, TALL, false, false, 1, false, "tall_cases"},
-    {H200, 577, 4096, 1024, 0, WL_EX16_WGMMA, TALL, false, false, 0, false, "tall_cases"},
-    {H200, 577, 4096, 1024, TA, WL_EX16_WGMMA, TALL, false, false, 1, false, "tall_cases"},
-    {H200, 191, 3072, 4096, TB, WL_EX16_WGMMA, TALL, true, false, 0, false, "tall_cases, split"},
-    {H200, 191, 3070, 4096, TB, WL_EX16_WGMMA, TALL, true, false, 0, false, "tall_cases, split"},
+    {H200, 539, 4096, 256, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "tall_cases"},
+    {H200, 539, 4096, 256, TB, WL_EX16_WGMMA, TALL, false, false, 0, 0, "tall_cases"},
+    {H200, 539, 4096, 256, TA, WL_EX16_WGMMA, TALL, false, false, 1, 0, "tall_cases"},
+    {H200, 539, 4096, 256, TA | TB, WL_EX16_WGMMA, TALL, false, false, 1, 0, "tall_cases"},
+    {H200, 577, 4096, 1024, 0, WL_EX16_WGMMA, TALL, false, false, 0, 0, "tall_cases"},
+    {H200, 577, 4096, 1024, TA, WL_EX16_WGMMA, TALL, false, false, 1, 0, "tall_cases"},
+    {H200, 191, 3072, 4096, TB, WL_EX16_WGMMA, TALL, true, false, 0, 0, "tall_cases, split"},
+    {H200, 191, 3070, 4096, TB, WL_EX16_WGMMA, TALL, true, false, 0, 0, "tall_cases, split"},
     /* Rows off 16 bytes re-strided before the wgmma kernel: 17 x 3001 x
      * 1999 and 777 x 555 x 333 (A and B); 61 x 200 x 97 (A off 16 bytes,
      * B's 400-byte rows off the 128-byte lines: copied too) and 200 x 61 x
      * 97; the unaligned tuning shapes 40001 x 180 x 2001 and 301^3. */
-    {H100, 17, 3001, 1999, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A and B re-strided"},
-    {H100, 777, 555, 333, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A and B re-strided"},
-    {H200, 61, 200, 97, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A re-strided, B off lines"},
-    {H200, 200, 61, 97, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "A and B re-strided"},
-    {H200, 40001, 180, 2001, 0, WL_EX16_WGMMA, 128, false, false, 3, false, "unaligned tuning"},
-    {H200, 301, 301, 301, 0, WL_EX16_WGMMA, 64, false, false, 3, false, "unaligned tuning"},
+    {H100, 17, 3001, 1999, 0, WL_EX16_WGMMA, 64, false, false, 3, 0, "A and B re-strided"},
+    {H100, 777, 555, 333, 0, WL_EX16_WGMMA, 64, false, false, 3, 0, "A and B re-strided"},
+    {H200, 61, 200, 97, 0, WL_EX16_WGMMA, 64, false, false, 3, 0, "A re-strided, B off lines"},
+    {H200, 200, 61, 97, 0, WL_EX16_WGMMA, 64, false, false, 3, 0, "A and B re-strided"},
+    {H200, 40001, 180, 2001, 0, WL_EX16_WGMMA, 128, false, false, 3, 0, "unaligned tuning"},
+    {H200, 301, 301, 301, 0, WL_EX16_WGMMA, 64, false, false, 3, 0, "unaligned tuning"},
     /* y = A x through the narrow tile on C^T = x^T A^T: 4096 x 1 x 4096
      * 22.4 -> 18.1 us (H100). */
-    {H100, 4096, 1, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, true, "y = A x transposed"},
+    {H100, 4096, 1, 4096, 0, WL_EX16_WGMMA, 64, false, false, 0, 1, "y = A x transposed"},
     /* Small squares on the narrow tile, not mma.sync (H200: 128^3 6.0-6.8
      * us against 7.2-8.4, 240^3 6.4-7.3 against 9.0-10.2). mma.sync
      * without TMA (sm_80): 128 x 128 tiles on 256 x 14336 x 4096, 64 x 64
      * on 1024^3; on rows off 16 bytes, split k (17 x 3001 x 1999). */
-    {H100, 128, 128, 128, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow, 128^3"},
-    {H200, 240, 240, 240, 0, WL_EX16_WGMMA, 64, false, false, 0, false, "narrow, 240^3"},
-    {A100, 256, 14336, 4096, 0, WL_EX16_MMA, 0, false, false, 0, false, "mma128"},
-    {A100, 1024, 1024, 1024, 0, WL_EX16_MMA, 1, false, false, 0, false, "mma64"},
-    {A100, 17, 3001, 1999, 0, WL_EX16_MMA, 1, true, false, 0, false, "unaligned, split"},
+    {H100, 128, 128, 128, 0, WL_EX16_WGMMA, 64, false, false, 0, 0, "narrow, 128^3"},
+    {H200, 240, 240, 240, 0, WL_EX16_WGMMA, 64, false, false, 0, 0, "narrow, 240^3"},
+    {A100, 256, 14336, 4096, 0, WL_EX16_MMA, 0, false, false, 0, 0, "mma128"},
+    {A100, 1024, 1024, 1024, 0, WL_EX16_MMA, 1, false, false, 0, 0, "mma64"},
+    {A100, 17, 3001, 1999, 0, WL_EX16_MMA, 1, true, false, 0, 0, "unaligned, split"},
     /* The TMA path forced: the unaligned tuning shape (341 us). */
     {H200, 40001, 180, 2001, WL_GEMM_EX16_FORCE_TMA, WL_EX16_TMA, 0, false, false, 0, false,
      "ex16_tma forced"},
@@ -185,8 +186,22 @@ static const tiles16_case cases[] = {
      "no TMA"},
     {H100, 65, 4096, 4096, WL_GEMM_EX16_FORCE_THIN, WL_EX16_TILED, 0, false, false, 0, false,
      "small side past 64"},
+    /* The swapped product, 128 x 96 tiles of C^T (wgmma_swap_rate: H200,
+     * the swap tuning set, 264 x 14336 x 4096 106 -> 81 us and 275 x 8192 x
+     * 28672 340 -> 236, both op(B)); swapped_cases' shapes. */
+    {H200, 264, 14336, 4096, 0, WL_EX16_WGMMA, 96, false, false, 0, SWAP, "swap tuning"},
+    {H200, 275, 8192, 28672, TB, WL_EX16_WGMMA, 96, true, false, 0, SWAP, "swap tuning, split"},
+    {H200, 261, 4096, 2048, 0, WL_EX16_WGMMA, 96, false, false, 0, SWAP, "swapped_cases"},
+    {H200, 261, 4096, 2048, TB, WL_EX16_WGMMA, 96, false, false, 0, SWAP, "swapped_cases"},
+    {H200, 263, 3000, 2048, 0, WL_EX16_WGMMA, 96, false, false, 0, SWAP, "swapped_cases"},
+    {H200, 263, 3000, 2048, TB, WL_EX16_WGMMA, 96, false, false, 0, SWAP, "swapped_cases"},
+    {H200, 270, 2000, 4096, 0, WL_EX16_WGMMA, 96, true, false, 0, SWAP, "swapped_cases, split"},
+    {H200, 270, 2000, 4096, TB, WL_EX16_WGMMA, 96, true, false, 0, SWAP, "swapped_cases, split"},
+    /* op(A) = T: the kernel would read A^T N-major, which its 96-wide tile
+     * does not; not swapped. */
+    {H200, 261, 4096, 2048, TA, WL_EX16_WGMMA, 128, false, false, 1, 0, "not swapped: op(A) T"},
     /* k = 0: C = beta C, the tiled fallback. */
-    {H100, 4096, 4096, 0, 0, WL_EX16_TILED, 0, false, false, 0, false, "k = 0"},
+    {H100, 4096, 4096, 0, 0, WL_EX16_TILED, 0, false, false, 0, 0, "k = 0"},
 };
 
 static void test_cases(void)
@@ -289,7 +304,16 @@ static void test_properties(void)
         CHECK(plan.sk_workers == 0 ||
               (plan.kind == WL_EX16_WGMMA && plan.splits == 1 && plan.rows == 128 &&
                plan.tile != EX16_WGMMA_NARROW && !plan.transposed));
-        CHECK(!plan.transposed || (plan.kind == WL_EX16_WGMMA && n == 1 && plan.restride == 0));
+        /* Transposed: y = A x (n = 1), or the swapped product (m of 257-384,
+         * A stored m x k, both operands' rows on 16 bytes, 128 x 96 tiles). */
+        const bool rows_on_16 =
+            rows_16(wl_gemm_lda(&p), p.misalign) && rows_16(wl_gemm_ldb(&p), p.misalign);
+        CHECK(
+            plan.transposed == 0 ||
+            (plan.transposed == 1 && plan.kind == WL_EX16_WGMMA && n == 1 && plan.restride == 0) ||
+            (plan.transposed == WL_EX16_SWAPPED && plan.kind == WL_EX16_WGMMA && m > 256 &&
+             m <= 384 && !(variant & TA) && rows_on_16 && plan.restride == 0 && plan.rows == 128 &&
+             plan.tile == EX16_WGMMA_SWAP_WIDTH));
         switch (plan.kind) {
         case WL_EX16_MMA:
             CHECK(plan.tile == 0 || plan.tile == 1);
@@ -301,9 +325,12 @@ static void test_properties(void)
             CHECK(plan.splits == 1 && plan.k_chunk == (int)k && plan.restride == 0);
             break;
         case WL_EX16_WGMMA: {
-            /* 64 x 64, 128 x 128, 128 x 256, or 192 x 128 where m > 128. */
+            /* 64 x 64, 128 x 128, 128 x 256, 192 x 128 where m > 128, or
+             * the swapped product's 128 x 96. */
             CHECK_MSG((plan.rows == 64 && plan.tile == 64) ||
                           (plan.rows == 128 && (plan.tile == 128 || plan.tile == 256)) ||
+                          (plan.rows == 128 && plan.tile == EX16_WGMMA_SWAP_WIDTH &&
+                           plan.transposed == WL_EX16_SWAPPED) ||
                           (plan.rows == EX16_WGMMA_TALL && plan.tile == 128 && m > 128 &&
                            !plan.transposed),
                       "wgmma %zu x %zu x %zu: %d x %d tiles", m, n, k, plan.rows, plan.tile);
@@ -334,6 +361,50 @@ static void test_properties(void)
     CHECK_MSG(tall_plans > 0, "no 192 x 128 tiles in %d problems", count);
 }
 
+/* The swapped product's range (m of 257-384), where the draws above seldom
+ * land: op(A) and op(B) drawn, leading dimensions tight or padded (by 16
+ * bytes, or off them), bases on 16 bytes or off. Swapped plans only with
+ * op(A) = N and every row on 16 bytes, always 128 x 96 tiles, no copies,
+ * whole k tiles; the same problem the same plan; some problems swapped. */
+static void test_swapped_range(void)
+{
+    const warplab_device_info d = device_of(H200);
+    int swapped = 0;
+    const int count = 4000;
+    for (int i = 0; i < count; i++) {
+        const unsigned r = (unsigned)draw();
+        const int variant = ((r & 1) ? TA : 0) | ((r >> 1 & 1) ? TB : 0) |
+                            ((r >> 2 & 1) ? WL_GEMM_C_INPUT_TYPE : 0);
+        /* n and k multiples of 8 (the layers' sizes) in 7 of 8 draws. */
+        const size_t round = (r >> 13 & 7) != 0 ? 8 : 1;
+        const size_t n = (draw_side(30000) + round - 1) / round * round,
+                     k = (draw_side(30000) + round - 1) / round * round;
+        wl_problem p = problem(257 + (size_t)(draw() % 128), n, k, variant);
+        p.dtype = (r >> 3 & 1) ? WARPLAB_BFLOAT16 : WARPLAB_FLOAT16;
+        p.misalign = (r >> 4 & 3) == 0 ? 1 : 0;
+        draw_gemm_lds(&p, r >> 6, 0);
+        for (int j = 0; j < 2; j++) /* padded: by 8 elements (16 bytes) or by 3 */
+            if (r >> (9 + j) & 1)
+                p.ld[j] = (j == 0 ? wl_gemm_a_cols(&p) : wl_gemm_b_cols(&p)) +
+                          ((r >> (11 + j) & 1) ? 8 : 3);
+        const wl_ex16_plan plan = wl_ex16_choose(&d, &p, true);
+        const wl_problem again = p;
+        const wl_ex16_plan plan2 = wl_ex16_choose(&d, &again, true);
+        CHECK(same_plan(&plan, &plan2));
+        if (plan.transposed != WL_EX16_SWAPPED)
+            continue;
+        swapped++;
+        CHECK_MSG(!(variant & TA) && rows_16(wl_gemm_lda(&p), p.misalign) &&
+                      rows_16(wl_gemm_ldb(&p), p.misalign) && plan.kind == WL_EX16_WGMMA &&
+                      plan.rows == 128 && plan.tile == EX16_WGMMA_SWAP_WIDTH &&
+                      plan.restride == 0 && plan.sk_workers == 0 && covers(&plan, p.dim[2], 64),
+                  "%zu x %zu x %zu variant %d ld %zu %zu misalign %zu: swapped %d x %d, %d splits",
+                  p.dim[0], p.dim[1], p.dim[2], variant, wl_gemm_lda(&p), wl_gemm_ldb(&p),
+                  p.misalign, plan.rows, plan.tile, plan.splits);
+    }
+    CHECK_MSG(swapped >= 10, "%d swapped products in %d problems", swapped, count);
+}
+
 /* ex16_thin's view: the small side, the big one, and X's layout. */
 static void test_thin_shape(void)
 {
@@ -350,6 +421,7 @@ int main(void)
 {
     test_cases();
     test_properties();
+    test_swapped_range();
     test_thin_shape();
     return check_report("test_gemm_tiles16");
 }

@@ -351,11 +351,12 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
         if (plan->sk_workers > 0)
             wl_format(shares, sizeof shares, ", last wave in %d stream-K shares", plan->sk_workers);
         wl_format(text, len, "ex16 wgmma as stored%s, %dx%d tiles, %d split%s%s (%.0f us modelled)",
-                  plan->transposed      ? ", transposed (C^T = B^T A^T)"
-                  : plan->restride == 3 ? ", A and B re-strided"
-                  : plan->restride == 1 ? ", A re-strided"
-                  : plan->restride == 2 ? ", B re-strided"
-                                        : "",
+                  plan->transposed == WL_EX16_SWAPPED ? ", swapped (C^T = op(B)^T op(A)^T)"
+                  : plan->transposed                  ? ", transposed (C^T = B^T A^T)"
+                  : plan->restride == 3               ? ", A and B re-strided"
+                  : plan->restride == 1               ? ", A re-strided"
+                  : plan->restride == 2               ? ", B re-strided"
+                                                      : "",
                   plan->rows, plan->tile, plan->splits, plan->splits == 1 ? "" : "s", shares,
                   plan->predicted_us);
         break;
@@ -380,6 +381,16 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
     const int c_kind = !narrow ? WL_GEMV_F32 : bf16 ? WL_GEMV_BF16 : WL_GEMV_F16;
     return wl_splitk_finish_launch(backend, part, splits, rows, cols, c, c_i, c_j, c_kind, alpha,
                                    beta);
+}
+
+/* ex16_thin's loads along a contiguous row whose base and pitch (16-bit
+ * elements) are aligned: 16, 8 or 4 bytes, or 0 (element by element). */
+static int thin_vector_bytes(const void *base, long long stride_elements)
+{
+    for (int bytes = 16; bytes >= 4; bytes /= 2)
+        if ((uintptr_t)base % bytes == 0 && stride_elements * 2 % bytes == 0)
+            return bytes;
+    return 0;
 }
 
 /* The thin kernel's parameters: X, Y and C of a problem (see
@@ -409,11 +420,13 @@ static ex16_thin_params thin_params_of(const wl_launch *launch, const wl_ex16_pl
         params.y_i = tb ? ldb : 1;
         params.y_q = tb ? 1 : ldb;
     }
-    /* Columns: X's rows (x_q apart) start 16-byte aligned; warps: X's
-     * columns (x_j apart) do, and Y's rows (y_i apart) when contiguous. */
-    params.x_vec = sh.columns ? aligned_16(params.x, params.x_q) : aligned_16(params.x, params.x_j);
+    /* Columns: X's rows (x_q apart) start aligned; warps: X's columns (x_j
+     * apart) do, and Y's rows (y_i apart) when contiguous: the widest load
+     * that keeps them so. */
+    params.x_vec = thin_vector_bytes(params.x, sh.columns ? params.x_q : params.x_j);
     /* A single row of Y (small = 1) has no stride to keep aligned. */
-    params.y_vec = params.y_q == 1 && aligned_16(params.y, sh.small == 1 ? 0 : params.y_i);
+    params.y_vec =
+        params.y_q == 1 ? thin_vector_bytes(params.y, sh.small == 1 ? 0 : params.y_i) : 0;
     params.big = sh.big;
     params.small = sh.small;
     params.k = (int)wl_gemm_k(p);
@@ -718,14 +731,58 @@ static warplab_status launch_wgmma(wl_backend *backend, const wl_launch *launch,
     call->bm = plan->rows == EX16_WGMMA_TALL ? EX16_WGMMA_TALL : 0;
     call->splits = plan->splits;
     call->k_chunk = plan->k_chunk;
+    const bool swapped = plan->transposed == WL_EX16_SWAPPED;
+    call->c_transposed = swapped;
     call->part = plan->splits > 1 ? part : NULL;
     call->sk_space = plan->sk_workers > 0 ? sk_space : NULL;
     call->sk_workers = plan->sk_workers;
     const warplab_status status = wl_gemm_ex_wgmma_run(backend, call);
     if (status != WARPLAB_OK || plan->splits == 1)
         return status;
-    return wl_ex16_finish(backend, p->dtype == WARPLAB_BFLOAT16, call->part, plan->splits, call->m,
-                          call->n, call->c, call->ldc, 1, call->c_narrow, call->alpha, call->beta);
+    /* The swapped product's sums lie in part as the caller's C (m x n). */
+    const int rows = swapped ? call->n : call->m, cols = swapped ? call->m : call->n;
+    return wl_ex16_finish(backend, p->dtype == WARPLAB_BFLOAT16, call->part, plan->splits, rows,
+                          cols, call->c, call->ldc, 1, call->c_narrow, call->alpha, call->beta);
+}
+
+/* The swapped product (transposed == WL_EX16_SWAPPED): C^T (n x m) = op(B)^T
+ * op(A)^T, so that a small m is the tiles' width (96 columns of m against
+ * 128 rows of n: wgmma's n is any multiple of 8, its m 64 a consumer; 284
+ * rows in three 96-wide tiles compute 288, in 128- or 192-row tiles 384).
+ * op(B)^T is the kernel's A: B stored k x n (op N) M-major, n x k (op T)
+ * K-major; op(A)^T its B, K-major with A stored m x k (op N, the only
+ * layout planned). The kernel writes C transposed (split, its sums into
+ * the workspace as C, m x n, which the finish adds). Views less aligned
+ * than planned: mma.sync. */
+static warplab_status run_wgmma_swapped(wl_backend *backend, const wl_launch *launch,
+                                        const wl_ex16_plan *plan)
+{
+    const wl_problem *p = launch->problem;
+    const void *a = wl_view_ptr(launch->buf[GEMM_A]), *b = wl_view_ptr(launch->buf[GEMM_B]);
+    const int lda = (int)wl_gemm_lda(p), ldb = (int)wl_gemm_ldb(p);
+    float *part = (float *)wl_view_ptr(launch->scratch);
+    if (wl_gemm_trans_a(p) || !aligned_16(a, lda) || !aligned_16(b, ldb) ||
+        (uintptr_t)part % 16 != 0) {
+        wl_ex16_plan mma = *plan;
+        mma.kind = WL_EX16_MMA;
+        mma.tile = 1;
+        mma.transposed = 0;
+        return run_mma(backend, launch, &mma);
+    }
+    wl_gemm_ex_wgmma_call call;
+    call.a = b;
+    call.lda = ldb;
+    call.a_m_major = !wl_gemm_trans_b(p);
+    call.b = a;
+    call.ldb = lda;
+    call.b_n_major = false;
+    call.c = wl_view_ptr(launch->buf[GEMM_C]);
+    call.ldc = (int)wl_gemm_ldc(p);
+    call.m = (int)wl_gemm_n(p);
+    call.n = (int)wl_gemm_m(p);
+    call.k = (int)wl_gemm_k(p);
+    call.after_copy = false;
+    return launch_wgmma(backend, launch, plan, &call, part, NULL);
 }
 
 /* y = A x (n = 1, x and C contiguous) as C^T = x^T A^T: x is the one row of
@@ -766,6 +823,8 @@ static warplab_status run_wgmma_transposed(wl_backend *backend, const wl_launch 
 static warplab_status run_wgmma(wl_backend *backend, const wl_launch *launch,
                                 const wl_ex16_plan *plan)
 {
+    if (plan->transposed == WL_EX16_SWAPPED)
+        return run_wgmma_swapped(backend, launch, plan);
     if (plan->transposed)
         return run_wgmma_transposed(backend, launch, plan);
     const wl_problem *p = launch->problem;

@@ -24,8 +24,9 @@
  * Geometry as ex16_thin_params: X[q][j] at q * x_q + j * x_j with x_q = 1
  * (X_ALONG_K) or x_j = 1, Y[i][q] at i * y_i + q * y_q. A 16-byte load is
  * issued only when its window lies inside the row (column) and the split
- * and is 16-byte aligned (x_vec, y_vec say the base and the stride are);
- * every other element is loaded alone, and elements past an edge are
+ * and is 16-byte aligned (x_vec, y_vec say the base and the stride are;
+ * 8- and 4-byte aligned rows load the window in 2 or 4 pieces); every
+ * other element is loaded alone, and elements past an edge are
  * zeros (their products land in sums that are not written). */
 /* warplab:rung gemm ex16_thin */
 #ifndef WARPLAB_GEMM_EX16_THIN_CUH
@@ -41,8 +42,11 @@ struct ex16_thin_params {
     const uint16_t *x, *y;
     long long x_q, x_j, y_i, y_q;
     int big, small, k, k_chunk, splits;
-    bool x_vec, y_vec; /* 16-byte loads of X (Y) along its contiguous dimension */
-    float *part;       /* [split][small][big] */
+    /* The widest load of 8 elements of X (Y) along its contiguous dimension
+     * that its base and stride allow: 16, 8 or 4 bytes, 0 element by
+     * element. */
+    int x_vec, y_vec;
+    float *part; /* [split][small][big] */
     void *c;
     long long c_i, c_j;
     float alpha, beta;
@@ -61,20 +65,36 @@ __device__ __forceinline__ void ex16_mma_16816(float d[4], const unsigned a[4], 
 }
 
 /* 8 elements src[e * stride], e < valid (others zero), as 4 words (the
- * lower element in the low half). vec: src is 16-byte aligned and stride
- * is 1, so 8 valid elements are one 16-byte load. */
+ * lower element in the low half). vec: the bytes a load where src is that
+ * aligned and stride is 1 (16: one load; 8: two; 4: four), 8 valid
+ * elements; 0, or fewer valid, loads element by element. Rows of 16-bit
+ * elements whose pitch is 8 bytes off 16 (k = 4 mod 8) keep 8-byte loads
+ * instead of 2-byte ones. */
 __device__ __forceinline__ void ex16_thin_load8(const uint16_t *src, long long stride, int valid,
-                                                bool vec, unsigned w[4])
+                                                int vec, unsigned w[4])
 {
-    if (vec && valid >= 8) {
+    if (vec >= 4 && valid >= 8) {
 #ifdef WL_EMULATE
         std::memcpy(w, src, 16);
 #else
-        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(src));
-        w[0] = v.x;
-        w[1] = v.y;
-        w[2] = v.z;
-        w[3] = v.w;
+        if (vec == 16) {
+            const uint4 v = __ldg(reinterpret_cast<const uint4 *>(src));
+            w[0] = v.x;
+            w[1] = v.y;
+            w[2] = v.z;
+            w[3] = v.w;
+        } else if (vec == 8) {
+            const uint2 lo = __ldg(reinterpret_cast<const uint2 *>(src));
+            const uint2 hi = __ldg(reinterpret_cast<const uint2 *>(src) + 1);
+            w[0] = lo.x;
+            w[1] = lo.y;
+            w[2] = hi.x;
+            w[3] = hi.y;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                w[i] = __ldg(reinterpret_cast<const unsigned *>(src) + i);
+        }
 #endif
         return;
     }

@@ -730,6 +730,7 @@ static warplab_status run_tma(wl_backend *backend, const wl_launch *launch, cons
     call.k_chunk = tf32->wgmma_k_chunk;
     call.part =
         tf32->wgmma_splits > 1 ? (float *)(bt_space + round_up_1k(b_copy_bytes(p, tf32))) : NULL;
+    call.c_transposed = false;
     call.sk_space = NULL;
     call.sk_workers = 0;
     call.after_copy = false;

@@ -154,11 +154,16 @@ typedef struct wl_gemm_ex_wgmma_call {
     float alpha, beta;
     warplab_dtype type; /* of a and b */
     bool c_narrow;
-    int bn, splits, k_chunk;
+    int bn, splits, k_chunk; /* bn: 64, 128 or 256; 96 swapped (c_transposed) */
     /* The tile's rows: 0 for the width's (64 for the narrow tile, else 128),
      * or 192 (16-bit, bn 128, no stream-K shares: three consumers). */
     int bm;
     float *part;
+    /* The product is C^T (the swapped product: m and n the caller's n and
+     * m): written to C transposed, c[j * ldc + i], or with splits to part
+     * as [split][n][m], the caller's C, for its finish. The 128 x 96 tile,
+     * and only it, runs this. */
+    bool c_transposed;
     /* Stream-K (one split, 128-row tiles; stream_k.cuh): the last wave's k
      * tiles in sk_workers shares over the SMs, the hand-over in sk_space
      * (wl_sk_flag_bytes(2 sk_workers), then sk_workers x 128 x bn floats).

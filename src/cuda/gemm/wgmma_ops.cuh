@@ -18,7 +18,8 @@
 
 /* The accumulator registers of an m64nN wgmma (N / 2 a thread): the
  * register list in the instruction and the matching operands, for N = 64,
- * 128 and 256, each list the one before it and the next registers. */
+ * 128 and 256, each list the one before it and the next registers (N =
+ * 96 below). */
 #define WGMMA_D32_REGISTERS                                                                        \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "   \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -56,6 +57,15 @@
         "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),        \
         "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),        \
         "+f"(d[127])
+
+/* N = 96 (the swapped product's tile, wgmma_ex.sm90a.cu). */
+#define WGMMA_D48_REGISTERS                                                                        \
+    WGMMA_D32_REGISTERS                                                                            \
+        ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
+#define WGMMA_D48_OPERANDS(d)                                                                      \
+    WGMMA_D32_OPERANDS(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),        \
+        "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), \
+        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
 
 /* D(64 x 256) (+)= A(64 x K) * B(K x 256), both K-major in shared memory,
  * by descriptor; accumulate = 0 overwrites D. TAIL: the immediates after
