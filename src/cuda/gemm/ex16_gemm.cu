@@ -368,9 +368,15 @@ extern "C" void wl_ex16_describe(const wl_ex16_plan *plan, char *text, size_t le
 /* ------------------------------------------------------------------------ */
 /* Host side: the launches                                                  */
 
+/* A row of 16-bit elements whose base and pitch are multiples of bytes. */
+static bool aligned_to(const void *base, long long stride_elements, int bytes)
+{
+    return (uintptr_t)base % bytes == 0 && stride_elements * 2 % bytes == 0;
+}
+
 static bool aligned_16(const void *base, long long stride_elements)
 {
-    return (uintptr_t)base % 16 == 0 && stride_elements * 2 % 16 == 0;
+    return aligned_to(base, stride_elements, 16);
 }
 
 extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const float *part,
@@ -388,7 +394,7 @@ extern "C" warplab_status wl_ex16_finish(wl_backend *backend, bool bf16, const f
 static int thin_vector_bytes(const void *base, long long stride_elements)
 {
     for (int bytes = 16; bytes >= 4; bytes /= 2)
-        if ((uintptr_t)base % bytes == 0 && stride_elements * 2 % bytes == 0)
+        if (aligned_to(base, stride_elements, bytes))
             return bytes;
     return 0;
 }

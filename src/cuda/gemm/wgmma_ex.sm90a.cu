@@ -104,9 +104,14 @@
 
 enum { XW_TF32 = 0, XW_BF16 = 1, XW_FP16 = 2 };
 
+/* A 16-bit kind's element type. */
+template <int KIND>
+using xw_half = typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type;
+
 /* The swapped product's own width (C^T = op(B)^T op(A)^T, the small side
  * along n): 128 rows of n by 96 of m. */
-#define XW_SWAP_WIDTH(BN) ((BN) == 96)
+#define XW_SWAP_BN 96
+#define XW_SWAP_WIDTH(BN) ((BN) == XW_SWAP_BN)
 
 template <int BM_, int BN> struct xw_shape {
     static_assert(BM_ == XW_BM_OF(BN) || (BM_ == XW_TALL && BN == 128) ||
@@ -361,9 +366,7 @@ __device__ __forceinline__ void xw_store_transposed(const xw_params &p, void *c,
     else if (KIND == XW_TF32 || !p.narrow)
         xw_store((float *)c + (size_t)col * p.ldc + row, v, p.alpha, p.beta);
     else
-        xw_store((typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type *)c +
-                     (size_t)col * p.ldc + row,
-                 v, p.alpha, p.beta);
+        xw_store((xw_half<KIND> *)c + (size_t)col * p.ldc + row, v, p.alpha, p.beta);
 }
 
 /* A box of an operand's matrix `matrix` (planes: a 3-D map, one matrix a
@@ -670,9 +673,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BM), 1)
                                 tile_m * S::BM + consumer * 64, matrix, p.alpha);
                             continue;
                         }
-                        typedef
-                            typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type
-                                T16;
+                        typedef xw_half<KIND> T16;
                         store_c_tile<T16>(acc, &map_c, staging, consumer, warp, lane, signals,
                                           tile_n * BN, tile_m * S::BM + consumer * 64, 0, p.alpha);
                         continue;
@@ -723,9 +724,7 @@ __global__ void __launch_bounds__(XW_THREADS_OF(BM), 1)
                         xw_store_pair((float *)c_matrix + (size_t)row * p.ldc + col, acc[i],
                                       acc[i + 1], both, p.pairs, p.alpha, p.beta);
                     } else {
-                        typedef
-                            typename std::conditional<KIND == XW_BF16, __nv_bfloat16, __half>::type
-                                T16;
+                        typedef xw_half<KIND> T16;
                         T16 *out = (T16 *)c_matrix + (size_t)row * p.ldc + col;
                         if (both && p.pairs) {
                             T16 v[2]; /* C is read only when beta != 0 */
@@ -1052,19 +1051,13 @@ static warplab_status xw_launch_bn(wl_backend *backend, const CUtensorMap &map_a
         return xw_launch_ops<KIND, XW_BM, 256>(backend, map_a, map_b, map_c, p, blocks, ta, tb,
                                                dependent);
     if constexpr (KIND != XW_TF32) {
-        /* The swapped product's width: K-major B (tb false, checked by the
-         * caller), whole tiles or splits, no shares. */
-        if (XW_SWAP_WIDTH(bn) && tb)
-            return wl_fail(backend, WARPLAB_ERROR_INVALID_ARGUMENT,
-                           "gemm_ex wgmma: tiles 128x%d read B K-major only", bn);
-#define XW_SWAPPED(BN)                                                                             \
-    if (bn == BN)                                                                                  \
-        return ta ? xw_launch_sk<KIND, XW_BM, BN, 1, 0, false>(backend, map_a, map_b, map_c, p,    \
-                                                               blocks, dependent)                  \
-                  : xw_launch_sk<KIND, XW_BM, BN, 0, 0, false>(backend, map_a, map_b, map_c, p,    \
-                                                               blocks, dependent);
-        XW_SWAPPED(96)
-#undef XW_SWAPPED
+        /* The swapped product's width: B K-major (the caller refuses tb),
+         * whole tiles or splits, no shares. */
+        if (XW_SWAP_WIDTH(bn))
+            return ta ? xw_launch_sk<KIND, XW_BM, XW_SWAP_BN, 1, 0, false>(
+                            backend, map_a, map_b, map_c, p, blocks, dependent)
+                      : xw_launch_sk<KIND, XW_BM, XW_SWAP_BN, 0, 0, false>(
+                            backend, map_a, map_b, map_c, p, blocks, dependent);
         if (bn == XW_NARROW)
             return xw_launch_ops<KIND, 64, XW_NARROW>(backend, map_a, map_b, map_c, p, blocks, ta,
                                                       tb, dependent);
