@@ -24,8 +24,13 @@
 #     tall-skinny 40001x180x2001 45001x32x2501 30001x72x1999 50001x130x1501
 #     20011x256x3003; large k 99x250x30001 150x61x40001 333x411x17001
 #     64x200x50001; squares 75^3 123^3 199^3 301^3 455^3 777^3
+#   small side 10-16 (ex16_thin's thin_bandwidth and thin_y_strided: the big
+#   operand's rows on 16, 8 and 4 bytes), ex16_thin forced beside the model's
+#   pick: 50000x16x1024 45000x12x2020 37000x10x1030 12x4096x4096
+#   16x11008x4096 10x6144x2020 (the fit also timed N,T, B stored n x k, with
+#   scripts/gemm_grid_timing.cu on an experiment build)
 #
-# Usage: [PART=tiles|unaligned|oddk] scripts/gemm_tile_tuning.sh WARPLAB [LABEL]
+# Usage: [PART=tiles|unaligned|oddk|thin] scripts/gemm_tile_tuning.sh WARPLAB [LABEL]
 # (PART=oddk: WARPLAB names a gemm_grid_timing binary)
 # (the bench's tables: each rung's median beside cuBLAS's, and the plan
 # warplab_gemm_ex describes).
@@ -36,6 +41,7 @@ SHAPES=4500x1024x4096,2500x4096x4096,3000x6144x4096,1800x5120x4096,7000x1024x409
 SHAPES=$SHAPES,16x4608x14336,24x5120x12288,20x5632x14336,28x4864x11008,32x5376x14336,24x9216x8192
 SHAPES=$SHAPES,16x6144x14336
 UNALIGNED=301x301x301,455x455x455,777x777x777,40001x180x2001,99x250x30001
+THIN=50000x16x1024,45000x12x2020,37000x10x1030,12x4096x4096,16x11008x4096,10x6144x2020
 echo "# gemm_tile_tuning ($LABEL): $("$WARPLAB" --version 2>/dev/null | head -1)"
 case "${PART:-all}" in
 all | tiles)
@@ -52,4 +58,8 @@ case "${PART:-all}" in
 all | unaligned)
     "$WARPLAB" bench gemm --rung ex_bf16,ex16_mma,ex16_wgmma,ex16_tma,cublas_ex_bf16 \
         --size "$UNALIGNED" --repeat 20 ;;
+esac
+case "${PART:-all}" in
+all | thin)
+    "$WARPLAB" bench gemm --rung ex_bf16,ex16_thin,cublas_ex_bf16 --size "$THIN" --repeat 20 ;;
 esac

@@ -233,6 +233,13 @@ if has_step sanitize; then
                 else
                     sanitize "$tool" gemm-ex-swapped "$TESTS/test_gemm_ex_api" cuda --swapped
                 fi
+                # (ex16_thin as planned: 8- and 4-byte rows, Y strided and
+                # along k, m small; racecheck the first shape.)
+                if [ "$tool" = racecheck ]; then
+                    sanitize "$tool" gemm-ex-thin "$TESTS/test_gemm_ex_api" cuda --thin-short
+                else
+                    sanitize "$tool" gemm-ex-thin "$TESTS/test_gemm_ex_api" cuda --thin
+                fi
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin-cuda "$TESTS/cuda/test_dropin_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" scan-cuda "$TESTS/cuda/test_scan_cuda"
                 WARPLAB_TEST_SMALL=1 sanitize "$tool" dropin "$TESTS/test_dropin" --backend cuda

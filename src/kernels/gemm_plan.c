@@ -1385,9 +1385,13 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
     {WL_GM_EX16_THIN_BLOCKS_SM, EX16, "thin_blocks_sm", 4.0,
      "ex16_thin's blocks an SM aimed at (4 warps, 4-8 KB in flight each): modelled, not yet "
      "measured (forced rows only)"},
-    {WL_GM_EX16_THIN_BANDWIDTH, EX16, "thin_bandwidth", 0.85,
-     "ex16_thin's big operand at this fraction of the bandwidth: modelled, not yet measured "
-     "(forced rows only)"},
+    {WL_GM_EX16_THIN_BANDWIDTH, EX16, "thin_bandwidth", 0.39,
+     "ex16_thin's big operand (along k) at this fraction of the bandwidth, 5 us fixed: H200, "
+     "forced on the thin tuning set's small sides of 10-16 (50000x16x1024, 45000x12x2020, "
+     "37000x10x1030, 12x4096x4096, 16x11008x4096, 10x6144x2020; BF16, FP16, both Cs), 20% rms"},
+    {WL_GM_EX16_THIN_Y_STRIDED, EX16, "thin_y_strided", 1.2,
+     "ex16_thin slower by this where the small operand is strided along k (loaded element by "
+     "element): the same fit (45000x12x2020 N,N 104 us against N,T 88)"},
     {WL_GM_TF32_SM_GFLOPS, TF32C_, "sm_gflops", 3300.0,
      "an SM's TF32 wgmma rate in 256-wide tiles: H100 measurements (about 3.3 TFLOP/s an SM)"},
     {WL_GM_TF32_128_SM_GFLOPS, TF32C_, "128_sm_gflops", 2900.0,

@@ -585,6 +585,7 @@ typedef enum wl_gemm_model_id {
     /* ex16_thin (forced only) */
     WL_GM_EX16_THIN_BLOCKS_SM,
     WL_GM_EX16_THIN_BANDWIDTH,
+    WL_GM_EX16_THIN_Y_STRIDED,
     /* wl_tf32_choose */
     WL_GM_TF32_SM_GFLOPS,
     WL_GM_TF32_128_SM_GFLOPS,

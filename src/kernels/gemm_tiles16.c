@@ -432,13 +432,24 @@ static void swapped_plan(const warplab_device_info *device, size_t m, size_t n, 
     }
 }
 
+/* ex16_thin's small operand Y (small x k) is strided along k: loaded
+ * element by element. */
+static bool thin_y_strided(const wl_problem *p, const wl_ex16_thin_shape *sh)
+{
+    const size_t stride = sh->small_m ? (wl_gemm_trans_a(p) ? wl_gemm_lda(p) : 1)
+                                      : (wl_gemm_trans_b(p) ? 1 : wl_gemm_ldb(p));
+    return stride != 1;
+}
+
 /* ex16_thin (m or n <= 64): 64-column strips of the big operand, k split
  * so that about thin_blocks_sm blocks an SM are in flight (4 warps
  * each, every warp with 4 or 8 KB of loads outstanding), the partial sums
  * at most an eighth of the big operand's bytes, every warp of a split at
  * least one k step; splits start on whole k steps (16-byte boundaries).
- * Modelled: the big operand at 85% of the bandwidth, a launch, and the
- * finish's launch. Not yet measured on a GPU: no unforced plan takes it. */
+ * Modelled: the big operand at thin_bandwidth of the bandwidth (a partial
+ * last wave of strips and the fixed costs of short rows keep it far below
+ * the copy's rate), thin_y_strided slower where Y is strided along k, the
+ * kernel's and the finish's launches, and the partial sums. */
 static void thin_plan(const warplab_device_info *device, const wl_problem *p, wl_ex16_plan *plan)
 {
     const wl_ex16_thin_shape sh = wl_ex16_thin_shape_of(p);
@@ -454,9 +465,30 @@ static void thin_plan(const warplab_device_info *device, const wl_problem *p, wl
     wl_gemm_split_k(k, wanted, steps < bytes_cap ? steps : bytes_cap, EX16_THIN_STEP,
                     &plan->k_chunk, &plan->splits);
     const double bw = wl_gemm_model_bandwidth_gbs(device) * 1e3;
+    const double y_cost = thin_y_strided(p, &sh) ? EX16_K(THIN_Y_STRIDED) : 1.0;
     plan->predicted_us =
-        2.0 * EX16_K(RESTRIDE_US) + 2.0 * (double)k * sh.big / (EX16_K(THIN_BANDWIDTH) * bw) +
+        2.0 * EX16_K(RESTRIDE_US) +
+        y_cost * 2.0 * (double)k * sh.big / (EX16_K(THIN_BANDWIDTH) * bw) +
         4.0 * (2.0 * plan->splits + 1.0) * sh.small * sh.big / (EX16_K(SPLIT_SUMS_BANDWIDTH) * bw);
+}
+
+/* ex16_thin is planned (unforced) where its model was measured: one 16-row
+ * tile of the small side, the big operand read along k (X_ALONG_K) from
+ * rows and a base on at least 4 bytes (16-, 8- or 4-byte loads; element by
+ * element it ran at a third of that rate, 25000 x 30 x 999 at 0.4 TB/s).
+ * It then competes by its modelled time: it reads the big operand in place
+ * where the wgmma kernel would copy rows 8 or 4 bytes off 16 first (the thin
+ * tuning set, H200: 45000 x 12 x 2020 N,T 188.6 -> 89.0 us, cuBLAS 111.7;
+ * 37000 x 10 x 1030 78.9 -> 60.4); where the rows are on 16 bytes the
+ * wgmma kernel reads them at twice its rate (50000 x 16 x 1024 32 us
+ * against 52). */
+#define EX16_THIN_PLANNED_SMALL 16
+static bool thin_plannable(const wl_problem *p)
+{
+    const wl_ex16_thin_shape sh = wl_ex16_thin_shape_of(p);
+    const size_t pitch = sh.small_m ? wl_gemm_ldb(p) : wl_gemm_lda(p);
+    return sh.small >= 1 && sh.small <= EX16_THIN_PLANNED_SMALL && !sh.columns &&
+           pitch * 2 % 4 == 0 && p->misalign * 2 % 4 == 0;
 }
 
 static bool rows_aligned_16(size_t ld, size_t misalign)
@@ -594,6 +626,17 @@ wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem 
         wgmma.transposed = true;
         if (wgmma.predicted_us < plan.predicted_us)
             plan = wgmma;
+    }
+    /* ex16_thin where its model holds (thin_plannable; measured on the H200). */
+    if (tma_available && !force && thin_plannable(p)) {
+        wl_ex16_plan thin = plan;
+        thin.rows = 128;
+        thin.restride = 0;
+        thin.transposed = 0;
+        thin.sk_workers = 0;
+        thin_plan(device, p, &thin);
+        if (thin.predicted_us < plan.predicted_us)
+            plan = thin;
     }
     return plan;
 }

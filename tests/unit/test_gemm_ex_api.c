@@ -11,7 +11,8 @@
  * The inputs are generated as the user holds them (float, or 16-bit words)
  * and decoded here independently of the library. Usage: test_gemm_ex_api
  * [backend] [--ex-only | --tf32-only | --sanitizer | --lines | --tall | --tall-short |
- * --swapped | --swapped-short | --fp32-copy [--sanitizer] | --small-mma]
+ * --swapped | --swapped-short | --thin | --thin-short | --fp32-copy [--sanitizer] |
+ * --small-mma]
  * (all compiled backends by default). --ex-only leaves out the FP32 op N, N
  * float cases, which run warplab_gemm's own path; --sanitizer is the GPU check's short
  * list under compute-sanitizer (see sanitizer_keeps); --lines the large
@@ -19,7 +20,7 @@
  * tiles: the GPU check runs them under memcheck and initcheck); --tall the
  * 192 x 128 wgmma tile's cases alone (tall_cases; --tall-short fewer);
  * --swapped the swapped 16-bit product's (swapped_cases; --swapped-short
- * fewer);
+ * fewer); --thin ex16_thin's as planned (thin_cases; --thin-short fewer);
  * --fp32-copy
  * (cuda alone, 77 without a GPU) FP32 compute on N, T / T, N / T, T float
  * operands, as planned and with the planner's fp32_dispatch_copy row forced
@@ -119,6 +120,8 @@ static bool tall_only = false;     /* --tall: the 192 x 128 tile's cases alone (
 static bool tall_short = false;    /* --tall-short: those of N, N and T, T on 539 x 4096 x 256 */
 static bool swapped_only = false;  /* --swapped: the swapped product's cases (swapped_cases) */
 static bool swapped_short = false; /* --swapped-short: its first shape alone */
+static bool thin_only = false;     /* --thin: ex16_thin as planned (thin_cases) */
+static bool thin_short = false;    /* --thin-short: its first shape alone */
 /* Views one element past the start of their allocation (bases off 16
  * bytes: 2-byte aligned for 16-bit); 0: the allocation itself. */
 static bool views_off = false;
@@ -479,12 +482,50 @@ static int swapped_cases(warplab_context *context, const char *backend)
     return cases;
 }
 
+/* On cuda, ex16_thin as the planner takes it (the big operand read along
+ * k from rows 8 or 4 bytes off 16, at most 16 rows of the small side; the
+ * cost model's pick on 132 SMs, which tests/unit/test_gemm_tiles16.c's
+ * property test bounds): 4000 x 12 x 1020 (rows of A 8 bytes off: 8-byte
+ * loads; a last strip of 32 columns), 2000 x 16 x 1004 (4 bytes off) with
+ * op(B) = N (B^T strided along k, loaded element by element) and T, and
+ * 10 x 6144 x 2020 with op(B) = T (m small: B is the big operand): tight
+ * with beta = 0 and a NaN in A and B (FP32 C; FP16 C), padded by 16 bytes
+ * with beta != 0 (BF16 C; FP32 C from FP16). --thin-short: the first shape
+ * alone, racecheck's list. */
+static int thin_cases(warplab_context *context, const char *backend)
+{
+    static const struct {
+        size_t m, n, k;
+        int first_ops;
+    } shapes[] = {{4000, 12, 1020, 0}, {2000, 16, 1004, 0}, {10, 6144, 2020, 2}};
+    int cases = 0;
+    for (size_t s = 0; s < (thin_short ? 1 : sizeof shapes / sizeof shapes[0]); s++)
+        for (int ops = shapes[s].first_ops; ops < 4; ops += 2)
+            for (int v = 0; v < 4; v++) {
+                const warplab_dtype in = v % 2 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
+                const warplab_dtype out = v == 1 || v == 2 ? in : WARPLAB_FLOAT32;
+                gemm_case t = case_of(shapes[s].m, shapes[s].n, shapes[s].k, ops, in, out,
+                                      WARPLAB_COMPUTE_FP32, v >= 2 ? 1 : 0);
+                if (v >= 2)
+                    t.padded = 2; /* rows keep their alignment: the plan stays thin */
+                run_case(context, backend, &t);
+                cases++;
+            }
+    return cases;
+}
+
 static void on_backend(warplab_backend_kind kind)
 {
     const char *backend = warplab_backend_name(kind);
     warplab_context *context = NULL;
     if (warplab_context_create(kind, 0, &context) != WARPLAB_OK) {
         printf("  %s: no device, skipped\n", backend);
+        return;
+    }
+    if (thin_only) {
+        const int cases = kind == WARPLAB_BACKEND_CUDA ? thin_cases(context, backend) : 0;
+        printf("  %s: %d cases\n", backend, cases);
+        warplab_context_destroy(context);
         return;
     }
     if (swapped_only) {
@@ -852,10 +893,12 @@ int main(int argc, char **argv)
     tall_only = tall_short || (argc > 2 && strcmp(argv[2], "--tall") == 0);
     swapped_short = argc > 2 && strcmp(argv[2], "--swapped-short") == 0;
     swapped_only = swapped_short || (argc > 2 && strcmp(argv[2], "--swapped") == 0);
-    if (swapped_only) { /* cuda cases alone: skipped (77) without a device */
+    thin_short = argc > 2 && strcmp(argv[2], "--thin-short") == 0;
+    thin_only = thin_short || (argc > 2 && strcmp(argv[2], "--thin") == 0);
+    if (swapped_only || thin_only) { /* cuda cases alone: skipped (77) without a device */
         warplab_context *probe = NULL;
         if (warplab_context_create(WARPLAB_BACKEND_CUDA, 0, &probe) != WARPLAB_OK) {
-            printf("test_gemm_ex_api --swapped: skipped: no cuda device (%s)\n",
+            printf("test_gemm_ex_api %s: skipped: no cuda device (%s)\n", argv[2],
                    warplab_last_error(NULL));
             return TEST_SKIP;
         }

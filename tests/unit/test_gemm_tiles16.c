@@ -200,6 +200,25 @@ static const tiles16_case cases[] = {
     /* op(A) = T: the kernel would read A^T N-major, which its 96-wide tile
      * does not; not swapped. */
     {H200, 261, 4096, 2048, TA, WL_EX16_WGMMA, 128, false, false, 1, 0, "not swapped: op(A) T"},
+    /* ex16_thin where the big operand's rows are 8 or 4 bytes off 16 and
+     * the small side is at most 16 (the thin tuning set: 45000 x 12 x 2020
+     * N,T 188.6 -> 89.0 us, 37000 x 10 x 1030 78.9 -> 60.4); not where they
+     * are on 16 bytes (50000 x 16 x 1024: the wgmma kernel, 32 us against
+     * 52), nor past 16 rows (60000 x 20 x 1100), nor element by element
+     * (odd k: 56808 x 13 x 1027). */
+    {H200, 45000, 12, 2020, 0, WL_EX16_THIN, 1, false, false, 0, 0, "thin tuning"},
+    {H200, 45000, 12, 2020, TB, WL_EX16_THIN, 1, false, false, 0, 0, "thin tuning"},
+    {H200, 37000, 10, 1030, 0, WL_EX16_THIN, 1, false, false, 0, 0, "thin tuning"},
+    {H200, 37000, 10, 1030, TB, WL_EX16_THIN, 1, false, false, 0, 0, "thin tuning"},
+    {H200, 50000, 16, 1024, 0, WL_EX16_WGMMA, 128, false, false, 0, 0, "thin tuning: aligned"},
+    {H200, 60000, 20, 1100, 0, WL_EX16_WGMMA, 128, false, false, 3, 0, "thin tuning: 20 rows"},
+    {H200, 56808, 13, 1027, 0, WL_EX16_WGMMA, 128, false, false, 3, 0, "odd k"},
+    /* thin_cases' shapes (tests/unit/test_gemm_ex_api.c): k split. */
+    {H200, 4000, 12, 1020, 0, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
+    {H200, 4000, 12, 1020, TB, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
+    {H200, 2000, 16, 1004, 0, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
+    {H200, 2000, 16, 1004, TB, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
+    {H200, 10, 6144, 2020, TB, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
     /* k = 0: C = beta C, the tiled fallback. */
     {H100, 4096, 4096, 0, 0, WL_EX16_TILED, 0, false, false, 0, 0, "k = 0"},
 };
@@ -289,11 +308,20 @@ static void test_properties(void)
             CHECK_MSG(plan.kind == want, "%zu x %zu x %zu force %d: kind %d, want %d", m, n, k,
                       force, (int)plan.kind, (int)want);
         } else {
-            /* Unforced: a kernel of the device, never the thin one (forced
-             * only until measured). */
+            /* Unforced: a kernel of the device; the thin one only where its
+             * model was measured (the TMA devices, a small side of at most
+             * 16, the big operand read along k from rows and a base on 4
+             * bytes). */
+            const wl_ex16_thin_shape sh = wl_ex16_thin_shape_of(&p);
+            const size_t pitch = sh.small_m ? wl_gemm_ldb(&p) : wl_gemm_lda(&p);
+            const bool thin_ok =
+                tma && small <= 16 && !sh.columns && pitch % 2 == 0 && p.misalign % 2 == 0;
             CHECK_MSG(plan.kind == WL_EX16_MMA ||
-                          (tma && (plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_TMA)),
-                      "%zu x %zu x %zu: kind %d (tma %d)", m, n, k, (int)plan.kind, (int)tma);
+                          (tma && (plan.kind == WL_EX16_WGMMA || plan.kind == WL_EX16_TMA)) ||
+                          (thin_ok && plan.kind == WL_EX16_THIN),
+                      "%zu x %zu x %zu variant %d ld %zu %zu misalign %zu: kind %d (tma %d)", m, n,
+                      k, variant, wl_gemm_lda(&p), wl_gemm_ldb(&p), p.misalign, (int)plan.kind,
+                      (int)tma);
         }
         if (plan.kind == WL_EX16_TILED) {
             CHECK(plan.splits == 1 && plan.sk_workers == 0 && plan.restride == 0);
