@@ -419,10 +419,16 @@ static void check(const gemv_case &c, unsigned seed)
         launch_kind<WL_GEMV_BF16>(p, c.x_along_k, blocks);
     else
         launch_kind<WL_GEMV_F16>(p, c.x_along_k, blocks);
+    /* The finish one element a thread, and (odd splits) eight a thread, as
+     * wl_splitk_finish_launch takes for large C and few splits. */
     if (p.splits > 1)
         emu_launch(dim3(3), dim3(128), 0, [&] {
-            wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind, p.alpha,
-                             p.beta);
+            if (p.splits % 2)
+                wl_splitk_finish<8>(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind,
+                                    p.alpha, p.beta);
+            else
+                wl_splitk_finish(p.part, p.splits, p.small, p.big, p.c, p.c_i, p.c_j, p.c_kind,
+                                 p.alpha, p.beta);
         });
     const bool tf32 = (c.kernel == MMA || c.kernel == ROWS) && c.kind == F32;
     int bad = 0;

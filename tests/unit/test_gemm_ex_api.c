@@ -488,7 +488,9 @@ static int swapped_cases(warplab_context *context, const char *backend)
  * property test bounds): 4000 x 12 x 1020 (rows of A 8 bytes off: 8-byte
  * loads; a last strip of 32 columns), 2000 x 16 x 1004 (4 bytes off) with
  * op(B) = N (B^T strided along k, loaded element by element) and T, and
- * 10 x 6144 x 2020 with op(B) = T (m small: B is the big operand): tight
+ * 10 x 6144 x 2020 with op(B) = T (m small: B is the big operand), and
+ * 30000 x 12 x 1020 (two splits of 360000 sums: the finish eight elements a
+ * thread, wl_splitk_finish_launch): tight
  * with beta = 0 and a NaN in A and B (FP32 C; FP16 C), padded by 16 bytes
  * with beta != 0 (BF16 C; FP32 C from FP16). --thin-short: the first shape
  * alone, racecheck's list. */
@@ -497,7 +499,8 @@ static int thin_cases(warplab_context *context, const char *backend)
     static const struct {
         size_t m, n, k;
         int first_ops;
-    } shapes[] = {{4000, 12, 1020, 0}, {2000, 16, 1004, 0}, {10, 6144, 2020, 2}};
+    } shapes[] = {
+        {4000, 12, 1020, 0}, {2000, 16, 1004, 0}, {10, 6144, 2020, 2}, {30000, 12, 1020, 0}};
     int cases = 0;
     for (size_t s = 0; s < (thin_short ? 1 : sizeof shapes / sizeof shapes[0]); s++)
         for (int ops = shapes[s].first_ops; ops < 4; ops += 2)

@@ -219,6 +219,8 @@ static const tiles16_case cases[] = {
     {H200, 2000, 16, 1004, 0, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
     {H200, 2000, 16, 1004, TB, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
     {H200, 10, 6144, 2020, TB, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
+    {H200, 30000, 12, 1020, 0, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
+    {H200, 30000, 12, 1020, TB, WL_EX16_THIN, 1, true, false, 0, 0, "thin_cases, split"},
     /* k = 0: C = beta C, the tiled fallback. */
     {H100, 4096, 4096, 0, 0, WL_EX16_TILED, 0, false, false, 0, 0, "k = 0"},
 };

@@ -255,11 +255,16 @@ extern "C" warplab_status wl_splitk_finish_launch(wl_backend *backend, const flo
 {
     const unsigned block = 256;
     const size_t count = (size_t)rows * (size_t)cols;
-    return wl_cuda_check(backend,
-                         wl_pdl_launch(wl_splitk_finish,
-                                       dim3(wl_cuda_grid_for(backend, count, block)), dim3(block),
-                                       0, wl_cuda_stream(backend), part, splits, rows, cols, c, c_i,
-                                       c_j, c_kind, alpha, beta),
-                         "gemm split-K sums");
+    /* Eight elements a thread where there are many and few splits
+     * (wl_splitk_finish). */
+    const bool wide = splits < 8 && count >= ((size_t)1 << 18);
+    const size_t per_thread = wide ? 8 : 1;
+    return wl_cuda_check(
+        backend,
+        wl_pdl_launch(wide ? wl_splitk_finish<8> : wl_splitk_finish<1>,
+                      dim3(wl_cuda_grid_for(backend, (count + per_thread - 1) / per_thread, block)),
+                      dim3(block), 0, wl_cuda_stream(backend), part, splits, rows, cols, c, c_i,
+                      c_j, c_kind, alpha, beta),
+        "gemm split-K sums");
 }
 /* warplab:end */
