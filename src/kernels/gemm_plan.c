@@ -1383,8 +1383,8 @@ static const wl_gemm_model_constant model_constants[WL_GEMM_MODEL_COUNT] = {
      "consumer warpgroup): the same tuning seeds, 0.4-0.55 equally good (P V x127 1880 x 80 x "
      "1880: 589 us narrow, 325 in 128 x 128 tiles)"},
     {WL_GM_EX16_THIN_BLOCKS_SM, EX16, "thin_blocks_sm", 4.0,
-     "ex16_thin's blocks an SM aimed at (4 warps, 4-8 KB in flight each): modelled, not yet "
-     "measured (forced rows only)"},
+     "ex16_thin's blocks an SM its split of k aims at (4 warps, 8 KB in flight each): modelled; "
+     "the kernel fits 3 an SM (168 registers, ptxas sm_90)"},
     {WL_GM_EX16_THIN_BANDWIDTH, EX16, "thin_bandwidth", 0.39,
      "ex16_thin's big operand (along k) at this fraction of the bandwidth, 5 us fixed: H200, "
      "forced on the thin tuning set's small sides of 10-16 (50000x16x1024, 45000x12x2020, "

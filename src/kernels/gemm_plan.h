@@ -235,7 +235,8 @@ typedef enum wl_ex16_kind {
     WL_EX16_TMA,   /* gemm_ex.cu: K-major copies where needed, TMA + wgmma */
     WL_EX16_TILED, /* gemm_ex.cu: the CUDA-core fallback (k = 0, no sm_80) */
     WL_EX16_WGMMA, /* wgmma_ex.sm90a.cu: TMA + wgmma on the operands as stored, split k */
-    WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; forced only) */
+    WL_EX16_THIN   /* m or n <= 64: ex16_thin (mma.sync from registers, split k; planned for
+                    * 16 rows or fewer read along k from rows off 16 bytes, gemm_tiles16.c) */
 } wl_ex16_kind;
 
 /* wl_ex16_plan.transposed: the swapped product, C^T = op(B)^T op(A)^T. */
@@ -582,7 +583,7 @@ typedef enum wl_gemm_model_id {
     /* the batched kernel (gemm_batched.cu) */
     WL_GM_EX16_BATCHED_EPILOGUE_GBS,
     WL_GM_EX16_BATCHED_NARROW_RATE,
-    /* ex16_thin (forced only) */
+    /* ex16_thin (planned where thin_plannable holds, gemm_tiles16.c) */
     WL_GM_EX16_THIN_BLOCKS_SM,
     WL_GM_EX16_THIN_BANDWIDTH,
     WL_GM_EX16_THIN_Y_STRIDED,

@@ -11,7 +11,8 @@
  *   over blockIdx.z when the tiles alone leave SMs idle (large k, small m
  *   and n); the splits' partial sums go to the workspace and ex16_finish
  *   adds them in order.
- * - ex16_thin (ex16_thin.cuh; forced rows only until measured): m or n of
+ * - ex16_thin (ex16_thin.cuh; planned for a small side of at most 16 read
+ *   along k from rows 8 or 4 bytes off 16, gemm_tiles16.c): m or n of
  *   at most 64, mma.sync fragments loaded straight from global memory, 16
  *   bytes a load, split k; partial sums always, ex16_finish writes C.
  * A 16-byte global access is issued only when its whole window lies inside
