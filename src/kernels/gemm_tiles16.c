@@ -518,8 +518,9 @@ static void wgmma_plan_of(const warplab_device_info *device, const wl_problem *p
                operands_off_lines(p), wl_gemm_lda(p), wl_gemm_ldb(p), p->misalign, plan);
 }
 
-wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem *p,
-                            bool tma_available)
+/* The tiled fallback's plan: the fields no other kernel's plan sets start
+ * from it. */
+static wl_ex16_plan fallback_plan(const wl_problem *p)
 {
     wl_ex16_plan plan;
     plan.kind = WL_EX16_TILED;
@@ -531,6 +532,13 @@ wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem 
     plan.transposed = false;
     plan.sk_workers = 0;
     plan.predicted_us = 0.0;
+    return plan;
+}
+
+wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem *p,
+                            bool tma_available)
+{
+    wl_ex16_plan plan = fallback_plan(p);
     const size_t m = wl_gemm_m(p), n = wl_gemm_n(p), k = wl_gemm_k(p);
     const unsigned force = p->variant & WL_GEMM_EX16_FORCE;
     if (k == 0 || m == 0 || n == 0 || device->cc_major < 8)
@@ -629,11 +637,7 @@ wl_ex16_plan wl_ex16_choose(const warplab_device_info *device, const wl_problem 
     }
     /* ex16_thin where its model holds (thin_plannable; measured on the H200). */
     if (tma_available && !force && thin_plannable(p)) {
-        wl_ex16_plan thin = plan;
-        thin.rows = 128;
-        thin.restride = 0;
-        thin.transposed = 0;
-        thin.sk_workers = 0;
+        wl_ex16_plan thin = fallback_plan(p);
         thin_plan(device, p, &thin);
         if (thin.predicted_us < plan.predicted_us)
             plan = thin;

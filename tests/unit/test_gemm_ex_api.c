@@ -453,56 +453,21 @@ static int tall_cases(warplab_context *context, const char *backend)
     return cases;
 }
 
-/* On cuda, the swapped 16-bit product (C^T = op(B)^T op(A)^T in 128 x 96
- * tiles, C written transposed; the cost model's pick on 132 SMs, which
- * tests/unit/test_gemm_tiles16.c pins for these shapes): 261 x 4096 x 2048
- * (one split; m past 256 and off 8: a last 96-wide tile of 69 columns),
- * 263 x 3000 x 2048 (one split, a last 128-row tile of n of 56 rows) and
- * 270 x 2000 x 4096 (two splits, the sums through the workspace), op(A) =
- * N with op(B) = N (B^T M-major) and T (K-major): tight with beta = 0 and a
- * NaN in A and B (FP32 C; FP16 C), padded by 16 bytes with beta != 0 (BF16
- * C; FP32 C from FP16). --swapped-short: the first shape alone, racecheck's
- * list. */
-static int swapped_cases(warplab_context *context, const char *backend)
-{
-    static const size_t shapes[][3] = {{261, 4096, 2048}, {263, 3000, 2048}, {270, 2000, 4096}};
-    int cases = 0;
-    for (size_t s = 0; s < (swapped_short ? 1 : sizeof shapes / sizeof shapes[0]); s++)
-        for (int ops = 0; ops < 4; ops += 2)
-            for (int v = 0; v < 4; v++) {
-                const warplab_dtype in = v % 2 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
-                const warplab_dtype out = v == 1 || v == 2 ? in : WARPLAB_FLOAT32;
-                gemm_case t = case_of(shapes[s][0], shapes[s][1], shapes[s][2], ops, in, out,
-                                      WARPLAB_COMPUTE_FP32, v >= 2 ? 1 : 0);
-                if (v >= 2)
-                    t.padded = 2; /* rows kept on 16 bytes: the plan stays swapped */
-                run_case(context, backend, &t);
-                cases++;
-            }
-    return cases;
-}
+/* A planned path's cases: each shape with op(A) = N and op(B) from
+ * first_ops (0: N, 2: T) to T, in four variants: tight with beta = 0 and a
+ * NaN in A and B (BF16 -> FP32 C; FP16 -> FP16 C), padded by 16 bytes with
+ * beta != 0 (BF16 -> BF16 C; FP16 -> FP32 C), its rows kept on their
+ * alignment so that the plan holds. */
+typedef struct planned_shape {
+    size_t m, n, k;
+    int first_ops;
+} planned_shape;
 
-/* On cuda, ex16_thin as the planner takes it (the big operand read along
- * k from rows 8 or 4 bytes off 16, at most 16 rows of the small side; the
- * cost model's pick on 132 SMs, which tests/unit/test_gemm_tiles16.c's
- * property test bounds): 4000 x 12 x 1020 (rows of A 8 bytes off: 8-byte
- * loads; a last strip of 32 columns), 2000 x 16 x 1004 (4 bytes off) with
- * op(B) = N (B^T strided along k, loaded element by element) and T, and
- * 10 x 6144 x 2020 with op(B) = T (m small: B is the big operand), and
- * 30000 x 12 x 1020 (two splits of 360000 sums: the finish eight elements a
- * thread, wl_splitk_finish_launch): tight
- * with beta = 0 and a NaN in A and B (FP32 C; FP16 C), padded by 16 bytes
- * with beta != 0 (BF16 C; FP32 C from FP16). --thin-short: the first shape
- * alone, racecheck's list. */
-static int thin_cases(warplab_context *context, const char *backend)
+static int planned_cases(warplab_context *context, const char *backend, const planned_shape *shapes,
+                         size_t count)
 {
-    static const struct {
-        size_t m, n, k;
-        int first_ops;
-    } shapes[] = {
-        {4000, 12, 1020, 0}, {2000, 16, 1004, 0}, {10, 6144, 2020, 2}, {30000, 12, 1020, 0}};
     int cases = 0;
-    for (size_t s = 0; s < (thin_short ? 1 : sizeof shapes / sizeof shapes[0]); s++)
+    for (size_t s = 0; s < count; s++)
         for (int ops = shapes[s].first_ops; ops < 4; ops += 2)
             for (int v = 0; v < 4; v++) {
                 const warplab_dtype in = v % 2 ? WARPLAB_FLOAT16 : WARPLAB_BFLOAT16;
@@ -510,11 +475,44 @@ static int thin_cases(warplab_context *context, const char *backend)
                 gemm_case t = case_of(shapes[s].m, shapes[s].n, shapes[s].k, ops, in, out,
                                       WARPLAB_COMPUTE_FP32, v >= 2 ? 1 : 0);
                 if (v >= 2)
-                    t.padded = 2; /* rows keep their alignment: the plan stays thin */
+                    t.padded = 2;
                 run_case(context, backend, &t);
                 cases++;
             }
     return cases;
+}
+
+/* On cuda, the swapped 16-bit product (C^T = op(B)^T op(A)^T in 128 x 96
+ * tiles, C written transposed; the cost model's pick on 132 SMs, which
+ * tests/unit/test_gemm_tiles16.c pins for these shapes): 261 x 4096 x 2048
+ * (one split; m past 256 and off 8: a last 96-wide tile of 69 columns),
+ * 263 x 3000 x 2048 (one split, a last 128-row tile of n of 56 rows) and
+ * 270 x 2000 x 4096 (two splits, the sums through the workspace), op(B) = N
+ * (B^T M-major) and T (K-major). --swapped-short: the first shape alone,
+ * racecheck's list. */
+static int swapped_cases(warplab_context *context, const char *backend)
+{
+    static const planned_shape shapes[] = {
+        {261, 4096, 2048, 0}, {263, 3000, 2048, 0}, {270, 2000, 4096, 0}};
+    return planned_cases(context, backend, shapes,
+                         swapped_short ? 1 : sizeof shapes / sizeof shapes[0]);
+}
+
+/* On cuda, ex16_thin as the planner takes it (the big operand read along
+ * k from rows 8 or 4 bytes off 16, at most 16 rows of the small side; the
+ * cost model's pick on 132 SMs, which tests/unit/test_gemm_tiles16.c pins):
+ * 4000 x 12 x 1020 (rows of A 8 bytes off: 8-byte loads; a last strip of 32
+ * columns), 2000 x 16 x 1004 (4 bytes off) with op(B) = N (B^T strided
+ * along k, loaded element by element) and T; 10 x 6144 x 2020 with op(B) =
+ * T (m small: B is the big operand); 30000 x 12 x 1020 (two splits of
+ * 360000 sums: the finish eight elements a thread, wl_splitk_finish_launch).
+ * --thin-short: the first shape alone, racecheck's list. */
+static int thin_cases(warplab_context *context, const char *backend)
+{
+    static const planned_shape shapes[] = {
+        {4000, 12, 1020, 0}, {2000, 16, 1004, 0}, {10, 6144, 2020, 2}, {30000, 12, 1020, 0}};
+    return planned_cases(context, backend, shapes,
+                         thin_short ? 1 : sizeof shapes / sizeof shapes[0]);
 }
 
 static void on_backend(warplab_backend_kind kind)
@@ -525,20 +523,13 @@ static void on_backend(warplab_backend_kind kind)
         printf("  %s: no device, skipped\n", backend);
         return;
     }
-    if (thin_only) {
-        const int cases = kind == WARPLAB_BACKEND_CUDA ? thin_cases(context, backend) : 0;
-        printf("  %s: %d cases\n", backend, cases);
-        warplab_context_destroy(context);
-        return;
-    }
-    if (swapped_only) {
-        const int cases = kind == WARPLAB_BACKEND_CUDA ? swapped_cases(context, backend) : 0;
-        printf("  %s: %d cases\n", backend, cases);
-        warplab_context_destroy(context);
-        return;
-    }
-    if (tall_only) {
-        const int cases = kind == WARPLAB_BACKEND_CUDA ? tall_cases(context, backend) : 0;
+    /* One cuda list alone (--thin, --swapped, --tall). */
+    int (*const list)(warplab_context *, const char *) = thin_only      ? thin_cases
+                                                         : swapped_only ? swapped_cases
+                                                         : tall_only    ? tall_cases
+                                                                        : NULL;
+    if (list) {
+        const int cases = kind == WARPLAB_BACKEND_CUDA ? list(context, backend) : 0;
         printf("  %s: %d cases\n", backend, cases);
         warplab_context_destroy(context);
         return;
